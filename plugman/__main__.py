@@ -1,0 +1,3 @@
+from plugman.cli import main
+
+raise SystemExit(main())
