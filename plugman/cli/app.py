@@ -1,0 +1,94 @@
+"""The typer application: the root group catches every PlugmanError once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from typer.core import TyperGroup
+
+from plugman import __version__, output
+from plugman.errors import PlugmanError
+
+
+class RootGroup(TyperGroup):
+    """Turns a PlugmanError from any command into a message and its exit code."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except PlugmanError as exc:
+            output.emit(output.error(exc), err=True)
+            ctx.exit(int(exc.exit_code))
+
+
+app = typer.Typer(
+    cls=RootGroup,
+    name="plugman",
+    help="A package manager and marketplace CLI for agent plugins.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        output.emit(f"plugman {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    ctx: typer.Context,
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
+    ] = False,
+    project: Annotated[
+        str | None,
+        typer.Option("--project", help="Project folder (default: the current directory)."),
+    ] = None,
+) -> None:
+    """A package manager and marketplace CLI for agent plugins."""
+    ctx.obj = {"project": project}
+
+
+@app.command(
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    add_help_option=False,
+)
+def validate(ctx: typer.Context) -> None:
+    """Check plugins, marketplaces, hooks, MCP configs and SKILL.md files (see --help)."""
+    from plugman.cli.validate import run
+
+    raise typer.Exit(run(ctx.args))
+
+
+@app.command()
+def paths(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON document.")] = False,
+) -> None:
+    """Show every location plugman reads or writes (PLUGMAN_HOME relocates them)."""
+    from plugman.paths import Paths
+
+    found = Paths.from_env(project=_project(ctx)).as_dict()
+    if as_json:
+        output.emit(output.envelope("paths", paths=found))
+    else:
+        output.emit("\n".join(f"{name:18} {value}" for name, value in found.items()))
+
+
+def _project(ctx: typer.Context) -> Path | None:
+    project = (ctx.obj or {}).get("project")
+    return Path(project) if project else None
+
+
+def run_app(args: list[str]) -> int:
+    try:
+        app(args=args, prog_name="plugman")
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 1
+    return 0

@@ -1,0 +1,35 @@
+"""The one error type plugman raises for anything a user can fix, with its exit code."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """Process exit codes; documented in the README."""
+
+    OK = 0
+    FAILED = 1  # the command ran and found problems (validation issues, a failed operation)
+    USAGE = 2  # bad command line: unknown option, missing or unreadable argument
+
+
+class PlugmanError(Exception):
+    """A user-facing failure: what is wrong, where, and what to do next."""
+
+    exit_code: ExitCode = ExitCode.FAILED
+
+    def __init__(self, message: str, *, hint: str | None = None, where: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+        self.where = where
+
+    def __str__(self) -> str:
+        head = f"{self.where}: {self.message}" if self.where else self.message
+        return f"{head}\n  hint: {self.hint}" if self.hint else head
+
+
+class UsageError(PlugmanError):
+    """The command line itself is wrong."""
+
+    exit_code = ExitCode.USAGE

@@ -1,0 +1,1 @@
+"""Loaders for the ecosystem's formats: plugins, marketplaces, hooks, MCP configs, skills."""

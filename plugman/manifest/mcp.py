@@ -1,0 +1,96 @@
+"""MCP server configs: `.mcp.json` (wrapped or flat), inline maps, Agent Plugins `mcp.json`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from plugman import schema
+from plugman.diagnostics import KeyPath, Sink
+from plugman.manifest.model import McpServer
+from plugman.manifest.names import RESERVED_SERVERS, check_segment
+from plugman.manifest.reader import Report, read_json
+
+TRANSPORTS = {"stdio": "stdio", "http": "http", "streamable-http": "http", "sse": "sse", "ws": "ws"}
+REMOTE = ("http", "sse", "ws")
+
+
+def load_file(file: Path, report: Report, *, agent_plugins: bool = False) -> list[McpServer]:
+    """The servers of an MCP config file, wrapped (`{"mcpServers": …}`) or flat."""
+    doc, sink = read_json(file, report)
+    if doc is None:
+        return []
+    value = doc.value
+    if not isinstance(value, dict):
+        sink.error(
+            "schema-type",
+            "an MCP config must be a JSON object",
+            (),
+            'write {"mcpServers": {"name": {...}}}',
+        )
+        return []
+    if agent_plugins:
+        schema.validate(value, "mcp-config.schema.json#/$defs/agentPluginsConfig", sink)
+        return servers(value.get("mcpServers"), sink, ("mcpServers",))
+    if isinstance(value.get("mcpServers"), dict):
+        schema.validate(value, "mcp-config.schema.json", sink)
+        return servers(value["mcpServers"], sink, ("mcpServers",))
+    if isinstance(value.get("servers"), dict):
+        sink.warning(
+            "vscode-format",
+            "this file uses VS Code's 'servers' key",
+            ("servers",),
+            "Claude Code reads 'mcpServers'; rename the key",
+        )
+        return servers(value["servers"], sink, ("servers",))
+    flat = {key: item for key, item in value.items() if key != "$schema"}
+    schema.validate(flat, "mcp-config.schema.json#/$defs/serverMap", sink)
+    return servers(flat, sink, ())
+
+
+def servers(value: Any, sink: Sink, path: KeyPath) -> list[McpServer]:
+    """Check each entry of a server map (already schema-checked) and model it."""
+    if not isinstance(value, dict):
+        return []
+    found = []
+    for name, entry in value.items():
+        server = server_entry(name, entry, sink, (*path, name))
+        if server is not None:
+            found.append(server)
+    return found
+
+
+def server_entry(name: str, entry: Any, sink: Sink, path: KeyPath) -> McpServer | None:
+    if not check_segment(name, "server", sink, path) or not isinstance(entry, dict):
+        return None
+    if name in RESERVED_SERVERS:
+        sink.warning(
+            "reserved-name",
+            f"server name {name!r} is reserved; agents skip it",
+            path,
+            "rename the server",
+        )
+    kind = entry.get("type")
+    if kind is None and "url" in entry:
+        sink.error(
+            "url-without-type",
+            f'MCP server {name!r} has a "url" but no "type"',
+            path,
+            'add "type": "http" (or "sse" / "ws")',
+        )
+        return None
+    transport = TRANSPORTS.get(kind if isinstance(kind, str) else "stdio")
+    if transport is None:
+        return None  # an unknown type is a schema error already
+    if transport == "stdio" and not isinstance(entry.get("command"), str):
+        sink.error(
+            "missing-command",
+            f"stdio MCP server {name!r} has no 'command'",
+            path,
+            'add "command" (and "args"), or set "type" to a remote transport',
+        )
+        return None
+    if transport in REMOTE and "url" not in entry:
+        sink.error("missing-url", f"{kind} MCP server {name!r} has no 'url'", path, 'add "url"')
+        return None
+    return McpServer(name, transport, entry)

@@ -1,0 +1,73 @@
+"""What the loaders produce: plain, immutable records of plugins and marketplaces."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, NamedTuple
+
+
+class McpServer(NamedTuple):
+    name: str
+    transport: str  # stdio | http | sse | ws ("streamable-http" is read as http)
+    entry: dict[str, Any]  # as written, in `.mcp.json` shape
+
+
+class HookHandler(NamedTuple):
+    event: str
+    matcher: str | None
+    type: str
+    entry: dict[str, Any]
+
+
+class Skill(NamedTuple):
+    name: str
+    path: Path  # the SKILL.md file
+    description: str | None
+    frontmatter: dict[str, Any]
+
+
+class Dependency(NamedTuple):
+    name: str
+    version: str | None = None
+    marketplace: str | None = None
+
+
+class Plugin(NamedTuple):
+    name: str
+    root: Path
+    format: str  # claude | agent-plugins | gemini | marketplace-entry | folders
+    manifest: dict[str, Any]
+    version: str | None = None
+    description: str | None = None
+    skills: tuple[Skill, ...] = ()
+    commands: tuple[Path, ...] = ()
+    agents: tuple[Path, ...] = ()
+    hooks: tuple[HookHandler, ...] = ()
+    mcp_servers: tuple[McpServer, ...] = ()
+    dependencies: tuple[Dependency, ...] = ()
+
+
+class PluginSource(NamedTuple):
+    kind: str  # path | github | url | git-subdir | npm | archive | command
+    location: str  # a relative path, repo, URL, package or command
+    ref: str | None = None
+    sha: str | None = None  # a git commit, or an archive's sha256
+    subdir: str | None = None
+    version: str | None = None  # npm version range
+
+
+class MarketplaceEntry(NamedTuple):
+    name: str
+    source: PluginSource | None
+    strict: bool
+    version: str | None
+    description: str | None
+    entry: dict[str, Any]
+
+
+class Marketplace(NamedTuple):
+    name: str
+    root: Path
+    owner: str | None
+    plugins: tuple[MarketplaceEntry, ...]
+    manifest: dict[str, Any]

@@ -1,0 +1,239 @@
+"""Plugins: `.claude-plugin/plugin.json`, Agent Plugins 1.0, bare folders or a marketplace entry."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from plugman import schema
+from plugman.diagnostics import Sink
+from plugman.manifest import components, gemini, hooks, mcp, skills
+from plugman.manifest.model import Dependency, HookHandler, McpServer, Plugin, Skill
+from plugman.manifest.names import check_kebab, check_segment
+from plugman.manifest.reader import Report, read_json
+
+COMPONENT_KEYS = ("skills", "commands", "agents", "hooks", "mcpServers", "lspServers",
+                  "workflows", "outputStyles")  # fmt: skip
+DEFAULT_HOOKS = "hooks/hooks.json"
+
+
+class Declaration(NamedTuple):
+    """Component fields from one place (plugin.json or a marketplace entry) and where to report."""
+
+    fields: dict[str, Any]
+    sink: Sink
+
+
+def manifest_file(root: Path) -> tuple[str, Path | None]:
+    """Which format the plugin at `root` uses, and its manifest file."""
+    for kind, file in (
+        ("claude", root / ".claude-plugin" / "plugin.json"),
+        ("agent-plugins", root / "plugin.json"),
+        ("gemini", root / "gemini-extension.json"),
+    ):
+        if file.is_file():
+            return kind, file
+    return "folders", None
+
+
+def has_components(root: Path) -> bool:
+    defaults = ("skills", "commands", "agents", DEFAULT_HOOKS, ".mcp.json", "SKILL.md")
+    return any((root / name).exists() for name in defaults)
+
+
+def load(root: Path, report: Report, entry: Declaration | None = None,
+         strict: bool = True) -> Plugin | None:  # fmt: skip
+    """Load the plugin at `root`; `entry` is its marketplace entry, if any."""
+    kind, file = manifest_file(root)
+    if kind == "gemini" and file is not None:
+        return gemini.load(file, report)
+    declarations: list[Declaration] = []
+    manifest: dict[str, Any] = {}
+    if file is not None:
+        doc, sink = read_json(file, report)
+        if doc is None:
+            return None
+        schema.validate(doc.value, "plugin.schema.json", sink)
+        if not isinstance(doc.value, dict):
+            return None
+        manifest = doc.value
+        declarations.append(Declaration(manifest, sink))
+    if entry is not None:
+        declarations = _with_entry(declarations, entry, strict)
+    elif file is None and not has_components(root):
+        report.sink(root).error(
+            "not-a-plugin",
+            "no plugin manifest and no component folders",
+            (),
+            "add .claude-plugin/plugin.json with at least a 'name'",
+        )
+        return None
+    kind = kind if entry is None or strict else "marketplace-entry"
+    return _build(root, kind, manifest, declarations, entry, report)
+
+
+def _with_entry(declarations: list[Declaration], entry: Declaration,
+                strict: bool) -> list[Declaration]:  # fmt: skip
+    if strict:
+        return [*declarations, entry]
+    for fields, _sink in declarations:
+        declared = [key for key in COMPONENT_KEYS if key in fields]
+        if declared:
+            entry.sink.error(
+                "conflicting-manifests",
+                f"entry has strict: false but plugin.json also declares {', '.join(declared)}",
+                ("strict",),
+                "declare components in one place: remove them from plugin.json, or set "
+                "strict: true",
+            )
+    return [entry]
+
+
+def _build(root: Path, kind: str, manifest: dict[str, Any], declarations: list[Declaration],
+           entry: Declaration | None, report: Report) -> Plugin:  # fmt: skip
+    found = _Components(root, kind, declarations, report)
+    fields = entry.fields if entry else {}
+    version = manifest.get("version") or fields.get("version")
+    description = manifest.get("description") or fields.get("description")
+    return Plugin(
+        name=_name(root, manifest, entry, declarations),
+        root=root,
+        format=kind,
+        manifest=manifest,
+        version=version if isinstance(version, str) else None,
+        description=description if isinstance(description, str) else None,
+        skills=tuple(found.skills()),
+        commands=tuple(found.markdown("commands", agent=False)),
+        agents=tuple(found.markdown("agents", agent=True)),
+        hooks=tuple(found.hooks()),
+        mcp_servers=tuple(found.servers()),
+        dependencies=tuple(_dependencies(manifest.get("dependencies"))),
+    )
+
+
+def _name(root: Path, manifest: dict[str, Any], entry: Declaration | None,
+          declarations: list[Declaration]) -> str:  # fmt: skip
+    if entry is not None and isinstance(entry.fields.get("name"), str):
+        return str(entry.fields["name"])  # the marketplace's name is the one used
+    name = manifest.get("name")
+    if isinstance(name, str) and declarations:
+        sink = declarations[0].sink
+        if check_segment(name, "plugin", sink, ("name",)):
+            check_kebab(name, "plugin", sink, ("name",))
+        return name
+    return root.name
+
+
+class _Components:
+    """Finds and checks every component of one plugin."""
+
+    def __init__(self, root: Path, kind: str, declarations: list[Declaration], report: Report):
+        self.root = root
+        self.kind = kind
+        self.declarations = declarations
+        self.report = report
+
+    def skills(self) -> list[Skill]:
+        folders: list[Path] = []
+        declared = False
+        for fields, sink in self.declarations:
+            if "skills" in fields:
+                declared = True
+                folders += components.resolve_paths(
+                    fields["skills"], self.root, sink, ("skills",), "skill"
+                )
+        if (self.root / "skills").is_dir():
+            folders.insert(0, self.root / "skills")
+        elif not declared and (self.root / "SKILL.md").is_file():
+            folders.append(self.root)
+        files = dict.fromkeys(file for folder in folders for file in skills.find(folder))
+        return [skill for file in files if (skill := skills.load(file, self.report))]
+
+    def markdown(self, key: str, *, agent: bool) -> list[Path]:
+        """Command or agent files: the declared paths replace the default folder."""
+        targets: list[Path] = []
+        declared = False
+        for fields, sink in self.declarations:
+            if key in fields and not isinstance(fields[key], dict):
+                declared = True
+                found = components.resolve_paths(fields[key], self.root, sink, (key,), key[:-1])
+                targets += found
+                self._warn_ignored_default(key, found, sink)
+        if not declared and (self.root / key).is_dir():
+            targets.append(self.root / key)
+        files = components.markdown_files(targets)
+        for file in files:
+            skills.check_markdown(file, self.report, agent=agent)
+        return files
+
+    def _warn_ignored_default(self, key: str, found: list[Path], sink: Sink) -> None:
+        default = self.root / key
+        if default.is_dir() and not any(p == default or default in p.parents for p in found):
+            sink.warning(
+                "default-folder-ignored",
+                f"'{key}' replaces the default {key}/ folder, which is then not loaded",
+                (key,),
+                f"add './{key}/' to the list to keep it",
+            )
+
+    def hooks(self) -> list[HookHandler]:
+        default = self.root / DEFAULT_HOOKS
+        found = hooks.load_file(default, self.report) if default.is_file() else []
+        for fields, sink in self.declarations:
+            value = fields.get("hooks")
+            if isinstance(value, dict):
+                found += hooks.handlers(value, sink, ("hooks",))
+                continue
+            for rel, where in components.as_list(value, ("hooks",)):
+                for target in components.resolve_paths(rel, self.root, sink, where, "hooks",
+                                                       ".json"):  # fmt: skip
+                    if target.resolve() == default.resolve():
+                        sink.error(
+                            "duplicate-hooks",
+                            f"{rel!r} is the standard hooks file, which is loaded anyway",
+                            where,
+                            "remove it from 'hooks'; list only additional hook files",
+                        )
+                    elif target.is_file():
+                        found += hooks.load_file(target, self.report)
+        return found
+
+    def servers(self) -> list[McpServer]:
+        agent_plugins = self.kind == "agent-plugins"
+        default = self.root / ("mcp.json" if agent_plugins else ".mcp.json")
+        found = []
+        if default.is_file():
+            found = mcp.load_file(default, self.report, agent_plugins=agent_plugins)
+        for fields, sink in self.declarations:
+            value = fields.get("mcpServers")
+            if isinstance(value, dict):
+                found += mcp.servers(value, sink, ("mcpServers",))
+                continue
+            for rel, where in components.as_list(value, ("mcpServers",)):
+                if rel.endswith(".mcpb") or components.is_remote(rel):
+                    continue  # an MCP bundle: fetched and checked at install time
+                for target in components.resolve_paths(rel, self.root, sink, where,
+                                                       "MCP config", ".json"):  # fmt: skip
+                    if target.is_file() and target.resolve() != default.resolve():
+                        found += mcp.load_file(target, self.report)
+        return found
+
+
+def _dependencies(value: Any) -> list[Dependency]:
+    if not isinstance(value, list):
+        return []
+    found = []
+    for item in value:
+        if isinstance(item, str):
+            name, _, marketplace = item.partition("@")
+            found.append(Dependency(name, None, marketplace or None))
+        elif isinstance(item, dict) and isinstance(item.get("name"), str):
+            version, market = item.get("version"), item.get("marketplace")
+            found.append(
+                Dependency(
+                    item["name"],
+                    version if isinstance(version, str) else None,
+                    market if isinstance(market, str) else None,
+                )
+            )
+    return found

@@ -1,0 +1,91 @@
+"""Reading files into located documents, and the report that collects what was found."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from plugman import jsonloc
+from plugman.diagnostics import ERROR, Diagnostic, Sink
+
+MAX_FILE_BYTES = 8 * 1024 * 1024
+
+
+class Report:
+    """Every diagnostic from one run, and which files were checked."""
+
+    def __init__(self) -> None:
+        self.diagnostics: list[Diagnostic] = []
+        self.files: list[str] = []
+
+    def sink(self, path: Path, doc: jsonloc.JsonDocument | None = None) -> Sink:
+        """A sink for one file; the file is counted as checked."""
+        name = str(path)
+        if name not in self.files:
+            self.files.append(name)
+        sink = Sink(name, doc.locate if doc else None)
+        sink.items = self.diagnostics
+        return sink
+
+    def seen(self, path: Path) -> bool:
+        return str(path) in self.files
+
+
+def read_text(path: Path, sink: Sink) -> str | None:
+    """The file's text, or None (with an error in `sink`) when it cannot be read as UTF-8."""
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            sink.error("file-too-large", f"file is larger than {MAX_FILE_BYTES} bytes")
+            return None
+        data = path.read_bytes()
+    except OSError as exc:
+        sink.error("unreadable", f"cannot read the file: {exc.strerror or exc}")
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        sink.add(
+            ERROR,
+            "encoding",
+            "the file is not valid UTF-8",
+            (),
+            "save it as UTF-8",
+            line=line,
+            column=column,
+        )
+        return None
+
+
+def read_json(path: Path, report: Report) -> tuple[jsonloc.JsonDocument | None, Sink]:
+    """Parse a JSON file; syntax problems are reported with their line and column."""
+    sink = report.sink(path)
+    text = read_text(path, sink)
+    if text is None:
+        return None, sink
+    try:
+        doc = jsonloc.parse(text)
+    except jsonloc.JsonSyntaxError as exc:
+        sink.add(
+            ERROR,
+            "json-syntax",
+            f"invalid JSON: {exc.message}",
+            (),
+            "fix the syntax at that position",
+            line=exc.line,
+            column=exc.column,
+        )
+        return None, sink
+    sink.locate = doc.locate
+    for problem in doc.problems:
+        line, column = doc.position(problem.offset)
+        sink.add(
+            problem.severity,
+            problem.code,
+            problem.message,
+            (),
+            problem.hint,
+            line=line,
+            column=column,
+        )
+    return doc, sink

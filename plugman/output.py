@@ -1,0 +1,131 @@
+"""Rendering results for people (text) and machines (JSON, SARIF, GitHub annotations).
+
+The renderers return strings; `emit` is the one place that writes to the terminal.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+from plugman import __version__
+from plugman.diagnostics import Diagnostic
+from plugman.validate import Validation
+
+FORMAT_VERSION = 1
+FORMATS = ("text", "json", "sarif", "github")
+
+
+def emit(text: str, *, err: bool = False) -> None:
+    stream = sys.stderr if err else sys.stdout
+    stream.write(text if text.endswith("\n") or not text else text + "\n")
+
+
+def envelope(command: str, **body: Any) -> str:
+    """The versioned JSON document every `--json` output uses."""
+    return json.dumps({"format": FORMAT_VERSION, "command": command, **body}, indent=2)
+
+
+def display_path(file: str) -> str:
+    """A path relative to the working directory when it is below it."""
+    try:
+        rel = os.path.relpath(file)
+    except ValueError:
+        return file
+    return file if rel.startswith("..") else rel
+
+
+def validation(result: Validation, fmt: str) -> str:
+    return {"text": _text, "json": _json, "sarif": _sarif, "github": _github}[fmt](result)
+
+
+def _where(d: Diagnostic) -> str:
+    location = display_path(d.file)
+    if d.line is not None:
+        location += f":{d.line}:{d.column or 1}"
+    return location
+
+
+def _text(result: Validation) -> str:
+    lines = []
+    for d in result.diagnostics:
+        at = f" {d.path}:" if d.path else ""
+        lines.append(f"{_where(d)}: {d.severity} [{d.code}]{at} {d.message}")
+        if d.hint:
+            lines.append(f"    hint: {d.hint}")
+    files = len(result.files)
+    summary = f"{files} file{'s' * (files != 1)} checked: "
+    summary += f"{result.errors} error{'s' * (result.errors != 1)}, "
+    summary += f"{result.warnings} warning{'s' * (result.warnings != 1)}"
+    lines.append(summary)
+    return "\n".join(lines)
+
+
+def _as_dict(d: Diagnostic) -> dict[str, Any]:
+    return {**d._asdict(), "file": display_path(d.file)}
+
+
+def _json(result: Validation) -> str:
+    return envelope(
+        "validate",
+        ok=result.errors == 0,
+        summary={"files": len(result.files), "errors": result.errors, "warnings": result.warnings},
+        files=[display_path(f) for f in result.files],
+        diagnostics=[_as_dict(d) for d in result.diagnostics],
+    )
+
+
+def _sarif(result: Validation) -> str:
+    rules = sorted({d.code for d in result.diagnostics})
+    results = []
+    for d in result.diagnostics:
+        region = {"startLine": d.line, "startColumn": d.column or 1} if d.line else {}
+        text = f"{d.path}: {d.message}" if d.path else d.message
+        location: dict[str, Any] = {"artifactLocation": {"uri": display_path(d.file)}}
+        if region:
+            location["region"] = region
+        results.append({
+            "ruleId": d.code,
+            "level": d.severity,
+            "message": {"text": text + (f" ({d.hint})" if d.hint else "")},
+            "locations": [{"physicalLocation": location}],
+        })  # fmt: skip
+    driver = {
+        "name": "plugman",
+        "version": __version__,
+        "informationUri": "https://plugman.dev",
+        "rules": [{"id": rule} for rule in rules],
+    }
+    return json.dumps({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{"tool": {"driver": driver}, "results": results}],
+    }, indent=2)  # fmt: skip
+
+
+def _escape(text: str, *, prop: bool = False) -> str:
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return text.replace(":", "%3A").replace(",", "%2C") if prop else text
+
+
+def _github(result: Validation) -> str:
+    lines = []
+    for d in result.diagnostics:
+        props = [f"file={_escape(display_path(d.file), prop=True)}"]
+        if d.line:
+            props += [f"line={d.line}", f"col={d.column or 1}"]
+        props.append(f"title={_escape('plugman ' + d.code, prop=True)}")
+        text = f"{d.path}: {d.message}" if d.path else d.message
+        if d.hint:
+            text += f" (hint: {d.hint})"
+        lines.append(f"::{d.severity} {','.join(props)}::{_escape(text)}")
+    lines.append(f"plugman: {result.errors} error(s), {result.warnings} warning(s) in "
+                 f"{len(result.files)} file(s)")  # fmt: skip
+    return "\n".join(lines)
+
+
+def error(exc: Exception) -> str:
+    """A user-facing error for stderr."""
+    return f"error: {exc}"

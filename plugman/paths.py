@@ -1,0 +1,107 @@
+"""Every location plugman reads or writes, in one object.
+
+`PLUGMAN_HOME` relocates all user-level files (config, data, cache, state) under one folder and
+`PLUGMAN_MANAGED_DIR` relocates the managed (enterprise) folder, so tests and the demo never
+touch the real home. Otherwise platformdirs gives each platform's standard locations.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import NamedTuple
+
+APP = "plugman"
+
+
+class Paths(NamedTuple):
+    config_dir: Path
+    data_dir: Path
+    cache_dir: Path
+    state_dir: Path
+    managed_dir: Path
+    project_dir: Path
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, project: Path | None = None) -> Paths:
+        env = os.environ if env is None else env
+        project_dir = (project or Path.cwd()).absolute()
+        home = env.get("PLUGMAN_HOME")
+        if home:
+            base = Path(home).expanduser().absolute()
+            user = (base / "config", base / "data", base / "cache", base / "state")
+        else:
+            user = _platform_dirs()
+        managed = env.get("PLUGMAN_MANAGED_DIR")
+        managed_dir = Path(managed).expanduser().absolute() if managed else _site_config()
+        return cls(*user, managed_dir, project_dir)
+
+    # user scope
+    @property
+    def user_config(self) -> Path:
+        return self.config_dir / "plugman.toml"
+
+    # managed scope
+    @property
+    def managed_settings(self) -> Path:
+        return self.managed_dir / "managed-settings.toml"
+
+    @property
+    def managed_mcp(self) -> Path:
+        return self.managed_dir / "managed-mcp.json"
+
+    # project and local scopes
+    @property
+    def project_config(self) -> Path:
+        return self.project_dir / "plugman.toml"
+
+    @property
+    def project_lock(self) -> Path:
+        return self.project_dir / "plugman.lock"
+
+    @property
+    def project_mcp(self) -> Path:
+        return self.project_dir / ".mcp.json"
+
+    @property
+    def local_config(self) -> Path:
+        return self.project_dir / ".plugman" / "local.toml"
+
+    # state
+    @property
+    def store_dir(self) -> Path:
+        return self.data_dir / "store"
+
+    @property
+    def marketplaces_dir(self) -> Path:
+        return self.cache_dir / "marketplaces"
+
+    @property
+    def journal_dir(self) -> Path:
+        return self.state_dir / "journal"
+
+    def as_dict(self) -> dict[str, str]:
+        names = ("config_dir", "data_dir", "cache_dir", "state_dir", "managed_dir", "project_dir",
+                 "user_config", "managed_settings", "managed_mcp", "project_config",
+                 "project_lock", "project_mcp", "local_config", "store_dir", "marketplaces_dir",
+                 "journal_dir")  # fmt: skip
+        return {name: str(getattr(self, name)) for name in names}
+
+
+def _platform_dirs() -> tuple[Path, Path, Path, Path]:
+    import platformdirs  # lazy: only when PLUGMAN_HOME is not set
+
+    dirs = platformdirs.PlatformDirs(APP, appauthor=False)
+    return (
+        Path(dirs.user_config_dir),
+        Path(dirs.user_data_dir),
+        Path(dirs.user_cache_dir),
+        Path(dirs.user_state_dir),
+    )
+
+
+def _site_config() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.site_config_dir(APP, appauthor=False))
