@@ -166,7 +166,7 @@ class _Parser:
         try:
             value, self.pos = _scanstring(self.text, self.pos + 1, True)
         except JSONDecodeError as exc:
-            raise _Fail(exc.msg.lower(), exc.pos) from None
+            raise _Fail(exc.msg.lower().removesuffix(" at"), exc.pos) from None
         return value
 
     def scalar(self) -> Any:

@@ -70,13 +70,20 @@ class _Run:
                 "hooks/hooks.json or .mcp.json",
             )
 
-    def plugin(self, root: Path, entry: plugin.Declaration | None = None,
-               strict: bool = True) -> Plugin | None:  # fmt: skip
+    def plugin(self, root: Path, entry: plugin.Declaration | None = None, strict: bool = True,
+               manifest: Path | None = None) -> Plugin | None:  # fmt: skip
         key = root.resolve()
-        if key in self.plugins:
+        if key in self.plugins and manifest is None:
             return None
         self.plugins.add(key)
-        return plugin.load(root, self.report, entry, strict)
+        return plugin.load(root, self.report, entry, strict, manifest)
+
+    def plugin_manifest(self, file: Path) -> None:
+        """A plugin.json given directly: `.claude-plugin/` (or Cursor's, Codex's) or the root."""
+        if file.parent.name in plugin.MANIFEST_DIRS:
+            self.plugin(file.parent.parent, manifest=file)
+        else:
+            self.plugin(file.parent, manifest=file)
 
     def marketplace(self, file: Path) -> None:
         market, sink = marketplace.load(file, self.report)
@@ -115,8 +122,7 @@ class _Run:
         if name == "marketplace.json":
             self.marketplace(file)
         elif name == "plugin.json":
-            root = file.parent.parent if file.parent.name == ".claude-plugin" else file.parent
-            self.plugin(root)
+            self.plugin_manifest(file)
         elif name == "gemini-extension.json":
             gemini.load(file, self.report)
         elif name == "SKILL.md":

@@ -35,7 +35,7 @@ def locator(block: str, first_line: int) -> Locator:
     return locate
 
 
-def parse(text: str, sink: Sink) -> dict[str, Any] | None:
+def parse(text: str, sink: Sink, severity: str = ERROR) -> dict[str, Any] | None:
     """The front matter as a mapping; None when absent. YAML errors are reported, located."""
     found = split(text)
     if found is None:

@@ -20,7 +20,7 @@ NO_MATCHER = frozenset(
 TOOL_EVENTS = frozenset(
     {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied"}
 )
-PLAIN_MATCHER = re.compile(r"^[A-Za-z0-9_\- ,|]*$")
+PLAIN_MATCHER = re.compile(r"^(?:\*|[A-Za-z0-9_\- ,|]*)$")
 LONG_TIMEOUT = 1000  # seconds; larger values are almost always milliseconds by mistake
 
 

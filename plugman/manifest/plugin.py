@@ -15,6 +15,7 @@ from plugman.manifest.reader import Report, read_json
 COMPONENT_KEYS = ("skills", "commands", "agents", "hooks", "mcpServers", "lspServers",
                   "workflows", "outputStyles")  # fmt: skip
 DEFAULT_HOOKS = "hooks/hooks.json"
+MANIFEST_DIRS = (".claude-plugin", ".cursor-plugin", ".codex-plugin")  # same plugin.json shape
 
 
 class Declaration(NamedTuple):
@@ -24,8 +25,10 @@ class Declaration(NamedTuple):
     sink: Sink
 
 
-def manifest_file(root: Path) -> tuple[str, Path | None]:
+def manifest_file(root: Path, manifest: Path | None = None) -> tuple[str, Path | None]:
     """Which format the plugin at `root` uses, and its manifest file."""
+    if manifest is not None:
+        return ("agent-plugins" if manifest.parent == root else "claude"), manifest
     for kind, file in (
         ("claude", root / ".claude-plugin" / "plugin.json"),
         ("agent-plugins", root / "plugin.json"),
@@ -41,10 +44,10 @@ def has_components(root: Path) -> bool:
     return any((root / name).exists() for name in defaults)
 
 
-def load(root: Path, report: Report, entry: Declaration | None = None,
-         strict: bool = True) -> Plugin | None:  # fmt: skip
+def load(root: Path, report: Report, entry: Declaration | None = None, strict: bool = True,
+         manifest_path: Path | None = None) -> Plugin | None:  # fmt: skip
     """Load the plugin at `root`; `entry` is its marketplace entry, if any."""
-    kind, file = manifest_file(root)
+    kind, file = manifest_file(root, manifest_path)
     if kind == "gemini" and file is not None:
         return gemini.load(file, report)
     declarations: list[Declaration] = []

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from plugman import schema
-from plugman.diagnostics import Sink
+from plugman.diagnostics import WARNING, Sink
 from plugman.manifest import frontmatter
 from plugman.manifest.model import Skill
 from plugman.manifest.names import unsafe_reason
@@ -55,7 +55,7 @@ def load(file: Path, report: Report) -> Skill | None:
 
 
 def _check_name(name: str, folder: str, declared: bool, sink: Sink) -> None:
-    reason = unsafe_reason(name)
+    reason = unsafe_reason(name.replace("/", "-"))  # a '/' only makes an odd command name
     if reason:
         sink.error(
             "unsafe-name",
@@ -121,7 +121,8 @@ def check_markdown(file: Path, report: Report, *, agent: bool) -> None:
     """A command or agent file: its front matter must parse; agents can't declare some keys."""
     sink = report.sink(file)
     text = read_text(file, sink)
-    meta = frontmatter.parse(text, sink) if text is not None else None
+    # Claude Code reads such front matter leniently, so broken YAML here is only a warning.
+    meta = frontmatter.parse(text, sink, WARNING) if text is not None else None
     if not meta or not agent:
         return
     for key in AGENT_UNSUPPORTED:
