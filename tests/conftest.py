@@ -10,7 +10,9 @@ CORPUS = REPO.parent / "shared" / "corpus"
 
 
 @pytest.fixture(autouse=True)
-def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
     """Every test runs with its own PLUGMAN_HOME and managed folder: nothing real is touched."""
     home = tmp_path_factory.mktemp("plugman-home")
     monkeypatch.setenv("PLUGMAN_HOME", str(home))

@@ -9,7 +9,10 @@ from hypothesis import strategies as st
 from plugman import jsonloc
 
 JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
     max_leaves=20,
@@ -25,7 +28,8 @@ def test_value_equals_json_loads(value: object, indent: int | None) -> None:
 
 
 def test_locates_keys_and_items() -> None:
-    doc = jsonloc.parse('{\n  "hooks": {\n    "PreToolUse": [\n      {"matcher": "Bash"}\n    ]\n  }\n}')
+    text = '{\n  "hooks": {\n    "PreToolUse": [\n      {"matcher": "Bash"}\n    ]\n  }\n}'
+    doc = jsonloc.parse(text)
     assert doc.locate(("hooks",)) == (2, 3)
     assert doc.locate(("hooks", "PreToolUse", 0)) == (4, 7)
     assert doc.locate(("hooks", "PreToolUse", 0, "matcher")) == (4, 8)

@@ -8,8 +8,16 @@ from plugman.paths import Paths
 def test_plugman_home_relocates_every_user_level_path(tmp_path: Path) -> None:
     paths = Paths.from_env({"PLUGMAN_HOME": str(tmp_path), "PLUGMAN_MANAGED_DIR": "/m"},
                            project=tmp_path / "proj")  # fmt: skip
-    user_level = [paths.config_dir, paths.data_dir, paths.cache_dir, paths.state_dir,
-                  paths.user_config, paths.store_dir, paths.marketplaces_dir, paths.journal_dir]
+    user_level = [
+        paths.config_dir,
+        paths.data_dir,
+        paths.cache_dir,
+        paths.state_dir,
+        paths.user_config,
+        paths.store_dir,
+        paths.marketplaces_dir,
+        paths.journal_dir,
+    ]
     assert all(tmp_path in p.parents for p in user_level)
     assert paths.managed_mcp == Path("/m/managed-mcp.json")
     assert paths.managed_settings == Path("/m/managed-settings.toml")
