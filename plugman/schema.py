@@ -91,10 +91,10 @@ def check(
 ) -> list[Finding]:
     """Every finding for `value` against `schema` (located under `path`)."""
     severity = WARNING if schema.get("x-plugman-severity") == WARNING else severity
+    out: list[Finding] = []
     if "$ref" in schema:
         target, target_base = resolve(schema["$ref"], base)
-        return check(value, target, target_base, path, severity)
-    out: list[Finding] = []
+        out.extend(check(value, target, target_base, path, severity))
     if not _check_type(value, schema, path, severity, out):
         return out
     _check_value(value, schema, path, severity, out)
