@@ -11,6 +11,11 @@ _FENCE = re.compile(r"^---[ \t]*\r?$", re.MULTILINE)
 _KEY = re.compile(r"^([^\s:#][^:]*?)[ \t]*:", re.MULTILINE)
 
 
+def file_start(path: KeyPath) -> tuple[int, int]:
+    """The locator of a Markdown file without front matter: its first line."""
+    return 1, 1
+
+
 def split(text: str) -> tuple[str, int] | None:
     """The front matter block and the line it starts on, or None when there is none."""
     text = text.removeprefix("\ufeff")
@@ -37,6 +42,7 @@ def locator(block: str, first_line: int) -> Locator:
 
 def parse(text: str, sink: Sink, severity: str = ERROR) -> dict[str, Any] | None:
     """The front matter as a mapping; None when absent. YAML errors are reported, located."""
+    sink.locate = file_start
     found = split(text)
     if found is None:
         return None
