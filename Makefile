@@ -11,6 +11,7 @@ $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m compileall -q plugman  # .pyc even where PYTHONDONTWRITEBYTECODE is set
 	touch $@
 
 setup: $(BIN)/.installed

@@ -9,6 +9,14 @@ from plugman.diagnostics import ERROR, KeyPath, Locator, Sink
 
 _FENCE = re.compile(r"^---[ \t]*\r?$", re.MULTILINE)
 _KEY = re.compile(r"^([^\s:#][^:]*?)[ \t]*:", re.MULTILINE)
+# `key: text` lines (plain, or quoted without escapes), the shape of most front matter. Anything
+# else (a value YAML could read as a number, bool, null or date; lists, blocks) goes to PyYAML.
+_SIMPLE_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):[ ]+(.*?)[ ]*")
+_QUOTED = re.compile(r'"([^"\\]*)"|\'([^\']*)\'')
+_PLAIN_START = re.compile(r"[^-?:,\[\]{}#&*!|>'\"%@`0-9+.~\s]")
+_NOT_PLAIN = re.compile(r": |:$| #|\t")
+_UNPRINTABLE = re.compile(r"[^\x20-\x7e\xa0-\ud7ff\ue000-\ufffd]")
+_YAML_WORDS = frozenset({"y", "n", "yes", "no", "true", "false", "on", "off", "null"})
 
 
 def file_start(path: KeyPath) -> tuple[int, int]:
@@ -47,7 +55,11 @@ def parse(text: str, sink: Sink, severity: str = ERROR) -> dict[str, Any] | None
     if found is None:
         return None
     block, first_line = found
-    import yaml  # lazy: ~25 ms, only paid when a Markdown file is checked
+    simple = simple_mapping(block)
+    if simple is not None:
+        sink.locate = locator(block, first_line)
+        return simple
+    import yaml  # lazy: ~15-25 ms, only paid for front matter beyond `key: text` lines
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
@@ -58,7 +70,7 @@ def parse(text: str, sink: Sink, severity: str = ERROR) -> dict[str, Any] | None
         column = mark.column + 1 if mark else 1
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         sink.add(
-            ERROR,
+            severity,
             "yaml-syntax",
             f"invalid YAML front matter: {problem}",
             (),
@@ -74,6 +86,34 @@ def parse(text: str, sink: Sink, severity: str = ERROR) -> dict[str, Any] | None
         sink.error("frontmatter-shape", "front matter must be a mapping of keys to values")
         return {}
     return {str(key): _plain(value) for key, value in data.items()}
+
+
+def simple_mapping(block: str) -> dict[str, str] | None:
+    """The mapping when every line is `key: text` (exactly what PyYAML would give), else None."""
+    found: dict[str, str] = {}
+    for line in block.split("\n"):
+        line = line.removesuffix("\r")
+        if not line.strip():
+            continue
+        match = _SIMPLE_LINE.fullmatch(line)
+        if match is None or match.group(1) in found or match.group(1).lower() in _YAML_WORDS:
+            return None
+        value = _text(match.group(2))
+        if value is None:
+            return None
+        found[match.group(1)] = value
+    return found or None
+
+
+def _text(value: str) -> str | None:
+    """A scalar that YAML reads as this exact string, or None when unsure."""
+    if _UNPRINTABLE.search(value):
+        return None
+    quoted = _QUOTED.fullmatch(value)
+    if quoted:
+        return quoted.group(1) if quoted.group(1) is not None else quoted.group(2)
+    plain = _PLAIN_START.match(value) and not _NOT_PLAIN.search(value)
+    return value if plain and value.lower() not in _YAML_WORDS else None
 
 
 def _plain(value: Any) -> Any:
