@@ -46,20 +46,20 @@ def reference_errors(value: Any, name: str) -> set[tuple[Any, ...]]:
     validator = jsonschema.Draft202012Validator(root, registry=registry())
     found = set()
     for error in validator.iter_errors(value):
-        found |= _leaf_paths(error, root)
+        found |= _leaf_paths(error, name)
     return found
 
 
-def _leaf_paths(error: jsonschema.ValidationError, root: dict[str, Any]) -> set[tuple[Any, ...]]:
-    if _tolerated(error):
+def _leaf_paths(error: jsonschema.ValidationError, name: str) -> set[tuple[Any, ...]]:
+    if _tolerated(error, name):
         return set()
     return {tuple(error.absolute_path)}
 
 
-def _tolerated(error: jsonschema.ValidationError) -> bool:
+def _tolerated(error: jsonschema.ValidationError, name: str) -> bool:
     """Only a warning for plugman: an unknown key, a warning-only part, or a branch that fits
     but for those (plugman reads `additionalProperties: false` as a warning)."""
-    if error.validator == "additionalProperties" or _warning_only(error):
+    if error.validator == "additionalProperties" or _warning_only(error, name):
         return True
     if error.validator in ("oneOf", "anyOf"):
         branches: dict[Any, list[jsonschema.ValidationError]] = {
@@ -67,18 +67,20 @@ def _tolerated(error: jsonschema.ValidationError) -> bool:
         }
         for sub in error.context or []:
             branches[sub.relative_schema_path[0]].append(sub)
-        return any(all(_tolerated(sub) for sub in subs) for subs in branches.values())
+        return any(all(_tolerated(sub, name) for sub in subs) for subs in branches.values())
     return False
 
 
-def _warning_only(error: jsonschema.ValidationError) -> bool:
-    """The error lies under an `x-plugman-severity: warning` subschema."""
-    node: Any = error
-    while node is not None:
-        if isinstance(node.schema, dict) and node.schema.get("x-plugman-severity") == "warning":
+def _warning_only(error: jsonschema.ValidationError, base: str) -> bool:
+    """The error lies under an `x-plugman-severity: warning` subschema (following `$ref`s)."""
+    node: Any = schema.load(base)
+    for step in error.absolute_schema_path:  # jsonschema leaves `$ref` steps out of this path
+        while isinstance(node, dict) and step not in node and "$ref" in node:
+            node, base = schema.resolve(node["$ref"], base)
+        if isinstance(node, dict) and node.get("x-plugman-severity") == "warning":
             return True
-        node = node.parent
-    return False
+        node = node[step]
+    return isinstance(node, dict) and node.get("x-plugman-severity") == "warning"
 
 
 def engine_errors(value: Any, name: str) -> set[tuple[Any, ...]]:
