@@ -50,6 +50,7 @@ class _Run:
                 hint="pass a plugin or marketplace folder, "
                 "or a plugin.json, marketplace.json, hooks.json, .mcp.json or SKILL.md",
             )
+        path = path.absolute()  # `x.json` has a parent folder too
         if path.is_dir():
             self.folder(path)
         else:

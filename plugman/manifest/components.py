@@ -22,23 +22,24 @@ def is_remote(text: str) -> bool:
     return text.startswith(("http://", "https://"))
 
 
-def inside(root: Path, rel: str, sink: Sink, path: KeyPath, what: str) -> Path | None:
+def inside(root: Path, rel: str, sink: Sink, path: KeyPath, what: str,
+           container: str = "plugin") -> Path | None:  # fmt: skip
     """`rel` joined to `root` when it stays inside it; otherwise report `path-escape`."""
     if rel.startswith(("/", "\\", "~")) or (len(rel) > 1 and rel[1] == ":"):
         sink.error(
             "path-escape",
             f"{what} path {rel!r} is absolute",
             path,
-            "use a path relative to the plugin root that starts with './'",
+            f"use a path relative to the {container} root that starts with './'",
         )
         return None
     normal = os.path.normpath(rel.replace("\\", "/"))
     if normal == ".." or normal.startswith("../"):
         sink.error(
             "path-escape",
-            f"{what} path {rel!r} leaves the plugin root",
+            f"{what} path {rel!r} leaves the {container} root",
             path,
-            "only the plugin folder is installed; move the file inside it",
+            f"only the {container} folder is installed; move the file inside it",
         )
         return None
     target = root / normal
@@ -47,7 +48,7 @@ def inside(root: Path, rel: str, sink: Sink, path: KeyPath, what: str) -> Path |
         if real != base and base not in real.parents:
             sink.error(
                 "path-escape",
-                f"{what} path {rel!r} points outside the plugin through a symbolic link",
+                f"{what} path {rel!r} points outside the {container} through a symbolic link",
                 path,
                 "replace the link with the file itself",
             )

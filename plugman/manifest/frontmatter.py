@@ -13,9 +13,9 @@ _KEY = re.compile(r"^([^\s:#][^:]*?)[ \t]*:", re.MULTILINE)
 # else (a value YAML could read as a number, bool, null or date; lists, blocks) goes to PyYAML.
 _SIMPLE_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):[ ]+(.*?)[ ]*")
 _QUOTED = re.compile(r'"([^"\\]*)"|\'([^\']*)\'')
-_PLAIN_START = re.compile(r"[^-?:,\[\]{}#&*!|>'\"%@`0-9+.~\s]")
+_PLAIN_START = re.compile(r"[^-?:,\[\]{}#&*!|>'\"%@`0-9+.~=<\s]")
 _NOT_PLAIN = re.compile(r": |:$| #|\t")
-_UNPRINTABLE = re.compile(r"[^\x20-\x7e\xa0-\ud7ff\ue000-\ufffd]")
+_UNPRINTABLE = re.compile(r"[^\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]")
 _YAML_WORDS = frozenset({"y", "n", "yes", "no", "true", "false", "on", "off", "null"})
 
 
@@ -48,8 +48,13 @@ def locator(block: str, first_line: int) -> Locator:
     return locate
 
 
+class Unreadable(Exception):  # noqa: N818 (a state, not a crash: it is already reported)
+    """The front matter is there but cannot be read; the problem is already in the sink."""
+
+
 def parse(text: str, sink: Sink, severity: str = ERROR) -> dict[str, Any] | None:
-    """The front matter as a mapping; None when absent. YAML errors are reported, located."""
+    """The front matter as a mapping; None when absent. Broken YAML is reported, located, and
+    raises `Unreadable`."""
     sink.locate = file_start
     found = split(text)
     if found is None:
@@ -78,18 +83,19 @@ def parse(text: str, sink: Sink, severity: str = ERROR) -> dict[str, Any] | None
             line=line,
             column=column,
         )
-        return {}
+        raise Unreadable from None
     sink.locate = locator(block, first_line)
     if data is None:
         return {}
     if not isinstance(data, dict):
         sink.error("frontmatter-shape", "front matter must be a mapping of keys to values")
-        return {}
+        raise Unreadable
     return {str(key): _plain(value) for key, value in data.items()}
 
 
 def simple_mapping(block: str) -> dict[str, str] | None:
-    """The mapping when every line is `key: text` (exactly what PyYAML would give), else None."""
+    """The mapping when every line is `key: text` (what PyYAML gives: a test holds it to that),
+    else None."""
     found: dict[str, str] = {}
     for line in block.split("\n"):
         line = line.removesuffix("\r")

@@ -75,10 +75,31 @@ def _check_matcher(event: str, matcher: str, sink: Sink, path: KeyPath) -> None:
             "remove the matcher",
         )
     elif not PLAIN_MATCHER.match(matcher):
-        try:
-            re.compile(matcher)
-        except re.error as exc:
-            sink.error("bad-matcher", f"matcher is not a valid regular expression: {exc}", path)
+        problem = js_regex_problem(matcher)
+        if problem:
+            sink.error(
+                "bad-matcher",
+                f"matcher is not a valid JavaScript regular expression: {problem}",
+                path,
+                "agents test matchers with JavaScript's RegExp",
+            )
+
+
+# Python spellings JavaScript rejects, and JavaScript's named groups, which Python spells (?P<…>
+_PYTHON_ONLY = re.compile(r"\(\?P[<=>]|\(\?[aiLmsux]+\)")
+_JS_NAMED_GROUP = re.compile(r"\(\?<(?![=!])")
+
+
+def js_regex_problem(pattern: str) -> str | None:
+    """Why JavaScript's RegExp would reject `pattern` (checked with Python's close dialect)."""
+    python_only = _PYTHON_ONLY.search(pattern)
+    if python_only:
+        return f"{python_only.group()!r} is Python syntax"
+    try:
+        re.compile(_JS_NAMED_GROUP.sub("(?P<", pattern))
+    except re.error as exc:
+        return str(exc)
+    return None
 
 
 def _check_handler(event: str, entry: dict[str, Any], sink: Sink, path: KeyPath) -> None:

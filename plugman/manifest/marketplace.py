@@ -91,7 +91,7 @@ def parse_source(value: Any, root: Path, plugin_root: Any, sink: Sink,
         rel = value
         if isinstance(plugin_root, str) and "/" not in value and not value.startswith("."):
             rel = f"{plugin_root.rstrip('/')}/{value}"
-        if components.inside(root, rel, sink, path, "source") is None:
+        if components.inside(root, rel, sink, path, "source", "marketplace") is None:
             return None
         return PluginSource("path", rel)
     if not isinstance(value, dict):

@@ -35,8 +35,11 @@ def load(file: Path, report: Report) -> Skill | None:
     text = read_text(file, sink)
     if text is None:
         return None
-    meta = frontmatter.parse(text, sink)
     folder = file.parent.name
+    try:
+        meta = frontmatter.parse(text, sink)
+    except frontmatter.Unreadable:
+        return Skill(folder, file, None, {})
     if meta is None:
         sink.warning(
             "no-frontmatter",
@@ -55,36 +58,24 @@ def load(file: Path, report: Report) -> Skill | None:
 
 
 def _check_name(name: str, folder: str, declared: bool, sink: Sink) -> None:
+    """Checks on the skill's name: from its front matter (`declared`) or its folder."""
+    where = ("name",) if declared else ()
+    what = "skill name" if declared else "skill folder name"
     reason = unsafe_reason(name.replace("/", "-"))  # a '/' only makes an odd command name
     if reason:
-        sink.error(
-            "unsafe-name",
-            f"skill name {name!r} {reason}",
-            ("name",),
-            "use lowercase letters, digits and '-'",
-        )
+        sink.error("unsafe-name", f"{what} {name!r} {reason}", where,
+                   "use lowercase letters, digits and '-'")  # fmt: skip
         return
     if len(name) > MAX_SKILL_NAME:
-        sink.error(
-            "too-long",
-            f"skill name is {len(name)} characters; the limit is {MAX_SKILL_NAME}",
-            ("name",),
-            "shorten it",
-        )
+        sink.error("too-long", f"{what} is {len(name)} characters; the limit is "
+                   f"{MAX_SKILL_NAME}", where, "shorten it")  # fmt: skip
     elif not SKILL_NAME.match(name):
-        sink.warning(
-            "name-not-kebab",
-            f"skill name {name!r} is not lowercase kebab-case",
-            ("name",),
-            "use lowercase letters, digits and single hyphens",
-        )
+        sink.warning("name-not-kebab", f"{what} {name!r} is not lowercase kebab-case", where,
+                     "use lowercase letters, digits and single hyphens")  # fmt: skip
     if declared and name != folder:
-        sink.warning(
-            "skill-name-mismatch",
-            f"skill name {name!r} differs from its folder {folder!r}",
-            ("name",),
-            "rename the folder or the skill so they match",
-        )
+        message = f"skill name {name!r} differs from its folder {folder!r}"
+        sink.warning("skill-name-mismatch", message, where,
+                     "rename the folder or the skill so they match")  # fmt: skip
 
 
 def _check_description(meta: dict[str, Any], sink: Sink) -> None:
@@ -122,7 +113,10 @@ def check_markdown(file: Path, report: Report, *, agent: bool) -> None:
     sink = report.sink(file)
     text = read_text(file, sink)
     # Claude Code reads such front matter leniently, so broken YAML here is only a warning.
-    meta = frontmatter.parse(text, sink, WARNING) if text is not None else None
+    try:
+        meta = frontmatter.parse(text, sink, WARNING) if text is not None else None
+    except frontmatter.Unreadable:
+        return
     if not meta or not agent:
         return
     for key in AGENT_UNSUPPORTED:

@@ -3,6 +3,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -13,7 +14,9 @@ from tests.conftest import CORPUS
 
 KEYS = st.sampled_from(["name", "description", "license", "on", "Yes", "allowed-tools", "_x"])
 VALUES = st.text(
-    alphabet=st.sampled_from([*"ab Z09:#-'\"\\.,[]{}!&*|>%@`~?+\t", "é", "\u200b", "😀"]),
+    alphabet=st.sampled_from(
+        [*"ab Z09:#-'\"\\.,[]{}!&*|>%@`~?+=<\t", "é", "\u200b", "😀", "\u2028", "\x85", "\ufeff"]
+    ),
     max_size=12,
 ) | st.sampled_from(["true", "No", "null", "1.5", "2024-01-01", "0x1F", ".inf", "~", "1_000"])
 
@@ -44,7 +47,8 @@ def test_fast_path_agrees_on_the_corpus() -> None:
 def test_parse_locates_keys_and_reports_yaml_errors() -> None:
     sink = Sink("SKILL.md")
     text = "---\nname: demo\ndescription: [unclosed\n---\nbody\n"
-    assert frontmatter.parse(text, sink) == {}
+    with pytest.raises(frontmatter.Unreadable):
+        frontmatter.parse(text, sink)
     [finding] = sink.items
     assert (finding.code, finding.severity, finding.line) == ("yaml-syntax", "error", 4)
     sink = Sink("SKILL.md")
@@ -56,3 +60,8 @@ def test_parse_locates_keys_and_reports_yaml_errors() -> None:
 
 def test_no_front_matter() -> None:
     assert frontmatter.parse("# Title\n", Sink("x.md")) is None
+
+
+def test_values_pyyaml_refuses_are_not_taken_by_the_fast_path() -> None:
+    for value in ("=", "<< x", "a\u2028b", "a\x85b"):
+        assert frontmatter.simple_mapping(f"description: {value}") is None, value
