@@ -105,8 +105,8 @@ class _Run:
                     f"create {root} or fix the source path",
                 )
                 continue
-            loaded = self.plugin(root, plugin.Declaration(entry.entry, sink.child(where)),
-                                 entry.strict)  # fmt: skip
+            declaration = plugin.Declaration(entry.entry, sink.child(where), market.official)
+            loaded = self.plugin(root, declaration, entry.strict)
             if loaded and entry.version and loaded.manifest.get("version") not in (
                 None, entry.version,
             ):  # fmt: skip

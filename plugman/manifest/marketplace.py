@@ -9,7 +9,7 @@ from plugman import schema
 from plugman.diagnostics import KeyPath, Sink
 from plugman.manifest import components
 from plugman.manifest.model import Marketplace, MarketplaceEntry, PluginSource
-from plugman.manifest.names import check_kebab, check_marketplace_name, check_segment
+from plugman.manifest.names import RESERVED_MARKETPLACES, check_marketplace_name, check_plugin_name
 from plugman.manifest.reader import Report, read_json
 
 LOCATION_KEYS = {"github": "repo", "url": "url", "git-subdir": "url", "npm": "package",
@@ -33,7 +33,7 @@ def load(file: Path, report: Report) -> tuple[Marketplace | None, Sink]:
     if isinstance(name, str):
         check_marketplace_name(name, sink, ("name",))
     owner = value.get("owner")
-    entries = _entries(value, root_of(file), sink)
+    entries = _entries(value, root_of(file), sink, name in RESERVED_MARKETPLACES)
     if not entries:
         sink.warning("empty-marketplace", "the marketplace lists no plugins", ("plugins",))
     _check_renames(value.get("renames"), {e.name for e in entries}, sink)
@@ -46,7 +46,8 @@ def load(file: Path, report: Report) -> tuple[Marketplace | None, Sink]:
     ), sink
 
 
-def _entries(value: dict[str, Any], root: Path, sink: Sink) -> list[MarketplaceEntry]:
+def _entries(value: dict[str, Any], root: Path, sink: Sink,
+             official: bool) -> list[MarketplaceEntry]:  # fmt: skip
     plugins = value.get("plugins")
     if not isinstance(plugins, list):
         return []
@@ -59,9 +60,8 @@ def _entries(value: dict[str, Any], root: Path, sink: Sink) -> list[MarketplaceE
         name = item.get("name") if isinstance(item, dict) else None
         if not isinstance(item, dict) or not isinstance(name, str):
             continue
-        if not check_segment(name, "plugin", sink, (*path, "name")):
+        if not check_plugin_name(name, sink, (*path, "name"), official=official):
             continue
-        check_kebab(name, "plugin", sink, (*path, "name"))
         if name in seen:
             sink.error(
                 "duplicate-plugin",

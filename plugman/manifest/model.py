@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from plugman.manifest.names import RESERVED_MARKETPLACES
+
 
 class McpServer(NamedTuple):
     name: str
@@ -71,3 +73,8 @@ class Marketplace(NamedTuple):
     owner: str | None
     plugins: tuple[MarketplaceEntry, ...]
     manifest: dict[str, Any]
+
+    @property
+    def official(self) -> bool:
+        """One of Anthropic's own marketplaces (their names are reserved)."""
+        return self.name in RESERVED_MARKETPLACES

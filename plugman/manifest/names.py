@@ -20,6 +20,12 @@ RESERVED_MARKETPLACES = frozenset(
     }
 )  # fmt: skip
 DESKTOP_REJECTED_MARKETPLACES = frozenset({"org", "org-provisioned", "unknown"})
+# Plugin names only Anthropic's own marketplaces may use, as Claude Code 2.1.328 enforces them.
+_ANTHROPIC_PREFIX = re.compile(r"^(?:claude|anthropics?|cc[-_.]?plugin)[-_.]", re.IGNORECASE)
+_ANTHROPIC_NAMES = frozenset({"claude", "anthropic", "anthropics", "claude-code", "claude-mods"})
+_OFFICIAL_BESIDE = re.compile(
+    r"official[-_.]?(?:claude|anthropic)|(?:claude|anthropic)s?[-_.]?official", re.IGNORECASE
+)
 RESERVED_SERVERS = frozenset(
     {"workspace", "claude-in-chrome", "computer-use", "Claude Preview", "Claude Browser"}
 )
@@ -72,11 +78,52 @@ def check_kebab(name: str, kind: str, sink: Sink, path: KeyPath) -> None:
         )
 
 
+def is_reserved_plugin(name: str) -> bool:
+    return bool(
+        _ANTHROPIC_PREFIX.match(name)
+        or name.lower() in _ANTHROPIC_NAMES
+        or _OFFICIAL_BESIDE.search(name)
+    )
+
+
+def check_plugin_name(name: str, sink: Sink, path: KeyPath, *, official: bool = False) -> bool:
+    """A plugin name: safe as a path segment, kebab-case, not one of Anthropic's (unless the
+    plugin is listed by one of Anthropic's own marketplaces, `official`)."""
+    if not check_segment(name, "plugin", sink, path):
+        return False
+    check_kebab(name, "plugin", sink, path)
+    if not official and is_reserved_plugin(name):
+        sink.error(
+            "reserved-name",
+            f"plugin name {name!r} is reserved for Anthropic's own plugins",
+            path,
+            "names starting with 'claude-', 'anthropic-' or 'cc-plugin-', or pairing "
+            "'official' with 'claude' or 'anthropic', are refused; choose another name",
+        )
+    return True
+
+
+def impersonates(name: str) -> bool:
+    """A marketplace name made to pass for one of Anthropic's official marketplaces."""
+    if name in RESERVED_MARKETPLACES:
+        return False
+    lowered = name.lower()
+    return bool(_OFFICIAL_BESIDE.search(name)) or any(r in lowered for r in RESERVED_MARKETPLACES)
+
+
 def check_marketplace_name(name: str, sink: Sink, path: KeyPath) -> bool:
     if not check_segment(name, "marketplace", sink, path):
         return False
     check_kebab(name, "marketplace", sink, path)
-    if name in RESERVED_MARKETPLACES:
+    if impersonates(name):
+        sink.error(
+            "reserved-name",
+            f"marketplace name {name!r} impersonates an official Anthropic marketplace",
+            path,
+            "choose a name without 'official' next to 'claude' or 'anthropic', and not "
+            "containing a reserved marketplace name",
+        )
+    elif name in RESERVED_MARKETPLACES:
         sink.warning(
             "reserved-name",
             f"marketplace name {name!r} is reserved for Anthropic's official marketplaces",

@@ -9,7 +9,7 @@ from plugman import schema
 from plugman.diagnostics import Sink
 from plugman.manifest import components, gemini, hooks, mcp, skills
 from plugman.manifest.model import Dependency, HookHandler, McpServer, Plugin, Skill
-from plugman.manifest.names import check_kebab, check_segment
+from plugman.manifest.names import check_plugin_name
 from plugman.manifest.reader import Report, read_json
 
 COMPONENT_KEYS = ("skills", "commands", "agents", "hooks", "mcpServers", "lspServers",
@@ -23,6 +23,7 @@ class Declaration(NamedTuple):
 
     fields: dict[str, Any]
     sink: Sink
+    official: bool = False  # listed by one of Anthropic's own marketplaces
 
 
 def manifest_file(root: Path, manifest: Path | None = None) -> tuple[str, Path | None]:
@@ -79,7 +80,7 @@ def _with_entry(declarations: list[Declaration], entry: Declaration,
                 strict: bool) -> list[Declaration]:  # fmt: skip
     if strict:
         return [*declarations, entry]
-    for fields, _sink in declarations:
+    for fields, _sink, _official in declarations:
         declared = [key for key in COMPONENT_KEYS if key in fields]
         if declared:
             entry.sink.error(
@@ -116,15 +117,15 @@ def _build(root: Path, kind: str, manifest: dict[str, Any], declarations: list[D
 
 def _name(root: Path, manifest: dict[str, Any], entry: Declaration | None,
           declarations: list[Declaration]) -> str:  # fmt: skip
-    if entry is not None and isinstance(entry.fields.get("name"), str):
-        return str(entry.fields["name"])  # the marketplace's name is the one used
+    """The plugin's name: its marketplace entry's when listed, else plugin.json's, else the
+    folder's. plugin.json's name is checked either way."""
     name = manifest.get("name")
-    if isinstance(name, str) and declarations:
-        sink = declarations[0].sink
-        if check_segment(name, "plugin", sink, ("name",)):
-            check_kebab(name, "plugin", sink, ("name",))
-        return name
-    return root.name
+    official = entry is not None and entry.official
+    if isinstance(name, str) and declarations and declarations[0].fields is manifest:
+        check_plugin_name(name, declarations[0].sink, ("name",), official=official)
+    if entry is not None and isinstance(entry.fields.get("name"), str):
+        return str(entry.fields["name"])
+    return name if isinstance(name, str) else root.name
 
 
 class _Components:
@@ -139,7 +140,7 @@ class _Components:
     def skills(self) -> list[Skill]:
         folders: list[Path] = []
         declared = False
-        for fields, sink in self.declarations:
+        for fields, sink, _official in self.declarations:
             if "skills" in fields:
                 declared = True
                 folders += components.resolve_paths(
@@ -156,7 +157,7 @@ class _Components:
         """Command or agent files: the declared paths replace the default folder."""
         targets: list[Path] = []
         declared = False
-        for fields, sink in self.declarations:
+        for fields, sink, _official in self.declarations:
             if key in fields and not isinstance(fields[key], dict):
                 declared = True
                 found = components.resolve_paths(fields[key], self.root, sink, (key,), key[:-1])
@@ -182,7 +183,7 @@ class _Components:
     def hooks(self) -> list[HookHandler]:
         default = self.root / DEFAULT_HOOKS
         found = hooks.load_file(default, self.report) if default.is_file() else []
-        for fields, sink in self.declarations:
+        for fields, sink, _official in self.declarations:
             value = fields.get("hooks")
             if isinstance(value, dict):
                 found += hooks.handlers(value, sink, ("hooks",))
@@ -207,7 +208,7 @@ class _Components:
         found = []
         if default.is_file():
             found = mcp.load_file(default, self.report, agent_plugins=agent_plugins)
-        for fields, sink in self.declarations:
+        for fields, sink, _official in self.declarations:
             value = fields.get("mcpServers")
             if isinstance(value, dict):
                 found += mcp.servers(value, sink, ("mcpServers",))

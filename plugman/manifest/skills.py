@@ -36,8 +36,8 @@ def load(file: Path, report: Report) -> Skill | None:
     if text is None:
         return None
     folder = file.parent.name
-    try:
-        meta = frontmatter.parse(text, sink)
+    try:  # Claude Code reads broken front matter leniently: a warning, as for agents
+        meta = frontmatter.parse(text, sink, WARNING)
     except frontmatter.Unreadable:
         return Skill(folder, file, None, {})
     if meta is None:
@@ -112,7 +112,6 @@ def check_markdown(file: Path, report: Report, *, agent: bool) -> None:
     """A command or agent file: its front matter must parse; agents can't declare some keys."""
     sink = report.sink(file)
     text = read_text(file, sink)
-    # Claude Code reads such front matter leniently, so broken YAML here is only a warning.
     try:
         meta = frontmatter.parse(text, sink, WARNING) if text is not None else None
     except frontmatter.Unreadable:

@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+import pytest
+
+from plugman.diagnostics import Sink
+from plugman.manifest.names import (
+    check_plugin_name,
+    impersonates,
+    is_reserved_plugin,
+    unsafe_reason,
+)
+
+# Verdicts observed from `claude plugin validate` 2.1.328 on throwaway plugins.
+RESERVED = ["claude-x", "anthropic-x", "anthropics-x", "cc-plugin-x", "claude", "anthropic",
+            "claude-code", "claude-mods", "official-claude-tools", "anthropic-official", "claude_x",
+            "Claude-X", "claude.x", "x-claude-official", "officialclaude", "my-official-anthropic",
+            "anthropics", "ccplugin-x"]  # fmt: skip
+ALLOWED = ["myclaude-x", "x-claude", "claudex", "cc-plugin", "cc-plugins-x", "official-x-claude",
+           "anthropicx", "code-review"]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", RESERVED)
+def test_reserved_plugin_names(name: str) -> None:
+    assert is_reserved_plugin(name)
+
+
+@pytest.mark.parametrize("name", ALLOWED)
+def test_allowed_plugin_names(name: str) -> None:
+    assert not is_reserved_plugin(name)
+
+
+def test_official_marketplaces_may_use_reserved_plugin_names() -> None:
+    sink = Sink("m.json")
+    check_plugin_name("claude-code-setup", sink, ("name",), official=True)
+    assert sink.items == []
+    check_plugin_name("claude-code-setup", sink, ("name",))
+    assert [d.code for d in sink.items] == ["reserved-name"]
+
+
+@pytest.mark.parametrize(
+    ("name", "verdict"),
+    [("official-claude-plugins", True), ("anthropic-plugins-v2", True),
+     ("anthropic-official-x", True), ("claude-tools", False), ("my-anthropic-market", False),
+     ("claude-plugins-official", False), ("org", False)],
+)  # fmt: skip
+def test_marketplace_impersonation(name: str, verdict: bool) -> None:
+    assert impersonates(name) is verdict
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [("../../../.ssh", "contains a path separator"), ("..", "is a relative path"),
+     ("a\x00b", "contains a control character"), ("a\u202eb", "invisible character U+202E"),
+     ("-rf", "starts with '-'"), ("", "is empty"), ("x" * 129, "longer than 128")],
+)  # fmt: skip
+def test_unsafe_names(name: str, reason: str) -> None:
+    found = unsafe_reason(name)
+    assert found is not None
+    assert reason in found
