@@ -9,13 +9,35 @@ from plugman.diagnostics import ERROR, KeyPath, Locator, Sink
 
 _FENCE = re.compile(r"^---[ \t]*\r?$", re.MULTILINE)
 _KEY = re.compile(r"^([^\s:#][^:]*?)[ \t]*:", re.MULTILINE)
-# `key: text` lines (plain, or quoted without escapes), the shape of most front matter. Anything
-# else (a value YAML could read as a number, bool, null or date; lists, blocks) goes to PyYAML.
+# `key: text` lines (plain, or quoted without escapes) and `key: [a, "b"]` lists: the shape of
+# most front matter. Anything else (blocks, nesting, what YAML reads as a number, bool, null or
+# date) goes to PyYAML. tests/unit/test_frontmatter.py holds this to PyYAML's results.
 _SIMPLE_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):[ ]+(.*?)[ ]*")
 _QUOTED = re.compile(r'"([^"\\]*)"|\'([^\']*)\'')
-_PLAIN_START = re.compile(r"[^-?:,\[\]{}#&*!|>'\"%@`0-9+.~=<\s]")
+_PLAIN_START = re.compile(r"[^-?:,\[\]{}#&*!|>'\"%@`~=<\s]")
 _NOT_PLAIN = re.compile(r": |:$| #|\t")
+_FLOW_INDICATOR = re.compile(r"[\[\]{},:#?]")
 _UNPRINTABLE = re.compile(r"[^\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]")
+# PyYAML's implicit int, float and timestamp resolvers (yaml/resolver.py), for values that start
+# with a digit, '+' or '.'.
+_NUMBER = re.compile(
+    r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?
+    |\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?
+    |[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*
+    |[-+]?\.(?:inf|Inf|INF)
+    |\.(?:nan|NaN|NAN)
+    |[-+]?0b[0-1_]+
+    |[-+]?0[0-7_]+
+    |[-+]?(?:0|[1-9][0-9_]*)
+    |[-+]?0x[0-9a-fA-F_]+
+    |[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+
+    |[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]
+    |[0-9][0-9][0-9][0-9]\ -[0-9][0-9]?\ -[0-9][0-9]?
+     (?:[Tt]|[\ \t]+)[0-9][0-9]?
+     :[0-9][0-9]\ :[0-9][0-9]\ (?:\.[0-9]*)?
+     (?:[\ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$""",
+    re.VERBOSE,
+)
 _YAML_WORDS = frozenset({"y", "n", "yes", "no", "true", "false", "on", "off", "null"})
 
 
@@ -93,10 +115,10 @@ def parse(text: str, sink: Sink, severity: str = ERROR) -> dict[str, Any] | None
     return {str(key): _plain(value) for key, value in data.items()}
 
 
-def simple_mapping(block: str) -> dict[str, str] | None:
-    """The mapping when every line is `key: text` (what PyYAML gives: a test holds it to that),
-    else None."""
-    found: dict[str, str] = {}
+def simple_mapping(block: str) -> dict[str, str | list[str]] | None:
+    """The mapping when every line is `key: text` or `key: [items]` (what PyYAML gives), else
+    None."""
+    found: dict[str, str | list[str]] = {}
     for line in block.split("\n"):
         line = line.removesuffix("\r")
         if not line.strip():
@@ -104,22 +126,39 @@ def simple_mapping(block: str) -> dict[str, str] | None:
         match = _SIMPLE_LINE.fullmatch(line)
         if match is None or match.group(1) in found or match.group(1).lower() in _YAML_WORDS:
             return None
-        value = _text(match.group(2))
+        raw = match.group(2)
+        value = _list(raw[1:-1]) if raw[:1] == "[" and raw[-1:] == "]" else _text(raw)
         if value is None:
             return None
         found[match.group(1)] = value
     return found or None
 
 
-def _text(value: str) -> str | None:
+def _list(inner: str) -> list[str] | None:
+    """A one-line flow sequence of simple strings."""
+    if not inner.strip():
+        return []
+    items = [item.strip(" ") for item in inner.split(",")]
+    if any(not item for item in items):
+        return None
+    texts = [_text(item, flow=True) for item in items]
+    return None if None in texts else [text for text in texts if text is not None]
+
+
+def _text(value: str, *, flow: bool = False) -> str | None:
     """A scalar that YAML reads as this exact string, or None when unsure."""
     if _UNPRINTABLE.search(value):
         return None
     quoted = _QUOTED.fullmatch(value)
     if quoted:
         return quoted.group(1) if quoted.group(1) is not None else quoted.group(2)
-    plain = _PLAIN_START.match(value) and not _NOT_PLAIN.search(value)
-    return value if plain and value.lower() not in _YAML_WORDS else None
+    if not _PLAIN_START.match(value) or _NOT_PLAIN.search(value):
+        return None
+    if (flow and _FLOW_INDICATOR.search(value)) or value.lower() in _YAML_WORDS:
+        return None
+    if value[0] in "0123456789+." and _NUMBER.match(value):
+        return None
+    return value
 
 
 def _plain(value: Any) -> Any:

@@ -21,8 +21,13 @@ VALUES = st.text(
 ) | st.sampled_from(["true", "No", "null", "1.5", "2024-01-01", "0x1F", ".inf", "~", "1_000"])
 
 
-@settings(max_examples=2000)
-@given(st.lists(st.tuples(KEYS, VALUES), min_size=1, max_size=4))
+NUMBERISH = st.lists(st.sampled_from([*"0123456789.:-+_eExXbBoaTZ ", "inf", "nan", "NaN"]),
+                     min_size=1, max_size=10).map("".join)  # fmt: skip
+LISTS = st.lists(VALUES | NUMBERISH, max_size=3).map(lambda items: "[" + ", ".join(items) + "]")
+
+
+@settings(max_examples=3000)
+@given(st.lists(st.tuples(KEYS, VALUES | NUMBERISH | LISTS), min_size=1, max_size=4))
 def test_fast_path_agrees_with_pyyaml(pairs: list[tuple[str, str]]) -> None:
     block = "\n".join(f"{key}: {value}" for key, value in pairs)
     fast = frontmatter.simple_mapping(block)
