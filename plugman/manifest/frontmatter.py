@@ -17,7 +17,6 @@ _QUOTED = re.compile(r'"([^"\\]*)"|\'([^\']*)\'')
 _PLAIN_START = re.compile(r"[^-?:,\[\]{}#&*!|>'\"%@`~=<\s]")
 _NOT_PLAIN = re.compile(r": |:$| #|\t")
 _FLOW_INDICATOR = re.compile(r"[\[\]{},:#?]")
-_UNPRINTABLE = re.compile(r"[^\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]")
 # PyYAML's implicit int, float and timestamp resolvers (yaml/resolver.py), for values that start
 # with a digit, '+' or '.'.
 _NUMBER = re.compile(
@@ -147,7 +146,7 @@ def _list(inner: str) -> list[str] | None:
 
 def _text(value: str, *, flow: bool = False) -> str | None:
     """A scalar that YAML reads as this exact string, or None when unsure."""
-    if _UNPRINTABLE.search(value):
+    if not value.isprintable():  # stricter than YAML's printable set (and cheaper than a regex)
         return None
     quoted = _QUOTED.fullmatch(value)
     if quoted:

@@ -116,11 +116,37 @@ def test_usage_errors_exit_2_without_traceback(
     assert "Traceback" not in err
 
 
-def test_bad_option_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as info:
-        main(["validate", str(SAMPLES), "--format", "xml"])
-    assert info.value.code == 2
-    assert "invalid choice: 'xml'" in capsys.readouterr().err
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--format", "xml", "x"], "--format must be one of text, json, sarif, github, not 'xml'"),
+        (["--format"], "--format must be one of"),
+        (["--bogus", "x"], "unknown option '--bogus'"),
+        ([], "no PATH given"),
+        (["--strict"], "no PATH given"),
+    ],
+)
+def test_bad_command_lines_are_usage_errors(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["validate", *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert "usage: plugman validate" in err
+
+
+def test_options_anywhere_and_double_dash(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", "--format=json", str(SAMPLES), "--strict"]) == 0
+    assert json.loads(capsys.readouterr().out)["ok"] is True
+    assert main(["validate", "--", "--strict"]) == 2  # a path named --strict
+    assert "--strict does not exist" in capsys.readouterr().err
+
+
+def test_validate_help(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: plugman validate")
+    assert "exit codes: 0 no errors, 1 errors found, 2 usage error" in out
 
 
 def test_typer_app_forwards_validate(tmp_path: Path) -> None:
