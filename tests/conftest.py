@@ -18,3 +18,12 @@ def isolated_home(
     monkeypatch.setenv("PLUGMAN_HOME", str(home))
     monkeypatch.setenv("PLUGMAN_MANAGED_DIR", str(home / "managed"))
     return home
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Print the figures tests record with `record_property("summary", text)` (also under xdist)."""
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            for name, value in getattr(report, "user_properties", ()):
+                if name == "summary" and getattr(report, "when", "") == "call":
+                    terminalreporter.write_line(str(value))

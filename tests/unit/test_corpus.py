@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-
-import pytest
 
 from plugman.validate import validate
 from tests.conftest import CORPUS
@@ -35,7 +34,7 @@ def corpus_files() -> dict[Path, str]:
 
 
 def test_every_corpus_file_loads_with_located_diagnostics(
-    capsys: pytest.CaptureFixture[str],
+    record_property: Callable[[str, object], None],
 ) -> None:
     files = corpus_files()
     assert len(files) > 800, f"the corpus is missing at {CORPUS}"
@@ -47,8 +46,8 @@ def test_every_corpus_file_loads_with_located_diagnostics(
             assert d.line is not None or d.path or d.code in ("not-a-plugin",), d
         verdict = "invalid" if result.errors else "warned" if result.warnings else "clean"
         counts.setdefault(kind, Counter())[verdict] += 1
-    with capsys.disabled():
-        print("\ncorpus verdicts (clean / warned / invalid):")
-        for kind, count in sorted(counts.items()):
-            print(f"  {kind:22} {count['clean']:4} / {count['warned']:4} / {count['invalid']:4}")
+    lines = ["corpus verdicts (clean / warned / invalid):"]
+    for kind, count in sorted(counts.items()):
+        lines.append(f"  {kind:22} {count['clean']:4} / {count['warned']:4} / {count['invalid']:4}")
+    record_property("summary", "\n".join(lines))
     assert sum(sum(c.values()) for c in counts.values()) == len(files)
