@@ -17,7 +17,8 @@ REMOTE = ("http", "sse", "ws")
 
 def load_file(file: Path, report: Report, *, agent_plugins: bool = False) -> list[McpServer]:
     """The servers of an MCP config file, wrapped (`{"mcpServers": …}`) or flat."""
-    doc, sink = read_json(file, report)
+    vscode = file.parent.name == ".vscode"  # VS Code's own format: JSONC with a `servers` map
+    doc, sink = read_json(file, report, jsonc=vscode)
     if doc is None:
         return []
     value = doc.value

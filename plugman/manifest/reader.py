@@ -57,8 +57,14 @@ def read_text(path: Path, sink: Sink) -> str | None:
         return None
 
 
-def read_json(path: Path, report: Report) -> tuple[jsonloc.JsonDocument | None, Sink]:
-    """Parse a JSON file; syntax problems are reported with their line and column."""
+JSONC_ONLY = frozenset({"json-comment", "json-trailing-comma"})
+
+
+def read_json(
+    path: Path, report: Report, *, jsonc: bool = False
+) -> tuple[jsonloc.JsonDocument | None, Sink]:
+    """Parse a JSON file; syntax problems are reported with their line and column. A `jsonc`
+    file (VS Code's) may hold comments and trailing commas."""
     sink = report.sink(path)
     text = read_text(path, sink)
     if text is None:
@@ -78,6 +84,8 @@ def read_json(path: Path, report: Report) -> tuple[jsonloc.JsonDocument | None, 
         return None, sink
     sink.locate = doc.locate
     for problem in doc.problems:
+        if jsonc and problem.code in JSONC_ONLY:
+            continue
         line, column = doc.position(problem.offset)
         sink.add(
             problem.severity,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from plugman.manifest import gemini, marketplace, plugin
+from plugman.manifest import gemini, marketplace, mcp, plugin
 from plugman.manifest.model import Marketplace, Plugin, PluginSource
 from plugman.manifest.reader import Report
 from tests.conftest import SAMPLES
@@ -132,3 +132,17 @@ def test_all_marketplace_source_types(tmp_path: Path) -> None:
     assert sources["p6"] == PluginSource("archive", "https://h/p.zip", sha="b" * 64)
     assert sources["p7"] is not None
     assert sources["p7"].kind == "command"
+
+
+def test_vscode_mcp_json_may_hold_comments(tmp_path: Path) -> None:
+    file = tmp_path / ".vscode" / "mcp.json"
+    file.parent.mkdir()
+    file.write_text('{\n  // my servers\n  "servers": {"a": {"type": "stdio", "command": "x"},},\n}')
+    report = Report()
+    assert [s.name for s in mcp.load_file(file, report)] == ["a"]
+    assert report.diagnostics == []
+    other = tmp_path / ".mcp.json"
+    other.write_text(file.read_text())
+    mcp.load_file(other, report)
+    codes = {d.code for d in report.diagnostics}
+    assert {"json-comment", "json-trailing-comma", "vscode-format"} <= codes
