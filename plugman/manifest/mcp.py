@@ -37,12 +37,9 @@ def load_file(file: Path, report: Report, *, agent_plugins: bool = False) -> lis
         schema.validate(value, "mcp-config.schema.json", sink)
         return servers(value["mcpServers"], sink, ("mcpServers",))
     if isinstance(value.get("servers"), dict):
-        sink.warning(
-            "vscode-format",
-            "this file uses VS Code's 'servers' key",
-            ("servers",),
-            "Claude Code reads 'mcpServers'; rename the key",
-        )
+        if not vscode:
+            sink.warning("vscode-format", "this file uses VS Code's 'servers' key",
+                         ("servers",), "Claude Code reads 'mcpServers'; rename the key")  # fmt: skip
         return servers(value["servers"], sink, ("servers",))
     flat = {key: item for key, item in value.items() if key != "$schema"}
     schema.validate(flat, "mcp-config.schema.json#/$defs/serverMap", sink)
