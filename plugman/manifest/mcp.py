@@ -38,8 +38,10 @@ def load_file(file: Path, report: Report, *, agent_plugins: bool = False) -> lis
         return servers(value["mcpServers"], sink, ("mcpServers",))
     if isinstance(value.get("servers"), dict):
         if not vscode:
-            sink.warning("vscode-format", "this file uses VS Code's 'servers' key",
-                         ("servers",), "Claude Code reads 'mcpServers'; rename the key")  # fmt: skip
+            hint = "Claude Code reads 'mcpServers'; rename the key"
+            sink.warning(
+                "vscode-format", "this file uses VS Code's 'servers' key", ("servers",), hint
+            )
         return servers(value["servers"], sink, ("servers",))
     flat = {key: item for key, item in value.items() if key != "$schema"}
     schema.validate(flat, "mcp-config.schema.json#/$defs/serverMap", sink)

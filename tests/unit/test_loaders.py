@@ -137,7 +137,9 @@ def test_all_marketplace_source_types(tmp_path: Path) -> None:
 def test_vscode_mcp_json_may_hold_comments(tmp_path: Path) -> None:
     file = tmp_path / ".vscode" / "mcp.json"
     file.parent.mkdir()
-    file.write_text('{\n  // my servers\n  "servers": {"a": {"type": "stdio", "command": "x"},},\n}')
+    file.write_text(
+        '{\n  // my servers\n  "servers": {"a": {"type": "stdio", "command": "x"},},\n}'
+    )
     report = Report()
     assert [s.name for s in mcp.load_file(file, report)] == ["a"]
     assert report.diagnostics == []
