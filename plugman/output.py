@@ -86,23 +86,28 @@ def _sarif(result: Validation) -> str:
         location: dict[str, Any] = {"artifactLocation": {"uri": display_path(d.file)}}
         if region:
             location["region"] = region
-        results.append({
-            "ruleId": d.code,
-            "level": d.severity,
-            "message": {"text": text + (f" ({d.hint})" if d.hint else "")},
-            "locations": [{"physicalLocation": location}],
-        })  # fmt: skip
+        results.append(
+            {
+                "ruleId": d.code,
+                "level": d.severity,
+                "message": {"text": text + (f" ({d.hint})" if d.hint else "")},
+                "locations": [{"physicalLocation": location}],
+            }
+        )
     driver = {
         "name": "plugman",
         "version": __version__,
         "informationUri": "https://plugman.dev",
         "rules": [{"id": rule} for rule in rules],
     }
-    return json.dumps({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{"tool": {"driver": driver}, "results": results}],
-    }, indent=2)  # fmt: skip
+    return json.dumps(
+        {
+            "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+            "version": "2.1.0",
+            "runs": [{"tool": {"driver": driver}, "results": results}],
+        },
+        indent=2,
+    )
 
 
 def _escape(text: str, *, prop: bool = False) -> str:
@@ -121,8 +126,10 @@ def _github(result: Validation) -> str:
         if d.hint:
             text += f" (hint: {d.hint})"
         lines.append(f"::{d.severity} {','.join(props)}::{_escape(text)}")
-    lines.append(f"plugman: {result.errors} error(s), {result.warnings} warning(s) in "
-                 f"{len(result.files)} file(s)")  # fmt: skip
+    lines.append(
+        f"plugman: {result.errors} error(s), {result.warnings} warning(s) in "
+        f"{len(result.files)} file(s)"
+    )
     return "\n".join(lines)
 
 

@@ -82,10 +82,24 @@ class Paths(NamedTuple):
         return self.state_dir / "journal"
 
     def as_dict(self) -> dict[str, str]:
-        names = ("config_dir", "data_dir", "cache_dir", "state_dir", "managed_dir", "project_dir",
-                 "user_config", "managed_settings", "managed_mcp", "project_config",
-                 "project_lock", "project_mcp", "local_config", "store_dir", "marketplaces_dir",
-                 "journal_dir")  # fmt: skip
+        names = (
+            "config_dir",
+            "data_dir",
+            "cache_dir",
+            "state_dir",
+            "managed_dir",
+            "project_dir",
+            "user_config",
+            "managed_settings",
+            "managed_mcp",
+            "project_config",
+            "project_lock",
+            "project_mcp",
+            "local_config",
+            "store_dir",
+            "marketplaces_dir",
+            "journal_dir",
+        )
         return {name: str(getattr(self, name)) for name in names}
 
 

@@ -71,8 +71,13 @@ class _Run:
                 "hooks/hooks.json or .mcp.json",
             )
 
-    def plugin(self, root: Path, entry: plugin.Declaration | None = None, strict: bool = True,
-               manifest: Path | None = None) -> Plugin | None:  # fmt: skip
+    def plugin(
+        self,
+        root: Path,
+        entry: plugin.Declaration | None = None,
+        strict: bool = True,
+        manifest: Path | None = None,
+    ) -> Plugin | None:
         key = root.resolve()
         if key in self.plugins and manifest is None:
             return None
@@ -107,9 +112,15 @@ class _Run:
                 continue
             declaration = plugin.Declaration(entry.entry, sink.child(where), market.official)
             loaded = self.plugin(root, declaration, entry.strict)
-            if loaded and entry.version and loaded.manifest.get("version") not in (
-                None, entry.version,
-            ):  # fmt: skip
+            if (
+                loaded
+                and entry.version
+                and loaded.manifest.get("version")
+                not in (
+                    None,
+                    entry.version,
+                )
+            ):
                 sink.warning(
                     "version-mismatch",
                     f"entry version {entry.version!r} differs from plugin.json "

@@ -49,8 +49,9 @@ def parse(args: list[str]) -> Options:
         elif arg == "--format" or arg.startswith("--format="):
             fmt = arg.partition("=")[2] if "=" in arg else next(items, "")
             if fmt not in FORMATS:
-                raise UsageError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}",
-                                 hint=USAGE)  # fmt: skip
+                raise UsageError(
+                    f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}", hint=USAGE
+                )
         elif arg.startswith("-") and arg != "-":
             raise UsageError(f"unknown option {arg!r}", hint=USAGE)
         else:

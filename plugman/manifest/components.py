@@ -22,8 +22,9 @@ def is_remote(text: str) -> bool:
     return text.startswith(("http://", "https://"))
 
 
-def inside(root: Path, rel: str, sink: Sink, path: KeyPath, what: str,
-           container: str = "plugin") -> Path | None:  # fmt: skip
+def inside(
+    root: Path, rel: str, sink: Sink, path: KeyPath, what: str, container: str = "plugin"
+) -> Path | None:
     """`rel` joined to `root` when it stays inside it; otherwise report `path-escape`."""
     if rel.startswith(("/", "\\", "~")) or (len(rel) > 1 and rel[1] == ":"):
         sink.error(

@@ -13,10 +13,18 @@ from plugman.manifest.reader import Report, read_json
 
 NO_MATCHER = frozenset(
     {
-        "UserPromptSubmit", "PostToolBatch", "MessageDisplay", "TaskCreated", "TaskCompleted",
-        "Stop", "TeammateIdle", "CwdChanged", "WorktreeCreate", "WorktreeRemove",
+        "UserPromptSubmit",
+        "PostToolBatch",
+        "MessageDisplay",
+        "TaskCreated",
+        "TaskCompleted",
+        "Stop",
+        "TeammateIdle",
+        "CwdChanged",
+        "WorktreeCreate",
+        "WorktreeRemove",
     }
-)  # fmt: skip
+)
 TOOL_EVENTS = frozenset(
     {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied"}
 )

@@ -12,8 +12,14 @@ from plugman.manifest.model import Marketplace, MarketplaceEntry, PluginSource
 from plugman.manifest.names import RESERVED_MARKETPLACES, check_marketplace_name, check_plugin_name
 from plugman.manifest.reader import Report, read_json
 
-LOCATION_KEYS = {"github": "repo", "url": "url", "git-subdir": "url", "npm": "package",
-                 "archive": "url", "command": "command"}  # fmt: skip
+LOCATION_KEYS = {
+    "github": "repo",
+    "url": "url",
+    "git-subdir": "url",
+    "npm": "package",
+    "archive": "url",
+    "command": "command",
+}
 
 
 def root_of(file: Path) -> Path:
@@ -46,8 +52,9 @@ def load(file: Path, report: Report) -> tuple[Marketplace | None, Sink]:
     ), sink
 
 
-def _entries(value: dict[str, Any], root: Path, sink: Sink,
-             official: bool) -> list[MarketplaceEntry]:  # fmt: skip
+def _entries(
+    value: dict[str, Any], root: Path, sink: Sink, official: bool
+) -> list[MarketplaceEntry]:
     plugins = value.get("plugins")
     if not isinstance(plugins, list):
         return []
@@ -73,19 +80,22 @@ def _entries(value: dict[str, Any], root: Path, sink: Sink,
         seen[name] = index
         source = parse_source(item.get("source"), root, plugin_root, sink, (*path, "source"))
         version, description = item.get("version"), item.get("description")
-        found.append(MarketplaceEntry(
-            name=name,
-            source=source,
-            strict=item.get("strict") is not False,
-            version=version if isinstance(version, str) else None,
-            description=description if isinstance(description, str) else None,
-            entry=item,
-        ))  # fmt: skip
+        found.append(
+            MarketplaceEntry(
+                name=name,
+                source=source,
+                strict=item.get("strict") is not False,
+                version=version if isinstance(version, str) else None,
+                description=description if isinstance(description, str) else None,
+                entry=item,
+            )
+        )
     return found
 
 
-def parse_source(value: Any, root: Path, plugin_root: Any, sink: Sink,
-                 path: KeyPath) -> PluginSource | None:  # fmt: skip
+def parse_source(
+    value: Any, root: Path, plugin_root: Any, sink: Sink, path: KeyPath
+) -> PluginSource | None:
     """A plugin source; relative paths must stay inside the marketplace."""
     if isinstance(value, str):
         rel = value

@@ -12,13 +12,24 @@ MAX_NAME = 128
 
 RESERVED_MARKETPLACES = frozenset(
     {
-        "claude-code-marketplace", "claude-code-plugins", "claude-plugins-official",
-        "claude-plugins-community", "claude-community", "anthropic-marketplace",
-        "anthropic-plugins", "agent-skills", "anthropic-agent-skills", "knowledge-work-plugins",
-        "life-sciences", "claude-for-legal", "claude-for-financial-services",
-        "financial-services-plugins", "first-party-plugins", "healthcare",
+        "claude-code-marketplace",
+        "claude-code-plugins",
+        "claude-plugins-official",
+        "claude-plugins-community",
+        "claude-community",
+        "anthropic-marketplace",
+        "anthropic-plugins",
+        "agent-skills",
+        "anthropic-agent-skills",
+        "knowledge-work-plugins",
+        "life-sciences",
+        "claude-for-legal",
+        "claude-for-financial-services",
+        "financial-services-plugins",
+        "first-party-plugins",
+        "healthcare",
     }
-)  # fmt: skip
+)
 DESKTOP_REJECTED_MARKETPLACES = frozenset({"org", "org-provisioned", "unknown"})
 # Plugin names only Anthropic's own marketplaces may use, as Claude Code 2.1.328 enforces them.
 _ANTHROPIC_PREFIX = re.compile(r"^(?:claude|anthropics?|cc[-_.]?plugin)[-_.]", re.IGNORECASE)

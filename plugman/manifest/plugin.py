@@ -12,8 +12,16 @@ from plugman.manifest.model import Dependency, HookHandler, McpServer, Plugin, S
 from plugman.manifest.names import check_plugin_name
 from plugman.manifest.reader import Report, read_json
 
-COMPONENT_KEYS = ("skills", "commands", "agents", "hooks", "mcpServers", "lspServers",
-                  "workflows", "outputStyles")  # fmt: skip
+COMPONENT_KEYS = (
+    "skills",
+    "commands",
+    "agents",
+    "hooks",
+    "mcpServers",
+    "lspServers",
+    "workflows",
+    "outputStyles",
+)
 DEFAULT_HOOKS = "hooks/hooks.json"
 MANIFEST_DIRS = (".claude-plugin", ".cursor-plugin", ".codex-plugin")  # same plugin.json shape
 
@@ -45,8 +53,13 @@ def has_components(root: Path) -> bool:
     return any((root / name).exists() for name in defaults)
 
 
-def load(root: Path, report: Report, entry: Declaration | None = None, strict: bool = True,
-         manifest_path: Path | None = None) -> Plugin | None:  # fmt: skip
+def load(
+    root: Path,
+    report: Report,
+    entry: Declaration | None = None,
+    strict: bool = True,
+    manifest_path: Path | None = None,
+) -> Plugin | None:
     """Load the plugin at `root`; `entry` is its marketplace entry, if any."""
     kind, file = manifest_file(root, manifest_path)
     if kind == "gemini" and file is not None:
@@ -76,8 +89,9 @@ def load(root: Path, report: Report, entry: Declaration | None = None, strict: b
     return _build(root, kind, manifest, declarations, entry, report)
 
 
-def _with_entry(declarations: list[Declaration], entry: Declaration,
-                strict: bool) -> list[Declaration]:  # fmt: skip
+def _with_entry(
+    declarations: list[Declaration], entry: Declaration, strict: bool
+) -> list[Declaration]:
     if strict:
         return [*declarations, entry]
     for fields, _sink, _official in declarations:
@@ -93,8 +107,14 @@ def _with_entry(declarations: list[Declaration], entry: Declaration,
     return [entry]
 
 
-def _build(root: Path, kind: str, manifest: dict[str, Any], declarations: list[Declaration],
-           entry: Declaration | None, report: Report) -> Plugin:  # fmt: skip
+def _build(
+    root: Path,
+    kind: str,
+    manifest: dict[str, Any],
+    declarations: list[Declaration],
+    entry: Declaration | None,
+    report: Report,
+) -> Plugin:
     found = _Components(root, kind, declarations, report)
     fields = entry.fields if entry else {}
     version = manifest.get("version") or fields.get("version")
@@ -115,8 +135,9 @@ def _build(root: Path, kind: str, manifest: dict[str, Any], declarations: list[D
     )
 
 
-def _name(root: Path, manifest: dict[str, Any], entry: Declaration | None,
-          declarations: list[Declaration]) -> str:  # fmt: skip
+def _name(
+    root: Path, manifest: dict[str, Any], entry: Declaration | None, declarations: list[Declaration]
+) -> str:
     """The plugin's name: its marketplace entry's when listed, else plugin.json's, else the
     folder's. plugin.json's name is checked either way."""
     name = manifest.get("name")
@@ -189,8 +210,9 @@ class _Components:
                 found += hooks.handlers(value, sink, ("hooks",))
                 continue
             for rel, where in components.as_list(value, ("hooks",)):
-                for target in components.resolve_paths(rel, self.root, sink, where, "hooks",
-                                                       ".json"):  # fmt: skip
+                for target in components.resolve_paths(
+                    rel, self.root, sink, where, "hooks", ".json"
+                ):
                     if target.resolve() == default.resolve():
                         sink.error(
                             "duplicate-hooks",
@@ -216,8 +238,9 @@ class _Components:
             for rel, where in components.as_list(value, ("mcpServers",)):
                 if rel.endswith(".mcpb") or components.is_remote(rel):
                     continue  # an MCP bundle: fetched and checked at install time
-                for target in components.resolve_paths(rel, self.root, sink, where,
-                                                       "MCP config", ".json"):  # fmt: skip
+                for target in components.resolve_paths(
+                    rel, self.root, sink, where, "MCP config", ".json"
+                ):
                     if target.is_file() and target.resolve() != default.resolve():
                         found += mcp.load_file(target, self.report)
         return found

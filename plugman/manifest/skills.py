@@ -63,19 +63,32 @@ def _check_name(name: str, folder: str, declared: bool, sink: Sink) -> None:
     what = "skill name" if declared else "skill folder name"
     reason = unsafe_reason(name.replace("/", "-"))  # a '/' only makes an odd command name
     if reason:
-        sink.error("unsafe-name", f"{what} {name!r} {reason}", where,
-                   "use lowercase letters, digits and '-'")  # fmt: skip
+        sink.error(
+            "unsafe-name",
+            f"{what} {name!r} {reason}",
+            where,
+            "use lowercase letters, digits and '-'",
+        )
         return
     if len(name) > MAX_SKILL_NAME:
-        sink.error("too-long", f"{what} is {len(name)} characters; the limit is "
-                   f"{MAX_SKILL_NAME}", where, "shorten it")  # fmt: skip
+        sink.error(
+            "too-long",
+            f"{what} is {len(name)} characters; the limit is {MAX_SKILL_NAME}",
+            where,
+            "shorten it",
+        )
     elif not SKILL_NAME.match(name):
-        sink.warning("name-not-kebab", f"{what} {name!r} is not lowercase kebab-case", where,
-                     "use lowercase letters, digits and single hyphens")  # fmt: skip
+        sink.warning(
+            "name-not-kebab",
+            f"{what} {name!r} is not lowercase kebab-case",
+            where,
+            "use lowercase letters, digits and single hyphens",
+        )
     if declared and name != folder:
         message = f"skill name {name!r} differs from its folder {folder!r}"
-        sink.warning("skill-name-mismatch", message, where,
-                     "rename the folder or the skill so they match")  # fmt: skip
+        sink.warning(
+            "skill-name-mismatch", message, where, "rename the folder or the skill so they match"
+        )
 
 
 def _check_description(meta: dict[str, Any], sink: Sink) -> None:

@@ -29,8 +29,9 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_python_dash_m_runs_the_same_cli() -> None:
-    done = subprocess.run([sys.executable, "-m", "plugman", "--version"], capture_output=True,
-                          text=True, check=False)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "plugman", "--version"], capture_output=True, text=True, check=False
+    )
     assert (done.returncode, done.stdout) == (0, f"plugman {__version__}\n")
 
 

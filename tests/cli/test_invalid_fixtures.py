@@ -149,8 +149,14 @@ def _refs(file: str, node: Any, branch: bool, out: dict[tuple[str, str], list[bo
             _refs(file, value, False, out)
 
 
-def _loose_consts(file: str, node: Any, where: str, is_branch: bool, const_ok: bool,
-                  refs: dict[tuple[str, str], list[bool]]) -> list[str]:  # fmt: skip
+def _loose_consts(
+    file: str,
+    node: Any,
+    where: str,
+    is_branch: bool,
+    const_ok: bool,
+    refs: dict[tuple[str, str], list[bool]],
+) -> list[str]:
     """Where a failing `const` would be reported as schema-const (not a branch discriminator)."""
     if isinstance(node, list):
         return [p for item in node for p in _loose_consts(file, item, where, False, False, refs)]

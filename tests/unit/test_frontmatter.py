@@ -21,8 +21,9 @@ VALUES = st.text(
 ) | st.sampled_from(["true", "No", "null", "1.5", "2024-01-01", "0x1F", ".inf", "~", "1_000"])
 
 
-NUMBERISH = st.lists(st.sampled_from([*"0123456789.:-+_eExXbBoaTZ ", "inf", "nan", "NaN"]),
-                     min_size=1, max_size=10).map("".join)  # fmt: skip
+NUMBERISH = st.lists(
+    st.sampled_from([*"0123456789.:-+_eExXbBoaTZ ", "inf", "nan", "NaN"]), min_size=1, max_size=10
+).map("".join)
 LISTS = st.lists(VALUES | NUMBERISH, max_size=3).map(lambda items: "[" + ", ".join(items) + "]")
 
 

@@ -12,9 +12,13 @@ def test_valid_javascript_matchers(pattern: str) -> None:
 
 @pytest.mark.parametrize(
     ("pattern", "problem"),
-    [("(?i)edit", "'(?i)' is Python syntax"), ("(?P<t>Edit)", "'(?P<' is Python syntax"),
-     ("Edit(", "missing )"), ("*", "nothing to repeat")],
-)  # fmt: skip
+    [
+        ("(?i)edit", "'(?i)' is Python syntax"),
+        ("(?P<t>Edit)", "'(?P<' is Python syntax"),
+        ("Edit(", "missing )"),
+        ("*", "nothing to repeat"),
+    ],
+)
 def test_invalid_javascript_matchers(pattern: str, problem: str) -> None:
     found = js_regex_problem(pattern)
     assert found is not None

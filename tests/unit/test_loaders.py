@@ -31,8 +31,14 @@ def test_sample_marketplace_model() -> None:
     assert report.diagnostics == []
     assert market.name == "plugman-samples"
     assert [e.source.kind for e in market.plugins if e.source] == ["path"] * 6
-    assert set(plugins) == {"notes-server", "remote-docs", "guardrails", "code-review",
-                            "writing-skills", "toolbox"}  # fmt: skip
+    assert set(plugins) == {
+        "notes-server",
+        "remote-docs",
+        "guardrails",
+        "code-review",
+        "writing-skills",
+        "toolbox",
+    }
 
 
 def test_components_of_each_sample() -> None:
@@ -69,10 +75,15 @@ def write(path: Path, data: object) -> None:
 
 def test_agent_plugins_format(tmp_path: Path) -> None:
     write(tmp_path / "plugin.json", {"name": "portable", "version": "1.0.0"})
-    write(tmp_path / "mcp.json", {"mcpServers": {
-        "gh": {"type": "stdio", "command": "npx", "args": ["-y", "gh-mcp"]},
-        "docs": {"type": "streamable-http", "url": "https://docs.example.com/mcp"},
-    }})  # fmt: skip
+    write(
+        tmp_path / "mcp.json",
+        {
+            "mcpServers": {
+                "gh": {"type": "stdio", "command": "npx", "args": ["-y", "gh-mcp"]},
+                "docs": {"type": "streamable-http", "url": "https://docs.example.com/mcp"},
+            }
+        },
+    )
     report = Report()
     loaded = plugin.load(tmp_path, report)
     assert loaded is not None
@@ -96,32 +107,53 @@ def test_flat_plugin_mcp_file_and_folders_only_plugin(tmp_path: Path) -> None:
 
 
 def test_gemini_extension(tmp_path: Path) -> None:
-    write(tmp_path / "gemini-extension.json", {"name": "ext", "version": "1.0.0", "mcpServers": {
-        "a": {"command": "node", "args": ["a.js"]},
-        "b": {"httpUrl": "https://b/mcp"},
-        "c": {"url": "https://c/sse"},
-    }})  # fmt: skip
+    write(
+        tmp_path / "gemini-extension.json",
+        {
+            "name": "ext",
+            "version": "1.0.0",
+            "mcpServers": {
+                "a": {"command": "node", "args": ["a.js"]},
+                "b": {"httpUrl": "https://b/mcp"},
+                "c": {"url": "https://c/sse"},
+            },
+        },
+    )
     report = Report()
     loaded = gemini.load(tmp_path / "gemini-extension.json", report)
     assert loaded is not None
-    assert {s.name: s.transport for s in loaded.mcp_servers} == {"a": "stdio", "b": "http",
-                                                                  "c": "sse"}  # fmt: skip
+    assert {s.name: s.transport for s in loaded.mcp_servers} == {
+        "a": "stdio",
+        "b": "http",
+        "c": "sse",
+    }
     assert report.diagnostics == []
 
 
 def test_all_marketplace_source_types(tmp_path: Path) -> None:
     sha = "a" * 40
-    write(tmp_path / ".claude-plugin" / "marketplace.json", {
-        "name": "kinds", "owner": {"name": "me"}, "plugins": [
-            {"name": "p1", "source": "./p1"},
-            {"name": "p2", "source": {"source": "github", "repo": "o/r", "ref": "v1", "sha": sha}},
-            {"name": "p3", "source": {"source": "url", "url": "https://h/r.git"}},
-            {"name": "p4", "source": {"source": "git-subdir", "url": "o/r", "path": "sub"}},
-            {"name": "p5", "source": {"source": "npm", "package": "@s/p", "version": "^1"}},
-            {"name": "p6", "source": {"source": "archive", "url": "https://h/p.zip",
-                                      "sha256": "b" * 64}},
-            {"name": "p7", "source": {"source": "command", "command": "echo /tmp"}},
-        ]})  # fmt: skip
+    write(
+        tmp_path / ".claude-plugin" / "marketplace.json",
+        {
+            "name": "kinds",
+            "owner": {"name": "me"},
+            "plugins": [
+                {"name": "p1", "source": "./p1"},
+                {
+                    "name": "p2",
+                    "source": {"source": "github", "repo": "o/r", "ref": "v1", "sha": sha},
+                },
+                {"name": "p3", "source": {"source": "url", "url": "https://h/r.git"}},
+                {"name": "p4", "source": {"source": "git-subdir", "url": "o/r", "path": "sub"}},
+                {"name": "p5", "source": {"source": "npm", "package": "@s/p", "version": "^1"}},
+                {
+                    "name": "p6",
+                    "source": {"source": "archive", "url": "https://h/p.zip", "sha256": "b" * 64},
+                },
+                {"name": "p7", "source": {"source": "command", "command": "echo /tmp"}},
+            ],
+        },
+    )
     market, _sink = marketplace.load(tmp_path / ".claude-plugin" / "marketplace.json", Report())
     assert market is not None
     sources = {e.name: e.source for e in market.plugins}

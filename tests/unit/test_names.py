@@ -11,12 +11,36 @@ from plugman.manifest.names import (
 )
 
 # Verdicts observed from `claude plugin validate` 2.1.328 on throwaway plugins.
-RESERVED = ["claude-x", "anthropic-x", "anthropics-x", "cc-plugin-x", "claude", "anthropic",
-            "claude-code", "claude-mods", "official-claude-tools", "anthropic-official", "claude_x",
-            "Claude-X", "claude.x", "x-claude-official", "officialclaude", "my-official-anthropic",
-            "anthropics", "ccplugin-x"]  # fmt: skip
-ALLOWED = ["myclaude-x", "x-claude", "claudex", "cc-plugin", "cc-plugins-x", "official-x-claude",
-           "anthropicx", "code-review"]  # fmt: skip
+RESERVED = [
+    "claude-x",
+    "anthropic-x",
+    "anthropics-x",
+    "cc-plugin-x",
+    "claude",
+    "anthropic",
+    "claude-code",
+    "claude-mods",
+    "official-claude-tools",
+    "anthropic-official",
+    "claude_x",
+    "Claude-X",
+    "claude.x",
+    "x-claude-official",
+    "officialclaude",
+    "my-official-anthropic",
+    "anthropics",
+    "ccplugin-x",
+]
+ALLOWED = [
+    "myclaude-x",
+    "x-claude",
+    "claudex",
+    "cc-plugin",
+    "cc-plugins-x",
+    "official-x-claude",
+    "anthropicx",
+    "code-review",
+]
 
 
 @pytest.mark.parametrize("name", RESERVED)
@@ -39,20 +63,32 @@ def test_official_marketplaces_may_use_reserved_plugin_names() -> None:
 
 @pytest.mark.parametrize(
     ("name", "verdict"),
-    [("official-claude-plugins", True), ("anthropic-plugins-v2", True),
-     ("anthropic-official-x", True), ("claude-tools", False), ("my-anthropic-market", False),
-     ("claude-plugins-official", False), ("org", False)],
-)  # fmt: skip
+    [
+        ("official-claude-plugins", True),
+        ("anthropic-plugins-v2", True),
+        ("anthropic-official-x", True),
+        ("claude-tools", False),
+        ("my-anthropic-market", False),
+        ("claude-plugins-official", False),
+        ("org", False),
+    ],
+)
 def test_marketplace_impersonation(name: str, verdict: bool) -> None:
     assert impersonates(name) is verdict
 
 
 @pytest.mark.parametrize(
     ("name", "reason"),
-    [("../../../.ssh", "contains a path separator"), ("..", "is a relative path"),
-     ("a\x00b", "contains a control character"), ("a\u202eb", "invisible character U+202E"),
-     ("-rf", "starts with '-'"), ("", "is empty"), ("x" * 129, "longer than 128")],
-)  # fmt: skip
+    [
+        ("../../../.ssh", "contains a path separator"),
+        ("..", "is a relative path"),
+        ("a\x00b", "contains a control character"),
+        ("a\u202eb", "invisible character U+202E"),
+        ("-rf", "starts with '-'"),
+        ("", "is empty"),
+        ("x" * 129, "longer than 128"),
+    ],
+)
 def test_unsafe_names(name: str, reason: str) -> None:
     found = unsafe_reason(name)
     assert found is not None

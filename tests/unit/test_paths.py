@@ -6,8 +6,9 @@ from plugman.paths import Paths
 
 
 def test_plugman_home_relocates_every_user_level_path(tmp_path: Path) -> None:
-    paths = Paths.from_env({"PLUGMAN_HOME": str(tmp_path), "PLUGMAN_MANAGED_DIR": "/m"},
-                           project=tmp_path / "proj")  # fmt: skip
+    paths = Paths.from_env(
+        {"PLUGMAN_HOME": str(tmp_path), "PLUGMAN_MANAGED_DIR": "/m"}, project=tmp_path / "proj"
+    )
     user_level = [
         paths.config_dir,
         paths.data_dir,
@@ -26,8 +27,9 @@ def test_plugman_home_relocates_every_user_level_path(tmp_path: Path) -> None:
 
 
 def test_without_overrides_platform_dirs_are_used(tmp_path: Path) -> None:
-    paths = Paths.from_env({"HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "c")},
-                           project=tmp_path)  # fmt: skip
+    paths = Paths.from_env(
+        {"HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "c")}, project=tmp_path
+    )
     assert paths.config_dir.name == "plugman"
     assert paths.managed_dir.name == "plugman"
     assert paths.project_dir == tmp_path

@@ -155,10 +155,18 @@ SCALARS = (
     | st.text(max_size=5)
     | st.sampled_from(["stdio", "http", "command", "github", "./x", "", "PreToolUse", "url"])
 )
-VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=2)
-                      | st.dictionaries(st.sampled_from(["name", "type", "source", "hooks",
-                                                         "command", "url", "x"]), inner,
-                                        max_size=3), max_leaves=5)  # fmt: skip
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=2)
+        | st.dictionaries(
+            st.sampled_from(["name", "type", "source", "hooks", "command", "url", "x"]),
+            inner,
+            max_size=3,
+        )
+    ),
+    max_leaves=5,
+)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -39,14 +39,40 @@ EXPECTED_FILES = {
 }
 
 ANNOTATIONS = {
-    "$schema", "$id", "$defs", "$ref", "title", "description", "default", "examples",
-    "deprecated", "$comment", "format", "x-plugman-severity",
-}  # fmt: skip
+    "$schema",
+    "$id",
+    "$defs",
+    "$ref",
+    "title",
+    "description",
+    "default",
+    "examples",
+    "deprecated",
+    "$comment",
+    "format",
+    "x-plugman-severity",
+}
 ASSERTIONS = {
-    "type", "properties", "required", "additionalProperties", "patternProperties",
-    "propertyNames", "items", "minItems", "maxItems", "uniqueItems", "enum", "const", "pattern",
-    "minLength", "maxLength", "minimum", "maximum", "oneOf", "anyOf",
-}  # fmt: skip
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "patternProperties",
+    "propertyNames",
+    "items",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "enum",
+    "const",
+    "pattern",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "oneOf",
+    "anyOf",
+}
 ALLOWED = ANNOTATIONS | ASSERTIONS
 PROPERTY_NAMES_ALLOWED = {"pattern", "minLength", "maxLength"}
 JSON_TYPES = {"object", "array", "string", "number", "integer", "boolean", "null"}
@@ -55,14 +81,38 @@ REF_FORM = re.compile(r"^([a-z][a-z0-9-]*\.schema\.json)?#/\$defs/[A-Za-z][A-Za-
 NON_ECMA = re.compile(r"\(\?P|\(\?[aiLmsux#>]|\(\?<[=!]|\\[AZzQE]|[*+?}]\+")
 
 HOOK_EVENTS = {
-    "SessionStart", "Setup", "UserPromptSubmit", "UserPromptExpansion", "PreToolUse",
-    "PermissionRequest", "PermissionDenied", "PostToolUse", "PostToolUseFailure",
-    "PostToolBatch", "Notification", "MessageDisplay", "SubagentStart", "SubagentStop",
-    "TaskCreated", "TaskCompleted", "Stop", "StopFailure", "TeammateIdle", "InstructionsLoaded",
-    "ConfigChange", "CwdChanged", "DirectoryAdded", "FileChanged", "WorktreeCreate",
-    "WorktreeRemove", "PreCompact", "PostCompact", "Elicitation", "ElicitationResult",
+    "SessionStart",
+    "Setup",
+    "UserPromptSubmit",
+    "UserPromptExpansion",
+    "PreToolUse",
+    "PermissionRequest",
+    "PermissionDenied",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PostToolBatch",
+    "Notification",
+    "MessageDisplay",
+    "SubagentStart",
+    "SubagentStop",
+    "TaskCreated",
+    "TaskCompleted",
+    "Stop",
+    "StopFailure",
+    "TeammateIdle",
+    "InstructionsLoaded",
+    "ConfigChange",
+    "CwdChanged",
+    "DirectoryAdded",
+    "FileChanged",
+    "WorktreeCreate",
+    "WorktreeRemove",
+    "PreCompact",
+    "PostCompact",
+    "Elicitation",
+    "ElicitationResult",
     "SessionEnd",
-}  # fmt: skip
+}
 
 
 @cache
