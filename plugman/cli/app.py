@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from typer.core import TyperGroup
 
 from plugman import __version__, output
+from plugman.cli import marketplace, plugins
+from plugman.cli.common import paths_of
 from plugman.errors import PlugmanError
 
 
@@ -72,18 +73,19 @@ def paths(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON document.")] = False,
 ) -> None:
     """Show every location plugman reads or writes (PLUGMAN_HOME relocates them)."""
-    from plugman.paths import Paths
-
-    found = Paths.from_env(project=_project(ctx)).as_dict()
+    found = paths_of(ctx).as_dict()
     if as_json:
         output.emit(output.envelope("paths", paths=found))
     else:
         output.emit("\n".join(f"{name:18} {value}" for name, value in found.items()))
 
 
-def _project(ctx: typer.Context) -> Path | None:
-    project = (ctx.obj or {}).get("project")
-    return Path(project) if project else None
+app.command()(plugins.install)
+app.command()(plugins.uninstall)
+app.command()(plugins.enable)
+app.command()(plugins.disable)
+app.command("list")(plugins.listing)
+app.add_typer(marketplace.app, name="marketplace")
 
 
 def run_app(args: list[str]) -> int:

@@ -1,0 +1,59 @@
+"""`plugman marketplace add|list|update|remove`, `search` and `info`."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from plugman import marketplaces, output
+from plugman.cli.common import Json, paths_of
+
+app = typer.Typer(help="Add, list, update and remove plugin marketplaces.", no_args_is_help=True)
+
+
+@app.command()
+def add(
+    ctx: typer.Context,
+    source: Annotated[
+        str,
+        typer.Argument(help="A folder, git URL[#ref], owner/repo[@ref] or marketplace.json URL."),
+    ],
+    name: Annotated[str | None, typer.Option("--name", help="Register it under this name.")] = None,
+    as_json: Json = False,
+) -> None:
+    """Add a marketplace."""
+    market = marketplaces.add(paths_of(ctx), source, name)
+    output.emit(output.markets("marketplace add", [market], as_json, verb="added"))
+
+
+@app.command("list")
+def listing(ctx: typer.Context, as_json: Json = False) -> None:
+    """List known marketplaces."""
+    found = list(marketplaces.known(paths_of(ctx)).values())
+    output.emit(output.markets("marketplace list", found, as_json))
+
+
+@app.command()
+def update(
+    ctx: typer.Context,
+    names: Annotated[list[str] | None, typer.Argument()] = None,
+    as_json: Json = False,
+) -> None:
+    """Fetch marketplaces again (all, or the named ones)."""
+    found = marketplaces.update(paths_of(ctx), names or [])
+    output.emit(output.markets("marketplace update", found, as_json, verb="updated"))
+
+
+@app.command()
+def remove(
+    ctx: typer.Context,
+    name: str,
+    force: Annotated[
+        bool, typer.Option("--force", help="Remove even if plugins come from it.")
+    ] = False,
+    as_json: Json = False,
+) -> None:
+    """Forget a marketplace."""
+    market = marketplaces.remove(paths_of(ctx), name, force=force)
+    output.emit(output.markets("marketplace remove", [market], as_json, verb="removed"))

@@ -1,0 +1,77 @@
+"""plugman.toml declaration files (user, project, local), edited with tomlkit.
+
+Only the entries plugman adds are touched, so a user's comments and layout survive. What plugman
+created (a whole file, or a table) is remembered in the scope's record, so removing the last
+entry returns the file to its previous bytes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import tomlkit
+from tomlkit.exceptions import TOMLKitError
+
+from plugman.errors import PlugmanError
+from plugman.fs import read_bytes
+from plugman.paths import Paths
+
+
+def path_for(paths: Paths, scope: str) -> Path:
+    return {
+        "user": paths.user_config,
+        "project": paths.project_config,
+        "local": paths.local_config,
+    }[scope]
+
+
+def home_of(paths: Paths, scope: str) -> Path:
+    """The folder a scope's declaration lives in, which plugman never removes."""
+    return paths.config_dir if scope == "user" else paths.project_dir
+
+
+def load(path: Path) -> tomlkit.TOMLDocument:
+    data = read_bytes(path)
+    try:
+        return tomlkit.parse((data or b"").decode("utf-8"))
+    except (TOMLKitError, UnicodeDecodeError) as exc:
+        raise PlugmanError(
+            f"{path} is not valid TOML: {exc}", hint="fix the file; plugman leaves it as it is"
+        ) from None
+
+
+def entries(path: Path, table: str) -> dict[str, Any]:
+    """The plain values of one table (e.g. `plugins`), empty when absent."""
+    found = load(path).get(table)
+    return found.unwrap() if isinstance(found, tomlkit.items.Table) else {}
+
+
+def add(path: Path, table: str, key: str, value: Any, owned: dict[str, Any]) -> bytes:
+    """The file's bytes with `[table] key = value` set; notes in `owned` what it creates."""
+    text = (read_bytes(path) or b"").decode("utf-8")
+    doc = load(path)
+    mine = owned.setdefault(str(path), {"file": not path.exists(), "tables": {}})
+    if table not in doc:
+        mine["tables"][table] = text[len(text.rstrip("\n")) :]  # the ending to restore later
+        doc.add(table, tomlkit.table())
+    doc[table][key] = value
+    return tomlkit.dumps(doc).encode()
+
+
+def remove(path: Path, table: str, key: str, owned: dict[str, Any]) -> bytes | None:
+    """The file's bytes without `[table] key`; None when plugman made the file and it is empty."""
+    doc = load(path)
+    section = doc.get(table)
+    if isinstance(section, tomlkit.items.Table) and key in section:
+        del section[key]
+    mine = owned.get(str(path), {"file": False, "tables": {}})
+    text = tomlkit.dumps(doc)
+    if table in mine["tables"] and isinstance(section, tomlkit.items.Table) and not section:
+        del doc[table]
+        text = tomlkit.dumps(doc).rstrip("\n") + mine["tables"].pop(table)
+    if not mine["tables"]:
+        owned.pop(str(path), None)
+        if mine["file"] and not text.strip():
+            return None
+    return text.encode()

@@ -1,0 +1,182 @@
+"""Install, uninstall, enable and disable plugins in a scope: each one transaction.
+
+Every mutating command holds the plugman lock, first recovers what a killed run left, then
+journals its changes (store trees, the scope's record, the declaration file and, for the
+project, plugman.lock) and commits them together, or rolls them all back.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, NamedTuple
+
+from plugman import declarations, lockfile, resolver
+from plugman.errors import PlugmanError, UsageError
+from plugman.fs import remove_tree
+from plugman.paths import Paths
+from plugman.session import Session, session
+from plugman.state import SCOPES, Record
+
+
+class Change(NamedTuple):
+    action: str  # installed | uninstalled | enabled | disabled | unchanged | would install
+    id: str
+    version: str
+    scope: str
+    content_hash: str
+
+
+def check_scope(scope: str) -> None:
+    if scope not in SCOPES:
+        raise UsageError(f"unknown scope {scope!r}", hint="use user, project or local")
+
+
+def install(paths: Paths, specs: list[str], scope: str, *, dry_run: bool = False) -> list[Change]:
+    check_scope(scope)
+    parsed = [resolver.parse_spec(text, paths.project_dir) for text in specs]
+    with session(paths) as work:
+        record = Record.load(paths, scope)
+        planned = resolver.plan(paths, work.store, parsed, record.plugins)
+        if dry_run:
+            return [Change("would install", p.id, p.version, scope, "") for p in planned]
+        changes = [_add(work, record, p, explicit=not p.required_by) for p in planned]
+        save(work, record)
+    return changes
+
+
+def _add(work: Session, record: Record, planned: resolver.Planned, explicit: bool) -> Change:
+    content_hash = work.tx.add_tree(planned.tree)
+    previous = record.plugins.get(planned.id, {})
+    record.plugins[planned.id] = {
+        "name": planned.name,
+        "marketplace": planned.marketplace,
+        "version": planned.version,
+        "source": planned.source,
+        "content_hash": content_hash,
+        "installed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "enabled": previous.get("enabled", True),
+        "explicit": explicit or previous.get("explicit", False),
+        "required_by": sorted(set(previous.get("required_by", [])) | set(planned.required_by[-1:])),
+        "entry": planned.entry,
+    }
+    if explicit:
+        declared = planned.specifier or "*"
+        record.plugins[planned.id]["declared"] = declared
+        target = declarations.path_for(work.paths, record.scope)
+        work.tx.write(
+            target, declarations.add(target, "plugins", planned.id, declared, record.owned)
+        )
+    return Change("installed", planned.id, planned.version, record.scope, content_hash)
+
+
+def save(work: Session, record: Record) -> None:
+    """Write the record and, for the project, the lock file that mirrors it."""
+    if record.scope == "project":
+        pins = [{"id": key, **value} for key, value in record.plugins.items()]
+        work.tx.write(work.paths.project_lock, lockfile.render(pins))
+    work.tx.write(record.path, record.to_bytes())
+
+
+def find_installed(record: Record, name: str) -> str:
+    if name in record.plugins:
+        return name
+    hits = [key for key, value in record.plugins.items() if value["name"] == name]
+    if len(hits) == 1:
+        return hits[0]
+    if hits:
+        raise UsageError(f"{name!r} matches {', '.join(hits)}", hint="say which: NAME@MARKETPLACE")
+    raise PlugmanError(
+        f"plugin {name!r} is not installed in the {record.scope} scope",
+        hint="run: plugman list (to see every scope), or pass --scope",
+    )
+
+
+def uninstall(
+    paths: Paths, names: list[str], scope: str, *, keep_data: bool = False, force: bool = False
+) -> list[Change]:
+    check_scope(scope)
+    with session(paths) as work:
+        record = Record.load(paths, scope)
+        ids = [find_installed(record, name) for name in names]
+        changes = []
+        for plugin_id in ids + _orphans(record, ids):
+            changes.append(_remove(work, record, plugin_id, ids, force))
+            if not keep_data:
+                _drop_data(paths, plugin_id)
+        save(work, record)
+    return changes
+
+
+def _orphans(record: Record, removing: list[str]) -> list[str]:
+    """Dependencies nobody else needs once `removing` are gone (installed only as deps)."""
+    gone = set(removing)
+    changed = True
+    while changed:
+        changed = False
+        for key, value in record.plugins.items():
+            needed_by = set(value.get("required_by", [])) - gone
+            if key not in gone and not value.get("explicit") and not needed_by:
+                gone.add(key)
+                changed = True
+    return sorted(gone - set(removing))
+
+
+def _remove(
+    work: Session, record: Record, plugin_id: str, removing: list[str], force: bool
+) -> Change:
+    entry = record.plugins[plugin_id]
+    blocked = [k for k in entry.get("required_by", []) if k not in removing]
+    if blocked and not force:
+        raise PlugmanError(
+            f"{plugin_id} is needed by {', '.join(blocked)}",
+            hint="uninstall those first, or pass --force",
+        )
+    if "declared" in entry:
+        _undeclare(work, record, plugin_id, entry["declared"], force)
+    del record.plugins[plugin_id]
+    for other in record.plugins.values():
+        if plugin_id in other.get("required_by", []):
+            other["required_by"].remove(plugin_id)
+    return Change("uninstalled", plugin_id, entry["version"], record.scope, entry["content_hash"])
+
+
+def _undeclare(work: Session, record: Record, plugin_id: str, declared: str, force: bool) -> None:
+    target = declarations.path_for(work.paths, record.scope)
+    current = declarations.entries(target, "plugins").get(plugin_id)
+    if current is not None and current != declared and not force:
+        raise PlugmanError(
+            f"{target} declares {plugin_id} as {current!r}, not as plugman wrote it ({declared!r})",
+            hint="someone changed it; remove the entry yourself, or pass --force",
+        )
+    if current is not None:
+        data = declarations.remove(target, "plugins", plugin_id, record.owned)
+        work.tx.write(target, data, prune_to=declarations.home_of(work.paths, record.scope))
+
+
+def _drop_data(paths: Paths, plugin_id: str) -> None:
+    """The plugin's data folder (${CLAUDE_PLUGIN_DATA}), once no scope has the plugin."""
+    if any(plugin_id in Record.load(paths, scope).plugins for scope in SCOPES):
+        return
+    safe = "".join(c if c.isalnum() or c in "_-" else "-" for c in plugin_id)
+    remove_tree(paths.data_dir / "plugins" / safe)
+
+
+def set_enabled(paths: Paths, name: str, scope: str, enabled: bool) -> Change:
+    check_scope(scope)
+    with session(paths) as work:
+        record = Record.load(paths, scope)
+        plugin_id = find_installed(record, name)
+        entry = record.plugins[plugin_id]
+        entry["enabled"] = enabled
+        save(work, record)
+    action = "enabled" if enabled else "disabled"
+    return Change(action, plugin_id, entry["version"], scope, entry["content_hash"])
+
+
+def listing(paths: Paths) -> list[dict[str, Any]]:
+    """Every installed plugin in every scope that applies here."""
+    rows = []
+    for scope in SCOPES:
+        for plugin_id, entry in sorted(Record.load(paths, scope).plugins.items()):
+            rows.append({"id": plugin_id, "scope": scope, **entry})
+    return rows

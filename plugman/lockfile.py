@@ -1,0 +1,39 @@
+"""plugman.lock: the exact pins of a project's plugins (machine-written, deterministic)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import tomlkit
+
+from plugman.declarations import load
+
+HEADER = "This file is written by plugman (plugman lock / install). Do not edit it by hand."
+FORMAT = 1
+
+
+def render(pins: list[dict[str, Any]]) -> bytes | None:
+    """The lock file for these pins (sorted by id); None when there are none."""
+    if not pins:
+        return None
+    doc = tomlkit.document()
+    doc.add(tomlkit.comment(HEADER))
+    doc.add("format", FORMAT)
+    plugins = tomlkit.aot()
+    for pin in sorted(pins, key=lambda p: str(p["id"])):
+        entry = tomlkit.table()
+        for key in ("id", "name", "marketplace", "version", "content_hash"):
+            entry.add(key, pin[key])
+        source = tomlkit.inline_table()
+        source.update(dict(sorted(pin["source"].items())))
+        entry.add("source", source)
+        plugins.append(entry)
+    doc.add("plugins", plugins)
+    return tomlkit.dumps(doc).encode()
+
+
+def read(path: Path) -> list[dict[str, Any]]:
+    """The pins in a lock file; empty when there is none."""
+    plugins = load(path).unwrap().get("plugins", [])
+    return [dict(p) for p in plugins] if isinstance(plugins, list) else []

@@ -1,0 +1,244 @@
+"""Known marketplaces: adding, listing, refreshing and removing catalogs.
+
+The registry (`<state>/marketplaces.json`) maps each marketplace name to its source. A local
+folder is read in place; a git repository or a marketplace.json URL is fetched into
+`<cache>/marketplaces/<name>/`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from plugman.errors import PlugmanError
+from plugman.manifest import marketplace as catalog
+from plugman.manifest.model import Marketplace, MarketplaceEntry, PluginSource
+from plugman.manifest.names import unsafe_reason
+from plugman.manifest.reader import Report
+from plugman.paths import Paths
+from plugman.transaction import Transaction
+
+FORMAT = 1
+GITHUB = re.compile(r"^(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)(?:@(?P<ref>[^\s@]+))?$")
+GIT_PREFIXES = ("file://", "ssh://", "git@", "git://")
+
+
+class Source(NamedTuple):
+    kind: str  # directory | git | url
+    location: str  # an absolute folder, a git URL or a marketplace.json URL
+    ref: str | None = None
+
+
+class Known(NamedTuple):
+    name: str
+    source: Source
+    root: Path  # the folder holding .claude-plugin/marketplace.json
+    commit: str | None
+
+
+def classify(text: str, cwd: Path) -> Source:
+    """What kind of marketplace source `text` is (a folder, a git repository, a URL)."""
+    local = (cwd / Path(text).expanduser()) if not text.startswith(("http", "git@")) else None
+    if local is not None and local.exists():
+        folder = catalog.root_of(local) if local.is_file() else local
+        return Source("directory", str(folder.resolve()))
+    base, _, ref = text.partition("#")
+    if base.startswith(("http://", "https://")) and base.endswith(".json"):
+        return Source("url", base)
+    if base.startswith(GIT_PREFIXES) or base.endswith(".git") or base.startswith("https://"):
+        return Source("git", base, ref or None)
+    github = GITHUB.match(text)
+    if github:
+        url = f"{os.environ.get('PLUGMAN_GITHUB_URL', 'https://github.com')}/{github['repo']}"
+        return Source("git", url if url.endswith(".git") else url + ".git", github["ref"])
+    raise PlugmanError(
+        f"{text!r} is not a marketplace source plugman understands",
+        hint="use a folder, a git URL (https://, ssh://, file://, with an optional #ref), "
+        "owner/repo[@ref], or an https:// URL of a marketplace.json",
+    )
+
+
+def registry_path(paths: Paths) -> Path:
+    return paths.state_dir / "marketplaces.json"
+
+
+def registry(paths: Paths) -> dict[str, dict[str, Any]]:
+    try:
+        data = json.loads(registry_path(paths).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        raise PlugmanError(
+            f"{registry_path(paths)} is unreadable: {exc}",
+            hint="move it away and add your marketplaces again",
+        ) from None
+    found: dict[str, dict[str, Any]] = data.get("marketplaces", {})
+    return found
+
+
+def known(paths: Paths) -> dict[str, Known]:
+    """Every registered marketplace, by name."""
+    return {name: _known(name, entry) for name, entry in sorted(registry(paths).items())}
+
+
+def _known(name: str, entry: dict[str, Any]) -> Known:
+    source = Source(entry["kind"], entry["location"], entry.get("ref"))
+    return Known(name, source, Path(entry["root"]), entry.get("commit"))
+
+
+def write_registry(paths: Paths, entries: dict[str, dict[str, Any]], tx: Transaction) -> None:
+    body = {"format": FORMAT, "marketplaces": dict(sorted(entries.items()))}
+    data = None if not entries else (json.dumps(body, indent=2) + "\n").encode()
+    tx.write(registry_path(paths), data)
+
+
+def load(market: Known) -> Marketplace:
+    """The catalog of a known marketplace; PlugmanError when it cannot be read."""
+    report = Report()
+    loaded, _sink = catalog.load(market.root / ".claude-plugin" / "marketplace.json", report)
+    errors = [d for d in report.diagnostics if d.severity == "error"]
+    if loaded is None or errors:
+        first = errors[0] if errors else None
+        detail = f"{first.file}:{first.line}: {first.message}" if first else "it cannot be read"
+        raise PlugmanError(
+            f"marketplace {market.name!r} is invalid: {detail}",
+            hint=f"run: plugman validate {market.root}",
+        )
+    return loaded
+
+
+def fetch(source: Source, staging: Path) -> tuple[Path, str | None]:
+    """Bring a marketplace into `staging` (git, url) or find it in place (directory)."""
+    if source.kind == "directory":
+        return Path(source.location), None
+    if source.kind == "git":
+        from plugman.sources import fetch as fetch_tree
+
+        fetched = fetch_tree(PluginSource("url", source.location, source.ref), staging / "m")
+        return fetched.root, fetched.pin
+    target = staging / "m" / ".claude-plugin" / "marketplace.json"
+    target.parent.mkdir(parents=True)
+    from plugman.sources.download import download
+
+    download(source.location, target)
+    return staging / "m", None
+
+
+def check_name(name: str) -> None:
+    reason = unsafe_reason(name)
+    if reason:
+        raise PlugmanError(
+            f"marketplace name {name!r} {reason}; plugman will not use it",
+            hint="ask the marketplace's owner to fix its name, or pass --name",
+        )
+
+
+def add(paths: Paths, text: str, name: str | None = None) -> Known:
+    """Register a marketplace (fetching it unless it is a local folder)."""
+    from plugman.session import session
+
+    source = classify(text, paths.project_dir)
+    with session(paths) as work:
+        staging = work.store.stage()
+        root, commit = fetch(source, staging)
+        market = load(Known(name or "?", source, root, commit))
+        final = name or market.name
+        check_name(final)
+        entries = registry(paths)
+        if source.kind != "directory":
+            cache = paths.marketplaces_dir / final
+            work.tx.replace_dir(cache, root)
+            root = cache
+        entries[final] = _entry(source, root, commit)
+        write_registry(paths, entries, work.tx)
+    return Known(final, source, root, commit)
+
+
+def remove(paths: Paths, name: str, *, force: bool = False) -> Known:
+    """Forget a marketplace; refused while installed plugins come from it (unless `force`)."""
+    from plugman.session import session
+    from plugman.state import SCOPES, Record
+
+    with session(paths) as work:
+        markets = known(paths)
+        if name not in markets:
+            raise PlugmanError(
+                f"marketplace {name!r} is not known", hint="run: plugman marketplace list"
+            )
+        users = [f"{key} ({scope})" for scope in SCOPES
+                 for key, value in Record.load(paths, scope).plugins.items()
+                 if value["marketplace"] == name]  # fmt: skip
+        if users and not force:
+            raise PlugmanError(
+                f"plugins from {name!r} are installed: {', '.join(users)}",
+                hint="uninstall them first, or pass --force",
+            )
+        entries = registry(paths)
+        del entries[name]
+        if markets[name].source.kind != "directory":
+            work.tx.replace_dir(paths.marketplaces_dir / name, None)
+        write_registry(paths, entries, work.tx)
+    return markets[name]
+
+
+def update(paths: Paths, names: list[str]) -> list[Known]:
+    """Fetch the named (default: all) marketplaces again."""
+    from plugman.session import session
+
+    updated = []
+    with session(paths) as work:
+        entries = registry(paths)
+        for name in names or list(entries):
+            if name not in entries:
+                raise PlugmanError(
+                    f"marketplace {name!r} is not known", hint="run: plugman marketplace list"
+                )
+            market = _known(name, entries[name])
+            root, commit = fetch(market.source, work.store.stage())
+            load(market._replace(root=root))
+            if market.source.kind != "directory":
+                work.tx.replace_dir(market.root, root)
+            entries[name] = _entry(market.source, market.root, commit)
+            updated.append(market._replace(commit=commit))
+        write_registry(paths, entries, work.tx)
+    return updated
+
+
+def _entry(source: Source, root: Path, commit: str | None) -> dict[str, Any]:
+    return {
+        "kind": source.kind,
+        "location": source.location,
+        "ref": source.ref,
+        "root": str(root),
+        "commit": commit,
+        "updated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+
+
+def find(paths: Paths, name: str, marketplace: str | None) -> tuple[Known, MarketplaceEntry]:
+    """The catalog entry of plugin `name` (in `marketplace`, or the only one that lists it)."""
+    markets = known(paths)
+    if marketplace is not None:
+        if marketplace not in markets:
+            raise PlugmanError(
+                f"marketplace {marketplace!r} is not known",
+                hint="run: plugman marketplace list, or plugman marketplace add",
+            )
+        markets = {marketplace: markets[marketplace]}
+    hits = [(m, e) for m in markets.values() for e in load(m).plugins if e.name == name]
+    if not hits:
+        where = f"marketplace {marketplace!r}" if marketplace else "any known marketplace"
+        raise PlugmanError(
+            f"plugin {name!r} not found in {where}", hint=f"run: plugman search {name}"
+        )
+    if len(hits) > 1:
+        names = ", ".join(f"{name}@{m.name}" for m, _e in hits)
+        raise PlugmanError(
+            f"plugin {name!r} is in several marketplaces: {names}",
+            hint="say which one: plugman install NAME@MARKETPLACE",
+        )
+    return hits[0]

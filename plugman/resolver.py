@@ -1,0 +1,244 @@
+"""From install specs to a plan: which plugins, from where, at which version, and why.
+
+A spec is `name`, `name@marketplace`, either with a PEP 440 specifier (`x@m==1.2.0`,
+`x>=1.2,<2`), a local path, a git URL (`…#ref`) or an archive URL (`…#sha256=…`). Every
+plugin in the plan is fetched into staging and validated; its `dependencies` join the plan,
+and a version conflict is reported with the chains that caused it.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from plugman import marketplaces
+from plugman.errors import PlugmanError, UsageError
+from plugman.manifest import plugin as plugins
+from plugman.manifest.model import Plugin, PluginSource
+from plugman.manifest.reader import Report
+from plugman.paths import Paths
+from plugman.store import Store
+
+DIRECT = "direct"  # the marketplace name of plugins installed from a path, git URL or archive
+NAME_SPEC = re.compile(
+    r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?:@(?P<market>[A-Za-z0-9][A-Za-z0-9._-]*))?"
+    r"\s*(?P<spec>[=<>!~].*)?$"
+)
+ARCHIVES = (".zip", ".tar.gz", ".tgz", ".tar")
+
+
+class Spec(NamedTuple):
+    text: str
+    name: str | None = None
+    marketplace: str | None = None
+    specifier: str = ""
+    direct: PluginSource | None = None
+
+
+class Planned(NamedTuple):
+    id: str
+    name: str
+    marketplace: str
+    version: str
+    source: dict[str, Any]  # as written to the lock
+    tree: Path  # the staged plugin folder
+    plugin: Plugin
+    entry: dict[str, Any] | None  # the marketplace entry, when it defines the plugin
+    specifier: str
+    required_by: tuple[str, ...]
+
+
+def parse_spec(text: str, cwd: Path) -> Spec:
+    base, _, fragment = text.partition("#")
+    if base.startswith(("http://", "https://", "file://")) and base.endswith(ARCHIVES):
+        sha = fragment.removeprefix("sha256=") if fragment.startswith("sha256=") else None
+        return Spec(text, direct=PluginSource("archive", base, sha=sha))
+    git_prefixes = (*marketplaces.GIT_PREFIXES, "https://", "http://")
+    if base.startswith(git_prefixes) or base.endswith(".git"):
+        return Spec(text, direct=PluginSource("url", base, ref=fragment or None))
+    if text.startswith((".", "/", "~")) or (cwd / text).is_dir():
+        return Spec(text, direct=PluginSource("path", str((cwd / text).expanduser().resolve())))
+    match = NAME_SPEC.match(text.strip())
+    if not match:
+        raise UsageError(
+            f"{text!r} is not a plugin spec",
+            hint="use NAME, NAME@MARKETPLACE, NAME@MARKETPLACE>=1.0, a folder, a git "
+            "URL or an archive URL",
+        )
+    specifier = (match["spec"] or "").strip()
+    check_specifier(specifier)
+    return Spec(text, match["name"], match["market"], specifier)
+
+
+def check_specifier(specifier: str) -> None:
+    if not specifier:
+        return
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        SpecifierSet(specifier)
+    except InvalidSpecifier:
+        raise UsageError(
+            f"{specifier!r} is not a version specifier",
+            hint="use PEP 440, e.g. ==1.2.0, >=1.2,<2 or ~=1.4",
+        ) from None
+
+
+def satisfies(version: str, specifier: str) -> bool:
+    if not specifier or specifier == "*":
+        return True
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(version) in SpecifierSet(specifier, prereleases=True)
+    except InvalidVersion:
+        return False
+
+
+def plan(paths: Paths, store: Store, specs: list[Spec], installed: dict[str, Any]) -> list[Planned]:
+    """Fetch and validate every requested plugin and its dependencies."""
+    return _Planner(paths, store, installed).run(specs)
+
+
+class _Planner:
+    def __init__(self, paths: Paths, store: Store, installed: dict[str, Any]):
+        self.paths = paths
+        self.store = store
+        self.installed = installed
+        self.planned: dict[str, Planned] = {}
+        self.wanted: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+
+    def run(self, specs: list[Spec]) -> list[Planned]:
+        queue: list[tuple[Spec, tuple[str, ...]]] = [(spec, ()) for spec in specs]
+        while queue:
+            spec, chain = queue.pop(0)
+            found = self.one(spec, chain)
+            if found is not None:
+                queue += [
+                    (
+                        Spec(
+                            dep.name,
+                            dep.name,
+                            dep.marketplace or found.marketplace,
+                            dep.version or "",
+                        ),
+                        (*chain, found.id),
+                    )
+                    for dep in found.plugin.dependencies
+                ]
+        return list(self.planned.values())
+
+    def one(self, spec: Spec, chain: tuple[str, ...]) -> Planned | None:
+        if spec.direct is not None:
+            return self.add(self.fetch(spec.direct, None, DIRECT, None, spec, chain))
+        known, entry = marketplaces.find(self.paths, str(spec.name), spec.marketplace)
+        plugin_id = f"{entry.name}@{known.name}"
+        self.wanted.setdefault(plugin_id, []).append((spec.specifier, chain))
+        if plugin_id in self.planned:
+            self.check(self.planned[plugin_id])
+            return None
+        if (
+            plugin_id in self.installed
+            and chain
+            and satisfies(self.installed[plugin_id]["version"], spec.specifier)
+        ):
+            return None  # a dependency that is already there
+        if entry.source is None:
+            raise PlugmanError(
+                f"{plugin_id} has no usable source in its marketplace",
+                hint=f"run: plugman validate {known.root}",
+            )
+        fields = None if entry.strict else entry.entry
+        return self.add(self.fetch(entry.source, known, known.name, fields, spec, chain))
+
+    def fetch(
+        self,
+        source: PluginSource,
+        known: marketplaces.Known | None,
+        market: str,
+        fields: dict[str, Any] | None,
+        spec: Spec,
+        chain: tuple[str, ...],
+    ) -> Planned:
+        from plugman.sources import fetch
+
+        fetched = fetch(source, self.store.stage() / "tree", base=known.root if known else None)
+        loaded = validate_tree(fetched.root, fields, spec.text)
+        version = loaded.version or (fetched.pin or "unknown")[:12]
+        return Planned(
+            f"{loaded.name}@{market}",
+            loaded.name,
+            market,
+            version,
+            lock_source(source, fetched.pin, known),
+            fetched.root,
+            loaded,
+            fields,
+            spec.specifier,
+            chain,
+        )
+
+    def add(self, planned: Planned) -> Planned:
+        self.planned[planned.id] = planned
+        self.wanted.setdefault(planned.id, []).append((planned.specifier, planned.required_by))
+        self.check(planned)
+        return planned
+
+    def check(self, planned: Planned) -> None:
+        bad = [
+            (s, c) for s, c in self.wanted.get(planned.id, []) if not satisfies(planned.version, s)
+        ]
+        if bad:
+            lines = [f"{' -> '.join(c) or 'you'} require {s}" for s, c in self.wanted[planned.id]]
+            raise PlugmanError(
+                f"cannot install {planned.id} {planned.version}: " + "; ".join(lines),
+                hint="relax one of these version ranges",
+            )
+
+
+def validate_tree(root: Path, fields: dict[str, Any] | None, what: str) -> Plugin:
+    """Load a fetched plugin; refuse it when it has errors."""
+    report = Report()
+    sink = report.sink(root / ".claude-plugin" / "marketplace-entry")
+    entry = plugins.Declaration(fields, sink) if fields is not None else None
+    loaded = plugins.load(root, report, entry, strict=fields is None)
+    errors = [d for d in report.diagnostics if d.severity == "error"]
+    if loaded is None or errors:
+        shown = "; ".join(f"{Path(d.file).name} {d.path}: {d.message}" for d in errors[:3])
+        raise PlugmanError(
+            f"{what} is not a valid plugin: {shown or 'it cannot be loaded'}",
+            hint="run: plugman validate on the plugin to see every issue",
+        )
+    return loaded
+
+
+def lock_source(
+    source: PluginSource, pin: str | None, known: marketplaces.Known | None
+) -> dict[str, Any]:
+    """The source as the lock file records it: enough to fetch the same tree again."""
+    kind = source.kind
+    found: dict[str, Any] = {"type": kind}
+    if kind == "path":
+        found["path"] = source.location
+        if known is not None and known.commit:
+            found["commit"] = known.commit
+    elif kind == "archive":
+        found |= {"url": source.location, "sha256": pin}
+    else:
+        found[("repo" if kind == "github" else "url")] = source.location
+        found |= {"commit": pin} | ({"ref": source.ref} if source.ref else {})
+        if source.subdir:
+            found["path"] = source.subdir
+    return found
+
+
+def source_from_lock(found: dict[str, Any]) -> PluginSource:
+    """The PluginSource that fetches exactly what a lock entry pins."""
+    kind = found["type"]
+    location = found.get("path") if kind == "path" else found.get("repo") or found.get("url")
+    sha = found.get("sha256") if kind == "archive" else found.get("commit")
+    return PluginSource(
+        kind, str(location), None, sha, found.get("path") if kind != "path" else None
+    )

@@ -1,0 +1,91 @@
+"""What plugman has installed: one JSON record per scope (and project), under the state dir.
+
+A record lists each installed plugin (source, pin, version, content hash, time, enabled) and
+what plugman created in the scope's declaration file, so uninstall can undo exactly that.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from plugman.errors import PlugmanError
+from plugman.paths import Paths
+
+FORMAT = 1
+SCOPES = ("user", "project", "local")
+
+
+def record_path(paths: Paths, scope: str) -> Path:
+    folder = paths.state_dir / "installed"
+    if scope == "user":
+        return folder / "user.json"
+    key = hashlib.sha256(str(paths.project_dir).encode()).hexdigest()[:16]
+    return folder / f"{scope}-{key}.json"
+
+
+class Record:
+    """The installed plugins of one scope."""
+
+    def __init__(self, path: Path, scope: str, project: Path | None, data: dict[str, Any]):
+        self.path = path
+        self.scope = scope
+        self.project = project
+        self.data = data
+
+    @classmethod
+    def load(cls, paths: Paths, scope: str) -> Record:
+        path = record_path(paths, scope)
+        project = None if scope == "user" else paths.project_dir
+        data = read_record(path) or {"format": FORMAT, "scope": scope, "plugins": {}, "owned": {}}
+        if project is not None:
+            data["project"] = str(project)
+        return cls(path, scope, project, data)
+
+    @property
+    def plugins(self) -> dict[str, dict[str, Any]]:
+        plugins: dict[str, dict[str, Any]] = self.data.setdefault("plugins", {})
+        return plugins
+
+    @property
+    def owned(self) -> dict[str, Any]:
+        """What plugman created in declaration files: {file: {"file": bool, "tables": {..}}}."""
+        owned: dict[str, Any] = self.data.setdefault("owned", {})
+        return owned
+
+    def to_bytes(self) -> bytes | None:
+        """The file's new content; None (delete it) when nothing is installed in the scope."""
+        if not self.plugins and not self.owned:
+            return None
+        return (json.dumps(self.data, indent=2, sort_keys=True) + "\n").encode()
+
+
+def read_record(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise PlugmanError(
+            f"the install record {path} is unreadable: {exc}",
+            hint="run 'plugman doctor', or move the file away and reinstall",
+        ) from None
+    if not isinstance(data, dict) or data.get("format", 0) > FORMAT:
+        raise PlugmanError(
+            f"{path} was written by a newer plugman (format {data.get('format')})",
+            hint="upgrade plugman",
+        )
+    return data
+
+
+def referenced_hashes(paths: Paths) -> set[str]:
+    """Every content hash any record (any scope, any project) refers to: the store's roots."""
+    folder = paths.state_dir / "installed"
+    found: set[str] = set()
+    if folder.is_dir():
+        for path in folder.glob("*.json"):
+            data = read_record(path) or {}
+            found |= {p["content_hash"] for p in data.get("plugins", {}).values()}
+    return found

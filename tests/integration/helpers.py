@@ -1,0 +1,64 @@
+"""Shared helpers for tests that run plugman for real, in-process or as subprocesses."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from plugman.cli.app import app
+
+
+def snapshot(*roots: Path) -> dict[str, tuple[str, bytes]]:
+    """Every file, folder and link under `roots` (missing roots included), for byte comparison."""
+    found: dict[str, tuple[str, bytes]] = {}
+    for root in roots:
+        if not root.exists():
+            found[str(root)] = ("absent", b"")
+            continue
+        if root.is_file():
+            found[str(root)] = ("file", root.read_bytes())
+            continue
+        for path in sorted(root.rglob("*")):
+            if path.is_symlink():
+                found[str(path)] = ("link", os.readlink(path).encode())
+            elif path.is_dir():
+                found[str(path)] = ("dir", b"")
+            else:
+                found[str(path)] = ("file", path.read_bytes())
+    return found
+
+
+def run(*args: str, project: Path | None = None) -> Any:
+    """Run a plugman command in-process with --json; its parsed output (asserts success)."""
+    argv = ([] if project is None else ["--project", str(project)]) + list(args) + ["--json"]
+    result = CliRunner().invoke(app, argv)
+    assert result.exit_code == 0, (argv, result.output, result.exception)
+    return json.loads(result.output)
+
+
+def fails(*args: str, project: Path | None = None) -> str:
+    argv = ([] if project is None else ["--project", str(project)]) + list(args)
+    result = CliRunner().invoke(app, argv)
+    assert result.exit_code != 0, (argv, result.output)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.output
+
+
+def spawn(
+    *args: str, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> subprocess.Popen[str]:
+    """Start `python -m plugman ARGS` as a real process."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "plugman", *args],
+        env={**os.environ, **(env or {})},
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
