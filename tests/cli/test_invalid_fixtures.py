@@ -29,7 +29,7 @@ SCHEMAS = SOURCE / "schemas"
 CODE_PATTERNS = (
     re.compile(r'\.(?:error|warning)\(\s*"([a-z][a-z0-9-]*)"'),
     re.compile(r'\b(?:Problem|Finding)\(\s*[\w.]+,\s*"([a-z][a-z0-9-]*)"'),
-    re.compile(r'\.add\(\s*[\w.]+,\s*"([a-z][a-z0-9-]*)"'),
+    re.compile(r'\.add\(\s*(?:ERROR|WARNING|severity|problem\.severity),\s*"([a-z][a-z0-9-]*)"'),
 )
 
 # Codes that no file on disk can produce through `plugman validate`.

@@ -26,7 +26,7 @@ def snapshot(*roots: Path) -> dict[str, tuple[str, bytes]]:
             continue
         for path in sorted(root.rglob("*")):
             if path.is_symlink():
-                found[str(path)] = ("link", os.readlink(path).encode())
+                found[str(path)] = ("link", str(path.readlink()).encode())
             elif path.is_dir():
                 found[str(path)] = ("dir", b"")
             else:
