@@ -10,7 +10,9 @@ from __future__ import annotations
 import time
 from typing import Any, NamedTuple
 
-from plugman import declarations, lockfile, resolver
+import tomlkit
+
+from plugman import declarations, lockfile, marketplaces, resolver
 from plugman.errors import PlugmanError, UsageError
 from plugman.fs import remove_tree
 from plugman.paths import Paths
@@ -60,13 +62,47 @@ def _add(work: Session, record: Record, planned: resolver.Planned, explicit: boo
         "entry": planned.entry,
     }
     if explicit:
-        declared = planned.specifier or "*"
-        record.plugins[planned.id]["declared"] = declared
-        target = declarations.path_for(work.paths, record.scope)
-        work.tx.write(
-            target, declarations.add(target, "plugins", planned.id, declared, record.owned)
-        )
+        declare(work, record, planned.id, planned.specifier or "*")
+    if record.scope == "project" and planned.marketplace != resolver.DIRECT:
+        _declare_marketplace(work, record, planned.marketplace)
     return Change("installed", planned.id, planned.version, record.scope, content_hash)
+
+
+def declare(work: Session, record: Record, plugin_id: str, specifier: str) -> None:
+    """Add `plugin_id = specifier` to the scope's plugman.toml (unless it is there)."""
+    record.plugins[plugin_id]["declared"] = specifier
+    target = declarations.path_for(work.paths, record.scope)
+    if plugin_id not in declarations.entries(target, "plugins"):
+        work.tx.write(
+            target, declarations.add(target, "plugins", plugin_id, specifier, record.owned)
+        )
+
+
+def _declare_marketplace(work: Session, record: Record, name: str) -> None:
+    """Name the marketplace in the project's plugman.toml, so `plugman sync` finds it anywhere."""
+    target = work.paths.project_config
+    known = marketplaces.known(work.paths).get(name)
+    if known is None or name in declarations.entries(target, "marketplaces"):
+        return
+    value = tomlkit.inline_table()
+    value["source"] = marketplaces.portable(known.source, work.paths.project_dir)
+    if known.source.ref:
+        value["ref"] = known.source.ref
+    work.tx.write(target, declarations.add(target, "marketplaces", name, value, record.owned))
+    record.data.setdefault("declared_marketplaces", []).append(name)
+
+
+def _undeclare_marketplaces(work: Session, record: Record) -> None:
+    """Drop the marketplaces plugman declared that no project plugin comes from any more."""
+    declared: list[str] = record.data.get("declared_marketplaces", [])
+    used = {entry["marketplace"] for entry in record.plugins.values()}
+    target = work.paths.project_config
+    for name in [n for n in declared if n not in used]:
+        data = declarations.remove(target, "marketplaces", name, record.owned)
+        work.tx.write(target, data, prune_to=work.paths.project_dir)
+        declared.remove(name)
+    if not declared:
+        record.data.pop("declared_marketplaces", None)
 
 
 def save(work: Session, record: Record) -> None:
@@ -103,6 +139,7 @@ def uninstall(
             changes.append(_remove(work, record, plugin_id, ids, force))
             if not keep_data:
                 _drop_data(paths, plugin_id)
+        _undeclare_marketplaces(work, record)
         save(work, record)
     return changes
 

@@ -208,6 +208,13 @@ def update(paths: Paths, names: list[str]) -> list[Known]:
     return updated
 
 
+def portable(source: Source, project: Path) -> str:
+    """How a project's plugman.toml names this source: folders inside the project relatively."""
+    if source.kind == "directory" and Path(source.location).is_relative_to(project):
+        return "./" + Path(source.location).relative_to(project).as_posix()
+    return source.location
+
+
 def _entry(source: Source, root: Path, commit: str | None) -> dict[str, Any]:
     return {
         "kind": source.kind,

@@ -85,6 +85,12 @@ app.command()(plugins.uninstall)
 app.command()(plugins.enable)
 app.command()(plugins.disable)
 app.command("list")(plugins.listing)
+app.command()(plugins.update)
+app.command()(plugins.outdated)
+app.command()(plugins.sync)
+app.command()(plugins.lock)
+app.command()(plugins.search)
+app.command()(plugins.info)
 app.add_typer(marketplace.app, name="marketplace")
 
 

@@ -8,6 +8,7 @@ import typer
 
 from plugman import installer, output
 from plugman.cli.common import Json, Scope, paths_of
+from plugman.errors import UsageError
 
 
 def install(
@@ -59,3 +60,91 @@ def disable(ctx: typer.Context, name: str, scope: Scope = "user", as_json: Json 
 def listing(ctx: typer.Context, as_json: Json = False) -> None:
     """List installed plugins in every scope."""
     output.emit(output.installed(installer.listing(paths_of(ctx)), as_json))
+
+
+def sync(
+    ctx: typer.Context,
+    frozen: Annotated[
+        bool, typer.Option("--frozen", help="Install plugman.lock as it is.")
+    ] = False,
+    locked: Annotated[
+        bool, typer.Option("--locked", help="Fail if plugman.lock is stale.")
+    ] = False,
+    as_json: Json = False,
+) -> None:
+    """Install exactly what the project's plugman.toml / plugman.lock declare."""
+    from plugman import sync as syncing
+
+    if frozen and locked:
+        raise UsageError("--frozen and --locked exclude each other", hint="pass one of them")
+    mode = "frozen" if frozen else "locked" if locked else "default"
+    output.emit(output.changes("sync", syncing.sync(paths_of(ctx), mode), as_json))
+
+
+def lock(ctx: typer.Context, as_json: Json = False) -> None:
+    """Resolve plugman.toml and write plugman.lock (installs nothing)."""
+    from plugman import sync as syncing
+
+    pins = syncing.lock(paths_of(ctx))
+    if as_json:
+        output.emit(output.envelope("lock", plugins=pins))
+    else:
+        output.emit(
+            "\n".join(f"locked {p['id']} {p['version']} {p['content_hash'][:19]}" for p in pins)
+            or "nothing to lock"
+        )
+
+
+def update(
+    ctx: typer.Context,
+    names: Annotated[
+        list[str] | None, typer.Argument(help="Plugins to update (default all).")
+    ] = None,
+    scope: Scope = "user",
+    as_json: Json = False,
+) -> None:
+    """Update installed plugins to what their marketplaces offer now."""
+    from plugman import updates
+
+    output.emit(
+        output.changes("update", updates.update(paths_of(ctx), names or [], scope), as_json)
+    )
+
+
+def outdated(ctx: typer.Context, as_json: Json = False) -> None:
+    """List installed plugins whose marketplace offers different content."""
+    from plugman import updates
+
+    rows = updates.outdated(paths_of(ctx))
+    if as_json:
+        output.emit(output.envelope("outdated", plugins=rows))
+    else:
+        output.emit(
+            "\n".join(f"{r['id']} ({r['scope']}): {r['version']} -> {r['available']}" for r in rows)
+            or "everything is up to date"
+        )
+
+
+def search(ctx: typer.Context, query: str, as_json: Json = False) -> None:
+    """Search the known marketplaces."""
+    from plugman import updates
+
+    rows = updates.search(paths_of(ctx), query)
+    if as_json:
+        output.emit(output.envelope("search", plugins=rows))
+    else:
+        output.emit(
+            "\n".join(f"{r['id']} {r['version'] or ''}  {r['description'] or ''}" for r in rows)
+            or f"no plugin matches {query!r}"
+        )
+
+
+def info(ctx: typer.Context, plugin: str, as_json: Json = False) -> None:
+    """Show a plugin's catalog entry and where it is installed."""
+    from plugman import updates
+
+    found = updates.info(paths_of(ctx), plugin)
+    if as_json:
+        output.emit(output.envelope("info", plugin=found))
+    else:
+        output.emit("\n".join(f"{key}: {value}" for key, value in found.items()))

@@ -1,0 +1,157 @@
+"""sync, lock, update, outdated, dependencies, search and info, for real."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SAMPLES
+from tests.integration.helpers import fails, run, snapshot
+
+
+def make_marketplace(root: Path, plugins: dict[str, dict[str, object]]) -> Path:
+    (root / ".claude-plugin").mkdir(parents=True)
+    entries = []
+    for name, manifest in plugins.items():
+        folder = root / "plugins" / name
+        (folder / ".claude-plugin").mkdir(parents=True)
+        (folder / ".claude-plugin" / "plugin.json").write_text(
+            json.dumps({"name": name, **manifest})
+        )
+        (folder / "commands").mkdir()
+        (folder / "commands" / f"{name}.md").write_text(f"Run {name}.\n")
+        entries.append({"name": name, "source": f"./plugins/{name}"})
+    catalog = {"name": "deps", "owner": {"name": "t"}, "plugins": entries}
+    (root / ".claude-plugin" / "marketplace.json").write_text(json.dumps(catalog))
+    return root
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    folder = tmp_path / "project"
+    shutil.copytree(SAMPLES, folder / "marketplace", ignore=shutil.ignore_patterns("invalid"))
+    return folder
+
+
+def store_trees(home: Path) -> set[str]:
+    return {p.name for p in (home / "data" / "store").iterdir() if not p.name.startswith(".")}
+
+
+def test_sync_frozen_on_a_fresh_home_reproduces_the_store(
+    project: Path, isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run("marketplace", "add", "./marketplace", project=project)
+    run("install", "guardrails", "writing-skills", "toolbox", "--scope", "project", project=project)
+    first = store_trees(isolated_home)
+    lock = (project / "plugman.lock").read_bytes()
+    toml = (project / "plugman.toml").read_text()
+    assert '[marketplaces]\nplugman-samples = {source = "./marketplace"}' in toml
+    fresh = tmp_path / "fresh-home"
+    monkeypatch.setenv("PLUGMAN_HOME", str(fresh))
+    done = run("sync", "--frozen", project=project)["changes"]
+    assert sorted(c["id"].split("@")[0] for c in done) == [
+        "guardrails",
+        "toolbox",
+        "writing-skills",
+    ]
+    assert store_trees(fresh) == first
+    assert (project / "plugman.lock").read_bytes() == lock
+    assert len(run("list", project=project)["plugins"]) == 3
+    assert run("sync", "--locked", project=project)["changes"] == []
+
+
+def test_sync_locked_fails_on_a_stale_lock_and_lock_refreshes_it(project: Path) -> None:
+    run("marketplace", "add", "./marketplace", project=project)
+    run("install", "toolbox", "--scope", "project", project=project)
+    (project / "marketplace" / "plugins" / "toolbox" / "README.md").write_text("changed\n")
+    before = snapshot(project / "plugman.lock")
+    assert "plugman.lock is out of date" in fails("sync", "--locked", project=project)
+    assert "does not match plugman.lock" in fails("sync", "--frozen", project=project)
+    assert snapshot(project / "plugman.lock") == before
+    pins = run("lock", project=project)["plugins"]
+    assert snapshot(project / "plugman.lock") != before
+    assert run("sync", "--locked", project=project)["changes"][0]["id"] == pins[0]["id"]
+
+
+def test_update_is_content_hash_aware(project: Path) -> None:
+    run("marketplace", "add", "./marketplace", project=project)
+    first = run("install", "toolbox", project=project)["changes"][0]
+    assert run("outdated", project=project)["plugins"] == []
+    assert run("update", project=project)["changes"] == []
+    (project / "marketplace" / "plugins" / "toolbox" / "README.md").write_text("changed\n")
+    [row] = run("outdated", project=project)["plugins"]
+    assert (row["version"], row["available"]) == ("0.1.0", "0.1.0")
+    [change] = run("update", "toolbox", project=project)["changes"]
+    assert change["content_hash"] != first["content_hash"]
+    assert run("outdated", project=project)["plugins"] == []
+
+
+def test_dependencies_are_installed_and_removed_with_their_dependent(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    market = make_marketplace(
+        tmp_path / "m",
+        {
+            "app": {"version": "1.0.0", "dependencies": ["lib"]},
+            "lib": {"version": "1.2.0"},
+            "old": {"version": "1.0.0", "dependencies": [{"name": "lib", "version": "<1.0"}]},
+        },
+    )
+    run("marketplace", "add", str(market))
+    before = snapshot(isolated_home)
+    done = run("install", "app")["changes"]
+    assert [c["id"] for c in done] == ["app@deps", "lib@deps"]
+    assert "lib@deps is needed by app@deps" in fails("uninstall", "lib")
+    out = fails("install", "old")
+    assert "cannot install lib@deps 1.2.0" in out
+    assert "old@deps require <1.0" in out
+    assert [c["id"] for c in run("uninstall", "app")["changes"]] == ["app@deps", "lib@deps"]
+    assert snapshot(isolated_home) == before
+
+
+def test_search_and_info(project: Path) -> None:
+    run("marketplace", "add", "./marketplace", project=project)
+    ids = [row["id"] for row in run("search", "hook", project=project)["plugins"]]
+    assert "guardrails@plugman-samples" in ids
+    run("install", "guardrails", project=project)
+    found = run("info", "guardrails@plugman-samples", project=project)["plugin"]
+    assert found["installed"] == {"user": "1.1.0"}
+    assert found["source"]["kind"] == "path"
+
+
+def test_install_from_a_path_a_git_url_and_an_archive(tmp_path: Path) -> None:
+    import subprocess
+    import zipfile
+
+    plugin = SAMPLES / "plugins" / "writing-skills"
+    done = run("install", str(plugin))["changes"]
+    assert done[0]["id"] == "writing-skills@direct"
+    repo = tmp_path / "repo"
+    shutil.copytree(SAMPLES / "plugins" / "code-review", repo)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(repo)]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "x"], check=True)
+    assert run("install", f"file://{repo}")["changes"][0]["id"] == "code-review@direct"
+    archive = tmp_path / "guardrails.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for path in (SAMPLES / "plugins" / "guardrails").rglob("*"):
+            zipped.write(
+                path, Path("guardrails") / path.relative_to(SAMPLES / "plugins" / "guardrails")
+            )
+    import hashlib
+
+    digest = hashlib.sha256(archive.read_bytes()).hexdigest()
+    assert "sha256 mismatch" in fails("install", f"file://{archive}#sha256={'0' * 64}")
+    assert run("install", f"file://{archive}#sha256={digest}")["changes"][0]["id"] == (
+        "guardrails@direct"
+    )
+    listed = {p["id"]: p["source"]["type"] for p in run("list")["plugins"]}
+    assert listed == {
+        "writing-skills@direct": "path",
+        "code-review@direct": "url",
+        "guardrails@direct": "archive",
+    }
