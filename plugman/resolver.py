@@ -151,7 +151,9 @@ class _Planner:
                 hint=f"run: plugman validate {known.root}",
             )
         fields = None if entry.strict else entry.entry
-        return self.add(self.fetch(entry.source, known, known.name, fields, spec, chain))
+        planned = self.fetch(entry.source, known, known.name, fields, spec, chain)
+        # the marketplace's name for a plugin is the one used, whatever its plugin.json says
+        return self.add(planned._replace(id=plugin_id, name=entry.name))
 
     def fetch(
         self,
