@@ -8,11 +8,13 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from plugman import __version__
-from plugman.diagnostics import Diagnostic
-from plugman.validate import Validation
+
+if TYPE_CHECKING:
+    from plugman.diagnostics import Diagnostic
+    from plugman.validate import Validation
 
 FORMAT_VERSION = 1
 FORMATS = ("text", "json", "sarif", "github")

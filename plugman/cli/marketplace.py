@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from plugman import marketplaces, output
+from plugman import output
 from plugman.cli.common import Json, paths_of
 
 app = typer.Typer(help="Add, list, update and remove plugin marketplaces.", no_args_is_help=True)
@@ -23,6 +23,8 @@ def add(
     as_json: Json = False,
 ) -> None:
     """Add a marketplace."""
+    from plugman import marketplaces
+
     market = marketplaces.add(paths_of(ctx), source, name)
     output.emit(output.markets("marketplace add", [market], as_json, verb="added"))
 
@@ -30,6 +32,8 @@ def add(
 @app.command("list")
 def listing(ctx: typer.Context, as_json: Json = False) -> None:
     """List known marketplaces."""
+    from plugman import marketplaces
+
     found = list(marketplaces.known(paths_of(ctx)).values())
     output.emit(output.markets("marketplace list", found, as_json))
 
@@ -41,6 +45,8 @@ def update(
     as_json: Json = False,
 ) -> None:
     """Fetch marketplaces again (all, or the named ones)."""
+    from plugman import marketplaces
+
     found = marketplaces.update(paths_of(ctx), names or [])
     output.emit(output.markets("marketplace update", found, as_json, verb="updated"))
 
@@ -55,5 +61,7 @@ def remove(
     as_json: Json = False,
 ) -> None:
     """Forget a marketplace."""
+    from plugman import marketplaces
+
     market = marketplaces.remove(paths_of(ctx), name, force=force)
     output.emit(output.markets("marketplace remove", [market], as_json, verb="removed"))

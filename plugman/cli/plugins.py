@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from plugman import installer, output
+from plugman import output
 from plugman.cli.common import Json, Scope, paths_of
 from plugman.errors import UsageError
 
@@ -24,6 +24,8 @@ def install(
     as_json: Json = False,
 ) -> None:
     """Install plugins (and their dependencies) into a scope."""
+    from plugman import installer
+
     changes = installer.install(paths_of(ctx), specs, scope, dry_run=dry_run)
     output.emit(output.changes("install", changes, as_json))
 
@@ -41,24 +43,32 @@ def uninstall(
     as_json: Json = False,
 ) -> None:
     """Uninstall plugins: remove exactly what their install wrote."""
+    from plugman import installer
+
     changes = installer.uninstall(paths_of(ctx), names, scope, keep_data=keep_data, force=force)
     output.emit(output.changes("uninstall", changes, as_json))
 
 
 def enable(ctx: typer.Context, name: str, scope: Scope = "user", as_json: Json = False) -> None:
     """Enable an installed plugin in a scope."""
+    from plugman import installer
+
     change = installer.set_enabled(paths_of(ctx), name, scope, True)
     output.emit(output.changes("enable", [change], as_json))
 
 
 def disable(ctx: typer.Context, name: str, scope: Scope = "user", as_json: Json = False) -> None:
     """Disable an installed plugin in a scope (it stays installed)."""
+    from plugman import installer
+
     change = installer.set_enabled(paths_of(ctx), name, scope, False)
     output.emit(output.changes("disable", [change], as_json))
 
 
 def listing(ctx: typer.Context, as_json: Json = False) -> None:
     """List installed plugins in every scope."""
+    from plugman import installer
+
     output.emit(output.installed(installer.listing(paths_of(ctx)), as_json))
 
 

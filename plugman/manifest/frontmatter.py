@@ -120,7 +120,7 @@ def simple_mapping(block: str) -> dict[str, str | list[str]] | None:
     found: dict[str, str | list[str]] = {}
     for line in block.split("\n"):
         line = line.removesuffix("\r")
-        if not line.strip():
+        if not line.strip(" "):
             continue
         match = _SIMPLE_LINE.fullmatch(line)
         if match is None or match.group(1) in found or match.group(1).lower() in _YAML_WORDS:
@@ -135,7 +135,7 @@ def simple_mapping(block: str) -> dict[str, str | list[str]] | None:
 
 def _list(inner: str) -> list[str] | None:
     """A one-line flow sequence of simple strings."""
-    if not inner.strip():
+    if not inner.strip(" "):
         return []
     items = [item.strip(" ") for item in inner.split(",")]
     if any(not item for item in items):

@@ -12,10 +12,7 @@ from typing import NamedTuple
 
 from plugman.errors import PlugmanError
 from plugman.manifest.model import PluginSource
-from plugman.sources.archive import fetch_archive
 from plugman.sources.common import FetchError, remove
-from plugman.sources.git import fetch_git
-from plugman.sources.local import copy_plugin
 
 __all__ = ["FetchError", "Fetched", "fetch"]
 
@@ -68,13 +65,19 @@ def _dispatch(
     base: Path | None,
     progress: Callable[[str], None] | None,
 ) -> Fetched:
-    kind = source.kind
+    kind = source.kind  # each kind's module is imported when used: archives pull in http/ssl
     if kind == "path":
+        from plugman.sources.local import copy_plugin
+
         return Fetched(copy_plugin(source.location, base, dest), None, kind)
     if kind in GIT_KINDS:
+        from plugman.sources.git import fetch_git
+
         root, commit = fetch_git(source, dest, progress)
         return Fetched(root, commit, kind)
     if kind == "archive":
+        from plugman.sources.archive import fetch_archive
+
         root, digest = fetch_archive(source, dest, progress)
         return Fetched(root, digest, kind)
     if kind == "npm":

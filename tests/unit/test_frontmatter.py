@@ -69,5 +69,5 @@ def test_no_front_matter() -> None:
 
 
 def test_values_pyyaml_refuses_are_not_taken_by_the_fast_path() -> None:
-    for value in ("=", "<< x", "a\u2028b", "a\x85b"):
+    for value in ("=", "<< x", "a\u2028b", "a\x85b", "[\t]", "[a, \t]"):
         assert frontmatter.simple_mapping(f"description: {value}") is None, value
