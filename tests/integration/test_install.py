@@ -136,3 +136,23 @@ def test_dry_run_changes_nothing(project: Path, isolated_home: Path) -> None:
     assert planned[0]["action"] == "would install"
     assert snapshot(isolated_home, project) == before
     json.dumps(planned)
+
+
+def test_written_files_match_their_published_schemas(project: Path) -> None:
+    import tomllib
+
+    from plugman import schema
+
+    run("marketplace", "add", str(SAMPLES), project=project)
+    run("install", "guardrails>=1", "toolbox", "--scope", "project", project=project)
+    for file, name in (
+        ("plugman.toml", "plugman-toml.schema.json"),
+        ("plugman.lock", "plugman-lock.schema.json"),
+    ):
+        data = tomllib.loads((project / file).read_text())
+        found = [
+            (f.severity, f.path, f.message) for f in schema.check(data, schema.load(name), name, ())
+        ]
+        assert found == [("warning", ("tool",), "unknown key 'tool'")] * (file == "plugman.toml"), (
+            file
+        )
