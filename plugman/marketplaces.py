@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from plugman import progress
 from plugman.errors import PlugmanError
 from plugman.manifest import marketplace as catalog
 from plugman.manifest.model import Marketplace, MarketplaceEntry, PluginSource
@@ -118,12 +119,14 @@ def fetch(source: Source, staging: Path) -> tuple[Path, str | None]:
     if source.kind == "git":
         from plugman.sources import fetch as fetch_tree
 
-        fetched = fetch_tree(PluginSource("url", source.location, source.ref), staging / "m")
+        where = PluginSource("url", source.location, source.ref)
+        fetched = fetch_tree(where, staging / "m", progress=progress.say)
         return fetched.root, fetched.pin
     target = staging / "m" / ".claude-plugin" / "marketplace.json"
     target.parent.mkdir(parents=True)
     from plugman.sources.download import download
 
+    progress.say(f"downloading {source.location}")
     download(source.location, target)
     return staging / "m", None
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from plugman import __version__
@@ -23,6 +24,16 @@ FORMATS = ("text", "json", "sarif", "github")
 def emit(text: str, *, err: bool = False) -> None:
     stream = sys.stderr if err else sys.stdout
     stream.write(text if text.endswith("\n") or not text else text + "\n")
+
+
+def progress_listener() -> Callable[[str], None] | None:
+    """Show progress messages on a terminal (stderr), and nowhere else."""
+    if not sys.stderr.isatty():
+        return None
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    return lambda message: console.print(f"[dim]… {message}[/dim]", highlight=False)
 
 
 def envelope(command: str, **body: Any) -> str:

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from plugman import marketplaces
+from plugman import marketplaces, progress
 from plugman.errors import PlugmanError, UsageError
 from plugman.manifest import plugin as plugins
 from plugman.manifest.model import Plugin, PluginSource
@@ -166,7 +166,8 @@ class _Planner:
     ) -> Planned:
         from plugman.sources import fetch
 
-        fetched = fetch(source, self.store.stage() / "tree", base=known.root if known else None)
+        base = known.root if known else None
+        fetched = fetch(source, self.store.stage() / "tree", base=base, progress=progress.say)
         loaded = validate_tree(fetched.root, fields, spec.text)
         version = loaded.version or (fetched.pin or "unknown")[:12]
         return Planned(

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from plugman import __version__, output
+from plugman import __version__, output, progress
 from plugman.cli import marketplace, plugins
 from plugman.cli.common import paths_of
 from plugman.errors import PlugmanError
@@ -18,7 +18,8 @@ class RootGroup(TyperGroup):
 
     def invoke(self, ctx: Any) -> Any:
         try:
-            return super().invoke(ctx)
+            with progress.listening(output.progress_listener()):
+                return super().invoke(ctx)
         except PlugmanError as exc:
             output.emit(output.error(exc), err=True)
             ctx.exit(int(exc.exit_code))

@@ -155,3 +155,23 @@ def test_install_from_a_path_a_git_url_and_an_archive(tmp_path: Path) -> None:
         "code-review@direct": "url",
         "guardrails@direct": "archive",
     }
+
+
+def test_progress_messages_reach_a_listener(tmp_path: Path) -> None:
+    import subprocess
+
+    from plugman import installer, progress
+    from plugman.paths import Paths
+
+    repo = tmp_path / "repo"
+    shutil.copytree(SAMPLES / "plugins" / "toolbox", repo)
+    (repo / ".claude-plugin").mkdir()
+    (repo / ".claude-plugin" / "plugin.json").write_text('{"name": "toolbox"}')
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(repo)]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "x"], check=True)
+    messages: list[str] = []
+    with progress.listening(messages.append):
+        installer.install(Paths.from_env(project=tmp_path), [f"file://{repo}"], "user")
+    assert messages == [f"cloning file://{repo}"]
