@@ -17,13 +17,21 @@ $(BIN)/.installed: pyproject.toml
 setup: $(BIN)/.installed
 
 demo: setup
-	@home=$$(mktemp -d); export PLUGMAN_HOME=$$home PLUGMAN_MANAGED_DIR=$$home/managed; \
-	set -x; \
-	$(BIN)/plugman --version; \
-	$(BIN)/plugman paths; \
-	$(BIN)/plugman validate sample-plugins; \
-	$(BIN)/plugman validate sample-plugins/invalid/path-escape sample-plugins/invalid/url-without-type; \
-	set +x; rm -rf "$$home"
+	@home=$$(mktemp -d); project=$$home/project; mkdir -p $$project; \
+	export PLUGMAN_HOME=$$home PLUGMAN_MANAGED_DIR=$$home/managed; \
+	p() { echo "+ plugman $$*"; $(BIN)/plugman --project $$project "$$@"; }; \
+	p --version && \
+	p validate sample-plugins && \
+	p marketplace add $(CURDIR)/sample-plugins && \
+	p search hook && \
+	p install guardrails writing-skills --scope project && \
+	p install notes-server && \
+	p list && \
+	cat $$project/plugman.toml $$project/plugman.lock && \
+	p uninstall guardrails writing-skills --scope project && \
+	p uninstall notes-server && \
+	p list; \
+	status=$$?; rm -rf "$$home"; exit $$status
 
 lint: setup
 	$(BIN)/ruff check plugman tests bench sample-plugins
