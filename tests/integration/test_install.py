@@ -156,3 +156,17 @@ def test_written_files_match_their_published_schemas(project: Path) -> None:
         assert found == [("warning", ("tool",), "unknown key 'tool'")] * (file == "plugman.toml"), (
             file
         )
+
+
+def test_a_failed_install_changes_nothing(
+    project: Path, isolated_home: Path, tmp_path: Path
+) -> None:
+    run("marketplace", "add", str(SAMPLES), project=project)
+    before = snapshot(isolated_home, project)
+    broken = tmp_path / "broken"
+    (broken / ".claude-plugin").mkdir(parents=True)
+    (broken / ".claude-plugin" / "plugin.json").write_text('{"name": "broken", "skills": "../x"}')
+    out = fails("install", "guardrails", str(broken), "--scope", "project", project=project)
+    assert "is not a valid plugin" in out
+    assert "leaves the plugin root" in out
+    assert snapshot(isolated_home, project) == before
