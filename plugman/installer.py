@@ -15,6 +15,7 @@ import tomlkit
 from plugman import declarations, lockfile, marketplaces, resolver
 from plugman.errors import PlugmanError, UsageError
 from plugman.fs import remove_tree
+from plugman.manifest.model import Plugin
 from plugman.paths import Paths
 from plugman.session import Session, session
 from plugman.state import SCOPES, Record
@@ -60,12 +61,24 @@ def _add(work: Session, record: Record, planned: resolver.Planned, explicit: boo
         "explicit": explicit or previous.get("explicit", False),
         "required_by": sorted(set(previous.get("required_by", [])) | set(planned.required_by[-1:])),
         "entry": planned.entry,
+        "components": components(planned.plugin),
     }
     if explicit:
         declare(work, record, planned.id, planned.specifier or "*")
     if record.scope == "project" and planned.marketplace != resolver.DIRECT:
         _declare_marketplace(work, record, planned.marketplace)
     return Change("installed", planned.id, planned.version, record.scope, content_hash)
+
+
+def components(plugin: Plugin) -> dict[str, list[str]]:
+    """What a plugin brings, by kind, as `list` shows it."""
+    return {
+        "skills": sorted(skill.name for skill in plugin.skills),
+        "commands": sorted(path.stem for path in plugin.commands),
+        "agents": sorted(path.stem for path in plugin.agents),
+        "hooks": sorted({hook.event for hook in plugin.hooks}),
+        "mcpServers": sorted(server.name for server in plugin.mcp_servers),
+    }
 
 
 def declare(work: Session, record: Record, plugin_id: str, specifier: str) -> None:

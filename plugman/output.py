@@ -157,8 +157,23 @@ def changes(command: str, done: list[Any], as_json: bool) -> str:
 
 def installed(rows: list[dict[str, Any]], as_json: bool) -> str:
     if as_json:
-        keys = ("id", "version", "scope", "enabled", "source", "content_hash", "installed_at")
-        return envelope("list", plugins=[{k: row.get(k) for k in keys} for row in rows])
+        keys = (
+            "id",
+            "version",
+            "scope",
+            "enabled",
+            "source",
+            "content_hash",
+            "installed_at",
+            "components",
+        )
+        return envelope(
+            "list",
+            plugins=[
+                {**{k: row.get(k) for k in keys}, "pin": _pin(row.get("source") or {})}
+                for row in rows
+            ],
+        )
     if not rows:
         return "no plugins installed"
     width = max(len(row["id"]) for row in rows)
@@ -170,6 +185,12 @@ def installed(rows: list[dict[str, Any]], as_json: bool) -> str:
             f"{row['content_hash'][:19]}"
         )
     return "\n".join(lines)
+
+
+def _pin(source: dict[str, Any]) -> str | None:
+    """What exactly was installed: the git commit or the archive's sha256."""
+    pin = source.get("commit") or source.get("sha256")
+    return str(pin) if pin else None
 
 
 def markets(command: str, found: list[Any], as_json: bool, verb: str = "") -> str:

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from plugman import marketplaces, progress
+from plugman import marketplaces, progress, versions
 from plugman.errors import PlugmanError, UsageError
 from plugman.manifest import plugin as plugins
 from plugman.manifest.model import Plugin, PluginSource
@@ -23,7 +23,7 @@ from plugman.store import Store
 DIRECT = "direct"  # the marketplace name of plugins installed from a path, git URL or archive
 NAME_SPEC = re.compile(
     r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?:@(?P<market>[A-Za-z0-9][A-Za-z0-9._-]*))?"
-    r"\s*(?P<spec>[=<>!~].*)?$"
+    r"\s*(?P<spec>[=<>!~^].*)?$"
 )
 ARCHIVES = (".zip", ".tar.gz", ".tgz", ".tar")
 
@@ -67,34 +67,8 @@ def parse_spec(text: str, cwd: Path) -> Spec:
             "URL or an archive URL",
         )
     specifier = (match["spec"] or "").strip()
-    check_specifier(specifier)
+    versions.check(specifier)
     return Spec(text, match["name"], match["market"], specifier)
-
-
-def check_specifier(specifier: str) -> None:
-    if not specifier:
-        return
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
-
-    try:
-        SpecifierSet(specifier)
-    except InvalidSpecifier:
-        raise UsageError(
-            f"{specifier!r} is not a version specifier",
-            hint="use PEP 440, e.g. ==1.2.0, >=1.2,<2 or ~=1.4",
-        ) from None
-
-
-def satisfies(version: str, specifier: str) -> bool:
-    if not specifier or specifier == "*":
-        return True
-    from packaging.specifiers import SpecifierSet
-    from packaging.version import InvalidVersion, Version
-
-    try:
-        return Version(version) in SpecifierSet(specifier, prereleases=True)
-    except InvalidVersion:
-        return False
 
 
 def plan(paths: Paths, store: Store, specs: list[Spec], installed: dict[str, Any]) -> list[Planned]:
@@ -142,7 +116,7 @@ class _Planner:
         if (
             plugin_id in self.installed
             and chain
-            and satisfies(self.installed[plugin_id]["version"], spec.specifier)
+            and versions.satisfies(self.installed[plugin_id]["version"], spec.specifier)
         ):
             return None  # a dependency that is already there
         if entry.source is None:
@@ -191,7 +165,9 @@ class _Planner:
 
     def check(self, planned: Planned) -> None:
         bad = [
-            (s, c) for s, c in self.wanted.get(planned.id, []) if not satisfies(planned.version, s)
+            (s, c)
+            for s, c in self.wanted.get(planned.id, [])
+            if not versions.satisfies(planned.version, s)
         ]
         if bad:
             lines = [f"{' -> '.join(c) or 'you'} require {s}" for s, c in self.wanted[planned.id]]

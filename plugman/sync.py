@@ -14,7 +14,7 @@ from typing import Any
 from plugman import declarations, lockfile, marketplaces, resolver
 from plugman.errors import PlugmanError
 from plugman.fs import tree_hash
-from plugman.installer import Change, save
+from plugman.installer import Change, components, save
 from plugman.paths import Paths
 from plugman.session import Session, session
 from plugman.state import Record
@@ -82,7 +82,8 @@ def sync(paths: Paths, mode: str = "default") -> list[Change]:
                     hint="run: plugman lock, and commit the new plugman.lock",
                 )
             targets = [
-                (p.id, p.tree, pin) for p, pin in zip(planned, pins_of(planned), strict=True)
+                (p.id, p.tree, {**pin, "entry": p.entry, "components": components(p.plugin)})
+                for p, pin in zip(planned, pins_of(planned), strict=True)
             ]
         changes = _apply(work, record, targets)
         if mode == "frozen":
@@ -103,6 +104,12 @@ def _fetch_pin(work: Session, pin: dict[str, Any]) -> tuple[str, Any, dict[str, 
     known = marketplaces.known(work.paths).get(pin["marketplace"])
     fetched = fetch(source, work.store.stage() / "tree", base=known.root if known else None)
     found = tree_hash(fetched.root)
+    fields = _entry_fields(known, str(pin["name"]))
+    pin = {
+        **pin,
+        "entry": fields,
+        "components": components(resolver.validate_tree(fetched.root, fields, pin["id"])),
+    }
     if found != pin["content_hash"]:
         raise PlugmanError(
             f"{pin['id']} does not match plugman.lock: expected "
@@ -110,6 +117,14 @@ def _fetch_pin(work: Session, pin: dict[str, Any]) -> tuple[str, Any, dict[str, 
             hint="its source changed; run plugman lock to accept the new content",
         )
     return str(pin["id"]), fetched.root, pin
+
+
+def _entry_fields(known: marketplaces.Known | None, name: str) -> dict[str, Any] | None:
+    """The marketplace entry of a plugin it defines (`strict: false`), else None."""
+    if known is None:
+        return None
+    entry = next((e for e in marketplaces.load(known).plugins if e.name == name), None)
+    return None if entry is None or entry.strict else entry.entry
 
 
 def _apply(
@@ -128,7 +143,9 @@ def _apply(
         if current.get("content_hash") == pin["content_hash"]:
             continue
         content_hash = work.tx.add_tree(tree)
+        extra: dict[str, Any] = {key: pin[key] for key in ("entry", "components") if key in pin}
         record.plugins[plugin_id] = {
+            **extra,
             **current,
             **{k: pin[k] for k in ("name", "marketplace", "version", "source")},
             "content_hash": content_hash,

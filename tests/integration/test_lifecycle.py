@@ -95,7 +95,7 @@ def test_dependencies_are_installed_and_removed_with_their_dependent(
     market = make_marketplace(
         tmp_path / "m",
         {
-            "app": {"version": "1.0.0", "dependencies": ["lib"]},
+            "app": {"version": "1.0.0", "dependencies": [{"name": "lib", "version": "^1.1"}]},
             "lib": {"version": "1.2.0"},
             "old": {"version": "1.0.0", "dependencies": [{"name": "lib", "version": "<1.0"}]},
         },
@@ -175,3 +175,28 @@ def test_progress_messages_reach_a_listener(tmp_path: Path) -> None:
     with progress.listening(messages.append):
         installer.install(Paths.from_env(project=tmp_path), [f"file://{repo}"], "user")
     assert messages == [f"cloning file://{repo}"]
+
+
+def test_list_shows_pin_and_components(tmp_path: Path) -> None:
+    import zipfile
+
+    archive = tmp_path / "skills.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for path in (SAMPLES / "plugins" / "writing-skills").rglob("*"):
+            zipped.write(path, path.relative_to(SAMPLES / "plugins" / "writing-skills"))
+    run("install", f"file://{archive}")
+    run("install", str(SAMPLES / "plugins" / "guardrails"))
+    rows = {row["id"]: row for row in run("list")["plugins"]}
+    skills = rows["writing-skills@direct"]
+    assert skills["pin"] == skills["source"]["sha256"]
+    assert len(skills["pin"]) == 64
+    assert skills["components"]["skills"] == ["changelog-writer", "commit-message"]
+    guard = rows["guardrails@direct"]
+    assert guard["pin"] is None
+    assert guard["components"]["hooks"] == [
+        "PostToolUse",
+        "PreToolUse",
+        "SessionStart",
+        "Stop",
+        "UserPromptSubmit",
+    ]
