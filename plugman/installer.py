@@ -10,8 +10,6 @@ from __future__ import annotations
 import time
 from typing import Any, NamedTuple
 
-import tomlkit
-
 from plugman import declarations, lockfile, marketplaces, resolver
 from plugman.errors import PlugmanError, UsageError
 from plugman.fs import remove_tree
@@ -93,26 +91,17 @@ def declare(work: Session, record: Record, plugin_id: str, specifier: str) -> No
 
 def _declare_marketplace(work: Session, record: Record, name: str) -> None:
     """Name the marketplace in the project's plugman.toml, so `plugman sync` finds it anywhere."""
-    target = work.paths.project_config
     known = marketplaces.known(work.paths).get(name)
-    if known is None or name in declarations.entries(target, "marketplaces"):
-        return
-    value = tomlkit.inline_table()
-    value["source"] = marketplaces.portable(known.source, work.paths.project_dir)
-    if known.source.ref:
-        value["ref"] = known.source.ref
-    work.tx.write(target, declarations.add(target, "marketplaces", name, value, record.owned))
-    record.data.setdefault("declared_marketplaces", []).append(name)
+    if known is not None and marketplaces.declare(work, record, name, known.source):
+        record.data.setdefault("declared_marketplaces", []).append(name)
 
 
 def _undeclare_marketplaces(work: Session, record: Record) -> None:
     """Drop the marketplaces plugman declared that no project plugin comes from any more."""
     declared: list[str] = record.data.get("declared_marketplaces", [])
     used = {entry["marketplace"] for entry in record.plugins.values()}
-    target = work.paths.project_config
     for name in [n for n in declared if n not in used]:
-        data = declarations.remove(target, "marketplaces", name, record.owned)
-        work.tx.write(target, data, prune_to=work.paths.project_dir)
+        marketplaces.undeclare(work, record, name)
         declared.remove(name)
     if not declared:
         record.data.pop("declared_marketplaces", None)

@@ -14,13 +14,17 @@ import time
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from plugman import progress
+import tomlkit
+
+from plugman import declarations, progress
 from plugman.errors import PlugmanError
 from plugman.manifest import marketplace as catalog
 from plugman.manifest.model import Marketplace, MarketplaceEntry, PluginSource
 from plugman.manifest.names import unsafe_reason
 from plugman.manifest.reader import Report
 from plugman.paths import Paths
+from plugman.session import Session, session
+from plugman.state import SCOPES, Record
 from plugman.transaction import Transaction
 
 FORMAT = 1
@@ -140,10 +144,9 @@ def check_name(name: str) -> None:
         )
 
 
-def add(paths: Paths, text: str, name: str | None = None) -> Known:
-    """Register a marketplace (fetching it unless it is a local folder)."""
-    from plugman.session import session
-
+def add(paths: Paths, text: str, name: str | None = None, scope: str = "user") -> Known:
+    """Register a marketplace (fetching it unless it is a local folder); for the project or
+    local scope, also name it in that scope's plugman.toml."""
     source = classify(text, paths.project_dir)
     with session(paths) as work:
         staging = work.store.stage()
@@ -158,14 +161,36 @@ def add(paths: Paths, text: str, name: str | None = None) -> Known:
             root = cache
         entries[final] = _entry(source, root, commit)
         write_registry(paths, entries, work.tx)
+        if scope != "user":
+            record = Record.load(paths, scope)
+            if declare(work, record, final, source):
+                work.tx.write(record.path, record.to_bytes())
     return Known(final, source, root, commit)
+
+
+def declare(work: Session, record: Record, name: str, source: Source) -> bool:
+    """Name a marketplace in the scope's plugman.toml (unless it is there); whether it wrote."""
+    target = declarations.path_for(work.paths, record.scope)
+    if name in declarations.entries(target, "marketplaces"):
+        return False
+    value = tomlkit.inline_table()
+    value["source"] = portable(source, work.paths.project_dir)
+    if source.ref:
+        value["ref"] = source.ref
+    work.tx.write(target, declarations.add(target, "marketplaces", name, value, record.owned))
+    return True
+
+
+def undeclare(work: Session, record: Record, name: str) -> None:
+    """Remove a marketplace from the scope's plugman.toml."""
+    target = declarations.path_for(work.paths, record.scope)
+    if name in declarations.entries(target, "marketplaces"):
+        data = declarations.remove(target, "marketplaces", name, record.owned)
+        work.tx.write(target, data, prune_to=declarations.home_of(work.paths, record.scope))
 
 
 def remove(paths: Paths, name: str, *, force: bool = False) -> Known:
     """Forget a marketplace; refused while installed plugins come from it (unless `force`)."""
-    from plugman.session import session
-    from plugman.state import SCOPES, Record
-
     with session(paths) as work:
         markets = known(paths)
         if name not in markets:
@@ -185,13 +210,18 @@ def remove(paths: Paths, name: str, *, force: bool = False) -> Known:
         if markets[name].source.kind != "directory":
             work.tx.replace_dir(paths.marketplaces_dir / name, None)
         write_registry(paths, entries, work.tx)
+        for scope in ("project", "local"):
+            record = Record.load(paths, scope)
+            undeclare(work, record, name)
+            declared = record.data.get("declared_marketplaces", [])
+            if name in declared:
+                declared.remove(name)
+            work.tx.write(record.path, record.to_bytes())
     return markets[name]
 
 
 def update(paths: Paths, names: list[str]) -> list[Known]:
     """Fetch the named (default: all) marketplaces again."""
-    from plugman.session import session
-
     updated = []
     with session(paths) as work:
         entries = registry(paths)

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from plugman import output
-from plugman.cli.common import Json, paths_of
+from plugman.cli.common import Json, Scope, paths_of
 
 app = typer.Typer(help="Add, list, update and remove plugin marketplaces.", no_args_is_help=True)
 
@@ -20,12 +20,15 @@ def add(
         typer.Argument(help="A folder, git URL[#ref], owner/repo[@ref] or marketplace.json URL."),
     ],
     name: Annotated[str | None, typer.Option("--name", help="Register it under this name.")] = None,
+    scope: Scope = "user",
     as_json: Json = False,
 ) -> None:
-    """Add a marketplace."""
+    """Add a marketplace (project and local scope also name it in that scope's plugman.toml)."""
     from plugman import marketplaces
+    from plugman.installer import check_scope
 
-    market = marketplaces.add(paths_of(ctx), source, name)
+    check_scope(scope)
+    market = marketplaces.add(paths_of(ctx), source, name, scope)
     output.emit(output.markets("marketplace add", [market], as_json, verb="added"))
 
 

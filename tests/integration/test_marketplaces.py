@@ -122,3 +122,16 @@ def test_bad_marketplaces_are_refused_without_a_trace(
     fails("marketplace", "add", f"--upload-pack=touch {tmp_path / 'pwned'}.git")
     assert not (tmp_path / "pwned").exists()
     assert files(snapshot(isolated_home)) == files(before)
+
+
+def test_project_scope_marketplace_is_declared_and_removed(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    shutil.copytree(SAMPLES, project / "market", ignore=shutil.ignore_patterns("invalid"))
+    (project / "plugman.toml").write_text("# ours\n")
+    before = snapshot(project / "plugman.toml")
+    run("marketplace", "add", "./market", "--scope", "project", project=project)
+    assert (project / "plugman.toml").read_text() == (
+        '# ours\n\n[marketplaces]\nplugman-samples = {source = "./market"}\n'
+    )
+    run("marketplace", "remove", "plugman-samples", project=project)
+    assert snapshot(project / "plugman.toml") == before
