@@ -242,7 +242,10 @@ def _best_branch(
     value: Any, branches: list[Schema], base: str, path: KeyPath, severity: str
 ) -> list[Finding]:
     """Findings of the branch that fits best; none (beyond warnings) if one fits."""
-    results = [check(value, branch, base, path, severity) for branch in branches]
+    results = [
+        _mismatch(value, branch, base, path, severity) or check(value, branch, base, path, severity)
+        for branch in branches
+    ]
     for findings in results:
         if not any(f.severity == ERROR for f in findings):
             return findings
@@ -253,6 +256,21 @@ def _best_branch(
     if not fitting:
         return [_no_kind(typed, path, severity)]
     return min(fitting, key=len)
+
+
+def _mismatch(
+    value: Any, branch: Schema, base: str, path: KeyPath, severity: str
+) -> list[Finding] | None:
+    """The discriminator failure of an object branch (`"type": {"const": ...}` differs), found
+    without checking the rest of the branch; None when the branch needs a full check."""
+    if "$ref" in branch:
+        branch, base = resolve(branch["$ref"], base)
+    if not isinstance(value, dict):
+        return None
+    for key, sub in branch.get("properties", {}).items():
+        if isinstance(sub, dict) and "const" in sub and key in value and value[key] != sub["const"]:
+            return [Finding(severity, "schema-const", f"must be {sub['const']!r}", (*path, key))]
+    return None
 
 
 def _wrong_type(findings: list[Finding], path: KeyPath) -> bool:
