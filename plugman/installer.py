@@ -80,10 +80,12 @@ def components(plugin: Plugin) -> dict[str, list[str]]:
 
 
 def declare(work: Session, record: Record, plugin_id: str, specifier: str) -> None:
-    """Add `plugin_id = specifier` to the scope's plugman.toml (unless it is there)."""
-    record.plugins[plugin_id]["declared"] = specifier
+    """Add `plugin_id = specifier` to the scope's plugman.toml, unless it is declared already
+    (then what is there stays, and is what uninstall expects to find)."""
     target = declarations.path_for(work.paths, record.scope)
-    if plugin_id not in declarations.entries(target, "plugins"):
+    current = declarations.entries(target, "plugins").get(plugin_id)
+    record.plugins[plugin_id]["declared"] = specifier if current is None else current
+    if current is None:
         work.tx.write(
             target, declarations.add(target, "plugins", plugin_id, specifier, record.owned)
         )

@@ -170,3 +170,15 @@ def test_a_failed_install_changes_nothing(
     assert "is not a valid plugin" in out
     assert "leaves the plugin root" in out
     assert snapshot(isolated_home, project) == before
+
+
+def test_reinstall_keeps_a_hand_written_declaration(project: Path) -> None:
+    run("marketplace", "add", str(SAMPLES), project=project)
+    toml = project / "plugman.toml"
+    toml.write_text(toml.read_text() + '\n[plugins]\n"toolbox@plugman-samples" = "~=0.1"  # ours\n')
+    before = toml.read_text()
+    run("install", "toolbox", "--scope", "project", project=project)
+    run("install", "toolbox>=0.1", "--scope", "project", project=project)
+    assert toml.read_text().startswith(before)
+    run("uninstall", "toolbox", "--scope", "project", project=project)
+    assert "toolbox" not in toml.read_text()
