@@ -8,6 +8,7 @@ from typing import Any
 import tomlkit
 
 from plugman.declarations import load
+from plugman.errors import PlugmanError
 
 HEADER = "This file is written by plugman (plugman lock / install). Do not edit it by hand."
 FORMAT = 1
@@ -35,5 +36,11 @@ def render(pins: list[dict[str, Any]]) -> bytes | None:
 
 def read(path: Path) -> list[dict[str, Any]]:
     """The pins in a lock file; empty when there is none."""
-    plugins = load(path).unwrap().get("plugins", [])
+    data = load(path).unwrap()
+    if data.get("format", FORMAT) != FORMAT:
+        raise PlugmanError(
+            f"{path} has format {data.get('format')!r}; this plugman reads {FORMAT}",
+            hint="use the plugman version that wrote it, or run: plugman lock",
+        )
+    plugins = data.get("plugins", [])
     return [dict(p) for p in plugins] if isinstance(plugins, list) else []

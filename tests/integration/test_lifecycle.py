@@ -200,3 +200,9 @@ def test_list_shows_pin_and_components(tmp_path: Path) -> None:
         "Stop",
         "UserPromptSubmit",
     ]
+
+
+def test_a_lock_from_a_newer_plugman_is_refused(project: Path) -> None:
+    (project / "plugman.lock").write_text("format = 2\nplugins = []\n")
+    (project / "plugman.toml").write_text('[plugins]\n"x@y" = "*"\n')
+    assert "has format 2; this plugman reads 1" in fails("sync", "--frozen", project=project)
