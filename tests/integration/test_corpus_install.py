@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -30,7 +31,7 @@ def local_plugins(folder: Path) -> list[str]:
 
 
 def test_fifty_corpus_plugins_install_and_uninstall_without_a_trace(
-    tmp_path: Path, isolated_home: Path
+    tmp_path: Path, isolated_home: Path, record_property: Callable[[str, object], None]
 ) -> None:
     project = tmp_path / "project"
     project.mkdir()
@@ -58,3 +59,8 @@ def test_fifty_corpus_plugins_install_and_uninstall_without_a_trace(
             installed.append(plugin)
         run("marketplace", "remove", market, project=project)
     assert len(installed) == 50, (installed, refused)
+    record_property(
+        "summary",
+        f"corpus install: 50 installed and removed without a trace, "
+        f"{len(refused)} refused as invalid plugins",
+    )
