@@ -1,0 +1,75 @@
+"""Managed MCP policy: `allowedMcpServers` / `deniedMcpServers` (spec §7.5). Deny wins.
+
+Each entry has exactly one key: `serverName` (exact), `serverCommand` (the command and its
+arguments, exactly and in order, after expansion) or `serverUrl` (`*` wildcards anywhere; the
+host is case-insensitive and ignores a trailing dot; a pattern without a path matches any path).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+from urllib.parse import urlsplit
+
+from plugman.expand import expand
+
+
+class Policy(NamedTuple):
+    allowed: tuple[dict[str, Any], ...] | None = None  # None: no allowlist; (): nothing allowed
+    denied: tuple[dict[str, Any], ...] = ()
+    allow_all_claude_ai: bool = False
+    allow_managed_hooks_only: bool = False
+
+
+def refusal(name: str, entry: dict[str, Any], policy: Policy, env: Mapping[str, str]) -> str | None:
+    """Why the policy refuses this server, or None when it may run."""
+    for rule in policy.denied:
+        if _matches(rule, name, entry, env):
+            return f"denied by deniedMcpServers {_show(rule)}"
+    if policy.allowed is None:
+        return None
+    remote = isinstance(entry.get("url"), str)
+    kind = "serverUrl" if remote else "serverCommand"
+    specific = [rule for rule in policy.allowed if kind in rule]
+    rules = specific or [rule for rule in policy.allowed if "serverName" in rule]
+    if any(_matches(rule, name, entry, env) for rule in rules):
+        return None
+    return f"not allowed by allowedMcpServers (no matching {kind if specific else 'serverName'})"
+
+
+def _show(rule: dict[str, Any]) -> str:
+    key, value = next(iter(rule.items()))
+    return f"{key}={value!r}"
+
+
+def _matches(
+    rule: dict[str, Any], name: str, entry: dict[str, Any], env: Mapping[str, str]
+) -> bool:
+    if "serverName" in rule:
+        return bool(rule["serverName"] == name)
+    if "serverCommand" in rule and isinstance(entry.get("command"), str):
+        missing: list[str] = []
+        wanted = [expand(str(part), env, missing) for part in rule["serverCommand"]]
+        return wanted == [entry["command"], *[str(a) for a in entry.get("args", [])]]
+    if "serverUrl" in rule and isinstance(entry.get("url"), str):
+        return url_matches(expand(str(rule["serverUrl"]), env, []), entry["url"])
+    return False
+
+
+def url_matches(pattern: str, url: str) -> bool:
+    want, got = urlsplit(pattern), urlsplit(url)
+    if want.scheme and want.scheme.lower() != got.scheme.lower():
+        return False
+    host = _glob((want.hostname or "").rstrip("."), re.IGNORECASE)
+    if not host.fullmatch((got.hostname or "").rstrip(".")):
+        return False
+    if want.port is not None and want.port != got.port:
+        return False
+    if not want.path or want.path == "/":
+        return True
+    return bool(_glob(want.path).fullmatch(got.path))
+
+
+def _glob(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    return re.compile(".*".join(re.escape(part) for part in pattern.split("*")), flags)
