@@ -198,8 +198,7 @@ def _drop_data(paths: Paths, plugin_id: str) -> None:
     """The plugin's data folder (${CLAUDE_PLUGIN_DATA}), once no scope has the plugin."""
     if any(plugin_id in Record.load(paths, scope).plugins for scope in SCOPES):
         return
-    safe = "".join(c if c.isalnum() or c in "_-" else "-" for c in plugin_id)
-    remove_tree(paths.data_dir / "plugins" / safe)
+    remove_tree(paths.plugin_data(plugin_id))
 
 
 def set_enabled(paths: Paths, name: str, scope: str, enabled: bool) -> Change:

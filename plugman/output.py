@@ -219,6 +219,65 @@ def markets(command: str, found: list[Any], as_json: bool, verb: str = "") -> st
     return "\n".join(lines)
 
 
+def envelope_doc(document: dict[str, Any]) -> str:
+    """A document that carries its own `format` (the resolved config)."""
+    return json.dumps(document, indent=2)
+
+
+def resolved(document: dict[str, Any], explain: bool) -> str:
+    lines = [f"MCP servers ({len(document['mcpServers'])}):"]
+    for name, server in document["mcpServers"].items():
+        where = server["origin"]
+        target = server.get("url") or " ".join(
+            [str(server.get("command")), *server.get("args", [])]
+        )
+        lines.append(f"  {name}  [{where['scope']}]  {target}")
+        if explain:
+            lines.append(f"      from {display_path(where['file'])}")
+    events = document["hooks"]
+    lines.append(f"hooks ({sum(len(groups) for groups in events.values())}):")
+    for event, groups in events.items():
+        scopes = ", ".join(sorted({g["origin"]["scope"] for g in groups}))
+        lines.append(f"  {event}: {len(groups)} ({scopes})")
+    lines.append(f"skills ({len(document['skills'])}): " + ", ".join(document["skills"]))
+    notes = document["diagnostics"]
+    if explain:
+        lines.append(f"notes ({len(notes)}):")
+        lines += [f"  {n['code']}: {n['message']}" for n in notes]
+    elif notes:
+        lines.append(f"{len(notes)} entries dropped, shadowed or invalid; see --explain")
+    return "\n".join(lines)
+
+
+def explained(found: dict[str, Any]) -> str:
+    lines = [f"{found['name']}:"]
+    winner = found["winner"]
+    if winner:
+        lines.append(
+            f"  wins: {winner['origin']['scope']} ({display_path(winner['origin']['file'])})"
+        )
+    lines += [
+        f"  shadowed: {s['origin']['scope']} ({display_path(s['origin']['file'])})"
+        for s in found["shadowed"]
+    ]
+    lines += [
+        f"  dropped: {d['origin']['scope']} ({display_path(d['origin']['file'])}): "
+        f"{d['reason']} — {d['detail']}"
+        for d in found["dropped"]
+    ]
+    if len(lines) == 1:
+        lines.append("  no scope defines it")
+    return "\n".join(lines)
+
+
+def trusted(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return "the project supplies no MCP servers or hooks"
+    return "\n".join(
+        f"{r['state']:9} {r['kind']:7} {r['name']}  ({display_path(r['file'])})" for r in rows
+    )
+
+
 def error(exc: Exception) -> str:
     """A user-facing error for stderr."""
     return f"error: {exc}"

@@ -81,6 +81,11 @@ class Paths(NamedTuple):
     def journal_dir(self) -> Path:
         return self.state_dir / "journal"
 
+    def plugin_data(self, plugin_id: str) -> Path:
+        """A plugin's ${CLAUDE_PLUGIN_DATA}: its id with characters outside [A-Za-z0-9_-] as '-'."""
+        safe = "".join(c if c.isalnum() or c in "_-" else "-" for c in plugin_id)
+        return self.data_dir / "plugins" / safe
+
     def as_dict(self) -> dict[str, str]:
         names = (
             "config_dir",

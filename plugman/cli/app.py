@@ -8,7 +8,7 @@ import typer
 from typer.core import TyperGroup
 
 from plugman import __version__, output, progress
-from plugman.cli import marketplace, plugins
+from plugman.cli import config, marketplace, plugins
 from plugman.cli.common import paths_of
 from plugman.errors import PlugmanError
 
@@ -93,6 +93,8 @@ app.command()(plugins.lock)
 app.command()(plugins.search)
 app.command()(plugins.info)
 app.add_typer(marketplace.app, name="marketplace")
+app.add_typer(config.config_app, name="config")
+app.add_typer(config.trust_app, name="trust")
 
 
 def run_app(args: list[str]) -> int:

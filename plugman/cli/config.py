@@ -1,0 +1,87 @@
+"""`plugman config resolve|explain` and `plugman trust list|approve|revoke`."""
+
+from __future__ import annotations
+
+import os
+from typing import Annotated
+
+import typer
+
+from plugman import output
+from plugman.cli.common import Json, paths_of
+
+config_app = typer.Typer(help="The resolved config every agent is fed.", no_args_is_help=True)
+trust_app = typer.Typer(
+    help="Approve the project's own MCP servers and hooks.", no_args_is_help=True
+)
+Secrets = Annotated[bool, typer.Option("--show-secrets", help="Show secret values unmasked.")]
+
+
+@config_app.command("resolve")
+def resolve_command(
+    ctx: typer.Context,
+    as_json: Json = False,
+    explain: Annotated[bool, typer.Option("--explain", help="Say why for every entry.")] = False,
+    show_secrets: Secrets = False,
+) -> None:
+    """Merge every scope into one config (managed, claude.ai, plugin, user, project, local)."""
+    from plugman import config
+
+    document = config.document(paths_of(ctx), os.environ, show_secrets)
+    output.emit(output.envelope_doc(document) if as_json else output.resolved(document, explain))
+
+
+@config_app.command("explain")
+def explain_command(
+    ctx: typer.Context, name: str, as_json: Json = False, show_secrets: Secrets = False
+) -> None:
+    """Why server NAME resolves as it does: the winner, what it shadows, what was dropped."""
+    from plugman import config
+
+    found = config.explain(paths_of(ctx), os.environ, name, show_secrets)
+    output.emit(output.envelope("config explain", **found) if as_json else output.explained(found))
+
+
+@trust_app.command("list")
+def trust_list(ctx: typer.Context, as_json: Json = False) -> None:
+    """The project's servers and hooks, approved or pending."""
+    from plugman import trust
+
+    rows = trust.listing(paths_of(ctx))
+    output.emit(output.envelope("trust list", entries=rows) if as_json else output.trusted(rows))
+
+
+@trust_app.command("approve")
+def trust_approve(
+    ctx: typer.Context,
+    names: Annotated[list[str] | None, typer.Argument(help="Server or hook names.")] = None,
+    everything: Annotated[bool, typer.Option("--all", help="Every pending entry.")] = False,
+    as_json: Json = False,
+) -> None:
+    """Approve project entries as they are now (a later change needs approval again)."""
+    from plugman import trust
+
+    rows = trust.approve(paths_of(ctx), names or [], everything)
+    output.emit(
+        output.envelope("trust approve", entries=rows)
+        if as_json
+        else "\n".join(f"approved {r['kind']} {r['name']}" for r in rows) or "nothing to approve"
+    )
+
+
+@trust_app.command("revoke")
+def trust_revoke(
+    ctx: typer.Context,
+    names: Annotated[list[str] | None, typer.Argument(help="Server or hook names.")] = None,
+    everything: Annotated[bool, typer.Option("--all", help="Every approval here.")] = False,
+    as_json: Json = False,
+) -> None:
+    """Withdraw approvals."""
+    from plugman import trust
+
+    rows = trust.revoke(paths_of(ctx), names or [], everything)
+    output.emit(
+        output.envelope("trust revoke", entries=rows)
+        if as_json
+        else "\n".join(f"revoked {r['kind']} {r['name']}" for r in rows) or "nothing to revoke"
+    )

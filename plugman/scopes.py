@@ -1,0 +1,184 @@
+"""Reading every scope's files into resolution layers (DESIGN §3).
+
+managed: `managed-settings.toml` (policy, hooks) and `managed-mcp.json` (exclusive when present);
+claude.ai: the connectors cache; plugin: every enabled plugin's servers, hooks and skills;
+user, project, local: `[mcp_servers]` and `[hooks]` in their plugman.toml, plus the project's
+`.mcp.json`. Problems in these files become diagnostics, never crashes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from plugman import declarations, schema
+from plugman.diagnostics import Diagnostic, Sink
+from plugman.expand import expand
+from plugman.manifest import hooks as hook_files
+from plugman.manifest import mcp, plugin
+from plugman.manifest.reader import Report
+from plugman.paths import Paths
+from plugman.policy import Policy
+from plugman.resolve import Hook, Layers, Origin, Server, Skill
+from plugman.state import SCOPES, Record
+from plugman.store import Store
+
+SCOPE_RANK = {"local": 0, "project": 1, "user": 2}  # which record wins for a plugin
+
+
+class Scopes(NamedTuple):
+    layers: Layers
+    policy: Policy
+    plugins: list[dict[str, Any]]
+    diagnostics: list[Diagnostic]
+
+
+def connectors_path(paths: Paths) -> Path:
+    return paths.state_dir / "connectors.json"
+
+
+def load(paths: Paths) -> Scopes:
+    report = Report()
+    settings = _toml(paths.managed_settings, report)
+    managed = None
+    if paths.managed_mcp.is_file():
+        managed = tuple(_servers_of_file(paths.managed_mcp, "managed", report))
+    servers = [*_connectors(paths), *_manual(paths, report)]
+    hooks = [*_hooks_of(settings.get("hooks"), "managed", paths.managed_settings, report)]
+    for scope in ("user", "project", "local"):
+        file = declarations.path_for(paths, scope)
+        hooks += _hooks_of(_toml(file, report).get("hooks"), scope, file, report)
+    plugins, plugin_servers, plugin_hooks, skills = _plugins(paths, report)
+    layers = Layers(managed, (*servers, *plugin_servers), (*hooks, *plugin_hooks), tuple(skills))
+    return Scopes(layers, _policy(settings), plugins, report.diagnostics)
+
+
+def _toml(file: Path, report: Report) -> dict[str, Any]:
+    if not file.is_file():
+        return {}
+    try:
+        return dict(declarations.load(file).unwrap())
+    except Exception as exc:  # a PlugmanError naming the file and the TOML problem
+        report.sink(file).error("toml-syntax", str(exc).splitlines()[0], (), "fix the file")
+        return {}
+
+
+def _policy(settings: dict[str, Any]) -> Policy:
+    allowed = settings.get("allowedMcpServers")
+    denied = settings.get("deniedMcpServers", [])
+    return Policy(
+        allowed=tuple(r for r in allowed if isinstance(r, dict))
+        if isinstance(allowed, list)
+        else None,
+        denied=tuple(r for r in denied if isinstance(r, dict)) if isinstance(denied, list) else (),
+        allow_all_claude_ai=settings.get("allowAllClaudeAiMcps") is True,
+        allow_managed_hooks_only=settings.get("allowManagedHooksOnly") is True,
+    )
+
+
+def _servers_of_file(file: Path, scope: str, report: Report) -> list[Server]:
+    origin = Origin(scope, str(file))
+    return [Server(s.name, s.entry, origin) for s in mcp.load_file(file, report)]
+
+
+def _servers_of_table(value: Any, scope: str, file: Path, report: Report) -> list[Server]:
+    if value is None:
+        return []
+    sink = report.sink(file)
+    schema.validate(value, "mcp-config.schema.json#/$defs/serverMap", sink, ("mcp_servers",))
+    origin = Origin(scope, str(file))
+    return [Server(s.name, s.entry, origin) for s in mcp.servers(value, sink, ("mcp_servers",))]
+
+
+def _manual(paths: Paths, report: Report) -> list[Server]:
+    found: list[Server] = []
+    if paths.project_mcp.is_file():
+        found += _servers_of_file(paths.project_mcp, "project", report)
+    for scope in ("user", "project", "local"):
+        file = declarations.path_for(paths, scope)
+        found += _servers_of_table(_toml(file, report).get("mcp_servers"), scope, file, report)
+    return found
+
+
+def _connectors(paths: Paths) -> list[Server]:
+    file = connectors_path(paths)
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    origin = Origin("claude.ai", str(file))
+    return [Server(c["name"], c["entry"], origin) for c in data.get("connectors", [])]
+
+
+def _hooks_of(
+    value: Any,
+    scope: str,
+    file: Path,
+    report: Report,
+    plugin_id: str | None = None,
+    env: dict[str, str] | None = None,
+) -> list[Hook]:
+    if not isinstance(value, dict):
+        return []
+    sink = report.sink(file)
+    origin = Origin(scope, str(file), plugin_id)
+    return [
+        Hook(h.event, h.matcher, _substitute(h.entry, env), origin)
+        for h in hook_files.handlers(value, sink, ("hooks",))
+    ]
+
+
+def _substitute(value: Any, env: dict[str, str] | None) -> Any:
+    """Put a plugin's own variables (${CLAUDE_PLUGIN_ROOT}, …) in; leave the rest for later."""
+    if not env:
+        return value
+    if isinstance(value, str):
+        return expand(value, env, [])
+    if isinstance(value, list):
+        return [_substitute(item, env) for item in value]
+    if isinstance(value, dict):
+        return {key: _substitute(item, env) for key, item in value.items()}
+    return value
+
+
+def _plugins(
+    paths: Paths, report: Report
+) -> tuple[list[dict[str, Any]], list[Server], list[Hook], list[Skill]]:
+    """Every installed plugin (the highest scope's record wins) and what enabled ones bring."""
+    chosen: dict[str, tuple[str, dict[str, Any]]] = {}
+    for scope in sorted(SCOPES, key=lambda s: SCOPE_RANK[s]):
+        for plugin_id, entry in Record.load(paths, scope).plugins.items():
+            chosen.setdefault(plugin_id, (scope, entry))
+    rows, servers, hooks, skills = [], [], [], []
+    store = Store(paths.store_dir)
+    for plugin_id, (scope, entry) in sorted(chosen.items()):
+        rows.append(
+            {
+                "id": plugin_id,
+                "version": entry["version"],
+                "enabled": entry.get("enabled", True),
+                "scope": scope,
+            }
+        )
+        if not entry.get("enabled", True):
+            continue
+        root = store.path(entry["content_hash"])
+        fields = entry.get("entry")
+        declaration = plugin.Declaration(fields, Sink(str(root))) if fields else None
+        loaded = plugin.load(root, report, declaration, strict=fields is None)
+        if loaded is None:
+            continue
+        env = {
+            "CLAUDE_PLUGIN_ROOT": str(root),
+            "CLAUDE_PROJECT_DIR": str(paths.project_dir),
+            "CLAUDE_PLUGIN_DATA": str(paths.plugin_data(plugin_id)),
+        }
+        origin = Origin("plugin", str(root), plugin_id)
+        servers += [
+            Server(f"plugin:{loaded.name}:{s.name}", _substitute(s.entry, env), origin)
+            for s in loaded.mcp_servers
+        ]
+        hooks += [Hook(h.event, h.matcher, _substitute(h.entry, env), origin) for h in loaded.hooks]
+        skills += [Skill(f"{loaded.name}:{s.name}", str(s.path), origin) for s in loaded.skills]
+    return rows, servers, hooks, skills
