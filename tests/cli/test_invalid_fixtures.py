@@ -97,9 +97,14 @@ def test_fixture(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert code == expected["exit"], f"reported: {json.dumps(reported, indent=1)}"
 
 
+# The modules `plugman validate` runs (other commands report through the same sinks, but their
+# codes are not validation rules).
+VALIDATION = ("manifest/*.py", "validate.py", "schema.py", "jsonloc.py", "diagnostics.py")
+
+
 def _emitted_codes() -> set[str]:
     codes: set[str] = set()
-    for file in SOURCE.rglob("*.py"):
+    for file in (path for pattern in VALIDATION for path in SOURCE.glob(pattern)):
         text = file.read_text(encoding="utf-8")
         for pattern in CODE_PATTERNS:
             codes.update(pattern.findall(text))
