@@ -148,6 +148,7 @@ def add(paths: Paths, text: str, name: str | None = None, scope: str = "user") -
     """Register a marketplace (fetching it unless it is a local folder); for the project or
     local scope, also name it in that scope's plugman.toml."""
     source = classify(text, paths.project_dir)
+    check_policy(paths, source)  # before any I/O
     with session(paths) as work:
         staging = work.store.stage()
         root, commit = fetch(source, staging)
@@ -231,6 +232,7 @@ def update(paths: Paths, names: list[str]) -> list[Known]:
                     f"marketplace {name!r} is not known", hint="run: plugman marketplace list"
                 )
             market = _known(name, entries[name])
+            check_policy(paths, market.source)
             root, commit = fetch(market.source, work.store.stage())
             load(market._replace(root=root))
             if market.source.kind != "directory":
@@ -239,6 +241,19 @@ def update(paths: Paths, names: list[str]) -> list[Known]:
             updated.append(market._replace(commit=commit))
         write_registry(paths, entries, work.tx)
     return updated
+
+
+def check_policy(paths: Paths, source: Source) -> None:
+    """Refuse a marketplace source the managed policy does not allow."""
+    from plugman.policy import marketplace_refusal
+    from plugman.scopes import managed_policy
+
+    reason = marketplace_refusal(source.kind, source.location, source.ref, managed_policy(paths))
+    if reason:
+        raise PlugmanError(
+            f"marketplace {source.location!r} is {reason} (managed policy)",
+            hint="ask your administrator, or use an allowed marketplace",
+        )
 
 
 def portable(source: Source, project: Path) -> str:

@@ -20,6 +20,62 @@ class Policy(NamedTuple):
     denied: tuple[dict[str, Any], ...] = ()
     allow_all_claude_ai: bool = False
     allow_managed_hooks_only: bool = False
+    known_marketplaces: tuple[dict[str, Any], ...] | None = None  # strictKnownMarketplaces
+    blocked_marketplaces: tuple[dict[str, Any], ...] = ()
+
+
+GITHUB = re.compile(r"^https://github\.com/(?P<repo>[^/]+/[^/]+?)(?:\.git)?/?$", re.IGNORECASE)
+
+
+def marketplace_refusal(kind: str, location: str, ref: str | None, policy: Policy) -> str | None:
+    """Why managed policy refuses a marketplace source (kind: directory, git or url), or None.
+    `blockedMarketplaces` matches any spelling, ref and path; `strictKnownMarketplaces` exactly."""
+    for rule in policy.blocked_marketplaces:
+        if _source_matches(rule, kind, location, ref, loose=True):
+            return f"blocked by blockedMarketplaces {_describe(rule)}"
+    if policy.known_marketplaces is None:
+        return None
+    if any(_source_matches(r, kind, location, ref, loose=False) for r in policy.known_marketplaces):
+        return None
+    return "not in strictKnownMarketplaces"
+
+
+def _describe(rule: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in sorted(rule.items()))
+
+
+def _source_matches(
+    rule: dict[str, Any], kind: str, location: str, ref: str | None, *, loose: bool
+) -> bool:
+    if "hostPattern" in rule:
+        host = urlsplit(location).hostname if kind != "directory" else None
+        return bool(host and re.search(str(rule["hostPattern"]), host))
+    if "pathPattern" in rule:
+        return kind == "directory" and bool(re.search(str(rule["pathPattern"]), location))
+    same_ref = loose or rule.get("ref") == ref
+    form = rule.get("source")
+    github = GITHUB.match(location) if kind == "git" else None
+    if form == "github" and github:
+        return same_ref and _repo_matches(str(rule.get("repo", "")), github["repo"], loose)
+    if form == "git" and kind == "git":
+        return same_ref and (rule.get("url") == location or (loose and _same_url(rule, location)))
+    if form in ("url", "directory", "file"):
+        wanted = rule.get("url") if form == "url" else rule.get("path")
+        return {"url": "url", "directory": "directory", "file": "directory"}[form] == kind and (
+            wanted == location
+        )
+    return False
+
+
+def _repo_matches(pattern: str, repo: str, loose: bool) -> bool:
+    if loose:
+        pattern, repo = pattern.lower(), repo.lower()
+    owner, _, name = pattern.partition("/")
+    return repo == pattern or (name == "*" and repo.split("/")[0] == owner)
+
+
+def _same_url(rule: dict[str, Any], location: str) -> bool:
+    return str(rule.get("url", "")).lower().rstrip("/") == location.lower().rstrip("/")
 
 
 def refusal(name: str, entry: dict[str, Any], policy: Policy, env: Mapping[str, str]) -> str | None:

@@ -108,6 +108,7 @@ class _Planner:
         if spec.direct is not None:
             return self.add(self.fetch(spec.direct, None, DIRECT, None, spec, chain))
         known, entry = marketplaces.find(self.paths, str(spec.name), spec.marketplace)
+        marketplaces.check_policy(self.paths, known.source)
         plugin_id = f"{entry.name}@{known.name}"
         self.wanted.setdefault(plugin_id, []).append((spec.specifier, chain))
         if plugin_id in self.planned:

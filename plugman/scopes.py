@@ -40,7 +40,7 @@ def connectors_path(paths: Paths) -> Path:
 
 def load(paths: Paths) -> Scopes:
     report = Report()
-    settings = _toml(paths.managed_settings, report)
+    settings = _managed_settings(paths)
     managed = None
     if paths.managed_mcp.is_file():
         managed = tuple(_servers_of_file(paths.managed_mcp, "managed", report))
@@ -64,10 +64,29 @@ def _toml(file: Path, report: Report) -> dict[str, Any]:
         return {}
 
 
+def managed_policy(paths: Paths) -> Policy:
+    """The policy in managed-settings.toml alone (what marketplace add and install check)."""
+    return _policy(_managed_settings(paths))
+
+
+def _managed_settings(paths: Paths) -> dict[str, Any]:
+    """Managed settings; an unreadable policy file is an error, never silently no policy."""
+    if not paths.managed_settings.is_file():
+        return {}
+    return dict(declarations.load(paths.managed_settings).unwrap())
+
+
+def _rules(value: Any) -> tuple[dict[str, Any], ...] | None:
+    return tuple(r for r in value if isinstance(r, dict)) if isinstance(value, list) else None
+
+
 def _policy(settings: dict[str, Any]) -> Policy:
     allowed = settings.get("allowedMcpServers")
     denied = settings.get("deniedMcpServers", [])
+    known = settings.get("strictKnownMarketplaces", settings.get("allowedMarketplaces"))
     return Policy(
+        known_marketplaces=_rules(known),
+        blocked_marketplaces=_rules(settings.get("blockedMarketplaces")) or (),
         allowed=tuple(r for r in allowed if isinstance(r, dict))
         if isinstance(allowed, list)
         else None,

@@ -135,3 +135,27 @@ def test_project_scope_marketplace_is_declared_and_removed(tmp_path: Path) -> No
     )
     run("marketplace", "remove", "plugman-samples", project=project)
     assert snapshot(project / "plugman.toml") == before
+
+
+def test_managed_policy_refuses_marketplaces_before_any_io(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    managed = isolated_home / "managed"
+    managed.mkdir()
+    allowed = tmp_path / "allowed"
+    shutil.copytree(SAMPLES, allowed, ignore=shutil.ignore_patterns("invalid"))
+    (managed / "managed-settings.toml").write_text(
+        f'strictKnownMarketplaces = [{{ source = "directory", path = "{allowed}" }}]\n'
+    )
+    before = snapshot(isolated_home)
+    out = fails("marketplace", "add", f"file://{tmp_path}/elsewhere.git")
+    assert "not in strictKnownMarketplaces (managed policy)" in out
+    assert snapshot(isolated_home) == before
+    run("marketplace", "add", str(allowed))
+    run("install", "toolbox")
+    (managed / "managed-settings.toml").write_text(
+        f'blockedMarketplaces = [{{ source = "directory", path = "{allowed}" }}]\n'
+    )
+    assert "blocked by blockedMarketplaces" in fails("install", "guardrails")
+    (managed / "managed-settings.toml").write_text("strictKnownMarketplaces = [\n")
+    assert "is not valid TOML" in fails("install", "guardrails")
