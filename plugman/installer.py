@@ -16,7 +16,7 @@ from plugman.fs import remove_tree
 from plugman.manifest.model import Plugin
 from plugman.paths import Paths
 from plugman.session import Session, session
-from plugman.state import SCOPES, Record
+from plugman.state import SCOPES, Record, check_scope
 
 
 class Change(NamedTuple):
@@ -25,11 +25,6 @@ class Change(NamedTuple):
     version: str
     scope: str
     content_hash: str
-
-
-def check_scope(scope: str) -> None:
-    if scope not in SCOPES:
-        raise UsageError(f"unknown scope {scope!r}", hint="use user, project or local")
 
 
 def install(paths: Paths, specs: list[str], scope: str, *, dry_run: bool = False) -> list[Change]:

@@ -281,3 +281,54 @@ def trusted(rows: list[dict[str, Any]]) -> str:
 def error(exc: Exception) -> str:
     """A user-facing error for stderr."""
     return f"error: {exc}"
+
+
+def mcp_changed(command: str, change: Any, as_json: bool) -> str:
+    """What `mcp add`, `add-json` or `remove` did (secret values masked)."""
+    from plugman import redact
+
+    entry = redact.entry(change.entry)
+    if as_json:
+        return envelope(
+            command,
+            action=change.action,
+            name=change.name,
+            scope=change.scope,
+            file=change.file,
+            entry=entry,
+            warnings=change.warnings,
+        )
+    kind = entry.get("type", "stdio")
+    where = "to" if change.action == "added" else "from"
+    return (
+        f"{change.action.capitalize()} {kind} MCP server {change.name} {where} the "
+        f"{change.scope} scope ({display_path(change.file)})"
+    )
+
+
+def mcp_listed(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return "no MCP servers configured"
+    keys = ("name", "scope", "status")
+    widths = {key: max(len(str(row[key])) for row in rows) for key in keys}
+    lines = []
+    for row in rows:
+        cells = "  ".join(f"{row[key]!s:{widths[key]}}" for key in keys)
+        note = f"  ({row['detail']})" if row["detail"] else ""
+        lines.append(f"{cells}  {row['target']}{note}")
+    return "\n".join(lines)
+
+
+def mcp_got(rows: list[dict[str, Any]]) -> str:
+    lines = [f"{rows[0]['name']}:"]
+    for row in rows:
+        note = f" — {row['detail']}" if row["detail"] else ""
+        lines.append(f"  {row['scope']} ({display_path(row['file'])}): {row['status']}{note}")
+        lines += [f"    {line}" for line in json.dumps(row["entry"], indent=2).splitlines()]
+    return "\n".join(lines)
+
+
+def connectors_synced(cache: dict[str, Any]) -> str:
+    names = [c["name"] for c in cache["connectors"]]
+    count = f"{len(names)} connector{'s' * (len(names) != 1)}"
+    return f"synced {count} from {cache['source']}" + (": " + ", ".join(names) if names else "")

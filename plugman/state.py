@@ -11,11 +11,16 @@ import json
 from pathlib import Path
 from typing import Any
 
-from plugman.errors import PlugmanError
+from plugman.errors import PlugmanError, UsageError
 from plugman.paths import Paths
 
 FORMAT = 1
 SCOPES = ("user", "project", "local")
+
+
+def check_scope(scope: str) -> None:
+    if scope not in SCOPES:
+        raise UsageError(f"unknown scope {scope!r}", hint="use user, project or local")
 
 
 def record_path(paths: Paths, scope: str) -> Path:

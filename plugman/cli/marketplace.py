@@ -25,7 +25,7 @@ def add(
 ) -> None:
     """Add a marketplace (project and local scope also name it in that scope's plugman.toml)."""
     from plugman import marketplaces
-    from plugman.installer import check_scope
+    from plugman.state import check_scope
 
     check_scope(scope)
     market = marketplaces.add(paths_of(ctx), source, name, scope)

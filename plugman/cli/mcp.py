@@ -1,0 +1,134 @@
+"""`plugman mcp add|add-json|remove|list|get` and `plugman connectors sync`."""
+
+from __future__ import annotations
+
+import os
+from typing import Annotated, Any
+
+import typer
+from typer.core import TyperCommand
+
+from plugman import output
+from plugman.cli.common import Json, paths_of
+
+mcp_app = typer.Typer(
+    help="MCP servers in the user, project and local scopes.", no_args_is_help=True
+)
+connectors_app = typer.Typer(help="claude.ai connectors as MCP servers.", no_args_is_help=True)
+
+COMMAND = "plugman.command"
+McpScope = Annotated[str, typer.Option("--scope", "-s", help="user, project or local.")]
+Secrets = Annotated[bool, typer.Option("--show-secrets", help="Show secret values unmasked.")]
+
+
+class DashDashCommand(TyperCommand):
+    """Everything after the first `--` is the server's command line, never plugman options."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if "--" in args:
+            cut = args.index("--")
+            ctx.meta[COMMAND] = args[cut + 1 :]
+            args = args[:cut]
+        return super().parse_args(ctx, args)
+
+
+@mcp_app.command("add", cls=DashDashCommand)
+def add(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Server name: letters, digits, '_' and '-'.")],
+    target: Annotated[
+        list[str] | None, typer.Argument(help="URL (remote), or after -- : CMD [ARGS...].")
+    ] = None,
+    transport: Annotated[
+        str | None, typer.Option("--transport", "-t", help="stdio, http (default), sse or ws.")
+    ] = None,
+    env: Annotated[
+        list[str] | None, typer.Option("--env", "-e", help="KEY=VALUE for a stdio server.")
+    ] = None,
+    header: Annotated[
+        list[str] | None, typer.Option("--header", "-H", help='"Name: value" for a remote one.')
+    ] = None,
+    scope: McpScope = "local",
+    as_json: Json = False,
+) -> None:
+    """Add a server: `plugman mcp add NAME URL` or `plugman mcp add NAME -- CMD [ARGS...]`."""
+    from plugman import server_entries, servers
+
+    entry = server_entries.build_entry(
+        target or [], ctx.meta.get(COMMAND), transport, env or [], header or []
+    )
+    change = servers.add(paths_of(ctx), name, entry, scope)
+    output.emit(output.mcp_changed("mcp add", change, as_json))
+
+
+@mcp_app.command("add-json")
+def add_json(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Server name.")],
+    entry: Annotated[str, typer.Argument(help="The server's entry as JSON (no mcpServers).")],
+    scope: McpScope = "local",
+    as_json: Json = False,
+) -> None:
+    """Add a server from its JSON entry, checked like any MCP config."""
+    from plugman import server_entries, servers
+
+    change = servers.add(paths_of(ctx), name, server_entries.parse_json(name, entry), scope)
+    for warning in change.warnings:
+        output.emit(f"warning: {warning}", err=True)
+    output.emit(output.mcp_changed("mcp add-json", change, as_json))
+
+
+@mcp_app.command("remove")
+def remove(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Server name.")],
+    scope: Annotated[
+        str | None, typer.Option("--scope", "-s", help="user, project or local (default: find).")
+    ] = None,
+    as_json: Json = False,
+) -> None:
+    """Remove a server from the scope that has it."""
+    from plugman import servers
+
+    change = servers.remove(paths_of(ctx), name, scope)
+    output.emit(output.mcp_changed("mcp remove", change, as_json))
+
+
+@mcp_app.command("list")
+def listing(ctx: typer.Context, as_json: Json = False, show_secrets: Secrets = False) -> None:
+    """Every scope's servers and their status (active, shadowed, or why dropped)."""
+    from plugman import server_list
+
+    rows = server_list.listing(paths_of(ctx), os.environ, show_secrets)
+    output.emit(output.envelope("mcp list", servers=rows) if as_json else output.mcp_listed(rows))
+
+
+@mcp_app.command("get")
+def get(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Server name.")],
+    as_json: Json = False,
+    show_secrets: Secrets = False,
+) -> None:
+    """Every scope's entry called NAME, and what resolution made of it."""
+    from plugman import server_list
+
+    rows = server_list.get(paths_of(ctx), os.environ, name, show_secrets)
+    output.emit(
+        output.envelope("mcp get", name=name, entries=rows) if as_json else output.mcp_got(rows)
+    )
+
+
+@connectors_app.command("sync")
+def sync(
+    ctx: typer.Context,
+    source: Annotated[str, typer.Argument(help="A JSON file or an https:// URL.")],
+    as_json: Json = False,
+) -> None:
+    """Replace the cached claude.ai connectors with the list in SOURCE."""
+    from plugman import connectors
+
+    cache = connectors.sync(paths_of(ctx), source)
+    output.emit(
+        output.envelope("connectors sync", **cache) if as_json else output.connectors_synced(cache)
+    )
