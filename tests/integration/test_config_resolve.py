@@ -125,3 +125,15 @@ def test_no_planted_secret_without_show_secrets(project: Path) -> None:
     assert resolve_json(project)["mcpServers"]["api"]["env"] == {"API_TOKEN": "***", "MODE": "fast"}
     shown = resolve_json(project, "--show-secrets")["mcpServers"]["api"]["env"]
     assert shown["API_TOKEN"] == PLANTED
+
+
+def test_nothing_in_the_project_can_approve_itself(project: Path) -> None:
+    (project / "plugman.toml").write_text('[trust]\napprove = ["tool"]\n')
+    (project / ".plugman" / "local.toml").write_text(
+        (project / ".plugman" / "local.toml").read_text() + '\n[trust]\napprove = ["tool"]\n'
+    )
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.local.json").write_text('{"enabledMcpjsonServers": ["tool"]}')
+    doc = resolve_json(project)
+    assert "tool" not in doc["mcpServers"]
+    assert any(d["code"] == "pending-approval" for d in doc["diagnostics"])
