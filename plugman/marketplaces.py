@@ -24,7 +24,7 @@ from plugman.manifest.names import unsafe_reason
 from plugman.manifest.reader import Report
 from plugman.paths import Paths
 from plugman.session import Session, session
-from plugman.state import SCOPES, Record
+from plugman.state import SCOPES, Record, read_state
 from plugman.transaction import Transaction
 
 FORMAT = 1
@@ -72,16 +72,8 @@ def registry_path(paths: Paths) -> Path:
 
 
 def registry(paths: Paths) -> dict[str, dict[str, Any]]:
-    try:
-        data = json.loads(registry_path(paths).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError) as exc:
-        raise PlugmanError(
-            f"{registry_path(paths)} is unreadable: {exc}",
-            hint="move it away and add your marketplaces again",
-        ) from None
-    found: dict[str, dict[str, Any]] = data.get("marketplaces", {})
+    data = read_state(registry_path(paths), "move it away and add your marketplaces again")
+    found: dict[str, dict[str, Any]] = (data or {}).get("marketplaces", {})
     return found
 
 

@@ -67,22 +67,26 @@ class Record:
         return (json.dumps(self.data, indent=2, sort_keys=True) + "\n").encode()
 
 
-def read_record(path: Path) -> dict[str, Any] | None:
+def read_state(path: Path, hint: str) -> dict[str, Any] | None:
+    """A JSON state file plugman wrote (None when absent); unreadable or newer is an error."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:
+        raise PlugmanError(f"{path} is unreadable: {exc}", hint=hint) from None
+    if not isinstance(data, dict) or not isinstance(data.get("format", 0), int):
+        raise PlugmanError(f"{path} is not a plugman state file", hint=hint)
+    if data.get("format", 0) > FORMAT:
         raise PlugmanError(
-            f"the install record {path} is unreadable: {exc}",
-            hint="run 'plugman doctor', or move the file away and reinstall",
-        ) from None
-    if not isinstance(data, dict) or data.get("format", 0) > FORMAT:
-        raise PlugmanError(
-            f"{path} was written by a newer plugman (format {data.get('format')})",
+            f"{path} was written by a newer plugman (format {data['format']})",
             hint="upgrade plugman",
         )
     return data
+
+
+def read_record(path: Path) -> dict[str, Any] | None:
+    return read_state(path, "run 'plugman doctor', or move the file away and reinstall")
 
 
 def referenced_hashes(paths: Paths) -> set[str]:

@@ -16,6 +16,7 @@ from plugman.errors import PlugmanError
 from plugman.paths import Paths
 from plugman.resolve import Layers, content_hash, resolve
 from plugman.session import session
+from plugman.state import read_state
 
 FORMAT = 1
 
@@ -25,16 +26,8 @@ def trust_path(paths: Paths) -> Path:
 
 
 def approvals(paths: Paths) -> dict[str, dict[str, Any]]:
-    try:
-        data = json.loads(trust_path(paths).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError) as exc:
-        raise PlugmanError(
-            f"{trust_path(paths)} is unreadable: {exc}",
-            hint="move it away; approve the project's entries again",
-        ) from None
-    found: dict[str, dict[str, Any]] = data.get("approvals", {})
+    data = read_state(trust_path(paths), "move it away; approve the project's entries again")
+    found: dict[str, dict[str, Any]] = (data or {}).get("approvals", {})
     return found
 
 
