@@ -1,0 +1,89 @@
+"""`plugman hooks list` and `plugman hooks run EVENT` (for agents without a hook system).
+
+`hooks run` reads the event JSON on stdin and exits like a Claude Code hook would: 2 with the
+reason on stderr when the hooks together block, deny or stop (`continue: false`), else 0.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from plugman import output
+from plugman.cli.common import Json, paths_of
+
+hooks_app = typer.Typer(
+    help="The resolved hooks: list them, or run an event's hooks.", no_args_is_help=True
+)
+BLOCKED = 2
+
+
+@hooks_app.command("list")
+def list_command(ctx: typer.Context, as_json: Json = False) -> None:
+    """Every resolved hook, in the order it runs: event, matcher, type, command and origin."""
+    from plugman import trust
+    from plugman.runtime.hooks import listing
+
+    _, result = trust.resolved_here(paths_of(ctx), dict(os.environ))
+    found, dropped = listing(result)
+    output.emit(
+        output.envelope("hooks list", hooks=found, dropped=dropped)
+        if as_json
+        else output.hooks_listed(found, dropped)
+    )
+
+
+@hooks_app.command("run")
+def run_command(
+    ctx: typer.Context,
+    event: Annotated[str, typer.Argument(help="The event, e.g. PreToolUse (case-sensitive).")],
+    as_json: Json = False,
+) -> None:
+    """Run EVENT's hooks with the event JSON read from stdin; exit 2 when they block."""
+    from plugman import trust
+    from plugman.runtime.hooks import run_hooks
+
+    payload = _payload(sys.stdin.read() if not sys.stdin.isatty() else "")
+    paths = paths_of(ctx)
+    _, result = trust.resolved_here(paths, dict(os.environ))
+    cwd = payload.get("cwd")
+    run = run_hooks(
+        event,
+        payload,
+        result.hooks,
+        cwd=Path(cwd) if isinstance(cwd, str) and Path(cwd).is_dir() else paths.project_dir,
+        env=dict(os.environ),
+        project_dir=paths.project_dir,
+        plugin_data=paths.plugin_data,
+    )
+    found = run.as_dict()
+    output.emit(output.envelope("hooks run", **found) if as_json else output.hook_run(found))
+    if run.blocked or not run.continue_:
+        output.emit(output.hook_block_reason(found), err=True)
+        raise typer.Exit(BLOCKED)
+
+
+def _payload(text: str) -> dict[str, Any]:
+    from plugman.errors import UsageError
+
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(
+            f"the event JSON on stdin is invalid: {exc.msg} at line {exc.lineno} column "
+            f"{exc.colno} (char {exc.pos})",
+            hint='pipe one JSON object, e.g. echo \'{"tool_name": "Bash"}\' | plugman hooks run',
+        ) from None
+    if not isinstance(data, dict):
+        raise UsageError(
+            f"the event JSON on stdin must be an object, not {type(data).__name__}",
+            hint='e.g. {"tool_name": "Bash", "tool_input": {"command": "ls"}}',
+        )
+    return data
