@@ -1,0 +1,216 @@
+"""One MCP client session to one configured server, over stdio, streamable HTTP, SSE or ws.
+
+Shared by `plugman mcp probe` and the gateway. `mcp` (about 1 s to import) is imported only
+inside the functions that connect. What the SDK does not put in its exceptions (the exit code
+of a stdio server, the HTTP status of a refused request, unparsable stdout lines) is recorded
+on a `Trace`; plugman.runtime.failure turns the exception and the trace into a reason.
+
+Decisions:
+- `mode="legacy"` (the `initialize` handshake) by default: `auto` first sends `server/discover`
+  with a hard-coded 10 s wait, which a legacy server that ignores unknown methods runs out.
+- A stdio server gets the parent's whole environment with the entry's `env` over it, as
+  Claude Code gives it (servers read tokens such as GITHUB_TOKEN from there), not the SDK's
+  minimal HOME/PATH/SHELL/TERM/USER set.
+- HTTP: connect/write/pool time out after `timeout`; reads after 300 s (the SDK's default),
+  because the streamable-HTTP GET stream is long-lived; requests are bounded by
+  `read_timeout_seconds=timeout` instead.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from plugman.errors import PlugmanError
+
+if TYPE_CHECKING:
+    from mcp import Client
+
+TRANSPORTS = {"stdio": "stdio", "http": "http", "streamable-http": "http", "sse": "sse", "ws": "ws"}
+SSE_READ_TIMEOUT = 300.0
+MessageHandler = Callable[[Any], Awaitable[None]]
+
+
+@dataclass
+class Trace:
+    """What a connection attempt saw that its exception may not carry."""
+
+    command: str | None = None
+    process: Any = None  # the stdio server's anyio Process, once spawned
+    statuses: list[int] = field(default_factory=list)  # every HTTP response status, in order
+    bad_lines: list[str] = field(default_factory=list)  # why stdout messages failed to parse
+
+    @property
+    def exit_code(self) -> int | None:
+        return None if self.process is None else self.process.returncode
+
+    @property
+    def http_error(self) -> int | None:
+        return next((s for s in self.statuses if s >= 400), None)
+
+
+def transport_of(entry: Mapping[str, Any]) -> str:
+    """stdio, http, sse or ws; `type` missing means stdio (or http for a bare `url`)."""
+    kind = entry.get("type") or ("http" if "url" in entry and "command" not in entry else "stdio")
+    if kind not in TRANSPORTS:
+        raise PlugmanError(f"unknown transport {kind!r}", hint="use stdio, http, sse or ws")
+    return TRANSPORTS[kind]
+
+
+def server_env(entry: Mapping[str, Any], parent: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The stdio server's environment: the parent's, with the entry's `env` over it."""
+    base = os.environ if parent is None else parent
+    return {**base, **{str(k): str(v) for k, v in (entry.get("env") or {}).items()}}
+
+
+@asynccontextmanager
+async def open_client(
+    name: str,
+    entry: Mapping[str, Any],
+    *,
+    errlog: TextIO,
+    timeout: float,
+    trace: Trace | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+    mode: str = "legacy",
+    on_message: MessageHandler | None = None,
+) -> AsyncIterator[Client]:
+    """A connected, initialized `mcp.Client` for server `name`.
+
+    errlog: where a stdio server's stderr goes (it needs a real file descriptor).
+    env, cwd: the parent environment and the default working directory of a stdio server.
+    """
+    from mcp import Client
+
+    seen = trace if trace is not None else Trace()
+    transport = _transport(name, entry, errlog, timeout, seen, env, cwd)
+
+    async def handler(message: Any) -> None:
+        if isinstance(message, Exception):
+            seen.bad_lines.append(_parse_error(message))
+        if on_message is not None:
+            await on_message(message)
+
+    client = Client(
+        transport,
+        mode=mode,
+        read_timeout_seconds=timeout,
+        message_handler=handler,
+    )
+    async with client:
+        yield client
+
+
+def _transport(
+    name: str,
+    entry: Mapping[str, Any],
+    errlog: TextIO,
+    timeout: float,
+    trace: Trace,
+    env: Mapping[str, str] | None,
+    cwd: Path | None,
+) -> AbstractAsyncContextManager[Any]:
+    kind = transport_of(entry)
+    if kind == "stdio":
+        return _stdio(entry, errlog, trace, server_env(entry, env), cwd)
+    url = entry.get("url")
+    if not isinstance(url, str) or not url:
+        raise PlugmanError(f"{name}: a {kind} server needs a url")
+    headers = {str(k): str(v) for k, v in (entry.get("headers") or {}).items()}
+    if kind == "http":
+        return _http(url, headers, timeout, trace)
+    opened: AbstractAsyncContextManager[Any]
+    opened = _sse(url, headers, timeout, trace) if kind == "sse" else _ws(url)
+    return opened
+
+
+@asynccontextmanager
+async def _stdio(
+    entry: Mapping[str, Any], errlog: TextIO, trace: Trace, env: dict[str, str], cwd: Path | None
+) -> AsyncIterator[Any]:
+    from mcp import StdioServerParameters, stdio_client
+
+    command = entry.get("command")
+    if not isinstance(command, str) or not command:
+        raise PlugmanError("a stdio server needs a command")
+    trace.command = command
+    folder = entry.get("cwd") or cwd
+    if folder is not None and not Path(folder).is_dir():
+        raise PlugmanError(f"working directory not found: {folder}")
+    args = [str(a) for a in entry.get("args") or []]
+    params = StdioServerParameters(command=command, args=args, env=env, cwd=folder)
+    spawning = stdio_client(params, errlog=errlog)
+    async with spawning as streams:
+        trace.process = _spawned(spawning)
+        yield streams
+
+
+def _spawned(manager: Any) -> Any:
+    """The process inside a suspended `stdio_client`: the SDK exposes no exit code, so read
+    its generator's `process` local (None if a future SDK renames it)."""
+    frame = getattr(getattr(manager, "gen", None), "ag_frame", None)
+    return None if frame is None else frame.f_locals.get("process")
+
+
+def _recorder(trace: Trace) -> Callable[[Any], Awaitable[None]]:
+    async def record(response: Any) -> None:
+        trace.statuses.append(response.status_code)
+
+    return record
+
+
+@asynccontextmanager
+async def _http(
+    url: str, headers: dict[str, str], timeout: float, trace: Trace
+) -> AsyncIterator[Any]:
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    limits = httpx2.Timeout(timeout, read=max(timeout, SSE_READ_TIMEOUT))
+    hooks = {"response": [_recorder(trace)]}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=limits, event_hooks=hooks) as http,
+        streamable_http_client(url, http_client=http) as streams,
+    ):
+        yield streams
+
+
+def _sse(url: str, headers: dict[str, str], timeout: float, trace: Trace) -> Any:
+    from mcp.client.sse import sse_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    def factory(headers: Any = None, timeout: Any = None, auth: Any = None) -> Any:
+        client = create_mcp_http_client(headers, timeout, auth)
+        client.event_hooks["response"].append(_recorder(trace))
+        return client
+
+    read = max(timeout, SSE_READ_TIMEOUT)
+    return sse_client(
+        url, headers=headers, timeout=timeout, sse_read_timeout=read, httpx_client_factory=factory
+    )
+
+
+def _ws(url: str) -> Any:
+    try:
+        module = importlib.import_module("mcp.client.websocket")
+    except ImportError:
+        module = None
+    if module is None or not hasattr(module, "websocket_client"):
+        raise PlugmanError("ws transport is not supported by the installed mcp SDK")
+    return module.websocket_client(url)
+
+
+def _parse_error(exc: Exception) -> str:
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        try:
+            return str(errors()[0]["msg"])
+        except (IndexError, KeyError, TypeError):
+            pass
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
