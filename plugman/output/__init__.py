@@ -1,0 +1,91 @@
+"""Rendering results for people (text) and machines (JSON, SARIF, GitHub annotations).
+
+The renderers return strings; `emit` is the one place that writes to the terminal. One module
+per family of results; this package re-exports them all.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+FORMAT_VERSION = 1
+
+
+def emit(text: str, *, err: bool = False) -> None:
+    stream = sys.stderr if err else sys.stdout
+    stream.write(text if text.endswith("\n") or not text else text + "\n")
+
+
+def progress_listener() -> Callable[[str], None] | None:
+    """Show progress messages on a terminal (stderr), and nowhere else."""
+    if not sys.stderr.isatty():
+        return None
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    return lambda message: console.print(f"[dim]… {message}[/dim]", highlight=False)
+
+
+def envelope(command: str, **body: Any) -> str:
+    """The versioned JSON document every `--json` output uses."""
+    return json.dumps({"format": FORMAT_VERSION, "command": command, **body}, indent=2)
+
+
+def display_path(file: str) -> str:
+    """A path relative to the working directory when it is below it."""
+    try:
+        rel = os.path.relpath(file)
+    except ValueError:
+        return file
+    return file if rel.startswith("..") else rel
+
+
+def error(exc: Exception) -> str:
+    """A user-facing error for stderr."""
+    return f"error: {exc}"
+
+
+from plugman.output.config import (  # noqa: E402 (they use the helpers above)
+    connectors_synced,
+    envelope_doc,
+    explained,
+    mcp_changed,
+    mcp_got,
+    mcp_listed,
+    resolved,
+    trusted,
+)
+from plugman.output.plugins import changes, installed, markets  # noqa: E402
+from plugman.output.runtime import hook_block_reason, hook_run, hooks_listed, probed, tool_pool  # noqa: E402
+from plugman.output.validation import FORMATS, validation  # noqa: E402
+
+__all__ = [
+    "FORMATS",
+    "FORMAT_VERSION",
+    "changes",
+    "connectors_synced",
+    "display_path",
+    "emit",
+    "envelope",
+    "envelope_doc",
+    "error",
+    "explained",
+    "hook_block_reason",
+    "hook_run",
+    "hooks_listed",
+    "installed",
+    "markets",
+    "mcp_changed",
+    "mcp_got",
+    "mcp_listed",
+    "probed",
+    "progress_listener",
+    "resolved",
+    "tool_pool",
+    "trusted",
+    "validation",
+]

@@ -1,0 +1,80 @@
+"""Results of install, uninstall, enable, list and marketplace commands."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from plugman.output import envelope
+
+
+def changes(command: str, done: list[Any], as_json: bool) -> str:
+    """What an install, uninstall, enable or disable did."""
+    if as_json:
+        return envelope(command, changes=[c._asdict() for c in done])
+    if not done:
+        return "nothing to do"
+    return "\n".join(f"{c.action} {c.id} {c.version} ({c.scope})" for c in done)
+
+
+def installed(rows: list[dict[str, Any]], as_json: bool) -> str:
+    if as_json:
+        keys = (
+            "id",
+            "version",
+            "scope",
+            "enabled",
+            "source",
+            "content_hash",
+            "installed_at",
+            "components",
+        )
+        return envelope(
+            "list",
+            plugins=[
+                {**{k: row.get(k) for k in keys}, "pin": _pin(row.get("source") or {})}
+                for row in rows
+            ],
+        )
+    if not rows:
+        return "no plugins installed"
+    width = max(len(row["id"]) for row in rows)
+    lines = [f"{'plugin':{width}}  {'version':10} {'scope':8} {'enabled':8} content"]
+    for row in rows:
+        enabled = "yes" if row.get("enabled", True) else "no"
+        lines.append(
+            f"{row['id']:{width}}  {row['version']:10} {row['scope']:8} {enabled:8} "
+            f"{row['content_hash'][:19]}"
+        )
+    return "\n".join(lines)
+
+
+def _pin(source: dict[str, Any]) -> str | None:
+    """What exactly was installed: the git commit or the archive's sha256."""
+    pin = source.get("commit") or source.get("sha256")
+    return str(pin) if pin else None
+
+
+def markets(command: str, found: list[Any], as_json: bool, verb: str = "") -> str:
+    if as_json:
+        return envelope(
+            command,
+            marketplaces=[
+                {
+                    "name": m.name,
+                    "kind": m.source.kind,
+                    "source": m.source.location,
+                    "ref": m.source.ref,
+                    "root": str(m.root),
+                    "commit": m.commit,
+                }
+                for m in found
+            ],
+        )
+    if not found:
+        return "no marketplaces"
+    lines = [
+        f"{verb + ' ' if verb else ''}{m.name}  {m.source.kind}  {m.source.location}"
+        + (f"#{m.source.ref}" if m.source.ref else "")
+        for m in found
+    ]
+    return "\n".join(lines)
