@@ -8,7 +8,7 @@ import typer
 from typer.core import TyperGroup
 
 from plugman import __version__, output, progress
-from plugman.cli import config, hooks, marketplace, mcp, plugins, runtime
+from plugman.cli import config, hooks, marketplace, mcp, plugins, runtime, serve
 from plugman.cli.common import paths_of
 from plugman.errors import PlugmanError
 
@@ -97,6 +97,7 @@ app.add_typer(config.config_app, name="config")
 app.add_typer(config.trust_app, name="trust")
 mcp.mcp_app.command("probe")(runtime.probe_command)
 mcp.mcp_app.command("tools")(runtime.tools_command)
+mcp.mcp_app.command("serve")(serve.serve)
 app.add_typer(mcp.mcp_app, name="mcp")
 app.add_typer(mcp.connectors_app, name="connectors")
 app.add_typer(hooks.hooks_app, name="hooks")

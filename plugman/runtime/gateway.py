@@ -1,0 +1,231 @@
+"""`plugman mcp serve`: one MCP server in front of every resolved MCP server.
+
+Each resolved server is a backend (plugman.runtime.backends), connected concurrently and kept
+up by its own task; the catalog (plugman.runtime.catalog) is rebuilt whenever one changes, and
+every client is told (`notifications/*/list_changed` on 2025-era connections, a
+`subscriptions/listen` event on 2026-era ones) when what it can list really changed. Calls go
+through plugman.runtime.calls (hooks, timeouts, cuts). Resource reads and prompt gets are
+routed to their backend as they are.
+
+List requests and calls wait (at most the connect timeout) until every backend has either come
+up or failed once, so a client that lists right after `initialize` sees the whole pool.
+
+Nothing is printed: logs go to `<state>/logs/gateway.log`, a stdio server's stderr to
+`<state>/logs/<name>.stderr` (both appended to); stdout is the protocol channel. The transports
+(stdio, streamable HTTP) live in plugman.runtime.gateway_run. `mcp` is imported only inside
+functions, like the rest of plugman.runtime.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+import anyio
+
+from plugman import __version__
+from plugman.runtime.backends import Backend, Health
+from plugman.runtime.calls import Guard, call_tool, refusal
+from plugman.runtime.catalog import Catalog, Route, build
+
+if TYPE_CHECKING:
+    from mcp import types
+    from mcp.server.lowlevel.server import Server
+    from mcp.server.session import ServerSession
+
+log = logging.getLogger("plugman.gateway")
+
+NAME = "plugman-gateway"
+NOTIFY_TIMEOUT = 5.0
+MAX_SESSIONS = 1000
+LISTED = {"tools": ("tools",), "prompts": ("prompts",), "resources": ("resources", "templates")}
+Context = Any  # mcp.server.context.ServerRequestContext
+
+
+class Gateway:
+    def __init__(
+        self,
+        servers: Mapping[str, Mapping[str, Any]],
+        *,
+        guard: Guard,
+        health: Health,
+        errlogs: Mapping[str, TextIO],
+        env: Mapping[str, str],
+        cwd: Path,
+    ) -> None:
+        from mcp.server.subscriptions import InMemorySubscriptionBus
+
+        self.guard, self.health = guard, health
+        self.backends = {
+            name: Backend(
+                name,
+                entry,
+                errlog=errlogs[name],
+                env=env,
+                cwd=cwd,
+                health=health,
+                on_change=self._changed,
+            )
+            for name, entry in servers.items()
+        }
+        self.catalog = Catalog()
+        self.served = False  # no list was answered yet: nobody can hold a stale one
+        self.sessions: list[ServerSession] = []
+        self.bus = InMemorySubscriptionBus()
+        self.server = _server(self)
+
+    def start(self, group: anyio.abc.TaskGroup) -> None:
+        for backend in self.backends.values():
+            group.start_soon(backend.run, name=f"backend {backend.name}")
+
+    async def ready(self) -> None:
+        """Until every backend is up or has failed once (at most the connect timeout)."""
+        with anyio.move_on_after(self.health.connect_timeout + 5):
+            for backend in self.backends.values():
+                await backend.first_round.wait()
+        self.served = True
+
+    # --- what clients can list changes ------------------------------------------------------
+
+    async def _changed(self, backend: Backend, kinds: frozenset[str]) -> None:
+        before, self.catalog = self.catalog, build(self.backends.values())
+        for conflict in sorted(set(self.catalog.conflicts) - set(before.conflicts)):
+            log.warning("%s", conflict)
+        for kind in sorted(kinds):
+            if self.served and any(
+                before.listing(k) != self.catalog.listing(k) for k in LISTED[kind]
+            ):
+                log.info(
+                    "%s: %s changed; telling %d clients", backend.name, kind, len(self.sessions)
+                )
+                await self.notify(kind)
+
+    async def notify(self, kind: str) -> None:
+        """Tell every client that the `kind` list (tools, prompts or resources) changed."""
+        from mcp.server import subscriptions as events
+
+        event: events.ServerEvent = events.ToolsListChanged()
+        if kind == "prompts":
+            event = events.PromptsListChanged()
+        elif kind == "resources":
+            event = events.ResourcesListChanged()
+        await self.bus.publish(event)
+        for session in list(self.sessions):
+            send = getattr(session, f"send_{kind.rstrip('s')}_list_changed")
+            try:
+                with anyio.fail_after(NOTIFY_TIMEOUT):
+                    await send()
+            except Exception as exc:  # a client gone: forget it
+                log.info("dropping a client session: %r", exc)
+                if session in self.sessions:
+                    self.sessions.remove(session)
+
+    async def joined(self, ctx: Context, params: Any) -> None:
+        """`notifications/initialized`: a 2025-era client to notify from now on."""
+        self.sessions.append(ctx.session)
+        del self.sessions[:-MAX_SESSIONS]
+
+    # --- requests -----------------------------------------------------------------------------
+
+    async def list_tools(self, ctx: Context, params: Any) -> types.ListToolsResult:
+        from mcp import types
+
+        await self.ready()
+        return types.ListToolsResult(tools=self.catalog.listing("tools"))
+
+    async def call(self, ctx: Context, params: types.CallToolRequestParams) -> Any:
+        await self.ready()
+        route = self.catalog.tools.get(params.name)
+        if route is None:
+            return refusal(f"Unknown tool: {params.name}")
+        return await call_tool(route, dict(params.arguments or {}), self.guard)
+
+    async def list_resources(self, ctx: Context, params: Any) -> types.ListResourcesResult:
+        from mcp import types
+
+        await self.ready()
+        return types.ListResourcesResult(resources=self.catalog.listing("resources"))
+
+    async def list_templates(self, ctx: Context, params: Any) -> types.ListResourceTemplatesResult:
+        from mcp import types
+
+        await self.ready()
+        return types.ListResourceTemplatesResult(
+            resource_templates=self.catalog.listing("templates")
+        )
+
+    async def read(self, ctx: Context, params: types.ReadResourceRequestParams) -> Any:
+        from mcp import MCPError
+
+        await self.ready()
+        uri = str(params.uri)
+        route = self.catalog.resource_route(uri)
+        if route is None:
+            raise MCPError(-32002, f"Resource not found: {uri}")
+        return await self._forward(
+            route, lambda client: client.read_resource(uri, cache_mode="bypass")
+        )
+
+    async def list_prompts(self, ctx: Context, params: Any) -> types.ListPromptsResult:
+        from mcp import types
+
+        await self.ready()
+        return types.ListPromptsResult(prompts=self.catalog.listing("prompts"))
+
+    async def prompt(self, ctx: Context, params: types.GetPromptRequestParams) -> Any:
+        from mcp import MCPError
+
+        await self.ready()
+        route = self.catalog.prompts.get(params.name)
+        if route is None:
+            raise MCPError(-32602, f"Unknown prompt: {params.name}")
+        arguments = dict(params.arguments or {})
+        return await self._forward(route, lambda client: client.get_prompt(route.name, arguments))
+
+    async def _forward(self, route: Route, request: Any) -> Any:
+        """A resource read or prompt get on the route's backend; failures as MCP errors."""
+        from mcp import MCPError
+
+        backend, timeout = route.backend, self.guard.call_timeout
+        if backend.client is None:
+            raise MCPError(-32603, f"{backend.name} is not connected")
+        try:
+            with anyio.fail_after(timeout):
+                return await request(backend.client)
+        except MCPError as exc:
+            raise MCPError(exc.code, f"{backend.name}: {exc.message}", exc.data) from exc
+        except TimeoutError:
+            raise MCPError(-32001, f"{backend.name} did not answer within {timeout:g} s") from None
+
+
+def _server(gateway: Gateway) -> Server[Any]:
+    """The low-level MCP server, advertising `listChanged` on every transport."""
+    from mcp import types
+    from mcp.server.lowlevel.server import NotificationOptions, Server
+    from mcp.server.subscriptions import ListenHandler
+
+    class GatewayServer(Server[Any]):
+        def create_initialization_options(self, *args: Any, **kwargs: Any) -> Any:
+            options = args[0] if args else kwargs.pop("notification_options", None)
+            changed = options or NotificationOptions(True, True, True)
+            return super().create_initialization_options(changed, *args[1:], **kwargs)
+
+    server = GatewayServer(
+        NAME,
+        version=__version__,
+        instructions="Every MCP server plugman resolved for this project, behind one server.",
+        on_list_tools=gateway.list_tools,
+        on_call_tool=gateway.call,
+        on_list_resources=gateway.list_resources,
+        on_list_resource_templates=gateway.list_templates,
+        on_read_resource=gateway.read,
+        on_list_prompts=gateway.list_prompts,
+        on_get_prompt=gateway.prompt,
+        on_subscriptions_listen=ListenHandler(gateway.bus),
+    )
+    server.add_notification_handler(
+        "notifications/initialized", types.NotificationParams, gateway.joined
+    )
+    return server

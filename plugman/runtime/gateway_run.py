@@ -1,0 +1,200 @@
+"""Running the gateway (plugman.runtime.gateway) over stdio or streamable HTTP.
+
+- stdio (default): the MCP protocol on stdin/stdout until the client closes stdin, through
+  `mcp.server.stdio.stdio_server()` (over event-loop pipes when it can: plugman.runtime.pipes).
+- http: uvicorn serves the low-level server's `streamable_http_app()` at
+  `http://HOST:PORT/mcp`; the socket is bound first, so a port in use is a plain error, and
+  port 0 picks a free one. Its address goes to `announce` once it accepts connections.
+
+SIGTERM and SIGINT end either gracefully: backends are shut down (the SDK closes a stdio
+server's stdin, then signals its process group), so no server is left behind.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import socket
+import warnings
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+import anyio
+
+from plugman.errors import PlugmanError
+from plugman.paths import Paths
+from plugman.runtime.backends import Health
+from plugman.runtime.calls import Guard
+from plugman.runtime.connect import transport_of
+from plugman.runtime.gateway import Gateway
+from plugman.runtime.pipes import stdio_streams
+from plugman.runtime.probe import log_path
+
+log = logging.getLogger("plugman.gateway")
+
+TRANSPORTS = ("stdio", "http")
+Announce = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Options:
+    transport: str = "stdio"
+    host: str = "127.0.0.1"
+    port: int = 8700
+    call_timeout: float = 60.0
+    deny_destructive: bool = False
+    connect_timeout: float = 30.0
+
+
+def serve_paths(paths: Paths, options: Options, announce: Announce | None = None) -> None:
+    """Serve this project's resolved MCP servers until the client or a signal ends it."""
+    from plugman import trust
+
+    if options.transport not in TRANSPORTS:
+        raise PlugmanError(f"unknown transport {options.transport!r}", hint="use stdio or http")
+    env = dict(os.environ)
+    health = Health.from_env(env, options.connect_timeout)
+    _, resolved = trust.resolved_here(paths, env)
+    servers = {name: server.entry for name, server in resolved.servers.items()}
+    guard = Guard(
+        hooks=tuple(resolved.hooks),
+        project=paths.project_dir,
+        env=env,
+        plugin_data=paths.plugin_data,
+        call_timeout=options.call_timeout,
+        deny_destructive=options.deny_destructive,
+    )
+    log_dir = paths.state_dir / "logs"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    sock = _bind(options) if options.transport == "http" else None
+    with _logging_to(log_dir / "gateway.log"), ExitStack() as stack:
+        for item in resolved.dropped:
+            if item.kind == "server" and item.name not in servers:
+                log.warning("%s: not served (%s: %s)", item.name, item.reason, item.detail)
+        errlogs = {
+            name: stack.enter_context(_errlog(log_dir, name, servers[name])) for name in servers
+        }
+        gateway = Gateway(
+            servers,
+            guard=guard,
+            health=health,
+            errlogs=errlogs,
+            env={**env, "CLAUDE_PROJECT_DIR": str(paths.project_dir)},
+            cwd=paths.project_dir,
+        )
+        log.info("serving %d servers over %s", len(servers), options.transport)
+        if sock is None:
+            anyio.run(_stdio, gateway)
+        else:
+            stack.callback(sock.close)
+            anyio.run(_http, gateway, sock, announce or (lambda _: None))
+        log.info("stopped")
+
+
+async def _stdio(gateway: Gateway) -> None:
+    from mcp.server.stdio import stdio_server
+
+    async with anyio.create_task_group() as group:
+        gateway.start(group)
+        group.start_soon(_on_signal, group.cancel_scope.cancel)
+        async with stdio_streams() as native:
+            stdin, stdout = native or (None, None)
+            async with stdio_server(cast(Any, stdin), cast(Any, stdout)) as (read, write):
+                options = gateway.server.create_initialization_options()
+                await gateway.server.run(read, write, options)
+        group.cancel_scope.cancel()
+
+
+async def _http(gateway: Gateway, sock: socket.socket, announce: Announce) -> None:
+    import uvicorn
+
+    class Web(uvicorn.Server):
+        @contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            yield  # _on_signal stops it; uvicorn would re-raise the signal after shutdown
+
+    host, port = sock.getsockname()[:2]
+    app = gateway.server.streamable_http_app(host=host)
+    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on")
+    web = Web(config)
+
+    def stop() -> None:
+        web.should_exit = True
+
+    async with anyio.create_task_group() as group:
+        gateway.start(group)
+        group.start_soon(_on_signal, stop)
+        group.start_soon(_announce, web, f"listening on {_url(host, port)}", announce)
+        await web.serve(sockets=[sock])
+        group.cancel_scope.cancel()
+
+
+def _bind(options: Options) -> socket.socket:
+    family = socket.AF_INET6 if ":" in options.host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((options.host, options.port))
+    except OSError as exc:
+        sock.close()
+        where = f"{options.host}:{options.port}"
+        raise PlugmanError(f"cannot listen on {where}: {exc.strerror or exc}") from exc
+    return sock
+
+
+def _url(host: str, port: int) -> str:
+    return f"http://[{host}]:{port}/mcp" if ":" in host else f"http://{host}:{port}/mcp"
+
+
+async def _announce(web: Any, line: str, announce: Announce) -> None:
+    while not web.started:
+        await anyio.sleep(0.02)
+    log.info("%s", line)
+    announce(line)
+
+
+async def _on_signal(stop: Callable[[], None]) -> None:
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as received:
+        async for number in received:
+            log.info("signal %d: stopping", number)
+            stop()
+            return
+
+
+@contextmanager
+def _errlog(log_dir: Path, name: str, entry: Mapping[str, Any]) -> Iterator[Any]:
+    """Where a stdio server's stderr goes (appended to); nowhere for a remote one."""
+    try:
+        stdio = transport_of(entry) == "stdio"
+    except PlugmanError:
+        stdio = False  # its connection fails and says why
+    path = log_path(log_dir, name) if stdio else Path(os.devnull)
+    with path.open("a", encoding="utf-8", errors="replace") as file:
+        yield file
+
+
+@contextmanager
+def _logging_to(path: Path) -> Iterator[None]:
+    """Every log record (and warning) to `path` while serving; nothing to stdout or stderr."""
+    handler = logging.FileHandler(path, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root, ours = logging.getLogger(), logging.getLogger("plugman.gateway")
+    levels = (root.level, ours.level)
+    root.addHandler(handler)
+    root.setLevel(logging.WARNING)
+    ours.setLevel(logging.INFO)
+    logging.captureWarnings(True)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="ping is removed")  # backends speak legacy
+        try:
+            yield
+        finally:
+            logging.captureWarnings(False)
+            root.removeHandler(handler)
+            handler.close()
+            root.setLevel(levels[0])
+            ours.setLevel(levels[1])
