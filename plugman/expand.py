@@ -40,6 +40,7 @@ def expand_entry(entry: dict[str, Any], env: Mapping[str, str]) -> tuple[dict[st
         elif isinstance(value, list):
             result[field] = [expand(v, env, missing) if isinstance(v, str) else v for v in value]
         elif isinstance(value, dict):
-            result[field] = {k: expand(v, env, missing) if isinstance(v, str) else v
-                             for k, v in value.items()}  # fmt: skip
+            result[field] = {
+                k: expand(v, env, missing) if isinstance(v, str) else v for k, v in value.items()
+            }
     return result, sorted(set(missing))

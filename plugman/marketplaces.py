@@ -190,9 +190,12 @@ def remove(paths: Paths, name: str, *, force: bool = False) -> Known:
             raise PlugmanError(
                 f"marketplace {name!r} is not known", hint="run: plugman marketplace list"
             )
-        users = [f"{key} ({scope})" for scope in SCOPES
-                 for key, value in Record.load(paths, scope).plugins.items()
-                 if value["marketplace"] == name]  # fmt: skip
+        users = [
+            f"{key} ({scope})"
+            for scope in SCOPES
+            for key, value in Record.load(paths, scope).plugins.items()
+            if value["marketplace"] == name
+        ]
         if users and not force:
             raise PlugmanError(
                 f"plugins from {name!r} are installed: {', '.join(users)}",

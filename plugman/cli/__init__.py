@@ -2,7 +2,7 @@
 
 `plugman validate` runs in pre-commit hooks and CI on every change, so its start-up matters:
 importing typer alone costs ~75 ms here, more than the whole validation of a plugin. The
-validate command is therefore parsed with argparse; the typer app forwards to the same code.
+validate command is therefore parsed by hand; the typer app forwards to the same code.
 """
 
 from __future__ import annotations
