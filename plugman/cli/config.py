@@ -23,11 +23,23 @@ def resolve_command(
     as_json: Json = False,
     explain: Annotated[bool, typer.Option("--explain", help="Say why for every entry.")] = False,
     show_secrets: Secrets = False,
+    target: Annotated[
+        str | None,
+        typer.Option("--target", metavar="AGENT", help="Print the MCP config in AGENT's format."),
+    ] = None,
 ) -> None:
     """Merge every scope into one config (managed, claude.ai, plugin, user, project, local)."""
     from plugman import config
 
     document = config.document(paths_of(ctx), os.environ, show_secrets)
+    if target is not None:
+        from plugman import extensions, targets
+
+        rendered = extensions.target(target).render(targets.servers_of(document))
+        output.emit(rendered.text)
+        if rendered.unsupported:
+            output.emit("\n".join(f"warning: {u}" for u in rendered.unsupported), err=True)
+        return
     output.emit(output.envelope_doc(document) if as_json else output.resolved(document, explain))
 
 
