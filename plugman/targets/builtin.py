@@ -3,9 +3,36 @@
 from __future__ import annotations
 
 from plugman.hookspecs import hookimpl
-from plugman.targets import Target, claude_code, codex, cursor, gemini, vscode
+from plugman.targets import (
+    Target,
+    claude_code,
+    codex,
+    continue_,
+    copilot_cli,
+    cursor,
+    gemini,
+    goose,
+    kiro,
+    opencode,
+    vscode,
+    windsurf,
+    zed,
+)
 
 
 @hookimpl
 def plugman_targets() -> list[Target]:
-    return [claude_code.TARGET, cursor.TARGET, vscode.TARGET, codex.TARGET, gemini.TARGET]
+    return [
+        claude_code.TARGET,
+        cursor.TARGET,
+        vscode.TARGET,
+        codex.TARGET,
+        gemini.TARGET,
+        zed.TARGET,
+        windsurf.TARGET,
+        opencode.TARGET,
+        goose.TARGET,
+        continue_.TARGET,
+        copilot_cli.TARGET,
+        kiro.TARGET,
+    ]

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from plugman import extensions
@@ -33,6 +34,7 @@ SERVERS: Servers = {
     "bad name.x": {"command": "tool"},
 }
 WS = "socket: transport 'ws' is not supported by {}; skipped"
+SSE = "events: transport 'sse' is not supported by {}; skipped"
 EXPECTED: dict[str, tuple[str, list[str]]] = {
     "claude-code": ("json", []),
     "cursor": ("json", [WS.format("Cursor")]),
@@ -46,7 +48,29 @@ EXPECTED: dict[str, tuple[str, list[str]]] = {
             "bad name.x: Codex server names must match ^[a-zA-Z0-9_-]+$; skipped",
         ],
     ),
+    "zed": ("json", [SSE.format("Zed"), WS.format("Zed")]),
+    "windsurf": ("json", [WS.format("Windsurf")]),
+    "opencode": ("json", [SSE.format("OpenCode"), WS.format("OpenCode")]),
+    "goose": ("yaml", [SSE.format("Goose"), WS.format("Goose")]),
+    "continue": (
+        "yaml",
+        [
+            "api: field 'headers' has no Continue equivalent; left out",
+            SSE.format("Continue"),
+            WS.format("Continue"),
+        ],
+    ),
+    "copilot-cli": ("json", [WS.format("Copilot CLI")]),
+    "kiro": (
+        "json",
+        [
+            "api: field 'headers' has no Kiro equivalent; left out",
+            SSE.format("Kiro"),
+            WS.format("Kiro"),
+        ],
+    ),
 }
+PARSE = {"json": json.loads, "toml": tomllib.loads, "yaml": yaml.safe_load}
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -56,7 +80,7 @@ def test_target_matches_golden(name: str) -> None:
     golden = (GOLDEN / f"{name}.{ext}").read_text()
     assert rendered.text == golden
     assert rendered.unsupported == unsupported
-    parsed = tomllib.loads(golden) if ext == "toml" else json.loads(golden)
+    parsed = PARSE[ext](golden)
     assert parsed  # the golden is a well-formed document
 
 
@@ -114,4 +138,7 @@ def test_unknown_target_lists_the_available_ones(tmp_path: Path) -> None:
     )
     assert run.exit_code == 2
     assert "unknown target 'nope'" in run.stderr
-    assert "claude-code, codex, cursor, gemini, vscode" in run.stderr
+    assert (
+        "claude-code, codex, continue, copilot-cli, cursor, gemini, goose, kiro, opencode,"
+        " vscode, windsurf, zed" in run.stderr
+    )

@@ -1,0 +1,33 @@
+"""Kiro `.kiro/settings/mcp.json`: `mcpServers`; stdio is `command` + `args` + `env`, remote is
+`type: streamable-http` + `url`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from plugman.targets import Rendered, Servers, Target, extras, json_text, kind
+
+STDIO = ("type", "command", "args", "env")
+REMOTE = ("type", "url")
+
+
+def entry(name: str, server: dict[str, Any], unsupported: list[str]) -> dict[str, Any] | None:
+    transport = kind(server)
+    if transport not in ("stdio", "http"):
+        unsupported.append(f"{name}: transport {transport!r} is not supported by Kiro; skipped")
+        return None
+    if transport == "stdio":
+        unsupported += extras(name, server, STDIO, "Kiro")
+        return {k: server[k] for k in STDIO[1:] if k in server}
+    unsupported += extras(name, server, REMOTE, "Kiro")
+    return {"type": "streamable-http", "url": server["url"]}
+
+
+def render(servers: Servers) -> Rendered:
+    unsupported: list[str] = []
+    found = {name: entry(name, s, unsupported) for name, s in servers.items()}
+    document = {"mcpServers": {name: e for name, e in found.items() if e is not None}}
+    return Rendered(json_text(document), unsupported)
+
+
+TARGET = Target("kiro", ".kiro/settings/mcp.json", render)

@@ -1,0 +1,34 @@
+"""Windsurf `mcp_config.json`: `mcpServers`; remote is `serverUrl` + `headers` (a Cursor-style
+`url` does not connect); variables are written `${env:VAR}`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from plugman.targets import Rendered, Servers, Target, extras, json_text, kind, substitute
+
+STDIO = ("type", "command", "args", "env")
+REMOTE = ("type", "url", "headers")
+
+
+def entry(name: str, server: dict[str, Any], unsupported: list[str]) -> dict[str, Any] | None:
+    transport = kind(server)
+    if transport not in ("stdio", "http", "sse"):
+        unsupported.append(f"{name}: transport {transport!r} is not supported by Windsurf; skipped")
+        return None
+    fields = STDIO if transport == "stdio" else REMOTE
+    unsupported += extras(name, server, fields, "Windsurf")
+    kept = {("serverUrl" if k == "url" else k): server[k] for k in fields if k in server}
+    kept.pop("type", None)
+    result: dict[str, Any] = substitute(kept, lambda var: "${env:" + var + "}")
+    return result
+
+
+def render(servers: Servers) -> Rendered:
+    unsupported: list[str] = []
+    found = {name: entry(name, s, unsupported) for name, s in servers.items()}
+    document = {"mcpServers": {name: e for name, e in found.items() if e is not None}}
+    return Rendered(json_text(document), unsupported)
+
+
+TARGET = Target("windsurf", "~/.codeium/windsurf/mcp_config.json", render)
