@@ -68,5 +68,17 @@ def extras(name: str, entry: dict[str, Any], allowed: Iterable[str], agent: str)
     ]
 
 
+Entry = Callable[[str, dict[str, Any], list[str]], "dict[str, Any] | None"]
+
+
+def render_map(key: str, entry: Entry, servers: Servers) -> Rendered:
+    """`{key: {name: entry}}` as JSON: the shape most agents read; `entry` returns None (and
+    says why in `unsupported`) for a server the agent cannot take."""
+    unsupported: list[str] = []
+    found = {name: entry(name, server, unsupported) for name, server in servers.items()}
+    document = {key: {name: e for name, e in found.items() if e is not None}}
+    return Rendered(json_text(document), unsupported)
+
+
 def json_text(document: dict[str, Any]) -> str:
     return json.dumps(document, indent=2) + "\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from plugman.targets import Rendered, Servers, Target, extras, json_text, kind, substitute
+from plugman.targets import Rendered, Servers, Target, extras, kind, render_map, substitute
 
 STDIO = ("type", "command", "args", "env")
 REMOTE = ("type", "url", "headers")
@@ -24,10 +24,7 @@ def entry(name: str, server: dict[str, Any], unsupported: list[str]) -> dict[str
 
 
 def render(servers: Servers) -> Rendered:
-    unsupported: list[str] = []
-    found = {name: entry(name, s, unsupported) for name, s in servers.items()}
-    document = {"mcpServers": {name: e for name, e in found.items() if e is not None}}
-    return Rendered(json_text(document), unsupported)
+    return render_map("mcpServers", entry, servers)
 
 
 TARGET = Target("cursor", ".cursor/mcp.json", render)
