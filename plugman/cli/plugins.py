@@ -96,13 +96,8 @@ def lock(ctx: typer.Context, as_json: Json = False) -> None:
     from plugman import sync as syncing
 
     pins = syncing.lock(paths_of(ctx))
-    if as_json:
-        output.emit(output.envelope("lock", plugins=pins))
-    else:
-        output.emit(
-            "\n".join(f"locked {p['id']} {p['version']} {p['content_hash'][:19]}" for p in pins)
-            or "nothing to lock"
-        )
+    line = lambda p: f"locked {p['id']} {p['version']} {p['content_hash'][:19]}"  # noqa: E731
+    output.emit(output.rows("lock", pins, as_json, line, "nothing to lock"))
 
 
 def update(
@@ -125,28 +120,18 @@ def outdated(ctx: typer.Context, as_json: Json = False) -> None:
     """List installed plugins whose marketplace offers different content."""
     from plugman import updates
 
-    rows = updates.outdated(paths_of(ctx))
-    if as_json:
-        output.emit(output.envelope("outdated", plugins=rows))
-    else:
-        output.emit(
-            "\n".join(f"{r['id']} ({r['scope']}): {r['version']} -> {r['available']}" for r in rows)
-            or "everything is up to date"
-        )
+    found = updates.outdated(paths_of(ctx))
+    line = lambda r: f"{r['id']} ({r['scope']}): {r['version']} -> {r['available']}"  # noqa: E731
+    output.emit(output.rows("outdated", found, as_json, line, "everything is up to date"))
 
 
 def search(ctx: typer.Context, query: str, as_json: Json = False) -> None:
     """Search the known marketplaces."""
     from plugman import updates
 
-    rows = updates.search(paths_of(ctx), query)
-    if as_json:
-        output.emit(output.envelope("search", plugins=rows))
-    else:
-        output.emit(
-            "\n".join(f"{r['id']} {r['version'] or ''}  {r['description'] or ''}" for r in rows)
-            or f"no plugin matches {query!r}"
-        )
+    found = updates.search(paths_of(ctx), query)
+    line = lambda r: f"{r['id']} {r['version'] or ''}  {r['description'] or ''}"  # noqa: E731
+    output.emit(output.rows("search", found, as_json, line, f"no plugin matches {query!r}"))
 
 
 def info(ctx: typer.Context, plugin: str, as_json: Json = False) -> None:

@@ -59,7 +59,7 @@ from plugman.output.config import (  # noqa: E402 (they use the helpers above)
     resolved,
     trusted,
 )
-from plugman.output.plugins import changes, installed, markets  # noqa: E402
+from plugman.output.plugins import changes, installed, markets, rows  # noqa: E402
 from plugman.output.runtime import hook_block_reason, hook_run, hooks_listed, probed, tool_pool  # noqa: E402
 from plugman.output.validation import FORMATS, validation  # noqa: E402
 
@@ -85,6 +85,7 @@ __all__ = [
     "probed",
     "progress_listener",
     "resolved",
+    "rows",
     "tool_pool",
     "trusted",
     "validation",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from plugman.output import envelope
@@ -78,3 +79,16 @@ def markets(command: str, found: list[Any], as_json: bool, verb: str = "") -> st
         for m in found
     ]
     return "\n".join(lines)
+
+
+def rows(
+    command: str,
+    found: list[dict[str, Any]],
+    as_json: bool,
+    line: Callable[[dict[str, Any]], str],
+    empty: str,
+) -> str:
+    """A listing (lock, outdated, search): the JSON envelope, or one line per row."""
+    if as_json:
+        return envelope(command, plugins=found)
+    return "\n".join(line(row) for row in found) or empty
