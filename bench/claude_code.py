@@ -1,4 +1,4 @@
-"""Shared helpers for the bench scripts: Claude Code install, environment, corpus targets.
+"""Shared helpers for the bench scripts: npm tool (Claude Code) install, environment, corpus.
 
 Stdlib only. Claude Code (``@anthropic-ai/claude-code``) is pinned to an exact version and
 installed into a private tools directory (``<repo>/.tools`` by default, gitignored); it is always
@@ -36,19 +36,35 @@ class ToolError(RuntimeError):
 
 def claude_binary(tools_dir: Path) -> Path:
     """Where ``ensure_claude`` installs the ``claude`` binary for ``tools_dir``."""
-    return tools_dir / "claude-code" / "node_modules" / ".bin" / "claude"
+    return npm_tool_binary(tools_dir, "claude-code", "claude")
 
 
 def ensure_claude(tools_dir: Path = DEFAULT_TOOLS_DIR) -> Path:
     """Return the pinned ``claude`` binary, installing it with npm under ``tools_dir`` if needed."""
-    binary = claude_binary(tools_dir)
-    prefix = tools_dir / "claude-code"
-    if binary.exists() and installed_claude_version(prefix) == CLAUDE_VERSION:
-        return binary
+    return ensure_npm_tool(CLAUDE_PACKAGE, CLAUDE_VERSION, "claude-code", "claude", tools_dir)
+
+
+def npm_tool_binary(tools_dir: Path, name: str, binary: str) -> Path:
+    """Where ``ensure_npm_tool`` installs ``binary`` for the tool ``name`` under ``tools_dir``."""
+    return tools_dir / name / "node_modules" / ".bin" / binary
+
+
+def ensure_npm_tool(
+    package: str, version: str, name: str, binary: str, tools_dir: Path = DEFAULT_TOOLS_DIR
+) -> Path:
+    """Return ``binary`` of npm ``package`` at exactly ``version``, installed in ``tools_dir/name``.
+
+    An existing install of that exact version is reused; otherwise ``npm install`` runs (network).
+    Raises ToolError when npm is missing or the install fails.
+    """
+    prefix = tools_dir / name
+    path = npm_tool_binary(tools_dir, name, binary)
+    if path.exists() and installed_npm_version(prefix, package) == version:
+        return path
     npm = shutil.which("npm")
     if npm is None:
         raise ToolError(
-            f"npm is not on PATH; it is needed to install {CLAUDE_PACKAGE}@{CLAUDE_VERSION} "
+            f"npm is not on PATH; it is needed to install {package}@{version} "
             f"into {prefix} (install Node.js and npm, then rerun)"
         )
     prefix.mkdir(parents=True, exist_ok=True)
@@ -59,30 +75,35 @@ def ensure_claude(tools_dir: Path = DEFAULT_TOOLS_DIR) -> Path:
         str(prefix),
         "--no-audit",
         "--no-fund",
-        f"{CLAUDE_PACKAGE}@{CLAUDE_VERSION}",
+        f"{package}@{version}",
     ]
-    print(f"installing {CLAUDE_PACKAGE}@{CLAUDE_VERSION} into {prefix} ...", file=sys.stderr)
+    print(f"installing {package}@{version} into {prefix} ...", file=sys.stderr)
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         tail = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-20:])
         raise ToolError(f"`{' '.join(cmd)}` failed with exit code {proc.returncode}:\n{tail}")
-    if not binary.exists():
-        raise ToolError(f"npm install succeeded but {binary} does not exist")
-    found = installed_claude_version(prefix)
-    if found != CLAUDE_VERSION:
-        raise ToolError(f"expected {CLAUDE_PACKAGE}@{CLAUDE_VERSION} in {prefix}, found {found}")
-    return binary
+    if not path.exists():
+        raise ToolError(f"npm install succeeded but {path} does not exist")
+    found = installed_npm_version(prefix, package)
+    if found != version:
+        raise ToolError(f"expected {package}@{version} in {prefix}, found {found}")
+    return path
 
 
-def installed_claude_version(prefix: Path) -> str | None:
-    """The version of Claude Code installed under an npm ``prefix``, or None."""
-    manifest = prefix / "node_modules" / "@anthropic-ai" / "claude-code" / "package.json"
+def installed_npm_version(prefix: Path, package: str) -> str | None:
+    """The version of npm ``package`` installed under an npm ``prefix``, or None."""
+    manifest = prefix / "node_modules" / package / "package.json"
     try:
         data: Any = json.loads(manifest.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     version = data.get("version") if isinstance(data, dict) else None
     return version if isinstance(version, str) else None
+
+
+def installed_claude_version(prefix: Path) -> str | None:
+    """The version of Claude Code installed under an npm ``prefix``, or None."""
+    return installed_npm_version(prefix, CLAUDE_PACKAGE)
 
 
 def claude_env() -> dict[str, str]:

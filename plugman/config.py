@@ -24,9 +24,12 @@ def server(value: Server, show_secrets: bool) -> dict[str, Any]:
     return {**entry, "origin": origin(value.origin)}
 
 
-def document(paths: Paths, env: Mapping[str, str], show_secrets: bool = False) -> dict[str, Any]:
-    """The resolved config (schemas/resolved-config.schema.json)."""
-    found, result = trust.resolved_here(paths, dict(env))
+def document(
+    paths: Paths, env: Mapping[str, str], show_secrets: bool = False, references: bool = False
+) -> dict[str, Any]:
+    """The resolved config (schemas/resolved-config.schema.json); with `references`, server
+    entries keep their `${VAR}` references unexpanded."""
+    found, result = trust.resolved_here(paths, dict(env), references)
     hooks: dict[str, list[dict[str, Any]]] = {}
     for hook in result.hooks:
         handler = hook.handler if show_secrets else _hook(hook.handler)

@@ -82,6 +82,26 @@ def parse(text: str) -> JsonDocument:
     return JsonDocument(text, value, parser.offsets, parser.problems)
 
 
+def member_value(text: str, key_offset: int) -> tuple[int, int]:
+    """Where the value of the object member whose key starts at `key_offset` starts and ends."""
+    parser = _Parser(text)
+    parser.pos = key_offset
+    parser.string()
+    parser.skip()
+    parser.expect(":")
+    parser.skip()
+    start = parser.pos
+    return start, value_end(text, start)
+
+
+def value_end(text: str, start: int) -> int:
+    """Where the JSON value that starts at `start` ends (exclusive)."""
+    parser = _Parser(text)
+    parser.pos = start
+    parser.value((), 0)
+    return parser.pos
+
+
 class _Fail(Exception):  # noqa: N818 (internal control flow, never escapes)
     def __init__(self, message: str, offset: int):
         super().__init__(message)

@@ -89,14 +89,21 @@ def _order(server: Server) -> tuple[int, str, str, str]:
 
 
 def resolve(
-    layers: Layers, policy: Policy, env: Mapping[str, str], approved: frozenset[str] = frozenset()
+    layers: Layers,
+    policy: Policy,
+    env: Mapping[str, str],
+    approved: frozenset[str] = frozenset(),
+    references: bool = False,
 ) -> Resolved:
+    """Merge the layers. Winning servers are expanded with `env`, unless `references`: then
+    their `${VAR}` references stay, for an agent that expands them itself."""
     dropped: list[Dropped] = []
     candidates = _candidates(layers, policy, dropped)
     eligible = [s for s in candidates if _eligible(s, policy, env, approved, dropped)]
     servers, shadowed = _by_precedence(eligible, dropped)
     expanded = {
-        name: s._replace(entry=expand_entry(s.entry, env)[0]) for name, s in servers.items()
+        name: s if references else s._replace(entry=expand_entry(s.entry, env)[0])
+        for name, s in servers.items()
     }
     hooks = _hooks(layers, policy, approved, dropped)
     skills = _skills(layers.skills, dropped)

@@ -98,7 +98,9 @@ def _change(
     return rows
 
 
-def resolved_here(paths: Paths, env: dict[str, str]) -> tuple[scopes.Scopes, Any]:
+def resolved_here(
+    paths: Paths, env: dict[str, str], references: bool = False
+) -> tuple[scopes.Scopes, Any]:
     """This project's scopes and their resolution with the stored approvals."""
     found = scopes.load(paths)
-    return found, resolve(found.layers, found.policy, env, approved(paths))
+    return found, resolve(found.layers, found.policy, env, approved(paths), references)

@@ -8,7 +8,7 @@ import typer
 from typer.core import TyperGroup
 
 from plugman import __version__, output, progress
-from plugman.cli import config, hooks, marketplace, mcp, plugins, runtime, serve
+from plugman.cli import config, export, hooks, marketplace, mcp, plugins, runtime, serve
 from plugman.cli.common import paths_of
 from plugman.errors import PlugmanError
 
@@ -92,6 +92,8 @@ app.command()(plugins.sync)
 app.command()(plugins.lock)
 app.command()(plugins.search)
 app.command()(plugins.info)
+app.command()(export.export)
+app.command()(export.doctor)
 app.add_typer(marketplace.app, name="marketplace")
 app.add_typer(config.config_app, name="config")
 app.add_typer(config.trust_app, name="trust")

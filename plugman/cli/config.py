@@ -31,15 +31,15 @@ def resolve_command(
     """Merge every scope into one config (managed, claude.ai, plugin, user, project, local)."""
     from plugman import config
 
-    document = config.document(paths_of(ctx), os.environ, show_secrets)
     if target is not None:
-        from plugman import extensions, targets
+        from plugman.export import native
 
-        rendered = extensions.target(target).render(targets.servers_of(document))
-        output.emit(rendered.text)
-        if rendered.unsupported:
-            output.emit("\n".join(f"warning: {u}" for u in rendered.unsupported), err=True)
+        text, notes = native(paths_of(ctx), os.environ, target, show_secrets)
+        output.emit(text)
+        if notes:
+            output.emit("\n".join(f"warning: {n}" for n in notes), err=True)
         return
+    document = config.document(paths_of(ctx), os.environ, show_secrets)
     output.emit(output.envelope_doc(document) if as_json else output.resolved(document, explain))
 
 

@@ -59,6 +59,7 @@ from plugman.output.config import (  # noqa: E402 (they use the helpers above)
     resolved,
     trusted,
 )
+from plugman.output.export import doctored, exported  # noqa: E402
 from plugman.output.plugins import changes, installed, markets, rows  # noqa: E402
 from plugman.output.runtime import hook_block_reason, hook_run, hooks_listed, probed, tool_pool  # noqa: E402
 from plugman.output.validation import FORMATS, validation  # noqa: E402
@@ -69,11 +70,13 @@ __all__ = [
     "changes",
     "connectors_synced",
     "display_path",
+    "doctored",
     "emit",
     "envelope",
     "envelope_doc",
     "error",
     "explained",
+    "exported",
     "hook_block_reason",
     "hook_run",
     "hooks_listed",

@@ -1,35 +1,57 @@
 """Continue `.continue/config.yaml`: `mcpServers` is a YAML list, each item carrying its
-`name`; stdio is `command` + `args` + `env`, remote is `type: streamable-http` + `url`."""
+`name`; stdio is `command` + `args` + `env`, remote is `type: streamable-http` + `url`.
+Variables are written as their values here (secret ones are reported)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from plugman.targets import Rendered, Servers, Target, extras, kind
+from plugman.targets import (
+    Part,
+    Rendered,
+    Source,
+    Target,
+    extras,
+    fields,
+    in_home,
+    kind,
+    literal,
+    one_file,
+    transport_note,
+)
 
 STDIO = ("type", "command", "args", "env")
 REMOTE = ("type", "url")
 
 
-def entry(name: str, server: dict[str, Any], unsupported: list[str]) -> dict[str, Any] | None:
+def entry(
+    name: str, server: dict[str, Any], env: Mapping[str, str], notes: list[str]
+) -> dict[str, Any] | None:
     transport = kind(server)
     if transport not in ("stdio", "http"):
-        unsupported.append(f"{name}: transport {transport!r} is not supported by Continue; skipped")
+        notes.append(transport_note(name, transport, "Continue"))
+        return None
+    keep = STDIO if transport == "stdio" else REMOTE
+    notes += extras(name, server, keep, "Continue")
+    found = fields(name, server, keep, literal(env), "Continue", notes)
+    if found is None:
         return None
     if transport == "stdio":
-        unsupported += extras(name, server, STDIO, "Continue")
-        return {"name": name, **{k: server[k] for k in STDIO[1:] if k in server}}
-    unsupported += extras(name, server, REMOTE, "Continue")
-    return {"name": name, "type": "streamable-http", "url": server["url"]}
+        return {"name": name, **found}
+    return {"name": name, "type": "streamable-http", **found}
 
 
-def render(servers: Servers) -> Rendered:
-    import yaml  # lazy, as the TOML writer is: only paid when this target renders
-
-    unsupported: list[str] = []
-    found = [entry(name, s, unsupported) for name, s in servers.items()]
-    document = {"mcpServers": [e for e in found if e is not None]}
-    return Rendered(yaml.safe_dump(document, sort_keys=False), unsupported)
+def render(source: Source) -> Rendered:
+    notes: list[str] = []
+    found = {n: entry(n, s, source.env, notes) for n, s in source.servers.items()}
+    items = {n: e for n, e in found.items() if e is not None}
+    return Rendered({"mcp": [Part(("mcpServers",), items, listed=True)]}, notes)
 
 
-TARGET = Target("continue", ".continue/config.yaml", render)
+TARGET = Target(
+    "continue",
+    "yaml",
+    render,
+    one_file(in_home(".continue", "config.yaml"), ".continue/config.yaml"),
+)

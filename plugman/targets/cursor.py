@@ -1,30 +1,45 @@
-"""Cursor `.cursor/mcp.json`: `mcpServers`; remote is `url` + `headers` with no `type`;
-variables are written `${env:VAR}`."""
+"""Cursor `.cursor/mcp.json` / `~/.cursor/mcp.json`: `mcpServers`; remote is `url` + `headers`
+with no `type`; variables are written `${env:VAR}`."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from plugman.targets import Rendered, Servers, Target, extras, kind, render_map, substitute
+from plugman.targets import (
+    Rendered,
+    Source,
+    Target,
+    extras,
+    fields,
+    in_home,
+    kind,
+    one_file,
+    render_map,
+    syntax,
+    transport_note,
+)
 
 STDIO = ("type", "command", "args", "env")
 REMOTE = ("type", "url", "headers")
 
 
-def entry(name: str, server: dict[str, Any], unsupported: list[str]) -> dict[str, Any] | None:
+def entry(
+    name: str, server: dict[str, Any], env: Mapping[str, str], notes: list[str]
+) -> dict[str, Any] | None:
     transport = kind(server)
     if transport not in ("stdio", "http", "sse"):
-        unsupported.append(f"{name}: transport {transport!r} is not supported by Cursor; skipped")
+        notes.append(transport_note(name, transport, "Cursor"))
         return None
-    fields = STDIO if transport == "stdio" else REMOTE
-    unsupported += extras(name, server, fields, "Cursor")
-    kept = {k: server[k] for k in fields if k in server and k != "type"}
-    result: dict[str, Any] = substitute(kept, lambda var: "${env:" + var + "}")
-    return result
+    keep = STDIO if transport == "stdio" else REMOTE
+    notes += extras(name, server, keep, "Cursor")
+    return fields(name, server, keep, syntax(env, lambda v: "${env:" + v + "}"), "Cursor", notes)
 
 
-def render(servers: Servers) -> Rendered:
-    return render_map("mcpServers", entry, servers)
+def render(source: Source) -> Rendered:
+    return render_map("mcpServers", entry, source)
 
 
-TARGET = Target("cursor", ".cursor/mcp.json", render)
+TARGET = Target(
+    "cursor", "json", render, one_file(in_home(".cursor", "mcp.json"), ".cursor/mcp.json")
+)

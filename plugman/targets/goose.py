@@ -1,51 +1,82 @@
 """Goose `config.yaml`: an `extensions` map; stdio is `cmd` + `args` + `envs`, remote is
-`type: streamable_http` + `uri` + `headers`; every entry is enabled with a 300 s timeout."""
+`type: streamable_http` + `uri` + `headers`; every entry is enabled with a 300 s timeout.
+An env value that is exactly `${SAME_NAME}` goes in `env_keys` (Goose looks it up itself);
+other variables are written as their values here (secret ones are reported)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from plugman.targets import Rendered, Servers, Target, extras, kind
+from plugman.targets import (
+    Rendered,
+    Source,
+    Target,
+    exact_reference,
+    extras,
+    fields,
+    in_config_home,
+    kind,
+    literal,
+    one_file,
+    render_map,
+    transport_note,
+)
 
 STDIO = ("type", "command", "args", "env")
 REMOTE = ("type", "url", "headers")
 TIMEOUT = 300
 
 
-def entry(name: str, server: dict[str, Any], unsupported: list[str]) -> dict[str, Any] | None:
+def entry(
+    name: str, server: dict[str, Any], env: Mapping[str, str], notes: list[str]
+) -> dict[str, Any] | None:
     transport = kind(server)
     if transport not in ("stdio", "http"):
-        unsupported.append(f"{name}: transport {transport!r} is not supported by Goose; skipped")
+        notes.append(transport_note(name, transport, "Goose"))
         return None
-    if transport == "stdio":
-        unsupported += extras(name, server, STDIO, "Goose")
+    keep = STDIO if transport == "stdio" else REMOTE
+    notes += extras(name, server, keep, "Goose")
+    if transport == "http":
+        found = fields(name, server, keep, literal(env), "Goose", notes)
+        if found is None:
+            return None
         return {
             "name": name,
-            "type": "stdio",
-            "cmd": server["command"],
-            "args": server.get("args", []),
-            "envs": server.get("env", {}),
+            "type": "streamable_http",
+            "uri": found["url"],
+            "headers": found.get("headers", {}),
             "enabled": True,
             "timeout": TIMEOUT,
         }
-    unsupported += extras(name, server, REMOTE, "Goose")
-    return {
+    given = server.get("env", {})
+    keys = [k for k, v in given.items() if exact_reference(v) == k]
+    plain = {"env": {k: v for k, v in given.items() if k not in keys}}
+    found = fields(name, {**server, **plain}, keep, literal(env), "Goose", notes)
+    if found is None:
+        return None
+    result = {
         "name": name,
-        "type": "streamable_http",
-        "uri": server["url"],
-        "headers": server.get("headers", {}),
+        "type": "stdio",
+        "cmd": found["command"],
+        "args": found.get("args", []),
+        "envs": found.get("env", {}),
         "enabled": True,
         "timeout": TIMEOUT,
     }
+    if keys:
+        result["env_keys"] = keys
+    return result
 
 
-def render(servers: Servers) -> Rendered:
-    import yaml  # lazy, as the TOML writer is: only paid when this target renders
-
-    unsupported: list[str] = []
-    found = {name: entry(name, s, unsupported) for name, s in servers.items()}
-    document = {"extensions": {name: e for name, e in found.items() if e is not None}}
-    return Rendered(yaml.safe_dump(document, sort_keys=False), unsupported)
+def render(source: Source) -> Rendered:
+    return render_map("extensions", entry, source)
 
 
-TARGET = Target("goose", "~/.config/goose/config.yaml", render)
+TARGET = Target(
+    "goose",
+    "yaml",
+    render,
+    one_file(in_config_home("goose", "config.yaml"), None),
+    ("user",),
+)

@@ -1,15 +1,30 @@
-"""VS Code `.vscode/mcp.json`: `servers` + `inputs`.
+"""VS Code `.vscode/mcp.json` (user: the profile's `mcp.json`): `servers` + `inputs`.
 
-Secret env and header values that reference `${VAR}` become `${input:var}` backed by a
-`promptString` input with `password: true`; other references become `${env:VAR}`.
+References in secret env and header values become `${input:var}`, backed by a `promptString`
+input with `password: true`; other references become `${env:VAR}`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from plugman.redact import is_secret_name
-from plugman.targets import Rendered, Servers, Target, extras, json_text, kind, substitute
+from plugman.targets import (
+    Form,
+    Part,
+    Rendered,
+    Source,
+    Target,
+    extras,
+    fields,
+    in_config_home,
+    kind,
+    one_file,
+    rewrite,
+    syntax,
+    transport_note,
+)
 
 STDIO = ("type", "command", "args", "env", "envFile")
 REMOTE = ("type", "url", "headers")
@@ -19,47 +34,60 @@ def input_id(var: str) -> str:
     return var.lower().replace("_", "-")
 
 
-def _values(values: dict[str, Any], inputs: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    def secret(var: str) -> str:
+def _secret_form(inputs: dict[str, dict[str, Any]]) -> Form:
+    def form(var: str, default: str | None) -> str:
         inputs.setdefault(
             input_id(var),
             {"type": "promptString", "id": input_id(var), "description": var, "password": True},
         )
         return "${input:" + input_id(var) + "}"
 
-    return {k: substitute(v, secret if is_secret_name(k) else _env) for k, v in values.items()}
-
-
-def _env(var: str) -> str:
-    return "${env:" + var + "}"
+    return form
 
 
 def entry(
-    name: str, server: dict[str, Any], inputs: dict[str, dict[str, Any]], unsupported: list[str]
+    name: str,
+    server: dict[str, Any],
+    env: Mapping[str, str],
+    inputs: dict[str, dict[str, Any]],
+    notes: list[str],
 ) -> dict[str, Any] | None:
     transport = kind(server)
     if transport not in ("stdio", "http", "sse"):
-        unsupported.append(f"{name}: transport {transport!r} is not supported by VS Code; skipped")
+        notes.append(transport_note(name, transport, "VS Code"))
         return None
-    fields = STDIO if transport == "stdio" else REMOTE
-    unsupported += extras(name, server, fields, "VS Code")
-    result: dict[str, Any] = {"type": transport}
-    for key in fields[1:]:
-        if key in server:
-            value = server[key]
-            result[key] = _values(value, inputs) if key in ("env", "headers") else value
-    return substitute(result, _env)  # type: ignore[no-any-return]
-
-
-def render(servers: Servers) -> Rendered:
-    unsupported: list[str] = []
-    inputs: dict[str, dict[str, Any]] = {}
-    found = {name: entry(name, s, inputs, unsupported) for name, s in servers.items()}
-    document = {
-        "servers": {name: e for name, e in found.items() if e is not None},
-        "inputs": list(inputs.values()),
+    keep = STDIO if transport == "stdio" else REMOTE
+    notes += extras(name, server, keep, "VS Code")
+    plain = {
+        k: {n: v for n, v in value.items() if not is_secret_name(n)}
+        if k in ("env", "headers")
+        else value
+        for k, value in server.items()
     }
-    return Rendered(json_text(document), unsupported)
+    found = fields(name, plain, keep, syntax(env, lambda v: "${env:" + v + "}"), "VS Code", notes)
+    if found is None:
+        return None
+    for key in ("env", "headers"):
+        secret = {n: v for n, v in server.get(key, {}).items() if is_secret_name(n)}
+        if secret:
+            merged = {**found.get(key, {}), **rewrite(secret, _secret_form(inputs))}
+            found[key] = {n: merged[n] for n in server[key] if n in merged}
+    return {"type": transport, **found}
 
 
-TARGET = Target("vscode", ".vscode/mcp.json", render)
+def render(source: Source) -> Rendered:
+    notes: list[str] = []
+    inputs: dict[str, dict[str, Any]] = {}
+    found = {n: entry(n, s, source.env, inputs, notes) for n, s in source.servers.items()}
+    parts = [Part(("servers",), {n: e for n, e in found.items() if e is not None})]
+    if inputs:
+        parts.append(Part(("inputs",), inputs, listed=True))
+    return Rendered({"mcp": parts}, notes)
+
+
+TARGET = Target(
+    "vscode",
+    "json",
+    render,
+    one_file(in_config_home("Code", "User", "mcp.json"), ".vscode/mcp.json"),
+)

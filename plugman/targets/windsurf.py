@@ -1,31 +1,52 @@
-"""Windsurf `mcp_config.json`: `mcpServers`; remote is `serverUrl` + `headers` (a Cursor-style
-`url` does not connect); variables are written `${env:VAR}`."""
+"""Windsurf `~/.codeium/windsurf/mcp_config.json`: `mcpServers`; remote is `serverUrl` +
+`headers` (a Cursor-style `url` does not connect); variables are written `${env:VAR}`."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from plugman.targets import Rendered, Servers, Target, extras, kind, render_map, substitute
+from plugman.targets import (
+    Rendered,
+    Source,
+    Target,
+    extras,
+    fields,
+    in_home,
+    kind,
+    one_file,
+    render_map,
+    syntax,
+    transport_note,
+)
 
 STDIO = ("type", "command", "args", "env")
 REMOTE = ("type", "url", "headers")
 
 
-def entry(name: str, server: dict[str, Any], unsupported: list[str]) -> dict[str, Any] | None:
+def entry(
+    name: str, server: dict[str, Any], env: Mapping[str, str], notes: list[str]
+) -> dict[str, Any] | None:
     transport = kind(server)
     if transport not in ("stdio", "http", "sse"):
-        unsupported.append(f"{name}: transport {transport!r} is not supported by Windsurf; skipped")
+        notes.append(transport_note(name, transport, "Windsurf"))
         return None
-    fields = STDIO if transport == "stdio" else REMOTE
-    unsupported += extras(name, server, fields, "Windsurf")
-    kept = {("serverUrl" if k == "url" else k): server[k] for k in fields if k in server}
-    kept.pop("type", None)
-    result: dict[str, Any] = substitute(kept, lambda var: "${env:" + var + "}")
-    return result
+    keep = STDIO if transport == "stdio" else REMOTE
+    notes += extras(name, server, keep, "Windsurf")
+    found = fields(name, server, keep, syntax(env, lambda v: "${env:" + v + "}"), "Windsurf", notes)
+    if found is None:
+        return None
+    return {("serverUrl" if k == "url" else k): v for k, v in found.items()}
 
 
-def render(servers: Servers) -> Rendered:
-    return render_map("mcpServers", entry, servers)
+def render(source: Source) -> Rendered:
+    return render_map("mcpServers", entry, source)
 
 
-TARGET = Target("windsurf", "~/.codeium/windsurf/mcp_config.json", render)
+TARGET = Target(
+    "windsurf",
+    "json",
+    render,
+    one_file(in_home(".codeium", "windsurf", "mcp_config.json"), None),
+    ("user",),
+)

@@ -1,31 +1,46 @@
 """Zed `settings.json`: `context_servers`; stdio is `command` + `args` + `env`, remote is
-`url` + `headers` with no `type`. Only stdio and streamable HTTP are written."""
+`url` + `headers` with no `type`. Only stdio and streamable HTTP are written. Zed expands no
+variables: non-secret ones are written as their values here; secret ones are reported."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from plugman.targets import Rendered, Servers, Target, extras, json_text, kind
+from plugman.targets import (
+    Rendered,
+    Source,
+    Target,
+    extras,
+    fields,
+    in_config_home,
+    kind,
+    literal,
+    one_file,
+    render_map,
+    transport_note,
+)
 
 STDIO = ("type", "command", "args", "env")
 REMOTE = ("type", "url", "headers")
 
 
-def entry(name: str, server: dict[str, Any], unsupported: list[str]) -> dict[str, Any] | None:
+def entry(
+    name: str, server: dict[str, Any], env: Mapping[str, str], notes: list[str]
+) -> dict[str, Any] | None:
     transport = kind(server)
     if transport not in ("stdio", "http"):
-        unsupported.append(f"{name}: transport {transport!r} is not supported by Zed; skipped")
+        notes.append(transport_note(name, transport, "Zed"))
         return None
-    fields = STDIO if transport == "stdio" else REMOTE
-    unsupported += extras(name, server, fields, "Zed")
-    return {k: server[k] for k in fields if k in server and k != "type"}
+    keep = STDIO if transport == "stdio" else REMOTE
+    notes += extras(name, server, keep, "Zed")
+    return fields(name, server, keep, literal(env), "Zed", notes)
 
 
-def render(servers: Servers) -> Rendered:
-    unsupported: list[str] = []
-    found = {name: entry(name, s, unsupported) for name, s in servers.items()}
-    document = {"context_servers": {name: e for name, e in found.items() if e is not None}}
-    return Rendered(json_text(document), unsupported)
+def render(source: Source) -> Rendered:
+    return render_map("context_servers", entry, source)
 
 
-TARGET = Target("zed", "~/.config/zed/settings.json", render)
+TARGET = Target(
+    "zed", "json", render, one_file(in_config_home("zed", "settings.json"), None), ("user",)
+)

@@ -228,7 +228,7 @@ def test_list_and_get_show_every_status(
     assert "pending-approval" in text and "planted-secret" not in text
     got = ok(project, "mcp", "get", "docs")["entries"]
     assert [(e["scope"], e["status"]) for e in got] == [("local", "active"), ("user", "shadowed")]
-    assert got[0]["entry"]["headers"] == {"Api-Key": "***"}
+    assert got[0]["entry"]["headers"] == {"Api-Key": "${DOCS_TOKEN}"}  # a reference: no secret
     shown = ok(project, "mcp", "get", "docs", "--show-secrets")["entries"][0]["entry"]
     assert shown["headers"] == {"Api-Key": "${DOCS_TOKEN}"}
     assert "hint: plugman mcp list" in refused(project, "mcp", "get", "nope", code=1)

@@ -11,10 +11,10 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from plugman import extensions
+from plugman import edit, extensions
 from plugman.cli.app import app
 from plugman.hookspecs import hookimpl
-from plugman.targets import Rendered, Servers, Target
+from plugman.targets import Part, Rendered, Servers, Source, Target, in_home, one_file
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "targets"
 SERVERS: Servers = {
@@ -33,41 +33,44 @@ SERVERS: Servers = {
     "socket": {"type": "ws", "url": "wss://ws.example.com/mcp"},
     "bad name.x": {"command": "tool"},
 }
-WS = "socket: transport 'ws' is not supported by {}; skipped"
 SSE = "events: transport 'sse' is not supported by {}; skipped"
+WS = "socket: transport 'ws' is not supported by {}; skipped"
+TOKEN = "local: env TOKEN needs ${{TOKEN}}, which {} cannot expand; left out"
+BEARER = "api: headers Authorization needs ${{API_KEY}}, which {} cannot expand; left out"
+HEADERS = "api: field 'headers' has no {} equivalent; left out"
 EXPECTED: dict[str, tuple[str, list[str]]] = {
     "claude-code": ("json", []),
-    "cursor": ("json", [WS.format("Cursor")]),
-    "vscode": ("json", [WS.format("VS Code")]),
-    "gemini": ("json", [WS.format("Gemini CLI")]),
     "codex": (
         "toml",
         [
-            "events: transport 'sse' is not supported by Codex; skipped",
+            SSE.format("Codex"),
             WS.format("Codex"),
             "bad name.x: Codex server names must match ^[a-zA-Z0-9_-]+$; skipped",
         ],
     ),
-    "zed": ("json", [SSE.format("Zed"), WS.format("Zed")]),
-    "windsurf": ("json", [WS.format("Windsurf")]),
-    "opencode": ("json", [SSE.format("OpenCode"), WS.format("OpenCode")]),
-    "goose": ("yaml", [SSE.format("Goose"), WS.format("Goose")]),
     "continue": (
         "yaml",
         [
-            "api: field 'headers' has no Continue equivalent; left out",
+            TOKEN.format("Continue"),
+            HEADERS.format("Continue"),
             SSE.format("Continue"),
             WS.format("Continue"),
         ],
     ),
-    "copilot-cli": ("json", [WS.format("Copilot CLI")]),
+    "copilot-cli": ("json", [BEARER.format("Copilot CLI"), WS.format("Copilot CLI")]),
+    "cursor": ("json", [WS.format("Cursor")]),
+    "gemini": ("json", [WS.format("Gemini CLI")]),
+    "goose": ("yaml", [BEARER.format("Goose"), SSE.format("Goose"), WS.format("Goose")]),
     "kiro": (
         "json",
-        [
-            "api: field 'headers' has no Kiro equivalent; left out",
-            SSE.format("Kiro"),
-            WS.format("Kiro"),
-        ],
+        [TOKEN.format("Kiro"), HEADERS.format("Kiro"), SSE.format("Kiro"), WS.format("Kiro")],
+    ),
+    "opencode": ("json", [SSE.format("OpenCode"), WS.format("OpenCode")]),
+    "vscode": ("json", [WS.format("VS Code")]),
+    "windsurf": ("json", [WS.format("Windsurf")]),
+    "zed": (
+        "json",
+        [TOKEN.format("Zed"), BEARER.format("Zed"), SSE.format("Zed"), WS.format("Zed")],
     ),
 }
 PARSE = {"json": json.loads, "toml": tomllib.loads, "yaml": yaml.safe_load}
@@ -76,12 +79,19 @@ PARSE = {"json": json.loads, "toml": tomllib.loads, "yaml": yaml.safe_load}
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_target_matches_golden(name: str) -> None:
     ext, unsupported = EXPECTED[name]
-    rendered = extensions.target(name).render(SERVERS)
+    text, notes = render(name, SERVERS)
     golden = (GOLDEN / f"{name}.{ext}").read_text()
-    assert rendered.text == golden
-    assert rendered.unsupported == unsupported
+    assert text == golden
+    assert notes == unsupported
     parsed = PARSE[ext](golden)
     assert parsed  # the golden is a well-formed document
+
+
+def render(name: str, servers: Servers, env: dict[str, str] | None = None) -> tuple[str, list[str]]:
+    """The target's main file as a new document, and what it could not express."""
+    target = extensions.target(name)
+    rendered = target.render(Source(servers, {}, env or {}))
+    return edit.render(target.fmt, rendered.files["mcp"]), rendered.unsupported
 
 
 def test_builtin_targets_are_listed() -> None:
@@ -90,26 +100,72 @@ def test_builtin_targets_are_listed() -> None:
 
 def test_unsupported_fields_are_reported_not_dropped() -> None:
     servers: Servers = {"s": {"command": "x", "alwaysLoad": True}}
-    assert extensions.target("cursor").render(servers).unsupported == [
+    assert render("cursor", servers)[1] == [
         "s: field 'alwaysLoad' has no Cursor equivalent; left out"
     ]
 
 
-def test_codex_reports_expansion_it_cannot_do() -> None:
-    servers: Servers = {"s": {"command": "x", "env": {"A": "pre-${B}"}}}
-    rendered = extensions.target("codex").render(servers)
-    assert "A" not in rendered.text
-    assert rendered.unsupported == ["s: env A uses ${…} expansion, which Codex lacks; left out"]
+def test_codex_writes_plain_variables_as_values_and_secrets_by_name() -> None:
+    servers: Servers = {
+        "s": {
+            "command": "x",
+            "env": {"A": "pre-${B}", "C": "${SECRET_TOKEN}-x", "GH_TOKEN": "${GH_TOKEN}"},
+        }
+    }
+    text, notes = render("codex", servers, {"B": "value"})
+    assert tomllib.loads(text)["mcp_servers"]["s"] == {
+        "command": "x",
+        "env": {"A": "pre-value"},
+        "env_vars": ["GH_TOKEN"],
+    }
+    assert notes == ["s: env C needs ${SECRET_TOKEN}, which Codex cannot expand; left out"]
+
+
+def test_defaults_are_written_as_values_where_an_agent_has_no_default_syntax() -> None:
+    servers: Servers = {"s": {"command": "x", "env": {"A": "${SET:-a}", "B": "${UNSET:-b}"}}}
+    env = {"SET": "here"}
+    assert json.loads(render("cursor", servers, env)[0])["mcpServers"]["s"]["env"] == {
+        "A": "${env:SET}",
+        "B": "b",
+    }
+    assert json.loads(render("claude-code", servers, env)[0])["mcpServers"]["s"]["env"] == {
+        "A": "${SET:-a}",
+        "B": "${UNSET:-b}",
+    }
+
+
+def test_a_server_whose_command_cannot_be_written_is_skipped() -> None:
+    servers: Servers = {"s": {"command": "${TOOL_SECRET}/bin"}}
+    text, notes = render("zed", servers)
+    assert json.loads(text) == {}  # nothing to write
+    assert notes[-1] == "s: skipped, as Zed cannot be given its command"
+
+
+def test_vscode_secrets_become_password_inputs() -> None:
+    servers: Servers = {
+        "s": {"command": "x", "env": {"API_TOKEN": "${API_TOKEN}", "MODE": "${MODE}"}}
+    }
+    document = json.loads(render("vscode", servers)[0])
+    assert document["servers"]["s"]["env"] == {
+        "API_TOKEN": "${input:api-token}",
+        "MODE": "${env:MODE}",
+    }
+    assert document["inputs"] == [
+        {"type": "promptString", "id": "api-token", "description": "API_TOKEN", "password": True}
+    ]
 
 
 class ThirdParty:
     @staticmethod
-    def render(servers: Servers) -> Rendered:
-        return Rendered("\n".join(sorted(servers)) + "\n", ["demo: just a test"])
+    def render(source: Source) -> Rendered:
+        entries = {name: {"run": s["command"]} for name, s in source.servers.items()}
+        return Rendered({"mcp": [Part(("tools",), entries)]}, ["demo: just a test"])
 
     @hookimpl
     def plugman_targets(self) -> list[Target]:
-        return [Target("mine", "mine.txt", self.render)]
+        return [
+            Target("mine", "json", self.render, one_file(in_home(".mine.json"), None), ("user",))
+        ]
 
 
 @pytest.fixture
@@ -128,7 +184,7 @@ def test_third_party_target_via_cli(tmp_path: Path, third_party: Any) -> None:
         app, ["--project", str(tmp_path), "config", "resolve", "--target", "mine"]
     )
     assert run.exit_code == 0, run.output
-    assert run.stdout == "gh\n"
+    assert json.loads(run.stdout) == {"tools": {"gh": {"run": "gh"}}}
     assert run.stderr == "warning: demo: just a test\n"
 
 

@@ -1,0 +1,52 @@
+"""`plugman export` (write the resolved config into an agent's files) and `plugman doctor`."""
+
+from __future__ import annotations
+
+import os
+from typing import Annotated
+
+import typer
+
+from plugman import output
+from plugman.cli.common import Json, paths_of
+from plugman.errors import UsageError
+
+
+def export(
+    ctx: typer.Context,
+    target: Annotated[str, typer.Option("--target", "-t", metavar="AGENT", help="The agent.")],
+    scope: Annotated[
+        str, typer.Option("--scope", "-s", help="user, project or local (Claude Code).")
+    ] = "user",
+    write: Annotated[bool, typer.Option("--write", help="Edit the agent's files.")] = False,
+    remove: Annotated[
+        bool, typer.Option("--remove", help="Take out what plugman wrote there.")
+    ] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show the diff; change nothing.")
+    ] = False,
+    as_json: Json = False,
+) -> None:
+    """Write the resolved MCP servers (and Claude Code hooks) into AGENT's own config file,
+    owning only the entries plugman writes."""
+    from plugman.export import export as run
+
+    if (write and remove) or not (write or remove or dry_run):
+        raise UsageError(
+            "say --write or --remove (add --dry-run to see the diff first)",
+            hint=f"plugman export --target {target} --write --dry-run",
+        )
+    outcome = run(paths_of(ctx), os.environ, target, scope, remove=remove, dry_run=dry_run)
+    output.emit(output.exported(outcome, dry_run, as_json))
+    if outcome.notes and not as_json:
+        output.emit("\n".join(f"warning: {n}" for n in outcome.notes), err=True)
+
+
+def doctor(ctx: typer.Context, as_json: Json = False) -> None:
+    """Check the store, the state, pending approvals and every file plugman exported to."""
+    from plugman.doctor import check
+
+    problems = check(paths_of(ctx), os.environ)
+    output.emit(output.doctored(problems, as_json))
+    if any(p.severity == "error" for p in problems):
+        raise typer.Exit(1)

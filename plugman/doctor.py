@@ -1,0 +1,169 @@
+"""`plugman doctor`: what is wrong with this installation, and what to do about each problem.
+
+It reads; it never repairs. It checks the journal (an interrupted command), every install
+record and the store copy it points to, the project's entries pending approval, and every
+agent file plugman exported to (missing, unreadable, edited by hand, or out of date).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import NamedTuple
+
+from plugman import edit, export_record
+from plugman.errors import PlugmanError
+from plugman.export_record import Written
+from plugman.fs import tree_hash
+from plugman.paths import Paths
+from plugman.state import SCOPES, Record
+from plugman.store import Store
+
+ERROR, WARNING = "error", "warning"
+
+
+class Problem(NamedTuple):
+    severity: str
+    where: str
+    message: str
+    hint: str
+
+
+def check(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
+    found = _journal(paths)
+    for probe in (_installed, _pending, _exports):
+        try:
+            found += probe(paths, env)
+        except PlugmanError as exc:
+            found.append(Problem(ERROR, exc.where or "plugman", exc.message, exc.hint or ""))
+    return found
+
+
+def _journal(paths: Paths) -> list[Problem]:
+    if not paths.journal_dir.is_dir() or not any(paths.journal_dir.iterdir()):
+        return []
+    return [
+        Problem(
+            ERROR,
+            str(paths.journal_dir),
+            "an interrupted command left its journal",
+            "run any command that changes something (e.g. 'plugman sync'); it rolls back first",
+        )
+    ]
+
+
+def _installed(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
+    store = Store(paths.store_dir)
+    found = []
+    for scope in SCOPES:
+        record = Record.load(paths, scope)
+        for plugin_id, entry in record.plugins.items():
+            copy = store.path(entry["content_hash"])
+            state = "missing" if not copy.is_dir() else None
+            if state is None and tree_hash(copy) != entry["content_hash"]:
+                state = "modified"
+            if state:
+                found.append(
+                    Problem(
+                        ERROR,
+                        str(copy),
+                        f"the stored copy of {plugin_id} ({scope}) is {state}",
+                        f"reinstall it: plugman uninstall {plugin_id.split('@')[0]} --scope "
+                        f"{scope} && plugman install {plugin_id} --scope {scope}",
+                    )
+                )
+    return found
+
+
+def _pending(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
+    from plugman import trust
+
+    return [
+        Problem(
+            WARNING,
+            row["file"],
+            f"project {row['kind']} {row['name']!r} is pending approval, so it is not used",
+            f"review it, then: plugman trust approve {row['name']}",
+        )
+        for row in trust.listing(paths)
+        if row["state"] == "pending"
+    ]
+
+
+def _exports(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
+    found = []
+    for key, files in export_record.load(paths).items():
+        target, scope, *_ = key.split(" ", 2)
+        command = f"plugman export --target {target} --scope {scope}"
+        for file, written in files.items():
+            found += _exported_file(Path(file), written, command)
+        if not found and (scope == "user" or key == export_record.key(target, scope, paths)):
+            found += _stale(paths, env, target, scope, command)
+    return found
+
+
+def _exported_file(file: Path, written: Written, command: str) -> list[Problem]:
+    if not file.exists():
+        return [
+            Problem(
+                ERROR,
+                str(file),
+                "plugman exported here, but the file is gone",
+                f"write it again: {command} --write (or forget it: {command} --remove)",
+            )
+        ]
+    try:
+        data = edit.module(written.fmt).load(file.read_text(encoding="utf-8"), str(file))
+    except (PlugmanError, UnicodeDecodeError) as exc:
+        return [Problem(ERROR, str(file), f"unreadable: {exc}", "fix the file by hand")]
+    found = []
+    for part in written.parts:
+        container = edit.at(data, part.container)
+        for entry_id, value in part.entries.items():
+            now = _now(container, entry_id, value, part.listed)
+            if now == "missing":
+                found.append(
+                    Problem(
+                        ERROR,
+                        str(file),
+                        f"{entry_id!r} was removed by hand",
+                        f"restore it: {command} --write",
+                    )
+                )
+            elif now == "edited":
+                found.append(
+                    Problem(
+                        WARNING,
+                        str(file),
+                        f"{entry_id!r} was edited by hand; plugman will leave it as it is",
+                        f"to hand it back to plugman: {command} --write",
+                    )
+                )
+    return found
+
+
+def _now(container: object, entry_id: str, value: object, listed: bool) -> str:
+    if listed:
+        return "ok" if isinstance(container, list) and value in container else "missing"
+    if not isinstance(container, dict) or entry_id not in container:
+        return "missing"
+    return "ok" if container[entry_id] == value else "edited"
+
+
+def _stale(
+    paths: Paths, env: Mapping[str, str], target: str, scope: str, command: str
+) -> list[Problem]:
+    from plugman.export import export
+
+    outcome = export(paths, env, target, scope, remove=False, dry_run=True)
+    if not outcome.changes:
+        return []
+    files = ", ".join(str(c.path) for c in outcome.changes)
+    return [
+        Problem(
+            WARNING,
+            files,
+            "out of date with the resolved config",
+            f"see what changed: {command} --dry-run; then: {command} --write",
+        )
+    ]

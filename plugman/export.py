@@ -1,0 +1,236 @@
+"""`plugman export`: write the resolved config into an agent's own files, and take it out.
+
+plugman owns only the entries it writes (see `plugman.edit`); `export_record` remembers them,
+so `--remove`, a re-export and uninstalling a contributing plugin take out exactly those.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from plugman import edit, export_record
+from plugman.edit import EditError, Part
+from plugman.errors import UsageError
+from plugman.export_record import Exports, Written
+from plugman.fs import read_bytes
+from plugman.paths import Paths
+from plugman.targets import Place, Source, Target, hook_id, hooks_of, servers_of
+
+
+class Change(NamedTuple):
+    path: Path
+    before: str | None
+    after: str | None  # None: the file is deleted
+    prune_to: Path | None = None  # a deletion also removes the empty folders plugman made
+
+
+class Outcome(NamedTuple):
+    target: str
+    scope: str
+    changes: list[Change]
+    notes: list[str]
+    entries: dict[str, list[str]]  # file → the ids plugman owns there now
+
+
+def home_of(env: Mapping[str, str]) -> Path:
+    return Path(env.get("HOME") or Path.home())
+
+
+def export(
+    paths: Paths, env: Mapping[str, str], name: str, scope: str, *, remove: bool, dry_run: bool
+) -> Outcome:
+    """Write (or with `remove`, take out) `name`'s export at `scope`; `dry_run` writes nothing."""
+    from plugman import extensions
+    from plugman.session import session
+
+    target = extensions.target(name)
+    if scope not in target.scopes:
+        raise UsageError(
+            f"{name} has no {scope}-scope config file",
+            hint=f"use --scope {' or --scope '.join(target.scopes)}",
+        )
+    place = Place(scope, home_of(env), paths.project_dir, env)
+    if dry_run:
+        return _plan(paths, target, place, export_record.load(paths), remove)
+    with session(paths) as work:
+        exports = export_record.load(paths)
+        outcome = _plan(paths, target, place, exports, remove)
+        for change in outcome.changes:
+            work.tx.write(change.path, _bytes(change.after), prune_to=change.prune_to)
+        work.tx.write(export_record.path(paths), export_record.dump(exports))
+    return outcome
+
+
+def _plan(paths: Paths, target: Target, place: Place, exports: Exports, remove: bool) -> Outcome:
+    """The changes for one export; `exports` is updated to match."""
+    key = export_record.key(target.name, place.scope, paths)
+    old = exports.pop(key, {})
+    new: dict[str, Written] = {}
+    changes: list[Change] = []
+    notes: list[str] = []
+    if remove:
+        wanted: dict[str, list[Part]] = {}
+        owners: dict[str, str] = {}
+    else:
+        wanted, owners, notes = _render(paths, target, place)
+    files = {str(_real(loc.path)): role for role, loc in target.files(place).items()}
+    for file in sorted(set(files) | set(old)):
+        role = files.get(file)
+        parts = wanted.get(role, []) if role else []
+        prefix = target.files(place)[role].prefix if role else ()
+        parts = [p._replace(container=prefix + p.container) for p in parts]
+        before = _read(Path(file))
+        after, written, present = rewrite(file, before, old.get(file), target.fmt, parts, owners)
+        notes += [
+            f"{file}: {i!r} is already there and not plugman's; left as it is" for i in present
+        ]
+        if written is not None:
+            new[file] = written
+        if after != before:
+            changes.append(Change(Path(file), before, after, _prune_stop(old.get(file))))
+    if new:
+        exports[key] = new
+    entries = {file: [i for p in w.parts for i in p.entries] for file, w in new.items()}
+    return Outcome(target.name, place.scope, changes, notes, entries)
+
+
+def native(
+    paths: Paths, env: Mapping[str, str], name: str, show_secrets: bool = False
+) -> tuple[str, list[str]]:
+    """The main file of `name`'s export as a new document (`config resolve --target`)."""
+    from plugman import extensions
+
+    target = extensions.target(name)
+    place = Place("user", home_of(env), paths.project_dir, env)
+    wanted, _owners, notes = _render(paths, target, place, show_secrets)
+    return edit.render(target.fmt, wanted.get("mcp", [])), notes
+
+
+def rewrite(
+    file: str,
+    before: str | None,
+    prior: Written | None,
+    fmt: str,
+    parts: list[Part],
+    owners: dict[str, str],
+) -> tuple[str | None, Written | None, list[str]]:
+    """`file`'s new text with plugman's `prior` share replaced by `parts`; the new share (None
+    when nothing is written) and the ids left out because the file already has them."""
+    base = edit.module(fmt).BASE
+    text = before
+    if before is not None and prior is not None:
+        text = edit.take_out(fmt, before, prior.blocks, prior.parts, file)
+    created = prior.created if prior else (None if before is not None else _created_top(file))
+    edited = edit.add(fmt, base if text is None else text, parts, file)
+    after: str | None = edited.text
+    if created is not None and after == base:
+        after = None
+    if before is None and not edited.blocks:
+        after = None
+    kept = [
+        p._replace(entries={i: v for i, v in p.entries.items() if i not in edited.present})
+        for p in parts
+    ]
+    kept = [p for p in kept if p.entries]
+    if not edited.blocks:
+        return after, None, edited.present
+    ids = {i for p in kept for i in p.entries}
+    mine = {i: owner for i, owner in owners.items() if i in ids}
+    return after, Written(fmt, kept, edited.blocks, mine, created), edited.present
+
+
+def _render(
+    paths: Paths, target: Target, place: Place, show_secrets: bool = True
+) -> tuple[dict[str, list[Part]], dict[str, str], list[str]]:
+    from plugman import config
+    from plugman.runtime.naming import split_server
+
+    document = config.document(paths, place.env, show_secrets, references=True)
+    servers: dict[str, dict[str, Any]] = {}
+    owners: dict[str, str] = {}
+    for name, entry in servers_of(document).items():
+        plugin, inner = split_server(name)
+        exported = f"plugin_{plugin}_{inner}" if plugin else name
+        servers[exported] = entry
+        owner = document["mcpServers"][name]["origin"].get("plugin")
+        if owner:
+            owners[exported] = owner
+    hooks = hooks_of(document) if target.hooks else {}
+    for event, groups in document["hooks"].items():
+        for group, given in zip(hooks.get(event, []), groups, strict=False):
+            if "plugin" in given["origin"]:
+                owners[hook_id(event, group)] = given["origin"]["plugin"]
+    rendered = target.render(Source(servers, hooks, place.env))
+    notes = list(rendered.unsupported)
+    if document["hooks"] and not target.hooks:
+        count = sum(len(groups) for groups in document["hooks"].values())
+        notes.append(f"{count} hook group(s) not exported: {target.name} takes MCP servers only")
+    pending = [d for d in document["diagnostics"] if d["code"] == "pending-approval"]
+    if pending:
+        notes.append(
+            f"{len(pending)} project entr(y/ies) pending approval not exported; "
+            "see 'plugman trust list'"
+        )
+    return rendered.files, owners, notes
+
+
+def forget(work: Any, plugin_ids: set[str]) -> None:
+    """Take the entries `plugin_ids` contributed out of every exported file (uninstall)."""
+    paths: Paths = work.paths
+    if not plugin_ids or not export_record.path(paths).exists():
+        return
+    exports = export_record.load(paths)
+    changed = False
+    for files in exports.values():
+        for file, prior in list(files.items()):
+            gone = {i for i, owner in prior.owners.items() if owner in plugin_ids}
+            before = _read(Path(file))
+            if not gone or before is None:
+                continue
+            parts = [
+                p._replace(entries={i: v for i, v in p.entries.items() if i not in gone})
+                for p in prior.parts
+            ]
+            after, written, _ = rewrite(file, before, prior, prior.fmt, parts, prior.owners)
+            files.pop(file)
+            if written is not None:
+                files[file] = written
+            work.tx.write(Path(file), _bytes(after), prune_to=_prune_stop(prior))
+            changed = True
+    if changed:
+        work.tx.write(export_record.path(paths), export_record.dump(exports))
+
+
+def _read(path: Path) -> str | None:
+    data = read_bytes(path)
+    if data is None:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise EditError(
+            "not UTF-8 text", where=str(path), hint="fix the file; plugman left it as it is"
+        ) from None
+
+
+def _real(path: Path) -> Path:
+    """Where a write really goes: a symlinked config (dotfiles) is edited through its link."""
+    return path.resolve() if path.is_symlink() else path
+
+
+def _created_top(file: str) -> str:
+    """The highest folder (or the file itself) that a write of `file` creates."""
+    top = Path(file)
+    while not top.parent.exists():
+        top = top.parent
+    return str(top)
+
+
+def _bytes(text: str | None) -> bytes | None:
+    return None if text is None else text.encode("utf-8")
+
+
+def _prune_stop(prior: Written | None) -> Path | None:
+    return Path(prior.created).parent if prior and prior.created else None

@@ -1,0 +1,55 @@
+"""Rendering `plugman export` and `plugman doctor` results."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from plugman.output import display_path, envelope
+
+
+def exported(outcome: Any, dry_run: bool, as_json: bool) -> str:
+    if as_json:
+        return envelope(
+            "export",
+            target=outcome.target,
+            scope=outcome.scope,
+            dry_run=dry_run,
+            changes=[
+                {"path": str(c.path), "action": _action(c), "diff": _diff(c)}
+                for c in outcome.changes
+            ],
+            entries=outcome.entries,
+            notes=outcome.notes,
+        )
+    if dry_run:
+        return "".join(_diff(c) for c in outcome.changes) or "nothing would change"
+    lines = [f"{_action(c)} {display_path(str(c.path))}" for c in outcome.changes]
+    owned = sum(len(ids) for ids in outcome.entries.values())
+    lines.append(f"{outcome.target} ({outcome.scope}): plugman owns {owned} entr(y/ies)")
+    return "\n".join(lines)
+
+
+def _action(change: Any) -> str:
+    if change.after is None:
+        return "deleted"
+    return "created" if change.before is None else "updated"
+
+
+def _diff(change: Any) -> str:
+    name = str(change.path)
+    lines = difflib.unified_diff(
+        (change.before or "").splitlines(keepends=True),
+        (change.after or "").splitlines(keepends=True),
+        "/dev/null" if change.before is None else name,
+        "/dev/null" if change.after is None else name,
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def doctored(problems: list[Any], as_json: bool) -> str:
+    if as_json:
+        return envelope("doctor", problems=[p._asdict() for p in problems])
+    if not problems:
+        return "no problems found"
+    return "\n".join(f"{p.severity}: {p.where}: {p.message}\n  hint: {p.hint}" for p in problems)
