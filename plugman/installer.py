@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any, NamedTuple
 
-from plugman import declarations, lockfile, marketplaces, resolver
+from plugman import declarations, export, lockfile, marketplaces, resolver
 from plugman.errors import PlugmanError, UsageError
 from plugman.fs import remove_tree
 from plugman.manifest.model import Plugin
@@ -134,13 +134,19 @@ def uninstall(
         record = Record.load(paths, scope)
         ids = [find_installed(record, name) for name in names]
         changes = []
-        for plugin_id in ids + _orphans(record, ids):
+        removed = ids + _orphans(record, ids)
+        for plugin_id in removed:
             changes.append(_remove(work, record, plugin_id, ids, force))
             if not keep_data:
                 _drop_data(paths, plugin_id)
         _undeclare_marketplaces(work, record)
         save(work, record)
+        export.forget(work, {p for p in removed if not _installed_anywhere(paths, p)})
     return changes
+
+
+def _installed_anywhere(paths: Paths, plugin_id: str) -> bool:
+    return any(plugin_id in Record.load(paths, scope).plugins for scope in SCOPES)
 
 
 def _orphans(record: Record, removing: list[str]) -> list[str]:

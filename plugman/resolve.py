@@ -96,10 +96,11 @@ def resolve(
     references: bool = False,
 ) -> Resolved:
     """Merge the layers. Winning servers are expanded with `env`, unless `references`: then
-    their `${VAR}` references stay, for an agent that expands them itself."""
+    their `${VAR}` references stay, for an agent that expands them itself (so a variable unset
+    here does not drop the entry)."""
     dropped: list[Dropped] = []
     candidates = _candidates(layers, policy, dropped)
-    eligible = [s for s in candidates if _eligible(s, policy, env, approved, dropped)]
+    eligible = [s for s in candidates if _eligible(s, policy, env, approved, dropped, references)]
     servers, shadowed = _by_precedence(eligible, dropped)
     expanded = {
         name: s if references else s._replace(entry=expand_entry(s.entry, env)[0])
@@ -136,7 +137,10 @@ def _eligible(
     env: Mapping[str, str],
     approved: frozenset[str],
     dropped: list[Dropped],
+    references: bool = False,
 ) -> bool:
+    """Allowed by policy, approved if it must be, and (unless its references are kept for an
+    agent to expand) every variable it needs is set."""
     expanded, missing = expand_entry(server.entry, env)
     reason = refusal(server.name, expanded, policy, env)
     if reason:
@@ -155,7 +159,7 @@ def _eligible(
                 )
             )
             return False
-    if missing:
+    if missing and not references:
         dropped.append(
             Dropped(
                 "server",

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from plugman import declarations, schema
+from plugman import declarations, export_record, schema
 from plugman.diagnostics import Diagnostic, Sink
 from plugman.expand import expand
 from plugman.manifest import hooks as hook_files
@@ -113,7 +113,12 @@ def _servers_of_table(value: Any, scope: str, file: Path, report: Report) -> lis
 def _manual(paths: Paths, report: Report) -> list[Server]:
     found: list[Server] = []
     if paths.project_mcp.is_file():
-        found += _servers_of_file(paths.project_mcp, "project", report)
+        exported = export_record.owned(paths, paths.project_mcp, ("mcpServers",))
+        found += [
+            s
+            for s in _servers_of_file(paths.project_mcp, "project", report)
+            if exported.get(s.name, s) != s.entry  # what plugman exported there is not new
+        ]
     for scope in ("user", "project", "local"):
         file = declarations.path_for(paths, scope)
         found += _servers_of_table(_toml(file, report).get("mcp_servers"), scope, file, report)

@@ -109,9 +109,23 @@ def take_out(fmt: str, text: str, blocks: list[Block], parts: list[Part], where:
             break
         exact = exact.replace(block.after, block.before)
     else:
-        if mod.load(exact, where) == expected:
+        if _same(mod.load(exact, where), expected, parts):
             return exact
     return _structural(mod, text, parts, created, expected, where)
+
+
+def _same(data: Any, expected: Any, parts: list[Part]) -> bool:
+    """Equal, counting an empty container and a YAML key with nothing under it as the same."""
+
+    def normal(value: Any) -> Any:
+        value = copy.deepcopy(value)
+        for part in parts:
+            parent = at(value, part.container[:-1])
+            if isinstance(parent, dict) and parent.get(part.container[-1]) in ({}, []):
+                parent[part.container[-1]] = None
+        return value
+
+    return bool(normal(data) == normal(expected))
 
 
 def _created(blocks: list[Block], parts: list[Part]) -> list[Path_]:
@@ -176,10 +190,12 @@ def _with(data: Any, part: Part) -> Any:
     for key in part.container[:-1]:
         node = node.setdefault(key, {})
     last = part.container[-1]
+    if node.get(last) is None:  # absent, or a YAML key with nothing under it yet
+        node[last] = [] if part.listed else {}
     if part.listed:
-        node.setdefault(last, []).extend(part.entries.values())
+        node[last].extend(part.entries.values())
     else:
-        node.setdefault(last, {}).update(part.entries)
+        node[last].update(part.entries)
     return result
 
 
