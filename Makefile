@@ -18,7 +18,7 @@ setup: $(BIN)/.installed
 
 demo: setup
 	@home=$$(mktemp -d); project=$$home/project; mkdir -p $$project; \
-	export PLUGMAN_HOME=$$home PLUGMAN_MANAGED_DIR=$$home/managed; \
+	export HOME=$$home PLUGMAN_HOME=$$home/plugman PLUGMAN_MANAGED_DIR=$$home/managed; \
 	p() { echo "+ plugman $$*"; $(BIN)/plugman --project $$project "$$@"; }; \
 	p --version && \
 	p validate sample-plugins && \
@@ -28,9 +28,13 @@ demo: setup
 	p install notes-server && \
 	p list && \
 	cat $$project/plugman.toml $$project/plugman.lock && \
+	p config resolve && \
+	p export --target claude-code --write && \
+	p doctor && \
 	p uninstall guardrails writing-skills --scope project && \
 	p uninstall notes-server && \
-	p list; \
+	p list && \
+	p export --target claude-code --remove; \
 	status=$$?; rm -rf "$$home"; exit $$status
 
 lint: setup

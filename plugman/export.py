@@ -170,7 +170,7 @@ def _render(
     pending = [d for d in document["diagnostics"] if d["code"] == "pending-approval"]
     if pending:
         notes.append(
-            f"{len(pending)} project entr(y/ies) pending approval not exported; "
+            f"not exported, pending approval: {len(pending)} project entries; "
             "see 'plugman trust list'"
         )
     return rendered.files, owners, notes

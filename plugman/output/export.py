@@ -26,7 +26,8 @@ def exported(outcome: Any, dry_run: bool, as_json: bool) -> str:
         return "".join(_diff(c) for c in outcome.changes) or "nothing would change"
     lines = [f"{_action(c)} {display_path(str(c.path))}" for c in outcome.changes]
     owned = sum(len(ids) for ids in outcome.entries.values())
-    lines.append(f"{outcome.target} ({outcome.scope}): plugman owns {owned} entr(y/ies)")
+    entries = "1 entry" if owned == 1 else f"{owned} entries"
+    lines.append(f"{outcome.target} ({outcome.scope}): plugman owns {entries} there now")
     return "\n".join(lines)
 
 

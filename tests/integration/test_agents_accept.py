@@ -26,9 +26,7 @@ NOTES = "plugin_notes-server_notes"
 
 
 @pytest.fixture
-def setup(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> tuple[Path, Path, dict[str, str]]:
+def setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, dict[str, str]]:
     home, project = tmp_path / "home", tmp_path / "project"
     home.mkdir()
     project.mkdir()

@@ -288,3 +288,28 @@ def test_doctor_finds_problems_and_says_what_to_do(home: Path, project: Path) ->
         p["hint"] == "restore it: plugman export --target cursor --scope user --write"
         for p in found
     )
+
+
+def test_claude_local_scope_goes_under_the_projects_entry(home: Path, project: Path) -> None:
+    add_servers(project)
+    state = home / ".claude.json"
+    own = '{\n  "projects": {\n    "/elsewhere": {\n      "allowedTools": []\n    }\n  }\n}'
+    state.write_text(own)
+    cli(project, "export", "--target", "claude-code", "--scope", "local", "--write")
+    projects = json.loads(state.read_text())["projects"]
+    assert set(projects[str(project)]["mcpServers"]) == {"tool", "docs"}
+    assert projects["/elsewhere"] == {"allowedTools": []}
+    cli(project, "export", "--target", "claude-code", "--scope", "local", "--remove")
+    assert state.read_text() == own
+
+
+def test_doctor_checks_the_store_and_the_journal(home: Path, project: Path) -> None:
+    install_samples(project, "writing-skills")
+    paths = Paths.from_env(project=project)
+    copy = next(p for p in paths.store_dir.iterdir() if not p.name.startswith("."))
+    (copy / "README.md").write_text("tampered\n")
+    (paths.journal_dir / "123-1").mkdir(parents=True)
+    found = json.loads(cli(project, "doctor", "--json", code=1).stdout)["problems"]
+    messages = {p["message"] for p in found}
+    assert "the stored copy of writing-skills@plugman-samples (user) is modified" in messages
+    assert "an interrupted command left its journal" in messages
