@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from enum import IntEnum
 
 
@@ -33,3 +34,22 @@ class UsageError(PlugmanError):
     """The command line itself is wrong."""
 
     exit_code = ExitCode.USAGE
+
+
+_OS_HINTS = {
+    errno.ENOSPC: "free some disk space, then run the command again",
+    errno.EDQUOT: "free some space within your quota, then run the command again",
+    errno.EACCES: "check the permissions of that path, then run the command again",
+    errno.EPERM: "check the permissions of that path, then run the command again",
+    errno.EROFS: "that file system is read-only; point plugman elsewhere (PLUGMAN_HOME)",
+}
+
+
+def from_os_error(exc: OSError) -> PlugmanError:
+    """A failed file operation as a user-facing error. Commands that change files run in a
+    transaction that has rolled back by the time this is shown, so nothing was changed."""
+    what = exc.strerror or str(exc)
+    hint = _OS_HINTS.get(exc.errno or 0, "run the command again once the cause is fixed")
+    return PlugmanError(
+        f"{what}; nothing was changed", where=exc.filename and str(exc.filename), hint=hint
+    )

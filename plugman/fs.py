@@ -10,11 +10,14 @@ import time
 from pathlib import Path
 from types import TracebackType
 
+from plugman import faults
 from plugman.errors import PlugmanError
 
 
 def atomic_write(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` so readers see the old or the new bytes, never a mix."""
+    """Replace `path` with `data` so readers see the old or the new bytes, never a mix; the
+    file keeps its permission bits."""
+    faults.before_write(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
@@ -22,6 +25,8 @@ def atomic_write(path: Path, data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        if path.exists():
+            temp.chmod(stat.S_IMODE(path.stat().st_mode))
         temp.replace(path)
     finally:
         temp.unlink(missing_ok=True)

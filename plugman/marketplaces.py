@@ -142,22 +142,28 @@ def add(paths: Paths, text: str, name: str | None = None, scope: str = "user") -
     source = classify(text, paths.project_dir)
     check_policy(paths, source)  # before any I/O
     with session(paths) as work:
-        staging = work.store.stage()
-        root, commit = fetch(source, staging)
-        market = load(Known(name or "?", source, root, commit))
-        final = name or market.name
-        check_name(final)
-        entries = registry(paths)
-        if source.kind != "directory":
-            cache = paths.marketplaces_dir / final
-            work.tx.replace_dir(cache, root)
-            root = cache
-        entries[final] = _entry(source, root, commit)
-        write_registry(paths, entries, work.tx)
-        if scope != "user":
-            record = Record.load(paths, scope)
-            if declare(work, record, final, source):
-                work.tx.write(record.path, record.to_bytes())
+        return add_in(work, source, name, scope)
+
+
+def add_in(work: Session, source: Source, name: str | None, scope: str = "user") -> Known:
+    """`add`, as part of the caller's transaction."""
+    paths = work.paths
+    staging = work.store.stage()
+    root, commit = fetch(source, staging)
+    market = load(Known(name or "?", source, root, commit))
+    final = name or market.name
+    check_name(final)
+    entries = registry(paths)
+    if source.kind != "directory":
+        cache = paths.marketplaces_dir / final
+        work.tx.replace_dir(cache, root)
+        root = cache
+    entries[final] = _entry(source, root, commit)
+    write_registry(paths, entries, work.tx)
+    if scope != "user":
+        record = Record.load(paths, scope)
+        if declare(work, record, final, source):
+            work.tx.write(record.path, record.to_bytes())
     return Known(final, source, root, commit)
 
 

@@ -29,13 +29,17 @@ def declared_specs(paths: Paths) -> list[resolver.Spec]:
     return found
 
 
-def register_marketplaces(paths: Paths) -> None:
-    """Add the marketplaces the project declares and this machine does not know yet."""
+def register_marketplaces(work: Session) -> None:
+    """Add the marketplaces the project declares and this machine does not know yet, in the
+    caller's transaction (so a killed sync leaves none of them behind)."""
+    paths = work.paths
     known = marketplaces.known(paths)
     for name, value in declarations.entries(paths.project_config, "marketplaces").items():
         if name not in known and isinstance(value, dict) and "source" in value:
             text = value["source"] + (f"#{value['ref']}" if value.get("ref") else "")
-            marketplaces.add(paths, text, name)
+            source = marketplaces.classify(text, paths.project_dir)
+            marketplaces.check_policy(paths, source)
+            marketplaces.add_in(work, source, name)
 
 
 def pins_of(planned: list[resolver.Planned]) -> list[dict[str, Any]]:
@@ -54,8 +58,8 @@ def pins_of(planned: list[resolver.Planned]) -> list[dict[str, Any]]:
 
 def lock(paths: Paths) -> list[dict[str, Any]]:
     """Resolve the declaration and write plugman.lock; the new pins."""
-    register_marketplaces(paths)
     with session(paths) as work:
+        register_marketplaces(work)
         pins = pins_of(resolver.plan(paths, work.store, declared_specs(paths), {}))
         work.tx.write(paths.project_lock, lockfile.render(pins))
     return pins
@@ -63,7 +67,6 @@ def lock(paths: Paths) -> list[dict[str, Any]]:
 
 def sync(paths: Paths, mode: str = "default") -> list[Change]:
     """Make the project scope match its declaration (`default`, `locked`) or its lock (`frozen`)."""
-    register_marketplaces(paths)
     pins = lockfile.read(paths.project_lock)
     if mode == "frozen" and not pins and declared_specs(paths):
         raise PlugmanError(
@@ -71,6 +74,7 @@ def sync(paths: Paths, mode: str = "default") -> list[Change]:
             hint="run: plugman lock (or plugman sync without --frozen)",
         )
     with session(paths) as work:
+        register_marketplaces(work)
         record = Record.load(paths, "project")
         if mode == "frozen":
             targets = [_fetch_pin(work, pin) for pin in pins]

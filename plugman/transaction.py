@@ -5,38 +5,23 @@ trees to the store (noting each new tree first). `commit` marks the journal done
 any failure rolls back. If the process dies, the next mutating command finds the journal and
 `recover` rolls an open transaction back (or finishes deleting a committed one's journal).
 
-Fault injection for tests: `PLUGMAN_FAULT=<point>[:<n>]` kills the process (SIGKILL) the n-th
-time (default 1st) it reaches that journaled point.
+Tests kill the process at each journaled step through `plugman.faults`.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import signal
 import time
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from plugman.faults import checkpoint
 from plugman.fs import atomic_write, read_bytes, remove_tree, sync_dir, tree_hash
 from plugman.store import Store
 
 JOURNAL = "journal.json"
-_reached: dict[str, int] = {}
-
-
-def checkpoint(point: str) -> None:
-    """A place where a crash is survivable; tests kill the process here."""
-    fault = os.environ.get("PLUGMAN_FAULT")
-    if not fault:
-        return
-    name, _, count = fault.partition(":")
-    if name != point:
-        return
-    _reached[point] = _reached.get(point, 0) + 1
-    if _reached[point] == int(count or 1):
-        os.kill(os.getpid(), signal.SIGKILL)
 
 
 class Transaction:
@@ -70,7 +55,8 @@ class Transaction:
             if before is not None:
                 backup = f"{len(self.files)}.bak"
                 atomic_write(self.dir / backup, before)
-            self.files.append({"path": str(path), "backup": backup})
+            made = _first_missing(path.parent)
+            self.files.append({"path": str(path), "backup": backup, "made": made})
             self._save("open")
             checkpoint("journal")
         if data is None:
@@ -126,6 +112,15 @@ class Transaction:
         atomic_write(self.dir / JOURNAL, json.dumps(body, indent=1).encode())
 
 
+def _first_missing(folder: Path) -> str | None:
+    """The highest folder on the way to `folder` that does not exist yet (a write makes it)."""
+    if folder.exists():
+        return None
+    while not folder.parent.exists():
+        folder = folder.parent
+    return str(folder)
+
+
 def _prune(folder: Path, stop: Path | None) -> None:
     while stop is not None and folder != stop and stop in folder.parents and folder.is_dir():
         if any(folder.iterdir()):
@@ -143,6 +138,8 @@ def rollback(journal: Path, store: Store) -> None:
     if body.get("status") != "committed":
         for entry in reversed(body.get("files", [])):
             _restore(Path(entry["path"]), journal, entry.get("backup"))
+            if entry.get("made"):  # folders the write made, gone again
+                _prune(Path(entry["path"]).parent, Path(entry["made"]).parent)
         for entry in reversed(body.get("dirs", [])):
             _restore_dir(Path(entry["path"]), journal, entry.get("backup"))
         for content_hash in body.get("trees", []):

@@ -10,7 +10,7 @@ from typer.core import TyperGroup
 from plugman import __version__, output, progress
 from plugman.cli import config, export, hooks, marketplace, mcp, plugins, runtime, serve
 from plugman.cli.common import paths_of
-from plugman.errors import PlugmanError
+from plugman.errors import PlugmanError, from_os_error
 
 
 class RootGroup(TyperGroup):
@@ -23,6 +23,10 @@ class RootGroup(TyperGroup):
         except PlugmanError as exc:
             output.emit(output.error(exc), err=True)
             ctx.exit(int(exc.exit_code))
+        except OSError as exc:  # a full disk, a denied path: said plainly, never a traceback
+            failure = from_os_error(exc)
+            output.emit(output.error(failure), err=True)
+            ctx.exit(int(failure.exit_code))
 
 
 app = typer.Typer(

@@ -1,0 +1,41 @@
+"""Fault injection for tests: `PLUGMAN_FAULT=<point>[:<n>]` acts the n-th time (default 1st)
+the process reaches `point`.
+
+Points `journal`, `write`, `store` and `commit` are the transaction's journaled steps: reaching
+one kills the process (SIGKILL). Points `enospc` and `eacces` are reached by every durable file
+write: reaching one makes that write fail as a full disk or a denied permission would.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import signal
+from pathlib import Path
+
+_reached: dict[str, int] = {}
+_ERRORS = {"enospc": errno.ENOSPC, "eacces": errno.EACCES}
+
+
+def _due(point: str) -> bool:
+    fault = os.environ.get("PLUGMAN_FAULT")
+    if not fault:
+        return False
+    name, _, count = fault.partition(":")
+    if name != point:
+        return False
+    _reached[point] = _reached.get(point, 0) + 1
+    return _reached[point] == int(count or 1)
+
+
+def checkpoint(point: str) -> None:
+    """A place where a crash is survivable; tests kill the process here."""
+    if _due(point):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def before_write(path: Path) -> None:
+    """Every durable write passes here; tests make it fail like a full disk or a denied path."""
+    for point, code in _ERRORS.items():
+        if _due(point):
+            raise OSError(code, os.strerror(code), str(path))
