@@ -1,12 +1,24 @@
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from click.testing import Result
+from typer.testing import CliRunner
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "sample-plugins"
 CORPUS = REPO.parent / "shared" / "corpus"
+
+# Secret values planted in every test's environment, under names plugman treats as secret.
+# No command output (unless --show-secrets asked for it) and no log may ever contain them.
+PLANTED = {
+    "GITHUB_TOKEN": "ghp_plantedCanary1234567890abcdefABCDEF",
+    "API_KEY": "sk-planted-canary-0000",
+    "DOCS_TOKEN": "planted-docs-token-canary",
+}
 
 
 @pytest.fixture(autouse=True)
@@ -20,10 +32,44 @@ def isolated_home(
     return home
 
 
+@pytest.fixture(autouse=True)
+def secret_scan(
+    isolated_home: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> Iterator[None]:
+    """Plant secrets in the environment; afterwards, scan every CLI output of the test and
+    every log under its PLUGMAN_HOME for them."""
+    for name, value in PLANTED.items():
+        monkeypatch.setenv(name, value)
+    outputs: list[str] = []
+    invoke = CliRunner.invoke
+
+    def scanned(self: CliRunner, cli: Any, args: Any = None, *more: Any, **given: Any) -> Result:
+        result = invoke(self, cli, args, *more, **given)
+        if "--show-secrets" not in (args or []):
+            outputs.append(result.output)
+        return result
+
+    monkeypatch.setattr(CliRunner, "invoke", scanned)
+    yield
+    logs = [p for p in isolated_home.rglob("*.log") if p.is_file()]
+    texts = outputs + [p.read_text(errors="replace") for p in logs]
+    leaks = [name for name, value in PLANTED.items() for text in texts if value in text]
+    assert not leaks, f"planted secrets {sorted(set(leaks))} appear in an output or a log"
+    request.node.user_properties.append(("secret_scan", (len(outputs), len(logs))))
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """Print the figures tests record with `record_property("summary", text)` (also under xdist)."""
+    """Print the figures tests record with `record_property("summary", text)` (also under xdist),
+    and how many outputs and logs the secret scan read."""
+    outputs = logs = 0
     for reports in terminalreporter.stats.values():
         for report in reports:
             for name, value in getattr(report, "user_properties", ()):
                 if name == "summary" and getattr(report, "when", "") == "call":
                     terminalreporter.write_line(str(value))
+                if name == "secret_scan" and getattr(report, "when", "") == "teardown":
+                    outputs, logs = outputs + value[0], logs + value[1]
+    if outputs or logs:
+        terminalreporter.write_line(
+            f"secret scan: {outputs} command outputs and {logs} logs, no planted secret found"
+        )
