@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: setup demo test lint clean
+.PHONY: setup demo test lint bench clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,9 @@ lint: setup
 
 test: lint
 	$(BIN)/python -m pytest -n 2 -q
+
+bench: setup  # every benchmark, quick mode, as one table (CI prints it after the tests)
+	$(BIN)/python bench/table.py --quick
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

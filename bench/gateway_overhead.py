@@ -14,7 +14,8 @@ pipes, and the gateway's routing), not of running hooks.
 
 Goal: the gateway adds at most 2 ms at p50. Results go to ``bench/results/gateway-overhead.json``.
 
-Usage: ``.venv/bin/python bench/gateway_overhead.py [--calls 1000] [--warmup 100] [--block 50]``
+Usage: ``.venv/bin/python bench/gateway_overhead.py [--calls 1000] [--warmup 100] [--block 50]
+[--quick]``
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 NOTES = REPO_ROOT / "sample-plugins" / "plugins" / "notes-server" / "server" / "notes_server.py"
 RESULTS = REPO_ROOT / "bench" / "results" / "gateway-overhead.json"
 GOAL_P50_MS = 2.0
+QUICK_CALLS = 300
+QUICK_WARMUP = 30
 READ_TIMEOUT = 30.0
 TEXT = "hello from the gateway benchmark"
 LOCAL_APP = """
@@ -139,24 +142,46 @@ async def measure(args: argparse.Namespace, home: Path, errlog: Any) -> list[Lan
     return paths
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=1000, help="timed calls per path")
     parser.add_argument("--warmup", type=int, default=100, help="untimed calls per path first")
     parser.add_argument("--block", type=int, default=50, help="calls per path before switching")
+    parser.add_argument(
+        "--quick", action="store_true", help=f"{QUICK_CALLS} calls, {QUICK_WARMUP} warm-up"
+    )
     args = parser.parse_args(argv)
+    if args.quick:
+        args.calls, args.warmup = QUICK_CALLS, QUICK_WARMUP
     if min(args.calls, args.block) < 1 or args.warmup < 0:
         parser.error("--calls and --block must be at least 1, --warmup at least 0")
-    load_before = os.getloadavg()
+    return args
+
+
+def run_lanes(args: argparse.Namespace) -> list[Lane]:
+    """Both paths, timed, in a throw-away PLUGMAN_HOME (raises BenchError on a bad call)."""
     with tempfile.TemporaryDirectory(prefix="plugman-bench-") as tmp:
         home = Path(tmp)
         write_config(home)
         with (home / "servers.stderr").open("w") as errlog:
-            try:
-                paths = anyio.run(measure, args, home, errlog)
-            except BenchError as exc:
-                print(f"FAILED: {exc}", file=sys.stderr)
-                return 1
+            return anyio.run(measure, args, home, errlog)
+
+
+def overhead_ms(paths: list[Lane]) -> dict[str, float]:
+    """What the gateway adds over the direct path: p50, p95 and mean, in ms."""
+    rows = {path.label: path.summary() for path in paths}
+    keys = ("p50_ms", "p95_ms", "mean_ms")
+    return {key: rows["gateway"][key] - rows["direct"][key] for key in keys}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    load_before = os.getloadavg()
+    try:
+        paths = run_lanes(args)
+    except BenchError as exc:
+        print(f"FAILED: {exc}", file=sys.stderr)
+        return 1
     load_after = os.getloadavg()
     report(args, paths, (load_before[0], load_after[0]))
     return 0
@@ -164,9 +189,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def report(args: argparse.Namespace, paths: list[Lane], load: tuple[float, float]) -> None:
     rows = {path.label: path.summary() for path in paths}
-    overhead = {
-        key: rows["gateway"][key] - rows["direct"][key] for key in ("p50_ms", "p95_ms", "mean_ms")
-    }
+    overhead = overhead_ms(paths)
     print(
         f"gateway overhead: {args.calls} calls of notes `echo` per path (after {args.warmup} "
         f"warm-up), alternating blocks of {args.block}; {platform.python_implementation()} "

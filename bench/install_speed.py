@@ -277,6 +277,23 @@ def time_floor(cmd: Sequence[str], env: dict[str, str], cwd: Path, runs: int) ->
     return timing
 
 
+def time_cycles(plugin: str, runs: int, cycles: Sequence[Callable[[str], Cycle]]) -> list[Series]:
+    """One untimed warm-up cycle per tool, then ``runs`` timed cycles of each, in turn.
+
+    The order of the tools is reversed in every other run. Returns one Series per tool.
+    """
+    for cycle in cycles:
+        cycle(plugin)
+    series = [Series() for _ in cycles]
+    for i in range(runs):
+        steps = list(zip(series, cycles, strict=True))
+        if i % 2:
+            steps.reverse()
+        for done, cycle in steps:
+            done.add(cycle(plugin))
+    return series
+
+
 def fmt_ms(value: float | None) -> str:
     return "-" if value is None else f"{value:,.0f}"
 
@@ -359,18 +376,7 @@ def _bench(runs: int, quick: bool, plugman: str, claude: str, workdir: Path) -> 
         )
 
         for plugin in PLUGINS:
-            p_series, c_series = Series(), Series()
-            p_runner.cycle(plugin)  # warm-up (untimed)
-            c_runner.cycle(plugin)
-            for i in range(runs):
-                steps: list[tuple[Series, Callable[[str], Cycle]]] = [
-                    (p_series, p_runner.cycle),
-                    (c_series, c_runner.cycle),
-                ]
-                if i % 2:
-                    steps.reverse()
-                for series, cycle in steps:
-                    series.add(cycle(plugin))
+            p_series, c_series = time_cycles(plugin, runs, [p_runner.cycle, c_runner.cycle])
             add(f"{plugin}: install", "install", p_series.install, c_series.install)
             add(f"{plugin}: uninstall", "uninstall", p_series.uninstall, c_series.uninstall)
             add(f"{plugin}: install+uninstall", "both", p_series.both, c_series.both)

@@ -16,7 +16,7 @@ Two servers:
 
 Goal: all ten at once within 1.5x of the slowest single server.
 
-Usage: ``.venv/bin/python bench/probe_speed.py [--runs N] [--save]``
+Usage: ``.venv/bin/python bench/probe_speed.py [--runs N] [--quick] [--save]``
 (``--save`` writes ``bench/results/probe-speed.json``).
 """
 
@@ -43,6 +43,7 @@ COPIES = 10
 TIMEOUT = 120.0
 GOAL = 1.5
 BATCHES = ((1, "sequential (batch 1)"), (3, "default (batch 3)"), (COPIES, f"batch {COPIES}"))
+TINY_TITLE = "stdlib server, 1 s start-up sleep"
 TINY = """
 import json, sys, time
 time.sleep(1.0)
@@ -111,21 +112,28 @@ def table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3, help="runs per mode (best is kept)")
-    parser.add_argument("--save", action="store_true", help="write bench/results/probe-speed.json")
-    args = parser.parse_args()
+def run_scenarios(runs: int, notes_server: bool = True) -> list[dict[str, Any]]:
+    """Both scenarios (the stdlib server only when ``notes_server`` is false), in a temp dir."""
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         (folder / "tiny.py").write_text(TINY)
         notes = {"command": sys.executable, "args": [str(NOTES)]}
         tiny = {"command": sys.executable, "args": [str(folder / "tiny.py")]}
         timed({"warm-up": notes}, 1, folder)  # imports mcp in this process, untimed
-        results = [
-            scenario("sample notes server", notes, args.runs, folder),
-            scenario("stdlib server, 1 s start-up sleep", tiny, args.runs, folder),
-        ]
+        results = [scenario("sample notes server", notes, runs, folder)] if notes_server else []
+        results.append(scenario(TINY_TITLE, tiny, runs, folder))
+        return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3, help="runs per mode (best is kept)")
+    parser.add_argument("--save", action="store_true", help="write bench/results/probe-speed.json")
+    parser.add_argument("--quick", action="store_true", help="1 run, the stdlib server only")
+    args = parser.parse_args()
+    if args.quick:
+        args.runs = 1
+    results = run_scenarios(args.runs, notes_server=not args.quick)
     print(f"python {platform.python_version()}, {os.cpu_count()} cores, best of {args.runs}")
     for result in results:
         print(table(result))

@@ -88,12 +88,20 @@ class Timing:
         return statistics.median(self.seconds) * 1000.0
 
 
-def run_once(cmd: Sequence[str], env: dict[str, str] | None, check: Check) -> tuple[float, int]:
+def run_once(
+    cmd: Sequence[str], env: dict[str, str] | None, check: Check, cwd: Path | None = None
+) -> tuple[float, int]:
     """Run ``cmd`` once; return (seconds, exit code) or raise BenchError if it misbehaved."""
     started = time.perf_counter()
     try:
         proc = subprocess.run(
-            list(cmd), capture_output=True, text=True, env=env, timeout=TIMEOUT_S, check=False
+            list(cmd),
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=cwd,
+            timeout=TIMEOUT_S,
+            check=False,
         )
     except subprocess.TimeoutExpired as exc:
         raise BenchError(f"timed out after {TIMEOUT_S}s: {' '.join(cmd)}") from exc
@@ -117,13 +125,17 @@ def run_once(cmd: Sequence[str], env: dict[str, str] | None, check: Check) -> tu
 
 
 def time_command(
-    cmd: Sequence[str], runs: int, check: Check, env: dict[str, str] | None = None
+    cmd: Sequence[str],
+    runs: int,
+    check: Check,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
 ) -> Timing:
     """One untimed warm-up, then ``runs`` timed runs; the exit code must not change."""
-    _, first = run_once(cmd, env, check)
+    _, first = run_once(cmd, env, check, cwd)
     timing = Timing()
     for _ in range(runs):
-        seconds, code = run_once(cmd, env, check)
+        seconds, code = run_once(cmd, env, check, cwd)
         if code != first:
             raise BenchError(f"exit code changed from {first} to {code}: {' '.join(cmd)}")
         timing.seconds.append(seconds)

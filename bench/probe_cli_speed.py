@@ -1,0 +1,172 @@
+"""Wall-clock speed of ``plugman mcp probe`` against ``claude mcp list`` over 10 stdio servers.
+
+Both commands start every configured MCP server, connect, and report whether it connected; both
+run local servers a few at a time (3 at once by default). The servers are ten copies of the
+stdlib-only server of ``probe_speed.py`` (it sleeps 1 s before serving, as ``npx``/``uvx`` do on a
+cold cache), written as user-scope servers: ``[mcp_servers]`` in ``<PLUGMAN_HOME>/config/
+plugman.toml`` for plugman, ``mcpServers`` in ``~/.claude.json`` (a throw-away HOME) for Claude
+Code. Both run from an empty temp project folder. plugman also lists each server's tools,
+resources and prompts; Claude Code only connects.
+
+Each command is timed as the median of N fresh processes (default 3) after one untimed warm-up;
+every run must report all ten servers connected.
+
+Results go to ``bench/results/probe-cli-speed.json``.
+
+Usage: ``.venv/bin/python bench/probe_cli_speed.py [--runs N] [--quick]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from claude_code import (
+    CLAUDE_VERSION,
+    DEFAULT_TOOLS_DIR,
+    VENV_PYTHON,
+    ToolError,
+    claude_env,
+    ensure_claude,
+    ensure_plugman,
+    results_dir,
+)
+from probe_speed import COPIES, TINY
+from validate_speed import BenchError, Check, Timing, time_command
+
+PASSING = frozenset({0})
+PLUGMAN_DONE = re.compile(rf"{COPIES} servers: {COPIES} connected")
+CLAUDE_DONE = re.compile(rf"(?:✔ Connected.*?){{{COPIES}}}", re.DOTALL)
+
+
+@dataclass
+class ProbeCli:
+    """Timings of both commands; ``claude`` is None when Claude Code was not timed."""
+
+    plugman: Timing
+    claude: Timing | None
+
+
+def servers(script: Path) -> dict[str, dict[str, Any]]:
+    """Ten stdio servers, all running ``script``."""
+    entry = {"command": str(VENV_PYTHON), "args": [str(script)]}
+    return {f"server-{i}": dict(entry) for i in range(COPIES)}
+
+
+def plugman_toml(entries: dict[str, dict[str, Any]]) -> str:
+    lines: list[str] = []
+    for name, entry in entries.items():
+        args = ", ".join(json.dumps(arg) for arg in entry["args"])
+        lines += [f"[mcp_servers.{name}]", f"command = {json.dumps(entry['command'])}"]
+        lines += [f"args = [{args}]", ""]
+    return "\n".join(lines)
+
+
+@contextmanager
+def workspace() -> Iterator[tuple[Path, Path]]:
+    """A temp folder with an empty ``project`` and the server script: (folder, script)."""
+    workdir = Path(tempfile.mkdtemp(prefix="plugman-probe-cli-bench-"))
+    try:
+        (workdir / "project").mkdir()
+        script = workdir / "tiny.py"
+        script.write_text(TINY, encoding="utf-8")
+        yield workdir, script
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def time_plugman(plugman: str, runs: int) -> Timing:
+    """``plugman --project <empty> mcp probe`` with the servers in user scope."""
+    with workspace() as (workdir, script):
+        home = workdir / "plugman-home"
+        (home / "config").mkdir(parents=True)
+        toml = plugman_toml(servers(script))
+        (home / "config" / "plugman.toml").write_text(toml, encoding="utf-8")
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env.update({"PLUGMAN_HOME": str(home), "PLUGMAN_MANAGED_DIR": str(home / "managed")})
+        project = workdir / "project"
+        cmd = [plugman, "--project", str(project), "mcp", "probe"]
+        return time_command(cmd, runs, Check(PASSING, PLUGMAN_DONE), env, project)
+
+
+def time_claude(claude: str, runs: int) -> Timing:
+    """``claude mcp list`` with the servers in ``~/.claude.json`` (a throw-away HOME)."""
+    with workspace() as (workdir, script):
+        env = claude_env()
+        config = {"mcpServers": {k: {"type": "stdio", **v} for k, v in servers(script).items()}}
+        (Path(env["HOME"]) / ".claude.json").write_text(json.dumps(config), encoding="utf-8")
+        check = Check(PASSING, CLAUDE_DONE)
+        return time_command([claude, "mcp", "list"], runs, check, env, workdir / "project")
+
+
+def measure(plugman: str, claude: str | None, runs: int) -> ProbeCli:
+    return ProbeCli(time_plugman(plugman, runs), time_claude(claude, runs) if claude else None)
+
+
+def report(result: ProbeCli, runs: int) -> None:
+    print(
+        f"\n{COPIES} stdio servers (1 s start-up sleep each); median of {runs} runs; "
+        f"Claude Code {CLAUDE_VERSION}; {platform.python_implementation()} "
+        f"{platform.python_version()}; {os.cpu_count()} CPUs\n"
+    )
+    p_ms = result.plugman.median_ms
+    print(f"{'plugman mcp probe':<20} {p_ms:>8,.0f} ms")
+    if result.claude is not None:
+        c_ms = result.claude.median_ms
+        print(f"{'claude mcp list':<20} {c_ms:>8,.0f} ms")
+        print(f"\nclaude/plugman: {c_ms / p_ms:.2f}x")
+
+
+def save(result: ProbeCli, runs: int, quick: bool) -> Path:
+    out = results_dir() / "probe-cli-speed.json"
+    payload = {
+        "claude_version": CLAUDE_VERSION,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "servers": COPIES,
+        "runs": runs,
+        "quick": quick,
+        "timings": asdict(result),
+    }
+    out.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3, help="timed runs per command (default 3)")
+    parser.add_argument("--quick", action="store_true", help="1 run per command")
+    parser.add_argument("--tools-dir", type=Path, default=DEFAULT_TOOLS_DIR)
+    args = parser.parse_args(argv)
+    runs: int = 1 if args.quick else args.runs
+    if runs < 1:
+        parser.error("--runs must be at least 1")
+    try:
+        claude = str(ensure_claude(args.tools_dir.resolve()))
+        plugman = str(ensure_plugman())
+    except ToolError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 3
+    try:
+        result = measure(plugman, claude, runs)
+    except BenchError as exc:
+        print(f"FAILED: {exc}", file=sys.stderr)
+        return 1
+    report(result, runs)
+    print(f"\nwrote {save(result, runs, args.quick)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

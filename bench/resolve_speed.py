@@ -1,0 +1,266 @@
+"""Wall-clock speed of ``plugman config resolve --json`` at three config sizes.
+
+Each size is a fresh temp ``PLUGMAN_HOME`` (``PLUGMAN_MANAGED_DIR=<home>/managed``, left empty)
+and a fresh temp project holding N MCP servers spread over every file a user writes by hand:
+
+* user ``<home>/config/plugman.toml`` ``[mcp_servers]``: 40 % (every third one http, the others
+  stdio with ``args`` and an ``env`` using ``${VAR:-default}``);
+* project ``plugman.toml`` ``[mcp_servers]``: 20 %; project ``.mcp.json``: 30 %;
+* local ``.plugman/local.toml``: 10 %, half of them shadowing a user server of the same name;
+
+plus N/10 hooks (at least 2) in the user and project ``plugman.toml`` ``[hooks]`` tables. Project
+entries are approved first (``plugman trust approve --all``, untimed), and one untimed run checks
+that the resolved document has exactly the servers and hooks expected and nothing pending.
+
+Each size is then timed as the median of N fresh processes (default 5) after one untimed warm-up.
+There is no Claude Code figure: its only command that lists the merged servers, ``claude mcp
+list``, starts and health-checks every server, so it measures the servers, not the merge.
+
+Results go to ``bench/results/resolve-speed.json``.
+
+Usage: ``.venv/bin/python bench/resolve_speed.py [--runs N] [--quick] [--sizes 10,100,1000]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from claude_code import ToolError, ensure_plugman, results_dir
+from validate_speed import BenchError, Check, Timing, time_command
+
+SIZES = (10, 100, 1000)
+LABELS = ("small", "medium", "large")
+HOOK_EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop")
+TIMEOUT_S = 300
+
+
+@dataclass
+class Layout:
+    """The files of one config size, and what resolving them must give."""
+
+    user: list[str]
+    project_toml: list[str]
+    mcp_json: dict[str, Any]
+    local: list[str]
+    servers: int
+    hooks: int
+
+
+@dataclass
+class SizeResult:
+    """One config size: its shape and its timing."""
+
+    label: str
+    servers_written: int
+    servers_resolved: int
+    hooks: int
+    timing: Timing
+
+    @property
+    def median_ms(self) -> float:
+        return self.timing.median_ms
+
+
+def toml_server(name: str, i: int) -> list[str]:
+    """One ``[mcp_servers.<name>]`` table: http for every third, stdio otherwise."""
+    if i % 3 == 0:
+        return [
+            f"[mcp_servers.{name}]",
+            'type = "http"',
+            f'url = "https://{name}.example.com/mcp"',
+            f'headers = {{ "X-Client" = "bench-{i}" }}',
+            "",
+        ]
+    return [
+        f"[mcp_servers.{name}]",
+        f'command = "{name}-server"',
+        f'args = ["--port", "{8000 + i}", "--verbose"]',
+        'env = { MODE = "${BENCH_MODE:-fast}", LEVEL = "' + str(i) + '" }',
+        "",
+    ]
+
+
+def toml_hooks(prefix: str, count: int) -> list[str]:
+    """A ``[hooks]`` table of ``count`` command handlers spread over a few events."""
+    by_event: dict[str, list[str]] = {}
+    for i in range(count):
+        event = HOOK_EVENTS[i % len(HOOK_EVENTS)]
+        group = (
+            f'{{ matcher = "Tool{i}", hooks = [{{ type = "command", '
+            f'command = "echo {prefix}-{i}" }}] }}'
+        )
+        by_event.setdefault(event, []).append(group)
+    lines = ["[hooks]"]
+    lines += [f"{event} = [{', '.join(groups)}]" for event, groups in by_event.items()]
+    return [*lines, ""]
+
+
+def layout(n: int) -> Layout:
+    """Spread ``n`` servers (and n/10 hooks) over user, project, .mcp.json and local."""
+    n_user, n_project, n_json = n * 4 // 10, n * 2 // 10, n * 3 // 10
+    n_local = n - n_user - n_project - n_json
+    shadowing = min(n_local // 2, n_user)
+    user: list[str] = []
+    for i in range(n_user):
+        user += toml_server(f"user-{i:04d}", i)
+    project: list[str] = []
+    for i in range(n_project):
+        project += toml_server(f"proj-{i:04d}", i)
+    local: list[str] = []
+    for i in range(n_local):
+        name = f"user-{i:04d}" if i < shadowing else f"local-{i:04d}"
+        local += toml_server(name, i + 1)
+    servers = {
+        f"json-{i:04d}": {"command": f"json-{i}-server", "args": ["--stdio", str(i)]}
+        for i in range(n_json)
+    }
+    hooks = max(2, n // 10)
+    user += toml_hooks("user", hooks - hooks // 2)
+    project += toml_hooks("project", hooks // 2)
+    return Layout(user, project, {"mcpServers": servers}, local, n - shadowing, hooks)
+
+
+def write_layout(shape: Layout, home: Path, project: Path) -> None:
+    """Write every file of ``shape`` into a PLUGMAN_HOME and a project folder."""
+    (home / "config").mkdir(parents=True)
+    (home / "managed").mkdir()
+    (project / ".plugman").mkdir(parents=True)
+    (home / "config" / "plugman.toml").write_text("\n".join(shape.user), encoding="utf-8")
+    (project / "plugman.toml").write_text("\n".join(shape.project_toml), encoding="utf-8")
+    (project / ".mcp.json").write_text(json.dumps(shape.mcp_json, indent=2), encoding="utf-8")
+    (project / ".plugman" / "local.toml").write_text("\n".join(shape.local), encoding="utf-8")
+
+
+def plugman_env(home: Path) -> dict[str, str]:
+    """The caller's environment (bytecode caches allowed) with plugman pointed at ``home``."""
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "BENCH_MODE")
+    }
+    env["PLUGMAN_HOME"] = str(home)
+    env["PLUGMAN_MANAGED_DIR"] = str(home / "managed")
+    return env
+
+
+def run_checked(cmd: list[str], env: dict[str, str]) -> str:
+    """Run an untimed set-up or check command; return its stdout or raise BenchError."""
+    proc = subprocess.run(
+        cmd, capture_output=True, text=True, env=env, timeout=TIMEOUT_S, check=False
+    )
+    if proc.returncode != 0:
+        tail = "\n".join((proc.stderr.strip() or proc.stdout.strip()).splitlines()[-15:])
+        raise BenchError(f"exit code {proc.returncode}: {' '.join(cmd)}\n{tail}")
+    return proc.stdout
+
+
+def check_resolved(stdout: str, shape: Layout) -> int:
+    """The number of resolved servers; BenchError unless servers, hooks, approvals are right."""
+    try:
+        doc = json.loads(stdout)
+    except ValueError as exc:
+        raise BenchError(f"config resolve --json did not print JSON: {exc}") from exc
+    servers = len(doc.get("mcpServers", {}))
+    hooks = sum(len(groups) for groups in doc.get("hooks", {}).values())
+    pending = [d for d in doc.get("diagnostics", []) if d.get("code") == "pending-approval"]
+    if servers != shape.servers or hooks != shape.hooks or pending:
+        raise BenchError(
+            f"resolved {servers} servers / {hooks} hooks / {len(pending)} pending, expected "
+            f"{shape.servers} / {shape.hooks} / 0"
+        )
+    return servers
+
+
+def time_size(plugman: str, n: int, label: str, runs: int, workdir: Path) -> SizeResult:
+    """Build the config of size ``n`` under ``workdir``, check it, then time it."""
+    shape = layout(n)
+    home, project = workdir / f"home-{n}", workdir / f"project-{n}"
+    write_layout(shape, home, project)
+    env = plugman_env(home)
+    run_checked([plugman, "--project", str(project), "trust", "approve", "--all"], env)
+    cmd = [plugman, "--project", str(project), "config", "resolve", "--json"]
+    resolved = check_resolved(run_checked(cmd, env), shape)
+    timing = time_command(cmd, runs, Check(frozenset({0}), None), env)
+    return SizeResult(label, n, resolved, shape.hooks, timing)
+
+
+def measure(plugman: str, runs: int, sizes: tuple[int, ...] = SIZES) -> list[SizeResult]:
+    """Time ``config resolve --json`` at every size (labels small/medium/large by rank)."""
+    workdir = Path(tempfile.mkdtemp(prefix="plugman-resolve-bench-"))
+    try:
+        labels = LABELS if len(sizes) == len(LABELS) else tuple(str(n) for n in sizes)
+        return [
+            time_size(plugman, n, label, runs, workdir)
+            for n, label in zip(sizes, labels, strict=True)
+        ]
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def report(results: list[SizeResult], runs: int) -> None:
+    print(
+        f"\nplugman config resolve --json; median of {runs} runs; "
+        f"{platform.python_implementation()} {platform.python_version()}; "
+        f"{os.cpu_count()} CPUs\n"
+    )
+    header = f"{'size':<8} {'servers':>8} {'resolved':>9} {'hooks':>6} {'median ms':>10}"
+    print(header)
+    print("-" * len(header))
+    for r in results:
+        print(
+            f"{r.label:<8} {r.servers_written:>8} {r.servers_resolved:>9} {r.hooks:>6} "
+            f"{r.median_ms:>10,.0f}"
+        )
+    print("\nno Claude Code figure: `claude mcp list` health-checks every server (not comparable)")
+
+
+def save(results: list[SizeResult], runs: int, quick: bool) -> Path:
+    out = results_dir() / "resolve-speed.json"
+    payload = {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "runs": runs,
+        "quick": quick,
+        "sizes": [{**asdict(r), "median_ms": r.median_ms} for r in results],
+    }
+    out.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    return out
+
+
+def parse_sizes(text: str) -> tuple[int, ...]:
+    sizes = tuple(int(part) for part in text.split(",") if part.strip())
+    if not sizes or min(sizes) < 1:
+        raise argparse.ArgumentTypeError("sizes must be positive integers, e.g. 10,100,1000")
+    return sizes
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5, help="timed runs per size (default 5)")
+    parser.add_argument("--quick", action="store_true", help="3 runs per size")
+    parser.add_argument("--sizes", type=parse_sizes, default=SIZES, help="default 10,100,1000")
+    args = parser.parse_args(argv)
+    runs: int = 3 if args.quick else args.runs
+    if runs < 1:
+        parser.error("--runs must be at least 1")
+    try:
+        plugman = str(ensure_plugman())
+        results = measure(plugman, runs, args.sizes)
+    except (ToolError, BenchError) as exc:
+        print(f"FAILED: {exc}", file=sys.stderr)
+        return 1
+    report(results, runs)
+    print(f"\nwrote {save(results, runs, args.quick)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,512 @@
+"""Every benchmark in one Markdown table: plugman beside Claude Code where a comparison applies.
+
+Rows, in order: validate (one plugin; the corpus), install + uninstall, ``config resolve`` at
+three sizes, probe (in process: concurrent against sequential; the CLI against ``claude mcp
+list``), gateway overhead, start-up (``--version``; ``config resolve`` on an empty config).
+Columns: benchmark | plugman | Claude Code | ratio, where ratio is Claude Code's time over
+plugman's (how many times faster plugman is); footnotes say what each row measures.
+
+Each row calls the function of the script that owns it (``validate_speed.py``,
+``install_speed.py``, ``resolve_speed.py``, ``probe_speed.py``, ``probe_cli_speed.py``,
+``gateway_overhead.py``, ``startup_speed.py``). ``--quick`` (CI) takes few repetitions and small
+samples; without it every row gets the scripts' usual repetitions.
+
+Claude Code (pinned, see ``claude_code.py``) is installed into ``--tools-dir`` when missing. When
+it cannot be installed (npm missing or its registry unreachable) or a Claude Code run fails, its
+cells say "not available" and the plugman columns are still filled. The table (and its notes)
+goes to stdout and ``bench/results/table.md``; progress goes to stderr.
+
+Exit status: 0, or 1 when a plugman run fails (the rows done so far are still printed).
+
+Usage: ``.venv/bin/python bench/table.py [--quick] [--tools-dir DIR]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+import gateway_overhead
+import probe_cli_speed
+import probe_speed
+import resolve_speed
+import startup_speed
+from claude_code import (
+    CLAUDE_PACKAGE,
+    CLAUDE_VERSION,
+    DEFAULT_CORPUS,
+    DEFAULT_TOOLS_DIR,
+    ToolError,
+    claude_binary,
+    claude_env,
+    corpus_targets,
+    ensure_claude,
+    ensure_plugman,
+    installed_claude_version,
+    results_dir,
+)
+from install_speed import (
+    PLUGINS,
+    ClaudeRunner,
+    PlugmanRunner,
+    Series,
+    copy_marketplace,
+    time_cycles,
+)
+from validate_speed import (
+    CLAUDE_DONE,
+    PLUGMAN_DONE,
+    SAMPLE_PLUGIN,
+    Check,
+    Timing,
+    time_command,
+    time_sweep,
+)
+
+T = TypeVar("T")
+PASSING = frozenset({0})
+NO_EQUIVALENT = "no equivalent"
+NOT_AVAILABLE = "not available"
+NPM_VIEW_TIMEOUT_S = 60
+
+
+@dataclass(frozen=True)
+class Mode:
+    """How much of each benchmark to run."""
+
+    quick: bool
+    runs: int  # validate, install + uninstall cycles, resolve
+    startup_runs: int
+    claude_corpus_sample: int | None  # corpus targets timed with Claude Code; None: all
+    claude_sweeps: int
+    plugins: tuple[str, ...]
+    probe_runs: int
+    probe_cli_runs: int
+    gateway_argv: tuple[str, ...]
+
+
+QUICK = Mode(True, 3, 5, 20, 1, ("guardrails",), 1, 1, ("--quick",))
+FULL = Mode(False, 5, 10, None, 1, PLUGINS, 3, 3, ())
+
+
+@dataclass
+class Claude:
+    """The Claude Code binary, or why there is none; failures of single runs are collected."""
+
+    binary: str | None
+    why: str = ""
+    install_s: float | None = None  # set when this run installed it
+    failures: list[str] = field(default_factory=list)
+
+    def run(self, what: str, measure: Callable[[str], T]) -> T | None:
+        """``measure(binary)``, or None when Claude Code is missing or the run fails."""
+        if self.binary is None:
+            return None
+        try:
+            return measure(self.binary)
+        except Exception as exc:  # any Claude Code failure leaves plugman's figures standing
+            self.failures.append(f"{what}: {first_line(exc)}")
+            return None
+
+
+@dataclass
+class Row:
+    """One table row, its cells already formatted."""
+
+    benchmark: str
+    plugman: str
+    claude: str
+    ratio: str
+    note: str = ""
+
+
+@dataclass
+class Context:
+    plugman: str
+    claude: Claude
+    mode: Mode
+
+
+class PlugmanError(RuntimeError):
+    """A plugman run failed: the table stops and the exit status is 1."""
+
+
+def first_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0]
+
+
+def progress(started: float, message: str) -> None:
+    print(f"[{time.perf_counter() - started:6.1f} s] {message}", file=sys.stderr, flush=True)
+
+
+# Formatting ----------------------------------------------------------------------------------
+
+
+def fmt_ms(ms: float) -> str:
+    if ms >= 10_000:
+        return f"{ms / 1000:.1f} s"
+    if ms >= 1000:
+        return f"{ms / 1000:.2f} s"
+    return f"{ms:.0f} ms" if ms >= 10 else f"{ms:.1f} ms"
+
+
+def fmt_ratio(ratio: float) -> str:
+    return f"{ratio:.1f}x" if ratio >= 1 else f"{ratio:.2f}x"
+
+
+def compared(benchmark: str, plugman_ms: float, claude_ms: float | None, note: str = "") -> Row:
+    """A row timed with both tools (Claude Code's cell "not available" when it was not)."""
+    if claude_ms is None:
+        return Row(benchmark, fmt_ms(plugman_ms), NOT_AVAILABLE, "", note)
+    ratio = fmt_ratio(claude_ms / plugman_ms)
+    return Row(benchmark, fmt_ms(plugman_ms), fmt_ms(claude_ms), ratio, note)
+
+
+def median_ms(timing: Timing | None) -> float | None:
+    return None if timing is None else timing.median_ms
+
+
+def render(rows: list[Row]) -> list[str]:
+    """The Markdown table, then its numbered notes."""
+    notes: list[str] = []
+    lines = ["| benchmark | plugman | Claude Code | ratio |", "|---|---:|---:|---:|"]
+    for row in rows:
+        name = row.benchmark
+        if row.note:
+            if row.note not in notes:
+                notes.append(row.note)
+            name += f" [{notes.index(row.note) + 1}]"
+        lines.append(f"| {name} | {row.plugman} | {row.claude} | {row.ratio} |")
+    lines.append("")
+    lines += [f"[{i}] {note}" for i, note in enumerate(notes, 1)]
+    return lines
+
+
+# Claude Code ---------------------------------------------------------------------------------
+
+
+def find_claude(tools_dir: Path) -> Claude:
+    """The pinned Claude Code, installed when missing, or why it is not available."""
+    if installed_claude_version(tools_dir / "claude-code") == CLAUDE_VERSION:
+        path = claude_binary(tools_dir)
+        if path.exists():
+            return Claude(str(path))
+    started = time.perf_counter()
+    why = npm_unreachable()
+    if why:
+        return Claude(None, why)
+    try:
+        binary = str(ensure_claude(tools_dir))
+    except ToolError as exc:
+        return Claude(None, first_line(exc))
+    return Claude(binary, install_s=time.perf_counter() - started)
+
+
+def npm_unreachable() -> str | None:
+    """Why npm cannot fetch Claude Code, by one look-up without npm's minute of retries."""
+    npm = shutil.which("npm")
+    if npm is None:
+        return "npm is not on PATH"
+    spec = f"{CLAUDE_PACKAGE}@{CLAUDE_VERSION}"
+    cmd = [npm, "view", spec, "version", "--fetch-retries=0", "--fetch-timeout=20000"]
+    try:
+        proc = subprocess.run(
+            cmd, capture_output=True, text=True, timeout=NPM_VIEW_TIMEOUT_S, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"`npm view {spec}` failed: {first_line(exc)}"
+    if proc.returncode == 0 and CLAUDE_VERSION in proc.stdout:
+        return None
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("npm error")]
+    return f"`npm view {spec}` failed: {errors[0] if errors else f'exit {proc.returncode}'}"
+
+
+# Environments --------------------------------------------------------------------------------
+
+
+def python_env() -> dict[str, str]:
+    """plugman as installed for a user: with bytecode caches."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+# Benchmarks ----------------------------------------------------------------------------------
+
+
+def validate_rows(ctx: Context) -> list[Row]:
+    return [validate_one(ctx), validate_corpus(ctx)]
+
+
+def validate_one(ctx: Context) -> Row:
+    target = str(SAMPLE_PLUGIN)
+    runs = ctx.mode.runs
+    plugman = time_command(
+        [ctx.plugman, "validate", target], runs, Check(PASSING, PLUGMAN_DONE), python_env()
+    )
+    claude = ctx.claude.run(
+        "claude plugin validate",
+        lambda binary: time_command(
+            [binary, "plugin", "validate", target], runs, Check(PASSING, CLAUDE_DONE), claude_env()
+        ),
+    )
+    note = "`plugman validate` / `claude plugin validate` on sample-plugins/plugins/writing-skills"
+    return compared("validate (one plugin)", plugman.median_ms, median_ms(claude), note)
+
+
+def validate_corpus(ctx: Context) -> Row:
+    targets = [str(path) for _, path in corpus_targets(DEFAULT_CORPUS)]
+    if not targets:
+        note = f"no .claude-plugin manifests under {DEFAULT_CORPUS}"
+        return Row("validate (corpus)", "corpus not found", "", "", note)
+    n = len(targets)
+    plugman = time_command(
+        [ctx.plugman, "validate", *targets], ctx.mode.runs, Check(None, PLUGMAN_DONE), python_env()
+    )
+    sample_size = ctx.mode.claude_corpus_sample or n
+    step = max(1, n // sample_size)
+    sample = targets[::step][:sample_size]
+    claude = ctx.claude.run(
+        "claude plugin validate (corpus)",
+        lambda binary: time_sweep(
+            [[binary, "plugin", "validate", t] for t in sample],
+            ctx.mode.claude_sweeps,
+            Check(None, CLAUDE_DONE),
+            claude_env(),
+        ),
+    )
+    claude_ms = None if claude is None else claude.median_ms * n / len(sample)
+    note = (
+        f"plugman validates all {n} manifests of ../shared/corpus in one process; Claude Code "
+        "takes one per process: "
+    )
+    if len(sample) < n:
+        note += f"its sum over {len(sample)} of them (every {step}th), scaled to {n}"
+    else:
+        note += f"its sum over all {n}"
+    return compared(f"validate (corpus, {n} manifests)", plugman.median_ms, claude_ms, note)
+
+
+def install_rows(ctx: Context) -> list[Row]:
+    workdir = Path(tempfile.mkdtemp(prefix="plugman-table-install-"))
+    try:
+        p_runner = PlugmanRunner(ctx.plugman, copy_marketplace(workdir / "mkt-plugman"), workdir)
+        c_runner = None
+        if ctx.claude.binary is not None:
+            marketplace = copy_marketplace(workdir / "mkt-claude")
+            c_runner = ClaudeRunner(ctx.claude.binary, marketplace, workdir)
+        return [install_row(ctx, plugin, p_runner, c_runner) for plugin in ctx.mode.plugins]
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def install_row(
+    ctx: Context, plugin: str, p_runner: PlugmanRunner, c_runner: ClaudeRunner | None
+) -> Row:
+    plugman, claude = install_series(ctx, plugin, p_runner, c_runner)
+    note = (
+        "one fresh process each for install and uninstall of a plugin from a local marketplace "
+        "(a copy of sample-plugins), user scope, a fresh home per cycle; the sum of the two"
+    )
+    claude_ms = None if claude is None else claude.both.median_ms
+    return compared(f"install + uninstall ({plugin})", plugman.both.median_ms, claude_ms, note)
+
+
+def install_series(
+    ctx: Context, plugin: str, p_runner: PlugmanRunner, c_runner: ClaudeRunner | None
+) -> tuple[Series, Series | None]:
+    """Both tools' cycles, alternating; plugman's alone when Claude Code is missing or fails."""
+    runs = ctx.mode.runs
+    if c_runner is not None:
+        cycles = [p_runner.cycle, c_runner.cycle]
+        both = ctx.claude.run(
+            "claude plugin install/uninstall", lambda _: time_cycles(plugin, runs, cycles)
+        )
+        if both is not None:
+            return both[0], both[1]
+    return time_cycles(plugin, runs, [p_runner.cycle])[0], None
+
+
+def resolve_rows(ctx: Context) -> list[Row]:
+    note = (
+        "`plugman config resolve --json`, servers spread over user/project/local plugman.toml "
+        "and .mcp.json (some shadowed), project entries approved; no Claude Code equivalent: "
+        "`claude mcp list` starts and health-checks every server"
+    )
+    return [
+        Row(
+            f"resolve {r.label} ({r.servers_written} servers, {r.hooks} hooks)",
+            fmt_ms(r.median_ms),
+            NO_EQUIVALENT,
+            "",
+            note,
+        )
+        for r in resolve_speed.measure(ctx.plugman, ctx.mode.runs)
+    ]
+
+
+def probe_rows(ctx: Context) -> list[Row]:
+    return [*probe_in_process_rows(ctx), probe_cli_row(ctx)]
+
+
+def probe_in_process_rows(ctx: Context) -> list[Row]:
+    try:
+        scenarios = probe_speed.run_scenarios(ctx.mode.probe_runs, not ctx.mode.quick)
+    except SystemExit as exc:  # probe_speed stops that way when a server fails to connect
+        raise PlugmanError(f"probe: {exc}") from exc
+    sequential, default = probe_speed.BATCHES[0][1], probe_speed.BATCHES[1][1]
+    note = (
+        f"`probe()` in process over {probe_speed.COPIES} copies of one stdio server, 3 at once "
+        "(the default); ratio: one at a time over 3 at once, not Claude Code. The stdlib server "
+        "sleeps 1 s before serving; the notes server (full run only) spends ~1 CPU-s importing mcp"
+    )
+    rows = []
+    for scenario in scenarios:
+        seconds = scenario["seconds"]
+        title = "stdlib" if scenario["server"] == probe_speed.TINY_TITLE else "notes"
+        rows.append(
+            Row(
+                f"probe ({probe_speed.COPIES} {title} servers, in process)",
+                fmt_ms(seconds[default] * 1000),
+                NO_EQUIVALENT,
+                f"{fmt_ratio(seconds[sequential] / seconds[default])} vs sequential",
+                note,
+            )
+        )
+    return rows
+
+
+def probe_cli_row(ctx: Context) -> Row:
+    runs = ctx.mode.probe_cli_runs
+    plugman = probe_cli_speed.time_plugman(ctx.plugman, runs)
+    claude = ctx.claude.run(
+        "claude mcp list", lambda binary: probe_cli_speed.time_claude(binary, runs)
+    )
+    note = (
+        f"`plugman mcp probe` / `claude mcp list`, {probe_speed.COPIES} user-scope stdio "
+        "servers sleeping 1 s before serving; both start local servers 3 at a time; plugman also "
+        "lists tools, resources and prompts, and imports the mcp SDK first"
+    )
+    label = f"probe CLI ({probe_speed.COPIES} servers)"
+    return compared(label, plugman.median_ms, median_ms(claude), note)
+
+
+def gateway_rows(ctx: Context) -> list[Row]:
+    args = gateway_overhead.parse_args(list(ctx.mode.gateway_argv))
+    lanes = gateway_overhead.run_lanes(args)
+    added = gateway_overhead.overhead_ms(lanes)
+    direct = next(lane for lane in lanes if lane.label == "direct").summary()
+    note = (
+        f"`plugman mcp serve` in front of the notes server vs the server directly, {args.calls} "
+        f"`echo` calls per path; direct p50 {direct['p50_ms']:.2f} ms, gateway p95 added "
+        f"{added['p95_ms']:+.2f} ms; Claude Code has no gateway"
+    )
+    cell = f"{added['p50_ms']:+.2f} ms"
+    return [Row("gateway overhead (p50 added per call)", cell, NO_EQUIVALENT, "", note)]
+
+
+def startup_rows(ctx: Context) -> list[Row]:
+    runs = ctx.mode.startup_runs
+    version, resolve = startup_speed.time_plugman(ctx.plugman, runs)
+    claude = ctx.claude.run(
+        "claude --version", lambda binary: startup_speed.time_claude(binary, runs)
+    )
+    version_note = (
+        "`plugman --version` / `claude --version`, a fresh process each; Claude Code's npm "
+        "package runs a native executable, plugman a Python interpreter"
+    )
+    resolve_note = (
+        "`plugman config resolve` (text) in an empty PLUGMAN_HOME and project, a fresh process; "
+        "Claude Code has nothing like it"
+    )
+    resolve_cell = fmt_ms(resolve.median_ms)
+    return [
+        compared("start-up: --version", version.median_ms, median_ms(claude), version_note),
+        Row("start-up: config resolve (empty)", resolve_cell, NO_EQUIVALENT, "", resolve_note),
+    ]
+
+
+SECTIONS: tuple[tuple[str, Callable[[Context], list[Row]]], ...] = (
+    ("validate", validate_rows),
+    ("install + uninstall", install_rows),
+    ("resolve", resolve_rows),
+    ("probe", probe_rows),
+    ("gateway overhead", gateway_rows),
+    ("start-up", startup_rows),
+)
+
+
+# Driver --------------------------------------------------------------------------------------
+
+
+def run_sections(ctx: Context, started: float) -> tuple[list[Row], str | None]:
+    """Every section's rows, stopping at the first plugman failure (returned as text)."""
+    rows: list[Row] = []
+    for name, section in SECTIONS:
+        progress(started, f"{name} ...")
+        try:
+            rows += section(ctx)
+        except Exception as exc:  # a plugman failure: stop, but keep what was measured
+            return rows, f"{name}: {exc}"
+    return rows, None
+
+
+def footer(ctx: Context, seconds: float, load: tuple[float, float], failure: str | None) -> str:
+    mode = "quick" if ctx.mode.quick else "full"
+    parts = [
+        f"{mode} run, {seconds:.0f} s wall; {platform.python_implementation()} "
+        f"{platform.python_version()}, {os.cpu_count()} CPUs, load (1 min) "
+        f"{load[0]:.2f} -> {load[1]:.2f}; Claude Code {CLAUDE_VERSION}"
+    ]
+    cpus = os.cpu_count() or 1
+    if max(load) > cpus:
+        parts.append(f"a load above {cpus} (other processes) makes every figure noisier")
+    if ctx.claude.install_s is not None:
+        parts.append(f"Claude Code was installed by this run (npm, {ctx.claude.install_s:.0f} s)")
+    if ctx.claude.binary is None:
+        parts.append(f"Claude Code not available: {ctx.claude.why}")
+    parts += [f"Claude Code run failed, {failed}" for failed in ctx.claude.failures]
+    if failure:
+        parts.append(f"FAILED (plugman), table incomplete: {failure}")
+    return "\n".join(parts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="few repetitions, small samples (CI)")
+    parser.add_argument("--tools-dir", type=Path, default=DEFAULT_TOOLS_DIR)
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    load_before = os.getloadavg()[0]
+    try:
+        plugman = str(ensure_plugman())
+    except ToolError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    progress(started, f"Claude Code {CLAUDE_VERSION} ...")
+    claude = find_claude(args.tools_dir.resolve())
+    if claude.binary is None:
+        progress(started, f"Claude Code not available: {claude.why}")
+    ctx = Context(plugman, claude, QUICK if args.quick else FULL)
+    rows, failure = run_sections(ctx, started)
+    seconds = time.perf_counter() - started
+    load = (load_before, os.getloadavg()[0])
+    text = "\n".join([*render(rows), "", footer(ctx, seconds, load, failure)]) + "\n"
+    print(text, end="")
+    out = results_dir() / "table.md"
+    out.write_text(text, encoding="utf-8")
+    progress(started, f"wrote {out}")
+    return 1 if failure else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
