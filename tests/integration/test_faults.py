@@ -267,7 +267,7 @@ def test_kill_at_random_moments(
     for attempt in range(RANDOM_KILLS):
         fresh(found, work)
         process = start(work, SCENARIOS[name].args)
-        time.sleep(rng.uniform(0, found.seconds * 1.2))
+        time.sleep(rng.uniform(0, found.seconds * 1.5))
         process.kill()
         process.join(60)
         recover(work)
