@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from plugman import edit, export_record
 from plugman.edit import EditError, Part
@@ -17,6 +17,9 @@ from plugman.export_record import Exports, Written
 from plugman.fs import read_bytes
 from plugman.paths import Paths
 from plugman.targets import Place, Source, Target, hook_id, hooks_of, servers_of
+
+if TYPE_CHECKING:
+    from plugman.session import Session
 
 
 class Change(NamedTuple):
@@ -75,12 +78,14 @@ def _plan(paths: Paths, target: Target, place: Place, exports: Exports, remove: 
         owners: dict[str, str] = {}
     else:
         wanted, owners, notes = _render(paths, target, place)
-    files = {str(_real(loc.path)): role for role, loc in target.files(place).items()}
-    for file in sorted(set(files) | set(old)):
-        role = files.get(file)
-        parts = wanted.get(role, []) if role else []
-        prefix = target.files(place)[role].prefix if role else ()
-        parts = [p._replace(container=prefix + p.container) for p in parts]
+    located = {
+        str(_real(loc.path)): [
+            p._replace(container=loc.prefix + p.container) for p in wanted.get(role, [])
+        ]
+        for role, loc in target.files(place).items()
+    }
+    for file in sorted(set(located) | set(old)):
+        parts = located.get(file, [])
         before = _read(Path(file))
         after, written, present = rewrite(file, before, old.get(file), target.fmt, parts, owners)
         notes += [
@@ -176,9 +181,9 @@ def _render(
     return rendered.files, owners, notes
 
 
-def forget(work: Any, plugin_ids: set[str]) -> None:
+def forget(work: Session, plugin_ids: set[str]) -> None:
     """Take the entries `plugin_ids` contributed out of every exported file (uninstall)."""
-    paths: Paths = work.paths
+    paths = work.paths
     if not plugin_ids or not export_record.path(paths).exists():
         return
     exports = export_record.load(paths)
