@@ -75,3 +75,20 @@ def remove(path: Path, table: str, key: str, owned: dict[str, Any]) -> bytes | N
         if mine["file"] and not text.strip():
             return None
     return text.encode()
+
+
+def check_project_file(paths: Paths, target: Path) -> None:
+    """Refuse a project file (plugman.toml, plugman.lock, .plugman/local.toml) reached through
+    a symbolic link: a cloned repository could make `.plugman` or `plugman.toml` a link to any
+    file or folder on this machine, and plugman would read and write there."""
+    if not target.is_relative_to(paths.project_dir):
+        return
+    here = paths.project_dir
+    for part in target.relative_to(paths.project_dir).parts:
+        here = here / part
+        if here.is_symlink():
+            raise PlugmanError(
+                f"{here} is a symbolic link (to {here.readlink()}); plugman does not read or "
+                "write the project's files through links",
+                hint="replace the link with a real file or folder, or remove it",
+            )

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from plugman import edit, export_record
+from plugman import declarations, edit, export_record
 from plugman.edit import EditError, Part
 from plugman.errors import UsageError
 from plugman.export_record import Exports, Written
@@ -78,6 +78,8 @@ def _plan(paths: Paths, target: Target, place: Place, exports: Exports, remove: 
         owners: dict[str, str] = {}
     else:
         wanted, owners, notes = _render(paths, target, place)
+    for loc in target.files(place).values():
+        declarations.check_project_file(paths, loc.path)  # no writing out through a project link
     located = {
         str(_real(loc.path)): [
             p._replace(container=loc.prefix + p.container) for p in wanted.get(role, [])

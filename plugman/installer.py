@@ -78,6 +78,8 @@ def declare(work: Session, record: Record, plugin_id: str, specifier: str) -> No
     """Add `plugin_id = specifier` to the scope's plugman.toml, unless it is declared already
     (then what is there stays, and is what uninstall expects to find)."""
     target = declarations.path_for(work.paths, record.scope)
+    if record.scope != "user":
+        declarations.check_project_file(work.paths, target)
     current = declarations.entries(target, "plugins").get(plugin_id)
     record.plugins[plugin_id]["declared"] = specifier if current is None else current
     if current is None:
@@ -107,6 +109,7 @@ def _undeclare_marketplaces(work: Session, record: Record) -> None:
 def save(work: Session, record: Record) -> None:
     """Write the record and, for the project, the lock file that mirrors it."""
     if record.scope == "project":
+        declarations.check_project_file(work.paths, work.paths.project_lock)
         pins = [{"id": key, **value} for key, value in record.plugins.items()]
         work.tx.write(work.paths.project_lock, lockfile.render(pins))
     work.tx.write(record.path, record.to_bytes())
@@ -184,6 +187,8 @@ def _remove(
 
 def _undeclare(work: Session, record: Record, plugin_id: str, declared: str, force: bool) -> None:
     target = declarations.path_for(work.paths, record.scope)
+    if record.scope != "user":
+        declarations.check_project_file(work.paths, target)
     current = declarations.entries(target, "plugins").get(plugin_id)
     if current is not None and current != declared and not force:
         raise PlugmanError(

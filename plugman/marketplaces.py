@@ -30,6 +30,7 @@ from plugman.transaction import Transaction
 FORMAT = 1
 GITHUB = re.compile(r"^(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)(?:@(?P<ref>[^\s@]+))?$")
 GIT_PREFIXES = ("file://", "ssh://", "git@", "git://")
+DRIVE = re.compile(r"^[a-z]:[\\/]")  # a Windows path, C:\ or C:/
 
 
 class Source(NamedTuple):
@@ -128,12 +129,42 @@ def fetch(source: Source, staging: Path) -> tuple[Path, str | None]:
 
 
 def check_name(name: str) -> None:
-    reason = unsafe_reason(name)
+    reason = unsafe_reason(name) or lookalike(name)
     if reason:
         raise PlugmanError(
             f"marketplace name {name!r} {reason}; plugman will not use it",
             hint="ask the marketplace's owner to fix its name, or pass --name",
         )
+
+
+def lookalike(name: str) -> str | None:
+    """Why a marketplace or plugin name could pass for another one: a non-ASCII character
+    (Cyrillic U+0456, fullwidth U+FF47 or the hyphen U+2010 look like 'i', 'g' and '-')."""
+    odd = next((char for char in name if not char.isascii()), None)
+    if odd is None:
+        return None
+    if 0xD800 <= ord(odd) <= 0xDFFF:
+        return f"contains the lone surrogate U+{ord(odd):04X}, which is not valid text"
+    return (
+        f"contains the non-ASCII character {odd!r} (U+{ord(odd):04X}), which can pass for "
+        "another letter"
+    )
+
+
+def remote(source: Source) -> bool:
+    """A marketplace fetched from another machine (a URL, or a git URL that is not local)."""
+    if source.kind == "url":
+        return True
+    return source.kind == "git" and not source.location.lower().startswith(("file:", "/"))
+
+
+def local_plugin_source(source: PluginSource) -> bool:
+    """A plugin source naming this machine's files: a file:// URL or an absolute path (a
+    relative `path` source stays inside its marketplace, which is checked when it is copied)."""
+    if source.kind not in ("url", "git-subdir", "archive"):
+        return False
+    location = source.location.strip().lower()
+    return location.startswith(("file:", "/", "~", "\\")) or bool(DRIVE.match(location))
 
 
 def add(paths: Paths, text: str, name: str | None = None, scope: str = "user") -> Known:
@@ -170,6 +201,7 @@ def add_in(work: Session, source: Source, name: str | None, scope: str = "user")
 def declare(work: Session, record: Record, name: str, source: Source) -> bool:
     """Name a marketplace in the scope's plugman.toml (unless it is there); whether it wrote."""
     target = declarations.path_for(work.paths, record.scope)
+    declarations.check_project_file(work.paths, target)
     if name in declarations.entries(target, "marketplaces"):
         return False
     value = tomlkit.inline_table()
@@ -183,6 +215,7 @@ def declare(work: Session, record: Record, name: str, source: Source) -> bool:
 def undeclare(work: Session, record: Record, name: str) -> None:
     """Remove a marketplace from the scope's plugman.toml."""
     target = declarations.path_for(work.paths, record.scope)
+    declarations.check_project_file(work.paths, target)
     if name in declarations.entries(target, "marketplaces"):
         data = declarations.remove(target, "marketplaces", name, record.owned)
         work.tx.write(target, data, prune_to=declarations.home_of(work.paths, record.scope))

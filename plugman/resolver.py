@@ -125,6 +125,13 @@ class _Planner:
                 f"{plugin_id} has no usable source in its marketplace",
                 hint=f"run: plugman validate {known.root}",
             )
+        if marketplaces.remote(known.source) and marketplaces.local_plugin_source(entry.source):
+            raise PlugmanError(
+                f"{plugin_id} comes from the remote marketplace {known.name!r} but names a file "
+                f"on this machine ({entry.source.location!r}); plugman will not fetch it",
+                hint="a remote marketplace may only list remote sources or folders inside "
+                "itself; install a local plugin from its folder yourself",
+            )
         fields = None if entry.strict else entry.entry
         planned = self.fetch(entry.source, known, known.name, fields, spec, chain)
         # the marketplace's name for a plugin is the one used, whatever its plugin.json says
@@ -159,6 +166,14 @@ class _Planner:
         )
 
     def add(self, planned: Planned) -> Planned:
+        for kind, name in (("plugin", planned.name), ("marketplace", planned.marketplace)):
+            reason = marketplaces.lookalike(name)
+            if reason:
+                raise PlugmanError(
+                    f"{kind} name {name!r} {reason}; plugman will not install it",
+                    hint="plugin and marketplace names must be ASCII; ask the publisher to "
+                    "rename it",
+                )
         self.planned[planned.id] = planned
         self.wanted.setdefault(planned.id, []).append((planned.specifier, planned.required_by))
         self.check(planned)

@@ -9,12 +9,13 @@ user, project, local: `[mcp_servers]` and `[hooks]` in their plugman.toml, plus 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from plugman import declarations, export_record, schema
 from plugman.diagnostics import Diagnostic, Sink
-from plugman.expand import expand
+from plugman.expand import VARIABLE, expand
 from plugman.manifest import hooks as hook_files
 from plugman.manifest import mcp, plugin
 from plugman.manifest.reader import Report
@@ -25,6 +26,21 @@ from plugman.state import SCOPES, Record
 from plugman.store import Store
 
 SCOPE_RANK = {"local": 0, "project": 1, "user": 2}  # which record wins for a plugin
+POLICY_KEYS = frozenset(
+    {
+        "allowedMcpServers",
+        "deniedMcpServers",
+        "strictKnownMarketplaces",
+        "allowedMarketplaces",
+        "blockedMarketplaces",
+        "allowAllClaudeAiMcps",
+        "allowManagedHooksOnly",
+    }
+)
+APPROVAL_KEYS = frozenset(
+    {"trust", "approvals", "enableAllProjectMcpServers", "enabledMcpjsonServers"}
+)
+SHELL_SAFE = re.compile(r"^[\w@%+=:,./ -]*$")  # nothing a shell expands, quotes or runs
 
 
 class Scopes(NamedTuple):
@@ -48,10 +64,25 @@ def load(paths: Paths) -> Scopes:
     hooks = [*_hooks_of(settings.get("hooks"), "managed", paths.managed_settings, report)]
     for scope in ("user", "project", "local"):
         file = declarations.path_for(paths, scope)
-        hooks += _hooks_of(_toml(file, report).get("hooks"), scope, file, report)
+        table = _toml(file, report)
+        _ignored_keys(table, file, paths, report)
+        hooks += _hooks_of(table.get("hooks"), scope, file, report)
     plugins, plugin_servers, plugin_hooks, skills = _plugins(paths, report)
     layers = Layers(managed, (*servers, *plugin_servers), (*hooks, *plugin_hooks), tuple(skills))
     return Scopes(layers, _policy(settings), plugins, report.diagnostics)
+
+
+def _ignored_keys(table: dict[str, Any], file: Path, paths: Paths, report: Report) -> None:
+    """Warn about policy and approval keys in a plugman.toml: they count only in the managed
+    settings and in plugman's own trust store, never in a file a repository can ship."""
+    for key in sorted(table):
+        if key in POLICY_KEYS:
+            hint = f"managed policy is read only from {paths.managed_settings}"
+        elif key in APPROVAL_KEYS:
+            hint = "approvals are stored outside the project: run plugman trust approve NAME"
+        else:
+            continue
+        report.sink(file).warning("ignored-key", f"key {key!r} is ignored here", (key,), hint)
 
 
 def _toml(file: Path, report: Report) -> dict[str, Any]:
@@ -148,9 +179,28 @@ def _hooks_of(
     sink = report.sink(file)
     origin = Origin(scope, str(file), plugin_id)
     return [
-        Hook(h.event, h.matcher, _substitute(h.entry, env), origin)
+        Hook(h.event, h.matcher, _substitute_hook(h.entry, env), origin)
         for h in hook_files.handlers(value, sink, ("hooks",))
     ]
+
+
+def _substitute_hook(handler: dict[str, Any], env: dict[str, str] | None) -> dict[str, Any]:
+    """A hook handler with the plugin's variables put in. A shell command (no `args`) gets only
+    values the shell reads as plain text: any other one (a project folder named `$(…)`, say)
+    stays a `${VAR}` reference, which the shell expands from the hook's environment, where
+    plugman.runtime.hooks sets it, without running what the value holds."""
+    found: dict[str, Any] = _substitute(handler, env)
+    command = handler.get("command")
+    if env and isinstance(command, str) and not isinstance(handler.get("args"), list):
+        found["command"] = VARIABLE.sub(lambda match: _shell_value(match, env), command)
+    return found
+
+
+def _shell_value(match: re.Match[str], env: dict[str, str]) -> str:
+    name, default = match.group(1), match.group(2)
+    if name not in env:
+        return match.group(0) if default is None else default  # as expand() does
+    return env[name] if SHELL_SAFE.match(env[name]) else match.group(0)
 
 
 def _substitute(value: Any, env: dict[str, str] | None) -> Any:
@@ -203,6 +253,8 @@ def _plugins(
             Server(f"plugin:{loaded.name}:{s.name}", _substitute(s.entry, env), origin)
             for s in loaded.mcp_servers
         ]
-        hooks += [Hook(h.event, h.matcher, _substitute(h.entry, env), origin) for h in loaded.hooks]
+        hooks += [
+            Hook(h.event, h.matcher, _substitute_hook(h.entry, env), origin) for h in loaded.hooks
+        ]
         skills += [Skill(f"{loaded.name}:{s.name}", str(s.path), origin) for s in loaded.skills]
     return rows, servers, hooks, skills

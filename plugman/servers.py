@@ -53,9 +53,11 @@ def add(paths: Paths, name: str, entry: dict[str, Any], scope: str) -> Change:
         record = Record.load(paths, scope)
         if scope == "project":
             target = paths.project_mcp
+            declarations.check_project_file(paths, target)
             data = mcp_json.add(target, name, entry, record.owned)
         else:
             target = declarations.path_for(paths, scope)
+            declarations.check_project_file(paths, target)
             data = declarations.add(target, TABLE, name, _toml(entry), record.owned)
         work.tx.write(target, data)
         work.tx.write(record.path, record.to_bytes())
@@ -100,6 +102,7 @@ def remove(paths: Paths, name: str, scope: str | None) -> Change:
     with session(paths) as work:
         scope, target = _locate(paths, name, scope)  # again, under the lock
         entry = _files_of(paths, scope)[target][name]
+        declarations.check_project_file(paths, target)
         record = Record.load(paths, scope)
         if target == paths.project_mcp:
             data = mcp_json.remove(target, name, record.owned)

@@ -14,6 +14,10 @@ MAX_RATIO = 200  # per zip member, for members above RATIO_FLOOR
 RATIO_FLOOR = 1024 * 1024
 MAX_DEPTH, MAX_COMPONENT, MAX_PATH = 64, 255, 4096
 SURROGATE = re.compile(r"[\ud800-\udfff]")
+WINDOWS_DEVICE = re.compile(
+    r"^(?:con|prn|aux|nul|conin\$|conout\$|(?:com|lpt)[0-9¹²³])(?: *\..*)?$", re.IGNORECASE
+)
+SHORT_GIT = re.compile(r"^git~[0-9]+$", re.IGNORECASE)
 REFUSED = (
     "the archive was refused as a whole and nothing was extracted; ask its publisher to fix it"
 )
@@ -44,7 +48,22 @@ def name_parts(name: str, is_dir: bool) -> tuple[str, ...]:
         raise refuse(name, "has an empty name")
     if len(parts) > MAX_DEPTH or any(len(part.encode()) > MAX_COMPONENT for part in parts):
         raise refuse(name, f"is nested deeper than {MAX_DEPTH} or has a name over 255 bytes")
+    for part in parts:
+        problem = _windows_problem(part)
+        if problem:
+            raise refuse(name, f"has the component {part!r}, {problem} on Windows")
     return parts
+
+
+def _windows_problem(part: str) -> str | None:
+    """Names Windows maps elsewhere: devices, trailing dots/spaces, 8.3 aliases of `.git`."""
+    if WINDOWS_DEVICE.match(part):
+        return "a device name"
+    if part.endswith((".", " ")):
+        return "which loses its trailing dot or space"
+    if SHORT_GIT.match(part):
+        return "the short name of '.git'"
+    return None
 
 
 def _name_problem(name: str) -> str | None:
