@@ -23,8 +23,25 @@ def format_path(path: KeyPath) -> str:
         elif part and _PLAIN_KEY.issuperset(part):
             out.append(f".{part}" if out else part)
         else:
-            out.append('["' + part.replace("\\", "\\\\").replace('"', '\\"') + '"]')
+            out.append('["' + "".join(_escape(char) for char in part) + '"]')
     return "".join(out)
+
+
+def _escape(char: str) -> str:
+    """A character of a quoted key: printable (no terminal escapes, no lone surrogates)."""
+    if char in '\\"':
+        return "\\" + char
+    if char.isprintable():
+        return char
+    return f"\\u{ord(char):04x}" if ord(char) < 0x10000 else f"\\U{ord(char):08x}"
+
+
+def printable(text: str) -> str:
+    """`text` with control, invisible and unpaired surrogate characters escaped: messages quote
+    what files contain, and a terminal must not act on it (nor UTF-8 output choke on it)."""
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else _escape(char) for char in text)
 
 
 class Diagnostic(NamedTuple):
@@ -73,6 +90,7 @@ class Sink:
             found = self.locate(full)
             if found:
                 line, column = found
+        message, hint = printable(message), None if hint is None else printable(hint)
         self.items.append(
             Diagnostic(severity, code, message, self.file, format_path(full), line, column, hint)
         )

@@ -198,10 +198,13 @@ class _Parser:
         if not match:
             found = self.text[self.pos : self.pos + 1] or "end of file"
             raise _Fail(f"expected a JSON value, found {found!r}", self.pos)
-        self.pos = match.end()
+        start, self.pos = self.pos, match.end()
         if match.group(1) or match.group(2):
             return float(match.group())
-        return int(match.group())
+        try:
+            return int(match.group())
+        except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits())
+            raise _Fail("number has too many digits", start) from None
 
     def object(self, path: KeyPath, depth: int) -> dict[str, Any]:
         result: dict[str, Any] = {}

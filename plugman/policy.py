@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
+from plugman.errors import PlugmanError
 from plugman.expand import expand
 
 
@@ -48,10 +49,10 @@ def _source_matches(
     rule: dict[str, Any], kind: str, location: str, ref: str | None, *, loose: bool
 ) -> bool:
     if "hostPattern" in rule:
-        host = urlsplit(location).hostname if kind != "directory" else None
-        return bool(host and re.search(str(rule["hostPattern"]), host))
+        host = _hostname(location) if kind != "directory" else None
+        return bool(host and _search(rule["hostPattern"], host))
     if "pathPattern" in rule:
-        return kind == "directory" and bool(re.search(str(rule["pathPattern"]), location))
+        return kind == "directory" and _search(rule["pathPattern"], location)
     same_ref = loose or rule.get("ref") == ref
     form = rule.get("source")
     github = GITHUB.match(location) if kind == "git" else None
@@ -65,6 +66,23 @@ def _source_matches(
             wanted == location
         )
     return False
+
+
+def _hostname(location: str) -> str | None:
+    try:
+        return urlsplit(location).hostname
+    except ValueError:  # malformed (an unclosed IPv6 bracket): refused when it is fetched
+        return None
+
+
+def _search(pattern: Any, text: str) -> bool:
+    try:
+        return re.search(str(pattern), text) is not None
+    except re.error as exc:
+        raise PlugmanError(
+            f"managed policy pattern {str(pattern)!r} is not a valid regular expression: {exc}",
+            hint="fix hostPattern / pathPattern in managed-settings.toml",
+        ) from None
 
 
 def _repo_matches(pattern: str, repo: str, loose: bool) -> bool:
@@ -105,22 +123,34 @@ def _matches(
     if "serverName" in rule:
         return bool(rule["serverName"] == name)
     if "serverCommand" in rule and isinstance(entry.get("command"), str):
+        if not isinstance(rule["serverCommand"], list):
+            return False
         missing: list[str] = []
         wanted = [expand(str(part), env, missing) for part in rule["serverCommand"]]
-        return wanted == [entry["command"], *[str(a) for a in entry.get("args", [])]]
+        args = entry.get("args")
+        given = [str(a) for a in args] if isinstance(args, list) else []
+        return wanted == [entry["command"], *given]
     if "serverUrl" in rule and isinstance(entry.get("url"), str):
         return url_matches(expand(str(rule["serverUrl"]), env, []), entry["url"])
     return False
 
 
 def url_matches(pattern: str, url: str) -> bool:
-    want, got = urlsplit(pattern), urlsplit(url)
+    """Whether `url` fits `pattern`; a URL or pattern that does not parse (an unclosed IPv6
+    bracket, or a bad port where the pattern names one) fits nothing."""
+    try:
+        want, got = urlsplit(pattern), urlsplit(url)
+    except ValueError:
+        return False
     if want.scheme and want.scheme.lower() != got.scheme.lower():
         return False
     host = _glob((want.hostname or "").rstrip("."), re.IGNORECASE)
     if not host.fullmatch((got.hostname or "").rstrip(".")):
         return False
-    if want.port is not None and want.port != got.port:
+    try:
+        if want.port is not None and want.port != got.port:
+            return False
+    except ValueError:
         return False
     if not want.path or want.path == "/":
         return True

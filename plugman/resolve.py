@@ -176,7 +176,14 @@ def _eligible(
 def endpoint(entry: dict[str, Any]) -> tuple[str, ...]:
     if isinstance(entry.get("url"), str):
         return ("url", entry["url"])
-    return ("command", str(entry.get("command")), *[str(a) for a in entry.get("args", [])])
+    return ("command", str(entry.get("command")), *arguments(entry))
+
+
+def arguments(entry: dict[str, Any]) -> list[str]:
+    """The entry's `args` as strings (none when `args` is not a list: a schema error, reported
+    where the entry was read)."""
+    args = entry.get("args")
+    return [str(a) for a in args] if isinstance(args, list) else []
 
 
 def _by_precedence(

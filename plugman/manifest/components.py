@@ -44,7 +44,19 @@ def inside(
         )
         return None
     target = root / normal
-    if target.is_symlink() or any(p.is_symlink() for p in target.parents if root in p.parents):
+    try:
+        linked = target.is_symlink() or any(
+            p.is_symlink() for p in target.parents if root in p.parents
+        )
+    except OSError as exc:  # ENAMETOOLONG: no such file can exist
+        sink.error(
+            "missing-file",
+            f"{what} path {rel!r} cannot exist: {exc.strerror or exc}",
+            path,
+            "fix the path",
+        )
+        return None
+    if linked:
         real, base = target.resolve(), root.resolve()
         if real != base and base not in real.parents:
             sink.error(

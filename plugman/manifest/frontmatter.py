@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, NoReturn
 
 from plugman.diagnostics import ERROR, KeyPath, Locator, Sink
 
@@ -31,13 +31,17 @@ _NUMBER = re.compile(
     |[-+]?0x[0-9a-fA-F_]+
     |[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+
     |[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]
-    |[0-9][0-9][0-9][0-9]\ -[0-9][0-9]?\ -[0-9][0-9]?
+    |[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?
      (?:[Tt]|[\ \t]+)[0-9][0-9]?
-     :[0-9][0-9]\ :[0-9][0-9]\ (?:\.[0-9]*)?
+     :[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?
      (?:[\ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$""",
     re.VERBOSE,
 )
 _YAML_WORDS = frozenset({"y", "n", "yes", "no", "true", "false", "on", "off", "null"})
+MAX_SIMPLE_KEY = 1000  # YAML refuses an implicit key longer than 1024 characters
+MAX_DEPTH = 256  # as for JSON (jsonloc.MAX_DEPTH)
+MAX_VALUES = 100_000  # once aliases are expanded: `&a [x, x]` reused 20 times is 2**20 values
+MAX_INT_BITS = 14_000  # about 4200 digits: Python will not print more (a hex int can be longer)
 
 
 def file_start(path: KeyPath) -> tuple[int, int]:
@@ -89,29 +93,78 @@ def parse(text: str, sink: Sink, severity: str = ERROR) -> dict[str, Any] | None
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        data = yaml.load(block, Loader=loader)  # a safe loader: plain data only
+        deep = _too_deep(block, loader)
+        data = None if deep else yaml.load(block, Loader=loader)  # safe: plain data only
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        line = first_line + mark.line if mark else first_line
-        column = mark.column + 1 if mark else 1
+        line, column = _position(block, mark.index, first_line) if mark else (first_line, 1)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        sink.add(
-            severity,
-            "yaml-syntax",
-            f"invalid YAML front matter: {problem}",
-            (),
-            "quote values that contain ': ' or start with a special character",
-            line=line,
-            column=column,
-        )
-        raise Unreadable from None
+        _unreadable(sink, severity, problem, line, column)
+    except Exception as exc:  # PyYAML's constructors on a bad scalar: 2020-13-45 (ValueError),
+        # 5000 digits (ValueError), !!bool 'maybe' (KeyError), !!timestamp 'x' (AttributeError),
+        # !!int '' (IndexError); RecursionError from the pure-Python loader (without libyaml)
+        problem = "nested too deeply" if isinstance(exc, RecursionError) else _why(exc)
+        _unreadable(sink, severity, f"a value cannot be read: {problem}", first_line, 1)
+    if deep:  # plugman's own limits are errors even where broken YAML is a warning
+        _unreadable(sink, ERROR, f"nested deeper than {MAX_DEPTH} levels", first_line, 1)
     sink.locate = locator(block, first_line)
     if data is None:
         return {}
     if not isinstance(data, dict):
         sink.error("frontmatter-shape", "front matter must be a mapping of keys to values")
         raise Unreadable
-    return {str(key): _plain(value) for key, value in data.items()}
+    try:
+        return _plain(data, [MAX_VALUES], 0)  # type: ignore[no-any-return]
+    except _TooLarge as exc:
+        _unreadable(sink, ERROR, str(exc), first_line, 1)
+
+
+def _position(block: str, offset: int, first_line: int) -> tuple[int, int]:
+    """Line and column of a character of the block, lines ending in "\n" only (as for JSON
+    files; YAML also breaks lines at a lone "\r", U+0085, U+2028 and U+2029). The end of the
+    block (which ends in "\n") is the closing fence."""
+    if offset >= len(block):
+        return first_line + block.count("\n"), 1
+    start = block.rfind("\n", 0, offset) + 1
+    return first_line + block.count("\n", 0, offset), offset - start + 1
+
+
+def _too_deep(block: str, loader: Any) -> bool:
+    """Whether collections nest deeper than MAX_DEPTH. libyaml's parser is iterative, but its
+    composer recurses in C: a deep enough block overflows the stack and kills the process, so
+    look at the events first."""
+    import yaml
+
+    depth = 0
+    for event in yaml.parse(block, Loader=loader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                return True
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+    return False
+
+
+def _why(exc: Exception) -> str:
+    if isinstance(exc, ValueError) and "int_max_str_digits" in str(exc):
+        return "a number with too many digits"
+    if isinstance(exc, ValueError):
+        return str(exc)
+    return "a tagged value (!!bool, !!int, !!timestamp, …) of the wrong form"
+
+
+def _unreadable(sink: Sink, severity: str, problem: str, line: int, column: int) -> NoReturn:
+    sink.add(
+        severity,
+        "yaml-syntax",
+        f"invalid YAML front matter: {problem}",
+        (),
+        "quote values that contain ': ' or start with a special character",
+        line=line,
+        column=column,
+    )
+    raise Unreadable from None
 
 
 def simple_mapping(block: str) -> dict[str, str | list[str]] | None:
@@ -124,6 +177,8 @@ def simple_mapping(block: str) -> dict[str, str | list[str]] | None:
             continue
         match = _SIMPLE_LINE.fullmatch(line)
         if match is None or match.group(1) in found or match.group(1).lower() in _YAML_WORDS:
+            return None
+        if len(match.group(1)) > MAX_SIMPLE_KEY:
             return None
         raw = match.group(2)
         value = _list(raw[1:-1]) if raw[:1] == "[" and raw[-1:] == "]" else _text(raw)
@@ -160,12 +215,24 @@ def _text(value: str, *, flow: bool = False) -> str | None:
     return value
 
 
-def _plain(value: Any) -> Any:
-    """YAML data as JSON data: dates and other scalars become strings."""
+class _TooLarge(Exception):  # noqa: N818 (reported as a YAML problem)
+    pass
+
+
+def _plain(value: Any, budget: list[int], depth: int) -> Any:
+    """YAML data as JSON data: dates and other scalars become strings. Aliases are expanded,
+    within `budget` values (a recursive alias would never end)."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _TooLarge(f"more than {MAX_VALUES} values once aliases are expanded")
+    if depth > MAX_DEPTH:
+        raise _TooLarge(f"nested deeper than {MAX_DEPTH} levels")
     if isinstance(value, dict):
-        return {str(key): _plain(item) for key, item in value.items()}
+        return {str(key): _plain(item, budget, depth + 1) for key, item in value.items()}
     if isinstance(value, list):
-        return [_plain(item) for item in value]
+        return [_plain(item, budget, depth + 1) for item in value]
+    if isinstance(value, int) and value.bit_length() > MAX_INT_BITS:
+        raise _TooLarge("a number with too many digits")
     if value is None or isinstance(value, str | int | float | bool):
         return value
     return str(value)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -117,11 +118,12 @@ def _check_handler(event: str, entry: dict[str, Any], sink: Sink, path: KeyPath)
         and not isinstance(timeout, bool)
         and timeout >= LONG_TIMEOUT
     ):
+        seconds = float(timeout) if timeout < 1e300 else math.inf  # float() overflows on 1e400
         sink.warning(
             "timeout-in-ms",
-            f"timeout is {timeout} seconds ({timeout / 60:.0f} minutes)",
+            f"timeout is {timeout} seconds ({seconds / 60:.0f} minutes)",
             (*path, "timeout"),
-            f"hook timeouts are in seconds; did you mean {timeout / 1000:g}?",
+            f"hook timeouts are in seconds; did you mean {seconds / 1000:g}?",
         )
     if "if" in entry and event not in TOOL_EVENTS:
         sink.warning(

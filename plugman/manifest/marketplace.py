@@ -39,7 +39,8 @@ def load(file: Path, report: Report) -> tuple[Marketplace | None, Sink]:
     if isinstance(name, str):
         check_marketplace_name(name, sink, ("name",))
     owner = value.get("owner")
-    entries = _entries(value, root_of(file), sink, name in RESERVED_MARKETPLACES)
+    official = isinstance(name, str) and name in RESERVED_MARKETPLACES
+    entries = _entries(value, root_of(file), sink, official)
     if not entries:
         sink.warning("empty-marketplace", "the marketplace lists no plugins", ("plugins",))
     _check_renames(value.get("renames"), {e.name for e in entries}, sink)

@@ -1185,8 +1185,7 @@ CASES: list[Case] = [
     Case("J03", "json", "20 MiB strings in plugin.json and .mcp.json", "refused", j03),
     Case("J04", "json", "duplicate keys: command safe/evil; name demo/../..", "neutralized", j04),
     Case("J05", "json", "NaN, lone surrogate, truncated JSON", "refused", j05),
-    Case("J06", "json", "YAML alias bomb in SKILL.md front matter", "refused", j06,
-         known_bug="plugman/manifest/frontmatter.py expands YAML aliases without a budget"),
+    Case("J06", "json", "YAML alias bomb in SKILL.md front matter", "refused", j06),
     # encodings
     Case("U01", "encoding", "latin-1 and UTF-16 manifests, SKILL.md, marketplace.json",
          "refused", u01),
