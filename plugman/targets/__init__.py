@@ -193,6 +193,26 @@ def transport_note(name: str, transport: str, agent: str) -> str:
     return f"{name}: transport {transport!r} is not supported by {agent}; skipped"
 
 
+def accept(
+    name: str,
+    server: dict[str, Any],
+    agent: str,
+    transports: tuple[str, ...],
+    fields_of: tuple[tuple[str, ...], tuple[str, ...]],
+    notes: list[str],
+) -> tuple[str, tuple[str, ...]] | None:
+    """The server's transport and the fields the agent keeps for it (`fields_of` is the stdio
+    and the remote set); None, with a note, when the agent has no such transport. Fields the
+    agent has no place for are noted too."""
+    transport = kind(server)
+    if transport not in transports:
+        notes.append(transport_note(name, transport, agent))
+        return None
+    keep = fields_of[0] if transport == "stdio" else fields_of[1]
+    notes += extras(name, server, keep, agent)
+    return transport, keep
+
+
 Entry = Callable[[str, dict[str, Any], Mapping[str, str], list[str]], "dict[str, Any] | None"]
 
 

@@ -12,13 +12,11 @@ from plugman.targets import (
     Rendered,
     Source,
     Target,
-    extras,
+    accept,
     fields,
     in_home,
-    kind,
     literal,
     one_file,
-    transport_note,
 )
 
 STDIO = ("type", "command", "args", "env")
@@ -28,12 +26,10 @@ REMOTE = ("type", "url")
 def entry(
     name: str, server: dict[str, Any], env: Mapping[str, str], notes: list[str]
 ) -> dict[str, Any] | None:
-    transport = kind(server)
-    if transport not in ("stdio", "http"):
-        notes.append(transport_note(name, transport, "Continue"))
+    accepted = accept(name, server, "Continue", ("stdio", "http"), (STDIO, REMOTE), notes)
+    if accepted is None:
         return None
-    keep = STDIO if transport == "stdio" else REMOTE
-    notes += extras(name, server, keep, "Continue")
+    transport, keep = accepted
     found = fields(name, server, keep, literal(env), "Continue", notes)
     if found is None:
         return None

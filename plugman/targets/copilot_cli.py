@@ -11,14 +11,12 @@ from plugman.targets import (
     Rendered,
     Source,
     Target,
-    extras,
+    accept,
     fields,
     in_env_dir,
-    kind,
     literal,
     one_file,
     render_map,
-    transport_note,
 )
 
 STDIO = ("type", "command", "args", "env")
@@ -28,12 +26,10 @@ REMOTE = ("type", "url", "headers")
 def entry(
     name: str, server: dict[str, Any], env: Mapping[str, str], notes: list[str]
 ) -> dict[str, Any] | None:
-    transport = kind(server)
-    if transport not in ("stdio", "http", "sse"):
-        notes.append(transport_note(name, transport, "Copilot CLI"))
+    accepted = accept(name, server, "Copilot CLI", ("stdio", "http", "sse"), (STDIO, REMOTE), notes)
+    if accepted is None:
         return None
-    keep = STDIO if transport == "stdio" else REMOTE
-    notes += extras(name, server, keep, "Copilot CLI")
+    transport, keep = accepted
     found = fields(
         name, server, [k for k in keep if k != "env"], literal(env), "Copilot CLI", notes
     )

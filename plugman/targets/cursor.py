@@ -10,14 +10,12 @@ from plugman.targets import (
     Rendered,
     Source,
     Target,
-    extras,
+    accept,
     fields,
     in_home,
-    kind,
     one_file,
     render_map,
     syntax,
-    transport_note,
 )
 
 STDIO = ("type", "command", "args", "env")
@@ -27,12 +25,10 @@ REMOTE = ("type", "url", "headers")
 def entry(
     name: str, server: dict[str, Any], env: Mapping[str, str], notes: list[str]
 ) -> dict[str, Any] | None:
-    transport = kind(server)
-    if transport not in ("stdio", "http", "sse"):
-        notes.append(transport_note(name, transport, "Cursor"))
+    accepted = accept(name, server, "Cursor", ("stdio", "http", "sse"), (STDIO, REMOTE), notes)
+    if accepted is None:
         return None
-    keep = STDIO if transport == "stdio" else REMOTE
-    notes += extras(name, server, keep, "Cursor")
+    _, keep = accepted
     return fields(name, server, keep, syntax(env, lambda v: "${env:" + v + "}"), "Cursor", notes)
 
 

@@ -10,14 +10,12 @@ from plugman.targets import (
     Rendered,
     Source,
     Target,
-    extras,
+    accept,
     fields,
     in_home,
-    kind,
     one_file,
     render_map,
     syntax,
-    transport_note,
 )
 
 STDIO = ("type", "command", "args", "env", "cwd")
@@ -28,12 +26,10 @@ URL_KEY = {"http": "httpUrl", "sse": "url"}
 def entry(
     name: str, server: dict[str, Any], env: Mapping[str, str], notes: list[str]
 ) -> dict[str, Any] | None:
-    transport = kind(server)
-    if transport != "stdio" and transport not in URL_KEY:
-        notes.append(transport_note(name, transport, "Gemini CLI"))
+    accepted = accept(name, server, "Gemini CLI", ("stdio", *URL_KEY), (STDIO, REMOTE), notes)
+    if accepted is None:
         return None
-    keep = STDIO if transport == "stdio" else REMOTE
-    notes += extras(name, server, keep, "Gemini CLI")
+    transport, keep = accepted
     result = fields(name, server, keep, syntax(env, lambda v: "${" + v + "}"), "Gemini CLI", notes)
     if result is None:
         return None

@@ -12,15 +12,13 @@ from plugman.targets import (
     Rendered,
     Source,
     Target,
+    accept,
     exact_reference,
-    extras,
     fields,
     in_config_home,
-    kind,
     literal,
     one_file,
     render_map,
-    transport_note,
 )
 
 STDIO = ("type", "command", "args", "env")
@@ -31,12 +29,10 @@ TIMEOUT = 300
 def entry(
     name: str, server: dict[str, Any], env: Mapping[str, str], notes: list[str]
 ) -> dict[str, Any] | None:
-    transport = kind(server)
-    if transport not in ("stdio", "http"):
-        notes.append(transport_note(name, transport, "Goose"))
+    accepted = accept(name, server, "Goose", ("stdio", "http"), (STDIO, REMOTE), notes)
+    if accepted is None:
         return None
-    keep = STDIO if transport == "stdio" else REMOTE
-    notes += extras(name, server, keep, "Goose")
+    transport, keep = accepted
     if transport == "http":
         found = fields(name, server, keep, literal(env), "Goose", notes)
         if found is None:

@@ -16,14 +16,12 @@ from plugman.targets import (
     Rendered,
     Source,
     Target,
-    extras,
+    accept,
     fields,
     in_config_home,
-    kind,
     one_file,
     rewrite,
     syntax,
-    transport_note,
 )
 
 STDIO = ("type", "command", "args", "env", "envFile")
@@ -52,12 +50,10 @@ def entry(
     inputs: dict[str, dict[str, Any]],
     notes: list[str],
 ) -> dict[str, Any] | None:
-    transport = kind(server)
-    if transport not in ("stdio", "http", "sse"):
-        notes.append(transport_note(name, transport, "VS Code"))
+    accepted = accept(name, server, "VS Code", ("stdio", "http", "sse"), (STDIO, REMOTE), notes)
+    if accepted is None:
         return None
-    keep = STDIO if transport == "stdio" else REMOTE
-    notes += extras(name, server, keep, "VS Code")
+    transport, keep = accepted
     plain = {
         k: {n: v for n, v in value.items() if not is_secret_name(n)}
         if k in ("env", "headers")

@@ -11,14 +11,12 @@ from plugman.targets import (
     Rendered,
     Source,
     Target,
-    extras,
+    accept,
     fields,
     in_config_home,
-    kind,
     literal,
     one_file,
     render_map,
-    transport_note,
 )
 
 STDIO = ("type", "command", "args", "env")
@@ -28,12 +26,10 @@ REMOTE = ("type", "url", "headers")
 def entry(
     name: str, server: dict[str, Any], env: Mapping[str, str], notes: list[str]
 ) -> dict[str, Any] | None:
-    transport = kind(server)
-    if transport not in ("stdio", "http"):
-        notes.append(transport_note(name, transport, "Zed"))
+    accepted = accept(name, server, "Zed", ("stdio", "http"), (STDIO, REMOTE), notes)
+    if accepted is None:
         return None
-    keep = STDIO if transport == "stdio" else REMOTE
-    notes += extras(name, server, keep, "Zed")
+    _, keep = accepted
     return fields(name, server, keep, literal(env), "Zed", notes)
 
 

@@ -76,7 +76,6 @@ class Case:
     outcome: str  # "refused" or "neutralized"
     make: Callable[[Setup], list[Step]]
     http: bool = False  # needs `setup.http`, a server for <root>/www on 127.0.0.1
-    known_bug: str | None = None  # a weakness outside the files this corpus may fix (xfail)
 
 
 @dataclass
@@ -1263,7 +1262,6 @@ def main(argv: list[str] | None = None) -> int:
                 "category": case.category,
                 "description": case.description,
                 "outcome": case.outcome,
-                "known_bug": case.known_bug,
                 "env": setup.env,
                 "steps": [
                     {"argv": ["plugman", "--project", str(step.project or setup.project),
