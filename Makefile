@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: setup demo test lint bench clean
+.PHONY: setup demo test test-quick lint bench clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,12 @@ lint: setup
 
 test: lint
 	$(BIN)/python -m pytest -n 2 -q
+
+# The development lane: everything but the hardening suites (fault injection, fuzzing) and the
+# tests marked slow (real agents from npm, Claude Code as an oracle). CI runs `make test`.
+QUICK := -m "not slow" --ignore=tests/fuzz --ignore=tests/integration/test_faults.py
+test-quick: setup
+	$(BIN)/python -m pytest -n 2 -q $(QUICK) $(ARGS)
 
 bench: setup  # every benchmark, quick mode, as one table (CI prints it after the tests)
 	$(BIN)/python bench/table.py --quick
