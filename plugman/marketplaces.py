@@ -18,9 +18,10 @@ import tomlkit
 
 from plugman import declarations, progress
 from plugman.errors import PlugmanError
+from plugman.manifest import acceptance
 from plugman.manifest import marketplace as catalog
 from plugman.manifest.model import Marketplace, MarketplaceEntry, PluginSource
-from plugman.manifest.names import unsafe_reason
+from plugman.manifest.names import RESERVED_MARKETPLACES, impersonates, unsafe_reason
 from plugman.manifest.reader import Report
 from plugman.paths import Paths
 from plugman.session import Session, session
@@ -29,6 +30,7 @@ from plugman.transaction import Transaction
 
 FORMAT = 1
 GITHUB = re.compile(r"^(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)(?:@(?P<ref>[^\s@]+))?$")
+GITHUB_URL = "https://github.com"
 GIT_PREFIXES = ("file://", "ssh://", "git@", "git://")
 DRIVE = re.compile(r"^[a-z]:[\\/]")  # a Windows path, C:\ or C:/
 
@@ -59,7 +61,7 @@ def classify(text: str, cwd: Path) -> Source:
         return Source("git", base, ref or None)
     github = GITHUB.match(text)
     if github:
-        url = f"{os.environ.get('PLUGMAN_GITHUB_URL', 'https://github.com')}/{github['repo']}"
+        url = f"{os.environ.get('PLUGMAN_GITHUB_URL', GITHUB_URL)}/{github['repo']}"
         return Source("git", url if url.endswith(".git") else url + ".git", github["ref"])
     raise PlugmanError(
         f"{text!r} is not a marketplace source plugman understands",
@@ -94,19 +96,55 @@ def write_registry(paths: Paths, entries: dict[str, dict[str, Any]], tx: Transac
     tx.write(registry_path(paths), data)
 
 
-def load(market: Known) -> Marketplace:
-    """The catalog of a known marketplace; PlugmanError when it cannot be read."""
+class Catalog(NamedTuple):
+    market: Marketplace  # without the skipped entries
+    skipped: dict[str, str]  # entry name (or plugins[N]) → why it is skipped
+    warnings: list[str]
+
+
+def load(market: Known, *, warn: bool = False) -> Marketplace:
+    """The catalog of a known marketplace, as Claude Code reads it; with `warn`, what it skips
+    and tolerates is said (when it is added or updated)."""
+    found = read(market)
+    for message in found.warnings if warn else ():
+        progress.warn(message)
+    return found.market
+
+
+def read(market: Known) -> Catalog:
+    """Read a catalog: an entry with an error is skipped (plugman.manifest.acceptance);
+    PlugmanError when the catalog itself cannot be used."""
     report = Report()
-    loaded, _sink = catalog.load(market.root / ".claude-plugin" / "marketplace.json", report)
-    errors = [d for d in report.diagnostics if d.severity == "error"]
-    if loaded is None or errors:
-        first = errors[0] if errors else None
-        detail = f"{first.file}:{first.line}: {first.message}" if first else "it cannot be read"
+    file = market.root / ".claude-plugin" / "marketplace.json"
+    loaded, _sink = catalog.load(file, report, official=official(market.source))
+    found = acceptance.sort(report.diagnostics, {str(file)}, entries=True)
+    if loaded is None or found.fatal:
+        detail = (
+            acceptance.where(found.fatal[0], market.root) if found.fatal else "it cannot be read"
+        )
+        shown = market.name or (loaded.name if loaded else market.source.location)
         raise PlugmanError(
-            f"marketplace {market.name!r} is invalid: {detail}",
+            f"marketplace {shown!r} is invalid: {detail}",
             hint=f"run: plugman validate {market.root}",
         )
-    return loaded
+    warnings = [
+        f"marketplace {loaded.name!r}: {acceptance.where(f, market.root)}" for f in found.tolerated
+    ]
+    skipped: dict[str, str] = {}
+    bad = {acceptance.entry_index(f): f for f in reversed(found.skipped)}
+    for index, finding in sorted(bad.items(), key=lambda item: item[0] or 0):
+        name = _entry_name(loaded, index)
+        skipped[name] = acceptance.where(finding, market.root)
+        warnings.append(f"marketplace {loaded.name!r}: plugin {name} is skipped: {skipped[name]}")
+    kept = tuple(e for e in loaded.plugins if e.position not in bad)
+    return Catalog(loaded._replace(plugins=kept), skipped, warnings)
+
+
+def _entry_name(market: Marketplace, index: int | None) -> str:
+    listed = market.manifest.get("plugins")
+    item = listed[index] if isinstance(listed, list) and index is not None else None
+    name = item.get("name") if isinstance(item, dict) else None
+    return name if isinstance(name, str) else f"plugins[{index}]"
 
 
 def fetch(source: Source, staging: Path) -> tuple[Path, str | None]:
@@ -128,12 +166,21 @@ def fetch(source: Source, staging: Path) -> tuple[Path, str | None]:
     return staging / "m", None
 
 
-def check_name(name: str) -> None:
+def check_name(name: str, source: Source) -> None:
+    """Refuse a marketplace name that is unsafe, passes for another, or is reserved for
+    Anthropic's marketplaces while `source` is not one of theirs (as Claude Code does)."""
     reason = unsafe_reason(name) or lookalike(name)
     if reason:
         raise PlugmanError(
             f"marketplace name {name!r} {reason}; plugman will not use it",
             hint="ask the marketplace's owner to fix its name, or pass --name",
+        )
+    if (name in RESERVED_MARKETPLACES or impersonates(name)) and not official(source):
+        raise PlugmanError(
+            f"the name {name!r} is reserved for official Anthropic marketplaces and can only "
+            "be used with GitHub sources from the 'anthropics' organization",
+            hint="add the marketplace from github.com/anthropics, or give this copy another "
+            "name with --name",
         )
 
 
@@ -149,6 +196,17 @@ def lookalike(name: str) -> str | None:
         f"contains the non-ASCII character {odd!r} (U+{ord(odd):04X}), which can pass for "
         "another letter"
     )
+
+
+def official(source: Source) -> bool:
+    """Whether a marketplace is one of Anthropic's own, as Claude Code decides it: fetched with
+    git from GitHub's `anthropics` organization (`PLUGMAN_GITHUB_URL` stands for GitHub)."""
+    if source.kind != "git":
+        return False
+    hosts = {os.environ.get("PLUGMAN_GITHUB_URL", GITHUB_URL), GITHUB_URL}
+    prefixes = [f"{host.rstrip('/')}/anthropics/".lower() for host in hosts]
+    prefixes.append("git@github.com:anthropics/")
+    return source.location.lower().startswith(tuple(prefixes))
 
 
 def remote(source: Source) -> bool:
@@ -181,10 +239,13 @@ def add_in(work: Session, source: Source, name: str | None, scope: str = "user")
     paths = work.paths
     staging = work.store.stage()
     root, commit = fetch(source, staging)
-    market = load(Known(name or "?", source, root, commit))
-    final = name or market.name
-    check_name(final)
+    found = read(Known(name or "", source, root, commit))
+    final = name or found.market.name
+    check_name(final, source)
+    for message in found.warnings:
+        progress.warn(message)
     entries = registry(paths)
+    _check_free(final, entries.get(final), source)
     if source.kind != "directory":
         cache = paths.marketplaces_dir / final
         work.tx.replace_dir(cache, root)
@@ -196,6 +257,19 @@ def add_in(work: Session, source: Source, name: str | None, scope: str = "user")
         if declare(work, record, final, source):
             work.tx.write(record.path, record.to_bytes())
     return Known(final, source, root, commit)
+
+
+def _check_free(name: str, registered: dict[str, Any] | None, source: Source) -> None:
+    """Refuse to replace a registered marketplace of the same name from another source."""
+    if registered is None:
+        return
+    old = _known(name, registered).source
+    if (old.kind, old.location, old.ref) != (source.kind, source.location, source.ref):
+        raise PlugmanError(
+            f"a marketplace named {name!r} is already registered, from {old.location}",
+            hint=f"remove it first (plugman marketplace remove {name}), or give this one "
+            "another name with --name",
+        )
 
 
 def declare(work: Session, record: Record, name: str, source: Source) -> bool:
@@ -268,7 +342,7 @@ def update(paths: Paths, names: list[str]) -> list[Known]:
             market = _known(name, entries[name])
             check_policy(paths, market.source)
             root, commit = fetch(market.source, work.store.stage())
-            load(market._replace(root=root))
+            load(market._replace(root=root), warn=True)
             if market.source.kind != "directory":
                 work.tx.replace_dir(market.root, root)
             entries[name] = _entry(market.source, market.root, commit)
@@ -318,8 +392,18 @@ def find(paths: Paths, name: str, marketplace: str | None) -> tuple[Known, Marke
                 hint="run: plugman marketplace list, or plugman marketplace add",
             )
         markets = {marketplace: markets[marketplace]}
-    hits = [(m, e) for m in markets.values() for e in load(m).plugins if e.name == name]
+    catalogs = [(m, read(m)) for m in markets.values()]
+    hits = [(m, e) for m, found in catalogs for e in found.market.plugins if e.name == name]
     if not hits:
+        skipped = [
+            f"{m.name}: {found.skipped[name]}" for m, found in catalogs if name in found.skipped
+        ]
+        if skipped:
+            raise PlugmanError(
+                f"plugin {name!r} cannot be installed: its marketplace entry is invalid "
+                f"({'; '.join(skipped)})",
+                hint="ask the marketplace's owner to fix the entry",
+            )
         where = f"marketplace {marketplace!r}" if marketplace else "any known marketplace"
         raise PlugmanError(
             f"plugin {name!r} not found in {where}", hint=f"run: plugman search {name}"

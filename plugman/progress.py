@@ -1,7 +1,9 @@
-"""Progress messages from long steps (clones, downloads), for whoever listens.
+"""Progress messages from long steps (clones, downloads) and warnings, for whoever listens.
 
-Core code calls `say`; the CLI decides whether and how to show it (on a terminal only), so the
-core still never prints.
+Core code calls `say` (progress) and `warn` (something the user should know that does not stop
+the command: a skipped marketplace entry, a skipped component); the CLI decides whether and
+how to show them (progress on a terminal only, warnings always, on stderr), so the core still
+never prints.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from contextvars import ContextVar
 
 Listener = Callable[[str], None]
 _listener: ContextVar[Listener | None] = ContextVar("plugman_progress", default=None)
+_warner: ContextVar[Listener | None] = ContextVar("plugman_warnings", default=None)
 
 
 def say(message: str) -> None:
@@ -20,10 +23,17 @@ def say(message: str) -> None:
         listener(message)
 
 
+def warn(message: str) -> None:
+    warner = _warner.get()
+    if warner is not None:
+        warner(message)
+
+
 @contextmanager
-def listening(listener: Listener | None) -> Iterator[None]:
-    token = _listener.set(listener)
+def listening(listener: Listener | None, warner: Listener | None = None) -> Iterator[None]:
+    token, warn_token = _listener.set(listener), _warner.set(warner)
     try:
         yield
     finally:
         _listener.reset(token)
+        _warner.reset(warn_token)

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 from plugman import marketplaces, progress, versions
 from plugman.errors import PlugmanError, UsageError
+from plugman.manifest import acceptance
 from plugman.manifest import plugin as plugins
 from plugman.manifest.model import Plugin, PluginSource
 from plugman.manifest.reader import Report
@@ -57,8 +58,11 @@ def parse_spec(text: str, cwd: Path) -> Spec:
     git_prefixes = (*marketplaces.GIT_PREFIXES, "https://", "http://")
     if base.startswith(git_prefixes) or base.endswith(".git"):
         return Spec(text, direct=PluginSource("url", base, ref=fragment or None))
-    if text.startswith((".", "/", "~")) or (cwd / text).is_dir():
-        return Spec(text, direct=PluginSource("path", str((cwd / text).expanduser().resolve())))
+    local = (cwd / text).expanduser()
+    if base.endswith(ARCHIVES) and local.is_file():  # a local archive: fetched as file://
+        return Spec(text, direct=PluginSource("archive", local.resolve().as_uri(), sha=None))
+    if text.startswith((".", "/", "~")) or local.is_dir():
+        return Spec(text, direct=PluginSource("path", str(local.resolve())))
     match = NAME_SPEC.match(text.strip())
     if not match:
         raise UsageError(
@@ -133,7 +137,8 @@ class _Planner:
                 "itself; install a local plugin from its folder yourself",
             )
         fields = None if entry.strict else entry.entry
-        planned = self.fetch(entry.source, known, known.name, fields, spec, chain)
+        official = marketplaces.official(known.source)
+        planned = self.fetch(entry.source, known, known.name, fields, spec, chain, official)
         # the marketplace's name for a plugin is the one used, whatever its plugin.json says
         return self.add(planned._replace(id=plugin_id, name=entry.name))
 
@@ -145,12 +150,15 @@ class _Planner:
         fields: dict[str, Any] | None,
         spec: Spec,
         chain: tuple[str, ...],
+        official: bool = False,
     ) -> Planned:
         from plugman.sources import fetch
 
         base = known.root if known else None
         fetched = fetch(source, self.store.stage() / "tree", base=base, progress=progress.say)
-        loaded = validate_tree(fetched.root, fields, spec.text)
+        loaded = validate_tree(fetched.root, fields, spec.text, official)
+        if loaded.format == "folders":  # no manifest: named for where it came from
+            loaded = loaded._replace(name=source_name(source))
         version = loaded.version or (fetched.pin or "unknown")[:12]
         return Planned(
             f"{loaded.name}@{market}",
@@ -193,20 +201,46 @@ class _Planner:
             )
 
 
-def validate_tree(root: Path, fields: dict[str, Any] | None, what: str) -> Plugin:
-    """Load a fetched plugin; refuse it when it has errors."""
+def validate_tree(
+    root: Path, fields: dict[str, Any] | None, what: str, official: bool = False
+) -> Plugin:
+    """Load a fetched plugin as Claude Code accepts it (plugman.manifest.acceptance): refused
+    for an error in its manifest, with a warning for each component left out."""
     report = Report()
-    sink = report.sink(root / ".claude-plugin" / "marketplace-entry")
-    entry = plugins.Declaration(fields, sink) if fields is not None else None
-    loaded = plugins.load(root, report, entry, strict=fields is None)
-    errors = [d for d in report.diagnostics if d.severity == "error"]
-    if loaded is None or errors:
-        shown = "; ".join(f"{Path(d.file).name} {d.path}: {d.message}" for d in errors[:3])
+    entry_file = root / ".claude-plugin" / "marketplace-entry"
+    sink = report.sink(entry_file)
+    entry = plugins.Declaration(fields, sink, official) if fields is not None else None
+    loaded = plugins.load(root, report, entry, strict=fields is None, official=official)
+    _kind, manifest = plugins.manifest_file(root)
+    found = acceptance.sort(report.diagnostics, {str(entry_file), str(manifest)})
+    if loaded is None or found.fatal:
+        shown = "; ".join(acceptance.where(d, root) for d in found.fatal[:3])
         raise PlugmanError(
             f"{what} is not a valid plugin: {shown or 'it cannot be loaded'}",
             hint="run: plugman validate on the plugin to see every issue",
         )
+    for finding in found.tolerated:
+        progress.warn(f"{loaded.name}: {acceptance.where(finding, root)}")
+    for file in dict.fromkeys(d.file for d in found.skipped):
+        first = next(d for d in found.skipped if d.file == file)
+        progress.warn(
+            f"{loaded.name}: {_relative(file, root)} is left out (it does not load): "
+            f"{acceptance.where(first, root)}"
+        )
     return loaded
+
+
+def _relative(file: str, root: Path) -> str:
+    path = Path(file)
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else file
+
+
+def source_name(source: PluginSource) -> str:
+    """The name of a plugin without a manifest: its folder's, repository's or archive's."""
+    last = source.subdir or source.location.rstrip("/").rsplit("/", 1)[-1]
+    for suffix in (".git", *ARCHIVES):
+        last = last.removesuffix(suffix)
+    return last.rsplit(":", 1)[-1] or "plugin"
 
 
 def lock_source(

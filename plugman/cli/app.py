@@ -18,7 +18,7 @@ class RootGroup(TyperGroup):
 
     def invoke(self, ctx: Any) -> Any:
         try:
-            with progress.listening(output.progress_listener()):
+            with progress.listening(output.progress_listener(), output.warning_listener()):
                 return super().invoke(ctx)
         except PlugmanError as exc:
             output.emit(output.error(exc), err=True)

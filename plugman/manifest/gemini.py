@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,8 @@ def load(file: Path, report: Report) -> Plugin | None:
 
 
 def _servers(value: Any, sink: Sink) -> list[McpServer]:
-    """Gemini entries: `httpUrl` is streamable HTTP, `url` is SSE, else stdio."""
+    """Gemini entries, in `.mcp.json` shape: `httpUrl` is streamable HTTP, `url` is SSE, else
+    stdio; Gemini's variables become the ones every other reader of the entry knows."""
     if not isinstance(value, dict):
         return []
     found = []
@@ -46,5 +48,40 @@ def _servers(value: Any, sink: Sink) -> list[McpServer]:
         if not isinstance(entry, dict):
             continue
         transport = "http" if "httpUrl" in entry else "sse" if "url" in entry else "stdio"
-        found.append(McpServer(name, transport, entry))
+        found.append(McpServer(name, transport, _entry(entry, transport)))
     return found
+
+
+# Gemini's own variables, and what a plugin entry calls them.
+GEMINI_VARIABLES = {
+    "extensionPath": "${CLAUDE_PLUGIN_ROOT}",
+    "workspacePath": "${CLAUDE_PROJECT_DIR}",
+    "/": "/",
+    "pathSeparator": "/",
+}
+# `$VAR` and `${VAR}` (Gemini expands both from the environment).
+GEMINI_REFERENCE = re.compile(r"\$\{([^}]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+SHAPE_KEYS = ("command", "args", "env", "cwd", "headers")  # the rest is Gemini's own
+
+
+def _entry(entry: dict[str, Any], transport: str) -> dict[str, Any]:
+    converted: dict[str, Any] = {} if transport == "stdio" else {"type": transport}
+    if transport != "stdio":
+        converted["url"] = entry.get("httpUrl" if transport == "http" else "url")
+    converted |= {key: entry[key] for key in SHAPE_KEYS if key in entry}
+    return dict(_references(converted))
+
+
+def _references(value: Any) -> Any:
+    if isinstance(value, str):
+        return GEMINI_REFERENCE.sub(_reference, value)
+    if isinstance(value, list):
+        return [_references(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _references(item) for key, item in value.items()}
+    return value
+
+
+def _reference(match: re.Match[str]) -> str:
+    name = match[1] if match[1] is not None else match[2]
+    return GEMINI_VARIABLES.get(name, f"${{{name}}}")

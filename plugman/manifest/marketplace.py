@@ -27,7 +27,11 @@ def root_of(file: Path) -> Path:
     return file.parent.parent if file.parent.name == ".claude-plugin" else file.parent
 
 
-def load(file: Path, report: Report) -> tuple[Marketplace | None, Sink]:
+def load(
+    file: Path, report: Report, official: bool | None = None
+) -> tuple[Marketplace | None, Sink]:
+    """A marketplace catalog; `official` says whether it is one of Anthropic's own (by default:
+    whether its name is reserved, as `claude plugin validate` decides)."""
     doc, sink = read_json(file, report)
     if doc is None:
         return None, sink
@@ -39,7 +43,8 @@ def load(file: Path, report: Report) -> tuple[Marketplace | None, Sink]:
     if isinstance(name, str):
         check_marketplace_name(name, sink, ("name",))
     owner = value.get("owner")
-    official = isinstance(name, str) and name in RESERVED_MARKETPLACES
+    if official is None:
+        official = isinstance(name, str) and name in RESERVED_MARKETPLACES
     entries = _entries(value, root_of(file), sink, official)
     if not entries:
         sink.warning("empty-marketplace", "the marketplace lists no plugins", ("plugins",))
@@ -50,6 +55,7 @@ def load(file: Path, report: Report) -> tuple[Marketplace | None, Sink]:
         owner=owner.get("name") if isinstance(owner, dict) else None,
         plugins=tuple(entries),
         manifest=value,
+        official=official,
     ), sink
 
 
@@ -89,6 +95,7 @@ def _entries(
                 version=version if isinstance(version, str) else None,
                 description=description if isinstance(description, str) else None,
                 entry=item,
+                position=index,
             )
         )
     return found

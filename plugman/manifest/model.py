@@ -5,8 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from plugman.manifest.names import RESERVED_MARKETPLACES
-
 
 class McpServer(NamedTuple):
     name: str
@@ -65,6 +63,7 @@ class MarketplaceEntry(NamedTuple):
     version: str | None
     description: str | None
     entry: dict[str, Any]
+    position: int = 0  # its index in `plugins`, where its findings are reported
 
 
 class Marketplace(NamedTuple):
@@ -73,8 +72,6 @@ class Marketplace(NamedTuple):
     owner: str | None
     plugins: tuple[MarketplaceEntry, ...]
     manifest: dict[str, Any]
-
-    @property
-    def official(self) -> bool:
-        """One of Anthropic's own marketplaces (their names are reserved)."""
-        return self.name in RESERVED_MARKETPLACES
+    # One of Anthropic's own marketplaces: its plugins may use reserved names. `validate` goes
+    # by the marketplace's reserved name; install by where it came from (marketplaces.official).
+    official: bool = False

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from plugman import schema
 from plugman.diagnostics import Sink
-from plugman.manifest import components, gemini, hooks, mcp, skills
+from plugman.manifest import acceptance, components, gemini, hooks, mcp, skills
 from plugman.manifest.model import Dependency, HookHandler, McpServer, Plugin, Skill
 from plugman.manifest.names import check_plugin_name
 from plugman.manifest.reader import Report, read_json
@@ -22,6 +24,7 @@ COMPONENT_KEYS = (
     "workflows",
     "outputStyles",
 )
+T = TypeVar("T")
 DEFAULT_HOOKS = "hooks/hooks.json"
 MANIFEST_DIRS = (".claude-plugin", ".cursor-plugin", ".codex-plugin")  # same plugin.json shape
 
@@ -59,8 +62,11 @@ def load(
     entry: Declaration | None = None,
     strict: bool = True,
     manifest_path: Path | None = None,
+    official: bool = False,
 ) -> Plugin | None:
-    """Load the plugin at `root`; `entry` is its marketplace entry, if any."""
+    """Load the plugin at `root`; `entry` is its marketplace entry, if any, and `official` says
+    whether one of Anthropic's own marketplaces lists it (it may use a reserved name). A
+    component whose file has an error is left out (see plugman.manifest.acceptance)."""
     kind, file = manifest_file(root, manifest_path)
     if kind == "gemini" and file is not None:
         return gemini.load(file, report)
@@ -86,7 +92,7 @@ def load(
         )
         return None
     kind = kind if entry is None or strict else "marketplace-entry"
-    return _build(root, kind, manifest, declarations, entry, report)
+    return _build(root, kind, manifest, declarations, entry, report, official)
 
 
 def _with_entry(
@@ -114,13 +120,14 @@ def _build(
     declarations: list[Declaration],
     entry: Declaration | None,
     report: Report,
+    official: bool,
 ) -> Plugin:
     found = _Components(root, kind, declarations, report)
     fields = entry.fields if entry else {}
     version = manifest.get("version") or fields.get("version")
     description = manifest.get("description") or fields.get("description")
     return Plugin(
-        name=_name(root, manifest, entry, declarations),
+        name=_name(root, manifest, entry, declarations, official),
         root=root,
         format=kind,
         manifest=manifest,
@@ -136,12 +143,16 @@ def _build(
 
 
 def _name(
-    root: Path, manifest: dict[str, Any], entry: Declaration | None, declarations: list[Declaration]
+    root: Path,
+    manifest: dict[str, Any],
+    entry: Declaration | None,
+    declarations: list[Declaration],
+    official: bool,
 ) -> str:
     """The plugin's name: its marketplace entry's when listed, else plugin.json's, else the
     folder's. plugin.json's name is checked either way."""
     name = manifest.get("name")
-    official = entry is not None and entry.official
+    official = official or (entry is not None and entry.official)
     if isinstance(name, str) and declarations and declarations[0].fields is manifest:
         check_plugin_name(name, declarations[0].sink, ("name",), official=official)
     if entry is not None and isinstance(entry.fields.get("name"), str):
@@ -158,6 +169,20 @@ class _Components:
         self.declarations = declarations
         self.report = report
 
+    def _intact(self, file: Path, start: int) -> bool:
+        """No finding since `start` keeps `file` from being used: a broken component (a hooks
+        file that is `[]`, say) is left out, as Claude Code leaves it out."""
+        name = str(file)
+        return not any(
+            d.file == name and acceptance.breaks(d) for d in self.report.diagnostics[start:]
+        )
+
+    def _load(self, file: Path, load: Callable[[], list[T]]) -> list[T]:
+        """What `load` reads from `file`, or nothing when the file has an error."""
+        start = len(self.report.diagnostics)
+        found = load()
+        return found if self._intact(file, start) else []
+
     def skills(self) -> list[Skill]:
         folders: list[Path] = []
         declared = False
@@ -172,7 +197,11 @@ class _Components:
         elif not declared and (self.root / "SKILL.md").is_file():
             folders.append(self.root)
         files = dict.fromkeys(file for folder in folders for file in skills.find(folder))
-        return [skill for file in files if (skill := skills.load(file, self.report))]
+        return [
+            skill
+            for file in files
+            for skill in self._load(file, partial(_skill, file, self.report))
+        ]
 
     def markdown(self, key: str, *, agent: bool) -> list[Path]:
         """Command or agent files: the declared paths replace the default folder."""
@@ -186,10 +215,15 @@ class _Components:
                 self._warn_ignored_default(key, found, sink)
         if not declared and (self.root / key).is_dir():
             targets.append(self.root / key)
-        files = components.markdown_files(targets)
-        for file in files:
-            skills.check_markdown(file, self.report, agent=agent)
-        return files
+        return [
+            kept
+            for file in components.markdown_files(targets)
+            for kept in self._load(file, partial(self._markdown, file, agent))
+        ]
+
+    def _markdown(self, file: Path, agent: bool) -> list[Path]:
+        skills.check_markdown(file, self.report, agent=agent)
+        return [file]
 
     def _warn_ignored_default(self, key: str, found: list[Path], sink: Sink) -> None:
         default = self.root / key
@@ -203,7 +237,7 @@ class _Components:
 
     def hooks(self) -> list[HookHandler]:
         default = self.root / DEFAULT_HOOKS
-        found = hooks.load_file(default, self.report) if default.is_file() else []
+        found = self._hooks_file(default) if default.is_file() else []
         for fields, sink, _official in self.declarations:
             value = fields.get("hooks")
             if isinstance(value, dict):
@@ -221,15 +255,20 @@ class _Components:
                             "remove it from 'hooks'; list only additional hook files",
                         )
                     elif target.is_file():
-                        found += hooks.load_file(target, self.report)
+                        found += self._hooks_file(target)
         return found
+
+    def _hooks_file(self, file: Path) -> list[HookHandler]:
+        return self._load(file, lambda: hooks.load_file(file, self.report))
 
     def servers(self) -> list[McpServer]:
         agent_plugins = self.kind == "agent-plugins"
         default = self.root / ("mcp.json" if agent_plugins else ".mcp.json")
         found = []
         if default.is_file():
-            found = mcp.load_file(default, self.report, agent_plugins=agent_plugins)
+            found = self._load(
+                default, lambda: mcp.load_file(default, self.report, agent_plugins=agent_plugins)
+            )
         for fields, sink, _official in self.declarations:
             value = fields.get("mcpServers")
             if isinstance(value, dict):
@@ -242,8 +281,13 @@ class _Components:
                     rel, self.root, sink, where, "MCP config", ".json"
                 ):
                     if target.is_file() and target.resolve() != default.resolve():
-                        found += mcp.load_file(target, self.report)
+                        found += self._load(target, partial(mcp.load_file, target, self.report))
         return found
+
+
+def _skill(file: Path, report: Report) -> list[Skill]:
+    skill = skills.load(file, report)
+    return [] if skill is None else [skill]
 
 
 def _dependencies(value: Any) -> list[Dependency]:

@@ -12,6 +12,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from plugman.diagnostics import printable
+
 FORMAT_VERSION = 1
 
 
@@ -28,6 +30,11 @@ def progress_listener() -> Callable[[str], None] | None:
 
     console = Console(stderr=True)
     return lambda message: console.print(f"[dim]… {message}[/dim]", highlight=False)
+
+
+def warning_listener() -> Callable[[str], None]:
+    """Show warnings on stderr, terminal or not (stdout stays the command's result)."""
+    return lambda message: emit(f"warning: {printable(message)}", err=True)
 
 
 def envelope(command: str, **body: Any) -> str:

@@ -271,6 +271,13 @@ def no_escaping_links(setup: Setup, _out: str) -> None:
             assert target.startswith(str(tree) + os.sep), f"{path} -> {target} leaves the plugin"
 
 
+def no_skills(setup: Setup, _out: str) -> None:
+    """The plugin installed with its broken skill left out: no skill is recorded."""
+    records = list((setup.home / "state" / "installed").glob("*.json"))
+    plugins = [p for r in records for p in json.loads(r.read_text())["plugins"].values()]
+    assert plugins and all(p["components"]["skills"] == [] for p in plugins), plugins
+
+
 def json_out(out: str) -> Any:
     return json.loads(out)
 
@@ -530,7 +537,8 @@ def g03(s: Setup) -> list[Step]:
         refuses("marketplace", "add", "--", f"{upload}.git", message="starts with '-'"),
         succeeds("marketplace", "add", str(refs)),
         install("r1@refs", "starts with '-'"),
-        refuses("marketplace", "add", str(shas), message="does not match"),
+        succeeds("marketplace", "add", str(shas)),  # the bad entry is skipped, as Claude does
+        install("r2@shas", "does not match"),
     ]
 
 
@@ -646,7 +654,10 @@ def n06(s: Setup) -> list[Step]:
     ]
     s.plugin(s.src / "market" / "p", name="ok")
     market = s.marketplace(s.src / "market", "names", plugins)
-    return [refuses("marketplace", "add", str(market), message="plugin name '../../canary'")]
+    return [  # the bad entry is skipped with a warning naming it; the rest is usable
+        succeeds("marketplace", "add", str(market), message="plugin name '../../canary'"),
+        succeeds("install", "ok@names"),
+    ]
 
 
 def m12(s: Setup) -> list[Step]:
@@ -676,9 +687,11 @@ def m16(s: Setup) -> list[Step]:
         (linked / "linked").symlink_to(setup.canary / "plug")
 
     swapped = Step(("install", "linked@linked"), REFUSED, "outside the marketplace", before=to_link)
-    return [
-        refuses("marketplace", "add", str(up), message="leaves the marketplace root"),
-        refuses("marketplace", "add", str(rooted), message="source path '.*' is absolute"),
+    return [  # entries that leave the marketplace are skipped, and never fetched
+        succeeds("marketplace", "add", str(up), message="leaves the marketplace root"),
+        install("other@up", "leaves the marketplace root"),
+        succeeds("marketplace", "add", str(rooted), message="source path '.*' is absolute"),
+        install("abs@abs", "is absolute"),
         succeeds("marketplace", "add", str(linked)),
         swapped,  # the folder became a link to the canary after the marketplace was added
     ]
@@ -927,7 +940,9 @@ def j01(s: Setup) -> list[Step]:
     (market / ".claude-plugin" / "marketplace.json").write_text(deep_json(100_000))
     return [
         install(str(plugin), "nesting deeper than", isolated=True),
-        install(str(hooks), "nesting deeper than", isolated=True),
+        # a broken hooks file is left out (Claude Code: "Hook load failed"), never activated
+        succeeds("install", str(hooks), message="hooks.json is left out.*nesting deeper than",
+                 isolated=True),
         refuses("marketplace", "add", str(market), message="nesting deeper than", isolated=True),
     ]
 
@@ -1000,8 +1015,9 @@ def j06(s: Setup) -> list[Step]:
         lines.append(f"a{level}: &a{level} [{refs}]")
     front = "---\nname: hi\ndescription: bomb\n" + "\n".join(lines) + "\n---\nbody\n"
     (plugin / "skills" / "hi" / "SKILL.md").write_text(front)
-    return [
-        Step(("install", str(plugin)), REFUSED, "alias|too|large|expand", isolated=True, timeout=8)
+    return [  # the skill is left out, quickly; it is never read whole
+        Step(("install", str(plugin)), OK, "SKILL.md is left out.*(alias|too|large|expand)",
+             isolated=True, timeout=8, check=no_skills)
     ]
 
 
@@ -1021,7 +1037,8 @@ def u01(s: Setup) -> list[Step]:
     return [
         install(str(latin), "not valid UTF-8"),
         install(str(utf16), "not valid UTF-8"),
-        install(str(skill), "not valid UTF-8"),
+        succeeds("install", str(skill), message="SKILL.md is left out.*not valid UTF-8",
+                 check=no_skills),
         refuses("marketplace", "add", str(market), message="not valid UTF-8"),
     ]
 
@@ -1161,10 +1178,11 @@ CASES: list[Case] = [
     Case("N04", "names", "plugin names .., ../.., newline, NUL, 300 chars, a/b, bidi", "refused",
          n04),
     Case("N05", "names", "look-alike plugin names (Cyrillic, fullwidth, U+2010)", "refused", n05),
-    Case("N06", "names", "marketplace entry named ../../canary", "refused", n06),
+    Case("N06", "names", "marketplace entry named ../../canary (skipped)", "neutralized", n06),
     Case("M12", "names", "same plugin name in a trusted and an untrusted marketplace", "refused",
          m12),
-    Case("M16", "names", "marketplace entry sources that leave the marketplace", "refused", m16),
+    Case("M16", "names", "marketplace entry sources that leave the marketplace", "neutralized",
+         m16),
     # project files
     Case("P01", "project", "project files that approve themselves (M03)", "neutralized", p01),
     Case("P02", "project", "project files that declare managed policy", "neutralized", p02),
@@ -1184,7 +1202,8 @@ CASES: list[Case] = [
     Case("J03", "json", "20 MiB strings in plugin.json and .mcp.json", "refused", j03),
     Case("J04", "json", "duplicate keys: command safe/evil; name demo/../..", "neutralized", j04),
     Case("J05", "json", "NaN, lone surrogate, truncated JSON", "refused", j05),
-    Case("J06", "json", "YAML alias bomb in SKILL.md front matter", "refused", j06),
+    Case("J06", "json", "YAML alias bomb in SKILL.md front matter (skill left out)", "neutralized",
+         j06),
     # encodings
     Case("U01", "encoding", "latin-1 and UTF-16 manifests, SKILL.md, marketplace.json",
          "refused", u01),

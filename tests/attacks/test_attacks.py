@@ -68,8 +68,9 @@ def check_step(setup: Setup, step: Step, outcome: Outcome) -> None:
         return
     assert step.expect in (OK, RAN)
     assert outcome.code in ((0,) if step.expect == OK else (0, 1)), shown
-    if step.message:
-        assert re.search(step.message, outcome.stdout), f"expected /{step.message}/; {shown}"
+    if step.message:  # a result on stdout, or a warning on stderr
+        found = re.search(step.message, outcome.stdout + outcome.stderr)
+        assert found, f"expected /{step.message}/; {shown}"
     if step.check is not None:
         step.check(setup, outcome.stdout)
 

@@ -1,0 +1,97 @@
+"""What install accepts: Claude Code 2.1.328's tolerance, where `validate` is the strict lint.
+
+`validate` reports every finding as it is. `marketplace add|update`, `install`, `update` and
+`sync` read the same files with the same loaders, then sort the errors here, as Claude Code does:
+
+- a finding in one plugin entry of a marketplace skips that entry (whatever it is: a skipped
+  entry is never fetched); the rest stays usable;
+- a finding in one component file (a hooks file, `.mcp.json`, a SKILL.md, a command or agent)
+  skips that component, which the loaders never return ("Hook load failed" in Claude Code);
+- LINT_ONLY findings are warnings wherever they are (Claude Code installs such plugins);
+- FATAL findings refuse the plugin or marketplace wherever they are: a path leaving its root,
+  and a duplicate key (a reviewer reads the first value while the agent uses the last).
+
+Everything else in a manifest (the marketplace's top level, plugin.json, the entry that
+defines a plugin) refuses it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import NamedTuple
+
+from plugman.diagnostics import ERROR, Diagnostic
+
+# Claude Code accepts these at install: reserved plugin names (a warning there), declared
+# component paths that do not exist, the standard hooks file listed again, name lengths and
+# rename chains (checked by `claude plugin validate` only).
+LINT_ONLY = frozenset(
+    {
+        "reserved-name",
+        "missing-file",
+        "duplicate-hooks",
+        "default-folder-ignored",
+        "too-long",
+        "bad-rename",
+        "skill-name-mismatch",
+    }
+)
+FATAL = frozenset({"path-escape", "duplicate-key", "json-duplicate-key"})
+# Missing marketplace fields Claude Code does without.
+OPTIONAL_KEYS = frozenset({"owner"})
+ENTRY = re.compile(r"^plugins\[(\d+)\]")
+
+
+class Sorted(NamedTuple):
+    fatal: list[Diagnostic]
+    skipped: list[Diagnostic]  # skip the entry or component they are in
+    tolerated: list[Diagnostic]  # shown as warnings
+
+
+def _lint_only(finding: Diagnostic) -> bool:
+    if finding.code in LINT_ONLY:
+        return True
+    missing = finding.code == "schema-required" and not finding.path
+    return missing and any(finding.message.endswith(f"'{key}'") for key in OPTIONAL_KEYS)
+
+
+def breaks(finding: Diagnostic) -> bool:
+    """Whether a finding in a component file keeps that component from being used."""
+    return finding.severity == ERROR and not _lint_only(finding)
+
+
+def sort(findings: Iterable[Diagnostic], manifests: set[str], entries: bool = False) -> Sorted:
+    """Sort errors: in a `manifests` file they are fatal, elsewhere they skip what they are in.
+    With `entries` (a marketplace), a finding under `plugins[N]` skips that entry."""
+    result = Sorted([], [], [])
+    for finding in findings:
+        if finding.severity != ERROR:
+            continue
+        if _lint_only(finding):
+            result.tolerated.append(finding)
+        elif entries and entry_index(finding) is not None:
+            result.skipped.append(finding)
+        elif finding.code in FATAL or finding.file in manifests:
+            result.fatal.append(finding)
+        else:
+            result.skipped.append(finding)
+    return result
+
+
+def entry_index(finding: Diagnostic) -> int | None:
+    """The marketplace entry a finding is in (`plugins[3].source` → 3)."""
+    match = ENTRY.match(finding.path)
+    return int(match[1]) if match else None
+
+
+def where(finding: Diagnostic, root: Path | None = None) -> str:
+    """`file:line key.path: message`, for one line of a warning or an error; the file relative
+    to `root` (a staging folder means nothing to the user)."""
+    file = Path(finding.file)
+    if root is not None and file.is_relative_to(root):
+        file = file.relative_to(root)
+    line = f":{finding.line}" if finding.line else ""
+    path = f" {finding.path}" if finding.path else ""
+    return f"{file.as_posix()}{line}{path}: {finding.message}"
