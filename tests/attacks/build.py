@@ -941,8 +941,12 @@ def j01(s: Setup) -> list[Step]:
     return [
         install(str(plugin), "nesting deeper than", isolated=True),
         # a broken hooks file is left out (Claude Code: "Hook load failed"), never activated
-        succeeds("install", str(hooks), message="hooks.json is left out.*nesting deeper than",
-                 isolated=True),
+        succeeds(
+            "install",
+            str(hooks),
+            message="hooks.json is left out.*nesting deeper than",
+            isolated=True,
+        ),
         refuses("marketplace", "add", str(market), message="nesting deeper than", isolated=True),
     ]
 
@@ -1016,8 +1020,14 @@ def j06(s: Setup) -> list[Step]:
     front = "---\nname: hi\ndescription: bomb\n" + "\n".join(lines) + "\n---\nbody\n"
     (plugin / "skills" / "hi" / "SKILL.md").write_text(front)
     return [  # the skill is left out, quickly; it is never read whole
-        Step(("install", str(plugin)), OK, "SKILL.md is left out.*(alias|too|large|expand)",
-             isolated=True, timeout=8, check=no_skills)
+        Step(
+            ("install", str(plugin)),
+            OK,
+            "SKILL.md is left out.*(alias|too|large|expand)",
+            isolated=True,
+            timeout=8,
+            check=no_skills,
+        )
     ]
 
 
@@ -1037,8 +1047,9 @@ def u01(s: Setup) -> list[Step]:
     return [
         install(str(latin), "not valid UTF-8"),
         install(str(utf16), "not valid UTF-8"),
-        succeeds("install", str(skill), message="SKILL.md is left out.*not valid UTF-8",
-                 check=no_skills),
+        succeeds(
+            "install", str(skill), message="SKILL.md is left out.*not valid UTF-8", check=no_skills
+        ),
         refuses("marketplace", "add", str(market), message="not valid UTF-8"),
     ]
 
