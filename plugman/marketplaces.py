@@ -135,7 +135,8 @@ def read(market: Known) -> Catalog:
     for index, finding in sorted(bad.items(), key=lambda item: item[0] or 0):
         name = _entry_name(loaded, index)
         skipped[name] = acceptance.where(finding, market.root)
-        warnings.append(f"marketplace {loaded.name!r}: plugin {name} is skipped: {skipped[name]}")
+        shown = f"plugin {name!r}" if name else f"entry plugins[{index}]"
+        warnings.append(f"marketplace {loaded.name!r}: {shown} is skipped: {skipped[name]}")
     kept = tuple(e for e in loaded.plugins if e.position not in bad)
     return Catalog(loaded._replace(plugins=kept), skipped, warnings)
 
@@ -144,7 +145,7 @@ def _entry_name(market: Marketplace, index: int | None) -> str:
     listed = market.manifest.get("plugins")
     item = listed[index] if isinstance(listed, list) and index is not None else None
     name = item.get("name") if isinstance(item, dict) else None
-    return name if isinstance(name, str) else f"plugins[{index}]"
+    return name if isinstance(name, str) else ""
 
 
 def fetch(source: Source, staging: Path) -> tuple[Path, str | None]:
