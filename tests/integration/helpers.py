@@ -39,7 +39,7 @@ def run(*args: str, project: Path | None = None) -> Any:
     argv = ([] if project is None else ["--project", str(project)]) + list(args) + ["--json"]
     result = CliRunner().invoke(app, argv)
     assert result.exit_code == 0, (argv, result.output, result.exception)
-    return json.loads(result.output)
+    return json.loads(result.stdout)
 
 
 def fails(*args: str, project: Path | None = None) -> str:

@@ -129,7 +129,9 @@ def test_a_reserved_marketplace_name_needs_anthropics_github(
 
 
 @pytest.mark.slow
-def test_plugman_installs_every_plugin_claude_code_installs(tmp_path: Path) -> None:
+def test_plugman_installs_every_plugin_claude_code_installs(
+    tmp_path: Path, record_property: Callable[[str, object], None]
+) -> None:
     """Claude Code 2.1.328 as the oracle, over every corpus marketplace (each copy renamed:
     Claude Code takes a reserved name only from github.com/anthropics)."""
     claude = agents.claude_bin()
@@ -168,7 +170,8 @@ def test_plugman_installs_every_plugin_claude_code_installs(tmp_path: Path) -> N
             if CliRunner().invoke(app, ["install", spec]).exit_code == 0:
                 plugman_installed.add(spec)
     assert claude_installed - plugman_installed == set()
-    print(  # noqa: T201 (the figures of the note)
-        f"\ncorpus oracle: Claude Code installs {len(claude_installed)}, plugman "
-        f"{len(plugman_installed)}; plugman only: {sorted(plugman_installed - claude_installed)}"
+    record_property(
+        "summary",
+        f"corpus oracle: Claude Code 2.1.328 installs {len(claude_installed)}, plugman "
+        f"{len(plugman_installed)}; plugman only: {sorted(plugman_installed - claude_installed)}",
     )
