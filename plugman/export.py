@@ -2,21 +2,36 @@
 
 plugman owns only the entries it writes (see `plugman.edit`); `export_record` remembers them,
 so `--remove`, a re-export and uninstalling a contributing plugin take out exactly those.
+
+Each scope's file gets that scope's entries only: user gets the user plugman.toml's servers and
+hooks and those of plugins installed in the user scope; project gets the project's (approved)
+entries and the project-scope plugins'; local the local ones. They are resolved as that scope
+alone (policy, approval, endpoint dedupe and plugin-vs-manual precedence apply), and across
+scopes the agent applies the same precedence as plugman (local > project > user), so no entry
+is written twice and a user file never depends on the project it was exported from. claude.ai
+connectors and managed servers and hooks are never written: agents get them from their own
+account and managed settings (a note says so). Entries that already live in the file being
+written (the project's own `.mcp.json` servers, for Claude Code) are not written again.
+
+A project file is committed, so an entry holding a literal secret (`redact.literals`: a
+credential-like env or header value, or URL credentials, that is not a `${VAR}` reference) is
+left out of it with a note saying what, where and what to do; the rest is written. A new file
+outside the project scope is created 0600; a project file gets the umask's mode.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from plugman import declarations, edit, export_record, redact
+from plugman import declarations, edit, export_entries, export_record
 from plugman.edit import EditError, Part
 from plugman.errors import UsageError
 from plugman.export_record import Exports, Sealed, Written
 from plugman.fs import read_bytes
 from plugman.paths import Paths
-from plugman.targets import Hooks, Place, Servers, Source, Target, hook_id
+from plugman.targets import Place, Source, Target
 
 if TYPE_CHECKING:
     from plugman.session import Session
@@ -178,8 +193,8 @@ def _render(
     mcp = target.files(place).get("mcp") if scoped else None
     own = str(mcp.path) if mcp else None
     guard = only == "project"
-    servers = _servers(document, own, guard, owners, notes)
-    hooks = _hooks(document, guard, owners, notes) if target.hooks else {}
+    servers = export_entries.servers(document, own, guard, owners, notes)
+    hooks = export_entries.hooks(document, guard, owners, notes) if target.hooks else {}
     rendered = target.render(Source(servers, hooks, place.env))
     notes += rendered.unsupported
     if document["hooks"] and not target.hooks:
@@ -197,58 +212,6 @@ def _render(
             "each agent reads them from its own account and managed settings"
         )
     return rendered.files, owners, notes
-
-
-def _servers(
-    document: dict[str, Any], own: str | None, guard: bool, owners: dict[str, str], notes: list[str]
-) -> Servers:
-    """The resolved servers under their exported names; none from the file being written (the
-    project's `.mcp.json` already holds its own), none with a literal secret when `guard`."""
-    from plugman.runtime.naming import split_server
-
-    servers: Servers = {}
-    for name, given in document["mcpServers"].items():
-        origin = given["origin"]
-        entry = {k: v for k, v in given.items() if k != "origin"}
-        plugin, inner = split_server(name)
-        exported = f"plugin_{plugin}_{inner}" if plugin else name
-        if origin["file"] == own or (guard and _refused(exported, entry, origin, notes)):
-            continue
-        servers[exported] = entry
-        if origin.get("plugin"):
-            owners[exported] = origin["plugin"]
-    return servers
-
-
-def _hooks(
-    document: dict[str, Any], guard: bool, owners: dict[str, str], notes: list[str]
-) -> Hooks:
-    hooks: Hooks = {}
-    for event, groups in document["hooks"].items():
-        for given in groups:
-            group = {k: v for k, v in given.items() if k != "origin"}
-            if guard and _refused(f"{event} hook", group, given["origin"], notes):
-                continue
-            hooks.setdefault(event, []).append(group)
-            if "plugin" in given["origin"]:
-                owners[hook_id(event, group)] = given["origin"]["plugin"]
-    return hooks
-
-
-def _refused(name: str, value: dict[str, Any], origin: dict[str, str], notes: list[str]) -> bool:
-    """A literal secret never goes into a project file (it is committed): the entry is left
-    out, with a note saying what, where and what to do."""
-    given = value.get("hooks")
-    handlers: list[Any] = given if isinstance(given, list) else [value]
-    fields = [f for h in handlers if isinstance(h, dict) for f in redact.literals(h)]
-    if not fields:
-        return False
-    notes.append(
-        f"{name}: not exported: {', '.join(fields)} holds a literal secret ({origin['file']}), "
-        "and project files are committed; write it as a reference such as ${API_KEY} and "
-        "set the variable in your environment"
-    )
-    return True
 
 
 def _connectors(paths: Paths) -> bool:

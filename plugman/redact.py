@@ -13,8 +13,10 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 MASK = "***"
+SCHEMES = ("Bearer", "Basic", "Token")
 VARIABLE_NAMES = ("env_var", "env_vars")  # Codex's `bearer_token_env_var`: a name, not a value
-REFERENCE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")  # no default: a default may be secret
+# `${VAR}`, or `${VAR:-}`: a non-empty default is literal text, and may be a secret
+REFERENCE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?::-)?\}")
 CREDENTIAL = re.compile(
     r"(?:^|[_-])(?:TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|KEY|APIKEY|AUTH|AUTHORIZATION|COOKIE|PAT|"
     r"DSN|CREDENTIALS?|SESSION)(?:$|[_-])",
@@ -30,7 +32,7 @@ def is_reference(value: Any) -> bool:
     """True when `value` holds only `${VAR}` references (after an auth scheme): nothing secret."""
     if not isinstance(value, str) or "${" not in value:
         return False
-    return REFERENCE.sub("", value).strip() in ("", "Bearer", "Basic", "Token")
+    return REFERENCE.sub("", value).strip() in ("", *SCHEMES)
 
 
 def entry(value: dict[str, Any]) -> dict[str, Any]:
@@ -73,11 +75,18 @@ def literals(value: dict[str, Any]) -> list[str]:
         for field in ("env", "headers")
         if isinstance(value.get(field), dict)
         for key, item in value[field].items()
-        if is_secret_name(key) and item and not is_reference(item)
+        if is_secret_name(key) and _literal(item)
     ]
     if isinstance(value.get("url"), str) and _url_secret(value["url"]):
         found.append("url")
     return found
+
+
+def _literal(value: Any) -> bool:
+    """Does `value` hold literal text beyond `${VAR}` references and an auth scheme?"""
+    if not isinstance(value, str):
+        return bool(value)
+    return REFERENCE.sub("", value).strip() not in ("", *SCHEMES)
 
 
 def _url_secret(text: str) -> bool:
@@ -85,10 +94,10 @@ def _url_secret(text: str) -> bool:
         parts = urlsplit(text)
     except ValueError:
         return False
-    if parts.password and not is_reference(parts.password):
+    if parts.password and _literal(parts.password):
         return True
     pairs = parse_qsl(parts.query, keep_blank_values=True)
-    return any(is_secret_name(k) and v and not is_reference(v) for k, v in pairs)
+    return any(is_secret_name(k) and _literal(v) for k, v in pairs)
 
 
 # A `KEY: value`, `"KEY": "value"` or `KEY = "value"` line of JSON, TOML or YAML text.
