@@ -50,9 +50,8 @@ def write(
     if path != paths.local_config:
         tx.write(path, data, prune_to=prune_to)
     elif data is None:
-        if {p.name for p in path.parent.iterdir()} == {path.name, ignore.name} and (
-            read_bytes(ignore) == GITIGNORE
-        ):
+        left = {p.name for p in path.parent.iterdir()} if path.parent.is_dir() else set()
+        if left == {path.name, ignore.name} and read_bytes(ignore) == GITIGNORE:
             tx.write(ignore, None)
         tx.write(path, None, prune_to=prune_to)
     else:

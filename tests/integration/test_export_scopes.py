@@ -290,3 +290,25 @@ def test_a_hook_with_a_literal_secret_stays_out_of_the_project_settings(
     assert "PreToolUse hook: not exported: headers.Authorization holds a literal secret" in (
         result.stderr
     )
+
+
+def test_a_format_1_record_with_values_in_clear_is_still_read(home: Path, project: Path) -> None:
+    import hashlib
+
+    cli(project, "mcp", "add", "v", "-s", "user", "-e", f"API_KEY={TOKEN}", "--", "v-cmd")
+    before = snapshot(home)
+    cli(project, "export", "--target", "cursor", "--write")
+    record = Paths.from_env(project=project).state_dir / "exports.json"
+    body = json.loads(record.read_text())
+    servers = json.loads((home / ".cursor" / "mcp.json").read_text())["mcpServers"]
+    digest = hashlib.sha256(TOKEN.encode()).hexdigest()
+    for files in body["exports"].values():  # what plugman 0.1 stored: the values themselves
+        for written in files.values():
+            for part in written["parts"]:
+                part["entries"] = {i: servers[i] for i in part["entries"]}
+            for block in written["blocks"]:
+                assert {"sha256": digest, "length": len(TOKEN)} in block["after"]
+                block["after"] = "".join(s if isinstance(s, str) else TOKEN for s in block["after"])
+    record.write_text(json.dumps({**body, "format": 1}))
+    cli(project, "export", "--target", "cursor", "--remove")
+    assert snapshot(home) == before and not record.exists()
