@@ -25,11 +25,16 @@ def server(value: Server, show_secrets: bool) -> dict[str, Any]:
 
 
 def document(
-    paths: Paths, env: Mapping[str, str], show_secrets: bool = False, references: bool = False
+    paths: Paths,
+    env: Mapping[str, str],
+    show_secrets: bool = False,
+    references: bool = False,
+    only: str | None = None,
 ) -> dict[str, Any]:
     """The resolved config (schemas/resolved-config.schema.json); with `references`, server
-    entries keep their `${VAR}` references unexpanded."""
-    found, result = trust.resolved_here(paths, dict(env), references)
+    entries keep their `${VAR}` references unexpanded; with `only`, one scope's own entries
+    (what an export at that scope writes)."""
+    found, result = trust.resolved_here(paths, dict(env), references, only)
     hooks: dict[str, list[dict[str, Any]]] = {}
     for hook in result.hooks:
         handler = hook.handler if show_secrets else _hook(hook.handler)

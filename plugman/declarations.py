@@ -8,7 +8,7 @@ entry returns the file to its previous bytes.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
@@ -16,6 +16,15 @@ from tomlkit.exceptions import TOMLKitError
 from plugman.errors import PlugmanError
 from plugman.fs import read_bytes
 from plugman.paths import Paths
+
+if TYPE_CHECKING:
+    from plugman.transaction import Transaction
+
+# In a `.plugman/` plugman creates: everything there (local.toml) stays out of git, as Claude
+# Code keeps `.claude/settings.local.json` out, and as uv does for `.venv`.
+GITIGNORE = (
+    b"# created by plugman: local.toml holds this machine's settings; keep it out of git\n*\n"
+)
 
 
 def path_for(paths: Paths, scope: str) -> Path:
@@ -29,6 +38,27 @@ def path_for(paths: Paths, scope: str) -> Path:
 def home_of(paths: Paths, scope: str) -> Path:
     """The folder a scope's declaration lives in, which plugman never removes."""
     return paths.config_dir if scope == "user" else paths.project_dir
+
+
+def write(
+    tx: Transaction, paths: Paths, path: Path, data: bytes | None, prune_to: Path | None = None
+) -> None:
+    """Write (None: delete) a declaration file in `tx`. Creating the local scope's `.plugman/`
+    also creates its `.gitignore`; deleting local.toml deletes that `.gitignore` too when it is
+    all that is left, so the folder goes and no trace remains."""
+    ignore = path.parent / ".gitignore"
+    if path != paths.local_config:
+        tx.write(path, data, prune_to=prune_to)
+    elif data is None:
+        left = {p.name for p in path.parent.iterdir()} if path.parent.is_dir() else set()
+        if left == {path.name, ignore.name} and read_bytes(ignore) == GITIGNORE:
+            tx.write(ignore, None)
+        tx.write(path, None, prune_to=prune_to)
+    else:
+        new = not path.parent.exists()
+        tx.write(path, data, prune_to=prune_to)
+        if new:
+            tx.write(ignore, GITIGNORE)
 
 
 def load(path: Path) -> tomlkit.TOMLDocument:

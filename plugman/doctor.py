@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from plugman import edit, export_record
 from plugman.errors import PlugmanError
-from plugman.export_record import Written
+from plugman.export_record import Sealed, current
 from plugman.fs import tree_hash
 from plugman.paths import Paths
 from plugman.state import SCOPES, Record
@@ -102,7 +102,7 @@ def _exports(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     return found
 
 
-def _exported_file(file: Path, written: Written, command: str) -> list[Problem]:
+def _exported_file(file: Path, written: Sealed, command: str) -> list[Problem]:
     if not file.exists():
         return [
             Problem(
@@ -119,8 +119,8 @@ def _exported_file(file: Path, written: Written, command: str) -> list[Problem]:
     found = []
     for part in written.parts:
         container = edit.at(data, part.container)
-        for entry_id, value in part.entries.items():
-            now = _now(container, entry_id, value, part.listed)
+        for entry_id, wanted in part.entries.items():
+            now = _now(container, entry_id, wanted, part.listed)
             if now == "missing":
                 found.append(
                     Problem(
@@ -142,12 +142,13 @@ def _exported_file(file: Path, written: Written, command: str) -> list[Problem]:
     return found
 
 
-def _now(container: object, entry_id: str, value: object, listed: bool) -> str:
-    if listed:
-        return "ok" if isinstance(container, list) and value in container else "missing"
-    if not isinstance(container, dict) or entry_id not in container:
+def _now(container: object, entry_id: str, wanted: str, listed: bool) -> str:
+    """ok, missing or edited: the entry against the digest of its value as written."""
+    if current(container, entry_id, wanted, listed) is not None:
+        return "ok"
+    if listed or not isinstance(container, dict) or entry_id not in container:
         return "missing"
-    return "ok" if container[entry_id] == value else "edited"
+    return "edited"
 
 
 def _stale(

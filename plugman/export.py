@@ -2,21 +2,36 @@
 
 plugman owns only the entries it writes (see `plugman.edit`); `export_record` remembers them,
 so `--remove`, a re-export and uninstalling a contributing plugin take out exactly those.
+
+Each scope's file gets that scope's entries only: user gets the user plugman.toml's servers and
+hooks and those of plugins installed in the user scope; project gets the project's (approved)
+entries and the project-scope plugins'; local the local ones. They are resolved as that scope
+alone (policy, approval, endpoint dedupe and plugin-vs-manual precedence apply), and across
+scopes the agent applies the same precedence as plugman (local > project > user), so no entry
+is written twice and a user file never depends on the project it was exported from. claude.ai
+connectors and managed servers and hooks are never written: agents get them from their own
+account and managed settings (a note says so). Entries that already live in the file being
+written (the project's own `.mcp.json` servers, for Claude Code) are not written again.
+
+A project file is committed, so an entry holding a literal secret (`redact.literals`: a
+credential-like env or header value, or URL credentials, that is not a `${VAR}` reference) is
+left out of it with a note saying what, where and what to do; the rest is written. A new file
+outside the project scope is created 0600; a project file gets the umask's mode.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from plugman import declarations, edit, export_record
+from plugman import declarations, edit, export_entries, export_record
 from plugman.edit import EditError, Part
 from plugman.errors import UsageError
-from plugman.export_record import Exports, Written
+from plugman.export_record import Exports, Sealed, Written
 from plugman.fs import read_bytes
 from plugman.paths import Paths
-from plugman.targets import Place, Source, Target, hook_id, hooks_of, servers_of
+from plugman.targets import Place, Source, Target
 
 if TYPE_CHECKING:
     from plugman.session import Session
@@ -35,6 +50,7 @@ class Outcome(NamedTuple):
     changes: list[Change]
     notes: list[str]
     entries: dict[str, list[str]]  # file → the ids plugman owns there now
+    secrets: tuple[str, ...] = ()  # secret values in the changes, for output to mask
 
 
 def home_of(env: Mapping[str, str]) -> Path:
@@ -60,8 +76,11 @@ def export(
     with session(paths) as work:
         exports = export_record.load(paths)
         outcome = _plan(paths, target, place, exports, remove)
+        private = place.scope != "project"  # a new project file is committed: not 0600
         for change in outcome.changes:
-            work.tx.write(change.path, _bytes(change.after), prune_to=change.prune_to)
+            work.tx.write(
+                change.path, _bytes(change.after), prune_to=change.prune_to, private=private
+            )
         work.tx.write(export_record.path(paths), export_record.dump(exports))
     return outcome
 
@@ -73,11 +92,12 @@ def _plan(paths: Paths, target: Target, place: Place, exports: Exports, remove: 
     new: dict[str, Written] = {}
     changes: list[Change] = []
     notes: list[str] = []
+    hidden: set[str] = set()
     if remove:
         wanted: dict[str, list[Part]] = {}
         owners: dict[str, str] = {}
     else:
-        wanted, owners, notes = _render(paths, target, place)
+        wanted, owners, notes = _render(paths, target, place, scoped=True)
     for loc in target.files(place).values():
         declarations.check_project_file(paths, loc.path)  # no writing out through a project link
     located = {
@@ -89,18 +109,29 @@ def _plan(paths: Paths, target: Target, place: Place, exports: Exports, remove: 
     for file in sorted(set(located) | set(old)):
         parts = located.get(file, [])
         before = _read(Path(file))
-        after, written, present = rewrite(file, before, old.get(file), target.fmt, parts, owners)
+        prior = _unseal(old.get(file), before, file)
+        after, written, present = rewrite(file, before, prior, target.fmt, parts, owners)
         notes += [
             f"{file}: {i!r} is already there and not plugman's; left as it is" for i in present
         ]
         if written is not None:
             new[file] = written
+        hidden |= _secrets(prior) | _secrets(written)
         if after != before:
-            changes.append(Change(Path(file), before, after, _prune_stop(old.get(file))))
+            changes.append(Change(Path(file), before, after, _prune_stop(prior)))
     if new:
-        exports[key] = new
+        exports[key] = {file: export_record.seal(w) for file, w in new.items()}
     entries = {file: [i for p in w.parts for i in p.entries] for file, w in new.items()}
-    return Outcome(target.name, place.scope, changes, notes, entries)
+    return Outcome(target.name, place.scope, changes, notes, entries, tuple(sorted(hidden)))
+
+
+def _unseal(sealed: Sealed | None, text: str | None, file: str) -> Written | None:
+    return None if sealed is None else export_record.unseal(sealed, text, file)
+
+
+def _secrets(written: Written | None) -> set[str]:
+    parts = written.parts if written else []
+    return {s for p in parts for v in p.entries.values() for s in export_record.secrets(v)}
 
 
 def native(
@@ -149,28 +180,23 @@ def rewrite(
 
 
 def _render(
-    paths: Paths, target: Target, place: Place, show_secrets: bool = True
+    paths: Paths, target: Target, place: Place, show_secrets: bool = True, scoped: bool = False
 ) -> tuple[dict[str, list[Part]], dict[str, str], list[str]]:
+    """What goes into the target's files, who owns each entry, and the notes. `scoped` (an
+    export): only the entries of `place.scope` (see the module docstring)."""
     from plugman import config
-    from plugman.runtime.naming import split_server
 
-    document = config.document(paths, place.env, show_secrets, references=True)
-    servers: dict[str, dict[str, Any]] = {}
+    only = place.scope if scoped else None
+    document = config.document(paths, place.env, show_secrets, references=True, only=only)
+    notes: list[str] = []
     owners: dict[str, str] = {}
-    for name, entry in servers_of(document).items():
-        plugin, inner = split_server(name)
-        exported = f"plugin_{plugin}_{inner}" if plugin else name
-        servers[exported] = entry
-        owner = document["mcpServers"][name]["origin"].get("plugin")
-        if owner:
-            owners[exported] = owner
-    hooks = hooks_of(document) if target.hooks else {}
-    for event, groups in document["hooks"].items():
-        for group, given in zip(hooks.get(event, []), groups, strict=False):
-            if "plugin" in given["origin"]:
-                owners[hook_id(event, group)] = given["origin"]["plugin"]
+    mcp = target.files(place).get("mcp") if scoped else None
+    own = str(mcp.path) if mcp else None
+    guard = only == "project"
+    servers = export_entries.servers(document, own, guard, owners, notes)
+    hooks = export_entries.hooks(document, guard, owners, notes) if target.hooks else {}
     rendered = target.render(Source(servers, hooks, place.env))
-    notes = list(rendered.unsupported)
+    notes += rendered.unsupported
     if document["hooks"] and not target.hooks:
         count = sum(len(groups) for groups in document["hooks"].values())
         notes.append(f"{count} hook group(s) not exported: {target.name} takes MCP servers only")
@@ -180,7 +206,18 @@ def _render(
             f"not exported, pending approval: {len(pending)} project entries; "
             "see 'plugman trust list'"
         )
+    if scoped and (paths.managed_mcp.is_file() or _connectors(paths)):
+        notes.append(
+            "claude.ai connectors and managed servers are not written into agent files: "
+            "each agent reads them from its own account and managed settings"
+        )
     return rendered.files, owners, notes
+
+
+def _connectors(paths: Paths) -> bool:
+    from plugman.scopes import connectors_path
+
+    return connectors_path(paths).is_file()
 
 
 def forget(work: Session, plugin_ids: set[str]) -> None:
@@ -191,11 +228,12 @@ def forget(work: Session, plugin_ids: set[str]) -> None:
     exports = export_record.load(paths)
     changed = False
     for files in exports.values():
-        for file, prior in list(files.items()):
-            gone = {i for i, owner in prior.owners.items() if owner in plugin_ids}
+        for file, sealed in list(files.items()):
+            gone = {i for i, owner in sealed.owners.items() if owner in plugin_ids}
             before = _read(Path(file))
             if not gone or before is None:
                 continue
+            prior = export_record.unseal(sealed, before, file)
             parts = [
                 p._replace(entries={i: v for i, v in p.entries.items() if i not in gone})
                 for p in prior.parts
@@ -203,7 +241,7 @@ def forget(work: Session, plugin_ids: set[str]) -> None:
             after, written, _ = rewrite(file, before, prior, prior.fmt, parts, prior.owners)
             files.pop(file)
             if written is not None:
-                files[file] = written
+                files[file] = export_record.seal(written)
             work.tx.write(Path(file), _bytes(after), prune_to=_prune_stop(prior))
             changed = True
     if changed:

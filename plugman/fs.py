@@ -14,23 +14,38 @@ from plugman import faults
 from plugman.errors import PlugmanError
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` so readers see the old or the new bytes, never a mix; the
-    file keeps its permission bits."""
+def atomic_write(
+    path: Path, data: bytes, *, private: bool = False, mode: int | None = None
+) -> None:
+    """Replace `path` with `data` so readers see the old or the new bytes, never a mix. An
+    existing file keeps its permission bits; a new one gets `mode` when given, else 0600 when
+    `private` (it can hold secrets), else the umask's default."""
     faults.before_write(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temp.unlink(missing_ok=True)  # a leftover of a killed run with this pid
     try:
-        with temp.open("wb") as handle:
+        create = 0o600 if private else 0o666
+        with os.fdopen(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, create), "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         if path.exists():
             temp.chmod(stat.S_IMODE(path.stat().st_mode))
+        elif mode is not None:
+            temp.chmod(mode)
         temp.replace(path)
     finally:
         temp.unlink(missing_ok=True)
     sync_dir(path.parent)
+
+
+def file_mode(path: Path) -> int | None:
+    """`path`'s permission bits, or None when it does not exist."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        return None
 
 
 def sync_dir(folder: Path) -> None:

@@ -83,9 +83,8 @@ def declare(work: Session, record: Record, plugin_id: str, specifier: str) -> No
     current = declarations.entries(target, "plugins").get(plugin_id)
     record.plugins[plugin_id]["declared"] = specifier if current is None else current
     if current is None:
-        work.tx.write(
-            target, declarations.add(target, "plugins", plugin_id, specifier, record.owned)
-        )
+        data = declarations.add(target, "plugins", plugin_id, specifier, record.owned)
+        declarations.write(work.tx, work.paths, target, data)
 
 
 def _declare_marketplace(work: Session, record: Record, name: str) -> None:
@@ -197,7 +196,8 @@ def _undeclare(work: Session, record: Record, plugin_id: str, declared: str, for
         )
     if current is not None:
         data = declarations.remove(target, "plugins", plugin_id, record.owned)
-        work.tx.write(target, data, prune_to=declarations.home_of(work.paths, record.scope))
+        prune_to = declarations.home_of(work.paths, record.scope)
+        declarations.write(work.tx, work.paths, target, data, prune_to)
 
 
 def _drop_data(paths: Paths, plugin_id: str) -> None:

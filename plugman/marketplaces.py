@@ -283,7 +283,8 @@ def declare(work: Session, record: Record, name: str, source: Source) -> bool:
     value["source"] = portable(source, work.paths.project_dir)
     if source.ref:
         value["ref"] = source.ref
-    work.tx.write(target, declarations.add(target, "marketplaces", name, value, record.owned))
+    data = declarations.add(target, "marketplaces", name, value, record.owned)
+    declarations.write(work.tx, work.paths, target, data)
     return True
 
 
@@ -293,7 +294,8 @@ def undeclare(work: Session, record: Record, name: str) -> None:
     declarations.check_project_file(work.paths, target)
     if name in declarations.entries(target, "marketplaces"):
         data = declarations.remove(target, "marketplaces", name, record.owned)
-        work.tx.write(target, data, prune_to=declarations.home_of(work.paths, record.scope))
+        prune_to = declarations.home_of(work.paths, record.scope)
+        declarations.write(work.tx, work.paths, target, data, prune_to)
 
 
 def remove(paths: Paths, name: str, *, force: bool = False) -> Known:

@@ -86,6 +86,14 @@ class Paths(NamedTuple):
         safe = "".join(c if c.isalnum() or c in "_-" else "-" for c in plugin_id)
         return self.data_dir / "plugins" / safe
 
+    def private(self, path: Path) -> bool:
+        """Whether a new file at `path` can hold secrets, so plugman creates it 0600: every
+        file under plugman's own user folders (the user plugman.toml and its `[mcp_servers]`,
+        the install records, exports.json, trust.json, the connectors and marketplaces state)
+        and the local scope's `.plugman/local.toml`."""
+        mine = (self.config_dir, self.data_dir, self.cache_dir, self.state_dir)
+        return path == self.local_config or any(path.is_relative_to(d) for d in mine)
+
     def as_dict(self) -> dict[str, str]:
         names = (
             "config_dir",

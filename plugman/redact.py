@@ -8,11 +8,15 @@ CREDENTIALS), in an Authorization header, or in a URL's password or credential-l
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 MASK = "***"
-REFERENCE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")  # no default: a default may be secret
+SCHEMES = ("Bearer", "Basic", "Token")
+VARIABLE_NAMES = ("env_var", "env_vars")  # Codex's `bearer_token_env_var`: a name, not a value
+# `${VAR}`, or `${VAR:-}`: a non-empty default is literal text, and may be a secret
+REFERENCE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?::-)?\}")
 CREDENTIAL = re.compile(
     r"(?:^|[_-])(?:TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|KEY|APIKEY|AUTH|AUTHORIZATION|COOKIE|PAT|"
     r"DSN|CREDENTIALS?|SESSION)(?:$|[_-])",
@@ -28,7 +32,7 @@ def is_reference(value: Any) -> bool:
     """True when `value` holds only `${VAR}` references (after an auth scheme): nothing secret."""
     if not isinstance(value, str) or "${" not in value:
         return False
-    return REFERENCE.sub("", value).strip() in ("", "Bearer", "Basic", "Token")
+    return REFERENCE.sub("", value).strip() in ("", *SCHEMES)
 
 
 def entry(value: dict[str, Any]) -> dict[str, Any]:
@@ -61,3 +65,64 @@ def url(text: str) -> str:
         ]
         query = urlencode(pairs, safe="*${}:")
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def literals(value: dict[str, Any]) -> list[str]:
+    """Where a server entry or hook handler holds a literal secret, not a `${VAR}` reference
+    (what `entry` masks): `env.API_KEY`, `headers.Authorization`, `url`."""
+    found = [
+        f"{field}.{key}"
+        for field in ("env", "headers")
+        if isinstance(value.get(field), dict)
+        for key, item in value[field].items()
+        if is_secret_name(key) and _literal(item)
+    ]
+    if isinstance(value.get("url"), str) and _url_secret(value["url"]):
+        found.append("url")
+    return found
+
+
+def _literal(value: Any) -> bool:
+    """Does `value` hold literal text beyond `${VAR}` references and an auth scheme?"""
+    if not isinstance(value, str):
+        return bool(value)
+    return REFERENCE.sub("", value).strip() not in ("", *SCHEMES)
+
+
+def _url_secret(text: str) -> bool:
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        return False
+    if parts.password and _literal(parts.password):
+        return True
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    return any(is_secret_name(k) and _literal(v) for k, v in pairs)
+
+
+# A `KEY: value`, `"KEY": "value"` or `KEY = "value"` line of JSON, TOML or YAML text.
+_PAIR = re.compile(
+    r"""(?P<key>["']?(?P<name>[A-Za-z0-9_.-]+)["']?\s*[:=]\s*)(?P<value>"[^"]*"|'[^']*'|[^\s,{}\[\]#]+)"""
+)
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"',]+")
+
+
+def text(value: str, known: Iterable[str] = ()) -> str:
+    """`value` (a config file's text, a diff) with secrets masked: each of the `known` secret
+    values, the value of every `KEY: value` pair whose key looks like a credential, and the
+    credentials of every URL."""
+    for secret in sorted(known, key=len, reverse=True):
+        value = value.replace(secret, MASK)
+    value = _PAIR.sub(_mask_pair, value)
+    return _URL.sub(lambda m: url(m.group(0)) if _url_secret(m.group(0)) else m.group(0), value)
+
+
+def _mask_pair(match: re.Match[str]) -> str:
+    found = match.group("value")
+    bare, name = found.strip("\"'"), match.group("name")
+    if not is_secret_name(name) or name.lower().endswith(VARIABLE_NAMES):
+        return match.group(0)
+    if not bare or is_reference(bare) or bare == MASK:
+        return match.group(0)
+    quote = found[0] if found[0] in "\"'" else ""
+    return match.group("key") + quote + MASK + quote

@@ -26,6 +26,7 @@ from plugman.state import SCOPES, Record
 from plugman.store import Store
 
 SCOPE_RANK = {"local": 0, "project": 1, "user": 2}  # which record wins for a plugin
+MANUAL_SCOPES = ("user", "project", "local")
 POLICY_KEYS = frozenset(
     {
         "allowedMcpServers",
@@ -54,20 +55,26 @@ def connectors_path(paths: Paths) -> Path:
     return paths.state_dir / "connectors.json"
 
 
-def load(paths: Paths) -> Scopes:
+def load(paths: Paths, only: str | None = None) -> Scopes:
+    """Every scope, or with `only` (an export's scope: user, project or local) just that
+    scope's own entries and the plugins installed in it, under the same policy. Then claude.ai
+    connectors and managed servers and hooks are left out (agents read those from their own
+    sources), and a present managed-mcp.json still excludes everything else."""
     report = Report()
     settings = _managed_settings(paths)
     managed = None
     if paths.managed_mcp.is_file():
-        managed = tuple(_servers_of_file(paths.managed_mcp, "managed", report))
-    servers = [*_connectors(paths), *_manual(paths, report)]
-    hooks = [*_hooks_of(settings.get("hooks"), "managed", paths.managed_settings, report)]
-    for scope in ("user", "project", "local"):
+        managed = () if only else tuple(_servers_of_file(paths.managed_mcp, "managed", report))
+    servers = [*([] if only else _connectors(paths)), *_manual(paths, report, only)]
+    hooks = (
+        [] if only else _hooks_of(settings.get("hooks"), "managed", paths.managed_settings, report)
+    )
+    for scope in (only,) if only else MANUAL_SCOPES:
         file = declarations.path_for(paths, scope)
         table = _toml(file, report)
         _ignored_keys(table, file, paths, report)
         hooks += _hooks_of(table.get("hooks"), scope, file, report)
-    plugins, plugin_servers, plugin_hooks, skills = _plugins(paths, report)
+    plugins, plugin_servers, plugin_hooks, skills = _plugins(paths, report, only)
     layers = Layers(managed, (*servers, *plugin_servers), (*hooks, *plugin_hooks), tuple(skills))
     return Scopes(layers, _policy(settings), plugins, report.diagnostics)
 
@@ -141,16 +148,16 @@ def _servers_of_table(value: Any, scope: str, file: Path, report: Report) -> lis
     return [Server(s.name, s.entry, origin) for s in mcp.servers(value, sink, ("mcp_servers",))]
 
 
-def _manual(paths: Paths, report: Report) -> list[Server]:
+def _manual(paths: Paths, report: Report, only: str | None = None) -> list[Server]:
     found: list[Server] = []
-    if paths.project_mcp.is_file():
+    if paths.project_mcp.is_file() and only in (None, "project"):
         exported = export_record.owned(paths, paths.project_mcp, ("mcpServers",))
         found += [
             s
             for s in _servers_of_file(paths.project_mcp, "project", report)
-            if exported.get(s.name, s) != s.entry  # what plugman exported there is not new
+            if exported.get(s.name) != export_record.digest(s.entry)  # plugman's export
         ]
-    for scope in ("user", "project", "local"):
+    for scope in (only,) if only else MANUAL_SCOPES:
         file = declarations.path_for(paths, scope)
         found += _servers_of_table(_toml(file, report).get("mcp_servers"), scope, file, report)
     return found
@@ -217,11 +224,12 @@ def _substitute(value: Any, env: dict[str, str] | None) -> Any:
 
 
 def _plugins(
-    paths: Paths, report: Report
+    paths: Paths, report: Report, only: str | None = None
 ) -> tuple[list[dict[str, Any]], list[Server], list[Hook], list[Skill]]:
-    """Every installed plugin (the highest scope's record wins) and what enabled ones bring."""
+    """Every installed plugin (the highest scope's record wins; with `only`, that scope's
+    record alone) and what enabled ones bring."""
     chosen: dict[str, tuple[str, dict[str, Any]]] = {}
-    for scope in sorted(SCOPES, key=lambda s: SCOPE_RANK[s]):
+    for scope in (only,) if only else sorted(SCOPES, key=lambda s: SCOPE_RANK[s]):
         for plugin_id, entry in Record.load(paths, scope).plugins.items():
             chosen.setdefault(plugin_id, (scope, entry))
     rows, servers, hooks, skills = [], [], [], []

@@ -59,7 +59,7 @@ def add(paths: Paths, name: str, entry: dict[str, Any], scope: str) -> Change:
             target = declarations.path_for(paths, scope)
             declarations.check_project_file(paths, target)
             data = declarations.add(target, TABLE, name, _toml(entry), record.owned)
-        work.tx.write(target, data)
+        declarations.write(work.tx, paths, target, data)
         work.tx.write(record.path, record.to_bytes())
     return Change("added", name, scope, str(target), entry, warnings)
 
@@ -108,7 +108,7 @@ def remove(paths: Paths, name: str, scope: str | None) -> Change:
             data = mcp_json.remove(target, name, record.owned)
         else:
             data = declarations.remove(target, TABLE, name, record.owned)
-        work.tx.write(target, data, prune_to=declarations.home_of(paths, scope))
+        declarations.write(work.tx, paths, target, data, declarations.home_of(paths, scope))
         work.tx.write(record.path, record.to_bytes())
     return Change("removed", name, scope, str(target), entry, [])
 

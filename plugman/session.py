@@ -37,7 +37,7 @@ def session(paths: Paths) -> Iterator[Session]:
     with FileLock(paths.state_dir / "lock"):
         recover(paths.journal_dir, store)
         try:
-            with Transaction(paths.journal_dir, store) as tx:
+            with Transaction(paths.journal_dir, store, paths.private) as tx:
                 yield Session(paths, store, tx)
                 tx.commit()
         finally:

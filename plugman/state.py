@@ -67,8 +67,9 @@ class Record:
         return (json.dumps(self.data, indent=2, sort_keys=True) + "\n").encode()
 
 
-def read_state(path: Path, hint: str) -> dict[str, Any] | None:
-    """A JSON state file plugman wrote (None when absent); unreadable or newer is an error."""
+def read_state(path: Path, hint: str, newest: int = FORMAT) -> dict[str, Any] | None:
+    """A JSON state file plugman wrote (None when absent); unreadable or newer than `newest`
+    is an error."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -77,7 +78,7 @@ def read_state(path: Path, hint: str) -> dict[str, Any] | None:
         raise PlugmanError(f"{path} is unreadable: {exc}", hint=hint) from None
     if not isinstance(data, dict) or not isinstance(data.get("format", 0), int):
         raise PlugmanError(f"{path} is not a plugman state file", hint=hint)
-    if data.get("format", 0) > FORMAT:
+    if data.get("format", 0) > newest:
         raise PlugmanError(
             f"{path} was written by a newer plugman (format {data['format']})",
             hint="upgrade plugman",

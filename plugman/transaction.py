@@ -13,21 +13,30 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from plugman.faults import checkpoint
-from plugman.fs import atomic_write, read_bytes, remove_tree, sync_dir, tree_hash
+from plugman.fs import atomic_write, file_mode, read_bytes, remove_tree, sync_dir, tree_hash
 from plugman.store import Store
 
 JOURNAL = "journal.json"
 
 
+def _public(path: Path) -> bool:
+    return False
+
+
 class Transaction:
-    def __init__(self, journal_dir: Path, store: Store):
+    """`private(path)` says whether a new file at `path` can hold secrets (then it is created
+    0600); every journal backup is 0600, and a restored file gets its old mode back."""
+
+    def __init__(self, journal_dir: Path, store: Store, private: Callable[[Path], bool] = _public):
         self.dir = journal_dir / f"{time.time_ns()}-{os.getpid()}"
         self.store = store
+        self.private = private
         self.files: list[dict[str, Any]] = []
         self.trees: list[str] = []
         self.dirs: list[dict[str, Any]] = []
@@ -46,24 +55,34 @@ class Transaction:
         if error is not None:
             rollback(self.dir, self.store)
 
-    def write(self, path: Path, data: bytes | None, *, prune_to: Path | None = None) -> None:
+    def write(
+        self,
+        path: Path,
+        data: bytes | None,
+        *,
+        prune_to: Path | None = None,
+        private: bool | None = None,
+    ) -> None:
         """Set `path` to `data` (None deletes it), keeping its old bytes in the journal first.
-        A deletion also removes the folders it leaves empty, up to (not including) `prune_to`."""
+        A deletion also removes the folders it leaves empty, up to (not including) `prune_to`.
+        A new file is 0600 when `private` (by default: when `self.private(path)`); an existing
+        file keeps its mode."""
         if not any(entry["path"] == str(path) for entry in self.files):
             before = read_bytes(path)
             backup = None
             if before is not None:
                 backup = f"{len(self.files)}.bak"
-                atomic_write(self.dir / backup, before)
+                atomic_write(self.dir / backup, before, private=True)
             made = _first_missing(path.parent)
-            self.files.append({"path": str(path), "backup": backup, "made": made})
+            entry = {"path": str(path), "backup": backup, "made": made, "mode": file_mode(path)}
+            self.files.append(entry)
             self._save("open")
             checkpoint("journal")
         if data is None:
             path.unlink(missing_ok=True)
             _prune(path.parent, prune_to)
         else:
-            atomic_write(path, data)
+            atomic_write(path, data, private=self.private(path) if private is None else private)
         checkpoint("write")
 
     def add_tree(self, tree: Path) -> str:
@@ -137,7 +156,7 @@ def rollback(journal: Path, store: Store) -> None:
         body = {"status": "open", "files": [], "trees": []}  # died before its first step
     if body.get("status") != "committed":
         for entry in reversed(body.get("files", [])):
-            _restore(Path(entry["path"]), journal, entry.get("backup"))
+            _restore(Path(entry["path"]), journal, entry.get("backup"), entry.get("mode"))
             if entry.get("made"):  # folders the write made, gone again
                 _prune(Path(entry["path"]).parent, Path(entry["made"]).parent)
         for entry in reversed(body.get("dirs", [])):
@@ -156,13 +175,13 @@ def _restore_dir(path: Path, journal: Path, backup: str | None) -> None:
         saved.rename(path)
 
 
-def _restore(path: Path, journal: Path, backup: str | None) -> None:
+def _restore(path: Path, journal: Path, backup: str | None, mode: int | None) -> None:
     for temp in path.parent.glob(f".{path.name}.*.tmp"):  # a write cut short
         temp.unlink()
     if backup is None:
         path.unlink(missing_ok=True)
     else:
-        atomic_write(path, (journal / backup).read_bytes())
+        atomic_write(path, (journal / backup).read_bytes(), private=True, mode=mode)
 
 
 def recover(journal_dir: Path, store: Store) -> int:

@@ -99,8 +99,9 @@ def _change(
 
 
 def resolved_here(
-    paths: Paths, env: dict[str, str], references: bool = False
+    paths: Paths, env: dict[str, str], references: bool = False, only: str | None = None
 ) -> tuple[scopes.Scopes, Any]:
-    """This project's scopes and their resolution with the stored approvals."""
-    found = scopes.load(paths)
+    """This project's scopes (or `only` one: see `scopes.load`) and their resolution with the
+    stored approvals."""
+    found = scopes.load(paths, only)
     return found, resolve(found.layers, found.policy, env, approved(paths), references)

@@ -25,6 +25,9 @@ def export(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Show the diff; change nothing.")
     ] = False,
+    show_secrets: Annotated[
+        bool, typer.Option("--show-secrets", help="Show secret values in the diff unmasked.")
+    ] = False,
     as_json: Json = False,
 ) -> None:
     """Write the resolved MCP servers (and Claude Code hooks) into AGENT's own config file,
@@ -37,7 +40,7 @@ def export(
             hint=f"plugman export --target {target} --write --dry-run",
         )
     outcome = run(paths_of(ctx), os.environ, target, scope, remove=remove, dry_run=dry_run)
-    output.emit(output.exported(outcome, dry_run, as_json))
+    output.emit(output.exported(outcome, dry_run, as_json, show_secrets))
     if outcome.notes and not as_json:
         output.emit("\n".join(f"warning: {n}" for n in outcome.notes), err=True)
 

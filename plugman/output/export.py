@@ -8,7 +8,8 @@ from typing import Any
 from plugman.output import display_path, envelope
 
 
-def exported(outcome: Any, dry_run: bool, as_json: bool) -> str:
+def exported(outcome: Any, dry_run: bool, as_json: bool, show_secrets: bool = False) -> str:
+    """The export's result; a diff's secret values are masked unless `show_secrets`."""
     if as_json:
         return envelope(
             "export",
@@ -16,14 +17,19 @@ def exported(outcome: Any, dry_run: bool, as_json: bool) -> str:
             scope=outcome.scope,
             dry_run=dry_run,
             changes=[
-                {"path": str(c.path), "action": _action(c), "diff": _diff(c)}
+                {
+                    "path": str(c.path),
+                    "action": _action(c),
+                    "diff": _shown(c, outcome, show_secrets),
+                }
                 for c in outcome.changes
             ],
             entries=outcome.entries,
             notes=outcome.notes,
         )
     if dry_run:
-        return "".join(_diff(c) for c in outcome.changes) or "nothing would change"
+        diffs = [_shown(c, outcome, show_secrets) for c in outcome.changes]
+        return "".join(diffs) or "nothing would change"
     lines = [f"{_action(c)} {display_path(str(c.path))}" for c in outcome.changes]
     owned = sum(len(ids) for ids in outcome.entries.values())
     entries = "1 entry" if owned == 1 else f"{owned} entries"
@@ -35,6 +41,13 @@ def _action(change: Any) -> str:
     if change.after is None:
         return "deleted"
     return "created" if change.before is None else "updated"
+
+
+def _shown(change: Any, outcome: Any, show_secrets: bool) -> str:
+    from plugman import redact
+
+    text = _diff(change)
+    return text if show_secrets else redact.text(text, outcome.secrets)
 
 
 def _diff(change: Any) -> str:

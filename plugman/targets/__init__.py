@@ -60,22 +60,6 @@ class Target(NamedTuple):
     hooks: bool = False  # does it write hooks?
 
 
-def servers_of(document: dict[str, Any]) -> Servers:
-    """The resolved document's servers without their `origin`."""
-    return {
-        name: {k: v for k, v in entry.items() if k != "origin"}
-        for name, entry in document["mcpServers"].items()
-    }
-
-
-def hooks_of(document: dict[str, Any]) -> Hooks:
-    """The resolved document's hooks as settings groups, without their `origin`."""
-    return {
-        event: [{k: v for k, v in group.items() if k != "origin"} for group in groups]
-        for event, groups in document["hooks"].items()
-    }
-
-
 def hook_id(event: str, group: dict[str, Any]) -> str:
     text = json.dumps([event, group], sort_keys=True)
     return f"{event}:{hashlib.sha256(text.encode()).hexdigest()[:12]}"

@@ -20,6 +20,7 @@ from tests.integration.agents import (
     trust_claude_project,
     trust_gemini_folder,
 )
+from tests.integration.helpers import run
 from tests.integration.test_export import cli, install_samples
 
 NOTES = "plugin_notes-server_notes"
@@ -34,6 +35,7 @@ def setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, 
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     install_samples(project, "notes-server")
+    run("install", "notes-server", "--scope", "project", project=project)  # each scope's file
     return home, project, agent_env(home, Path(sys.executable).parent)
 
 

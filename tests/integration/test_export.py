@@ -75,14 +75,31 @@ def cli(project: Path, *args: str, code: int = 0) -> Any:
     return result
 
 
-def add_servers(project: Path) -> None:
+# The same two servers as project-scope entries (approved: project entries wait for it).
+PROJECT_SERVERS = """[mcp_servers.tool]
+command = "run-tool"
+args = ["--fast"]
+env = {MODE = "${TOOL_MODE}", API_TOKEN = "${API_TOKEN}"}
+
+[mcp_servers.docs]
+type = "http"
+url = "https://docs.example.com/mcp"
+"""
+
+
+def add_servers(project: Path, scope: str = "user") -> None:
+    """Two servers of `scope`: `tool` (stdio, with references) and `docs` (http)."""
+    if scope == "project":
+        (project / "plugman.toml").write_text(PROJECT_SERVERS)
+        cli(project, "trust", "approve", "--all")
+        return
     cli(
         project,
         "mcp",
         "add",
         "tool",
         "-s",
-        "user",
+        scope,
         "-e",
         "MODE=${TOOL_MODE}",
         "-e",
@@ -91,7 +108,7 @@ def add_servers(project: Path) -> None:
         "run-tool",
         "--fast",
     )
-    cli(project, "mcp", "add", "docs", "https://docs.example.com/mcp", "-s", "user")
+    cli(project, "mcp", "add", "docs", "https://docs.example.com/mcp", "-s", scope)
 
 
 def file_of(name: str, scope: str, home: Path, project: Path) -> Path:
@@ -110,7 +127,7 @@ CASES = [(name, scope) for name in sorted(CONTAINER) for scope in scopes_of(name
 def test_write_then_remove_leaves_the_users_file_byte_identical(
     name: str, scope: str, home: Path, project: Path
 ) -> None:
-    add_servers(project)
+    add_servers(project, scope)
     target = file_of(name, scope, home, project)
     target.parent.mkdir(parents=True, exist_ok=True)
     own = OWN[KIND.get(name, "json")].replace("CONTAINER", CONTAINER[name])
@@ -133,7 +150,7 @@ def test_write_then_remove_leaves_the_users_file_byte_identical(
 def test_a_file_plugman_created_goes_away_with_its_folders(
     name: str, scope: str, home: Path, project: Path
 ) -> None:
-    add_servers(project)
+    add_servers(project, scope)
     before = snapshot(home, project)
     cli(project, "export", "--target", name, "--scope", scope, "--write")
     assert file_of(name, scope, home, project).exists()
@@ -252,17 +269,19 @@ def test_uninstalling_a_plugin_takes_out_exactly_its_entries(home: Path, project
 def test_exported_project_servers_are_not_read_back_as_project_servers(
     home: Path, project: Path
 ) -> None:
-    add_servers(project)
+    run("marketplace", "add", str(SAMPLES), project=project)
+    run("install", "notes-server", "--scope", "project", project=project)
     cli(project, "export", "--target", "claude-code", "--scope", "project", "--write")
-    assert "tool" in json.loads((project / ".mcp.json").read_text())["mcpServers"]
+    name = "plugin_notes-server_notes"
+    assert name in json.loads((project / ".mcp.json").read_text())["mcpServers"]
     servers = run("config", "resolve", project=project)["mcpServers"]
-    assert {s["origin"]["scope"] for s in servers.values()} == {"user"}
+    assert {s["origin"]["scope"] for s in servers.values()} == {"plugin"}
     assert run("trust", "list", project=project)["entries"] == []
     doc = json.loads((project / ".mcp.json").read_text())
-    doc["mcpServers"]["tool"]["args"] = ["--edited-by-hand"]
+    doc["mcpServers"][name]["args"] = ["--edited-by-hand"]
     (project / ".mcp.json").write_text(json.dumps(doc))
     rows = run("trust", "list", project=project)["entries"]
-    assert [(r["name"], r["state"]) for r in rows] == [("tool", "pending")]  # now the user's
+    assert [(r["name"], r["state"]) for r in rows] == [(name, "pending")]  # now the user's
 
 
 def test_doctor_finds_problems_and_says_what_to_do(home: Path, project: Path) -> None:
@@ -291,7 +310,7 @@ def test_doctor_finds_problems_and_says_what_to_do(home: Path, project: Path) ->
 
 
 def test_claude_local_scope_goes_under_the_projects_entry(home: Path, project: Path) -> None:
-    add_servers(project)
+    add_servers(project, "local")
     state = home / ".claude.json"
     own = '{\n  "projects": {\n    "/elsewhere": {\n      "allowedTools": []\n    }\n  }\n}'
     state.write_text(own)

@@ -94,6 +94,11 @@ SCENARIOS: dict[str, Scenario] = {
         ["mcp", "remove", "tool", "-s", "project"],
     ),
     "trust-approve": Scenario([], ["trust", "approve", "--all"], project_servers),
+    "mcp-add-local": Scenario([], ["mcp", "add", "tool", "-s", "local", "--", "run-tool"]),
+    "mcp-remove-local": Scenario(
+        [["mcp", "add", "tool", "-s", "local", "--", "run-tool"]],
+        ["mcp", "remove", "tool", "-s", "local"],
+    ),
 }
 
 
@@ -156,9 +161,9 @@ def recover(root: Path) -> None:
 
 
 def state(root: Path) -> dict[str, bytes]:
-    """Every file and folder under the root, with timestamps and the root path masked. plugman's
-    lock file and folders in its home that hold no other file are not counted: plugman keeps its
-    standard folders and its lock once made."""
+    """Every file (with its mode) and folder under the root, with timestamps and the root path
+    masked. plugman's lock file and folders in its home that hold no other file are not
+    counted: plugman keeps its standard folders and its lock once made."""
     found = {}
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root).as_posix()
@@ -173,7 +178,7 @@ def state(root: Path) -> dict[str, bytes]:
         data = path.read_bytes().replace(str(root).encode(), b"<ROOT>")
         if path.suffix == ".json" and "agent" not in rel:
             data = json.dumps(_masked(json.loads(data)), sort_keys=True).encode()
-        found[rel] = data
+        found[rel] = data + f"\n<mode {oct(path.stat().st_mode & 0o777)}>".encode()
     return found
 
 
