@@ -28,6 +28,12 @@ def expand(text: str, env: Mapping[str, str], missing: list[str]) -> str:
     return VARIABLE.sub(replace, text)
 
 
+def substitute(text: str, env: Mapping[str, str]) -> str:
+    """`text` with only the variables `env` names put in; every other reference stays as
+    written, its default included, for whoever expands it later (resolve, an agent, a shell)."""
+    return VARIABLE.sub(lambda match: env.get(match.group(1), match.group(0)), text)
+
+
 def expand_entry(entry: dict[str, Any], env: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
     """A server entry with `command`, `args`, `env`, `url` and `headers` expanded; the names of
     unset variables that had no default."""

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 from plugman import declarations, export_record, schema
 from plugman.diagnostics import Diagnostic, Sink
-from plugman.expand import VARIABLE, expand
+from plugman.expand import VARIABLE, substitute
 from plugman.manifest import hooks as hook_files
 from plugman.manifest import mcp, plugin
 from plugman.manifest.reader import Report
@@ -204,9 +204,9 @@ def _substitute_hook(handler: dict[str, Any], env: dict[str, str] | None) -> dic
 
 
 def _shell_value(match: re.Match[str], env: dict[str, str]) -> str:
-    name, default = match.group(1), match.group(2)
+    name = match.group(1)
     if name not in env:
-        return match.group(0) if default is None else default  # as expand() does
+        return match.group(0)  # the shell expands it, default included
     return env[name] if SHELL_SAFE.match(env[name]) else match.group(0)
 
 
@@ -215,7 +215,7 @@ def _substitute(value: Any, env: dict[str, str] | None) -> Any:
     if not env:
         return value
     if isinstance(value, str):
-        return expand(value, env, [])
+        return substitute(value, env)
     if isinstance(value, list):
         return [_substitute(item, env) for item in value]
     if isinstance(value, dict):
