@@ -124,6 +124,17 @@ def test_sync_of_a_teammates_change_to_a_plugin_i_installed_waits(project: Path)
     assert GUARDRAILS in plugin_hooks(resolved(project))
 
 
+def test_update_keeps_the_consent_of_an_install_and_not_of_a_sync(cloned: Path) -> None:
+    run("install", "guardrails", "--scope", "project", project=cloned)  # consent to this one
+    for name in ("guardrails", "notes-server"):
+        readme = cloned / "marketplace" / "plugins" / name / "README.md"
+        readme.write_text(readme.read_text() + "\nnew upstream text\n")
+    assert len(run("update", "--scope", "project", project=cloned)["changes"]) == 2
+    doc = resolved(cloned)
+    assert GUARDRAILS in plugin_hooks(doc)
+    assert NOTES in pending(doc)
+
+
 def test_trust_list_shows_what_each_approval_covers(cloned: Path, isolated_home: Path) -> None:
     (cloned / ".mcp.json").write_text(
         json.dumps(
