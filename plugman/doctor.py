@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from plugman import edit, export_record
 from plugman.errors import PlugmanError
@@ -82,12 +82,17 @@ def _pending(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
         Problem(
             WARNING,
             row["file"],
-            f"project {row['kind']} {row['name']!r} is pending approval, so it is not used",
-            f"review it, then: plugman trust approve {row['name']}",
+            f"{_whose(row)} {row['kind']} {row['name']!r} is pending approval, so it is not used",
+            f"review it (plugman trust list), then: plugman trust approve "
+            f"{row['plugin'] or row['name']}",
         )
         for row in trust.listing(paths)
         if row["state"] == "pending"
     ]
+
+
+def _whose(row: dict[str, Any]) -> str:
+    return f"plugin {row['plugin']}'s" if row["plugin"] else "project"
 
 
 def _exports(paths: Paths, env: Mapping[str, str]) -> list[Problem]:

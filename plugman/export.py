@@ -203,7 +203,8 @@ def _render(
     pending = [d for d in document["diagnostics"] if d["code"] == "pending-approval"]
     if pending:
         notes.append(
-            f"not exported, pending approval: {len(pending)} project entries; "
+            f"not exported, pending approval: {len(pending)} "
+            f"{'entry' if len(pending) == 1 else 'entries'}; "
             "see 'plugman trust list'"
         )
     if scoped and (paths.managed_mcp.is_file() or _connectors(paths)):

@@ -55,6 +55,7 @@ def _add(work: Session, record: Record, planned: resolver.Planned, explicit: boo
         "required_by": sorted(set(previous.get("required_by", [])) | set(planned.required_by[-1:])),
         "entry": planned.entry,
         "components": components(planned.plugin),
+        "consented": True,  # installed here by hand: its servers and hooks run (plugman.scopes)
     }
     if explicit:
         declare(work, record, planned.id, planned.specifier or "*")

@@ -28,13 +28,16 @@ _LITERALS = {"true": True, "false": False, "null": None}
 
 
 class Problem(NamedTuple):
-    """Something tolerated while reading: the value still loads."""
+    """Something tolerated while reading: the value still loads. An error is what a strict JSON
+    parser (json.loads, JSON.parse) rejects; a warning is what it accepts (a duplicate key: the
+    readers of plugman's formats make that an error, plugman.manifest.reader)."""
 
     severity: str
     code: str
     message: str
     offset: int
     hint: str
+    path: KeyPath = ()
 
 
 class JsonSyntaxError(ValueError):
@@ -219,15 +222,7 @@ class _Parser:
             key_offset = self.pos
             key = self.string()
             if key in result:
-                self.problems.append(
-                    Problem(
-                        WARNING,
-                        "json-duplicate-key",
-                        f"duplicate key {key!r}; the last one wins",
-                        key_offset,
-                        "keep one entry per key",
-                    )
-                )
+                self.duplicate((*path, key), key_offset)
             self.offsets[(*path, key)] = key_offset
             self.skip()
             self.expect(":")
@@ -235,6 +230,22 @@ class _Parser:
             result[key] = self.value((*path, key), depth + 1)
             if self.close("}"):
                 return result
+
+    def duplicate(self, path: KeyPath, offset: int) -> None:
+        """A key set twice in one object: json.loads (and Claude Code) keep the last value."""
+        first = self.text.count("\n", 0, self.offsets[path]) + 1
+        again = self.text.count("\n", 0, offset) + 1
+        self.problems.append(
+            Problem(
+                WARNING,
+                "json-duplicate-key",
+                f"duplicate key {path[-1]!r} (line {first} and line {again}): a reviewer reading "
+                "the file sees the first value, while Claude Code and plugman use the last",
+                offset,
+                "keep one entry per key",
+                path,
+            )
+        )
 
     def array(self, path: KeyPath, depth: int) -> list[Any]:
         result: list[Any] = []

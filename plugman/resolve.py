@@ -4,8 +4,9 @@ A pure function. Rules (spec §1, §7): a present managed-mcp.json is exclusive 
 plus claude.ai connectors with `allowAllClaudeAiMcps`); otherwise precedence is
 claude.ai < plugin < user < project < local and the whole entry wins, never a field merge.
 Plugin and connector servers are dropped when their endpoint (URL, or command + args) is a
-manual scope's. Policy denies; project entries wait for approval (keyed to their content
-hash); unset variables drop an entry. Hooks concatenate per event, highest scope first, an
+manual scope's. Policy denies; project entries, and the servers and hooks of plugins `sync`
+installed from the project's declaration, wait for approval (keyed to their content hash);
+unset variables drop an entry. Hooks concatenate per event, highest scope first, an
 identical handler once; skills go by name.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from plugman.expand import expand_entry
@@ -54,6 +56,9 @@ class Layers(NamedTuple):
     servers: tuple[Server, ...] = ()  # every other scope; origin.scope says which
     hooks: tuple[Hook, ...] = ()
     skills: tuple[Skill, ...] = ()
+    # plugins whose servers and hooks wait for approval (nobody on this machine chose them:
+    # `sync` installed them from the project's declaration): plugin id -> its tree's hash
+    unconsented: Mapping[str, str] = MappingProxyType({})
 
 
 class Dropped(NamedTuple):
@@ -78,6 +83,25 @@ def content_hash(name: str, entry: dict[str, Any]) -> str:
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
 
+def approval_key(
+    name: str, entry: dict[str, Any], origin: Origin, unconsented: Mapping[str, str]
+) -> str | None:
+    """The hash an approval of this server or hook is keyed to; None when it needs none. A
+    plugin's entry is keyed to the plugin's tree too, so any change to the plugin waits again."""
+    if origin.scope in NEEDS_APPROVAL:
+        return content_hash(name, entry)
+    tree = unconsented.get(origin.plugin or "") if origin.scope == "plugin" else None
+    if tree is None:
+        return None
+    return content_hash(name, {"plugin": origin.plugin, "tree": tree, "entry": entry})
+
+
+def _hook_hint(name: str, origin: Origin) -> str:
+    """How to approve a hook: by its name, EVENT:MATCHER, or (several hooks of a plugin may
+    share that name) by its plugin."""
+    return f"run: plugman trust approve {origin.plugin if origin.scope == 'plugin' else name}"
+
+
 def rank(origin: Origin) -> int:
     return PRECEDENCE.index(origin.scope)
 
@@ -100,15 +124,27 @@ def resolve(
     here does not drop the entry)."""
     dropped: list[Dropped] = []
     candidates = _candidates(layers, policy, dropped)
-    eligible = [s for s in candidates if _eligible(s, policy, env, approved, dropped, references)]
+    waiting = _Waiting(approved, layers.unconsented)
+    eligible = [s for s in candidates if _eligible(s, policy, env, waiting, dropped, references)]
     servers, shadowed = _by_precedence(eligible, dropped)
     expanded = {
         name: s if references else s._replace(entry=expand_entry(s.entry, env)[0])
         for name, s in servers.items()
     }
-    hooks = _hooks(layers, policy, approved, dropped)
+    hooks = _hooks(layers, policy, waiting, dropped)
     skills = _skills(layers.skills, dropped)
     return Resolved(expanded, shadowed, dropped, hooks, skills)
+
+
+class _Waiting(NamedTuple):
+    """What decides whether an entry waits for approval."""
+
+    approved: frozenset[str]
+    unconsented: Mapping[str, str]
+
+    def pending(self, name: str, entry: dict[str, Any], origin: Origin) -> bool:
+        key = approval_key(name, entry, origin, self.unconsented)
+        return key is not None and key not in self.approved
 
 
 def _candidates(layers: Layers, policy: Policy, dropped: list[Dropped]) -> list[Server]:
@@ -135,7 +171,7 @@ def _eligible(
     server: Server,
     policy: Policy,
     env: Mapping[str, str],
-    approved: frozenset[str],
+    waiting: _Waiting,
     dropped: list[Dropped],
     references: bool = False,
 ) -> bool:
@@ -146,19 +182,10 @@ def _eligible(
     if reason:
         dropped.append(Dropped("server", server.name, server.origin, "policy", reason))
         return False
-    if server.origin.scope in NEEDS_APPROVAL:
-        digest = content_hash(server.name, server.entry)
-        if digest not in approved:
-            dropped.append(
-                Dropped(
-                    "server",
-                    server.name,
-                    server.origin,
-                    "pending-approval",
-                    f"run: plugman trust approve {server.name}",
-                )
-            )
-            return False
+    if waiting.pending(server.name, server.entry, server.origin):
+        hint = f"run: plugman trust approve {server.name}"
+        dropped.append(Dropped("server", server.name, server.origin, "pending-approval", hint))
+        return False
     if missing and not references:
         dropped.append(
             Dropped(
@@ -212,9 +239,7 @@ def _by_precedence(
     return dict(sorted(winners.items())), shadowed
 
 
-def _hooks(
-    layers: Layers, policy: Policy, approved: frozenset[str], dropped: list[Dropped]
-) -> list[Hook]:
+def _hooks(layers: Layers, policy: Policy, waiting: _Waiting, dropped: list[Dropped]) -> list[Hook]:
     kept: list[Hook] = []
     seen: set[str] = set()
     for hook in sorted(layers.hooks, key=lambda h: (rank(h.origin), h.origin.file)):  # stable
@@ -222,17 +247,9 @@ def _hooks(
         if policy.allow_managed_hooks_only and hook.origin.scope != "managed":
             dropped.append(Dropped("hook", name, hook.origin, "policy", "allowManagedHooksOnly"))
             continue
-        digest = content_hash(name, hook.handler)
-        if hook.origin.scope in NEEDS_APPROVAL and digest not in approved:
-            dropped.append(
-                Dropped(
-                    "hook",
-                    name,
-                    hook.origin,
-                    "pending-approval",
-                    "run: plugman trust approve --hooks",
-                )
-            )
+        if waiting.pending(name, hook.handler, hook.origin):
+            hint = _hook_hint(name, hook.origin)
+            dropped.append(Dropped("hook", name, hook.origin, "pending-approval", hint))
             continue
         same = json.dumps([hook.event, hook.matcher, hook.handler], sort_keys=True)
         if hook.origin.scope != "plugin" and same in seen:

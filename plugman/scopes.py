@@ -4,6 +4,10 @@ managed: `managed-settings.toml` (policy, hooks) and `managed-mcp.json` (exclusi
 claude.ai: the connectors cache; plugin: every enabled plugin's servers, hooks and skills;
 user, project, local: `[mcp_servers]` and `[hooks]` in their plugman.toml, plus the project's
 `.mcp.json`. Problems in these files become diagnostics, never crashes.
+
+A project plugin that nobody installed on this machine (`sync` installed it from the project's
+committed declaration: its record entry has no `consented` flag, which `plugman install` sets)
+is unconsented: its servers and hooks wait for `plugman trust approve`.
 """
 
 from __future__ import annotations
@@ -44,6 +48,16 @@ APPROVAL_KEYS = frozenset(
 SHELL_SAFE = re.compile(r"^[\w@%+=:,./ -]*$")  # nothing a shell expands, quotes or runs
 
 
+class Contributions(NamedTuple):
+    """What the installed plugins bring."""
+
+    rows: list[dict[str, Any]]
+    servers: list[Server]
+    hooks: list[Hook]
+    skills: list[Skill]
+    unconsented: dict[str, str]  # plugin id -> content hash (see the module's docstring)
+
+
 class Scopes(NamedTuple):
     layers: Layers
     policy: Policy
@@ -74,9 +88,15 @@ def load(paths: Paths, only: str | None = None) -> Scopes:
         table = _toml(file, report)
         _ignored_keys(table, file, paths, report)
         hooks += _hooks_of(table.get("hooks"), scope, file, report)
-    plugins, plugin_servers, plugin_hooks, skills = _plugins(paths, report, only)
-    layers = Layers(managed, (*servers, *plugin_servers), (*hooks, *plugin_hooks), tuple(skills))
-    return Scopes(layers, _policy(settings), plugins, report.diagnostics)
+    found = _plugins(paths, report, only)
+    layers = Layers(
+        managed,
+        (*servers, *found.servers),
+        (*hooks, *found.hooks),
+        tuple(found.skills),
+        found.unconsented,
+    )
+    return Scopes(layers, _policy(settings), found.rows, report.diagnostics)
 
 
 def _ignored_keys(table: dict[str, Any], file: Path, paths: Paths, report: Report) -> None:
@@ -223,46 +243,55 @@ def _substitute(value: Any, env: dict[str, str] | None) -> Any:
     return value
 
 
-def _plugins(
-    paths: Paths, report: Report, only: str | None = None
-) -> tuple[list[dict[str, Any]], list[Server], list[Hook], list[Skill]]:
+def consented(scope: str, entry: dict[str, Any]) -> bool:
+    """Whether someone on this machine chose the plugin (see the module's docstring). User and
+    local scopes are only ever written by `plugman install` and `update`."""
+    return scope != "project" or entry.get("consented") is True
+
+
+def _plugins(paths: Paths, report: Report, only: str | None = None) -> Contributions:
     """Every installed plugin (the highest scope's record wins; with `only`, that scope's
     record alone) and what enabled ones bring."""
     chosen: dict[str, tuple[str, dict[str, Any]]] = {}
     for scope in (only,) if only else sorted(SCOPES, key=lambda s: SCOPE_RANK[s]):
         for plugin_id, entry in Record.load(paths, scope).plugins.items():
             chosen.setdefault(plugin_id, (scope, entry))
-    rows, servers, hooks, skills = [], [], [], []
-    store = Store(paths.store_dir)
+    found = Contributions([], [], [], [], {})
     for plugin_id, (scope, entry) in sorted(chosen.items()):
-        rows.append(
-            {
-                "id": plugin_id,
-                "version": entry["version"],
-                "enabled": entry.get("enabled", True),
-                "scope": scope,
-            }
+        enabled = entry.get("enabled", True)
+        found.rows.append(
+            {"id": plugin_id, "version": entry["version"], "enabled": enabled, "scope": scope}
         )
-        if not entry.get("enabled", True):
-            continue
-        root = store.path(entry["content_hash"])
-        fields = entry.get("entry")
-        declaration = plugin.Declaration(fields, Sink(str(root))) if fields else None
-        loaded = plugin.load(root, report, declaration, strict=fields is None)
-        if loaded is None:
-            continue
-        env = {
-            "CLAUDE_PLUGIN_ROOT": str(root),
-            "CLAUDE_PROJECT_DIR": str(paths.project_dir),
-            "CLAUDE_PLUGIN_DATA": str(paths.plugin_data(plugin_id)),
-        }
-        origin = Origin("plugin", str(root), plugin_id)
-        servers += [
-            Server(f"plugin:{loaded.name}:{s.name}", _substitute(s.entry, env), origin)
-            for s in loaded.mcp_servers
-        ]
-        hooks += [
-            Hook(h.event, h.matcher, _substitute_hook(h.entry, env), origin) for h in loaded.hooks
-        ]
-        skills += [Skill(f"{loaded.name}:{s.name}", str(s.path), origin) for s in loaded.skills]
-    return rows, servers, hooks, skills
+        if enabled:
+            if not consented(scope, entry):
+                found.unconsented[plugin_id] = entry["content_hash"]
+            _contribute(found, paths, plugin_id, entry, report)
+    return found
+
+
+def _contribute(
+    found: Contributions, paths: Paths, plugin_id: str, entry: dict[str, Any], report: Report
+) -> None:
+    """Add what one enabled plugin brings, its own variables put in."""
+    root = Store(paths.store_dir).path(entry["content_hash"])
+    fields = entry.get("entry")
+    declaration = plugin.Declaration(fields, Sink(str(root))) if fields else None
+    loaded = plugin.load(root, report, declaration, strict=fields is None)
+    if loaded is None:
+        return
+    env = {
+        "CLAUDE_PLUGIN_ROOT": str(root),
+        "CLAUDE_PROJECT_DIR": str(paths.project_dir),
+        "CLAUDE_PLUGIN_DATA": str(paths.plugin_data(plugin_id)),
+    }
+    origin = Origin("plugin", str(root), plugin_id)
+    found.servers.extend(
+        Server(f"plugin:{loaded.name}:{s.name}", _substitute(s.entry, env), origin)
+        for s in loaded.mcp_servers
+    )
+    found.hooks.extend(
+        Hook(h.event, h.matcher, _substitute_hook(h.entry, env), origin) for h in loaded.hooks
+    )
+    found.skills.extend(
+        Skill(f"{loaded.name}:{s.name}", str(s.path), origin) for s in loaded.skills
+    )

@@ -158,6 +158,8 @@ def _apply(
             "required_by": current.get("required_by", []),
             "installed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
+        # new content nobody here chose: its servers and hooks wait for approval (plugman.scopes)
+        record.plugins[plugin_id].pop("consented", None)
         if plugin_id in declared:
             value = declared[plugin_id]
             record.plugins[plugin_id]["declared"] = value if isinstance(value, str) else "*"

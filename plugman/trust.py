@@ -1,7 +1,10 @@
-"""Approvals of project-supplied MCP servers and hooks, kept outside the repository.
+"""Approvals of the MCP servers and hooks a project supplies, kept outside the repository.
 
-An approval is keyed to the entry's content hash (plugman.resolve.content_hash), so a changed
-command is pending again; nothing inside a project can approve itself.
+What waits for approval: the project's own entries (`.mcp.json`, `[mcp_servers]` and `[hooks]`
+in its plugman.toml) and the servers and hooks of plugins that `sync` installed from the
+project's declaration (plugman.scopes). An approval is keyed to the entry's content hash
+(plugman.resolve.approval_key), so a changed entry or plugin is pending again; nothing inside a
+project can approve itself.
 """
 
 from __future__ import annotations
@@ -9,16 +12,27 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from plugman import scopes
-from plugman.errors import PlugmanError
+from plugman import redact, scopes
+from plugman.errors import PlugmanError, UsageError
 from plugman.paths import Paths
-from plugman.resolve import Layers, content_hash, resolve
+from plugman.resolve import Layers, Origin, approval_key, resolve
 from plugman.session import session
 from plugman.state import read_state
 
 FORMAT = 1
+LIST = "see: plugman trust list"
+
+
+class Entry(NamedTuple):
+    """One server or hook that needs approval, and what an approval of it covers."""
+
+    kind: str  # server | hook
+    name: str  # a server's name; a hook's EVENT:MATCHER
+    origin: Origin
+    covers: dict[str, Any]  # the server entry, or a hook's event, matcher and handler
+    hash: str
 
 
 def trust_path(paths: Paths) -> Path:
@@ -35,67 +49,140 @@ def approved(paths: Paths) -> frozenset[str]:
     return frozenset(approvals(paths))
 
 
-def project_entries(layers: Layers) -> dict[str, tuple[str, str, str]]:
-    """content hash -> (kind, name, file) of every project-scope server and hook."""
-    found = {
-        content_hash(s.name, s.entry): ("server", s.name, s.origin.file)
-        for s in layers.servers
-        if s.origin.scope == "project"
-    }
+def entries(layers: Layers) -> list[Entry]:
+    """Every server and hook here that needs approval, project entries first."""
+    found = []
+    for server in layers.servers:
+        key = approval_key(server.name, server.entry, server.origin, layers.unconsented)
+        if key is not None:
+            found.append(Entry("server", server.name, server.origin, server.entry, key))
     for hook in layers.hooks:
-        if hook.origin.scope == "project":
-            name = f"{hook.event}:{hook.matcher or '*'}"
-            found[content_hash(name, hook.handler)] = ("hook", name, hook.origin.file)
-    return found
+        name = f"{hook.event}:{hook.matcher or '*'}"
+        key = approval_key(name, hook.handler, hook.origin, layers.unconsented)
+        if key is not None:
+            covers = {"event": hook.event, "matcher": hook.matcher, "handler": hook.handler}
+            found.append(Entry("hook", name, hook.origin, covers, key))
+    unique = {entry.hash: entry for entry in found}  # the same hook in two files: one approval
+    return sorted(unique.values(), key=lambda e: (e.origin.plugin or "", e.kind, e.name, e.hash))
 
 
 def listing(paths: Paths) -> list[dict[str, Any]]:
-    """Every project entry: approved or pending."""
+    """Every entry that needs approval, approved or pending, with what approving it covers
+    (secret values masked)."""
     known = approvals(paths)
-    rows = []
-    for digest, (kind, name, file) in sorted(
-        project_entries(scopes.load(paths).layers).items(), key=lambda item: item[1]
-    ):
-        state = "approved" if digest in known else "pending"
-        rows.append({"kind": kind, "name": name, "file": file, "state": state, "hash": digest})
-    return rows
+    return [
+        _row(entry, "approved" if entry.hash in known else "pending")
+        for entry in entries(scopes.load(paths).layers)
+    ]
+
+
+def _row(entry: Entry, state: str) -> dict[str, Any]:
+    covers = entry.covers
+    if entry.kind == "server":
+        covers = redact.entry(covers)
+    else:
+        covers = {**covers, "handler": redact.entry(covers["handler"])}
+    return {
+        "kind": entry.kind,
+        "name": entry.name,
+        "plugin": entry.origin.plugin,
+        "file": entry.origin.file,
+        "state": state,
+        "covers": covers,
+        "hash": entry.hash,
+    }
 
 
 def approve(paths: Paths, names: list[str], everything: bool = False) -> list[dict[str, Any]]:
-    """Approve pending project entries (by name, or all of them)."""
+    """Approve entries by name (a server or hook name, or a plugin: all it brings), or every
+    pending one. The rows changed or named, as they are now."""
     return _change(paths, names, everything, approving=True)
 
 
 def revoke(paths: Paths, names: list[str], everything: bool = False) -> list[dict[str, Any]]:
+    """Withdraw approvals by name, or every approval of an entry here."""
     return _change(paths, names, everything, approving=False)
 
 
 def _change(
     paths: Paths, names: list[str], everything: bool, approving: bool
 ) -> list[dict[str, Any]]:
-    rows = [r for r in listing(paths) if everything or r["name"] in names]
-    unknown = sorted(set(names) - {r["name"] for r in rows})
-    if unknown:
-        raise PlugmanError(
-            f"no project server or hook named {', '.join(unknown)}", hint="run: plugman trust list"
-        )
+    rows = _select(listing(paths), names, everything, approving)
     with session(paths) as work:
         known = approvals(paths)
         for row in rows:
-            if approving:
-                known[row["hash"]] = {
-                    "kind": row["kind"],
-                    "name": row["name"],
-                    "file": row["file"],
-                    "project": str(paths.project_dir),
-                    "approved_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                }
-            else:
+            if approving and row["hash"] not in known:
+                known[row["hash"]] = _stored(paths, row)
+            elif not approving:
                 known.pop(row["hash"], None)
         body = {"format": FORMAT, "approvals": dict(sorted(known.items()))}
         data = (json.dumps(body, indent=2) + "\n").encode() if known else None
         work.tx.write(trust_path(paths), data)
-    return rows
+    state = "approved" if approving else "pending"
+    return [{**row, "previous": row["state"], "state": state} for row in rows]
+
+
+def _select(
+    rows: list[dict[str, Any]], names: list[str], everything: bool, approving: bool
+) -> list[dict[str, Any]]:
+    """The rows NAMES pick (by entry name, plugin id or plugin name), or with `everything` each
+    row that would change."""
+    verb = "approve" if approving else "revoke"
+    if everything and names:
+        raise UsageError(f"give names or --all, not both: trust {verb} {' '.join(names)} --all")
+    if everything:
+        return [r for r in rows if (r["state"] == "pending") == approving]
+    if not names:
+        raise _nothing_named(rows, verb, "pending" if approving else "approved")
+    picked = [r for r in rows if _named(r, names)]
+    unknown = sorted(n for n in names if not any(_named(r, [n]) for r in rows))
+    if unknown:
+        raise PlugmanError(
+            f"nothing here needs approval under the name {', '.join(unknown)}",
+            hint="run: plugman trust list (names are server names, EVENT:MATCHER for hooks, or "
+            "a plugin, for all it brings)",
+        )
+    return picked
+
+
+def _named(row: dict[str, Any], names: list[str]) -> bool:
+    plugin = row["plugin"] or ""
+    return row["name"] in names or (bool(plugin) and (plugin in names or _short(plugin) in names))
+
+
+def _short(plugin_id: str) -> str:
+    return plugin_id.partition("@")[0]
+
+
+def _nothing_named(rows: list[dict[str, Any]], verb: str, state: str) -> UsageError:
+    """`trust approve` / `revoke` without NAME or --all: a usage error that lists the
+    candidates, so nothing is approved by accident and nothing pending is hidden."""
+    waiting = sorted({_label(r) for r in rows if r["state"] == state})
+    if not waiting:
+        return UsageError(f"name what to {verb}: nothing here is {state}", hint=LIST)
+    count = f"{len(waiting)} {'is' if len(waiting) == 1 else 'are'} {state}"
+    return UsageError(
+        f"name what to {verb}: {count}: {', '.join(waiting)}",
+        hint=f"review them with plugman trust list, then: plugman trust {verb} NAME... (or --all)",
+    )
+
+
+def _label(row: dict[str, Any]) -> str:
+    return f"{row['name']} ({row['plugin']})" if row["plugin"] else row["name"]
+
+
+def _stored(paths: Paths, row: dict[str, Any]) -> dict[str, Any]:
+    """What trust.json keeps of an approval: where it came from, never the entry's values."""
+    found = {
+        "kind": row["kind"],
+        "name": row["name"],
+        "file": row["file"],
+        "project": str(paths.project_dir),
+        "approved_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    if row["plugin"]:
+        found["plugin"] = row["plugin"]
+    return found
 
 
 def resolved_here(

@@ -12,7 +12,8 @@ from plugman.cli.common import Json, paths_of
 
 config_app = typer.Typer(help="The resolved config every agent is fed.", no_args_is_help=True)
 trust_app = typer.Typer(
-    help="Approve the project's own MCP servers and hooks.", no_args_is_help=True
+    help="Approve the MCP servers and hooks a project supplies (its own, and its synced plugins').",
+    no_args_is_help=True,
 )
 Secrets = Annotated[bool, typer.Option("--show-secrets", help="Show secret values unmasked.")]
 
@@ -56,44 +57,52 @@ def explain_command(
 
 @trust_app.command("list")
 def trust_list(ctx: typer.Context, as_json: Json = False) -> None:
-    """The project's servers and hooks, approved or pending."""
+    """What needs approval here: the project's servers and hooks and those of plugins `sync`
+    installed, approved or pending, with the command, args or URL each approval covers."""
     from plugman import trust
 
     rows = trust.listing(paths_of(ctx))
     output.emit(output.envelope("trust list", entries=rows) if as_json else output.trusted(rows))
 
 
+Names = Annotated[
+    list[str] | None,
+    typer.Argument(help="Server names, hook EVENT:MATCHER names, or plugins (all they bring)."),
+]
+
+
 @trust_app.command("approve")
 def trust_approve(
     ctx: typer.Context,
-    names: Annotated[list[str] | None, typer.Argument(help="Server or hook names.")] = None,
+    names: Names = None,
     everything: Annotated[bool, typer.Option("--all", help="Every pending entry.")] = False,
     as_json: Json = False,
 ) -> None:
-    """Approve project entries as they are now (a later change needs approval again)."""
+    """Approve entries as they are now (a later change needs approval again). Without NAME or
+    --all, nothing is approved: the pending entries are listed and the exit code is 2."""
     from plugman import trust
 
     rows = trust.approve(paths_of(ctx), names or [], everything)
     output.emit(
         output.envelope("trust approve", entries=rows)
         if as_json
-        else "\n".join(f"approved {r['kind']} {r['name']}" for r in rows) or "nothing to approve"
+        else output.trust_changed(rows, "approve")
     )
 
 
 @trust_app.command("revoke")
 def trust_revoke(
     ctx: typer.Context,
-    names: Annotated[list[str] | None, typer.Argument(help="Server or hook names.")] = None,
+    names: Names = None,
     everything: Annotated[bool, typer.Option("--all", help="Every approval here.")] = False,
     as_json: Json = False,
 ) -> None:
-    """Withdraw approvals."""
+    """Withdraw approvals (without NAME or --all: list the approved entries, exit code 2)."""
     from plugman import trust
 
     rows = trust.revoke(paths_of(ctx), names or [], everything)
     output.emit(
         output.envelope("trust revoke", entries=rows)
         if as_json
-        else "\n".join(f"revoked {r['kind']} {r['name']}" for r in rows) or "nothing to revoke"
+        else output.trust_changed(rows, "revoke")
     )

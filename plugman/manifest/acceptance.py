@@ -3,13 +3,14 @@
 `validate` reports every finding as it is. `marketplace add|update`, `install`, `update` and
 `sync` read the same files with the same loaders, then sort the errors here, as Claude Code does:
 
-- a finding in one plugin entry of a marketplace skips that entry (whatever it is: a skipped
-  entry is never fetched); the rest stays usable;
+- a finding in one plugin entry of a marketplace skips that entry (a skipped entry is never
+  fetched); the rest stays usable;
 - a finding in one component file (a hooks file, `.mcp.json`, a SKILL.md, a command or agent)
   skips that component, which the loaders never return ("Hook load failed" in Claude Code);
 - LINT_ONLY findings are warnings wherever they are (Claude Code installs such plugins);
-- FATAL findings refuse the plugin or marketplace wherever they are: a path leaving its root,
-  and a duplicate key (a reviewer reads the first value while the agent uses the last).
+- FATAL findings refuse the plugin wherever they are: a path leaving its root, and a
+  duplicate key (a reviewer reads the first value while the agent uses the last), which also
+  refuses a whole marketplace.
 
 Everything else in a manifest (the marketplace's top level, plugin.json, the entry that
 defines a plugin) refuses it.
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from plugman.diagnostics import ERROR, Diagnostic
+from plugman.manifest.reader import REFUSED
 
 # Claude Code accepts these at install: reserved plugin names (a warning there), declared
 # component paths that do not exist, the standard hooks file listed again, name lengths and
@@ -38,7 +40,7 @@ LINT_ONLY = frozenset(
         "skill-name-mismatch",
     }
 )
-FATAL = frozenset({"path-escape", "duplicate-key", "json-duplicate-key"})
+FATAL = frozenset({"path-escape", *REFUSED})
 # Missing marketplace fields Claude Code does without.
 OPTIONAL_KEYS = frozenset({"owner"})
 ENTRY = re.compile(r"^plugins\[(\d+)\]")
@@ -71,6 +73,8 @@ def sort(findings: Iterable[Diagnostic], manifests: set[str], entries: bool = Fa
             continue
         if _lint_only(finding):
             result.tolerated.append(finding)
+        elif finding.code in REFUSED:
+            result.fatal.append(finding)
         elif entries and entry_index(finding) is not None:
             result.skipped.append(finding)
         elif finding.code in FATAL or finding.file in manifests:

@@ -58,6 +58,10 @@ def read_text(path: Path, sink: Sink) -> str | None:
 
 
 JSONC_ONLY = frozenset({"json-comment", "json-trailing-comma"})
+# JSON parsers accept a duplicate key (the last value wins), but in a plugin manifest, hooks
+# file, MCP config or marketplace a reviewer reads the first value while the agent uses the
+# last: an error here, so validate fails and install refuses the plugin.
+REFUSED = frozenset({"json-duplicate-key"})
 
 
 def read_json(
@@ -88,10 +92,10 @@ def read_json(
             continue
         line, column = doc.position(problem.offset)
         sink.add(
-            problem.severity,
+            ERROR if problem.code in REFUSED else problem.severity,
             problem.code,
             problem.message,
-            (),
+            problem.path,
             problem.hint,
             line=line,
             column=column,

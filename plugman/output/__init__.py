@@ -64,6 +64,7 @@ from plugman.output.config import (  # noqa: E402 (they use the helpers above)
     mcp_got,
     mcp_listed,
     resolved,
+    trust_changed,
     trusted,
 )
 from plugman.output.export import doctored, exported  # noqa: E402
@@ -97,6 +98,7 @@ __all__ = [
     "resolved",
     "rows",
     "tool_pool",
+    "trust_changed",
     "trusted",
     "validation",
 ]

@@ -60,11 +60,59 @@ def explained(found: dict[str, Any]) -> str:
 
 
 def trusted(rows: list[dict[str, Any]]) -> str:
+    """`plugman trust list`: each entry, its state and what approving it covers."""
     if not rows:
-        return "the project supplies no MCP servers or hooks"
-    return "\n".join(
-        f"{r['state']:9} {r['kind']:7} {r['name']}  ({display_path(r['file'])})" for r in rows
-    )
+        return "nothing here needs approval (no project servers or hooks, no synced plugins)"
+    lines = []
+    for row in rows:
+        lines.append(f"{row['state']:9} {row['kind']:6} {row['name']}  ({_source(row)})")
+        lines += [f"{'':17}{line}" for line in covers(row)]
+    if any(row["state"] == "pending" for row in rows):
+        lines.append("approve after review: plugman trust approve NAME... (or --all)")
+    return "\n".join(lines)
+
+
+def trust_changed(rows: list[dict[str, Any]], verb: str) -> str:
+    """What `trust approve` / `trust revoke` did, with what each approval covers."""
+    if not rows:
+        return f"nothing to {verb}"
+    done = "approved" if verb == "approve" else "revoked"
+    lines = []
+    for row in rows:
+        changed = row["previous"] != row["state"]
+        what = done if changed else f"already {row['state']}:"
+        lines.append(f"{what} {row['kind']} {row['name']}  ({_source(row)})")
+        lines += [f"    {line}" for line in covers(row)]
+    return "\n".join(lines)
+
+
+def _source(row: dict[str, Any]) -> str:
+    return f"plugin {row['plugin']}" if row["plugin"] else display_path(row["file"])
+
+
+def covers(row: dict[str, Any]) -> list[str]:
+    """What an approval covers, in words: a server's command and args or URL (and its env and
+    headers, secrets already masked), what a hook runs (its name says its event and matcher)."""
+    return _runs(row["covers"]["handler"] if row["kind"] == "hook" else row["covers"])
+
+
+def _runs(entry: dict[str, Any]) -> list[str]:
+    import shlex
+
+    if isinstance(entry.get("url"), str):
+        lines = [f"{entry.get('type', 'http')} {entry['url']}"]
+    elif isinstance(entry.get("command"), str):
+        args = [str(a) for a in entry["args"]] if isinstance(entry.get("args"), list) else []
+        lines = [f"runs: {shlex.join([entry['command'], *args]) if args else entry['command']}"]
+    elif isinstance(entry.get("prompt"), str):
+        lines = [f"prompt: {entry['prompt']}"]
+    else:
+        lines = [json.dumps(entry, sort_keys=True)]
+    for field in ("env", "headers"):
+        if isinstance(entry.get(field), dict) and entry[field]:
+            pairs = " ".join(f"{k}={v}" for k, v in entry[field].items())
+            lines.append(f"{field}: {pairs}")
+    return lines
 
 
 def mcp_changed(command: str, change: Any, as_json: bool) -> str:

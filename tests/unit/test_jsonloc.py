@@ -55,6 +55,16 @@ def test_duplicate_key_is_a_warning_and_last_wins() -> None:
     assert [(p.severity, p.code) for p in doc.problems] == [("warning", "json-duplicate-key")]
 
 
+def test_duplicate_key_names_its_path_and_both_lines() -> None:
+    """A warning to jsonloc (json.loads accepts it); plugman's readers make it an error."""
+    doc = jsonloc.parse('{"s": {\n  "command": "safe",\n  "command": "evil"\n}}')
+    [problem] = doc.problems
+    assert problem.path == ("s", "command")
+    assert doc.position(problem.offset) == (3, 3)
+    assert "duplicate key 'command' (line 2 and line 3)" in problem.message
+    assert doc.value == {"s": {"command": "evil"}}
+
+
 @pytest.mark.parametrize(
     ("text", "message", "line", "column"),
     [
