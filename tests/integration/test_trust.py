@@ -278,7 +278,7 @@ def test_a_duplicate_key_is_refused_by_validate_and_install(
     assert f"(line {first} and line {again})" in validated.stdout
     assert "a reviewer reading the file sees the first value" in validated.stdout
     said = fails("install", str(plugin), project=tmp_path)
-    assert f"{Path(relative).name} {path}: duplicate key" in said, said
+    assert f"{relative}:{again} {path}: duplicate key" in said, said
     assert f"(line {first} and line {again})" in said
     assert "Claude Code and plugman use the last" in said
     assert not (isolated_home / "data" / "store").exists() or not [
