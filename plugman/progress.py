@@ -1,7 +1,9 @@
-"""Progress messages from long steps (clones, downloads), for whoever listens.
+"""Progress messages from long steps (clones, downloads) and warnings, for whoever listens.
 
-Core code calls `say`; the CLI decides whether and how to show it (on a terminal only), so the
-core still never prints.
+Core code calls `say` (progress) and `warn` (something the user should know that does not fail
+the command, e.g. a cleanup after a commit that could not finish); the CLI decides whether and
+how to show them (progress on a terminal only, warnings always on stderr), so the core still
+never prints.
 """
 
 from __future__ import annotations
@@ -12,12 +14,19 @@ from contextvars import ContextVar
 
 Listener = Callable[[str], None]
 _listener: ContextVar[Listener | None] = ContextVar("plugman_progress", default=None)
+_warner: ContextVar[Listener | None] = ContextVar("plugman_warnings", default=None)
 
 
 def say(message: str) -> None:
     listener = _listener.get()
     if listener is not None:
         listener(message)
+
+
+def warn(message: str) -> None:
+    warner = _warner.get()
+    if warner is not None:
+        warner(message)
 
 
 @contextmanager
@@ -27,3 +36,12 @@ def listening(listener: Listener | None) -> Iterator[None]:
         yield
     finally:
         _listener.reset(token)
+
+
+@contextmanager
+def warnings_to(listener: Listener | None) -> Iterator[None]:
+    token = _warner.set(listener)
+    try:
+        yield
+    finally:
+        _warner.reset(token)

@@ -89,12 +89,21 @@ def read_record(path: Path) -> dict[str, Any] | None:
     return read_state(path, "run 'plugman doctor', or move the file away and reinstall")
 
 
+def all_records(paths: Paths) -> list[dict[str, Any]]:
+    """Every record of every scope and every project."""
+    folder = paths.state_dir / "installed"
+    if not folder.is_dir():
+        return []
+    return [read_record(path) or {} for path in sorted(folder.glob("*.json"))]
+
+
 def referenced_hashes(paths: Paths) -> set[str]:
     """Every content hash any record (any scope, any project) refers to: the store's roots."""
-    folder = paths.state_dir / "installed"
-    found: set[str] = set()
-    if folder.is_dir():
-        for path in folder.glob("*.json"):
-            data = read_record(path) or {}
-            found |= {p["content_hash"] for p in data.get("plugins", {}).values()}
-    return found
+    return {
+        p["content_hash"] for data in all_records(paths) for p in data.get("plugins", {}).values()
+    }
+
+
+def installed_ids(paths: Paths) -> set[str]:
+    """Every plugin id installed in any scope of any project."""
+    return {plugin_id for data in all_records(paths) for plugin_id in data.get("plugins", {})}

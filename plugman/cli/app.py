@@ -18,7 +18,10 @@ class RootGroup(TyperGroup):
 
     def invoke(self, ctx: Any) -> Any:
         try:
-            with progress.listening(output.progress_listener()):
+            with (
+                progress.listening(output.progress_listener()),
+                progress.warnings_to(output.warning_listener()),
+            ):
                 return super().invoke(ctx)
         except PlugmanError as exc:
             output.emit(output.error(exc), err=True)

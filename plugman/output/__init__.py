@@ -30,6 +30,11 @@ def progress_listener() -> Callable[[str], None] | None:
     return lambda message: console.print(f"[dim]… {message}[/dim]", highlight=False)
 
 
+def warning_listener() -> Callable[[str], None]:
+    """Show warnings on stderr, always (stdout stays the command's result, e.g. its JSON)."""
+    return lambda message: emit(f"warning: {message}", err=True)
+
+
 def envelope(command: str, **body: Any) -> str:
     """The versioned JSON document every `--json` output uses."""
     return json.dumps({"format": FORMAT_VERSION, "command": command, **body}, indent=2)
@@ -92,4 +97,5 @@ __all__ = [
     "tool_pool",
     "trusted",
     "validation",
+    "warning_listener",
 ]

@@ -1,0 +1,100 @@
+"""Defects a new user hit (issue 11, item 5), each kept fixed with the real CLI on real files."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import Result
+from typer.testing import CliRunner
+
+from plugman.cli.app import app
+from tests.conftest import SAMPLES
+from tests.integration.helpers import run
+
+
+def cli(*args: str, project: Path | None = None, stdin: str | None = None) -> Result:
+    argv = ([] if project is None else ["--project", str(project)]) + list(args)
+    return CliRunner().invoke(app, argv, input=stdin)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    folder = tmp_path / "project"
+    shutil.copytree(SAMPLES, folder / "marketplace", ignore=shutil.ignore_patterns("invalid"))
+    run("marketplace", "add", "./marketplace", project=folder)
+    return folder
+
+
+# 1. uninstall removes the plugin's data folder; --keep-data keeps it
+
+
+def test_uninstall_removes_the_data_folder_unless_keep_data(
+    project: Path, isolated_home: Path
+) -> None:
+    data = isolated_home / "data" / "plugins" / "toolbox-plugman-samples"
+    run("install", "toolbox", project=project)
+    data.mkdir(parents=True)
+    (data / "cache.txt").write_text("kept by the plugin\n")
+    run("uninstall", "toolbox", "--keep-data", project=project)
+    assert (data / "cache.txt").is_file()
+    run("install", "toolbox", project=project)
+    run("install", "toolbox", "--scope", "project", project=project)
+    run("uninstall", "toolbox", project=project)
+    assert data.is_dir(), "still installed in the project scope"
+    run("uninstall", "toolbox", "--scope", "project", project=project)
+    assert not data.exists()
+
+
+# 2. a cleanup after the commit warns; it never fails the command or later ones
+
+
+@pytest.fixture
+def undeletable() -> Iterator[list[Path]]:
+    """Folders made undeletable for real (chattr +i as root, a read-only parent otherwise)."""
+    folders: list[Path] = []
+    yield folders
+    for folder in folders:
+        subprocess.run(["chattr", "-i", str(folder)], capture_output=True)
+        folder.chmod(0o755)
+
+
+def make_undeletable(folder: Path, undeletable: list[Path]) -> None:
+    (folder / "pinned").mkdir()
+    (folder / "pinned" / "file").write_text("x")
+    pinned = folder / "pinned"
+    undeletable.append(pinned)
+    if os.geteuid() == 0:
+        if subprocess.run(["chattr", "+i", str(pinned)], capture_output=True).returncode:
+            pytest.skip("chattr +i is not supported here")
+    else:
+        pinned.chmod(0o555)
+    try:
+        (pinned / "file").unlink()
+    except OSError:
+        return
+    pytest.skip("no way to make a folder undeletable here")
+
+
+def test_a_cleanup_failure_after_the_commit_is_a_warning(
+    project: Path, isolated_home: Path, undeletable: list[Path]
+) -> None:
+    [change] = run("install", "toolbox", project=project)["changes"]
+    tree = isolated_home / "data" / "store" / change["content_hash"].removeprefix("sha256:")
+    make_undeletable(tree, undeletable)
+    done = cli("uninstall", "toolbox", "--json", project=project)
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout)["changes"][0]["action"] == "uninstalled"
+    assert "nothing was changed" not in done.output
+    assert f"warning: could not remove {tree}: " in done.stderr
+    assert "left in place" in done.stderr
+    assert run("list", project=project)["plugins"] == []
+    again = cli("install", "guardrails", project=project)  # later commands work, and warn again
+    assert again.exit_code == 0, again.output
+    assert "installed guardrails@plugman-samples" in again.stdout
+    assert "warning: could not remove" in again.stderr
