@@ -69,7 +69,8 @@ def load(paths: Paths) -> Scopes:
         hooks += _hooks_of(table.get("hooks"), scope, file, report)
     plugins, plugin_servers, plugin_hooks, skills = _plugins(paths, report)
     layers = Layers(managed, (*servers, *plugin_servers), (*hooks, *plugin_hooks), tuple(skills))
-    return Scopes(layers, _policy(settings), plugins, report.diagnostics)
+    diagnostics = list(dict.fromkeys(report.diagnostics))  # a file read twice, reported once
+    return Scopes(layers, _policy(settings), plugins, diagnostics)
 
 
 def _ignored_keys(table: dict[str, Any], file: Path, paths: Paths, report: Report) -> None:
@@ -91,7 +92,8 @@ def _toml(file: Path, report: Report) -> dict[str, Any]:
     try:
         return dict(declarations.load(file).unwrap())
     except Exception as exc:  # a PlugmanError naming the file and the TOML problem
-        report.sink(file).error("toml-syntax", str(exc).splitlines()[0], (), "fix the file")
+        message = str(exc).splitlines()[0].removeprefix(f"{file} is ")  # the file is its place
+        report.sink(file).error("toml-syntax", message, (), "fix the file")
         return {}
 
 

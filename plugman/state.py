@@ -74,13 +74,14 @@ def read_state(path: Path, hint: str) -> dict[str, Any] | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:
-        raise PlugmanError(f"{path} is unreadable: {exc}", hint=hint) from None
+        raise PlugmanError(f"unreadable: {exc}", hint=hint, where=str(path)) from None
     if not isinstance(data, dict) or not isinstance(data.get("format", 0), int):
-        raise PlugmanError(f"{path} is not a plugman state file", hint=hint)
+        raise PlugmanError("not a plugman state file", hint=hint, where=str(path))
     if data.get("format", 0) > FORMAT:
         raise PlugmanError(
-            f"{path} was written by a newer plugman (format {data['format']})",
+            f"written by a newer plugman (format {data['format']})",
             hint="upgrade plugman",
+            where=str(path),
         )
     return data
 

@@ -56,11 +56,13 @@ def error(exc: Exception) -> str:
 
 from plugman.output.config import (  # noqa: E402 (they use the helpers above)
     connectors_synced,
+    diagnostic_dict,
     envelope_doc,
     explained,
     mcp_changed,
     mcp_got,
     mcp_listed,
+    problems,
     resolved,
     trusted,
 )
@@ -74,6 +76,7 @@ __all__ = [
     "FORMAT_VERSION",
     "changes",
     "connectors_synced",
+    "diagnostic_dict",
     "display_path",
     "doctored",
     "emit",
@@ -91,6 +94,7 @@ __all__ = [
     "mcp_got",
     "mcp_listed",
     "probed",
+    "problems",
     "progress_listener",
     "resolved",
     "rows",

@@ -98,3 +98,54 @@ def test_a_cleanup_failure_after_the_commit_is_a_warning(
     assert again.exit_code == 0, again.output
     assert "installed guardrails@plugman-samples" in again.stdout
     assert "warning: could not remove" in again.stderr
+
+
+# 3. doctor and mcp list report broken config and state files
+
+
+def broken_config(project: Path, home: Path) -> list[Path]:
+    project.mkdir(parents=True, exist_ok=True)
+    (project / "plugman.toml").write_text("[mcp_servers\n")
+    (project / ".mcp.json").write_text('{"mcpServers": {"a": {"command": "x"}}')
+    (home / "config").mkdir(parents=True, exist_ok=True)
+    (home / "config" / "plugman.toml").write_text("x = = 1\n")
+    return [project / "plugman.toml", project / ".mcp.json", home / "config" / "plugman.toml"]
+
+
+def test_doctor_reports_invalid_config_files(tmp_path: Path, isolated_home: Path) -> None:
+    project = tmp_path / "p"
+    files = broken_config(project, isolated_home)
+    done = cli("doctor", "--json", project=project)
+    assert done.exit_code == 1, done.output
+    problems = json.loads(done.stdout)["problems"]
+    assert [p["severity"] for p in problems] == ["error"] * 3
+    assert sorted(p["where"].split(":")[0] for p in problems) == sorted(map(str, files))
+    assert (
+        f"error: {project / '.mcp.json'}:1:39: invalid JSON"
+        in cli("doctor", project=project).stdout
+    )
+
+
+def test_doctor_reports_a_corrupt_state_file_once(tmp_path: Path, isolated_home: Path) -> None:
+    record = isolated_home / "state" / "installed" / "user.json"
+    record.parent.mkdir(parents=True)
+    record.write_text("{bad")
+    done = cli("doctor", project=tmp_path)
+    assert done.exit_code == 1
+    assert done.stdout.count("unreadable") == 1, done.output
+    assert f"error: {record}: unreadable: " in done.stdout
+    assert "plugman doctor" not in done.output
+    assert "move it away" in done.stdout
+
+
+def test_mcp_list_shows_what_is_wrong_with_the_config(tmp_path: Path, isolated_home: Path) -> None:
+    project = tmp_path / "p"
+    broken_config(project, isolated_home)
+    done = cli("mcp", "list", project=project)
+    assert done.exit_code == 1
+    assert "no MCP servers configured" not in done.output
+    assert "not valid TOML" in done.stderr and "invalid JSON" in done.stderr
+    assert done.stderr.count("error: ") == 3
+    as_json = cli("mcp", "list", "--json", project=project)
+    found = json.loads(as_json.stdout)
+    assert found["servers"] == [] and len(found["diagnostics"]) == 3
