@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 from plugman import config, redact, trust
 from plugman.diagnostics import Diagnostic
-from plugman.errors import PlugmanError
+from plugman.errors import UsageError
 from plugman.paths import Paths
 from plugman.resolve import Dropped, Origin, Resolved, Server, rank
 
@@ -40,7 +40,9 @@ def get(
     """Every scope's entry called `name`, with its status."""
     rows = [row for row in listing(paths, env, show_secrets).rows if row["name"] == name]
     if not rows:
-        raise PlugmanError(f"no MCP server named {name!r} in any scope", hint="plugman mcp list")
+        raise UsageError(
+            f"no MCP server named {name!r} in any scope", hint="see them all: plugman mcp list"
+        )
     return rows
 
 

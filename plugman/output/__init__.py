@@ -10,7 +10,10 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from plugman.errors import PlugmanError
 
 FORMAT_VERSION = 1
 
@@ -38,6 +41,17 @@ def warning_listener() -> Callable[[str], None]:
 def envelope(command: str, **body: Any) -> str:
     """The versioned JSON document every `--json` output uses."""
     return json.dumps({"format": FORMAT_VERSION, "command": command, **body}, indent=2)
+
+
+def error_envelope(failure: PlugmanError, command: str | None) -> str:
+    """What a failed command prints on stdout under --json (stderr still has `error:`)."""
+    error = {
+        "message": failure.message,
+        "where": failure.where,
+        "hint": failure.hint,
+        "exit_code": int(failure.exit_code),
+    }
+    return json.dumps({"format": FORMAT_VERSION, "command": command, "error": error}, indent=2)
 
 
 def display_path(file: str) -> str:
@@ -83,6 +97,7 @@ __all__ = [
     "envelope",
     "envelope_doc",
     "error",
+    "error_envelope",
     "explained",
     "exported",
     "hook_block_reason",

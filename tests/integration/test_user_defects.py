@@ -149,3 +149,90 @@ def test_mcp_list_shows_what_is_wrong_with_the_config(tmp_path: Path, isolated_h
     as_json = cli("mcp", "list", "--json", project=project)
     found = json.loads(as_json.stdout)
     assert found["servers"] == [] and len(found["diagnostics"]) == 3
+
+
+# 7. every usage error exits 2; hooks run tells a usage error from a block by `error:`
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("config", "explain", "NOSUCH"), "no MCP server named 'NOSUCH'"),
+        (("mcp", "get", "NOSUCH"), "no MCP server named 'NOSUCH'"),
+        (("hooks", "run", "NoSuchEvent"), "unknown hook event 'NoSuchEvent'"),
+        (("install", "toolbox@plugman-samples>=abc"), "'>=abc' is not a version range"),
+        (("install", "toolbox@plugman-samples==1||2"), "uses '||'"),
+        (("install", "--bogus"), "no such option: --bogus"),
+        (("install",), "missing argument"),
+        (("instal", "x"), "no such command 'instal'"),
+    ],
+)
+def test_usage_errors_exit_2_in_the_error_hint_style(
+    project: Path, args: tuple[str, ...], says: str
+) -> None:
+    done = cli(*args, project=project, stdin="{}")
+    assert done.exit_code == 2, done.output
+    assert done.stdout == ""
+    assert done.stderr.startswith(f"error: {says}") or says in done.stderr.splitlines()[0]
+    assert "\n  hint: " in done.stderr and "Traceback" not in done.output
+
+
+def test_hooks_run_block_and_usage_error_are_told_apart(tmp_path: Path) -> None:
+    (tmp_path / ".plugman").mkdir()
+    (tmp_path / ".plugman" / "local.toml").write_text(
+        '[[hooks.PreToolUse]]\nhooks = [{type = "command", command = "echo no >&2; exit 2"}]\n'
+    )
+    blocked = cli("hooks", "run", "PreToolUse", "--json", project=tmp_path, stdin="{}")
+    assert blocked.exit_code == 2
+    assert json.loads(blocked.stdout)["blocked"] is True
+    assert not blocked.stderr.startswith("error:")
+    wrong = cli("hooks", "run", "PreTooluse", "--json", project=tmp_path, stdin="{}")
+    assert wrong.exit_code == 2
+    assert wrong.stderr.startswith("error: unknown hook event")
+    assert "did you mean PreToolUse?" in wrong.stderr
+    assert json.loads(wrong.stdout)["error"]["exit_code"] == 2
+
+
+# 8. under --json a failure prints an error envelope on stdout
+
+
+def test_json_failures_print_an_error_envelope(project: Path) -> None:
+    failed = cli("install", "nosuch", "--json", project=project)
+    assert failed.exit_code == 1
+    assert json.loads(failed.stdout) == {
+        "format": 1,
+        "command": "install",
+        "error": {
+            "message": "plugin 'nosuch' not found in any known marketplace",
+            "where": None,
+            "hint": "run: plugman search nosuch",
+            "exit_code": 1,
+        },
+    }
+    assert failed.stderr.startswith("error: plugin 'nosuch' not found")
+    usage = json.loads(cli("mcp", "list", "--json", "--bogus", project=project).stdout)
+    assert (usage["command"], usage["error"]["exit_code"]) == ("mcp list", 2)
+    server = cli("mcp", "add", "x", "--json", "--", "cmd", "--json", project=project)
+    assert json.loads(server.stdout)["command"] == "mcp add"
+    again = json.loads(cli("mcp", "add", "x", "--json", "--", "cmd", project=project).stdout)
+    assert again["error"]["message"].startswith("MCP server x already exists")
+    validate = cli("validate", "--format", "json", str(project / "nothing"))
+    assert json.loads(validate.stdout)["error"]["exit_code"] == 2
+
+
+# 10 (part). -h works everywhere; shell completion is offered
+
+
+@pytest.mark.parametrize(
+    "args", [(), ("install",), ("mcp",), ("mcp", "add"), ("hooks", "run"), ("validate",)]
+)
+def test_dash_h_is_help_everywhere(args: tuple[str, ...]) -> None:
+    done = cli(*args, "-h")
+    assert done.exit_code == 0, done.output
+    assert "sage: plugman" in done.stdout
+
+
+def test_shell_completion_is_offered() -> None:
+    assert "--install-completion" in cli("--help").stdout
+    done = cli("--show-completion", "bash")
+    assert done.exit_code == 0 and "_plugman_completion" in done.stdout
