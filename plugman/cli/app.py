@@ -15,6 +15,7 @@ from plugman import __version__, output, progress
 from plugman.cli import config, export, hooks, marketplace, mcp, plugins, runtime, serve
 from plugman.cli.common import paths_of
 from plugman.errors import PlugmanError, UsageError, from_os_error
+from plugman.paths import project_marker
 
 
 class RootGroup(TyperGroup):
@@ -121,7 +122,11 @@ def root(
     ] = False,
     project: Annotated[
         str | None,
-        typer.Option("--project", help="Project folder (default: the current directory)."),
+        typer.Option(
+            "--project",
+            help="Project folder (default: the nearest folder from here upward with a "
+            "plugman.toml, .mcp.json or .git; else the current folder).",
+        ),
     ] = None,
 ) -> None:
     """A package manager and marketplace CLI for agent plugins."""
@@ -145,7 +150,8 @@ def paths(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON document.")] = False,
 ) -> None:
     """Show every location plugman reads or writes (PLUGMAN_HOME relocates them)."""
-    found = paths_of(ctx).as_dict()
+    paths = paths_of(ctx)
+    found = {**paths.as_dict(), "project_marker": project_marker(paths.project_dir) or ""}
     if as_json:
         output.emit(output.envelope("paths", paths=found))
     else:

@@ -236,3 +236,49 @@ def test_shell_completion_is_offered() -> None:
     assert "--install-completion" in cli("--help").stdout
     done = cli("--show-completion", "bash")
     assert done.exit_code == 0 and "_plugman_completion" in done.stdout
+
+
+# 5. --project must exist; without it the project is found from the working folder upward
+
+
+def test_a_missing_project_folder_is_a_usage_error(tmp_path: Path) -> None:
+    done = cli("list", project=tmp_path / "nope")
+    assert done.exit_code == 2
+    assert done.stderr.startswith(f"error: --project {tmp_path / 'nope'}: no such folder")
+    assert not (tmp_path / "nope").exists()
+
+
+@pytest.mark.parametrize("marker", ["plugman.toml", ".mcp.json", ".git"])
+def test_the_project_is_found_from_a_subfolder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, marker: str
+) -> None:
+    outer, inner = tmp_path / "outer", tmp_path / "outer" / "app"
+    (inner / "src" / "deep").mkdir(parents=True)
+    (outer / ".git").mkdir()
+    (inner / marker).mkdir() if marker == ".git" else (inner / marker).write_text("")
+    monkeypatch.chdir(inner / "src" / "deep")
+    found = run("paths")["paths"]
+    assert (found["project_dir"], found["project_marker"]) == (str(inner), marker)
+    monkeypatch.chdir(outer)
+    assert run("paths")["paths"]["project_dir"] == str(outer)
+
+
+def test_without_any_marker_the_project_is_the_working_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if any((folder / ".git").exists() for folder in tmp_path.parents):
+        pytest.skip("the temporary folder is inside a repository")
+    monkeypatch.chdir(tmp_path)
+    found = run("paths")["paths"]
+    assert (found["project_dir"], found["project_marker"]) == (str(tmp_path), "")
+
+
+def test_a_project_install_from_a_subfolder_lands_in_the_project(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (project / "plugman.toml").write_text("# the team's plugins\n")
+    (project / "docs").mkdir()
+    monkeypatch.chdir(project / "docs")
+    run("install", "toolbox", "--scope", "project")
+    assert "toolbox" in (project / "plugman.toml").read_text()
+    assert not (project / "docs" / "plugman.toml").exists()
