@@ -9,9 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from plugman import marketplaces, resolver
-from plugman.errors import PlugmanError
+from plugman.errors import PlugmanError, UsageError
 from plugman.fs import tree_hash
 from plugman.installer import Change, save
+from plugman.manifest.model import MarketplaceEntry, Plugin
 from plugman.paths import Paths
 from plugman.session import Session, session
 from plugman.state import SCOPES, Record
@@ -110,21 +111,107 @@ def search(paths: Paths, query: str) -> list[dict[str, Any]]:
     return rows
 
 
-def _strings(value: Any) -> list[str]:
-    return [str(item) for item in value] if isinstance(value, list) else []
-
-
 def info(paths: Paths, text: str) -> dict[str, Any]:
-    """One catalog entry, and where it is installed."""
+    """A plugin's catalog entry (none for a direct install) and where it is installed: its
+    version (the catalog's, else its plugin.json's), source, components and scopes."""
     name, _, market = text.partition("@")
-    known, entry = marketplaces.find(paths, name, market or None)
-    plugin_id = f"{entry.name}@{known.name}"
-    installed = {scope: Record.load(paths, scope).plugins.get(plugin_id) for scope in SCOPES}
+    catalog = _catalog(paths, name, market or None)
+    installed = _installed_as(paths, name, market or None, catalog)
+    if catalog is None and not installed:
+        listed = "" if market == resolver.DIRECT else " and no known marketplace lists it"
+        raise PlugmanError(
+            f"plugin {text!r} is not installed{listed}",
+            hint=f"run: plugman search {name}, or plugman list",
+        )
+    ids = sorted({plugin_id for plugin_id, _entry in installed.values()})
+    if catalog is None and len(ids) > 1:
+        raise UsageError(f"{name!r} matches {', '.join(ids)}", hint="say which: NAME@MARKETPLACE")
+    record = next((entry for _id, entry in installed.values()), None)
+    if catalog is not None:
+        known, entry = catalog
+        found = _from_catalog(known, entry)
+    else:
+        found = _from_record(ids[0], record or {})
+    if record is not None:  # what is installed is what it has, whatever the catalog says now
+        found["components"] = record.get("components")
+        found["version"] = found["version"] or record["version"]
+    found["installed"] = {scope: e["version"] for scope, (_id, e) in installed.items()}
+    found["enabled"] = {scope: e.get("enabled", True) for scope, (_id, e) in installed.items()}
+    return found
+
+
+def _from_catalog(known: marketplaces.Known, entry: MarketplaceEntry) -> dict[str, Any]:
+    local = _local_plugin(known, entry)
+    return {
+        "id": f"{entry.name}@{known.name}",
+        "name": entry.name,
+        "marketplace": known.name,
+        "version": entry.version or (local.version if local else None),
+        "description": entry.description or (local.description if local else None),
+        "source": resolver.lock_source(entry.source, None, None) if entry.source else None,
+        "components": _components(local),
+    }
+
+
+def _from_record(plugin_id: str, record: dict[str, Any]) -> dict[str, Any]:
     return {
         "id": plugin_id,
-        "version": entry.version,
-        "description": entry.description,
-        "source": entry.source._asdict() if entry.source else None,
-        "marketplace": known.name,
-        "installed": {scope: value["version"] for scope, value in installed.items() if value},
+        "name": record.get("name"),
+        "marketplace": record.get("marketplace"),
+        "version": record.get("version"),
+        "description": (record.get("entry") or {}).get("description"),
+        "source": record.get("source"),
+        "components": record.get("components"),
     }
+
+
+def _catalog(
+    paths: Paths, name: str, market: str | None
+) -> tuple[marketplaces.Known, MarketplaceEntry] | None:
+    if market == resolver.DIRECT:
+        return None
+    try:
+        return marketplaces.find(paths, name, market)
+    except PlugmanError:
+        return None
+
+
+def _installed_as(
+    paths: Paths,
+    name: str,
+    market: str | None,
+    catalog: tuple[marketplaces.Known, MarketplaceEntry] | None,
+) -> dict[str, tuple[str, dict[str, Any]]]:
+    """scope -> (id, record entry) of the plugin `name` (from `market`) in every scope here."""
+    wanted = f"{catalog[1].name}@{catalog[0].name}" if catalog else None
+    found = {}
+    for scope in SCOPES:
+        for plugin_id, entry in Record.load(paths, scope).plugins.items():
+            same = (
+                plugin_id == wanted
+                if wanted
+                else entry["name"] == name and (market is None or entry["marketplace"] == market)
+            )
+            if same:
+                found[scope] = (plugin_id, entry)
+    return found
+
+
+def _local_plugin(known: marketplaces.Known, entry: MarketplaceEntry) -> Plugin | None:
+    """The plugin a local marketplace lists in one of its folders, loaded as install would."""
+    source = entry.source
+    if source is None or source.kind != "path" or marketplaces.remote(known.source):
+        return None
+    root = (known.root / source.location).resolve()
+    if not root.is_dir():
+        return None
+    try:
+        return resolver.validate_tree(root, None if entry.strict else entry.entry, entry.name)
+    except PlugmanError:
+        return None
+
+
+def _components(local: Plugin | None) -> dict[str, list[str]] | None:
+    from plugman.installer import components
+
+    return components(local) if local else None

@@ -138,8 +138,4 @@ def info(ctx: typer.Context, plugin: str, as_json: Json = False) -> None:
     """Show a plugin's catalog entry and where it is installed."""
     from plugman import updates
 
-    found = updates.info(paths_of(ctx), plugin)
-    if as_json:
-        output.emit(output.envelope("info", plugin=found))
-    else:
-        output.emit("\n".join(f"{key}: {value}" for key, value in found.items()))
+    output.emit(output.plugin_info(updates.info(paths_of(ctx), plugin), as_json))

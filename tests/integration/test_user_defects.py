@@ -282,3 +282,39 @@ def test_a_project_install_from_a_subfolder_lands_in_the_project(
     run("install", "toolbox", "--scope", "project")
     assert "toolbox" in (project / "plugman.toml").read_text()
     assert not (project / "docs" / "plugman.toml").exists()
+
+
+# 6. info: version (also from plugin.json), source in words, components, scopes; X@direct
+
+
+def test_info_shows_version_source_components_and_scopes(project: Path) -> None:
+    shown = cli("info", "notes-server", project=project)
+    assert shown.exit_code == 0, shown.output
+    assert shown.stdout.splitlines()[0] == "notes-server@plugman-samples 1.0.0"
+    assert (
+        "source:     folder ./plugins/notes-server of marketplace plugman-samples" in shown.stdout
+    )
+    assert "components: MCP servers notes" in shown.stdout
+    assert "installed:  no" in shown.stdout
+    assert "None" not in shown.stdout and "{" not in shown.stdout
+    run("install", "toolbox", project=project)
+    run("install", "toolbox", "--scope", "project", project=project)
+    run("disable", "toolbox", "--scope", "project", project=project)
+    toolbox = cli("info", "toolbox", project=project).stdout
+    assert "components: commands ls-large; skills shell-helper" in toolbox
+    assert "installed:  user 0.1.0, project 0.1.0 (disabled)" in toolbox
+
+
+def test_info_of_a_direct_install(project: Path) -> None:
+    run("install", str(project / "marketplace" / "plugins" / "guardrails"), project=project)
+    shown = cli("info", "guardrails@direct", project=project)
+    assert shown.exit_code == 0, shown.output
+    lines = shown.stdout.splitlines()
+    assert lines[0] == "guardrails@direct 1.1.0"
+    assert f"folder {project / 'marketplace' / 'plugins' / 'guardrails'}" in shown.stdout
+    assert "components: hooks PostToolUse, PreToolUse" in shown.stdout
+    assert json.loads(cli("info", "guardrails@direct", "--json", project=project).stdout)["plugin"][
+        "installed"
+    ] == {"user": "1.1.0"}
+    missing = cli("info", "nosuch@direct", project=project)
+    assert missing.exit_code == 1 and "'nosuch@direct' is not installed" in missing.stderr
