@@ -81,7 +81,14 @@ from plugman.output.config import (  # noqa: E402 (they use the helpers above)
     trusted,
 )
 from plugman.output.export import doctored, exported  # noqa: E402
-from plugman.output.plugins import changes, installed, markets, plugin_info, rows  # noqa: E402
+from plugman.output.plugins import (  # noqa: E402
+    changes,
+    installed,
+    markets,
+    outdated_line,
+    plugin_info,
+    rows,
+)
 from plugman.output.runtime import hook_block_reason, hook_run, hooks_listed, probed, tool_pool  # noqa: E402
 from plugman.output.validation import FORMATS, validation  # noqa: E402
 
@@ -108,6 +115,7 @@ __all__ = [
     "mcp_changed",
     "mcp_got",
     "mcp_listed",
+    "outdated_line",
     "plugin_info",
     "probed",
     "problems",

@@ -141,3 +141,11 @@ def _components(components: dict[str, list[str]] | None) -> str:
     label = {"mcpServers": "MCP servers"}
     parts = [f"{label.get(k, k)} {', '.join(names)}" for k, names in components.items() if names]
     return "; ".join(parts) or "none"
+
+
+def outdated_line(row: dict[str, Any]) -> str:
+    """One `plugman outdated` row: what is newer, or why it cannot be checked."""
+    head = f"{row['id']} ({row['scope']}): {row['version']}"
+    if row.get("problem"):
+        return f"{head}: {row['problem']}"
+    return f"{head} -> {row['available']}"

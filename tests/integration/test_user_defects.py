@@ -318,3 +318,59 @@ def test_info_of_a_direct_install(project: Path) -> None:
     ] == {"user": "1.1.0"}
     missing = cli("info", "nosuch@direct", project=project)
     assert missing.exit_code == 1 and "'nosuch@direct' is not installed" in missing.stderr
+
+
+# 4. update (no names) refreshes the marketplaces and covers every scope, as outdated does
+
+
+def test_update_refreshes_marketplaces_and_covers_every_scope(tmp_path: Path) -> None:
+    from tests.integration.test_marketplaces import commit, git_repo
+
+    repo = git_repo(tmp_path / "upstream")
+    project = tmp_path / "project"
+    project.mkdir()
+    run("marketplace", "add", f"file://{repo}", project=project)
+    run("install", "toolbox", project=project)
+    run("install", "toolbox", "--scope", "project", project=project)
+    catalog = repo / ".claude-plugin" / "marketplace.json"
+    data = json.loads(catalog.read_text())
+    for entry in data["plugins"]:
+        if entry["name"] == "toolbox":
+            entry["version"] = "0.2.0"
+    catalog.write_text(json.dumps(data))
+    (repo / "plugins" / "toolbox" / "NEWS.md").write_text("0.2.0\n")
+    commit(repo, "toolbox 0.2.0")
+    rows = run("outdated", project=project)["plugins"]
+    assert sorted((r["scope"], r["available"]) for r in rows) == [
+        ("project", "0.2.0"),
+        ("user", "0.2.0"),
+    ]
+    done = run("update", project=project)["changes"]
+    assert sorted((c["scope"], c["version"]) for c in done) == [
+        ("project", "0.2.0"),
+        ("user", "0.2.0"),
+    ]
+    assert 'version = "0.2.0"' in (project / "plugman.lock").read_text()
+    assert run("outdated", project=project)["plugins"] == []
+    assert run("update", project=project)["changes"] == []
+
+
+def test_outdated_reports_a_plugin_that_left_its_marketplace_and_goes_on(project: Path) -> None:
+    run("install", "toolbox", "writing-skills", project=project)
+    catalog = project / "marketplace" / ".claude-plugin" / "marketplace.json"
+    data = json.loads(catalog.read_text())
+    data["plugins"] = [e for e in data["plugins"] if e["name"] != "toolbox"]
+    catalog.write_text(json.dumps(data))
+    (project / "marketplace" / "plugins" / "writing-skills" / "NEWS.md").write_text("new\n")
+    shown = cli("outdated", project=project)
+    assert shown.exit_code == 0, shown.output
+    assert "toolbox@plugman-samples (user): 0.1.0: not in marketplace plugman-samples any more" in (
+        shown.stdout
+    )
+    assert "writing-skills@plugman-samples (user)" in shown.stdout
+    done = cli("update", project=project)
+    assert done.exit_code == 0, done.output
+    assert "updated writing-skills@plugman-samples" in done.stdout
+    assert "warning: toolbox@plugman-samples (user) is not updated: not in marketplace" in (
+        done.stderr
+    )
