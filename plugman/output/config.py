@@ -37,7 +37,8 @@ def resolved(document: dict[str, Any], explain: bool) -> str:
         lines.append(f"notes ({len(notes)}):")
         lines += [f"  {n['code']}: {n['message']}" for n in notes]
     elif notes:
-        lines.append(f"{len(notes)} entries dropped, shadowed or invalid; see --explain")
+        count = "1 entry" if len(notes) == 1 else f"{len(notes)} entries"
+        lines.append(f"{count} dropped, shadowed or invalid; see --explain")
     return "\n".join(lines)
 
 

@@ -374,3 +374,37 @@ def test_outdated_reports_a_plugin_that_left_its_marketplace_and_goes_on(project
     assert "warning: toolbox@plugman-samples (user) is not updated: not in marketplace" in (
         done.stderr
     )
+
+
+# 10. mcp add refuses unknown URL schemes; message grammar
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("x", "ftp://x"), "http server URLs start with http:// or https://, not ftp://"),
+        (("x", "wss://x"), "http server URLs start with http:// or https://, not wss://"),
+        (("x", "https://x", "--transport", "ws"), "ws server URLs start with ws:// or wss://"),
+        (("x", "file:///etc/passwd", "-t", "sse"), "sse server URLs start with http:// or"),
+    ],
+)
+def test_mcp_add_refuses_unknown_url_schemes(
+    tmp_path: Path, args: tuple[str, ...], says: str
+) -> None:
+    done = cli("mcp", "add", *args, project=tmp_path)
+    assert done.exit_code == 2
+    assert done.stderr.startswith(f"error: {says}")
+    assert not (tmp_path / ".plugman").exists()
+    assert cli("mcp", "add", "ok", "wss://x", "-t", "ws", project=tmp_path).exit_code == 0
+
+
+def test_a_version_conflict_names_each_requirement_once(project: Path) -> None:
+    done = cli("install", "toolbox==2.0", project=project)
+    assert done.exit_code == 1
+    assert "0.1.0: you require ==2.0\n" in done.stderr
+
+
+def test_one_dropped_entry_is_one_entry(tmp_path: Path) -> None:
+    (tmp_path / "plugman.toml").write_text('[mcp_servers.x]\ncommand = "${NOPE_UNSET}"\n')
+    shown = cli("config", "resolve", project=tmp_path).stdout
+    assert "1 entry dropped, shadowed or invalid" in shown
