@@ -29,8 +29,12 @@ def progress_listener() -> Callable[[str], None] | None:
         return None
     from rich.console import Console
 
+    from rich.markup import escape
+
     console = Console(stderr=True)
-    return lambda message: console.print(f"[dim]… {message}[/dim]", highlight=False)
+    return lambda message: console.print(
+        f"[dim]… {escape(message)}[/dim]", highlight=False, soft_wrap=True
+    )
 
 
 def warning_listener() -> Callable[[str], None]:

@@ -408,3 +408,102 @@ def test_one_dropped_entry_is_one_entry(tmp_path: Path) -> None:
     (tmp_path / "plugman.toml").write_text('[mcp_servers.x]\ncommand = "${NOPE_UNSET}"\n')
     shown = cli("config", "resolve", project=tmp_path).stdout
     assert "1 entry dropped, shadowed or invalid" in shown
+
+
+# 9. waiting for another plugman's lock says who holds it, after a second
+
+
+def test_waiting_for_the_lock_says_who_holds_it(tmp_path: Path, isolated_home: Path) -> None:
+    import threading
+    import time
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from tests.integration.helpers import spawn
+    from tests.integration.test_sources_archive import plugin_zip
+
+    body = plugin_zip()
+    release = threading.Event()
+
+    class Slow(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            release.wait(30)  # the first plugman holds the lock while it downloads
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Slow)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    lock = isolated_home / "state" / "lock"
+    try:
+        url = f"http://127.0.0.1:{httpd.server_port}/p.zip"
+        holder = spawn("--project", str(tmp_path), "install", url)
+        deadline = time.monotonic() + 30
+        while not (lock.is_file() and lock.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert lock.read_text() == f"{holder.pid} plugman install\n"
+        waiter = spawn("--project", str(tmp_path), "mcp", "add", "x", "--", "cmd")
+        time.sleep(2.5)
+        release.set()
+        _out, err = waiter.communicate(timeout=60)
+        assert holder.wait(timeout=60) == 0
+        assert waiter.returncode == 0, err
+        assert f"warning: waiting for plugman install (pid {holder.pid}) to finish" in err
+        assert lock.read_text() == ""  # released: nothing left behind
+    finally:
+        release.set()
+        httpd.shutdown()
+
+
+def test_fetch_progress_shows_on_a_terminal_and_never_in_json(tmp_path: Path) -> None:
+    import os
+    import pty
+    import sys
+
+    from tests.integration.test_marketplaces import git_repo
+
+    repo = git_repo(tmp_path / "repo")
+    plugin = f"file://{repo}"
+    master, slave = pty.openpty()
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "plugman",
+            "--project",
+            str(tmp_path),
+            "marketplace",
+            "add",
+            plugin,
+            "--json",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        timeout=120,
+        check=False,
+    )
+    os.close(slave)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(master)
+    assert done.returncode == 0
+    assert f"cloning {plugin}" in shown.decode(errors="replace")
+    assert json.loads(done.stdout)["marketplaces"][0]["kind"] == "git"
+    quiet = subprocess.run(
+        [sys.executable, "-m", "plugman", "--project", str(tmp_path), "marketplace", "update"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert quiet.returncode == 0 and "cloning" not in quiet.stderr
