@@ -28,7 +28,6 @@ def progress_listener() -> Callable[[str], None] | None:
     if not sys.stderr.isatty():
         return None
     from rich.console import Console
-
     from rich.markup import escape
 
     console = Console(stderr=True)
