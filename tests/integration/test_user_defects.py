@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import Result
@@ -507,3 +509,56 @@ def test_fetch_progress_shows_on_a_terminal_and_never_in_json(tmp_path: Path) ->
         check=False,
     )
     assert quiet.returncode == 0 and "cloning" not in quiet.stderr
+
+
+# 11. the README documents the CLI as it is
+
+
+def readme_command_lines() -> list[str]:
+    from tests.conftest import REPO
+
+    text = (REPO / "README.md").read_text()
+    blocks = re.findall(r"```sh\n(.*?)```", text, re.DOTALL)
+    return [
+        line.partition("#")[0].strip()
+        for block in blocks
+        for line in block.splitlines()
+        if line.strip().startswith("plugman ")
+    ]
+
+
+def test_every_flag_the_readme_documents_exists() -> None:
+    import typer
+
+    root = typer.main.get_command(app)
+    lines = readme_command_lines()
+    assert len(lines) > 25
+    for line in lines:
+        words = line.split()[1:]
+        node: Any = root
+        while words and hasattr(node.commands.get(words[0]), "commands"):
+            node = node.commands[words.pop(0)]  # down to the group the line is about
+        named = [node.commands[w] for w in words if w in node.commands] or [node]
+        options = {"-h", "--help", "--project", "--version", "--install-completion"}
+        for command in named:
+            options |= {o for p in command.params for o in getattr(p, "opts", ())}
+        flags = re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)", line)
+        missing = [f for f in flags if f not in options]
+        if named == [root.commands["validate"]]:
+            missing = [f for f in missing if f not in ("--strict", "--format")]
+        assert not missing, (line, missing)
+
+
+def test_the_readme_sends_users_nowhere_they_cannot_go() -> None:
+    from tests.conftest import REPO
+
+    text = (REPO / "README.md").read_text()
+    assert "Still to come" not in text and "../shared/DESIGN.md" not in text
+    for topic in (
+        "managed-settings.toml",
+        "[[hooks.PreToolUse]]",
+        '"connectors"',
+        "--call-timeout",
+    ):
+        assert topic in text, topic
+    assert "`local` scope unless `--scope" in text
