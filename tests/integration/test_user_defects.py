@@ -235,9 +235,18 @@ def test_dash_h_is_help_everywhere(args: tuple[str, ...]) -> None:
 
 
 def test_shell_completion_is_offered() -> None:
+    import sys
+
     assert "--install-completion" in cli("--help").stdout
-    done = cli("--show-completion", "bash")
-    assert done.exit_code == 0 and "_plugman_completion" in done.stdout
+    done = subprocess.run(
+        [sys.executable, "-m", "plugman", "--show-completion", "bash"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "_PLUGMAN_COMPLETE=complete_bash" in done.stdout
 
 
 # 5. --project must exist; without it the project is found from the working folder upward
