@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from plugman import redact, trust
+from plugman.errors import UsageError
 from plugman.paths import Paths
 from plugman.resolve import Dropped, Origin, Resolved, Server
 
@@ -102,6 +103,14 @@ def explain(
     """Everything resolution did with entries called `name`."""
     _found, result = trust.resolved_here(paths, dict(env))
     winner = result.servers.get(name)
+    if (
+        winner is None
+        and name not in result.shadowed
+        and all(d.name != name for d in result.dropped)
+    ):
+        raise UsageError(
+            f"no MCP server named {name!r} in any scope", hint="see them all: plugman mcp list"
+        )
     return {
         "name": name,
         "winner": server(winner, show_secrets) if winner else None,

@@ -1,8 +1,9 @@
 """`plugman doctor`: what is wrong with this installation, and what to do about each problem.
 
-It reads; it never repairs. It checks the journal (an interrupted command), every install
-record and the store copy it points to, the project's entries pending approval, and every
-agent file plugman exported to (missing, unreadable, edited by hand, or out of date).
+It reads; it never repairs. It checks the journal (an interrupted command), every state file,
+the configuration of every scope (plugman.toml files, .mcp.json, managed settings), every
+install record and the store copy it points to, the project's entries pending approval, and
+every agent file plugman exported to (missing, unreadable, edited by hand, or out of date).
 """
 
 from __future__ import annotations
@@ -12,11 +13,12 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from plugman import edit, export_record
+from plugman.diagnostics import Diagnostic
 from plugman.errors import PlugmanError
 from plugman.export_record import Sealed, current
 from plugman.fs import tree_hash
 from plugman.paths import Paths
-from plugman.state import SCOPES, Record
+from plugman.state import SCOPES, Record, read_state
 from plugman.store import Store
 
 ERROR, WARNING = "error", "warning"
@@ -30,13 +32,69 @@ class Problem(NamedTuple):
 
 
 def check(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
-    found = _journal(paths)
-    for probe in (_installed, _pending, _exports):
+    found = _journal(paths) + _state_files(paths)
+    for probe in (_config, _installed, _pending, _exports):
         try:
             found += probe(paths, env)
-        except PlugmanError as exc:
+        except PlugmanError as exc:  # a broken file the probe needs: said once, with its place
             found.append(Problem(ERROR, exc.where or "plugman", exc.message, exc.hint or ""))
+    return _once(found)
+
+
+def _once(found: list[Problem]) -> list[Problem]:
+    """Each problem once: a broken file is reported by the check for it, not again by every
+    probe that tripped over it."""
+    seen: set[tuple[str, str]] = set()
+    unique = []
+    for problem in found:
+        if (problem.where, problem.message) not in seen:
+            seen.add((problem.where, problem.message))
+            unique.append(problem)
+    return unique
+
+
+def _state_files(paths: Paths) -> list[Problem]:
+    """Every state file plugman keeps, read as the commands read it."""
+    from plugman import marketplaces, trust
+
+    installed = "move it away (plugman forgets what it installed there), then reinstall"
+    files = [(p, installed) for p in sorted((paths.state_dir / "installed").glob("*.json"))]
+    files += [
+        (marketplaces.registry_path(paths), "move it away, then add your marketplaces again"),
+        (trust.trust_path(paths), "move it away, then approve the project's entries again"),
+        (
+            export_record.path(paths),
+            "move it away (plugman forgets what it exported; take those entries out of the "
+            "agent files by hand), then export again",
+        ),
+    ]
+    found = []
+    for file, hint in files:
+        try:
+            read_state(file, hint)
+        except PlugmanError as exc:
+            found.append(Problem(ERROR, exc.where or str(file), exc.message, exc.hint or hint))
     return found
+
+
+def _config(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
+    """The configuration every scope is read from (plugman.toml files, .mcp.json, managed
+    settings, installed plugins): what config resolve would drop or warn about."""
+    from plugman import scopes
+
+    return [
+        Problem(
+            d.severity,
+            _location(d),
+            f"{d.path}: {d.message}" if d.path else d.message,
+            d.hint or "fix the file",
+        )
+        for d in scopes.load(paths).diagnostics
+    ]
+
+
+def _location(d: Diagnostic) -> str:
+    return d.file if d.line is None else f"{d.file}:{d.line}:{d.column or 1}"
 
 
 def _journal(paths: Paths) -> list[Problem]:

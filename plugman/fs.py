@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import re
 import shutil
 import stat
+import sys
 import time
 from pathlib import Path
 from types import TracebackType
 
-from plugman import faults
+from plugman import faults, progress
 from plugman.errors import PlugmanError
 
 
@@ -96,37 +99,66 @@ def file_hash(path: Path) -> str:
 
 
 class FileLock:
-    """An exclusive, process-wide lock on a file (`flock`); waits up to `timeout` seconds.
+    """An exclusive, process-wide lock on a file (`flock`); waits up to `timeout` seconds, and
+    after `notice` seconds of waiting says (a warning) who holds it.
 
-    The lock file is created empty once and never rewritten or removed, so holding the lock
-    changes nothing on disk, and a killed holder releases it with its process.
+    The holder writes its pid and command into the lock file and empties it again on release,
+    so holding the lock leaves nothing behind on disk; a killed holder releases the lock with
+    its process (what it wrote is overwritten by the next holder).
     """
 
-    def __init__(self, path: Path, timeout: float = 120.0):
+    def __init__(self, path: Path, timeout: float = 120.0, notice: float = 1.0):
         self.path = path
         self.timeout = timeout
+        self.notice = notice
         self._handle: int | None = None
 
     def __enter__(self) -> FileLock:
-        import fcntl
-
         self.path.parent.mkdir(parents=True, exist_ok=True)
         handle = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        deadline = time.monotonic() + self.timeout
+        try:
+            self._wait(handle)
+        except BaseException:
+            os.close(handle)
+            raise
+        self._handle = handle
+        os.ftruncate(handle, 0)
+        os.pwrite(handle, f"{os.getpid()} {_command()}\n".encode(), 0)
+        return self
+
+    def _wait(self, handle: int) -> None:
+        import fcntl
+
+        start = time.monotonic()
+        noticed = False
         while True:
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
+                return
             except BlockingIOError:
-                if time.monotonic() > deadline:
-                    os.close(handle)
+                waited = time.monotonic() - start
+                if waited > self.timeout:
                     raise PlugmanError(
-                        f"another plugman process has held {self.path} for {self.timeout:.0f} s",
+                        f"{self.holder()} has held {self.path} for {self.timeout:.0f} s",
                         hint="wait for it to finish, or stop it, then run the command again",
                     ) from None
+                if not noticed and waited >= self.notice:
+                    noticed = True
+                    progress.warn(
+                        f"waiting for {self.holder()} to finish (it holds {self.path}; "
+                        f"giving up after {self.timeout:.0f} s)"
+                    )
                 time.sleep(0.02)
-        self._handle = handle
-        return self
+
+    def holder(self) -> str:
+        """Who holds the lock, as its lock file says: `plugman install (pid 123)`."""
+        try:
+            pid, _, command = self.path.read_text(encoding="utf-8").strip().partition(" ")
+        except (OSError, UnicodeDecodeError):
+            pid = command = ""
+        if not pid.isdigit():
+            return "another plugman process"
+        return f"{command or 'plugman'} (pid {pid})"
 
     def __exit__(
         self,
@@ -135,5 +167,22 @@ class FileLock:
         trace: TracebackType | None,
     ) -> None:
         if self._handle is not None:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._handle, 0)  # released: the file is empty again
             os.close(self._handle)  # closing releases the flock
             self._handle = None
+
+
+def _command() -> str:
+    """This process's plugman command, for the lock file: its leading plain words only (never
+    an argument that could hold a secret), e.g. `plugman mcp add`."""
+    words: list[str] = []
+    args = iter(sys.argv[1:])
+    for arg in args:
+        if arg == "--project":
+            next(args, None)
+        elif re.fullmatch(r"[a-z][a-z-]*", arg) and len(words) < 2:
+            words.append(arg)
+        else:
+            break
+    return " ".join(["plugman", *words])

@@ -10,13 +10,13 @@ from __future__ import annotations
 import time
 from typing import Any, NamedTuple
 
-from plugman import declarations, export, lockfile, marketplaces, resolver
+from plugman import declarations, export, lockfile, marketplaces, progress, resolver
 from plugman.errors import PlugmanError, UsageError
 from plugman.fs import remove_tree
 from plugman.manifest.model import Plugin
 from plugman.paths import Paths
 from plugman.session import Session, session
-from plugman.state import SCOPES, Record, check_scope
+from plugman.state import SCOPES, Record, check_scope, installed_ids
 
 
 class Change(NamedTuple):
@@ -136,15 +136,15 @@ def uninstall(
     with session(paths) as work:
         record = Record.load(paths, scope)
         ids = [find_installed(record, name) for name in names]
-        changes = []
         removed = ids + _orphans(record, ids)
-        for plugin_id in removed:
-            changes.append(_remove(work, record, plugin_id, ids, force))
-            if not keep_data:
-                _drop_data(paths, plugin_id)
+        changes = [_remove(work, record, plugin_id, ids, force) for plugin_id in removed]
         _undeclare_marketplaces(work, record)
         save(work, record)
         export.forget(work, {p for p in removed if not _installed_anywhere(paths, p)})
+        unused = sorted(set(removed) - installed_ids(paths))  # no scope of any project has them
+    if not keep_data:  # after the commit: data is not journaled, so it goes only if all else did
+        for plugin_id in unused:
+            _drop_data(paths, plugin_id)
     return changes
 
 
@@ -202,10 +202,13 @@ def _undeclare(work: Session, record: Record, plugin_id: str, declared: str, for
 
 
 def _drop_data(paths: Paths, plugin_id: str) -> None:
-    """The plugin's data folder (${CLAUDE_PLUGIN_DATA}), once no scope has the plugin."""
-    if any(plugin_id in Record.load(paths, scope).plugins for scope in SCOPES):
-        return
-    remove_tree(paths.plugin_data(plugin_id))
+    """Remove the data folder (${CLAUDE_PLUGIN_DATA}) of a plugin no scope has any more. The
+    uninstall is committed by then, so a folder that cannot go is a warning."""
+    folder = paths.plugin_data(plugin_id)
+    try:
+        remove_tree(folder)
+    except OSError as exc:
+        progress.warn(f"could not remove {plugin_id}'s data folder {folder}: {exc.strerror}")
 
 
 def set_enabled(paths: Paths, name: str, scope: str, enabled: bool) -> Change:

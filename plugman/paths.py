@@ -2,7 +2,9 @@
 
 `PLUGMAN_HOME` relocates all user-level files (config, data, cache, state) under one folder and
 `PLUGMAN_MANAGED_DIR` relocates the managed (enterprise) folder, so tests and the demo never
-touch the real home. Otherwise platformdirs gives each platform's standard locations.
+touch the real home. Otherwise platformdirs gives each platform's standard locations. The
+project is the one named, or the nearest folder from the working directory upward with a
+plugman.toml, .mcp.json or .git (the working directory when there is none).
 """
 
 from __future__ import annotations
@@ -13,6 +15,22 @@ from pathlib import Path
 from typing import NamedTuple
 
 APP = "plugman"
+PROJECT_MARKERS = ("plugman.toml", ".mcp.json", ".git")  # what makes a folder a project
+
+
+def find_project(start: Path) -> Path:
+    """The nearest folder from `start` upward that has a project marker (as git, uv and npm
+    look for theirs); `start` itself when no folder up to the root has one."""
+    start = start.absolute()
+    for folder in (start, *start.parents):
+        if project_marker(folder) is not None:
+            return folder
+    return start
+
+
+def project_marker(folder: Path) -> str | None:
+    """The first project marker `folder` has, if any."""
+    return next((m for m in PROJECT_MARKERS if (folder / m).exists()), None)
 
 
 class Paths(NamedTuple):
@@ -26,7 +44,7 @@ class Paths(NamedTuple):
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, project: Path | None = None) -> Paths:
         env = os.environ if env is None else env
-        project_dir = (project or Path.cwd()).absolute()
+        project_dir = project.absolute() if project else find_project(Path.cwd())
         home = env.get("PLUGMAN_HOME")
         if home:
             base = Path(home).expanduser().absolute()

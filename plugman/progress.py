@@ -1,8 +1,8 @@
 """Progress messages from long steps (clones, downloads) and warnings, for whoever listens.
 
-Core code calls `say` (progress) and `warn` (something the user should know that does not stop
-the command: a skipped marketplace entry, a skipped component); the CLI decides whether and
-how to show them (progress on a terminal only, warnings always, on stderr), so the core still
+Core code calls `say` (progress) and `warn` (something the user should know that does not fail
+the command, e.g. a cleanup after a commit that could not finish); the CLI decides whether and
+how to show them (progress on a terminal only, warnings always on stderr), so the core still
 never prints.
 """
 
@@ -30,10 +30,18 @@ def warn(message: str) -> None:
 
 
 @contextmanager
-def listening(listener: Listener | None, warner: Listener | None = None) -> Iterator[None]:
-    token, warn_token = _listener.set(listener), _warner.set(warner)
+def listening(listener: Listener | None) -> Iterator[None]:
+    token = _listener.set(listener)
     try:
         yield
     finally:
         _listener.reset(token)
-        _warner.reset(warn_token)
+
+
+@contextmanager
+def warnings_to(listener: Listener | None) -> Iterator[None]:
+    token = _warner.set(listener)
+    try:
+        yield
+    finally:
+        _warner.reset(token)

@@ -196,7 +196,8 @@ class _Planner:
         if bad:
             lines = [f"{' -> '.join(c) or 'you'} require {s}" for s, c in self.wanted[planned.id]]
             raise PlugmanError(
-                f"cannot install {planned.id} {planned.version}: " + "; ".join(lines),
+                f"cannot install {planned.id} {planned.version}: "
+                + "; ".join(dict.fromkeys(lines)),
                 hint="relax one of these version ranges",
             )
 

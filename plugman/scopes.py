@@ -96,7 +96,8 @@ def load(paths: Paths, only: str | None = None) -> Scopes:
         tuple(found.skills),
         found.unconsented,
     )
-    return Scopes(layers, _policy(settings), found.rows, report.diagnostics)
+    diagnostics = list(dict.fromkeys(report.diagnostics))  # a file read twice, reported once
+    return Scopes(layers, _policy(settings), found.rows, diagnostics)
 
 
 def _ignored_keys(table: dict[str, Any], file: Path, paths: Paths, report: Report) -> None:
@@ -118,7 +119,8 @@ def _toml(file: Path, report: Report) -> dict[str, Any]:
     try:
         return dict(declarations.load(file).unwrap())
     except Exception as exc:  # a PlugmanError naming the file and the TOML problem
-        report.sink(file).error("toml-syntax", str(exc).splitlines()[0], (), "fix the file")
+        message = str(exc).splitlines()[0].removeprefix(f"{file} is ")  # the file is its place
+        report.sink(file).error("toml-syntax", message, (), "fix the file")
         return {}
 
 

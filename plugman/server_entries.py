@@ -60,9 +60,22 @@ def stdio_entry(command: list[str], env: list[str], headers: list[str]) -> dict[
     return entry
 
 
+SCHEMES = {"http": ("http", "https"), "sse": ("http", "https"), "ws": ("ws", "wss")}
+
+
 def remote_entry(url: str, transport: str, headers: list[str]) -> dict[str, Any]:
     if "://" not in url and "${" not in url:
         raise UsageError(f"{url!r} is not a URL", hint="e.g. https://mcp.example.com/mcp")
+    scheme = url.partition("://")[0].lower()
+    allowed = SCHEMES.get(transport, ())
+    if "://" in url and "${" not in scheme and scheme not in allowed:
+        example = "wss://mcp.example.com/ws" if transport == "ws" else "https://mcp.example.com/mcp"
+        raise UsageError(
+            f"{transport} server URLs start with {' or '.join(f'{a}://' for a in allowed)}, "
+            f"not {scheme}://",
+            hint=f"e.g. {example}"
+            + ("" if transport == "ws" else " (a WebSocket server: --transport ws)"),
+        )
     entry: dict[str, Any] = {"type": transport, "url": url}
     found = pairs(headers, ":", "-H/--header", '-H "Name: value"')
     if found:

@@ -8,33 +8,41 @@ reason resolution dropped it: `policy`, `pending-approval`, `managed-exclusive`,
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from plugman import config, redact, trust
-from plugman.errors import PlugmanError
+from plugman.diagnostics import Diagnostic
+from plugman.errors import UsageError
 from plugman.paths import Paths
 from plugman.resolve import Dropped, Origin, Resolved, Server, rank
 
 
-def listing(
-    paths: Paths, env: Mapping[str, str], show_secrets: bool = False
-) -> list[dict[str, Any]]:
-    """One row per server entry in every scope, highest precedence first within a name."""
+class Listing(NamedTuple):
+    rows: list[dict[str, Any]]
+    diagnostics: list[Diagnostic]  # problems in the files the servers come from
+
+
+def listing(paths: Paths, env: Mapping[str, str], show_secrets: bool = False) -> Listing:
+    """One row per server entry in every scope, highest precedence first within a name, and
+    what is wrong with the files they are read from (a broken one contributes no servers)."""
     found, result = trust.resolved_here(paths, dict(env))
     layers = found.layers
     dropped = {(d.name, d.origin): d for d in result.dropped if d.kind == "server"}
     every = [*(layers.managed or ()), *layers.servers]
     ordered = sorted(every, key=lambda s: (s.name, rank(s.origin), s.origin.file))
-    return [_row(server, result, dropped, show_secrets) for server in ordered]
+    rows = [_row(server, result, dropped, show_secrets) for server in ordered]
+    return Listing(rows, found.diagnostics)
 
 
 def get(
     paths: Paths, env: Mapping[str, str], name: str, show_secrets: bool = False
 ) -> list[dict[str, Any]]:
     """Every scope's entry called `name`, with its status."""
-    rows = [row for row in listing(paths, env, show_secrets) if row["name"] == name]
+    rows = [row for row in listing(paths, env, show_secrets).rows if row["name"] == name]
     if not rows:
-        raise PlugmanError(f"no MCP server named {name!r} in any scope", hint="plugman mcp list")
+        raise UsageError(
+            f"no MCP server named {name!r} in any scope", hint="see them all: plugman mcp list"
+        )
     return rows
 
 

@@ -6,6 +6,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import NamedTuple
 
+from plugman import progress
+from plugman.errors import PlugmanError
 from plugman.fs import FileLock
 from plugman.paths import Paths
 from plugman.state import referenced_hashes
@@ -24,7 +26,8 @@ def session(paths: Paths) -> Iterator[Session]:
     """Lock, recover what a killed run left, and run one transaction that commits on return.
 
     The folders it needs are created once and kept, so an install followed by an uninstall
-    leaves PLUGMAN_HOME exactly as it was.
+    leaves PLUGMAN_HOME exactly as it was. The store's cleanup afterwards never fails the
+    command (the change is committed by then, or rolled back): what it cannot do is a warning.
     """
     for folder in (
         paths.config_dir,
@@ -41,4 +44,18 @@ def session(paths: Paths) -> Iterator[Session]:
                 yield Session(paths, store, tx)
                 tx.commit()
         finally:
-            store.collect(referenced_hashes(paths))  # unreferenced trees and staging leftovers
+            collect(paths, store)
+
+
+def collect(paths: Paths, store: Store) -> None:
+    """Remove unreferenced store trees and staging leftovers; warn about what stays."""
+    try:
+        keep = referenced_hashes(paths)
+    except PlugmanError as exc:  # an unreadable record: what is referenced is unknown
+        progress.warn(f"the store was not cleaned up: {exc.message}")
+        return
+    for folder, failure in store.collect(keep):
+        progress.warn(
+            f"could not remove {folder}: {failure.strerror or failure}; "
+            "it is unused and left in place (the next command tries again)"
+        )

@@ -75,13 +75,14 @@ def read_state(path: Path, hint: str, newest: int = FORMAT) -> dict[str, Any] | 
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:
-        raise PlugmanError(f"{path} is unreadable: {exc}", hint=hint) from None
+        raise PlugmanError(f"unreadable: {exc}", hint=hint, where=str(path)) from None
     if not isinstance(data, dict) or not isinstance(data.get("format", 0), int):
-        raise PlugmanError(f"{path} is not a plugman state file", hint=hint)
+        raise PlugmanError("not a plugman state file", hint=hint, where=str(path))
     if data.get("format", 0) > newest:
         raise PlugmanError(
-            f"{path} was written by a newer plugman (format {data['format']})",
+            f"written by a newer plugman (format {data['format']})",
             hint="upgrade plugman",
+            where=str(path),
         )
     return data
 
@@ -90,12 +91,21 @@ def read_record(path: Path) -> dict[str, Any] | None:
     return read_state(path, "run 'plugman doctor', or move the file away and reinstall")
 
 
+def all_records(paths: Paths) -> list[dict[str, Any]]:
+    """Every record of every scope and every project."""
+    folder = paths.state_dir / "installed"
+    if not folder.is_dir():
+        return []
+    return [read_record(path) or {} for path in sorted(folder.glob("*.json"))]
+
+
 def referenced_hashes(paths: Paths) -> set[str]:
     """Every content hash any record (any scope, any project) refers to: the store's roots."""
-    folder = paths.state_dir / "installed"
-    found: set[str] = set()
-    if folder.is_dir():
-        for path in folder.glob("*.json"):
-            data = read_record(path) or {}
-            found |= {p["content_hash"] for p in data.get("plugins", {}).values()}
-    return found
+    return {
+        p["content_hash"] for data in all_records(paths) for p in data.get("plugins", {}).values()
+    }
+
+
+def installed_ids(paths: Paths) -> set[str]:
+    """Every plugin id installed in any scope of any project."""
+    return {plugin_id for data in all_records(paths) for plugin_id in data.get("plugins", {})}

@@ -26,12 +26,15 @@ class Store:
             return set()
         return {f"sha256:{p.name}" for p in self.root.iterdir() if not p.name.startswith(".")}
 
-    def collect(self, keep: set[str]) -> list[str]:
-        """Remove every tree no record refers to, and all staging leftovers; what was removed."""
-        removed = sorted(self.hashes() - keep)
-        for content_hash in removed:
-            remove_tree(self.path(content_hash))
-        if self.staging.is_dir():
-            for leftover in self.staging.iterdir():
-                remove_tree(leftover)
-        return removed
+    def collect(self, keep: set[str]) -> list[tuple[Path, OSError]]:
+        """Remove every tree no record refers to, and all staging leftovers. A tree that cannot
+        be removed stays (the next collection tries again); each such tree with its error."""
+        unused = [self.path(h) for h in sorted(self.hashes() - keep)]
+        leftovers = list(self.staging.iterdir()) if self.staging.is_dir() else []
+        failed: list[tuple[Path, OSError]] = []
+        for folder in unused + leftovers:
+            try:
+                remove_tree(folder)
+            except OSError as exc:
+                failed.append((folder, exc))
+        return failed

@@ -18,6 +18,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from plugman import progress
 from plugman.faults import checkpoint
 from plugman.fs import atomic_write, file_mode, read_bytes, remove_tree, sync_dir, tree_hash
 from plugman.store import Store
@@ -40,6 +41,7 @@ class Transaction:
         self.files: list[dict[str, Any]] = []
         self.trees: list[str] = []
         self.dirs: list[dict[str, Any]] = []
+        self.committed = False
 
     def __enter__(self) -> Transaction:
         self.dir.mkdir(parents=True)
@@ -52,7 +54,7 @@ class Transaction:
         error: BaseException | None,
         trace: TracebackType | None,
     ) -> None:
-        if error is not None:
+        if error is not None and not self.committed:
             rollback(self.dir, self.store)
 
     def write(
@@ -116,9 +118,12 @@ class Transaction:
         checkpoint("write")
 
     def commit(self) -> None:
+        """Mark the journal done, then delete it. From the mark on the change stands: failing
+        to delete the journal is a warning, and the next command deletes it."""
         self._save("committed")
+        self.committed = True
         checkpoint("commit")
-        remove_tree(self.dir)
+        discard(self.dir)
 
     def _save(self, status: str) -> None:
         body = {
@@ -163,7 +168,21 @@ def rollback(journal: Path, store: Store) -> None:
             _restore_dir(Path(entry["path"]), journal, entry.get("backup"))
         for content_hash in body.get("trees", []):
             remove_tree(store.path(content_hash))
-    remove_tree(journal)
+        remove_tree(journal)  # must go: rolling it back again later would undo newer changes
+    else:
+        discard(journal)
+
+
+def discard(journal: Path) -> None:
+    """Delete a committed journal; if that fails, say so and go on: the next command finds it
+    and deletes it (a committed journal is never rolled back, so it changes nothing)."""
+    try:
+        remove_tree(journal)
+    except OSError as exc:
+        progress.warn(
+            f"could not remove the finished journal {journal}: {exc.strerror or exc}; "
+            "the next plugman command removes it"
+        )
 
 
 def _restore_dir(path: Path, journal: Path, backup: str | None) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from plugman.errors import PlugmanError
+from plugman.errors import PlugmanError, UsageError
 
 _PARTIAL = re.compile(r"^v?(\d+)(?:\.(\d+|[xX*]))?(?:\.(\d+|[xX*]))?(?:[-+].*)?$")
 
@@ -87,5 +87,8 @@ def satisfies(version: str, specifier: str) -> bool:
 
 
 def check(specifier: str) -> None:
-    """Raise PlugmanError when `specifier` cannot be read."""
-    satisfies("0", specifier)
+    """Raise UsageError when `specifier`, given on the command line, cannot be read."""
+    try:
+        satisfies("0", specifier)
+    except PlugmanError as exc:
+        raise UsageError(exc.message, hint=exc.hint) from None

@@ -1,32 +1,99 @@
-"""The typer application: the root group catches every PlugmanError once."""
+"""The typer application: the root group turns every failure into `error:` / `hint:` on
+stderr (and, under --json, an error envelope on stdout) and its exit code, once."""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 import typer
+from typer._click import exceptions as click  # typer 0.28 vendors click; these are its errors
 from typer.core import TyperGroup
 
 from plugman import __version__, output, progress
 from plugman.cli import config, export, hooks, marketplace, mcp, plugins, runtime, serve
 from plugman.cli.common import paths_of
-from plugman.errors import PlugmanError, from_os_error
+from plugman.errors import PlugmanError, UsageError, from_os_error
+from plugman.paths import project_marker
 
 
 class RootGroup(TyperGroup):
-    """Turns a PlugmanError from any command into a message and its exit code."""
+    """Runs a command with progress and warnings shown, and reports any failure the same way:
+    a PlugmanError, a failed file operation, or a command line click could not parse."""
 
     def invoke(self, ctx: Any) -> Any:
+        with (
+            progress.listening(output.progress_listener()),
+            progress.warnings_to(output.warning_listener()),
+        ):
+            return super().invoke(ctx)
+
+    def main(  # type: ignore[override]
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        argv = list(sys.argv[1:] if args is None else args)
         try:
-            with progress.listening(output.progress_listener(), output.warning_listener()):
-                return super().invoke(ctx)
-        except PlugmanError as exc:
-            output.emit(output.error(exc), err=True)
-            ctx.exit(int(exc.exit_code))
-        except OSError as exc:  # a full disk, a denied path: said plainly, never a traceback
-            failure = from_os_error(exc)
+            result = super().main(argv, prog_name, complete_var, standalone_mode=False, **extra)
+            code = result if isinstance(result, int) else 0
+        except click.NoArgsIsHelpError as exc:  # a group without its command: its help
+            output.emit(exc.format_message())  # (typer's rich help prints itself, returns "")
+            code = int(UsageError.exit_code)
+        except typer.Abort:
+            output.emit("error: aborted", err=True)
+            code = 1
+        except (PlugmanError, OSError, click.ClickException) as exc:
+            failure = _as_error(exc)
             output.emit(output.error(failure), err=True)
-            ctx.exit(int(failure.exit_code))
+            if _wants_json(argv):
+                output.emit(output.error_envelope(failure, _command_name(self, argv)))
+            code = int(failure.exit_code)
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+
+def _as_error(exc: Exception) -> PlugmanError:
+    if isinstance(exc, PlugmanError):
+        return exc
+    if isinstance(exc, OSError):  # a full disk, a denied path: said plainly, never a traceback
+        return from_os_error(exc)
+    assert isinstance(exc, click.ClickException)
+    message = exc.format_message().rstrip(".")
+    message = message[:1].lower() + message[1:]
+    context = getattr(exc, "ctx", None)
+    where = context.command_path if context is not None else "plugman"
+    kind = UsageError if isinstance(exc, click.UsageError) else PlugmanError
+    return kind(message, hint=f"see: {where} --help")
+
+
+def _wants_json(argv: list[str]) -> bool:
+    """--json among plugman's own arguments (not after `--`, where a server's command is)."""
+    return "--json" in (argv[: argv.index("--")] if "--" in argv else argv)
+
+
+def _command_name(group: typer.core.TyperGroup, argv: list[str]) -> str | None:
+    """The command an argument list names (`mcp list`), as JSON envelopes call it."""
+    words: list[str] = []
+    command: Any = group
+    items = iter(argv)
+    for arg in items:
+        if arg == "--project":
+            next(items, None)
+        elif not arg.startswith("-"):
+            sub = getattr(command, "commands", {}).get(arg)
+            if sub is None:
+                break
+            words.append(arg)
+            command = sub
+        elif arg == "--":
+            break
+    return " ".join(words) or None
 
 
 app = typer.Typer(
@@ -34,8 +101,9 @@ app = typer.Typer(
     name="plugman",
     help="A package manager and marketplace CLI for agent plugins.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 
@@ -54,7 +122,11 @@ def root(
     ] = False,
     project: Annotated[
         str | None,
-        typer.Option("--project", help="Project folder (default: the current directory)."),
+        typer.Option(
+            "--project",
+            help="Project folder (default: the nearest folder from here upward with a "
+            "plugman.toml, .mcp.json or .git; else the current folder).",
+        ),
     ] = None,
 ) -> None:
     """A package manager and marketplace CLI for agent plugins."""
@@ -78,7 +150,8 @@ def paths(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON document.")] = False,
 ) -> None:
     """Show every location plugman reads or writes (PLUGMAN_HOME relocates them)."""
-    found = paths_of(ctx).as_dict()
+    paths = paths_of(ctx)
+    found = {**paths.as_dict(), "project_marker": project_marker(paths.project_dir) or ""}
     if as_json:
         output.emit(output.envelope("paths", paths=found))
     else:

@@ -33,7 +33,14 @@ def resolve_command(
     from plugman import config
 
     if target is not None:
+        from plugman.errors import UsageError
         from plugman.export import native
+
+        if as_json or explain:
+            raise UsageError(
+                "--target prints the agent's own config file; it takes no --json or --explain",
+                hint="plugman config resolve --json (plugman's document), or --target alone",
+            )
 
         text, notes = native(paths_of(ctx), os.environ, target, show_secrets)
         output.emit(text)

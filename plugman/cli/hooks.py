@@ -1,7 +1,10 @@
 """`plugman hooks list` and `plugman hooks run EVENT` (for agents without a hook system).
 
 `hooks run` reads the event JSON on stdin and exits like a Claude Code hook would: 2 with the
-reason on stderr when the hooks together block, deny or stop (`continue: false`), else 0.
+reason on stderr when the hooks together block, deny or stop (`continue: false`), else 0. A
+usage error (an unknown event, bad JSON on stdin) also exits 2, as every usage error does; a
+caller tells it apart by stderr, which then starts with `error: ` (and, under --json, by the
+error envelope on stdout, which has `error` where a run has `blocked`).
 """
 
 from __future__ import annotations
@@ -46,8 +49,9 @@ def run_command(
 ) -> None:
     """Run EVENT's hooks with the event JSON read from stdin; exit 2 when they block."""
     from plugman import trust
-    from plugman.runtime.hooks import run_hooks
+    from plugman.runtime.hooks import check_event, run_hooks
 
+    check_event(event)
     payload = _payload(sys.stdin.read() if not sys.stdin.isatty() else "")
     paths = paths_of(ctx)
     _, result = trust.resolved_here(paths, dict(os.environ))

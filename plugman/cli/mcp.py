@@ -96,11 +96,21 @@ def remove(
 
 @mcp_app.command("list")
 def listing(ctx: typer.Context, as_json: Json = False, show_secrets: Secrets = False) -> None:
-    """Every scope's servers and their status (active, shadowed, or why dropped)."""
+    """Every scope's servers and their status (active, shadowed, or why dropped); exit 1 when a
+    file they are read from is broken (its problems are shown)."""
     from plugman import server_list
 
-    rows = server_list.listing(paths_of(ctx), os.environ, show_secrets)
-    output.emit(output.envelope("mcp list", servers=rows) if as_json else output.mcp_listed(rows))
+    found = server_list.listing(paths_of(ctx), os.environ, show_secrets)
+    errors = any(d.severity == "error" for d in found.diagnostics)
+    if as_json:
+        problems = [output.diagnostic_dict(d) for d in found.diagnostics]
+        output.emit(output.envelope("mcp list", servers=found.rows, diagnostics=problems))
+    else:
+        output.emit(output.mcp_listed(found.rows, broken=errors))
+        if found.diagnostics:
+            output.emit(output.problems(found.diagnostics), err=True)
+    if errors:
+        raise typer.Exit(1)
 
 
 @mcp_app.command("get")

@@ -100,29 +100,39 @@ def lock(ctx: typer.Context, as_json: Json = False) -> None:
     output.emit(output.rows("lock", pins, as_json, line, "nothing to lock"))
 
 
+NoRefresh = Annotated[
+    bool,
+    typer.Option("--no-refresh", help="Use the cached marketplace catalogs; fetch none first."),
+]
+
+
 def update(
     ctx: typer.Context,
     names: Annotated[
         list[str] | None, typer.Argument(help="Plugins to update (default all).")
     ] = None,
-    scope: Scope = "user",
+    scope: Annotated[
+        str | None,
+        typer.Option("--scope", "-s", help="user, project or local (default: every scope)."),
+    ] = None,
+    no_refresh: NoRefresh = False,
     as_json: Json = False,
 ) -> None:
-    """Update installed plugins to what their marketplaces offer now."""
+    """Refresh the marketplaces, then update installed plugins to what they offer now."""
     from plugman import updates
 
+    done = updates.update(paths_of(ctx), names or [], scope, fetch_catalogs=not no_refresh)
+    output.emit(output.changes("update", done, as_json))
+
+
+def outdated(ctx: typer.Context, no_refresh: NoRefresh = False, as_json: Json = False) -> None:
+    """Refresh the marketplaces, then list installed plugins they offer different content for."""
+    from plugman import updates
+
+    found = updates.outdated(paths_of(ctx), fetch_catalogs=not no_refresh)
     output.emit(
-        output.changes("update", updates.update(paths_of(ctx), names or [], scope), as_json)
+        output.rows("outdated", found, as_json, output.outdated_line, "everything is up to date")
     )
-
-
-def outdated(ctx: typer.Context, as_json: Json = False) -> None:
-    """List installed plugins whose marketplace offers different content."""
-    from plugman import updates
-
-    found = updates.outdated(paths_of(ctx))
-    line = lambda r: f"{r['id']} ({r['scope']}): {r['version']} -> {r['available']}"  # noqa: E731
-    output.emit(output.rows("outdated", found, as_json, line, "everything is up to date"))
 
 
 def search(ctx: typer.Context, query: str, as_json: Json = False) -> None:
@@ -138,8 +148,4 @@ def info(ctx: typer.Context, plugin: str, as_json: Json = False) -> None:
     """Show a plugin's catalog entry and where it is installed."""
     from plugman import updates
 
-    found = updates.info(paths_of(ctx), plugin)
-    if as_json:
-        output.emit(output.envelope("info", plugin=found))
-    else:
-        output.emit("\n".join(f"{key}: {value}" for key, value in found.items()))
+    output.emit(output.plugin_info(updates.info(paths_of(ctx), plugin), as_json))

@@ -6,6 +6,7 @@ costs ~9 ms of its ~40 ms here (bench/validate_speed.py).
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 from typing import NamedTuple
 
@@ -74,6 +75,8 @@ def run(args: list[str]) -> int:
         result = validate(options.paths, strict=options.strict)
     except PlugmanError as exc:
         output.emit(output.error(exc), err=True)
+        if "--format=json" in args or ("--format", "json") in pairwise(args):
+            output.emit(output.error_envelope(exc, "validate"))
         return int(exc.exit_code)
     output.emit(output.validation(result, options.format))
     return int(ExitCode.FAILED if result.errors else ExitCode.OK)

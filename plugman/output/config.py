@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from plugman.output import display_path, envelope
+
+if TYPE_CHECKING:
+    from plugman.diagnostics import Diagnostic
 
 
 def envelope_doc(document: dict[str, Any]) -> str:
@@ -34,7 +37,8 @@ def resolved(document: dict[str, Any], explain: bool) -> str:
         lines.append(f"notes ({len(notes)}):")
         lines += [f"  {n['code']}: {n['message']}" for n in notes]
     elif notes:
-        lines.append(f"{len(notes)} entries dropped, shadowed or invalid; see --explain")
+        count = "1 entry" if len(notes) == 1 else f"{len(notes)} entries"
+        lines.append(f"{count} dropped, shadowed or invalid; see --explain")
     return "\n".join(lines)
 
 
@@ -138,9 +142,13 @@ def mcp_changed(command: str, change: Any, as_json: bool) -> str:
     )
 
 
-def mcp_listed(rows: list[dict[str, Any]]) -> str:
+def mcp_listed(rows: list[dict[str, Any]], broken: bool = False) -> str:
     if not rows:
-        return "no MCP servers configured"
+        return (
+            "no MCP servers found (some files could not be read)"
+            if broken
+            else ("no MCP servers configured")
+        )
     keys = ("name", "scope", "status")
     widths = {key: max(len(str(row[key])) for row in rows) for key in keys}
     lines = []
@@ -164,3 +172,19 @@ def connectors_synced(cache: dict[str, Any]) -> str:
     names = [c["name"] for c in cache["connectors"]]
     count = f"{len(names)} connector{'s' * (len(names) != 1)}"
     return f"synced {count} from {cache['source']}" + (": " + ", ".join(names) if names else "")
+
+
+def diagnostic_dict(d: Diagnostic) -> dict[str, Any]:
+    return {**d._asdict(), "file": display_path(d.file)}
+
+
+def problems(diagnostics: list[Diagnostic]) -> str:
+    """Problems in the files a command read, for stderr: `error: FILE:LINE:COL: message`."""
+    lines = []
+    for d in diagnostics:
+        where = display_path(d.file) + (f":{d.line}:{d.column or 1}" if d.line else "")
+        at = f" {d.path}:" if d.path else ""
+        lines.append(f"{d.severity}: {where}:{at} {d.message}")
+        if d.hint:
+            lines.append(f"  hint: {d.hint}")
+    return "\n".join(lines)

@@ -92,3 +92,60 @@ def rows(
     if as_json:
         return envelope(command, plugins=found)
     return "\n".join(line(row) for row in found) or empty
+
+
+def plugin_info(found: dict[str, Any], as_json: bool) -> str:
+    """`plugman info`: version, source in words, components and where it is installed."""
+    if as_json:
+        return envelope("info", plugin=found)
+    lines = [f"{found['id']} {found['version'] or '(no version)'}"]
+    if found["description"]:
+        lines.append(f"  {found['description']}")
+    lines.append(f"source:     {source_words(found['source'], found['marketplace'])}")
+    lines.append(f"components: {_components(found['components'])}")
+    scopes = [
+        f"{scope} {version}" + ("" if found["enabled"][scope] else " (disabled)")
+        for scope, version in found["installed"].items()
+    ]
+    lines.append(f"installed:  {', '.join(scopes) or 'no'}")
+    return "\n".join(lines)
+
+
+def source_words(source: dict[str, Any] | None, marketplace: str | None) -> str:
+    """Where a plugin comes from, as a sentence fragment (a lock-file source)."""
+    if not source:
+        return "unknown (its marketplace gives none)"
+    kind = source.get("type")
+    pin = source.get("commit") or source.get("sha256")
+    ref = f" at {source['ref']}" if source.get("ref") else ""
+    if kind == "path" and marketplace and marketplace != "direct":
+        text = f"folder {source['path']} of marketplace {marketplace}"
+    elif kind == "path":
+        text = f"folder {source['path']}"
+    elif kind == "github":
+        text = f"GitHub repository {source['repo']}{ref}"
+    elif kind == "archive":
+        text = f"archive {source['url']}"
+    elif kind == "npm":
+        text = f"npm package {source.get('url')}"
+    else:
+        text = f"git repository {source.get('url')}{ref}"
+    if kind != "path" and source.get("path"):
+        text = f"folder {source['path']} of {text}"
+    return text + (f" (pinned to {str(pin)[:12]})" if pin else "")
+
+
+def _components(components: dict[str, list[str]] | None) -> str:
+    if components is None:
+        return "known once installed"
+    label = {"mcpServers": "MCP servers"}
+    parts = [f"{label.get(k, k)} {', '.join(names)}" for k, names in components.items() if names]
+    return "; ".join(parts) or "none"
+
+
+def outdated_line(row: dict[str, Any]) -> str:
+    """One `plugman outdated` row: what is newer, or why it cannot be checked."""
+    head = f"{row['id']} ({row['scope']}): {row['version']}"
+    if row.get("problem"):
+        return f"{head}: {row['problem']}"
+    return f"{head} -> {row['available']}"

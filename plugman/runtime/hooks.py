@@ -28,7 +28,15 @@ from plugman.resolve import Hook, Resolved
 from plugman.runtime.hook_match import if_matches, matches
 from plugman.runtime.hook_outcome import HandlerResult, HookRun, Raw, combine, interpret, tail
 
-__all__ = ["HandlerResult", "HookRun", "listing", "matches", "run_hooks", "selected"]
+__all__ = [
+    "HandlerResult",
+    "HookRun",
+    "check_event",
+    "listing",
+    "matches",
+    "run_hooks",
+    "selected",
+]
 
 DEFAULT_TIMEOUT = {"command": 600.0, "http": 600.0, "mcp_tool": 600.0, "prompt": 30.0}
 EVENT_TIMEOUT = {"UserPromptSubmit": 30.0, "MessageDisplay": 10.0, "SessionEnd": 1.5}
@@ -66,6 +74,23 @@ def selected(hook: Hook, event: str, payload: dict[str, Any]) -> bool:
     if hook.event != event or not matches(event, hook.matcher, payload):
         return False
     return "if" not in hook.handler or if_matches(event, hook.handler["if"], payload)
+
+
+def check_event(event: str) -> None:
+    """A UsageError for an event name Claude Code does not have (names are case-sensitive)."""
+    import difflib
+
+    from plugman import schema
+    from plugman.errors import UsageError
+
+    known = sorted(schema.load("hooks.schema.json")["$defs"]["eventMap"]["properties"])
+    if event in known:
+        return
+    close = difflib.get_close_matches(event, known, n=1) or [
+        name for name in known if name.lower() == event.lower()
+    ]
+    hint = f"did you mean {close[0]}?" if close else "events: " + ", ".join(known)
+    raise UsageError(f"unknown hook event {event!r}", hint=hint)
 
 
 def run_hooks(

@@ -500,7 +500,7 @@ def g01(s: Setup) -> list[Step]:
     return [
         install(f"ssh://-oProxyCommand={command}/x.git", "missing or unsafe host name"),
         install(f"ssh://git@-oProxyCommand={command}/x.git", "missing or unsafe host name"),
-        install(f"-oProxyCommand=touch {s.pwned}:x.git", "No such option"),
+        install(f"-oProxyCommand=touch {s.pwned}:x.git", "no such option: -o"),
         refuses("install", "--", f"-oProxyCommand=touch {s.pwned}:x.git",
                 message="starts with '-'"),
         refuses("marketplace", "add", f"ssh://-oProxyCommand={command}/m.git",

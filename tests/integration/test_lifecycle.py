@@ -119,7 +119,7 @@ def test_search_and_info(project: Path) -> None:
     run("install", "guardrails", project=project)
     found = run("info", "guardrails@plugman-samples", project=project)["plugin"]
     assert found["installed"] == {"user": "1.1.0"}
-    assert found["source"]["kind"] == "path"
+    assert found["source"]["type"] == "path"
 
 
 def test_install_from_a_path_a_git_url_and_an_archive(tmp_path: Path) -> None:

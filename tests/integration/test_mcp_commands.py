@@ -231,7 +231,7 @@ def test_list_and_get_show_every_status(
     assert got[0]["entry"]["headers"] == {"Api-Key": "${DOCS_TOKEN}"}  # a reference: no secret
     shown = ok(project, "mcp", "get", "docs", "--show-secrets")["entries"][0]["entry"]
     assert shown["headers"] == {"Api-Key": "${DOCS_TOKEN}"}
-    assert "hint: plugman mcp list" in refused(project, "mcp", "get", "nope", code=1)
+    assert "hint: see them all: plugman mcp list" in refused(project, "mcp", "get", "nope", code=2)
 
 
 CONNECTORS = [
