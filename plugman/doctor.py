@@ -18,7 +18,7 @@ from plugman.errors import PlugmanError
 from plugman.export_record import Sealed, current
 from plugman.fs import tree_hash
 from plugman.paths import Paths
-from plugman.state import SCOPES, Record, read_state
+from plugman.state import FORMAT, SCOPES, Record, read_state
 from plugman.store import Store
 
 ERROR, WARNING = "error", "warning"
@@ -58,20 +58,25 @@ def _state_files(paths: Paths) -> list[Problem]:
     from plugman import marketplaces, trust
 
     installed = "move it away (plugman forgets what it installed there), then reinstall"
-    files = [(p, installed) for p in sorted((paths.state_dir / "installed").glob("*.json"))]
+    files = [(p, installed, FORMAT) for p in sorted((paths.state_dir / "installed").glob("*.json"))]
     files += [
-        (marketplaces.registry_path(paths), "move it away, then add your marketplaces again"),
-        (trust.trust_path(paths), "move it away, then approve the project's entries again"),
+        (
+            marketplaces.registry_path(paths),
+            "move it away, then add your marketplaces again",
+            FORMAT,
+        ),
+        (trust.trust_path(paths), "move it away, then approve the project's entries again", FORMAT),
         (
             export_record.path(paths),
             "move it away (plugman forgets what it exported; take those entries out of the "
             "agent files by hand), then export again",
+            export_record.FORMAT,
         ),
     ]
     found = []
-    for file, hint in files:
+    for file, hint, newest in files:
         try:
-            read_state(file, hint)
+            read_state(file, hint, newest)
         except PlugmanError as exc:
             found.append(Problem(ERROR, exc.where or str(file), exc.message, exc.hint or hint))
     return found
