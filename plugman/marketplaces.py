@@ -135,8 +135,8 @@ def read(market: Known) -> Catalog:
     for index, finding in sorted(bad.items(), key=lambda item: item[0] or 0):
         name = _entry_name(loaded, index)
         skipped[name] = acceptance.where(finding, market.root)
-        shown = f"plugin {name!r}" if name else f"entry plugins[{index}]"
-        warnings.append(f"marketplace {loaded.name!r}: {shown} is skipped: {skipped[name]}")
+        entry = f"plugin {name!r}" if name else f"entry plugins[{index}]"
+        warnings.append(f"marketplace {shown!r}: {entry} is skipped: {skipped[name]}")
     kept = tuple(e for e in loaded.plugins if e.position not in bad)
     return Catalog(loaded._replace(plugins=kept), skipped, warnings)
 

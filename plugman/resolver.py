@@ -62,6 +62,11 @@ def parse_spec(text: str, cwd: Path) -> Spec:
     if base.endswith(ARCHIVES) and local.is_file():  # a local archive: fetched as file://
         return Spec(text, direct=PluginSource("archive", local.resolve().as_uri(), sha=None))
     if text.startswith((".", "/", "~")) or local.is_dir():
+        if not local.exists():
+            raise UsageError(
+                f"{text!r}: no such folder or archive",
+                hint="give a plugin folder, a .zip/.tar.gz archive, or NAME[@MARKETPLACE]",
+            )
         return Spec(text, direct=PluginSource("path", str(local.resolve())))
     match = NAME_SPEC.match(text.strip())
     if not match:
