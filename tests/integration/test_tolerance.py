@@ -206,3 +206,18 @@ def test_an_invalid_marketplace_names_itself_not_a_placeholder(tmp_path: Path) -
     assert refused.exit_code == 1
     assert "marketplace 'mkt' is invalid" in refused.stderr
     assert "'?'" not in refused.stderr and ":None" not in refused.stderr
+
+
+def test_a_missing_local_plugin_is_a_usage_error(tmp_path: Path) -> None:
+    for spec in (str(tmp_path / "gone.zip"), str(tmp_path / "gone")):
+        missing = invoke("install", spec)
+        assert missing.exit_code == 2
+        assert "no such folder or archive" in missing.stderr
+
+
+def test_catalog_warnings_name_the_marketplace_as_registered(tmp_path: Path) -> None:
+    plugin(tmp_path / "m" / "good", "good")
+    market = marketplace(tmp_path / "m", [{"name": "good", "source": "./good"}, {"name": "x"}])
+    added = invoke("marketplace", "add", str(market), "--name", "team")
+    assert added.exit_code == 0, added.output
+    assert "warning: marketplace 'team': plugin 'x' is skipped" in added.stderr
