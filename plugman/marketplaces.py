@@ -122,13 +122,14 @@ def read(market: Known) -> Catalog:
         detail = (
             acceptance.where(found.fatal[0], market.root) if found.fatal else "it cannot be read"
         )
-        shown = market.name or (loaded.name if loaded else market.source.location)
+        name = market.name or (loaded.name if loaded else market.source.location)
         raise PlugmanError(
-            f"marketplace {shown!r} is invalid: {detail}",
+            f"marketplace {name!r} is invalid: {detail}",
             hint=f"run: plugman validate {market.root}",
         )
+    shown = market.name or loaded.name
     warnings = [
-        f"marketplace {loaded.name!r}: {acceptance.where(f, market.root)}" for f in found.tolerated
+        f"marketplace {shown!r}: {acceptance.where(f, market.root)}" for f in found.tolerated
     ]
     skipped: dict[str, str] = {}
     bad = {acceptance.entry_index(f): f for f in reversed(found.skipped)}
