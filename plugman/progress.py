@@ -30,18 +30,11 @@ def warn(message: str) -> None:
 
 
 @contextmanager
-def listening(listener: Listener | None) -> Iterator[None]:
-    token = _listener.set(listener)
+def listening(listener: Listener | None, warner: Listener | None = None) -> Iterator[None]:
+    """Send progress to `listener` and warnings to `warner` while the block runs."""
+    tokens = _listener.set(listener), _warner.set(warner)
     try:
         yield
     finally:
-        _listener.reset(token)
-
-
-@contextmanager
-def warnings_to(listener: Listener | None) -> Iterator[None]:
-    token = _warner.set(listener)
-    try:
-        yield
-    finally:
-        _warner.reset(token)
+        _listener.reset(tokens[0])
+        _warner.reset(tokens[1])

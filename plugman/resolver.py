@@ -142,8 +142,7 @@ class _Planner:
                 "itself; install a local plugin from its folder yourself",
             )
         fields = None if entry.strict else entry.entry
-        official = marketplaces.official(known.source)
-        planned = self.fetch(entry.source, known, known.name, fields, spec, chain, official)
+        planned = self.fetch(entry.source, known, known.name, fields, spec, chain)
         # the marketplace's name for a plugin is the one used, whatever its plugin.json says
         return self.add(planned._replace(id=plugin_id, name=entry.name))
 
@@ -155,12 +154,12 @@ class _Planner:
         fields: dict[str, Any] | None,
         spec: Spec,
         chain: tuple[str, ...],
-        official: bool = False,
     ) -> Planned:
         from plugman.sources import fetch
 
         base = known.root if known else None
         fetched = fetch(source, self.store.stage() / "tree", base=base, progress=progress.say)
+        official = known is not None and marketplaces.official(known.source)
         loaded = validate_tree(fetched.root, fields, spec.text, official)
         if loaded.format == "folders":  # no manifest: named for where it came from
             loaded = loaded._replace(name=source_name(source))

@@ -23,10 +23,7 @@ class RootGroup(TyperGroup):
     a PlugmanError, a failed file operation, or a command line click could not parse."""
 
     def invoke(self, ctx: Any) -> Any:
-        with (
-            progress.listening(output.progress_listener()),
-            progress.warnings_to(output.warning_listener()),
-        ):
+        with progress.listening(output.progress_listener(), output.warning_listener()):
             return super().invoke(ctx)
 
     def main(  # type: ignore[override]
