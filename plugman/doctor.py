@@ -12,14 +12,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from plugman import edit, export_record
-from plugman.diagnostics import Diagnostic
-from plugman.errors import PlugmanError
-from plugman.export_record import Sealed, current
-from plugman.fs import tree_hash
-from plugman.paths import Paths
-from plugman.state import FORMAT, SCOPES, Record, read_state
-from plugman.store import Store
+from plugman.agents import edit, export_record
+from plugman.agents.export_record import Sealed, current
+from plugman.core.errors import PlugmanError
+from plugman.core.fs import tree_hash
+from plugman.core.paths import Paths
+from plugman.core.state import FORMAT, SCOPES, Record, read_state
+from plugman.core.store import Store
+from plugman.manifest.diagnostics import Diagnostic
 
 ERROR, WARNING = "error", "warning"
 
@@ -55,7 +55,8 @@ def _once(found: list[Problem]) -> list[Problem]:
 
 def _state_files(paths: Paths) -> list[Problem]:
     """Every state file plugman keeps, read as the commands read it."""
-    from plugman import marketplaces, trust
+    from plugman.config import trust
+    from plugman.plugins import marketplaces
 
     installed = "move it away (plugman forgets what it installed there), then reinstall"
     files = [(p, installed, FORMAT) for p in sorted((paths.state_dir / "installed").glob("*.json"))]
@@ -85,7 +86,7 @@ def _state_files(paths: Paths) -> list[Problem]:
 def _config(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     """The configuration every scope is read from (plugman.toml files, .mcp.json, managed
     settings, installed plugins): what config resolve would drop or warn about."""
-    from plugman import scopes
+    from plugman.config import scopes
 
     return [
         Problem(
@@ -139,7 +140,7 @@ def _installed(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
 
 
 def _pending(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
-    from plugman import trust
+    from plugman.config import trust
 
     return [
         Problem(
@@ -222,7 +223,7 @@ def _now(container: object, entry_id: str, wanted: str, listed: bool) -> str:
 def _stale(
     paths: Paths, env: Mapping[str, str], target: str, scope: str, command: str
 ) -> list[Problem]:
-    from plugman.export import export
+    from plugman.agents.export import export
 
     outcome = export(paths, env, target, scope, remove=False, dry_run=True)
     if not outcome.changes:

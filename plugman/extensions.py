@@ -7,14 +7,14 @@ import functools
 import pluggy
 
 from plugman import hookspecs
-from plugman.errors import UsageError
-from plugman.targets import Target
+from plugman.agents.targets import Target
+from plugman.core.errors import UsageError
 
 
 @functools.cache
 def manager() -> pluggy.PluginManager:
     """The one plugin manager of this process (built-ins register through the same hook)."""
-    from plugman.targets import builtin
+    from plugman.agents.targets import builtin
 
     found = pluggy.PluginManager("plugman")
     found.add_hookspecs(hookspecs)

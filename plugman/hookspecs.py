@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pluggy
 
-from plugman.targets import Target
+from plugman.agents.targets import Target
 
 hookspec = pluggy.HookspecMarker("plugman")
 hookimpl = pluggy.HookimplMarker("plugman")

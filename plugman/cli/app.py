@@ -11,11 +11,12 @@ import typer
 from typer._click import exceptions as click  # typer 0.28 vendors click; these are its errors
 from typer.core import TyperGroup
 
-from plugman import __version__, output, progress
+from plugman import __version__, output
 from plugman.cli import config, export, hooks, marketplace, mcp, plugins, runtime, serve
 from plugman.cli.common import paths_of
-from plugman.errors import PlugmanError, UsageError, from_os_error
-from plugman.paths import project_marker
+from plugman.core import progress
+from plugman.core.errors import PlugmanError, UsageError, from_os_error
+from plugman.core.paths import project_marker
 
 
 class RootGroup(TyperGroup):

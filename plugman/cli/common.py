@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from plugman.errors import UsageError
-from plugman.paths import Paths
+from plugman.core.errors import UsageError
+from plugman.core.paths import Paths
 
 Scope = Annotated[
     str, typer.Option("--scope", "-s", help="user, project or local.", show_default=True)

@@ -30,11 +30,11 @@ def resolve_command(
     ] = None,
 ) -> None:
     """Merge every scope into one config (managed, claude.ai, plugin, user, project, local)."""
-    from plugman import config
+    from plugman.config import document as config
 
     if target is not None:
-        from plugman.errors import UsageError
-        from plugman.export import native
+        from plugman.agents.export import native
+        from plugman.core.errors import UsageError
 
         if as_json or explain:
             raise UsageError(
@@ -56,7 +56,7 @@ def explain_command(
     ctx: typer.Context, name: str, as_json: Json = False, show_secrets: Secrets = False
 ) -> None:
     """Why server NAME resolves as it does: the winner, what it shadows, what was dropped."""
-    from plugman import config
+    from plugman.config import document as config
 
     found = config.explain(paths_of(ctx), os.environ, name, show_secrets)
     output.emit(output.envelope("config explain", **found) if as_json else output.explained(found))
@@ -66,7 +66,7 @@ def explain_command(
 def trust_list(ctx: typer.Context, as_json: Json = False) -> None:
     """What needs approval here: the project's servers and hooks and those of plugins `sync`
     installed, approved or pending, with the command, args or URL each approval covers."""
-    from plugman import trust
+    from plugman.config import trust
 
     rows = trust.listing(paths_of(ctx))
     output.emit(output.envelope("trust list", entries=rows) if as_json else output.trusted(rows))
@@ -87,7 +87,7 @@ def trust_approve(
 ) -> None:
     """Approve entries as they are now (a later change needs approval again). Without NAME or
     --all, nothing is approved: the pending entries are listed and the exit code is 2."""
-    from plugman import trust
+    from plugman.config import trust
 
     rows = trust.approve(paths_of(ctx), names or [], everything)
     output.emit(
@@ -105,7 +105,7 @@ def trust_revoke(
     as_json: Json = False,
 ) -> None:
     """Withdraw approvals (without NAME or --all: list the approved entries, exit code 2)."""
-    from plugman import trust
+    from plugman.config import trust
 
     rows = trust.revoke(paths_of(ctx), names or [], everything)
     output.emit(

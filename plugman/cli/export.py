@@ -9,7 +9,7 @@ import typer
 
 from plugman import output
 from plugman.cli.common import Json, paths_of
-from plugman.errors import UsageError
+from plugman.core.errors import UsageError
 
 
 def export(
@@ -32,7 +32,7 @@ def export(
 ) -> None:
     """Write the resolved MCP servers (and Claude Code hooks) into AGENT's own config file,
     owning only the entries plugman writes."""
-    from plugman.export import export as run
+    from plugman.agents.export import export as run
 
     if (write and remove) or not (write or remove or dry_run):
         raise UsageError(

@@ -29,7 +29,7 @@ BLOCKED = 2
 @hooks_app.command("list")
 def list_command(ctx: typer.Context, as_json: Json = False) -> None:
     """Every resolved hook, in the order it runs: event, matcher, type, command and origin."""
-    from plugman import trust
+    from plugman.config import trust
     from plugman.runtime.hooks import listing
 
     _, result = trust.resolved_here(paths_of(ctx), dict(os.environ))
@@ -48,7 +48,7 @@ def run_command(
     as_json: Json = False,
 ) -> None:
     """Run EVENT's hooks with the event JSON read from stdin; exit 2 when they block."""
-    from plugman import trust
+    from plugman.config import trust
     from plugman.runtime.hooks import check_event, run_hooks
 
     check_event(event)
@@ -73,7 +73,7 @@ def run_command(
 
 
 def _payload(text: str) -> dict[str, Any]:
-    from plugman.errors import UsageError
+    from plugman.core.errors import UsageError
 
     if not text.strip():
         return {}

@@ -24,8 +24,8 @@ def add(
     as_json: Json = False,
 ) -> None:
     """Add a marketplace (project and local scope also name it in that scope's plugman.toml)."""
-    from plugman import marketplaces
-    from plugman.state import check_scope
+    from plugman.core.state import check_scope
+    from plugman.plugins import marketplaces
 
     check_scope(scope)
     market = marketplaces.add(paths_of(ctx), source, name, scope)
@@ -35,7 +35,7 @@ def add(
 @app.command("list")
 def listing(ctx: typer.Context, as_json: Json = False) -> None:
     """List known marketplaces."""
-    from plugman import marketplaces
+    from plugman.plugins import marketplaces
 
     found = list(marketplaces.known(paths_of(ctx)).values())
     output.emit(output.markets("marketplace list", found, as_json))
@@ -48,7 +48,7 @@ def update(
     as_json: Json = False,
 ) -> None:
     """Fetch marketplaces again (all, or the named ones)."""
-    from plugman import marketplaces
+    from plugman.plugins import marketplaces
 
     found = marketplaces.update(paths_of(ctx), names or [])
     output.emit(output.markets("marketplace update", found, as_json, verb="updated"))
@@ -64,7 +64,7 @@ def remove(
     as_json: Json = False,
 ) -> None:
     """Forget a marketplace."""
-    from plugman import marketplaces
+    from plugman.plugins import marketplaces
 
     market = marketplaces.remove(paths_of(ctx), name, force=force)
     output.emit(output.markets("marketplace remove", [market], as_json, verb="removed"))

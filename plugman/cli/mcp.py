@@ -52,7 +52,7 @@ def add(
     as_json: Json = False,
 ) -> None:
     """Add a server: `plugman mcp add NAME URL` or `plugman mcp add NAME -- CMD [ARGS...]`."""
-    from plugman import server_entries, servers
+    from plugman.config import server_entries, servers
 
     entry = server_entries.build_entry(
         target or [], ctx.meta.get(COMMAND), transport, env or [], header or []
@@ -70,7 +70,7 @@ def add_json(
     as_json: Json = False,
 ) -> None:
     """Add a server from its JSON entry, checked like any MCP config."""
-    from plugman import server_entries, servers
+    from plugman.config import server_entries, servers
 
     change = servers.add(paths_of(ctx), name, server_entries.parse_json(name, entry), scope)
     for warning in change.warnings:
@@ -88,7 +88,7 @@ def remove(
     as_json: Json = False,
 ) -> None:
     """Remove a server from the scope that has it."""
-    from plugman import servers
+    from plugman.config import servers
 
     change = servers.remove(paths_of(ctx), name, scope)
     output.emit(output.mcp_changed("mcp remove", change, as_json))
@@ -98,7 +98,7 @@ def remove(
 def listing(ctx: typer.Context, as_json: Json = False, show_secrets: Secrets = False) -> None:
     """Every scope's servers and their status (active, shadowed, or why dropped); exit 1 when a
     file they are read from is broken (its problems are shown)."""
-    from plugman import server_list
+    from plugman.config import server_list
 
     found = server_list.listing(paths_of(ctx), os.environ, show_secrets)
     errors = any(d.severity == "error" for d in found.diagnostics)
@@ -121,7 +121,7 @@ def get(
     show_secrets: Secrets = False,
 ) -> None:
     """Every scope's entry called NAME, and what resolution made of it."""
-    from plugman import server_list
+    from plugman.config import server_list
 
     rows = server_list.get(paths_of(ctx), os.environ, name, show_secrets)
     output.emit(
@@ -136,7 +136,7 @@ def sync(
     as_json: Json = False,
 ) -> None:
     """Replace the cached claude.ai connectors with the list in SOURCE."""
-    from plugman import connectors
+    from plugman.config import connectors
 
     cache = connectors.sync(paths_of(ctx), source)
     output.emit(

@@ -8,7 +8,7 @@ import typer
 
 from plugman import output
 from plugman.cli.common import Json, Scope, paths_of
-from plugman.errors import UsageError
+from plugman.core.errors import UsageError
 
 
 def install(
@@ -24,7 +24,7 @@ def install(
     as_json: Json = False,
 ) -> None:
     """Install plugins (and their dependencies) into a scope."""
-    from plugman import installer
+    from plugman.plugins import install as installer
 
     changes = installer.install(paths_of(ctx), specs, scope, dry_run=dry_run)
     output.emit(output.changes("install", changes, as_json))
@@ -43,7 +43,7 @@ def uninstall(
     as_json: Json = False,
 ) -> None:
     """Uninstall plugins: remove exactly what their install wrote."""
-    from plugman import installer
+    from plugman.plugins import install as installer
 
     changes = installer.uninstall(paths_of(ctx), names, scope, keep_data=keep_data, force=force)
     output.emit(output.changes("uninstall", changes, as_json))
@@ -51,7 +51,7 @@ def uninstall(
 
 def enable(ctx: typer.Context, name: str, scope: Scope = "user", as_json: Json = False) -> None:
     """Enable an installed plugin in a scope."""
-    from plugman import installer
+    from plugman.plugins import install as installer
 
     change = installer.set_enabled(paths_of(ctx), name, scope, True)
     output.emit(output.changes("enable", [change], as_json))
@@ -59,7 +59,7 @@ def enable(ctx: typer.Context, name: str, scope: Scope = "user", as_json: Json =
 
 def disable(ctx: typer.Context, name: str, scope: Scope = "user", as_json: Json = False) -> None:
     """Disable an installed plugin in a scope (it stays installed)."""
-    from plugman import installer
+    from plugman.plugins import install as installer
 
     change = installer.set_enabled(paths_of(ctx), name, scope, False)
     output.emit(output.changes("disable", [change], as_json))
@@ -67,7 +67,7 @@ def disable(ctx: typer.Context, name: str, scope: Scope = "user", as_json: Json 
 
 def listing(ctx: typer.Context, as_json: Json = False) -> None:
     """List installed plugins in every scope."""
-    from plugman import installer
+    from plugman.plugins import install as installer
 
     output.emit(output.installed(installer.listing(paths_of(ctx)), as_json))
 
@@ -83,7 +83,7 @@ def sync(
     as_json: Json = False,
 ) -> None:
     """Install exactly what the project's plugman.toml / plugman.lock declare."""
-    from plugman import sync as syncing
+    from plugman.plugins import sync as syncing
 
     if frozen and locked:
         raise UsageError("--frozen and --locked exclude each other", hint="pass one of them")
@@ -93,7 +93,7 @@ def sync(
 
 def lock(ctx: typer.Context, as_json: Json = False) -> None:
     """Resolve plugman.toml and write plugman.lock (installs nothing)."""
-    from plugman import sync as syncing
+    from plugman.plugins import sync as syncing
 
     pins = syncing.lock(paths_of(ctx))
     line = lambda p: f"locked {p['id']} {p['version']} {p['content_hash'][:19]}"  # noqa: E731
@@ -119,7 +119,7 @@ def update(
     as_json: Json = False,
 ) -> None:
     """Refresh the marketplaces, then update installed plugins to what they offer now."""
-    from plugman import updates
+    from plugman.plugins import updates
 
     done = updates.update(paths_of(ctx), names or [], scope, fetch_catalogs=not no_refresh)
     output.emit(output.changes("update", done, as_json))
@@ -127,7 +127,7 @@ def update(
 
 def outdated(ctx: typer.Context, no_refresh: NoRefresh = False, as_json: Json = False) -> None:
     """Refresh the marketplaces, then list installed plugins they offer different content for."""
-    from plugman import updates
+    from plugman.plugins import updates
 
     found = updates.outdated(paths_of(ctx), fetch_catalogs=not no_refresh)
     output.emit(
@@ -137,7 +137,7 @@ def outdated(ctx: typer.Context, no_refresh: NoRefresh = False, as_json: Json = 
 
 def search(ctx: typer.Context, query: str, as_json: Json = False) -> None:
     """Search the known marketplaces."""
-    from plugman import updates
+    from plugman.plugins import updates
 
     found = updates.search(paths_of(ctx), query)
     line = lambda r: f"{r['id']} {r['version'] or ''}  {r['description'] or ''}"  # noqa: E731
@@ -146,6 +146,6 @@ def search(ctx: typer.Context, query: str, as_json: Json = False) -> None:
 
 def info(ctx: typer.Context, plugin: str, as_json: Json = False) -> None:
     """Show a plugin's catalog entry and where it is installed."""
-    from plugman import updates
+    from plugman.plugins import updates
 
     output.emit(output.plugin_info(updates.info(paths_of(ctx), plugin), as_json))

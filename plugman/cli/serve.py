@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from plugman.cli.common import paths_of
-from plugman.errors import UsageError
+from plugman.core.errors import UsageError
 
 
 def serve(

@@ -10,7 +10,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import NamedTuple
 
-from plugman.errors import ExitCode, PlugmanError, UsageError
+from plugman.core.errors import ExitCode, PlugmanError, UsageError
 
 FORMATS = ("text", "json", "sarif", "github")
 USAGE = "usage: plugman validate [--strict] [--format text|json|sarif|github] PATH..."
@@ -70,7 +70,7 @@ def run(args: list[str]) -> int:
         return int(ExitCode.OK)
     try:
         options = parse(args)
-        from plugman.validate import validate
+        from plugman.manifest.validate import validate
 
         result = validate(options.paths, strict=options.strict)
     except PlugmanError as exc:

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
-from plugman.diagnostics import ERROR, Diagnostic
+from plugman.manifest.diagnostics import ERROR, Diagnostic
 from plugman.manifest.reader import REFUSED
 
 # Claude Code accepts these at install: reserved plugin names (a warning there), declared

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from plugman.diagnostics import KeyPath, Sink
+from plugman.manifest.diagnostics import KeyPath, Sink
 
 
 def as_list(value: Any, path: KeyPath) -> list[tuple[str, KeyPath]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any, NoReturn
 
-from plugman.diagnostics import ERROR, KeyPath, Locator, Sink
+from plugman.manifest.diagnostics import ERROR, KeyPath, Locator, Sink
 
 _FENCE = re.compile(r"^---[ \t]*\r?$", re.MULTILINE)
 _KEY = re.compile(r"^([^\s:#][^:]*?)[ \t]*:", re.MULTILINE)

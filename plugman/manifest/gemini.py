@@ -6,8 +6,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from plugman import schema
-from plugman.diagnostics import Sink
+from plugman.manifest import schema
+from plugman.manifest.diagnostics import Sink
 from plugman.manifest.model import McpServer, Plugin
 from plugman.manifest.names import check_segment
 from plugman.manifest.reader import Report, read_json

@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from plugman import schema
-from plugman.diagnostics import KeyPath, Sink
+from plugman.manifest import schema
+from plugman.manifest.diagnostics import KeyPath, Sink
 from plugman.manifest.model import HookHandler
 from plugman.manifest.reader import Report, read_json
 

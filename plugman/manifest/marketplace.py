@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from plugman import schema
-from plugman.diagnostics import KeyPath, Sink
-from plugman.manifest import components
+from plugman.manifest import components, schema
+from plugman.manifest.diagnostics import KeyPath, Sink
 from plugman.manifest.model import Marketplace, MarketplaceEntry, PluginSource
 from plugman.manifest.names import RESERVED_MARKETPLACES, check_marketplace_name, check_plugin_name
 from plugman.manifest.reader import Report, read_json

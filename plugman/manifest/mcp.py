@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from plugman import schema
-from plugman.diagnostics import KeyPath, Sink
+from plugman.manifest import schema
+from plugman.manifest.diagnostics import KeyPath, Sink
 from plugman.manifest.model import McpServer
 from plugman.manifest.names import RESERVED_SERVERS, check_segment
 from plugman.manifest.reader import Report, read_json

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from plugman.diagnostics import KeyPath, Sink
+from plugman.manifest.diagnostics import KeyPath, Sink
 
 KEBAB = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_NAME = 128

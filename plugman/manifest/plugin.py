@@ -7,9 +7,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
-from plugman import schema
-from plugman.diagnostics import Sink
-from plugman.manifest import acceptance, components, gemini, hooks, mcp, skills
+from plugman.manifest import acceptance, components, gemini, hooks, mcp, schema, skills
+from plugman.manifest.diagnostics import Sink
 from plugman.manifest.model import Dependency, HookHandler, McpServer, Plugin, Skill
 from plugman.manifest.names import check_plugin_name
 from plugman.manifest.reader import Report, read_json

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from plugman import jsonloc
-from plugman.diagnostics import ERROR, Diagnostic, Sink
+from plugman.manifest import jsonloc
+from plugman.manifest.diagnostics import ERROR, Diagnostic, Sink
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 

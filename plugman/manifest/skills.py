@@ -6,9 +6,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from plugman import schema
-from plugman.diagnostics import WARNING, Sink
-from plugman.manifest import frontmatter
+from plugman.manifest import frontmatter, schema
+from plugman.manifest.diagnostics import WARNING, Sink
 from plugman.manifest.model import Skill
 from plugman.manifest.names import unsafe_reason
 from plugman.manifest.reader import Report, read_text

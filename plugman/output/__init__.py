@@ -13,9 +13,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from plugman.errors import PlugmanError
+    from plugman.core.errors import PlugmanError
 
-from plugman.diagnostics import printable
+from plugman.manifest.diagnostics import printable
 
 FORMAT_VERSION = 1
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from plugman.output import display_path, envelope
 
 if TYPE_CHECKING:
-    from plugman.diagnostics import Diagnostic
+    from plugman.manifest.diagnostics import Diagnostic
 
 
 def envelope_doc(document: dict[str, Any]) -> str:
@@ -121,7 +121,7 @@ def _runs(entry: dict[str, Any]) -> list[str]:
 
 def mcp_changed(command: str, change: Any, as_json: bool) -> str:
     """What `mcp add`, `add-json` or `remove` did (secret values masked)."""
-    from plugman import redact
+    from plugman.config import redact
 
     entry = redact.entry(change.entry)
     if as_json:

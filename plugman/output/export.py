@@ -44,7 +44,7 @@ def _action(change: Any) -> str:
 
 
 def _shown(change: Any, outcome: Any, show_secrets: bool) -> str:
-    from plugman import redact
+    from plugman.config import redact
 
     text = _diff(change)
     return text if show_secrets else redact.text(text, outcome.secrets)

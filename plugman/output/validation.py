@@ -9,8 +9,8 @@ from plugman import __version__
 from plugman.output import display_path, envelope
 
 if TYPE_CHECKING:
-    from plugman.diagnostics import Diagnostic
-    from plugman.validate import Validation
+    from plugman.manifest.diagnostics import Diagnostic
+    from plugman.manifest.validate import Validation
 
 FORMATS = ("text", "json", "sarif", "github")
 

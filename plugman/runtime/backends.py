@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import anyio
 
-from plugman.errors import PlugmanError
+from plugman.core.errors import PlugmanError
 from plugman.runtime.connect import Trace, open_client
 from plugman.runtime.failure import failure, leaves
 from plugman.runtime.naming import split_server

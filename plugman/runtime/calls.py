@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.to_thread
 
-from plugman.resolve import Hook
+from plugman.config.merge import Hook
 from plugman.runtime.catalog import Route
 from plugman.runtime.failure import CONNECTION_CLOSED, REQUEST_TIMEOUT
 from plugman.runtime.hooks import HookRun, run_hooks, selected

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from plugman.errors import PlugmanError
+from plugman.core.errors import PlugmanError
 
 if TYPE_CHECKING:
     from mcp import Client

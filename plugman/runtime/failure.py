@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from http import HTTPStatus
 
-from plugman.errors import PlugmanError
+from plugman.core.errors import PlugmanError
 from plugman.runtime.connect import Trace
 
 CONNECTION_CLOSED = -32000

@@ -25,8 +25,8 @@ from typing import Any, cast
 
 import anyio
 
-from plugman.errors import PlugmanError
-from plugman.paths import Paths
+from plugman.core.errors import PlugmanError
+from plugman.core.paths import Paths
 from plugman.runtime.backends import Health
 from plugman.runtime.calls import Guard
 from plugman.runtime.connect import transport_of
@@ -52,7 +52,7 @@ class Options:
 
 def serve_paths(paths: Paths, options: Options, announce: Announce | None = None) -> None:
     """Serve this project's resolved MCP servers until the client or a signal ends it."""
-    from plugman import trust
+    from plugman.config import trust
 
     if options.transport not in TRANSPORTS:
         raise PlugmanError(f"unknown transport {options.transport!r}", hint="use stdio or http")

@@ -12,7 +12,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from plugman.resolve import Origin
+from plugman.config.merge import Origin
 
 CAP = 10_000  # characters kept of any output string
 CONTEXT_EVENTS = frozenset({"UserPromptSubmit", "UserPromptExpansion", "SessionStart"})

@@ -24,7 +24,7 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
-from plugman.resolve import Hook, Resolved
+from plugman.config.merge import Hook, Resolved
 from plugman.runtime.hook_match import if_matches, matches
 from plugman.runtime.hook_outcome import HandlerResult, HookRun, Raw, combine, interpret, tail
 
@@ -48,7 +48,7 @@ _background: list[subprocess.Popen[bytes]] = []  # async hooks: started, never a
 
 def listing(resolved: Resolved) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The resolved hooks in run order, and the hooks resolution dropped (with why)."""
-    from plugman.redact import entry
+    from plugman.config.redact import entry
 
     hooks = [
         {
@@ -80,8 +80,8 @@ def check_event(event: str) -> None:
     """A UsageError for an event name Claude Code does not have (names are case-sensitive)."""
     import difflib
 
-    from plugman import schema
-    from plugman.errors import UsageError
+    from plugman.core.errors import UsageError
+    from plugman.manifest import schema
 
     known = sorted(schema.load("hooks.schema.json")["$defs"]["eventMap"]["properties"])
     if event in known:

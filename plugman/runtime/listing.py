@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from plugman.errors import PlugmanError
+from plugman.core.errors import PlugmanError
 
 if TYPE_CHECKING:
     from mcp import Client

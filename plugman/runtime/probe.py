@@ -27,8 +27,8 @@ from typing import Any
 
 import anyio
 
-from plugman.errors import PlugmanError
-from plugman.paths import Paths
+from plugman.core.errors import PlugmanError
+from plugman.core.paths import Paths
 from plugman.runtime.connect import Trace, open_client, transport_of
 from plugman.runtime.failure import failure
 from plugman.runtime.listing import Listing, ToolInfo, describe
@@ -208,7 +208,7 @@ def probe_paths(
 ) -> list[ProbeResult]:
     """Probe this project's resolved servers (all, or `names`), plus a result for every server
     resolution held back: pending approval, disabled (policy, managed-exclusive, ...)."""
-    from plugman import trust
+    from plugman.config import trust
 
     found_scopes, resolved = trust.resolved_here(paths, dict(os.environ))
     servers = {name: s.entry for name, s in resolved.servers.items()}

@@ -21,9 +21,9 @@ from typing import Any, TypeVar
 
 from hypothesis import HealthCheck, Phase, seed, settings
 
-from plugman.diagnostics import ERROR, WARNING, Diagnostic
+from plugman.manifest.diagnostics import ERROR, WARNING, Diagnostic
+from plugman.manifest.validate import Validation
 from plugman.output.validation import FORMATS, validation
-from plugman.validate import Validation
 
 SCALE = max(1, int(os.environ.get("PLUGMAN_FUZZ_SCALE", "1")))
 RANDOM = os.environ.get("PLUGMAN_FUZZ_RANDOM", "") not in ("", "0")

@@ -21,7 +21,7 @@ from typing import Any
 import yaml
 from hypothesis import strategies as st
 
-from plugman import schema as schemas
+from plugman.manifest import schema as schemas
 
 # ---------------------------------------------------------------------------------------------
 # A JSON tree that keeps duplicate keys and raw number tokens

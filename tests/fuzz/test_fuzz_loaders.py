@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, note
 from hypothesis import strategies as st
 
-from plugman.errors import UsageError
-from plugman.validate import validate
+from plugman.core.errors import UsageError
+from plugman.manifest.validate import validate
 from tests.fuzz import harness, mutators
 from tests.fuzz.mutators import Mutation
 from tests.fuzz.seeds import plugin_folders, seeds

@@ -1,6 +1,6 @@
 """Fuzzing the two readers every loader stands on, in memory: the located JSON parser
-(`plugman.jsonloc`, held to `json.loads`) and the YAML front matter reader (its fast path held
-to PyYAML)."""
+(`plugman.manifest.jsonloc`, held to `json.loads`) and the YAML front matter reader (its fast
+path held to PyYAML)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,8 @@ import yaml
 from hypothesis import given, note
 from hypothesis import strategies as st
 
-from plugman import jsonloc
-from plugman.diagnostics import ERROR, WARNING, Sink
-from plugman.manifest import frontmatter
+from plugman.manifest import frontmatter, jsonloc
+from plugman.manifest.diagnostics import ERROR, WARNING, Sink
 from tests.fuzz import harness, mutators
 from tests.fuzz.mutators import Mutation
 from tests.fuzz.seeds import seeds

@@ -17,10 +17,8 @@ from urllib.parse import urlsplit
 from hypothesis import given, note
 from hypothesis import strategies as st
 
-from plugman.errors import PlugmanError
-from plugman.expand import expand_entry
-from plugman.policy import Policy, marketplace_refusal, refusal, url_matches
-from plugman.resolve import (
+from plugman.config.expand import expand_entry
+from plugman.config.merge import (
     PRECEDENCE,
     Hook,
     Layers,
@@ -32,6 +30,8 @@ from plugman.resolve import (
     rank,
     resolve,
 )
+from plugman.config.policy import Policy, marketplace_refusal, refusal, url_matches
+from plugman.core.errors import PlugmanError
 from tests.fuzz import harness
 
 RESOLVE_CASES = 3000

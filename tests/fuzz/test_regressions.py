@@ -11,14 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from plugman import jsonloc
-from plugman.diagnostics import Sink, format_path
-from plugman.errors import PlugmanError
-from plugman.manifest import frontmatter
+from plugman.config.merge import Layers, Origin, Server, resolve
+from plugman.config.policy import Policy, marketplace_refusal, url_matches
+from plugman.core.errors import PlugmanError
+from plugman.manifest import frontmatter, jsonloc
+from plugman.manifest.diagnostics import Sink, format_path
+from plugman.manifest.validate import validate
 from plugman.output.validation import FORMATS, validation
-from plugman.policy import Policy, marketplace_refusal, url_matches
-from plugman.resolve import Layers, Origin, Server, resolve
-from plugman.validate import validate
 from tests.fuzz import harness
 
 
@@ -173,7 +172,7 @@ def test_deeply_nested_front_matter_does_not_crash_the_interpreter(
     # a regression fails this test instead of killing the test run
     file = write(tmp_path, "skills/s/SKILL.md", f"---\na: {value}\n---\nbody\n")
     code = (
-        "import sys; from pathlib import Path; from plugman.validate import validate; "
+        "import sys; from pathlib import Path; from plugman.manifest.validate import validate; "
         "print([d.code for d in validate([Path(sys.argv[1])]).diagnostics])"
     )
     done = subprocess.run(

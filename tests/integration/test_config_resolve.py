@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from plugman import schema
 from plugman.cli.app import app
+from plugman.manifest import schema
 from tests.conftest import SAMPLES
 from tests.integration.helpers import run
 

@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from plugman import edit, extensions
+from plugman import extensions
+from plugman.agents import edit
+from plugman.agents.targets import Place
 from plugman.cli.app import app
-from plugman.paths import Paths
-from plugman.targets import Place
+from plugman.core.paths import Paths
 from tests.conftest import SAMPLES
 from tests.integration.helpers import run, snapshot
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from plugman.paths import Paths
+from plugman.core.paths import Paths
 from tests.conftest import PLANTED, SAMPLES
 from tests.integration.helpers import run, snapshot
 from tests.integration.test_export import cli, file_of

@@ -22,8 +22,8 @@ from typing import NamedTuple
 
 import pytest
 
-from plugman.paths import Paths
-from plugman.session import session
+from plugman.core.paths import Paths
+from plugman.core.session import session
 from tests.conftest import SAMPLES
 
 KILL_POINTS = ("journal", "write", "store", "commit")
@@ -133,7 +133,7 @@ def _child(root: str, args: list[str], fault: str | None, log: str) -> None:
 
 _context = multiprocessing.get_context("forkserver")
 _context.set_forkserver_preload(
-    ["plugman.cli.app", "plugman.installer", "plugman.export", "tomlkit", __name__]
+    ["plugman.cli.app", "plugman.plugins.install", "plugman.agents.export", "tomlkit", __name__]
 )
 
 

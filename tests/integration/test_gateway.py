@@ -458,7 +458,7 @@ def test_catalog_names_cuts_and_conflicts(tmp_path: Path) -> None:
 def test_cuts_and_backoff() -> None:
     from mcp import types
 
-    from plugman.errors import PlugmanError
+    from plugman.core.errors import PlugmanError
     from plugman.runtime.backends import Health
     from plugman.runtime.calls import cut_result, cut_text
 

@@ -17,7 +17,7 @@ from typer.testing import CliRunner, Result
 
 from plugman.cli.app import RootGroup, root
 from plugman.cli.hooks import hooks_app
-from plugman.resolve import Hook, Origin
+from plugman.config.merge import Hook, Origin
 from plugman.runtime.hooks import HookRun, run_hooks
 from tests.conftest import SAMPLES
 from tests.integration.helpers import run

@@ -141,7 +141,7 @@ def test_dry_run_changes_nothing(project: Path, isolated_home: Path) -> None:
 def test_written_files_match_their_published_schemas(project: Path) -> None:
     import tomllib
 
-    from plugman import schema
+    from plugman.manifest import schema
 
     run("marketplace", "add", str(SAMPLES), project=project)
     run("install", "guardrails>=1", "toolbox", "--scope", "project", project=project)

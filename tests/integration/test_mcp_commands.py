@@ -14,11 +14,11 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from plugman import declarations, scopes
 from plugman.cli import config, mcp
 from plugman.cli.app import RootGroup, app, root
-from plugman.paths import Paths
-from plugman.state import record_path
+from plugman.config import declarations, scopes
+from plugman.core.paths import Paths
+from plugman.core.state import record_path
 from tests.integration.helpers import snapshot
 
 USER_TOML = '# my plugman settings\n[plugins]\n"a@b" = "*"  # pinned\n'

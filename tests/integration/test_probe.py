@@ -28,7 +28,7 @@ from typer.testing import CliRunner
 
 from plugman.cli.app import RootGroup, root
 from plugman.cli.runtime import mcp_runtime
-from plugman.paths import Paths
+from plugman.core.paths import Paths
 from plugman.runtime.probe import ProbeResult, probe
 
 REPO = Path(__file__).resolve().parents[2]

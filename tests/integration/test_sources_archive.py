@@ -19,10 +19,10 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from plugman.errors import PlugmanError
+from plugman.core.errors import PlugmanError
 from plugman.manifest.model import PluginSource
-from plugman.sources import fetch
-from plugman.sources.extract import Capped
+from plugman.plugins.sources import fetch
+from plugman.plugins.sources.extract import Capped
 
 PLUGIN: dict[str, bytes] = {
     ".claude-plugin/plugin.json": b'{"name": "demo", "version": "1.0.0"}',

@@ -10,10 +10,10 @@ from typing import NamedTuple
 
 import pytest
 
-from plugman.errors import PlugmanError
+from plugman.core.errors import PlugmanError
 from plugman.manifest.model import PluginSource
-from plugman.sources import fetch
-from plugman.sources.git import run_git
+from plugman.plugins.sources import fetch
+from plugman.plugins.sources.git import run_git
 
 
 class Repo(NamedTuple):

@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from plugman.validate import validate
+from plugman.manifest.validate import validate
 from tests.conftest import CORPUS
 
 

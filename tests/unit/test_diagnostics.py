@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from plugman.diagnostics import Sink, format_path
+from plugman.manifest.diagnostics import Sink, format_path
 
 
 @pytest.mark.parametrize(

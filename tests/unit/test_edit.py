@@ -1,4 +1,5 @@
-"""plugman.edit: blocks go into agents' files and come out leaving every other byte as it was."""
+"""plugman.agents.edit: blocks go into agents' files and come out leaving every other byte as
+it was."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plugman import edit
-from plugman.edit import EditError, Part
+from plugman.agents import edit
+from plugman.agents.edit import EditError, Part
 
 SERVER = {"command": "python3", "args": ["server.py"], "env": {"A": "${A}"}}
 MCP = Part(("mcpServers",), {"notes": SERVER})

@@ -8,8 +8,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plugman.diagnostics import Sink
 from plugman.manifest import frontmatter
+from plugman.manifest.diagnostics import Sink
 from tests.conftest import CORPUS
 
 KEYS = st.sampled_from(["name", "description", "license", "on", "Yes", "allowed-tools", "_x"])

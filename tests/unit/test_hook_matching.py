@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from plugman.resolve import Hook, Origin
+from plugman.config.merge import Hook, Origin
 from plugman.runtime.hook_match import if_matches, matcher_value, matches
 from plugman.runtime.hooks import selected, timeout_of
 

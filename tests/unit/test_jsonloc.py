@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from plugman import jsonloc
+from plugman.manifest import jsonloc
 
 JSON = st.recursive(
     st.none()

@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from plugman.policy import Policy, marketplace_refusal
+from plugman.config.policy import Policy, marketplace_refusal
 
 GH = "https://github.com/acme/plugins.git"
 CASES: list[tuple[Policy, str, str, str | None, bool]] = [

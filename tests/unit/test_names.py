@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from plugman.diagnostics import Sink
+from plugman.manifest.diagnostics import Sink
 from plugman.manifest.names import (
     check_plugin_name,
     impersonates,

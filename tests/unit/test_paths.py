@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from plugman.paths import Paths
+from plugman.core.paths import Paths
 
 
 def test_plugman_home_relocates_every_user_level_path(tmp_path: Path) -> None:

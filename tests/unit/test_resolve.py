@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from plugman.policy import Policy, url_matches
-from plugman.resolve import Hook, Layers, Origin, Server, Skill, content_hash, resolve
+from plugman.config.merge import Hook, Layers, Origin, Server, Skill, content_hash, resolve
+from plugman.config.policy import Policy, url_matches
 
 FILES = {
     "managed": "managed-mcp.json",

@@ -1,8 +1,8 @@
 """plugman's schema engine agrees with the reference implementation (jsonschema).
 
-The schemas in plugman/schemas/ are the single source of truth; validation runs them through
-plugman.schema for speed. These tests hold the engine to jsonschema's verdicts on the real
-corpus and on many mutations of it.
+The schemas in plugman/manifest/schemas/ are the single source of truth; validation runs them
+through plugman.manifest.schema for speed. These tests hold the engine to jsonschema's verdicts on
+the real corpus and on many mutations of it.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import referencing
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from plugman import schema
-from plugman.diagnostics import ERROR
+from plugman.manifest import schema
+from plugman.manifest.diagnostics import ERROR
 from tests.conftest import CORPUS
 
 KINDS = {

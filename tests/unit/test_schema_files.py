@@ -1,5 +1,5 @@
-"""The published JSON Schemas in `plugman/schemas/`: well-formed, in plugman's keyword subset,
-self-consistent, and accepting the real files of the corpus.
+"""The published JSON Schemas in `plugman/manifest/schemas/`: well-formed, in plugman's keyword
+subset, self-consistent, and accepting the real files of the corpus.
 
 plugman's validator reports an unknown key (`additionalProperties: false`) as a warning, so the
 corpus checks validate with `jsonschema` against a copy of the schemas with those closures
@@ -22,7 +22,7 @@ from referencing import Registry, Resource
 
 Schema = dict[str, Any]
 
-SCHEMA_DIR = Path(__file__).resolve().parents[2] / "plugman" / "schemas"
+SCHEMA_DIR = Path(__file__).resolve().parents[2] / "plugman" / "manifest" / "schemas"
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 BASE_URI = "https://plugman.dev/schemas/"
 FILES = sorted(path.name for path in SCHEMA_DIR.glob("*.schema.json"))

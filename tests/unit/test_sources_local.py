@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from plugman.errors import PlugmanError
+from plugman.core.errors import PlugmanError
 from plugman.manifest.model import PluginSource
-from plugman.sources import Fetched, fetch
+from plugman.plugins.sources import Fetched, fetch
 
 
 def make_marketplace(tmp_path: Path) -> Path:

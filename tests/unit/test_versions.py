@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from plugman.errors import PlugmanError
-from plugman.versions import satisfies, to_pep440
+from plugman.core.errors import PlugmanError
+from plugman.plugins.versions import satisfies, to_pep440
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,216 @@
+"""Editing an agent's own config file, owning only what plugman adds.
+
+plugman adds one block of text per container (a map or list it fills) and later takes out
+exactly that block, so every byte it does not own stays as it was: comments, order, spacing.
+When the user has edited around or inside the block, a structural removal takes out the
+entries that are still as plugman wrote them; an entry the user changed is theirs and stays.
+Every edit is checked by reading the result back: the data must be the old data plus (or
+minus) plugman's entries, or nothing is written.
+"""
+
+from __future__ import annotations
+
+import copy
+from types import ModuleType
+from typing import Any, NamedTuple
+
+from plugman.core.errors import PlugmanError
+
+Path_ = tuple[str, ...]
+
+
+class Part(NamedTuple):
+    """Entries plugman puts in one container: a map `{id: value}`, or a list when `listed`."""
+
+    container: Path_
+    entries: dict[str, Any]
+    listed: bool = False
+
+
+class Block(NamedTuple):
+    """One insertion: the file held `before` where it now holds `after`."""
+
+    before: str
+    after: str
+    created: Path_ | None = None  # the container path this block created, if any
+
+
+class Edited(NamedTuple):
+    text: str
+    blocks: list[Block]
+    present: list[str]  # ids left out: the file already holds an entry by that id
+
+
+class EditError(PlugmanError):
+    pass
+
+
+def module(fmt: str) -> ModuleType:
+    from plugman.agents.edit import jsonc, toml, yaml
+
+    return {"json": jsonc, "toml": toml, "yaml": yaml}[fmt]
+
+
+def at(data: Any, path: Path_) -> Any:
+    """The value at `path`, or None when some step is missing."""
+    for key in path:
+        if not isinstance(data, dict) or key not in data:
+            return None
+        data = data[key]
+    return data
+
+
+def render(fmt: str, parts: list[Part]) -> str:
+    """A new document holding `parts` (what `config resolve --target` prints)."""
+    mod = module(fmt)
+    return add(fmt, mod.BASE, parts, "<rendered>").text
+
+
+def add(fmt: str, text: str, parts: list[Part], where: str) -> Edited:
+    """`text` with each part's entries added last in its container."""
+    mod = module(fmt)
+    data = mod.load(text, where)
+    blocks: list[Block] = []
+    present: list[str] = []
+    for part in parts:
+        existing = at(data, part.container)
+        new = {
+            key: value
+            for key, value in part.entries.items()
+            if not _holds(existing, key, value, part.listed)
+        }
+        present += [key for key in part.entries if key not in new]
+        if not new:
+            continue
+        _container_ok(existing, part, where)
+        text, block = mod.insert(text, part._replace(entries=new))
+        expected = _with(data, part._replace(entries=new))
+        data = mod.load(text, where)
+        if data != expected:
+            raise EditError(
+                f"adding to {'.'.join(part.container)} would change other settings",
+                where=where,
+                hint="the file's layout is unusual; add the entries by hand (see --dry-run)",
+            )
+        blocks.append(block)
+    return Edited(text, blocks, present)
+
+
+def take_out(fmt: str, text: str, blocks: list[Block], parts: list[Part], where: str) -> str:
+    """`text` without plugman's `blocks`; `parts` are the entries they held (as written).
+    An entry the user has changed since stays; everything else of theirs stays byte-for-byte."""
+    mod = module(fmt)
+    data = mod.load(text, where)
+    created = _created(blocks, parts)
+    expected = _without(data, parts, created)
+    exact = text
+    for block in reversed(blocks):
+        if exact.count(block.after) != 1:
+            break
+        exact = exact.replace(block.after, block.before)
+    else:
+        if _same(mod.load(exact, where), expected, parts):
+            return exact
+    return _structural(mod, text, parts, created, expected, where)
+
+
+def _same(data: Any, expected: Any, parts: list[Part]) -> bool:
+    """Equal, counting an empty container and a YAML key with nothing under it as the same."""
+
+    def normal(value: Any) -> Any:
+        value = copy.deepcopy(value)
+        for part in parts:
+            parent = at(value, part.container[:-1])
+            if isinstance(parent, dict) and parent.get(part.container[-1]) in ({}, []):
+                parent[part.container[-1]] = None
+        return value
+
+    return bool(normal(data) == normal(expected))
+
+
+def _created(blocks: list[Block], parts: list[Part]) -> list[Path_]:
+    """Every container path plugman's blocks created, deepest first."""
+    found = set()
+    for top in {b.created for b in blocks if b.created}:
+        found.add(top)
+        for part in parts:
+            if part.container[: len(top)] == top:
+                found |= {
+                    part.container[:depth] for depth in range(len(top), len(part.container) + 1)
+                }
+    return sorted(found, key=len, reverse=True)
+
+
+def _structural(
+    mod: ModuleType, text: str, parts: list[Part], created: list[Path_], expected: Any, where: str
+) -> str:
+    data = mod.load(text, where)
+    for part in parts:
+        mine = {
+            key: value
+            for key, value in part.entries.items()
+            if _holds(at(data, part.container), key, value, part.listed, exact=True)
+        }
+        if mine:
+            text = mod.remove(text, part._replace(entries=mine), where)
+    for path in created:
+        if at(mod.load(text, where), path) in ({}, []):
+            text = mod.remove(text, Part(path[:-1], {path[-1]: None}), where)
+    if mod.load(text, where) != expected:
+        raise EditError(
+            "cannot take plugman's entries out without touching other settings",
+            where=where,
+            hint="remove them by hand; plugman left the file as it was",
+        )
+    return text
+
+
+def _holds(container: Any, key: str, value: Any, listed: bool, exact: bool = False) -> bool:
+    if listed:
+        return isinstance(container, list) and value in container
+    if not isinstance(container, dict) or key not in container:
+        return False
+    return not exact or container[key] == value
+
+
+def _container_ok(existing: Any, part: Part, where: str) -> None:
+    kind = list if part.listed else dict
+    if existing is not None and not isinstance(existing, kind):
+        name = "a list" if part.listed else "an object"
+        raise EditError(
+            f"{'.'.join(part.container)} is not {name}",
+            where=where,
+            hint="fix that key by hand, then run the command again",
+        )
+
+
+def _with(data: Any, part: Part) -> Any:
+    result = copy.deepcopy(data)
+    node = result
+    for key in part.container[:-1]:
+        node = node.setdefault(key, {})
+    last = part.container[-1]
+    if node.get(last) is None:  # absent, or a YAML key with nothing under it yet
+        node[last] = [] if part.listed else {}
+    if part.listed:
+        node[last].extend(part.entries.values())
+    else:
+        node[last].update(part.entries)
+    return result
+
+
+def _without(data: Any, parts: list[Part], created: list[Path_]) -> Any:
+    result = copy.deepcopy(data)
+    for part in parts:
+        container = at(result, part.container)
+        for key, value in part.entries.items():
+            if _holds(container, key, value, part.listed, exact=True):
+                if part.listed:
+                    container.remove(value)
+                else:
+                    del container[key]
+    for path in created:
+        parent = at(result, path[:-1])
+        if isinstance(parent, dict) and parent.get(path[-1]) in ({}, []):
+            del parent[path[-1]]
+    return result

@@ -1,0 +1,283 @@
+"""`plugman export`: write the resolved config into an agent's own files, and take it out.
+
+plugman owns only the entries it writes (see `plugman.agents.edit`); `export_record` remembers them,
+so `--remove`, a re-export and uninstalling a contributing plugin take out exactly those.
+
+Each scope's file gets that scope's entries only: user gets the user plugman.toml's servers and
+hooks and those of plugins installed in the user scope; project gets the project's (approved)
+entries and the project-scope plugins'; local the local ones. They are resolved as that scope
+alone (policy, approval, endpoint dedupe and plugin-vs-manual precedence apply), and across
+scopes the agent applies the same precedence as plugman (local > project > user), so no entry
+is written twice and a user file never depends on the project it was exported from. claude.ai
+connectors and managed servers and hooks are never written: agents get them from their own
+account and managed settings (a note says so). Entries that already live in the file being
+written (the project's own `.mcp.json` servers, for Claude Code) are not written again.
+
+A project file is committed, so an entry holding a literal secret (`redact.literals`: a
+credential-like env or header value, or URL credentials, that is not a `${VAR}` reference) is
+left out of it with a note saying what, where and what to do; the rest is written. A new file
+outside the project scope is created 0600; a project file gets the umask's mode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from plugman.agents import edit, export_entries, export_record
+from plugman.agents.edit import EditError, Part
+from plugman.agents.export_record import Exports, Sealed, Written
+from plugman.agents.targets import Place, Source, Target
+from plugman.config import declarations
+from plugman.core.errors import UsageError
+from plugman.core.fs import read_bytes
+from plugman.core.paths import Paths
+
+if TYPE_CHECKING:
+    from plugman.core.session import Session
+
+
+class Change(NamedTuple):
+    path: Path
+    before: str | None
+    after: str | None  # None: the file is deleted
+    prune_to: Path | None = None  # a deletion also removes the empty folders plugman made
+
+
+class Outcome(NamedTuple):
+    target: str
+    scope: str
+    changes: list[Change]
+    notes: list[str]
+    entries: dict[str, list[str]]  # file → the ids plugman owns there now
+    secrets: tuple[str, ...] = ()  # secret values in the changes, for output to mask
+
+
+def home_of(env: Mapping[str, str]) -> Path:
+    return Path(env.get("HOME") or Path.home())
+
+
+def export(
+    paths: Paths, env: Mapping[str, str], name: str, scope: str, *, remove: bool, dry_run: bool
+) -> Outcome:
+    """Write (or with `remove`, take out) `name`'s export at `scope`; `dry_run` writes nothing."""
+    from plugman import extensions
+    from plugman.core.session import session
+
+    target = extensions.target(name)
+    if scope not in target.scopes:
+        raise UsageError(
+            f"{name} has no {scope}-scope config file",
+            hint=f"use --scope {' or --scope '.join(target.scopes)}",
+        )
+    place = Place(scope, home_of(env), paths.project_dir, env)
+    if dry_run:
+        return _plan(paths, target, place, export_record.load(paths), remove)
+    with session(paths) as work:
+        exports = export_record.load(paths)
+        outcome = _plan(paths, target, place, exports, remove)
+        private = place.scope != "project"  # a new project file is committed: not 0600
+        for change in outcome.changes:
+            work.tx.write(
+                change.path, _bytes(change.after), prune_to=change.prune_to, private=private
+            )
+        work.tx.write(export_record.path(paths), export_record.dump(exports))
+    return outcome
+
+
+def _plan(paths: Paths, target: Target, place: Place, exports: Exports, remove: bool) -> Outcome:
+    """The changes for one export; `exports` is updated to match."""
+    key = export_record.key(target.name, place.scope, paths)
+    old = exports.pop(key, {})
+    new: dict[str, Written] = {}
+    changes: list[Change] = []
+    notes: list[str] = []
+    hidden: set[str] = set()
+    if remove:
+        wanted: dict[str, list[Part]] = {}
+        owners: dict[str, str] = {}
+    else:
+        wanted, owners, notes = _render(paths, target, place, scoped=True)
+    for loc in target.files(place).values():
+        declarations.check_project_file(paths, loc.path)  # no writing out through a project link
+    located = {
+        str(_real(loc.path)): [
+            p._replace(container=loc.prefix + p.container) for p in wanted.get(role, [])
+        ]
+        for role, loc in target.files(place).items()
+    }
+    for file in sorted(set(located) | set(old)):
+        parts = located.get(file, [])
+        before = _read(Path(file))
+        prior = _unseal(old.get(file), before, file)
+        after, written, present = rewrite(file, before, prior, target.fmt, parts, owners)
+        notes += [
+            f"{file}: {i!r} is already there and not plugman's; left as it is" for i in present
+        ]
+        if written is not None:
+            new[file] = written
+        hidden |= _secrets(prior) | _secrets(written)
+        if after != before:
+            changes.append(Change(Path(file), before, after, _prune_stop(prior)))
+    if new:
+        exports[key] = {file: export_record.seal(w) for file, w in new.items()}
+    entries = {file: [i for p in w.parts for i in p.entries] for file, w in new.items()}
+    return Outcome(target.name, place.scope, changes, notes, entries, tuple(sorted(hidden)))
+
+
+def _unseal(sealed: Sealed | None, text: str | None, file: str) -> Written | None:
+    return None if sealed is None else export_record.unseal(sealed, text, file)
+
+
+def _secrets(written: Written | None) -> set[str]:
+    parts = written.parts if written else []
+    return {s for p in parts for v in p.entries.values() for s in export_record.secrets(v)}
+
+
+def native(
+    paths: Paths, env: Mapping[str, str], name: str, show_secrets: bool = False
+) -> tuple[str, list[str]]:
+    """The main file of `name`'s export as a new document (`config resolve --target`)."""
+    from plugman import extensions
+
+    target = extensions.target(name)
+    place = Place("user", home_of(env), paths.project_dir, env)
+    wanted, _owners, notes = _render(paths, target, place, show_secrets)
+    return edit.render(target.fmt, wanted.get("mcp", [])), notes
+
+
+def rewrite(
+    file: str,
+    before: str | None,
+    prior: Written | None,
+    fmt: str,
+    parts: list[Part],
+    owners: dict[str, str],
+) -> tuple[str | None, Written | None, list[str]]:
+    """`file`'s new text with plugman's `prior` share replaced by `parts`; the new share (None
+    when nothing is written) and the ids left out because the file already has them."""
+    base = edit.module(fmt).BASE
+    text = before
+    if before is not None and prior is not None:
+        text = edit.take_out(fmt, before, prior.blocks, prior.parts, file)
+    created = prior.created if prior else (None if before is not None else _created_top(file))
+    edited = edit.add(fmt, base if text is None else text, parts, file)
+    after: str | None = edited.text
+    if created is not None and after == base:
+        after = None
+    if before is None and not edited.blocks:
+        after = None
+    kept = [
+        p._replace(entries={i: v for i, v in p.entries.items() if i not in edited.present})
+        for p in parts
+    ]
+    kept = [p for p in kept if p.entries]
+    if not edited.blocks:
+        return after, None, edited.present
+    ids = {i for p in kept for i in p.entries}
+    mine = {i: owner for i, owner in owners.items() if i in ids}
+    return after, Written(fmt, kept, edited.blocks, mine, created), edited.present
+
+
+def _render(
+    paths: Paths, target: Target, place: Place, show_secrets: bool = True, scoped: bool = False
+) -> tuple[dict[str, list[Part]], dict[str, str], list[str]]:
+    """What goes into the target's files, who owns each entry, and the notes. `scoped` (an
+    export): only the entries of `place.scope` (see the module docstring)."""
+    from plugman.config import document as config
+
+    only = place.scope if scoped else None
+    document = config.document(paths, place.env, show_secrets, references=True, only=only)
+    notes: list[str] = []
+    owners: dict[str, str] = {}
+    mcp = target.files(place).get("mcp") if scoped else None
+    own = str(mcp.path) if mcp else None
+    guard = only == "project"
+    servers = export_entries.servers(document, own, guard, owners, notes)
+    hooks = export_entries.hooks(document, guard, owners, notes) if target.hooks else {}
+    rendered = target.render(Source(servers, hooks, place.env))
+    notes += rendered.unsupported
+    if document["hooks"] and not target.hooks:
+        count = sum(len(groups) for groups in document["hooks"].values())
+        notes.append(f"{count} hook group(s) not exported: {target.name} takes MCP servers only")
+    pending = [d for d in document["diagnostics"] if d["code"] == "pending-approval"]
+    if pending:
+        notes.append(
+            f"not exported, pending approval: {len(pending)} "
+            f"{'entry' if len(pending) == 1 else 'entries'}; "
+            "see 'plugman trust list'"
+        )
+    if scoped and (paths.managed_mcp.is_file() or _connectors(paths)):
+        notes.append(
+            "claude.ai connectors and managed servers are not written into agent files: "
+            "each agent reads them from its own account and managed settings"
+        )
+    return rendered.files, owners, notes
+
+
+def _connectors(paths: Paths) -> bool:
+    from plugman.config.scopes import connectors_path
+
+    return connectors_path(paths).is_file()
+
+
+def forget(work: Session, plugin_ids: set[str]) -> None:
+    """Take the entries `plugin_ids` contributed out of every exported file (uninstall)."""
+    paths = work.paths
+    if not plugin_ids or not export_record.path(paths).exists():
+        return
+    exports = export_record.load(paths)
+    changed = False
+    for files in exports.values():
+        for file, sealed in list(files.items()):
+            gone = {i for i, owner in sealed.owners.items() if owner in plugin_ids}
+            before = _read(Path(file))
+            if not gone or before is None:
+                continue
+            prior = export_record.unseal(sealed, before, file)
+            parts = [
+                p._replace(entries={i: v for i, v in p.entries.items() if i not in gone})
+                for p in prior.parts
+            ]
+            after, written, _ = rewrite(file, before, prior, prior.fmt, parts, prior.owners)
+            files.pop(file)
+            if written is not None:
+                files[file] = export_record.seal(written)
+            work.tx.write(Path(file), _bytes(after), prune_to=_prune_stop(prior))
+            changed = True
+    if changed:
+        work.tx.write(export_record.path(paths), export_record.dump(exports))
+
+
+def _read(path: Path) -> str | None:
+    data = read_bytes(path)
+    if data is None:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise EditError(
+            "not UTF-8 text", where=str(path), hint="fix the file; plugman left it as it is"
+        ) from None
+
+
+def _real(path: Path) -> Path:
+    """Where a write really goes: a symlinked config (dotfiles) is edited through its link."""
+    return path.resolve() if path.is_symlink() else path
+
+
+def _created_top(file: str) -> str:
+    """The highest folder (or the file itself) that a write of `file` creates."""
+    top = Path(file)
+    while not top.parent.exists():
+        top = top.parent
+    return str(top)
+
+
+def _bytes(text: str | None) -> bytes | None:
+    return None if text is None else text.encode("utf-8")
+
+
+def _prune_stop(prior: Written | None) -> Path | None:
+    return Path(prior.created).parent if prior and prior.created else None

@@ -1,0 +1,124 @@
+"""plugman.toml declaration files (user, project, local), edited with tomlkit.
+
+Only the entries plugman adds are touched, so a user's comments and layout survive. What plugman
+created (a whole file, or a table) is remembered in the scope's record, so removing the last
+entry returns the file to its previous bytes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import tomlkit
+from tomlkit.exceptions import TOMLKitError
+
+from plugman.core.errors import PlugmanError
+from plugman.core.fs import read_bytes
+from plugman.core.paths import Paths
+
+if TYPE_CHECKING:
+    from plugman.core.transaction import Transaction
+
+# In a `.plugman/` plugman creates: everything there (local.toml) stays out of git, as Claude
+# Code keeps `.claude/settings.local.json` out, and as uv does for `.venv`.
+GITIGNORE = (
+    b"# created by plugman: local.toml holds this machine's settings; keep it out of git\n*\n"
+)
+
+
+def path_for(paths: Paths, scope: str) -> Path:
+    return {
+        "user": paths.user_config,
+        "project": paths.project_config,
+        "local": paths.local_config,
+    }[scope]
+
+
+def home_of(paths: Paths, scope: str) -> Path:
+    """The folder a scope's declaration lives in, which plugman never removes."""
+    return paths.config_dir if scope == "user" else paths.project_dir
+
+
+def write(
+    tx: Transaction, paths: Paths, path: Path, data: bytes | None, prune_to: Path | None = None
+) -> None:
+    """Write (None: delete) a declaration file in `tx`. Creating the local scope's `.plugman/`
+    also creates its `.gitignore`; deleting local.toml deletes that `.gitignore` too when it is
+    all that is left, so the folder goes and no trace remains."""
+    ignore = path.parent / ".gitignore"
+    if path != paths.local_config:
+        tx.write(path, data, prune_to=prune_to)
+    elif data is None:
+        left = {p.name for p in path.parent.iterdir()} if path.parent.is_dir() else set()
+        if left == {path.name, ignore.name} and read_bytes(ignore) == GITIGNORE:
+            tx.write(ignore, None)
+        tx.write(path, None, prune_to=prune_to)
+    else:
+        new = not path.parent.exists()
+        tx.write(path, data, prune_to=prune_to)
+        if new:
+            tx.write(ignore, GITIGNORE)
+
+
+def load(path: Path) -> tomlkit.TOMLDocument:
+    data = read_bytes(path)
+    try:
+        return tomlkit.parse((data or b"").decode("utf-8"))
+    except (TOMLKitError, UnicodeDecodeError) as exc:
+        raise PlugmanError(
+            f"{path} is not valid TOML: {exc}", hint="fix the file; plugman leaves it as it is"
+        ) from None
+
+
+def entries(path: Path, table: str) -> dict[str, Any]:
+    """The plain values of one table (e.g. `plugins`), empty when absent."""
+    found = load(path).get(table)
+    return found.unwrap() if isinstance(found, tomlkit.items.Table) else {}
+
+
+def add(path: Path, table: str, key: str, value: Any, owned: dict[str, Any]) -> bytes:
+    """The file's bytes with `[table] key = value` set; notes in `owned` what it creates."""
+    text = (read_bytes(path) or b"").decode("utf-8")
+    doc = load(path)
+    mine = owned.setdefault(str(path), {"file": not path.exists(), "tables": {}})
+    if table not in doc:
+        mine["tables"][table] = text[len(text.rstrip("\n")) :]  # the ending to restore later
+        doc.add(table, tomlkit.table())
+    doc[table][key] = value
+    return tomlkit.dumps(doc).encode()
+
+
+def remove(path: Path, table: str, key: str, owned: dict[str, Any]) -> bytes | None:
+    """The file's bytes without `[table] key`; None when plugman made the file and it is empty."""
+    doc = load(path)
+    section = doc.get(table)
+    if isinstance(section, tomlkit.items.Table) and key in section:
+        del section[key]
+    mine = owned.get(str(path), {"file": False, "tables": {}})
+    text = tomlkit.dumps(doc)
+    if table in mine["tables"] and isinstance(section, tomlkit.items.Table) and not section:
+        del doc[table]
+        text = tomlkit.dumps(doc).rstrip("\n") + mine["tables"].pop(table)
+    if not mine["tables"]:
+        owned.pop(str(path), None)
+        if mine["file"] and not text.strip():
+            return None
+    return text.encode()
+
+
+def check_project_file(paths: Paths, target: Path) -> None:
+    """Refuse a project file (plugman.toml, plugman.lock, .plugman/local.toml) reached through
+    a symbolic link: a cloned repository could make `.plugman` or `plugman.toml` a link to any
+    file or folder on this machine, and plugman would read and write there."""
+    if not target.is_relative_to(paths.project_dir):
+        return
+    here = paths.project_dir
+    for part in target.relative_to(paths.project_dir).parts:
+        here = here / part
+        if here.is_symlink():
+            raise PlugmanError(
+                f"{here} is a symbolic link (to {here.readlink()}); plugman does not read or "
+                "write the project's files through links",
+                hint="replace the link with a real file or folder, or remove it",
+            )

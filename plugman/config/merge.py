@@ -1,0 +1,277 @@
+"""Resolution: every scope's MCP servers, hooks and skills merged into one config, with why.
+
+A pure function. Rules (spec §1, §7): a present managed-mcp.json is exclusive (only its servers,
+plus claude.ai connectors with `allowAllClaudeAiMcps`); otherwise precedence is
+claude.ai < plugin < user < project < local and the whole entry wins, never a field merge.
+Plugin and connector servers are dropped when their endpoint (URL, or command + args) is a
+manual scope's. Policy denies; project entries, and the servers and hooks of plugins `sync`
+installed from the project's declaration, wait for approval (keyed to their content hash);
+unset variables drop an entry. Hooks concatenate per event, highest scope first, an
+identical handler once; skills go by name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, NamedTuple
+
+from plugman.config.expand import expand_entry
+from plugman.config.policy import Policy, refusal
+
+PRECEDENCE = ("managed", "local", "project", "user", "plugin", "claude.ai")  # highest first
+MANUAL = ("user", "project", "local")
+NEEDS_APPROVAL = ("project",)
+
+
+class Origin(NamedTuple):
+    scope: str
+    file: str
+    plugin: str | None = None
+
+
+class Server(NamedTuple):
+    name: str
+    entry: dict[str, Any]
+    origin: Origin
+
+
+class Hook(NamedTuple):
+    event: str
+    matcher: str | None
+    handler: dict[str, Any]
+    origin: Origin
+
+
+class Skill(NamedTuple):
+    name: str
+    path: str
+    origin: Origin
+
+
+class Layers(NamedTuple):
+    managed: tuple[Server, ...] | None  # None: no managed-mcp.json
+    servers: tuple[Server, ...] = ()  # every other scope; origin.scope says which
+    hooks: tuple[Hook, ...] = ()
+    skills: tuple[Skill, ...] = ()
+    # plugins whose servers and hooks wait for approval (nobody on this machine chose them:
+    # `sync` installed them from the project's declaration): plugin id -> its tree's hash
+    unconsented: Mapping[str, str] = MappingProxyType({})
+
+
+class Dropped(NamedTuple):
+    kind: str  # server | hook | skill
+    name: str
+    origin: Origin
+    reason: str  # managed-exclusive | endpoint-duplicate | policy | pending-approval | ...
+    detail: str
+
+
+class Resolved(NamedTuple):
+    servers: dict[str, Server]
+    shadowed: dict[str, list[Server]]
+    dropped: list[Dropped]
+    hooks: list[Hook]
+    skills: dict[str, Skill]
+
+
+def content_hash(name: str, entry: dict[str, Any]) -> str:
+    """What an approval is keyed to: a changed entry needs approval again."""
+    text = json.dumps({"name": name, "entry": entry}, sort_keys=True, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def approval_key(
+    name: str, entry: dict[str, Any], origin: Origin, unconsented: Mapping[str, str]
+) -> str | None:
+    """The hash an approval of this server or hook is keyed to; None when it needs none. A
+    plugin's entry is keyed to the plugin's tree too, so any change to the plugin waits again."""
+    if origin.scope in NEEDS_APPROVAL:
+        return content_hash(name, entry)
+    tree = unconsented.get(origin.plugin or "") if origin.scope == "plugin" else None
+    if tree is None:
+        return None
+    return content_hash(name, {"plugin": origin.plugin, "tree": tree, "entry": entry})
+
+
+def _hook_hint(name: str, origin: Origin) -> str:
+    """How to approve a hook: by its name, EVENT:MATCHER, or (several hooks of a plugin may
+    share that name) by its plugin."""
+    return f"run: plugman trust approve {origin.plugin if origin.scope == 'plugin' else name}"
+
+
+def rank(origin: Origin) -> int:
+    return PRECEDENCE.index(origin.scope)
+
+
+def _order(server: Server) -> tuple[int, str, str, str]:
+    """Precedence, then a fixed tie-break, so the order files were read in never matters."""
+    text = json.dumps(server.entry, sort_keys=True)
+    return rank(server.origin), server.name, server.origin.file, text
+
+
+def resolve(
+    layers: Layers,
+    policy: Policy,
+    env: Mapping[str, str],
+    approved: frozenset[str] = frozenset(),
+    references: bool = False,
+) -> Resolved:
+    """Merge the layers. Winning servers are expanded with `env`, unless `references`: then
+    their `${VAR}` references stay, for an agent that expands them itself (so a variable unset
+    here does not drop the entry)."""
+    dropped: list[Dropped] = []
+    candidates = _candidates(layers, policy, dropped)
+    waiting = _Waiting(approved, layers.unconsented)
+    eligible = [s for s in candidates if _eligible(s, policy, env, waiting, dropped, references)]
+    servers, shadowed = _by_precedence(eligible, dropped)
+    expanded = {
+        name: s if references else s._replace(entry=expand_entry(s.entry, env)[0])
+        for name, s in servers.items()
+    }
+    hooks = _hooks(layers, policy, waiting, dropped)
+    skills = _skills(layers.skills, dropped)
+    return Resolved(expanded, shadowed, dropped, hooks, skills)
+
+
+class _Waiting(NamedTuple):
+    """What decides whether an entry waits for approval."""
+
+    approved: frozenset[str]
+    unconsented: Mapping[str, str]
+
+    def pending(self, name: str, entry: dict[str, Any], origin: Origin) -> bool:
+        key = approval_key(name, entry, origin, self.unconsented)
+        return key is not None and key not in self.approved
+
+
+def _candidates(layers: Layers, policy: Policy, dropped: list[Dropped]) -> list[Server]:
+    if layers.managed is None:
+        return list(layers.servers)
+    keep = [
+        s for s in layers.servers if s.origin.scope == "claude.ai" and policy.allow_all_claude_ai
+    ]
+    for server in layers.servers:
+        if server not in keep:
+            dropped.append(
+                Dropped(
+                    "server",
+                    server.name,
+                    server.origin,
+                    "managed-exclusive",
+                    "managed-mcp.json is present and exclusive",
+                )
+            )
+    return [*layers.managed, *keep]
+
+
+def _eligible(
+    server: Server,
+    policy: Policy,
+    env: Mapping[str, str],
+    waiting: _Waiting,
+    dropped: list[Dropped],
+    references: bool = False,
+) -> bool:
+    """Allowed by policy, approved if it must be, and (unless its references are kept for an
+    agent to expand) every variable it needs is set."""
+    expanded, missing = expand_entry(server.entry, env)
+    reason = refusal(server.name, expanded, policy, env)
+    if reason:
+        dropped.append(Dropped("server", server.name, server.origin, "policy", reason))
+        return False
+    if waiting.pending(server.name, server.entry, server.origin):
+        hint = f"run: plugman trust approve {server.name}"
+        dropped.append(Dropped("server", server.name, server.origin, "pending-approval", hint))
+        return False
+    if missing and not references:
+        dropped.append(
+            Dropped(
+                "server",
+                server.name,
+                server.origin,
+                "missing-variable",
+                "unset: " + ", ".join(missing),
+            )
+        )
+        return False
+    return True
+
+
+def endpoint(entry: dict[str, Any]) -> tuple[str, ...]:
+    if isinstance(entry.get("url"), str):
+        return ("url", entry["url"])
+    return ("command", str(entry.get("command")), *arguments(entry))
+
+
+def arguments(entry: dict[str, Any]) -> list[str]:
+    """The entry's `args` as strings (none when `args` is not a list: a schema error, reported
+    where the entry was read)."""
+    args = entry.get("args")
+    return [str(a) for a in args] if isinstance(args, list) else []
+
+
+def _by_precedence(
+    servers: list[Server], dropped: list[Dropped]
+) -> tuple[dict[str, Server], dict[str, list[Server]]]:
+    ordered = sorted(servers, key=_order)
+    manual = {endpoint(s.entry) for s in ordered if s.origin.scope in (*MANUAL, "managed")}
+    winners: dict[str, Server] = {}
+    shadowed: dict[str, list[Server]] = {}
+    for server in ordered:
+        automatic = server.origin.scope in ("plugin", "claude.ai")
+        if automatic and endpoint(server.entry) in manual:
+            dropped.append(
+                Dropped(
+                    "server",
+                    server.name,
+                    server.origin,
+                    "endpoint-duplicate",
+                    "the same endpoint is configured by hand",
+                )
+            )
+        elif server.name in winners:
+            shadowed.setdefault(server.name, []).append(server)
+        else:
+            winners[server.name] = server
+    return dict(sorted(winners.items())), shadowed
+
+
+def _hooks(layers: Layers, policy: Policy, waiting: _Waiting, dropped: list[Dropped]) -> list[Hook]:
+    kept: list[Hook] = []
+    seen: set[str] = set()
+    for hook in sorted(layers.hooks, key=lambda h: (rank(h.origin), h.origin.file)):  # stable
+        name = f"{hook.event}:{hook.matcher or '*'}"
+        if policy.allow_managed_hooks_only and hook.origin.scope != "managed":
+            dropped.append(Dropped("hook", name, hook.origin, "policy", "allowManagedHooksOnly"))
+            continue
+        if waiting.pending(name, hook.handler, hook.origin):
+            hint = _hook_hint(name, hook.origin)
+            dropped.append(Dropped("hook", name, hook.origin, "pending-approval", hint))
+            continue
+        same = json.dumps([hook.event, hook.matcher, hook.handler], sort_keys=True)
+        if hook.origin.scope != "plugin" and same in seen:
+            continue  # an identical handler in several settings files runs once
+        seen.add(same)
+        kept.append(hook)
+    return kept
+
+
+def _skills(skills: tuple[Skill, ...], dropped: list[Dropped]) -> dict[str, Skill]:
+    found: dict[str, Skill] = {}
+    for skill in sorted(skills, key=lambda s: rank(s.origin)):
+        if skill.name in found:
+            dropped.append(
+                Dropped(
+                    "skill",
+                    skill.name,
+                    skill.origin,
+                    "shadowed",
+                    f"{found[skill.name].origin.scope} has a skill of that name",
+                )
+            )
+        else:
+            found[skill.name] = skill
+    return dict(sorted(found.items()))

@@ -1,0 +1,300 @@
+"""Reading every scope's files into resolution layers (DESIGN §3).
+
+managed: `managed-settings.toml` (policy, hooks) and `managed-mcp.json` (exclusive when present);
+claude.ai: the connectors cache; plugin: every enabled plugin's servers, hooks and skills;
+user, project, local: `[mcp_servers]` and `[hooks]` in their plugman.toml, plus the project's
+`.mcp.json`. Problems in these files become diagnostics, never crashes.
+
+A project plugin that nobody installed on this machine (`sync` installed it from the project's
+committed declaration: its record entry has no `consented` flag, which `plugman install` sets)
+is unconsented: its servers and hooks wait for `plugman trust approve`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from plugman.agents import export_record
+from plugman.config import declarations
+from plugman.config.expand import VARIABLE, substitute
+from plugman.config.merge import Hook, Layers, Origin, Server, Skill
+from plugman.config.policy import Policy
+from plugman.core.paths import Paths
+from plugman.core.state import SCOPES, Record
+from plugman.core.store import Store
+from plugman.manifest import hooks as hook_files
+from plugman.manifest import mcp, plugin, schema
+from plugman.manifest.diagnostics import Diagnostic, Sink
+from plugman.manifest.reader import Report
+
+SCOPE_RANK = {"local": 0, "project": 1, "user": 2}  # which record wins for a plugin
+MANUAL_SCOPES = ("user", "project", "local")
+POLICY_KEYS = frozenset(
+    {
+        "allowedMcpServers",
+        "deniedMcpServers",
+        "strictKnownMarketplaces",
+        "allowedMarketplaces",
+        "blockedMarketplaces",
+        "allowAllClaudeAiMcps",
+        "allowManagedHooksOnly",
+    }
+)
+APPROVAL_KEYS = frozenset(
+    {"trust", "approvals", "enableAllProjectMcpServers", "enabledMcpjsonServers"}
+)
+SHELL_SAFE = re.compile(r"^[\w@%+=:,./ -]*$")  # nothing a shell expands, quotes or runs
+
+
+class Contributions(NamedTuple):
+    """What the installed plugins bring."""
+
+    rows: list[dict[str, Any]]
+    servers: list[Server]
+    hooks: list[Hook]
+    skills: list[Skill]
+    unconsented: dict[str, str]  # plugin id -> content hash (see the module's docstring)
+
+
+class Scopes(NamedTuple):
+    layers: Layers
+    policy: Policy
+    plugins: list[dict[str, Any]]
+    diagnostics: list[Diagnostic]
+
+
+def connectors_path(paths: Paths) -> Path:
+    return paths.state_dir / "connectors.json"
+
+
+def load(paths: Paths, only: str | None = None) -> Scopes:
+    """Every scope, or with `only` (an export's scope: user, project or local) just that
+    scope's own entries and the plugins installed in it, under the same policy. Then claude.ai
+    connectors and managed servers and hooks are left out (agents read those from their own
+    sources), and a present managed-mcp.json still excludes everything else."""
+    report = Report()
+    settings = _managed_settings(paths)
+    managed = None
+    if paths.managed_mcp.is_file():
+        managed = () if only else tuple(_servers_of_file(paths.managed_mcp, "managed", report))
+    servers = [*([] if only else _connectors(paths)), *_manual(paths, report, only)]
+    hooks = (
+        [] if only else _hooks_of(settings.get("hooks"), "managed", paths.managed_settings, report)
+    )
+    for scope in (only,) if only else MANUAL_SCOPES:
+        file = declarations.path_for(paths, scope)
+        table = _toml(file, report)
+        _ignored_keys(table, file, paths, report)
+        hooks += _hooks_of(table.get("hooks"), scope, file, report)
+    found = _plugins(paths, report, only)
+    layers = Layers(
+        managed,
+        (*servers, *found.servers),
+        (*hooks, *found.hooks),
+        tuple(found.skills),
+        found.unconsented,
+    )
+    diagnostics = list(dict.fromkeys(report.diagnostics))  # a file read twice, reported once
+    return Scopes(layers, _policy(settings), found.rows, diagnostics)
+
+
+def _ignored_keys(table: dict[str, Any], file: Path, paths: Paths, report: Report) -> None:
+    """Warn about policy and approval keys in a plugman.toml: they count only in the managed
+    settings and in plugman's own trust store, never in a file a repository can ship."""
+    for key in sorted(table):
+        if key in POLICY_KEYS:
+            hint = f"managed policy is read only from {paths.managed_settings}"
+        elif key in APPROVAL_KEYS:
+            hint = "approvals are stored outside the project: run plugman trust approve NAME"
+        else:
+            continue
+        report.sink(file).warning("ignored-key", f"key {key!r} is ignored here", (key,), hint)
+
+
+def _toml(file: Path, report: Report) -> dict[str, Any]:
+    if not file.is_file():
+        return {}
+    try:
+        return dict(declarations.load(file).unwrap())
+    except Exception as exc:  # a PlugmanError naming the file and the TOML problem
+        message = str(exc).splitlines()[0].removeprefix(f"{file} is ")  # the file is its place
+        report.sink(file).error("toml-syntax", message, (), "fix the file")
+        return {}
+
+
+def managed_policy(paths: Paths) -> Policy:
+    """The policy in managed-settings.toml alone (what marketplace add and install check)."""
+    return _policy(_managed_settings(paths))
+
+
+def _managed_settings(paths: Paths) -> dict[str, Any]:
+    """Managed settings; an unreadable policy file is an error, never silently no policy."""
+    if not paths.managed_settings.is_file():
+        return {}
+    return dict(declarations.load(paths.managed_settings).unwrap())
+
+
+def _rules(value: Any) -> tuple[dict[str, Any], ...] | None:
+    return tuple(r for r in value if isinstance(r, dict)) if isinstance(value, list) else None
+
+
+def _policy(settings: dict[str, Any]) -> Policy:
+    allowed = settings.get("allowedMcpServers")
+    denied = settings.get("deniedMcpServers", [])
+    known = settings.get("strictKnownMarketplaces", settings.get("allowedMarketplaces"))
+    return Policy(
+        known_marketplaces=_rules(known),
+        blocked_marketplaces=_rules(settings.get("blockedMarketplaces")) or (),
+        allowed=tuple(r for r in allowed if isinstance(r, dict))
+        if isinstance(allowed, list)
+        else None,
+        denied=tuple(r for r in denied if isinstance(r, dict)) if isinstance(denied, list) else (),
+        allow_all_claude_ai=settings.get("allowAllClaudeAiMcps") is True,
+        allow_managed_hooks_only=settings.get("allowManagedHooksOnly") is True,
+    )
+
+
+def _servers_of_file(file: Path, scope: str, report: Report) -> list[Server]:
+    origin = Origin(scope, str(file))
+    return [Server(s.name, s.entry, origin) for s in mcp.load_file(file, report)]
+
+
+def _servers_of_table(value: Any, scope: str, file: Path, report: Report) -> list[Server]:
+    if value is None:
+        return []
+    sink = report.sink(file)
+    schema.validate(value, "mcp-config.schema.json#/$defs/serverMap", sink, ("mcp_servers",))
+    origin = Origin(scope, str(file))
+    return [Server(s.name, s.entry, origin) for s in mcp.servers(value, sink, ("mcp_servers",))]
+
+
+def _manual(paths: Paths, report: Report, only: str | None = None) -> list[Server]:
+    found: list[Server] = []
+    if paths.project_mcp.is_file() and only in (None, "project"):
+        exported = export_record.owned(paths, paths.project_mcp, ("mcpServers",))
+        found += [
+            s
+            for s in _servers_of_file(paths.project_mcp, "project", report)
+            if exported.get(s.name) != export_record.digest(s.entry)  # plugman's export
+        ]
+    for scope in (only,) if only else MANUAL_SCOPES:
+        file = declarations.path_for(paths, scope)
+        found += _servers_of_table(_toml(file, report).get("mcp_servers"), scope, file, report)
+    return found
+
+
+def _connectors(paths: Paths) -> list[Server]:
+    file = connectors_path(paths)
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    origin = Origin("claude.ai", str(file))
+    return [Server(c["name"], c["entry"], origin) for c in data.get("connectors", [])]
+
+
+def _hooks_of(
+    value: Any,
+    scope: str,
+    file: Path,
+    report: Report,
+    plugin_id: str | None = None,
+    env: dict[str, str] | None = None,
+) -> list[Hook]:
+    if not isinstance(value, dict):
+        return []
+    sink = report.sink(file)
+    origin = Origin(scope, str(file), plugin_id)
+    return [
+        Hook(h.event, h.matcher, _substitute_hook(h.entry, env), origin)
+        for h in hook_files.handlers(value, sink, ("hooks",))
+    ]
+
+
+def _substitute_hook(handler: dict[str, Any], env: dict[str, str] | None) -> dict[str, Any]:
+    """A hook handler with the plugin's variables put in. A shell command (no `args`) gets only
+    values the shell reads as plain text: any other one (a project folder named `$(…)`, say)
+    stays a `${VAR}` reference, which the shell expands from the hook's environment, where
+    plugman.runtime.hooks sets it, without running what the value holds."""
+    found: dict[str, Any] = _substitute(handler, env)
+    command = handler.get("command")
+    if env and isinstance(command, str) and not isinstance(handler.get("args"), list):
+        found["command"] = VARIABLE.sub(lambda match: _shell_value(match, env), command)
+    return found
+
+
+def _shell_value(match: re.Match[str], env: dict[str, str]) -> str:
+    name = match.group(1)
+    if name not in env:
+        return match.group(0)  # the shell expands it, default included
+    return env[name] if SHELL_SAFE.match(env[name]) else match.group(0)
+
+
+def _substitute(value: Any, env: dict[str, str] | None) -> Any:
+    """Put a plugin's own variables (${CLAUDE_PLUGIN_ROOT}, …) in; leave the rest for later."""
+    if not env:
+        return value
+    if isinstance(value, str):
+        return substitute(value, env)
+    if isinstance(value, list):
+        return [_substitute(item, env) for item in value]
+    if isinstance(value, dict):
+        return {key: _substitute(item, env) for key, item in value.items()}
+    return value
+
+
+def consented(scope: str, entry: dict[str, Any]) -> bool:
+    """Whether someone on this machine chose the plugin (see the module's docstring). User and
+    local scopes are only ever written by `plugman install` and `update`."""
+    return scope != "project" or entry.get("consented") is True
+
+
+def _plugins(paths: Paths, report: Report, only: str | None = None) -> Contributions:
+    """Every installed plugin (the highest scope's record wins; with `only`, that scope's
+    record alone) and what enabled ones bring."""
+    chosen: dict[str, tuple[str, dict[str, Any]]] = {}
+    for scope in (only,) if only else sorted(SCOPES, key=lambda s: SCOPE_RANK[s]):
+        for plugin_id, entry in Record.load(paths, scope).plugins.items():
+            chosen.setdefault(plugin_id, (scope, entry))
+    found = Contributions([], [], [], [], {})
+    for plugin_id, (scope, entry) in sorted(chosen.items()):
+        enabled = entry.get("enabled", True)
+        found.rows.append(
+            {"id": plugin_id, "version": entry["version"], "enabled": enabled, "scope": scope}
+        )
+        if enabled:
+            if not consented(scope, entry):
+                found.unconsented[plugin_id] = entry["content_hash"]
+            _contribute(found, paths, plugin_id, entry, report)
+    return found
+
+
+def _contribute(
+    found: Contributions, paths: Paths, plugin_id: str, entry: dict[str, Any], report: Report
+) -> None:
+    """Add what one enabled plugin brings, its own variables put in."""
+    root = Store(paths.store_dir).path(entry["content_hash"])
+    fields = entry.get("entry")
+    declaration = plugin.Declaration(fields, Sink(str(root))) if fields else None
+    loaded = plugin.load(root, report, declaration, strict=fields is None)
+    if loaded is None:
+        return
+    env = {
+        "CLAUDE_PLUGIN_ROOT": str(root),
+        "CLAUDE_PROJECT_DIR": str(paths.project_dir),
+        "CLAUDE_PLUGIN_DATA": str(paths.plugin_data(plugin_id)),
+    }
+    origin = Origin("plugin", str(root), plugin_id)
+    found.servers.extend(
+        Server(f"plugin:{loaded.name}:{s.name}", _substitute(s.entry, env), origin)
+        for s in loaded.mcp_servers
+    )
+    found.hooks.extend(
+        Hook(h.event, h.matcher, _substitute_hook(h.entry, env), origin) for h in loaded.hooks
+    )
+    found.skills.extend(
+        Skill(f"{loaded.name}:{s.name}", str(s.path), origin) for s in loaded.skills
+    )

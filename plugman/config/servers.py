@@ -1,0 +1,132 @@
+"""`plugman mcp add|add-json|remove`: MCP servers in the user, project and local scopes.
+
+user and local servers are `[mcp_servers.<name>]` tables in their plugman.toml (edited through
+plugman.config.declarations, so comments survive and removing restores the bytes); project
+servers go in `<project>/.mcp.json` (plugman.config.mcp_json). A present managed-mcp.json refuses
+every change (spec §7.5); bad or reserved names (plugman.config.server_entries) and duplicates
+are refused as `claude mcp add` does (§7.8).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import tomlkit
+
+from plugman.config import declarations, mcp_json
+from plugman.config.server_entries import check_entry, check_name
+from plugman.core.errors import PlugmanError
+from plugman.core.paths import Paths
+from plugman.core.session import session
+from plugman.core.state import SCOPES, Record, check_scope
+
+TABLE = "mcp_servers"
+
+
+class Change(NamedTuple):
+    action: str  # added | removed
+    name: str
+    scope: str
+    file: str
+    entry: dict[str, Any]
+    warnings: list[str]
+
+
+def refuse_if_managed(paths: Paths, verb: str) -> None:
+    if paths.managed_mcp.is_file():
+        raise PlugmanError(
+            f"Cannot {verb} MCP server: enterprise MCP configuration is active and has "
+            "exclusive control over MCP servers",
+            hint=f"{paths.managed_mcp} decides which servers load; ask your administrator",
+        )
+
+
+def add(paths: Paths, name: str, entry: dict[str, Any], scope: str) -> Change:
+    check_scope(scope)
+    check_name(name)
+    warnings = check_entry(name, entry)
+    refuse_if_managed(paths, "add")
+    _refuse_duplicate(paths, name, scope)
+    with session(paths) as work:
+        _refuse_duplicate(paths, name, scope)  # again, under the lock
+        record = Record.load(paths, scope)
+        if scope == "project":
+            target = paths.project_mcp
+            declarations.check_project_file(paths, target)
+            data = mcp_json.add(target, name, entry, record.owned)
+        else:
+            target = declarations.path_for(paths, scope)
+            declarations.check_project_file(paths, target)
+            data = declarations.add(target, TABLE, name, _toml(entry), record.owned)
+        declarations.write(work.tx, paths, target, data)
+        work.tx.write(record.path, record.to_bytes())
+    return Change("added", name, scope, str(target), entry, warnings)
+
+
+def _refuse_duplicate(paths: Paths, name: str, scope: str) -> None:
+    if any(name in found for found in _files_of(paths, scope).values()):
+        raise PlugmanError(
+            f"MCP server {name} already exists in the {scope} scope",
+            hint=f"plugman mcp remove {name} --scope {scope}, then add it again",
+        )
+
+
+def _files_of(paths: Paths, scope: str) -> dict[Path, dict[str, Any]]:
+    """The server maps of the files a scope keeps its servers in."""
+    toml = declarations.path_for(paths, scope)
+    found = {toml: declarations.entries(toml, TABLE)}
+    if scope == "project":
+        found = {paths.project_mcp: mcp_json.servers(paths.project_mcp), **found}
+    return found
+
+
+def _toml(entry: dict[str, Any]) -> tomlkit.items.Table:
+    """A `[mcp_servers.<name>]` table; env, headers and other maps inline."""
+    table = tomlkit.table()
+    for key, value in entry.items():
+        if isinstance(value, dict):
+            inline = tomlkit.inline_table()
+            inline.update(value)
+            table[key] = inline
+        else:
+            table[key] = value
+    return table
+
+
+def remove(paths: Paths, name: str, scope: str | None) -> Change:
+    if scope is not None:
+        check_scope(scope)
+    refuse_if_managed(paths, "remove")
+    _locate(paths, name, scope)
+    with session(paths) as work:
+        scope, target = _locate(paths, name, scope)  # again, under the lock
+        entry = _files_of(paths, scope)[target][name]
+        declarations.check_project_file(paths, target)
+        record = Record.load(paths, scope)
+        if target == paths.project_mcp:
+            data = mcp_json.remove(target, name, record.owned)
+        else:
+            data = declarations.remove(target, TABLE, name, record.owned)
+        declarations.write(work.tx, paths, target, data, declarations.home_of(paths, scope))
+        work.tx.write(record.path, record.to_bytes())
+    return Change("removed", name, scope, str(target), entry, [])
+
+
+def _locate(paths: Paths, name: str, scope: str | None) -> tuple[str, Path]:
+    hits = [
+        (each, file)
+        for each in ([scope] if scope else SCOPES)
+        for file, found in _files_of(paths, each).items()
+        if name in found
+    ]
+    if not hits:
+        where = f"the {scope} scope" if scope else "any scope (user, project, local)"
+        raise PlugmanError(f"no MCP server {name} in {where}", hint="plugman mcp list")
+    if len({each for each, _ in hits}) > 1:
+        listed = ", ".join(f"{each} ({file})" for each, file in hits)
+        raise PlugmanError(
+            f"MCP server {name} exists in multiple scopes: {listed}; pass --scope",
+            hint=f"plugman mcp remove {name} --scope " + hits[0][0],
+        )
+    return hits[0]

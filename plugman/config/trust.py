@@ -1,0 +1,194 @@
+"""Approvals of the MCP servers and hooks a project supplies, kept outside the repository.
+
+What waits for approval: the project's own entries (`.mcp.json`, `[mcp_servers]` and `[hooks]`
+in its plugman.toml) and the servers and hooks of plugins that `sync` installed from the
+project's declaration (plugman.config.scopes). An approval is keyed to the entry's content hash
+(plugman.config.merge.approval_key), so a changed entry or plugin is pending again; nothing inside a
+project can approve itself.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from plugman.config import redact, scopes
+from plugman.config.merge import Layers, Origin, approval_key, resolve
+from plugman.core.errors import PlugmanError, UsageError
+from plugman.core.paths import Paths
+from plugman.core.session import session
+from plugman.core.state import read_state
+
+FORMAT = 1
+LIST = "see: plugman trust list"
+
+
+class Entry(NamedTuple):
+    """One server or hook that needs approval, and what an approval of it covers."""
+
+    kind: str  # server | hook
+    name: str  # a server's name; a hook's EVENT:MATCHER
+    origin: Origin
+    covers: dict[str, Any]  # the server entry, or a hook's event, matcher and handler
+    hash: str
+
+
+def trust_path(paths: Paths) -> Path:
+    return paths.state_dir / "trust.json"
+
+
+def approvals(paths: Paths) -> dict[str, dict[str, Any]]:
+    data = read_state(trust_path(paths), "move it away; approve the project's entries again")
+    found: dict[str, dict[str, Any]] = (data or {}).get("approvals", {})
+    return found
+
+
+def approved(paths: Paths) -> frozenset[str]:
+    return frozenset(approvals(paths))
+
+
+def entries(layers: Layers) -> list[Entry]:
+    """Every server and hook here that needs approval, project entries first."""
+    found = []
+    for server in layers.servers:
+        key = approval_key(server.name, server.entry, server.origin, layers.unconsented)
+        if key is not None:
+            found.append(Entry("server", server.name, server.origin, server.entry, key))
+    for hook in layers.hooks:
+        name = f"{hook.event}:{hook.matcher or '*'}"
+        key = approval_key(name, hook.handler, hook.origin, layers.unconsented)
+        if key is not None:
+            covers = {"event": hook.event, "matcher": hook.matcher, "handler": hook.handler}
+            found.append(Entry("hook", name, hook.origin, covers, key))
+    unique = {entry.hash: entry for entry in found}  # the same hook in two files: one approval
+    return sorted(unique.values(), key=lambda e: (e.origin.plugin or "", e.kind, e.name, e.hash))
+
+
+def listing(paths: Paths) -> list[dict[str, Any]]:
+    """Every entry that needs approval, approved or pending, with what approving it covers
+    (secret values masked)."""
+    known = approvals(paths)
+    return [
+        _row(entry, "approved" if entry.hash in known else "pending")
+        for entry in entries(scopes.load(paths).layers)
+    ]
+
+
+def _row(entry: Entry, state: str) -> dict[str, Any]:
+    covers = entry.covers
+    if entry.kind == "server":
+        covers = redact.entry(covers)
+    else:
+        covers = {**covers, "handler": redact.entry(covers["handler"])}
+    return {
+        "kind": entry.kind,
+        "name": entry.name,
+        "plugin": entry.origin.plugin,
+        "file": entry.origin.file,
+        "state": state,
+        "covers": covers,
+        "hash": entry.hash,
+    }
+
+
+def approve(paths: Paths, names: list[str], everything: bool = False) -> list[dict[str, Any]]:
+    """Approve entries by name (a server or hook name, or a plugin: all it brings), or every
+    pending one. The rows changed or named, as they are now."""
+    return _change(paths, names, everything, approving=True)
+
+
+def revoke(paths: Paths, names: list[str], everything: bool = False) -> list[dict[str, Any]]:
+    """Withdraw approvals by name, or every approval of an entry here."""
+    return _change(paths, names, everything, approving=False)
+
+
+def _change(
+    paths: Paths, names: list[str], everything: bool, approving: bool
+) -> list[dict[str, Any]]:
+    rows = _select(listing(paths), names, everything, approving)
+    with session(paths) as work:
+        known = approvals(paths)
+        for row in rows:
+            if approving and row["hash"] not in known:
+                known[row["hash"]] = _stored(paths, row)
+            elif not approving:
+                known.pop(row["hash"], None)
+        body = {"format": FORMAT, "approvals": dict(sorted(known.items()))}
+        data = (json.dumps(body, indent=2) + "\n").encode() if known else None
+        work.tx.write(trust_path(paths), data)
+    state = "approved" if approving else "pending"
+    return [{**row, "previous": row["state"], "state": state} for row in rows]
+
+
+def _select(
+    rows: list[dict[str, Any]], names: list[str], everything: bool, approving: bool
+) -> list[dict[str, Any]]:
+    """The rows NAMES pick (by entry name, plugin id or plugin name), or with `everything` each
+    row that would change."""
+    verb = "approve" if approving else "revoke"
+    if everything and names:
+        raise UsageError(f"give names or --all, not both: trust {verb} {' '.join(names)} --all")
+    if everything:
+        return [r for r in rows if (r["state"] == "pending") == approving]
+    if not names:
+        raise _nothing_named(rows, verb, "pending" if approving else "approved")
+    picked = [r for r in rows if _named(r, names)]
+    unknown = sorted(n for n in names if not any(_named(r, [n]) for r in rows))
+    if unknown:
+        raise PlugmanError(
+            f"nothing here needs approval under the name {', '.join(unknown)}",
+            hint="run: plugman trust list (names are server names, EVENT:MATCHER for hooks, or "
+            "a plugin, for all it brings)",
+        )
+    return picked
+
+
+def _named(row: dict[str, Any], names: list[str]) -> bool:
+    plugin = row["plugin"] or ""
+    return row["name"] in names or (bool(plugin) and (plugin in names or _short(plugin) in names))
+
+
+def _short(plugin_id: str) -> str:
+    return plugin_id.partition("@")[0]
+
+
+def _nothing_named(rows: list[dict[str, Any]], verb: str, state: str) -> UsageError:
+    """`trust approve` / `revoke` without NAME or --all: a usage error that lists the
+    candidates, so nothing is approved by accident and nothing pending is hidden."""
+    waiting = sorted({_label(r) for r in rows if r["state"] == state})
+    if not waiting:
+        return UsageError(f"name what to {verb}: nothing here is {state}", hint=LIST)
+    count = f"{len(waiting)} {'is' if len(waiting) == 1 else 'are'} {state}"
+    return UsageError(
+        f"name what to {verb}: {count}: {', '.join(waiting)}",
+        hint=f"review them with plugman trust list, then: plugman trust {verb} NAME... (or --all)",
+    )
+
+
+def _label(row: dict[str, Any]) -> str:
+    return f"{row['name']} ({row['plugin']})" if row["plugin"] else row["name"]
+
+
+def _stored(paths: Paths, row: dict[str, Any]) -> dict[str, Any]:
+    """What trust.json keeps of an approval: where it came from, never the entry's values."""
+    found = {
+        "kind": row["kind"],
+        "name": row["name"],
+        "file": row["file"],
+        "project": str(paths.project_dir),
+        "approved_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    if row["plugin"]:
+        found["plugin"] = row["plugin"]
+    return found
+
+
+def resolved_here(
+    paths: Paths, env: dict[str, str], references: bool = False, only: str | None = None
+) -> tuple[scopes.Scopes, Any]:
+    """This project's scopes (or `only` one: see `scopes.load`) and their resolution with the
+    stored approvals."""
+    found = scopes.load(paths, only)
+    return found, resolve(found.layers, found.policy, env, approved(paths), references)

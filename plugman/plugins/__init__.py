@@ -1,0 +1,1 @@
+"""Plugins: marketplaces, sources, planning, install/uninstall/update/sync and the lock file."""

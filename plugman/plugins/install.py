@@ -1,0 +1,237 @@
+"""Install, uninstall, enable and disable plugins in a scope: each one transaction.
+
+Every mutating command holds the plugman lock, first recovers what a killed run left, then
+journals its changes (store trees, the scope's record, the declaration file and, for the
+project, plugman.lock) and commits them together, or rolls them all back.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, NamedTuple
+
+from plugman.agents import export
+from plugman.config import declarations
+from plugman.core import progress
+from plugman.core.errors import PlugmanError, UsageError
+from plugman.core.fs import remove_tree
+from plugman.core.paths import Paths
+from plugman.core.session import Session, session
+from plugman.core.state import SCOPES, Record, check_scope, installed_ids
+from plugman.manifest.model import Plugin
+from plugman.plugins import lockfile, marketplaces
+from plugman.plugins import planner as resolver
+
+
+class Change(NamedTuple):
+    action: str  # installed | uninstalled | enabled | disabled | unchanged | would install
+    id: str
+    version: str
+    scope: str
+    content_hash: str
+
+
+def install(paths: Paths, specs: list[str], scope: str, *, dry_run: bool = False) -> list[Change]:
+    check_scope(scope)
+    parsed = [resolver.parse_spec(text, paths.project_dir) for text in specs]
+    with session(paths) as work:
+        record = Record.load(paths, scope)
+        planned = resolver.plan(paths, work.store, parsed, record.plugins)
+        if dry_run:
+            return [Change("would install", p.id, p.version, scope, "") for p in planned]
+        changes = [_add(work, record, p, explicit=not p.required_by) for p in planned]
+        save(work, record)
+    return changes
+
+
+def _add(work: Session, record: Record, planned: resolver.Planned, explicit: bool) -> Change:
+    content_hash = work.tx.add_tree(planned.tree)
+    previous = record.plugins.get(planned.id, {})
+    record.plugins[planned.id] = {
+        "name": planned.name,
+        "marketplace": planned.marketplace,
+        "version": planned.version,
+        "source": planned.source,
+        "content_hash": content_hash,
+        "installed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "enabled": previous.get("enabled", True),
+        "explicit": explicit or previous.get("explicit", False),
+        "required_by": sorted(set(previous.get("required_by", [])) | set(planned.required_by[-1:])),
+        "entry": planned.entry,
+        "components": components(planned.plugin),
+        # installed here by hand: its servers and hooks run (plugman.config.scopes)
+        "consented": True,
+    }
+    if explicit:
+        declare(work, record, planned.id, planned.specifier or "*")
+    if record.scope == "project" and planned.marketplace != resolver.DIRECT:
+        _declare_marketplace(work, record, planned.marketplace)
+    return Change("installed", planned.id, planned.version, record.scope, content_hash)
+
+
+def components(plugin: Plugin) -> dict[str, list[str]]:
+    """What a plugin brings, by kind, as `list` shows it."""
+    return {
+        "skills": sorted(skill.name for skill in plugin.skills),
+        "commands": sorted(path.stem for path in plugin.commands),
+        "agents": sorted(path.stem for path in plugin.agents),
+        "hooks": sorted({hook.event for hook in plugin.hooks}),
+        "mcpServers": sorted(server.name for server in plugin.mcp_servers),
+    }
+
+
+def declare(work: Session, record: Record, plugin_id: str, specifier: str) -> None:
+    """Add `plugin_id = specifier` to the scope's plugman.toml, unless it is declared already
+    (then what is there stays, and is what uninstall expects to find)."""
+    target = declarations.path_for(work.paths, record.scope)
+    if record.scope != "user":
+        declarations.check_project_file(work.paths, target)
+    current = declarations.entries(target, "plugins").get(plugin_id)
+    record.plugins[plugin_id]["declared"] = specifier if current is None else current
+    if current is None:
+        data = declarations.add(target, "plugins", plugin_id, specifier, record.owned)
+        declarations.write(work.tx, work.paths, target, data)
+
+
+def _declare_marketplace(work: Session, record: Record, name: str) -> None:
+    """Name the marketplace in the project's plugman.toml, so `plugman sync` finds it anywhere."""
+    known = marketplaces.known(work.paths).get(name)
+    if known is not None and marketplaces.declare(work, record, name, known.source):
+        record.data.setdefault("declared_marketplaces", []).append(name)
+
+
+def _undeclare_marketplaces(work: Session, record: Record) -> None:
+    """Drop the marketplaces plugman declared that no project plugin comes from any more."""
+    declared: list[str] = record.data.get("declared_marketplaces", [])
+    used = {entry["marketplace"] for entry in record.plugins.values()}
+    for name in [n for n in declared if n not in used]:
+        marketplaces.undeclare(work, record, name)
+        declared.remove(name)
+    if not declared:
+        record.data.pop("declared_marketplaces", None)
+
+
+def save(work: Session, record: Record) -> None:
+    """Write the record and, for the project, the lock file that mirrors it."""
+    if record.scope == "project":
+        declarations.check_project_file(work.paths, work.paths.project_lock)
+        pins = [{"id": key, **value} for key, value in record.plugins.items()]
+        work.tx.write(work.paths.project_lock, lockfile.render(pins))
+    work.tx.write(record.path, record.to_bytes())
+
+
+def find_installed(record: Record, name: str) -> str:
+    if name in record.plugins:
+        return name
+    hits = [key for key, value in record.plugins.items() if value["name"] == name]
+    if len(hits) == 1:
+        return hits[0]
+    if hits:
+        raise UsageError(f"{name!r} matches {', '.join(hits)}", hint="say which: NAME@MARKETPLACE")
+    raise PlugmanError(
+        f"plugin {name!r} is not installed in the {record.scope} scope",
+        hint="run: plugman list (to see every scope), or pass --scope",
+    )
+
+
+def uninstall(
+    paths: Paths, names: list[str], scope: str, *, keep_data: bool = False, force: bool = False
+) -> list[Change]:
+    check_scope(scope)
+    with session(paths) as work:
+        record = Record.load(paths, scope)
+        ids = [find_installed(record, name) for name in names]
+        removed = ids + _orphans(record, ids)
+        changes = [_remove(work, record, plugin_id, ids, force) for plugin_id in removed]
+        _undeclare_marketplaces(work, record)
+        save(work, record)
+        export.forget(work, {p for p in removed if not _installed_anywhere(paths, p)})
+        unused = sorted(set(removed) - installed_ids(paths))  # no scope of any project has them
+    if not keep_data:  # after the commit: data is not journaled, so it goes only if all else did
+        for plugin_id in unused:
+            _drop_data(paths, plugin_id)
+    return changes
+
+
+def _installed_anywhere(paths: Paths, plugin_id: str) -> bool:
+    return any(plugin_id in Record.load(paths, scope).plugins for scope in SCOPES)
+
+
+def _orphans(record: Record, removing: list[str]) -> list[str]:
+    """Dependencies nobody else needs once `removing` are gone (installed only as deps)."""
+    gone = set(removing)
+    changed = True
+    while changed:
+        changed = False
+        for key, value in record.plugins.items():
+            needed_by = set(value.get("required_by", [])) - gone
+            if key not in gone and not value.get("explicit") and not needed_by:
+                gone.add(key)
+                changed = True
+    return sorted(gone - set(removing))
+
+
+def _remove(
+    work: Session, record: Record, plugin_id: str, removing: list[str], force: bool
+) -> Change:
+    entry = record.plugins[plugin_id]
+    blocked = [k for k in entry.get("required_by", []) if k not in removing]
+    if blocked and not force:
+        raise PlugmanError(
+            f"{plugin_id} is needed by {', '.join(blocked)}",
+            hint="uninstall those first, or pass --force",
+        )
+    if "declared" in entry:
+        _undeclare(work, record, plugin_id, entry["declared"], force)
+    del record.plugins[plugin_id]
+    for other in record.plugins.values():
+        if plugin_id in other.get("required_by", []):
+            other["required_by"].remove(plugin_id)
+    return Change("uninstalled", plugin_id, entry["version"], record.scope, entry["content_hash"])
+
+
+def _undeclare(work: Session, record: Record, plugin_id: str, declared: str, force: bool) -> None:
+    target = declarations.path_for(work.paths, record.scope)
+    if record.scope != "user":
+        declarations.check_project_file(work.paths, target)
+    current = declarations.entries(target, "plugins").get(plugin_id)
+    if current is not None and current != declared and not force:
+        raise PlugmanError(
+            f"{target} declares {plugin_id} as {current!r}, not as plugman wrote it ({declared!r})",
+            hint="someone changed it; remove the entry yourself, or pass --force",
+        )
+    if current is not None:
+        data = declarations.remove(target, "plugins", plugin_id, record.owned)
+        prune_to = declarations.home_of(work.paths, record.scope)
+        declarations.write(work.tx, work.paths, target, data, prune_to)
+
+
+def _drop_data(paths: Paths, plugin_id: str) -> None:
+    """Remove the data folder (${CLAUDE_PLUGIN_DATA}) of a plugin no scope has any more. The
+    uninstall is committed by then, so a folder that cannot go is a warning."""
+    folder = paths.plugin_data(plugin_id)
+    try:
+        remove_tree(folder)
+    except OSError as exc:
+        progress.warn(f"could not remove {plugin_id}'s data folder {folder}: {exc.strerror}")
+
+
+def set_enabled(paths: Paths, name: str, scope: str, enabled: bool) -> Change:
+    check_scope(scope)
+    with session(paths) as work:
+        record = Record.load(paths, scope)
+        plugin_id = find_installed(record, name)
+        entry = record.plugins[plugin_id]
+        entry["enabled"] = enabled
+        save(work, record)
+    action = "enabled" if enabled else "disabled"
+    return Change(action, plugin_id, entry["version"], scope, entry["content_hash"])
+
+
+def listing(paths: Paths) -> list[dict[str, Any]]:
+    """Every installed plugin in every scope that applies here."""
+    rows = []
+    for scope in SCOPES:
+        for plugin_id, entry in sorted(Record.load(paths, scope).plugins.items()):
+            rows.append({"id": plugin_id, "scope": scope, **entry})
+    return rows

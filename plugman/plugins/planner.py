@@ -1,0 +1,279 @@
+"""From install specs to a plan: which plugins, from where, at which version, and why.
+
+A spec is `name`, `name@marketplace`, either with a PEP 440 specifier (`x@m==1.2.0`,
+`x>=1.2,<2`), a local path, a git URL (`…#ref`) or an archive URL (`…#sha256=…`). Every
+plugin in the plan is fetched into staging and validated; its `dependencies` join the plan,
+and a version conflict is reported with the chains that caused it.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from plugman.core import progress
+from plugman.core.errors import PlugmanError, UsageError
+from plugman.core.paths import Paths
+from plugman.core.store import Store
+from plugman.manifest import acceptance
+from plugman.manifest import plugin as plugins
+from plugman.manifest.model import Plugin, PluginSource
+from plugman.manifest.reader import Report
+from plugman.plugins import marketplaces, versions
+
+DIRECT = "direct"  # the marketplace name of plugins installed from a path, git URL or archive
+NAME_SPEC = re.compile(
+    r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?:@(?P<market>[A-Za-z0-9][A-Za-z0-9._-]*))?"
+    r"\s*(?P<spec>[=<>!~^].*)?$"
+)
+ARCHIVES = (".zip", ".tar.gz", ".tgz", ".tar")
+
+
+class Spec(NamedTuple):
+    text: str
+    name: str | None = None
+    marketplace: str | None = None
+    specifier: str = ""
+    direct: PluginSource | None = None
+
+
+class Planned(NamedTuple):
+    id: str
+    name: str
+    marketplace: str
+    version: str
+    source: dict[str, Any]  # as written to the lock
+    tree: Path  # the staged plugin folder
+    plugin: Plugin
+    entry: dict[str, Any] | None  # the marketplace entry, when it defines the plugin
+    specifier: str
+    required_by: tuple[str, ...]
+
+
+def parse_spec(text: str, cwd: Path) -> Spec:
+    base, _, fragment = text.partition("#")
+    if base.startswith(("http://", "https://", "file://")) and base.endswith(ARCHIVES):
+        sha = fragment.removeprefix("sha256=") if fragment.startswith("sha256=") else None
+        return Spec(text, direct=PluginSource("archive", base, sha=sha))
+    git_prefixes = (*marketplaces.GIT_PREFIXES, "https://", "http://")
+    if base.startswith(git_prefixes) or base.endswith(".git"):
+        return Spec(text, direct=PluginSource("url", base, ref=fragment or None))
+    local = (cwd / text).expanduser()
+    if base.endswith(ARCHIVES) and local.is_file():  # a local archive: fetched as file://
+        return Spec(text, direct=PluginSource("archive", local.resolve().as_uri(), sha=None))
+    if text.startswith((".", "/", "~")) or local.is_dir():
+        if not local.exists():
+            raise UsageError(
+                f"{text!r}: no such folder or archive",
+                hint="give a plugin folder, a .zip/.tar.gz archive, or NAME[@MARKETPLACE]",
+            )
+        return Spec(text, direct=PluginSource("path", str(local.resolve())))
+    match = NAME_SPEC.match(text.strip())
+    if not match:
+        raise UsageError(
+            f"{text!r} is not a plugin spec",
+            hint="use NAME, NAME@MARKETPLACE, NAME@MARKETPLACE>=1.0, a folder, a git "
+            "URL or an archive URL",
+        )
+    specifier = (match["spec"] or "").strip()
+    versions.check(specifier)
+    return Spec(text, match["name"], match["market"], specifier)
+
+
+def plan(paths: Paths, store: Store, specs: list[Spec], installed: dict[str, Any]) -> list[Planned]:
+    """Fetch and validate every requested plugin and its dependencies."""
+    return _Planner(paths, store, installed).run(specs)
+
+
+class _Planner:
+    def __init__(self, paths: Paths, store: Store, installed: dict[str, Any]):
+        self.paths = paths
+        self.store = store
+        self.installed = installed
+        self.planned: dict[str, Planned] = {}
+        self.wanted: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+
+    def run(self, specs: list[Spec]) -> list[Planned]:
+        queue: list[tuple[Spec, tuple[str, ...]]] = [(spec, ()) for spec in specs]
+        while queue:
+            spec, chain = queue.pop(0)
+            found = self.one(spec, chain)
+            if found is not None:
+                queue += [
+                    (
+                        Spec(
+                            dep.name,
+                            dep.name,
+                            dep.marketplace or found.marketplace,
+                            dep.version or "",
+                        ),
+                        (*chain, found.id),
+                    )
+                    for dep in found.plugin.dependencies
+                ]
+        return list(self.planned.values())
+
+    def one(self, spec: Spec, chain: tuple[str, ...]) -> Planned | None:
+        if spec.direct is not None:
+            return self.add(self.fetch(spec.direct, None, DIRECT, None, spec, chain))
+        known, entry = marketplaces.find(self.paths, str(spec.name), spec.marketplace)
+        marketplaces.check_policy(self.paths, known.source)
+        plugin_id = f"{entry.name}@{known.name}"
+        self.wanted.setdefault(plugin_id, []).append((spec.specifier, chain))
+        if plugin_id in self.planned:
+            self.check(self.planned[plugin_id])
+            return None
+        if (
+            plugin_id in self.installed
+            and chain
+            and versions.satisfies(self.installed[plugin_id]["version"], spec.specifier)
+        ):
+            return None  # a dependency that is already there
+        if entry.source is None:
+            raise PlugmanError(
+                f"{plugin_id} has no usable source in its marketplace",
+                hint=f"run: plugman validate {known.root}",
+            )
+        if marketplaces.remote(known.source) and marketplaces.local_plugin_source(entry.source):
+            raise PlugmanError(
+                f"{plugin_id} comes from the remote marketplace {known.name!r} but names a file "
+                f"on this machine ({entry.source.location!r}); plugman will not fetch it",
+                hint="a remote marketplace may only list remote sources or folders inside "
+                "itself; install a local plugin from its folder yourself",
+            )
+        fields = None if entry.strict else entry.entry
+        planned = self.fetch(entry.source, known, known.name, fields, spec, chain)
+        # the marketplace's name for a plugin is the one used, whatever its plugin.json says
+        return self.add(planned._replace(id=plugin_id, name=entry.name))
+
+    def fetch(
+        self,
+        source: PluginSource,
+        known: marketplaces.Known | None,
+        market: str,
+        fields: dict[str, Any] | None,
+        spec: Spec,
+        chain: tuple[str, ...],
+    ) -> Planned:
+        from plugman.plugins.sources import fetch
+
+        base = known.root if known else None
+        fetched = fetch(source, self.store.stage() / "tree", base=base, progress=progress.say)
+        official = known is not None and marketplaces.official(known.source)
+        loaded = validate_tree(fetched.root, fields, spec.text, official)
+        if loaded.format == "folders":  # no manifest: named for where it came from
+            loaded = loaded._replace(name=source_name(source))
+        version = loaded.version or (fetched.pin or "unknown")[:12]
+        return Planned(
+            f"{loaded.name}@{market}",
+            loaded.name,
+            market,
+            version,
+            lock_source(source, fetched.pin, known),
+            fetched.root,
+            loaded,
+            fields,
+            spec.specifier,
+            chain,
+        )
+
+    def add(self, planned: Planned) -> Planned:
+        for kind, name in (("plugin", planned.name), ("marketplace", planned.marketplace)):
+            reason = marketplaces.lookalike(name)
+            if reason:
+                raise PlugmanError(
+                    f"{kind} name {name!r} {reason}; plugman will not install it",
+                    hint="plugin and marketplace names must be ASCII; ask the publisher to "
+                    "rename it",
+                )
+        self.planned[planned.id] = planned
+        self.wanted.setdefault(planned.id, []).append((planned.specifier, planned.required_by))
+        self.check(planned)
+        return planned
+
+    def check(self, planned: Planned) -> None:
+        bad = [
+            (s, c)
+            for s, c in self.wanted.get(planned.id, [])
+            if not versions.satisfies(planned.version, s)
+        ]
+        if bad:
+            lines = [f"{' -> '.join(c) or 'you'} require {s}" for s, c in self.wanted[planned.id]]
+            raise PlugmanError(
+                f"cannot install {planned.id} {planned.version}: "
+                + "; ".join(dict.fromkeys(lines)),
+                hint="relax one of these version ranges",
+            )
+
+
+def validate_tree(
+    root: Path, fields: dict[str, Any] | None, what: str, official: bool = False
+) -> Plugin:
+    """Load a fetched plugin as Claude Code accepts it (plugman.manifest.acceptance): refused
+    for an error in its manifest, with a warning for each component left out."""
+    report = Report()
+    entry_file = root / ".claude-plugin" / "marketplace-entry"
+    sink = report.sink(entry_file)
+    entry = plugins.Declaration(fields, sink, official) if fields is not None else None
+    loaded = plugins.load(root, report, entry, strict=fields is None, official=official)
+    _kind, manifest = plugins.manifest_file(root)
+    found = acceptance.sort(report.diagnostics, {str(entry_file), str(manifest)})
+    if loaded is None or found.fatal:
+        shown = "; ".join(acceptance.where(d, root) for d in found.fatal[:3])
+        raise PlugmanError(
+            f"{what} is not a valid plugin: {shown or 'it cannot be loaded'}",
+            hint="run: plugman validate on the plugin to see every issue",
+        )
+    for finding in found.tolerated:
+        progress.warn(f"{loaded.name}: {acceptance.where(finding, root)}")
+    for file in dict.fromkeys(d.file for d in found.skipped):
+        first = next(d for d in found.skipped if d.file == file)
+        progress.warn(
+            f"{loaded.name}: {_relative(file, root)} is left out (it does not load): "
+            f"{acceptance.where(first, root)}"
+        )
+    return loaded
+
+
+def _relative(file: str, root: Path) -> str:
+    path = Path(file)
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else file
+
+
+def source_name(source: PluginSource) -> str:
+    """The name of a plugin without a manifest: its folder's, repository's or archive's."""
+    last = source.subdir or source.location.rstrip("/").rsplit("/", 1)[-1]
+    for suffix in (".git", *ARCHIVES):
+        last = last.removesuffix(suffix)
+    return last.rsplit(":", 1)[-1] or "plugin"
+
+
+def lock_source(
+    source: PluginSource, pin: str | None, known: marketplaces.Known | None
+) -> dict[str, Any]:
+    """The source as the lock file records it: enough to fetch the same tree again."""
+    kind = source.kind
+    found: dict[str, Any] = {"type": kind}
+    if kind == "path":
+        found["path"] = source.location
+        if known is not None and known.commit:
+            found["commit"] = known.commit
+    elif kind == "archive":
+        found |= {"url": source.location, "sha256": pin}
+    else:
+        found[("repo" if kind == "github" else "url")] = source.location
+        found |= {"commit": pin} | ({"ref": source.ref} if source.ref else {})
+        if source.subdir:
+            found["path"] = source.subdir
+    return found
+
+
+def source_from_lock(found: dict[str, Any]) -> PluginSource:
+    """The PluginSource that fetches exactly what a lock entry pins."""
+    kind = found["type"]
+    location = found.get("path") if kind == "path" else found.get("repo") or found.get("url")
+    sha = found.get("sha256") if kind == "archive" else found.get("commit")
+    return PluginSource(
+        kind, str(location), None, sha, found.get("path") if kind != "path" else None
+    )

@@ -1,0 +1,99 @@
+"""Fetching a plugin tree from any source kind into a staging folder, safely.
+
+`fetch` is the only entry point: it dispatches on `PluginSource.kind` and, whatever goes
+wrong, raises PlugmanError and leaves nothing behind in `dest`."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import NamedTuple
+
+from plugman.core.errors import PlugmanError
+from plugman.manifest.model import PluginSource
+from plugman.plugins.sources.common import FetchError, remove
+
+__all__ = ["FetchError", "Fetched", "fetch"]
+
+GIT_KINDS = frozenset({"github", "url", "git-subdir"})
+FRESH = "a fetch needs a new folder (that does not exist yet) inside an existing one"
+
+
+class Fetched(NamedTuple):
+    root: Path  # the plugin folder inside `dest` (dest itself, or a subfolder of it)
+    pin: str | None  # git commit for git sources, sha256 for archives, None for paths
+    kind: str  # the source kind
+
+
+def fetch(
+    source: PluginSource,
+    dest: Path,
+    *,
+    base: Path | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> Fetched:
+    """Put the plugin tree of `source` under `dest` (a folder that does not exist yet; its
+    parent exists). `base` is the marketplace root for relative `path` sources; without it a
+    `path` location is used as given. Raises PlugmanError (with a hint) on any failure, and
+    then leaves nothing behind in `dest`."""
+    if os.path.lexists(dest):
+        raise FetchError(
+            f"staging folder {str(dest)!r} already exists", where=str(dest), hint=FRESH
+        )
+    if not dest.parent.is_dir():
+        raise FetchError(f"folder {str(dest.parent)!r} does not exist", where=str(dest), hint=FRESH)
+    try:
+        return _dispatch(source, dest, base, progress)
+    except PlugmanError:
+        remove(dest)
+        raise
+    except OSError as exc:
+        remove(dest)
+        raise FetchError(
+            f"could not fetch the {source.kind} source {source.location!r}: {exc}",
+            hint="check free disk space and permissions of the plugin store",
+        ) from exc
+    except BaseException:
+        remove(dest)
+        raise
+
+
+def _dispatch(
+    source: PluginSource,
+    dest: Path,
+    base: Path | None,
+    progress: Callable[[str], None] | None,
+) -> Fetched:
+    kind = source.kind  # each kind's module is imported when used: archives pull in http/ssl
+    if kind == "path":
+        from plugman.plugins.sources.local import copy_plugin
+
+        return Fetched(copy_plugin(source.location, base, dest), None, kind)
+    if kind in GIT_KINDS:
+        from plugman.plugins.sources.git import fetch_git
+
+        root, commit = fetch_git(source, dest, progress)
+        return Fetched(root, commit, kind)
+    if kind == "archive":
+        from plugman.plugins.sources.archive import fetch_archive
+
+        root, digest = fetch_archive(source, dest, progress)
+        return Fetched(root, digest, kind)
+    if kind == "npm":
+        raise FetchError(
+            f"npm sources are not supported yet (package {source.location!r})",
+            hint="plugman does not run npm or its lifecycle scripts; ask the publisher for a "
+            "github, git or archive source",
+        )
+    if kind == "command":
+        raise FetchError(
+            "command sources are not supported: plugman never runs code from a plugin or "
+            "marketplace at install time",
+            hint="fetch the plugin yourself and install it from its folder, or ask the "
+            "publisher for a github, git or archive source",
+        )
+    raise FetchError(
+        f"unknown plugin source type {kind!r}",
+        hint="supported types: path, github, url, git-subdir, archive",
+    )

@@ -1,0 +1,98 @@
+"""Downloading an archive: https only (http for loopback), size-capped, hashed while streaming."""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import IO
+from urllib.parse import urlsplit
+
+from plugman.plugins.sources.common import FetchError
+
+MAX_DOWNLOAD = 256 * 1024 * 1024
+CHUNK = 1024 * 1024
+TIMEOUT = 60.0
+LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+NETWORK_HINT = "check the URL and your network connection"
+
+
+def check_url(url: str, *, redirect: bool = False) -> None:
+    """https://, http:// to this machine only, and file:// (never as a redirect target)."""
+    try:
+        parts = urlsplit(url)
+        scheme, host = parts.scheme.lower(), parts.hostname or ""
+    except ValueError as exc:
+        raise FetchError(
+            f"archive URL {url!r} is malformed: {exc}", hint="check the archive URL"
+        ) from None
+    if scheme == "https" or (scheme == "file" and not redirect):
+        return
+    if scheme == "http" and host in LOOPBACK:
+        return
+    what = "redirects to" if redirect else "uses"
+    raise FetchError(
+        f"archive URL {url!r} {what} a scheme plugman does not download from",
+        hint="archive sources must use https:// (plain http only for 127.0.0.1 or localhost)",
+    )
+
+
+class _CheckedRedirects(urllib.request.HTTPRedirectHandler):
+    """Follows a redirect only to a URL that passes the same rules (no https → http)."""
+
+    def redirect_request(
+        self,
+        req: urllib.request.Request,
+        fp: IO[bytes],
+        code: int,
+        msg: str,
+        headers: http.client.HTTPMessage,
+        newurl: str,
+    ) -> urllib.request.Request | None:
+        check_url(newurl, redirect=True)
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+def download(url: str, target: Path) -> str:
+    """Write the resource at `url` to the file `target`; return its sha256 (hex)."""
+    check_url(url)
+    handlers: list[urllib.request.BaseHandler] = [_CheckedRedirects()]
+    if (urlsplit(url).hostname or "") in LOOPBACK:
+        handlers.append(urllib.request.ProxyHandler({}))
+    opener = urllib.request.build_opener(*handlers)
+    try:
+        with opener.open(url, timeout=TIMEOUT) as response, target.open("wb") as out:
+            return _stream(url, response, out)
+    except urllib.error.HTTPError as exc:
+        raise FetchError(
+            f"could not download {url}: HTTP {exc.code} {exc.reason}",
+            hint=NETWORK_HINT + "; the archive may have moved or been removed",
+        ) from None
+    except urllib.error.URLError as exc:
+        raise FetchError(f"could not download {url}: {exc.reason}", hint=NETWORK_HINT) from None
+    except (OSError, http.client.HTTPException) as exc:
+        raise FetchError(f"could not download {url}: {exc}", hint=NETWORK_HINT) from None
+
+
+def _stream(url: str, response: IO[bytes], out: IO[bytes]) -> str:
+    headers = getattr(response, "headers", None)
+    length = str(headers.get("Content-Length", "")) if headers is not None else ""
+    if length.isdigit() and int(length) > MAX_DOWNLOAD:
+        raise _too_big(url)
+    digest, total = hashlib.sha256(), 0
+    while chunk := response.read(CHUNK):
+        total += len(chunk)
+        if total > MAX_DOWNLOAD:
+            raise _too_big(url)
+        digest.update(chunk)
+        out.write(chunk)
+    return digest.hexdigest()
+
+
+def _too_big(url: str) -> FetchError:
+    return FetchError(
+        f"archive {url} is larger than {MAX_DOWNLOAD // 2**20} MiB",
+        hint="plugin archives are limited to 256 MiB",
+    )

@@ -1,0 +1,170 @@
+"""`plugman sync` and `plugman lock`: the project's plugman.toml and plugman.lock, made real.
+
+`sync` installs exactly what the project declares (resolving it afresh and updating the lock),
+`sync --locked` does the same but fails when the lock is stale, and `sync --frozen` installs
+the lock's pins as they are, checking every tree against its content hash: on a fresh machine
+it reproduces the same store. `lock` resolves the declaration and rewrites the lock only.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from plugman.config import declarations
+from plugman.core.errors import PlugmanError
+from plugman.core.fs import tree_hash
+from plugman.core.paths import Paths
+from plugman.core.session import Session, session
+from plugman.core.state import Record
+from plugman.plugins import lockfile, marketplaces
+from plugman.plugins import planner as resolver
+from plugman.plugins.install import Change, components, save
+
+
+def declared_specs(paths: Paths) -> list[resolver.Spec]:
+    found = []
+    for plugin_id, value in declarations.entries(paths.project_config, "plugins").items():
+        specifier = value if isinstance(value, str) else value.get("version", "*")
+        name, _, market = plugin_id.partition("@")
+        found.append(resolver.Spec(plugin_id, name, market, "" if specifier == "*" else specifier))
+    return found
+
+
+def register_marketplaces(work: Session) -> None:
+    """Add the marketplaces the project declares and this machine does not know yet, in the
+    caller's transaction (so a killed sync leaves none of them behind)."""
+    paths = work.paths
+    known = marketplaces.known(paths)
+    for name, value in declarations.entries(paths.project_config, "marketplaces").items():
+        if name not in known and isinstance(value, dict) and "source" in value:
+            text = value["source"] + (f"#{value['ref']}" if value.get("ref") else "")
+            source = marketplaces.classify(text, paths.project_dir)
+            marketplaces.check_policy(paths, source)
+            marketplaces.add_in(work, source, name)
+
+
+def pins_of(planned: list[resolver.Planned]) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": p.id,
+            "name": p.name,
+            "marketplace": p.marketplace,
+            "version": p.version,
+            "source": p.source,
+            "content_hash": tree_hash(p.tree),
+        }
+        for p in planned
+    ]
+
+
+def lock(paths: Paths) -> list[dict[str, Any]]:
+    """Resolve the declaration and write plugman.lock; the new pins."""
+    with session(paths) as work:
+        register_marketplaces(work)
+        pins = pins_of(resolver.plan(paths, work.store, declared_specs(paths), {}))
+        work.tx.write(paths.project_lock, lockfile.render(pins))
+    return pins
+
+
+def sync(paths: Paths, mode: str = "default") -> list[Change]:
+    """Make the project scope match its declaration (`default`, `locked`) or its lock (`frozen`)."""
+    pins = lockfile.read(paths.project_lock)
+    if mode == "frozen" and not pins and declared_specs(paths):
+        raise PlugmanError(
+            "there is no plugman.lock to install from",
+            hint="run: plugman lock (or plugman sync without --frozen)",
+        )
+    with session(paths) as work:
+        register_marketplaces(work)
+        record = Record.load(paths, "project")
+        if mode == "frozen":
+            targets = [_fetch_pin(work, pin) for pin in pins]
+        else:
+            planned = resolver.plan(paths, work.store, declared_specs(paths), {})
+            if mode == "locked" and _keys(pins_of(planned)) != _keys(pins):
+                raise PlugmanError(
+                    "plugman.lock is out of date with plugman.toml or its sources",
+                    hint="run: plugman lock, and commit the new plugman.lock",
+                )
+            targets = [
+                (p.id, p.tree, {**pin, "entry": p.entry, "components": components(p.plugin)})
+                for p, pin in zip(planned, pins_of(planned), strict=True)
+            ]
+        changes = _apply(work, record, targets)
+        if mode == "frozen":
+            work.tx.write(record.path, record.to_bytes())
+        else:
+            save(work, record)
+    return changes
+
+
+def _keys(pins: list[dict[str, Any]]) -> set[tuple[str, str]]:
+    return {(str(p["id"]), str(p["content_hash"])) for p in pins}
+
+
+def _fetch_pin(work: Session, pin: dict[str, Any]) -> tuple[str, Any, dict[str, Any]]:
+    from plugman.plugins.sources import fetch
+
+    source = resolver.source_from_lock(pin["source"])
+    known = marketplaces.known(work.paths).get(pin["marketplace"])
+    fetched = fetch(source, work.store.stage() / "tree", base=known.root if known else None)
+    found = tree_hash(fetched.root)
+    fields = _entry_fields(known, str(pin["name"]))
+    pin = {
+        **pin,
+        "entry": fields,
+        "components": components(resolver.validate_tree(fetched.root, fields, pin["id"])),
+    }
+    if found != pin["content_hash"]:
+        raise PlugmanError(
+            f"{pin['id']} does not match plugman.lock: expected "
+            f"{pin['content_hash']}, fetched {found}",
+            hint="its source changed; run plugman lock to accept the new content",
+        )
+    return str(pin["id"]), fetched.root, pin
+
+
+def _entry_fields(known: marketplaces.Known | None, name: str) -> dict[str, Any] | None:
+    """The marketplace entry of a plugin it defines (`strict: false`), else None."""
+    if known is None:
+        return None
+    entry = next((e for e in marketplaces.load(known).plugins if e.name == name), None)
+    return None if entry is None or entry.strict else entry.entry
+
+
+def _apply(
+    work: Session, record: Record, targets: list[tuple[str, Any, dict[str, Any]]]
+) -> list[Change]:
+    declared = declarations.entries(work.paths.project_config, "plugins")
+    changes = []
+    wanted = {plugin_id for plugin_id, _tree, _pin in targets}
+    for gone in sorted(set(record.plugins) - wanted):
+        entry = record.plugins.pop(gone)
+        changes.append(
+            Change("uninstalled", gone, entry["version"], "project", entry["content_hash"])
+        )
+    for plugin_id, tree, pin in targets:
+        current = record.plugins.get(plugin_id, {})
+        if current.get("content_hash") == pin["content_hash"]:
+            continue
+        content_hash = work.tx.add_tree(tree)
+        extra: dict[str, Any] = {key: pin[key] for key in ("entry", "components") if key in pin}
+        record.plugins[plugin_id] = {
+            **extra,
+            **current,
+            **{k: pin[k] for k in ("name", "marketplace", "version", "source")},
+            "content_hash": content_hash,
+            "enabled": current.get("enabled", True),
+            "explicit": plugin_id in declared,
+            "required_by": current.get("required_by", []),
+            "installed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
+        # new content nobody here chose: its servers and hooks wait for approval
+        # (plugman.config.scopes)
+        record.plugins[plugin_id].pop("consented", None)
+        if plugin_id in declared:
+            value = declared[plugin_id]
+            record.plugins[plugin_id]["declared"] = value if isinstance(value, str) else "*"
+        changes.append(Change("installed", plugin_id, str(pin["version"]), "project", content_hash))
+    return changes
