@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pluggy
 
-from plugman.agents.targets import Target
+if TYPE_CHECKING:  # the hooks name what they return; this module imports none of it
+    from plugman.agents.targets import Target
 
 hookspec = pluggy.HookspecMarker("plugman")
 hookimpl = pluggy.HookimplMarker("plugman")

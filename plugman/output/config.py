@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from plugman.output import display_path, envelope
+from plugman.output.common import display_path, envelope
 
 if TYPE_CHECKING:
     from plugman.manifest.diagnostics import Diagnostic

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from plugman.output import display_path, envelope
+from plugman.output.common import display_path, envelope
 
 
 def exported(outcome: Any, dry_run: bool, as_json: bool, show_secrets: bool = False) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from plugman.output import envelope
+from plugman.output.common import envelope
 
 
 def changes(command: str, done: list[Any], as_json: bool) -> str:

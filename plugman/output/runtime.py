@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from plugman.output import display_path, envelope
+from plugman.output.common import display_path, envelope
 
 
 def hooks_listed(hooks: list[dict[str, Any]], dropped: list[dict[str, Any]]) -> str:

@@ -6,7 +6,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from plugman import __version__
-from plugman.output import display_path, envelope
+from plugman.output.common import display_path, envelope
 
 if TYPE_CHECKING:
     from plugman.manifest.diagnostics import Diagnostic

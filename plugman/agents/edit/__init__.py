@@ -12,37 +12,22 @@ from __future__ import annotations
 
 import copy
 from types import ModuleType
-from typing import Any, NamedTuple
+from typing import Any
 
-from plugman.core.errors import PlugmanError
+from plugman.agents.edit.model import Block, Edited, EditError, Part, Path_
 
-Path_ = tuple[str, ...]
-
-
-class Part(NamedTuple):
-    """Entries plugman puts in one container: a map `{id: value}`, or a list when `listed`."""
-
-    container: Path_
-    entries: dict[str, Any]
-    listed: bool = False
-
-
-class Block(NamedTuple):
-    """One insertion: the file held `before` where it now holds `after`."""
-
-    before: str
-    after: str
-    created: Path_ | None = None  # the container path this block created, if any
-
-
-class Edited(NamedTuple):
-    text: str
-    blocks: list[Block]
-    present: list[str]  # ids left out: the file already holds an entry by that id
-
-
-class EditError(PlugmanError):
-    pass
+__all__ = [
+    "Block",
+    "EditError",
+    "Edited",
+    "Part",
+    "Path_",
+    "add",
+    "at",
+    "module",
+    "render",
+    "take_out",
+]
 
 
 def module(fmt: str) -> ModuleType:

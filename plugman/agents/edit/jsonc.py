@@ -7,7 +7,7 @@ import json
 import re
 from typing import Any
 
-from plugman.agents.edit import Block, EditError, Part, Path_
+from plugman.agents.edit.model import Block, EditError, Part, Path_
 from plugman.manifest import jsonloc
 
 BASE = "{}\n"
