@@ -20,9 +20,9 @@ from typing import Any, NamedTuple
 
 from plugman.config.expand import expand_entry
 from plugman.config.policy import Policy, refusal
+from plugman.core.state import PRECEDENCE
+from plugman.core.state import SCOPES as MANUAL
 
-PRECEDENCE = ("managed", "local", "project", "user", "plugin", "claude.ai")  # highest first
-MANUAL = ("user", "project", "local")
 NEEDS_APPROVAL = ("project",)
 
 

@@ -28,6 +28,24 @@ class Policy(NamedTuple):
 GITHUB = re.compile(r"^https://github\.com/(?P<repo>[^/]+/[^/]+?)(?:\.git)?/?$", re.IGNORECASE)
 
 
+def parse(settings: Mapping[str, Any]) -> Policy:
+    """The policy keys of managed settings (rules that are not tables are ignored)."""
+    allowed = settings.get("allowedMcpServers")
+    known = settings.get("strictKnownMarketplaces", settings.get("allowedMarketplaces"))
+    return Policy(
+        known_marketplaces=_rules(known),
+        blocked_marketplaces=_rules(settings.get("blockedMarketplaces")) or (),
+        allowed=_rules(allowed),
+        denied=_rules(settings.get("deniedMcpServers")) or (),
+        allow_all_claude_ai=settings.get("allowAllClaudeAiMcps") is True,
+        allow_managed_hooks_only=settings.get("allowManagedHooksOnly") is True,
+    )
+
+
+def _rules(value: Any) -> tuple[dict[str, Any], ...] | None:
+    return tuple(r for r in value if isinstance(r, dict)) if isinstance(value, list) else None
+
+
 def marketplace_refusal(kind: str, location: str, ref: str | None, policy: Policy) -> str | None:
     """Why managed policy refuses a marketplace source (kind: directory, git or url), or None.
     `blockedMarketplaces` matches any spelling, ref and path; `strictKnownMarketplaces` exactly."""

@@ -18,20 +18,18 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from plugman.agents import export_record
-from plugman.config import declarations
+from plugman.config import declarations, policy
 from plugman.config.expand import VARIABLE, substitute
 from plugman.config.merge import Hook, Layers, Origin, Server, Skill
 from plugman.config.policy import Policy
 from plugman.core.paths import Paths
-from plugman.core.state import SCOPES, Record
+from plugman.core.state import PRECEDENCE, SCOPES, Record
 from plugman.core.store import Store
 from plugman.manifest import hooks as hook_files
 from plugman.manifest import mcp, plugin, schema
 from plugman.manifest.diagnostics import Diagnostic, Sink
 from plugman.manifest.reader import Report
 
-SCOPE_RANK = {"local": 0, "project": 1, "user": 2}  # which record wins for a plugin
-MANUAL_SCOPES = ("user", "project", "local")
 POLICY_KEYS = frozenset(
     {
         "allowedMcpServers",
@@ -84,7 +82,7 @@ def load(paths: Paths, only: str | None = None) -> Scopes:
     hooks = (
         [] if only else _hooks_of(settings.get("hooks"), "managed", paths.managed_settings, report)
     )
-    for scope in (only,) if only else MANUAL_SCOPES:
+    for scope in (only,) if only else SCOPES:
         file = declarations.path_for(paths, scope)
         table = _toml(file, report)
         _ignored_keys(table, file, paths, report)
@@ -98,7 +96,7 @@ def load(paths: Paths, only: str | None = None) -> Scopes:
         found.unconsented,
     )
     diagnostics = list(dict.fromkeys(report.diagnostics))  # a file read twice, reported once
-    return Scopes(layers, _policy(settings), found.rows, diagnostics)
+    return Scopes(layers, policy.parse(settings), found.rows, diagnostics)
 
 
 def _ignored_keys(table: dict[str, Any], file: Path, paths: Paths, report: Report) -> None:
@@ -127,7 +125,7 @@ def _toml(file: Path, report: Report) -> dict[str, Any]:
 
 def managed_policy(paths: Paths) -> Policy:
     """The policy in managed-settings.toml alone (what marketplace add and install check)."""
-    return _policy(_managed_settings(paths))
+    return policy.parse(_managed_settings(paths))
 
 
 def _managed_settings(paths: Paths) -> dict[str, Any]:
@@ -135,26 +133,6 @@ def _managed_settings(paths: Paths) -> dict[str, Any]:
     if not paths.managed_settings.is_file():
         return {}
     return dict(declarations.load(paths.managed_settings).unwrap())
-
-
-def _rules(value: Any) -> tuple[dict[str, Any], ...] | None:
-    return tuple(r for r in value if isinstance(r, dict)) if isinstance(value, list) else None
-
-
-def _policy(settings: dict[str, Any]) -> Policy:
-    allowed = settings.get("allowedMcpServers")
-    denied = settings.get("deniedMcpServers", [])
-    known = settings.get("strictKnownMarketplaces", settings.get("allowedMarketplaces"))
-    return Policy(
-        known_marketplaces=_rules(known),
-        blocked_marketplaces=_rules(settings.get("blockedMarketplaces")) or (),
-        allowed=tuple(r for r in allowed if isinstance(r, dict))
-        if isinstance(allowed, list)
-        else None,
-        denied=tuple(r for r in denied if isinstance(r, dict)) if isinstance(denied, list) else (),
-        allow_all_claude_ai=settings.get("allowAllClaudeAiMcps") is True,
-        allow_managed_hooks_only=settings.get("allowManagedHooksOnly") is True,
-    )
 
 
 def _servers_of_file(file: Path, scope: str, report: Report) -> list[Server]:
@@ -180,7 +158,7 @@ def _manual(paths: Paths, report: Report, only: str | None = None) -> list[Serve
             for s in _servers_of_file(paths.project_mcp, "project", report)
             if exported.get(s.name) != export_record.digest(s.entry)  # plugman's export
         ]
-    for scope in (only,) if only else MANUAL_SCOPES:
+    for scope in (only,) if only else SCOPES:
         file = declarations.path_for(paths, scope)
         found += _servers_of_table(_toml(file, report).get("mcp_servers"), scope, file, report)
     return found
@@ -256,7 +234,7 @@ def _plugins(paths: Paths, report: Report, only: str | None = None) -> Contribut
     """Every installed plugin (the highest scope's record wins; with `only`, that scope's
     record alone) and what enabled ones bring."""
     chosen: dict[str, tuple[str, dict[str, Any]]] = {}
-    for scope in (only,) if only else sorted(SCOPES, key=lambda s: SCOPE_RANK[s]):
+    for scope in (only,) if only else sorted(SCOPES, key=PRECEDENCE.index):
         for plugin_id, entry in Record.load(paths, scope).plugins.items():
             chosen.setdefault(plugin_id, (scope, entry))
     found = Contributions([], [], [], [], {})

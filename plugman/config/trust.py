@@ -10,7 +10,6 @@ project can approve itself.
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -19,7 +18,7 @@ from plugman.config.merge import Layers, Origin, approval_key, resolve
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
 from plugman.core.session import session
-from plugman.core.state import read_state
+from plugman.core.state import read_state, timestamp
 
 FORMAT = 1
 LIST = "see: plugman trust list"
@@ -178,7 +177,7 @@ def _stored(paths: Paths, row: dict[str, Any]) -> dict[str, Any]:
         "name": row["name"],
         "file": row["file"],
         "project": str(paths.project_dir),
-        "approved_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "approved_at": timestamp(),
     }
     if row["plugin"]:
         found["plugin"] = row["plugin"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,15 @@ from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
 
 FORMAT = 1
+# The scopes plugman writes, lowest precedence first, and every scope a resolved entry can come
+# from, highest first (DESIGN §3). The one place they are spelled.
 SCOPES = ("user", "project", "local")
+PRECEDENCE = ("managed", "local", "project", "user", "plugin", "claude.ai")
+
+
+def timestamp() -> str:
+    """Now, as every state file records a time (UTC, to the second)."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
 def check_scope(scope: str) -> None:

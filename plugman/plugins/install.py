@@ -7,7 +7,6 @@ project, plugman.lock) and commits them together, or rolls them all back.
 
 from __future__ import annotations
 
-import time
 from typing import Any, NamedTuple
 
 from plugman.agents import export
@@ -17,7 +16,7 @@ from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.fs import remove_tree
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
-from plugman.core.state import SCOPES, Record, check_scope, installed_ids
+from plugman.core.state import SCOPES, Record, check_scope, installed_ids, timestamp
 from plugman.manifest.model import Plugin
 from plugman.plugins import lockfile, marketplaces
 from plugman.plugins import planner as resolver
@@ -53,7 +52,7 @@ def _add(work: Session, record: Record, planned: resolver.Planned, explicit: boo
         "version": planned.version,
         "source": planned.source,
         "content_hash": content_hash,
-        "installed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "installed_at": timestamp(),
         "enabled": previous.get("enabled", True),
         "explicit": explicit or previous.get("explicit", False),
         "required_by": sorted(set(previous.get("required_by", [])) | set(planned.required_by[-1:])),

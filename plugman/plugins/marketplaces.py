@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import time
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -21,7 +20,7 @@ from plugman.core import progress
 from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
-from plugman.core.state import SCOPES, Record, read_state
+from plugman.core.state import SCOPES, Record, read_state, timestamp
 from plugman.core.transaction import Transaction
 from plugman.manifest import acceptance
 from plugman.manifest import marketplace as catalog
@@ -383,7 +382,7 @@ def _entry(source: Source, root: Path, commit: str | None) -> dict[str, Any]:
         "ref": source.ref,
         "root": str(root),
         "commit": commit,
-        "updated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "updated": timestamp(),
     }
 
 

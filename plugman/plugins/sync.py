@@ -8,7 +8,6 @@ it reproduces the same store. `lock` resolves the declaration and rewrites the l
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from plugman.config import declarations
@@ -16,7 +15,7 @@ from plugman.core.errors import PlugmanError
 from plugman.core.fs import tree_hash
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
-from plugman.core.state import Record
+from plugman.core.state import Record, timestamp
 from plugman.plugins import lockfile, marketplaces
 from plugman.plugins import planner as resolver
 from plugman.plugins.install import Change, components, save
@@ -158,7 +157,7 @@ def _apply(
             "enabled": current.get("enabled", True),
             "explicit": plugin_id in declared,
             "required_by": current.get("required_by", []),
-            "installed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "installed_at": timestamp(),
         }
         # new content nobody here chose: its servers and hooks wait for approval
         # (plugman.config.scopes)

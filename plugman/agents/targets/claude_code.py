@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from plugman.agents.targets import Location, Part, Place, Rendered, Source, Target, hook_id, kind
+from plugman.core.state import SCOPES
 
 
 def entry(server: dict[str, Any]) -> dict[str, Any]:
@@ -44,4 +45,4 @@ def files(place: Place) -> dict[str, Location]:
     return found.get(place.scope, {})
 
 
-TARGET = Target("claude-code", "json", render, files, ("user", "project", "local"), hooks=True)
+TARGET = Target("claude-code", "json", render, files, SCOPES, hooks=True)
