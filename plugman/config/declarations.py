@@ -18,6 +18,7 @@ from plugman.core.fs import read_bytes
 from plugman.core.paths import Paths
 
 if TYPE_CHECKING:
+    from plugman.core.state import Record
     from plugman.core.transaction import Transaction
 
 # In a `.plugman/` plugman creates: everything there (local.toml) stays out of git, as Claude
@@ -38,6 +39,36 @@ def path_for(paths: Paths, scope: str) -> Path:
 def home_of(paths: Paths, scope: str) -> Path:
     """The folder a scope's declaration lives in, which plugman never removes."""
     return paths.config_dir if scope == "user" else paths.project_dir
+
+
+def declared(paths: Paths, scope: str, table: str) -> dict[str, Any]:
+    """One table of a scope's plugman.toml, never read through a project link."""
+    target = path_for(paths, scope)
+    check_project_file(paths, target)
+    return entries(target, table)
+
+
+def set_entry(
+    tx: Transaction, paths: Paths, record: Record, table: str, key: str, value: Any
+) -> Path:
+    """Write `[table] key = value` into the record's scope file in `tx`, with every guard: never
+    through a project link, what plugman creates noted in the record, a new `.plugman/` with its
+    `.gitignore`. The file written."""
+    target = path_for(paths, record.scope)
+    check_project_file(paths, target)
+    write(tx, paths, target, add(target, table, key, value, record.owned))
+    return target
+
+
+def drop_entry(tx: Transaction, paths: Paths, record: Record, table: str, key: str) -> Path:
+    """Take `[table] key` out of the record's scope file in `tx` (when it is there), with the
+    guards of `set_entry`; what plugman created goes with it, up to the scope's home."""
+    target = path_for(paths, record.scope)
+    check_project_file(paths, target)
+    if key in entries(target, table):
+        data = remove(target, table, key, record.owned)
+        write(tx, paths, target, data, home_of(paths, record.scope))
+    return target
 
 
 def write(

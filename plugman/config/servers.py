@@ -54,12 +54,11 @@ def add(paths: Paths, name: str, entry: dict[str, Any], scope: str) -> Change:
         if scope == "project":
             target = paths.project_mcp
             declarations.check_project_file(paths, target)
-            data = mcp_json.add(target, name, entry, record.owned)
+            declarations.write(
+                work.tx, paths, target, mcp_json.add(target, name, entry, record.owned)
+            )
         else:
-            target = declarations.path_for(paths, scope)
-            declarations.check_project_file(paths, target)
-            data = declarations.add(target, TABLE, name, _toml(entry), record.owned)
-        declarations.write(work.tx, paths, target, data)
+            target = declarations.set_entry(work.tx, paths, record, TABLE, name, _toml(entry))
         work.tx.write(record.path, record.to_bytes())
     return Change("added", name, scope, str(target), entry, warnings)
 
@@ -102,13 +101,13 @@ def remove(paths: Paths, name: str, scope: str | None) -> Change:
     with session(paths) as work:
         scope, target = _locate(paths, name, scope)  # again, under the lock
         entry = _files_of(paths, scope)[target][name]
-        declarations.check_project_file(paths, target)
         record = Record.load(paths, scope)
         if target == paths.project_mcp:
+            declarations.check_project_file(paths, target)
             data = mcp_json.remove(target, name, record.owned)
+            declarations.write(work.tx, paths, target, data, declarations.home_of(paths, scope))
         else:
-            data = declarations.remove(target, TABLE, name, record.owned)
-        declarations.write(work.tx, paths, target, data, declarations.home_of(paths, scope))
+            declarations.drop_entry(work.tx, paths, record, TABLE, name)
         work.tx.write(record.path, record.to_bytes())
     return Change("removed", name, scope, str(target), entry, [])
 

@@ -82,14 +82,10 @@ def components(plugin: Plugin) -> dict[str, list[str]]:
 def declare(work: Session, record: Record, plugin_id: str, specifier: str) -> None:
     """Add `plugin_id = specifier` to the scope's plugman.toml, unless it is declared already
     (then what is there stays, and is what uninstall expects to find)."""
-    target = declarations.path_for(work.paths, record.scope)
-    if record.scope != "user":
-        declarations.check_project_file(work.paths, target)
-    current = declarations.entries(target, "plugins").get(plugin_id)
+    current = declarations.declared(work.paths, record.scope, "plugins").get(plugin_id)
     record.plugins[plugin_id]["declared"] = specifier if current is None else current
     if current is None:
-        data = declarations.add(target, "plugins", plugin_id, specifier, record.owned)
-        declarations.write(work.tx, work.paths, target, data)
+        declarations.set_entry(work.tx, work.paths, record, "plugins", plugin_id, specifier)
 
 
 def _declare_marketplace(work: Session, record: Record, name: str) -> None:
@@ -190,19 +186,14 @@ def _remove(
 
 
 def _undeclare(work: Session, record: Record, plugin_id: str, declared: str, force: bool) -> None:
-    target = declarations.path_for(work.paths, record.scope)
-    if record.scope != "user":
-        declarations.check_project_file(work.paths, target)
-    current = declarations.entries(target, "plugins").get(plugin_id)
+    current = declarations.declared(work.paths, record.scope, "plugins").get(plugin_id)
     if current is not None and current != declared and not force:
+        target = declarations.path_for(work.paths, record.scope)
         raise PlugmanError(
             f"{target} declares {plugin_id} as {current!r}, not as plugman wrote it ({declared!r})",
             hint="someone changed it; remove the entry yourself, or pass --force",
         )
-    if current is not None:
-        data = declarations.remove(target, "plugins", plugin_id, record.owned)
-        prune_to = declarations.home_of(work.paths, record.scope)
-        declarations.write(work.tx, work.paths, target, data, prune_to)
+    declarations.drop_entry(work.tx, work.paths, record, "plugins", plugin_id)
 
 
 def _drop_data(paths: Paths, plugin_id: str) -> None:

@@ -276,27 +276,19 @@ def _check_free(name: str, registered: dict[str, Any] | None, source: Source) ->
 
 def declare(work: Session, record: Record, name: str, source: Source) -> bool:
     """Name a marketplace in the scope's plugman.toml (unless it is there); whether it wrote."""
-    target = declarations.path_for(work.paths, record.scope)
-    declarations.check_project_file(work.paths, target)
-    if name in declarations.entries(target, "marketplaces"):
+    if name in declarations.declared(work.paths, record.scope, "marketplaces"):
         return False
     value = tomlkit.inline_table()
     value["source"] = portable(source, work.paths.project_dir)
     if source.ref:
         value["ref"] = source.ref
-    data = declarations.add(target, "marketplaces", name, value, record.owned)
-    declarations.write(work.tx, work.paths, target, data)
+    declarations.set_entry(work.tx, work.paths, record, "marketplaces", name, value)
     return True
 
 
 def undeclare(work: Session, record: Record, name: str) -> None:
     """Remove a marketplace from the scope's plugman.toml."""
-    target = declarations.path_for(work.paths, record.scope)
-    declarations.check_project_file(work.paths, target)
-    if name in declarations.entries(target, "marketplaces"):
-        data = declarations.remove(target, "marketplaces", name, record.owned)
-        prune_to = declarations.home_of(work.paths, record.scope)
-        declarations.write(work.tx, work.paths, target, data, prune_to)
+    declarations.drop_entry(work.tx, work.paths, record, "marketplaces", name)
 
 
 def remove(paths: Paths, name: str, *, force: bool = False) -> Known:
