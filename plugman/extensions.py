@@ -1,8 +1,10 @@
-"""The plugin manager: built-in targets plus every installed `plugman` entry point."""
+"""The plugin manager: built-in targets and source kinds plus every installed `plugman` entry
+point."""
 
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 
 import pluggy
 
@@ -10,15 +12,20 @@ from plugman import hookspecs
 from plugman.agents.targets import Target
 from plugman.core.errors import UsageError
 
+if TYPE_CHECKING:
+    from plugman.plugins.sources import SourceKind
+
 
 @functools.cache
 def manager() -> pluggy.PluginManager:
     """The one plugin manager of this process (built-ins register through the same hook)."""
     from plugman.agents.targets import builtin
+    from plugman.plugins.sources import builtin as builtin_sources
 
     found = pluggy.PluginManager("plugman")
     found.add_hookspecs(hookspecs)
     found.register(builtin)
+    found.register(builtin_sources)
     found.load_setuptools_entrypoints("plugman")
     return found
 
@@ -37,5 +44,26 @@ def target(name: str) -> Target:
     if name not in available:
         raise UsageError(
             f"unknown target {name!r}", hint="available targets: " + ", ".join(available)
+        )
+    return available[name]
+
+
+def source_kinds() -> dict[str, SourceKind]:
+    """Every source kind by its `source` value; on a clash a built-in wins."""
+    found: dict[str, SourceKind] = {}
+    for batch in manager().hook.plugman_sources():  # newest registration first
+        for kind in batch:
+            found.update(dict.fromkeys(kind.kinds, kind))
+    return found
+
+
+def source_kind(name: str) -> SourceKind:
+    from plugman.plugins.sources.common import FetchError
+
+    available = source_kinds()
+    if name not in available:
+        raise FetchError(
+            f"unknown plugin source type {name!r}",
+            hint="supported types: " + ", ".join(sorted(available)),
         )
     return available[name]

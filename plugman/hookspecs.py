@@ -8,6 +8,7 @@ import pluggy
 
 if TYPE_CHECKING:  # the hooks name what they return; this module imports none of it
     from plugman.agents.targets import Target
+    from plugman.plugins.sources import SourceKind
 
 hookspec = pluggy.HookspecMarker("plugman")
 hookimpl = pluggy.HookimplMarker("plugman")
@@ -16,3 +17,8 @@ hookimpl = pluggy.HookimplMarker("plugman")
 @hookspec
 def plugman_targets() -> list[Target]:  # type: ignore[empty-body]
     """The agents this extension can write an MCP config for."""
+
+
+@hookspec
+def plugman_sources() -> list[SourceKind]:  # type: ignore[empty-body]
+    """The plugin source kinds this extension can fetch (`github`, `archive`, …)."""

@@ -14,7 +14,7 @@ from plugman.core.errors import PlugmanError
 from plugman.manifest.model import PluginSource
 from plugman.plugins.sources.common import FetchError, remove
 
-__all__ = ["FetchError", "Fetched", "fetch"]
+__all__ = ["FetchError", "Fetched", "Fetcher", "SourceKind", "fetch"]
 
 GIT_KINDS = frozenset({"github", "url", "git-subdir"})
 FRESH = "a fetch needs a new folder (that does not exist yet) inside an existing one"
@@ -59,41 +59,20 @@ def fetch(
         raise
 
 
-def _dispatch(
-    source: PluginSource,
-    dest: Path,
-    base: Path | None,
-    progress: Callable[[str], None] | None,
-) -> Fetched:
-    kind = source.kind  # each kind's module is imported when used: archives pull in http/ssl
-    if kind == "path":
-        from plugman.plugins.sources.local import copy_plugin
+Progress = Callable[[str], None] | None
+# Fetch `source` into `dest` (`base`: the marketplace root): the plugin folder and its pin.
+Fetcher = Callable[[PluginSource, Path, Path | None, Progress], tuple[Path, str | None]]
 
-        return Fetched(copy_plugin(source.location, base, dest), None, kind)
-    if kind in GIT_KINDS:
-        from plugman.plugins.sources.git import fetch_git
 
-        root, commit = fetch_git(source, dest, progress)
-        return Fetched(root, commit, kind)
-    if kind == "archive":
-        from plugman.plugins.sources.archive import fetch_archive
+class SourceKind(NamedTuple):
+    """A kind of plugin source an extension can fetch (hook `plugman_sources`)."""
 
-        root, digest = fetch_archive(source, dest, progress)
-        return Fetched(root, digest, kind)
-    if kind == "npm":
-        raise FetchError(
-            f"npm sources are not supported yet (package {source.location!r})",
-            hint="plugman does not run npm or its lifecycle scripts; ask the publisher for a "
-            "github, git or archive source",
-        )
-    if kind == "command":
-        raise FetchError(
-            "command sources are not supported: plugman never runs code from a plugin or "
-            "marketplace at install time",
-            hint="fetch the plugin yourself and install it from its folder, or ask the "
-            "publisher for a github, git or archive source",
-        )
-    raise FetchError(
-        f"unknown plugin source type {kind!r}",
-        hint="supported types: path, github, url, git-subdir, archive",
-    )
+    kinds: tuple[str, ...]  # the `source` values of marketplace entries it takes
+    fetch: Fetcher
+
+
+def _dispatch(source: PluginSource, dest: Path, base: Path | None, progress: Progress) -> Fetched:
+    from plugman import extensions
+
+    root, pin = extensions.source_kind(source.kind).fetch(source, dest, base, progress)
+    return Fetched(root, pin, source.kind)

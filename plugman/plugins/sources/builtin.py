@@ -1,0 +1,69 @@
+"""The built-in source kinds, registered through the same hook third-party extensions use.
+
+Each kind's module is imported when it fetches: archives pull in http and ssl.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from plugman.hookspecs import hookimpl
+from plugman.manifest.model import PluginSource
+from plugman.plugins.sources import GIT_KINDS, Progress, SourceKind
+from plugman.plugins.sources.common import FetchError
+
+
+@hookimpl
+def plugman_sources() -> list[SourceKind]:
+    return [
+        SourceKind(("path",), _path),
+        SourceKind(tuple(sorted(GIT_KINDS)), _git),
+        SourceKind(("archive",), _archive),
+        SourceKind(("npm",), _npm),
+        SourceKind(("command",), _command),
+    ]
+
+
+def _path(
+    source: PluginSource, dest: Path, base: Path | None, _progress: Progress
+) -> tuple[Path, str | None]:
+    from plugman.plugins.sources.local import copy_plugin
+
+    return copy_plugin(source.location, base, dest), None
+
+
+def _git(
+    source: PluginSource, dest: Path, _base: Path | None, progress: Progress
+) -> tuple[Path, str | None]:
+    from plugman.plugins.sources.git import fetch_git
+
+    return fetch_git(source, dest, progress)
+
+
+def _archive(
+    source: PluginSource, dest: Path, _base: Path | None, progress: Progress
+) -> tuple[Path, str | None]:
+    from plugman.plugins.sources.archive import fetch_archive
+
+    return fetch_archive(source, dest, progress)
+
+
+def _npm(
+    source: PluginSource, _dest: Path, _base: Path | None, _progress: Progress
+) -> tuple[Path, str | None]:
+    raise FetchError(
+        f"npm sources are not supported yet (package {source.location!r})",
+        hint="plugman does not run npm or its lifecycle scripts; ask the publisher for a "
+        "github, git or archive source",
+    )
+
+
+def _command(
+    _source: PluginSource, _dest: Path, _base: Path | None, _progress: Progress
+) -> tuple[Path, str | None]:
+    raise FetchError(
+        "command sources are not supported: plugman never runs code from a plugin or "
+        "marketplace at install time",
+        hint="fetch the plugin yourself and install it from its folder, or ask the "
+        "publisher for a github, git or archive source",
+    )
