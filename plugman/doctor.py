@@ -56,13 +56,13 @@ def _once(found: list[Problem]) -> list[Problem]:
 def _state_files(paths: Paths) -> list[Problem]:
     """Every state file plugman keeps, read as the commands read it."""
     from plugman.config import trust
-    from plugman.plugins import marketplaces
+    from plugman.plugins import registry
 
     installed = "move it away (plugman forgets what it installed there), then reinstall"
     files = [(p, installed, FORMAT) for p in sorted((paths.state_dir / "installed").glob("*.json"))]
     files += [
         (
-            marketplaces.registry_path(paths),
+            registry.registry_path(paths),
             "move it away, then add your marketplaces again",
             FORMAT,
         ),

@@ -35,9 +35,9 @@ def add(
 @app.command("list")
 def listing(ctx: typer.Context, as_json: Json = False) -> None:
     """List known marketplaces."""
-    from plugman.plugins import marketplaces
+    from plugman.plugins import registry
 
-    found = list(marketplaces.known(paths_of(ctx)).values())
+    found = list(registry.known(paths_of(ctx)).values())
     output.emit(output.markets("marketplace list", found, as_json))
 
 

@@ -73,5 +73,5 @@ class Marketplace(NamedTuple):
     plugins: tuple[MarketplaceEntry, ...]
     manifest: dict[str, Any]
     # One of Anthropic's own marketplaces: its plugins may use reserved names. `validate` goes
-    # by the marketplace's reserved name; install by where it came from (marketplaces.official).
+    # by the marketplace's reserved name; install by where it came from (registry.official).
     official: bool = False

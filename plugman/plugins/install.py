@@ -18,7 +18,7 @@ from plugman.core.paths import Paths
 from plugman.core.session import Session, session
 from plugman.core.state import SCOPES, Record, check_scope, installed_ids, timestamp
 from plugman.manifest.model import Plugin
-from plugman.plugins import lockfile, marketplaces
+from plugman.plugins import lockfile, marketplaces, registry
 from plugman.plugins import planner as resolver
 
 
@@ -90,7 +90,7 @@ def declare(work: Session, record: Record, plugin_id: str, specifier: str) -> No
 
 def _declare_marketplace(work: Session, record: Record, name: str) -> None:
     """Name the marketplace in the project's plugman.toml, so `plugman sync` finds it anywhere."""
-    known = marketplaces.known(work.paths).get(name)
+    known = registry.known(work.paths).get(name)
     if known is not None and marketplaces.declare(work, record, name, known.source):
         record.data.setdefault("declared_marketplaces", []).append(name)
 

@@ -1,15 +1,9 @@
-"""Known marketplaces: adding, listing, refreshing and removing catalogs.
-
-The registry (`<state>/marketplaces.json`) maps each marketplace name to its source. A local
-folder is read in place; a git repository or a marketplace.json URL is fetched into
-`<cache>/marketplaces/<name>/`.
-"""
+"""Known marketplaces: adding, refreshing and removing them, and reading their catalogs as
+Claude Code reads them (a bad entry skipped, see plugman.manifest.acceptance). Where each one
+comes from is `plugman.plugins.registry`."""
 
 from __future__ import annotations
 
-import json
-import os
-import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -20,80 +14,25 @@ from plugman.core import progress
 from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
-from plugman.core.state import SCOPES, Record, read_state, timestamp
-from plugman.core.transaction import Transaction
+from plugman.core.state import SCOPES, Record
 from plugman.manifest import acceptance
 from plugman.manifest import marketplace as catalog
 from plugman.manifest.model import Marketplace, MarketplaceEntry, PluginSource
-from plugman.manifest.names import RESERVED_MARKETPLACES, impersonates, unsafe_reason
 from plugman.manifest.reader import Report
-
-FORMAT = 1
-GITHUB = re.compile(r"^(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)(?:@(?P<ref>[^\s@]+))?$")
-GITHUB_URL = "https://github.com"
-GIT_PREFIXES = ("file://", "ssh://", "git@", "git://")
-DRIVE = re.compile(r"^[a-z]:[\\/]")  # a Windows path, C:\ or C:/
-
-
-class Source(NamedTuple):
-    kind: str  # directory | git | url
-    location: str  # an absolute folder, a git URL or a marketplace.json URL
-    ref: str | None = None
-
-
-class Known(NamedTuple):
-    name: str
-    source: Source
-    root: Path  # the folder holding .claude-plugin/marketplace.json
-    commit: str | None
-
-
-def classify(text: str, cwd: Path) -> Source:
-    """What kind of marketplace source `text` is (a folder, a git repository, a URL)."""
-    local = (cwd / Path(text).expanduser()) if not text.startswith(("http", "git@")) else None
-    if local is not None and local.exists():
-        folder = catalog.root_of(local) if local.is_file() else local
-        return Source("directory", str(folder.resolve()))
-    base, _, ref = text.partition("#")
-    if base.startswith(("http://", "https://")) and base.endswith(".json"):
-        return Source("url", base)
-    if base.startswith(GIT_PREFIXES) or base.endswith(".git") or base.startswith("https://"):
-        return Source("git", base, ref or None)
-    github = GITHUB.match(text)
-    if github:
-        url = f"{os.environ.get('PLUGMAN_GITHUB_URL', GITHUB_URL)}/{github['repo']}"
-        return Source("git", url if url.endswith(".git") else url + ".git", github["ref"])
-    raise PlugmanError(
-        f"{text!r} is not a marketplace source plugman understands",
-        hint="use a folder, a git URL (https://, ssh://, file://, with an optional #ref), "
-        "owner/repo[@ref], or an https:// URL of a marketplace.json",
-    )
-
-
-def registry_path(paths: Paths) -> Path:
-    return paths.state_dir / "marketplaces.json"
-
-
-def registry(paths: Paths) -> dict[str, dict[str, Any]]:
-    data = read_state(registry_path(paths), "move it away and add your marketplaces again")
-    found: dict[str, dict[str, Any]] = (data or {}).get("marketplaces", {})
-    return found
-
-
-def known(paths: Paths) -> dict[str, Known]:
-    """Every registered marketplace, by name."""
-    return {name: _known(name, entry) for name, entry in sorted(registry(paths).items())}
-
-
-def _known(name: str, entry: dict[str, Any]) -> Known:
-    source = Source(entry["kind"], entry["location"], entry.get("ref"))
-    return Known(name, source, Path(entry["root"]), entry.get("commit"))
-
-
-def write_registry(paths: Paths, entries: dict[str, dict[str, Any]], tx: Transaction) -> None:
-    body = {"format": FORMAT, "marketplaces": dict(sorted(entries.items()))}
-    data = None if not entries else (json.dumps(body, indent=2) + "\n").encode()
-    tx.write(registry_path(paths), data)
+from plugman.plugins.registry import (
+    Known,
+    Source,
+    as_known,
+    check_name,
+    check_policy,
+    classify,
+    entry_for,
+    known,
+    official,
+    portable,
+    registry,
+    write_registry,
+)
 
 
 class Catalog(NamedTuple):
@@ -168,65 +107,6 @@ def fetch(source: Source, staging: Path) -> tuple[Path, str | None]:
     return staging / "m", None
 
 
-def check_name(name: str, source: Source) -> None:
-    """Refuse a marketplace name that is unsafe, passes for another, or is reserved for
-    Anthropic's marketplaces while `source` is not one of theirs (as Claude Code does)."""
-    reason = unsafe_reason(name) or lookalike(name)
-    if reason:
-        raise PlugmanError(
-            f"marketplace name {name!r} {reason}; plugman will not use it",
-            hint="ask the marketplace's owner to fix its name, or pass --name",
-        )
-    if (name in RESERVED_MARKETPLACES or impersonates(name)) and not official(source):
-        raise PlugmanError(
-            f"the name {name!r} is reserved for official Anthropic marketplaces and can only "
-            "be used with GitHub sources from the 'anthropics' organization",
-            hint="add the marketplace from github.com/anthropics, or give this copy another "
-            "name with --name",
-        )
-
-
-def lookalike(name: str) -> str | None:
-    """Why a marketplace or plugin name could pass for another one: a non-ASCII character
-    (Cyrillic U+0456, fullwidth U+FF47 or the hyphen U+2010 look like 'i', 'g' and '-')."""
-    odd = next((char for char in name if not char.isascii()), None)
-    if odd is None:
-        return None
-    if 0xD800 <= ord(odd) <= 0xDFFF:
-        return f"contains the lone surrogate U+{ord(odd):04X}, which is not valid text"
-    return (
-        f"contains the non-ASCII character {odd!r} (U+{ord(odd):04X}), which can pass for "
-        "another letter"
-    )
-
-
-def official(source: Source) -> bool:
-    """Whether a marketplace is one of Anthropic's own, as Claude Code decides it: fetched with
-    git from GitHub's `anthropics` organization (`PLUGMAN_GITHUB_URL` stands for GitHub)."""
-    if source.kind != "git":
-        return False
-    hosts = {os.environ.get("PLUGMAN_GITHUB_URL", GITHUB_URL), GITHUB_URL}
-    prefixes = [f"{host.rstrip('/')}/anthropics/".lower() for host in hosts]
-    prefixes.append("git@github.com:anthropics/")
-    return source.location.lower().startswith(tuple(prefixes))
-
-
-def remote(source: Source) -> bool:
-    """A marketplace fetched from another machine (a URL, or a git URL that is not local)."""
-    if source.kind == "url":
-        return True
-    return source.kind == "git" and not source.location.lower().startswith(("file:", "/"))
-
-
-def local_plugin_source(source: PluginSource) -> bool:
-    """A plugin source naming this machine's files: a file:// URL or an absolute path (a
-    relative `path` source stays inside its marketplace, which is checked when it is copied)."""
-    if source.kind not in ("url", "git-subdir", "archive"):
-        return False
-    location = source.location.strip().lower()
-    return location.startswith(("file:", "/", "~", "\\")) or bool(DRIVE.match(location))
-
-
 def add(paths: Paths, text: str, name: str | None = None, scope: str = "user") -> Known:
     """Register a marketplace (fetching it unless it is a local folder); for the project or
     local scope, also name it in that scope's plugman.toml."""
@@ -252,7 +132,7 @@ def add_in(work: Session, source: Source, name: str | None, scope: str = "user")
         cache = paths.marketplaces_dir / final
         work.tx.replace_dir(cache, root)
         root = cache
-    entries[final] = _entry(source, root, commit)
+    entries[final] = entry_for(source, root, commit)
     write_registry(paths, entries, work.tx)
     if scope != "user":
         record = Record.load(paths, scope)
@@ -265,7 +145,7 @@ def _check_free(name: str, registered: dict[str, Any] | None, source: Source) ->
     """Refuse to replace a registered marketplace of the same name from another source."""
     if registered is None:
         return
-    old = _known(name, registered).source
+    old = as_known(name, registered).source
     if (old.kind, old.location, old.ref) != (source.kind, source.location, source.ref):
         raise PlugmanError(
             f"a marketplace named {name!r} is already registered, from {old.location}",
@@ -335,47 +215,16 @@ def update(paths: Paths, names: list[str]) -> list[Known]:
                 raise PlugmanError(
                     f"marketplace {name!r} is not known", hint="run: plugman marketplace list"
                 )
-            market = _known(name, entries[name])
+            market = as_known(name, entries[name])
             check_policy(paths, market.source)
             root, commit = fetch(market.source, work.store.stage())
             load(market._replace(root=root), warn=True)
             if market.source.kind != "directory":
                 work.tx.replace_dir(market.root, root)
-            entries[name] = _entry(market.source, market.root, commit)
+            entries[name] = entry_for(market.source, market.root, commit)
             updated.append(market._replace(commit=commit))
         write_registry(paths, entries, work.tx)
     return updated
-
-
-def check_policy(paths: Paths, source: Source) -> None:
-    """Refuse a marketplace source the managed policy does not allow."""
-    from plugman.config.policy import marketplace_refusal
-    from plugman.config.scopes import managed_policy
-
-    reason = marketplace_refusal(source.kind, source.location, source.ref, managed_policy(paths))
-    if reason:
-        raise PlugmanError(
-            f"marketplace {source.location!r} is {reason} (managed policy)",
-            hint="ask your administrator, or use an allowed marketplace",
-        )
-
-
-def portable(source: Source, project: Path) -> str:
-    """How a project's plugman.toml names this source: folders inside the project relatively."""
-    if source.kind == "directory" and Path(source.location).is_relative_to(project):
-        return "./" + Path(source.location).relative_to(project).as_posix()
-    return source.location
-
-
-def _entry(source: Source, root: Path, commit: str | None) -> dict[str, Any]:
-    return {
-        "kind": source.kind,
-        "location": source.location,
-        "ref": source.ref,
-        "root": str(root),
-        "commit": commit,
-        "updated": timestamp(),
-    }
 
 
 def find(paths: Paths, name: str, marketplace: str | None) -> tuple[Known, MarketplaceEntry]:

@@ -20,7 +20,7 @@ from plugman.manifest import acceptance
 from plugman.manifest import plugin as plugins
 from plugman.manifest.model import Plugin, PluginSource
 from plugman.manifest.reader import Report
-from plugman.plugins import marketplaces, versions
+from plugman.plugins import marketplaces, registry, versions
 
 DIRECT = "direct"  # the marketplace name of plugins installed from a path, git URL or archive
 NAME_SPEC = re.compile(
@@ -56,7 +56,7 @@ def parse_spec(text: str, cwd: Path) -> Spec:
     if base.startswith(("http://", "https://", "file://")) and base.endswith(ARCHIVES):
         sha = fragment.removeprefix("sha256=") if fragment.startswith("sha256=") else None
         return Spec(text, direct=PluginSource("archive", base, sha=sha))
-    git_prefixes = (*marketplaces.GIT_PREFIXES, "https://", "http://")
+    git_prefixes = (*registry.GIT_PREFIXES, "https://", "http://")
     if base.startswith(git_prefixes) or base.endswith(".git"):
         return Spec(text, direct=PluginSource("url", base, ref=fragment or None))
     local = (cwd / text).expanduser()
@@ -118,7 +118,7 @@ class _Planner:
         if spec.direct is not None:
             return self.add(self.fetch(spec.direct, None, DIRECT, None, spec, chain))
         known, entry = marketplaces.find(self.paths, str(spec.name), spec.marketplace)
-        marketplaces.check_policy(self.paths, known.source)
+        registry.check_policy(self.paths, known.source)
         plugin_id = f"{entry.name}@{known.name}"
         self.wanted.setdefault(plugin_id, []).append((spec.specifier, chain))
         if plugin_id in self.planned:
@@ -135,7 +135,7 @@ class _Planner:
                 f"{plugin_id} has no usable source in its marketplace",
                 hint=f"run: plugman validate {known.root}",
             )
-        if marketplaces.remote(known.source) and marketplaces.local_plugin_source(entry.source):
+        if registry.remote(known.source) and registry.local_plugin_source(entry.source):
             raise PlugmanError(
                 f"{plugin_id} comes from the remote marketplace {known.name!r} but names a file "
                 f"on this machine ({entry.source.location!r}); plugman will not fetch it",
@@ -150,7 +150,7 @@ class _Planner:
     def fetch(
         self,
         source: PluginSource,
-        known: marketplaces.Known | None,
+        known: registry.Known | None,
         market: str,
         fields: dict[str, Any] | None,
         spec: Spec,
@@ -160,7 +160,7 @@ class _Planner:
 
         base = known.root if known else None
         fetched = fetch(source, self.store.stage() / "tree", base=base, progress=progress.say)
-        official = known is not None and marketplaces.official(known.source)
+        official = known is not None and registry.official(known.source)
         loaded = validate_tree(fetched.root, fields, spec.text, official)
         if loaded.format == "folders":  # no manifest: named for where it came from
             loaded = loaded._replace(name=source_name(source))
@@ -180,7 +180,7 @@ class _Planner:
 
     def add(self, planned: Planned) -> Planned:
         for kind, name in (("plugin", planned.name), ("marketplace", planned.marketplace)):
-            reason = marketplaces.lookalike(name)
+            reason = registry.lookalike(name)
             if reason:
                 raise PlugmanError(
                     f"{kind} name {name!r} {reason}; plugman will not install it",
@@ -250,7 +250,7 @@ def source_name(source: PluginSource) -> str:
 
 
 def lock_source(
-    source: PluginSource, pin: str | None, known: marketplaces.Known | None
+    source: PluginSource, pin: str | None, known: registry.Known | None
 ) -> dict[str, Any]:
     """The source as the lock file records it: enough to fetch the same tree again."""
     kind = source.kind

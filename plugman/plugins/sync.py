@@ -16,7 +16,7 @@ from plugman.core.fs import tree_hash
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
 from plugman.core.state import Record, timestamp
-from plugman.plugins import lockfile, marketplaces
+from plugman.plugins import lockfile, marketplaces, registry
 from plugman.plugins import planner as resolver
 from plugman.plugins.install import Change, components, save
 
@@ -34,12 +34,12 @@ def register_marketplaces(work: Session) -> None:
     """Add the marketplaces the project declares and this machine does not know yet, in the
     caller's transaction (so a killed sync leaves none of them behind)."""
     paths = work.paths
-    known = marketplaces.known(paths)
+    known = registry.known(paths)
     for name, value in declarations.entries(paths.project_config, "marketplaces").items():
         if name not in known and isinstance(value, dict) and "source" in value:
             text = value["source"] + (f"#{value['ref']}" if value.get("ref") else "")
-            source = marketplaces.classify(text, paths.project_dir)
-            marketplaces.check_policy(paths, source)
+            source = registry.classify(text, paths.project_dir)
+            registry.check_policy(paths, source)
             marketplaces.add_in(work, source, name)
 
 
@@ -106,7 +106,7 @@ def _fetch_pin(work: Session, pin: dict[str, Any]) -> tuple[str, Any, dict[str, 
     from plugman.plugins.sources import fetch
 
     source = resolver.source_from_lock(pin["source"])
-    known = marketplaces.known(work.paths).get(pin["marketplace"])
+    known = registry.known(work.paths).get(pin["marketplace"])
     fetched = fetch(source, work.store.stage() / "tree", base=known.root if known else None)
     found = tree_hash(fetched.root)
     fields = _entry_fields(known, str(pin["name"]))
@@ -124,7 +124,7 @@ def _fetch_pin(work: Session, pin: dict[str, Any]) -> tuple[str, Any, dict[str, 
     return str(pin["id"]), fetched.root, pin
 
 
-def _entry_fields(known: marketplaces.Known | None, name: str) -> dict[str, Any] | None:
+def _entry_fields(known: registry.Known | None, name: str) -> dict[str, Any] | None:
     """The marketplace entry of a plugin it defines (`strict: false`), else None."""
     if known is None:
         return None

@@ -15,7 +15,7 @@ from plugman.core.paths import Paths
 from plugman.core.session import Session, session
 from plugman.core.state import SCOPES, Record, check_scope
 from plugman.manifest.model import MarketplaceEntry, Plugin
-from plugman.plugins import marketplaces
+from plugman.plugins import marketplaces, registry
 from plugman.plugins import planner as resolver
 from plugman.plugins.install import Change, save
 
@@ -43,7 +43,7 @@ def refresh(paths: Paths, scopes: tuple[str, ...], names: list[str]) -> list[str
     cached catalog is used. The names of the marketplaces refreshed."""
     records = [Record.load(paths, scope) for scope in scopes]
     wanted = {r.plugins[i]["marketplace"] for r, i in _candidates(records, names)}
-    markets = marketplaces.known(paths)
+    markets = registry.known(paths)
     done = []
     for name in sorted(wanted & set(markets)):
         if markets[name].source.kind == "directory":
@@ -59,7 +59,7 @@ def refresh(paths: Paths, scopes: tuple[str, ...], names: list[str]) -> list[str
 
 def _gone(paths: Paths, entry: dict[str, Any]) -> str | None:
     """Why a plugin can no longer be looked up in its marketplace, if it cannot."""
-    market = marketplaces.known(paths).get(entry["marketplace"])
+    market = registry.known(paths).get(entry["marketplace"])
     if market is None:
         return f"marketplace {entry['marketplace']} is not known any more"
     if all(e.name != entry["name"] for e in marketplaces.load(market).plugins):
@@ -151,7 +151,7 @@ def search(paths: Paths, query: str) -> list[dict[str, Any]]:
     """Catalog entries whose name, description, category or tags mention `query`."""
     needle = query.lower()
     rows = []
-    for market in marketplaces.known(paths).values():
+    for market in registry.known(paths).values():
         for entry in marketplaces.load(market).plugins:
             fields = entry.entry
             words = [
@@ -200,7 +200,7 @@ def info(paths: Paths, text: str) -> dict[str, Any]:
     return found
 
 
-def _from_catalog(known: marketplaces.Known, entry: MarketplaceEntry) -> dict[str, Any]:
+def _from_catalog(known: registry.Known, entry: MarketplaceEntry) -> dict[str, Any]:
     local = _local_plugin(known, entry)
     return {
         "id": f"{entry.name}@{known.name}",
@@ -227,7 +227,7 @@ def _from_record(plugin_id: str, record: dict[str, Any]) -> dict[str, Any]:
 
 def _catalog(
     paths: Paths, name: str, market: str | None
-) -> tuple[marketplaces.Known, MarketplaceEntry] | None:
+) -> tuple[registry.Known, MarketplaceEntry] | None:
     if market == resolver.DIRECT:
         return None
     try:
@@ -240,7 +240,7 @@ def _installed_as(
     paths: Paths,
     name: str,
     market: str | None,
-    catalog: tuple[marketplaces.Known, MarketplaceEntry] | None,
+    catalog: tuple[registry.Known, MarketplaceEntry] | None,
 ) -> dict[str, tuple[str, dict[str, Any]]]:
     """scope -> (id, record entry) of the plugin `name` (from `market`) in every scope here."""
     wanted = f"{catalog[1].name}@{catalog[0].name}" if catalog else None
@@ -257,10 +257,10 @@ def _installed_as(
     return found
 
 
-def _local_plugin(known: marketplaces.Known, entry: MarketplaceEntry) -> Plugin | None:
+def _local_plugin(known: registry.Known, entry: MarketplaceEntry) -> Plugin | None:
     """The plugin a local marketplace lists in one of its folders, loaded as install would."""
     source = entry.source
-    if source is None or source.kind != "path" or marketplaces.remote(known.source):
+    if source is None or source.kind != "path" or registry.remote(known.source):
         return None
     root = (known.root / source.location).resolve()
     if not root.is_dir():
