@@ -10,7 +10,7 @@ import pluggy
 
 from plugman import hookspecs
 from plugman.agents.targets import Target
-from plugman.core.errors import UsageError
+from plugman.core.errors import PlugmanError, UsageError
 
 if TYPE_CHECKING:
     from plugman.plugins.sources import SourceKind
@@ -58,11 +58,9 @@ def source_kinds() -> dict[str, SourceKind]:
 
 
 def source_kind(name: str) -> SourceKind:
-    from plugman.plugins.sources.common import FetchError
-
     available = source_kinds()
     if name not in available:
-        raise FetchError(
+        raise PlugmanError(
             f"unknown plugin source type {name!r}",
             hint="supported types: " + ", ".join(sorted(available)),
         )

@@ -227,6 +227,18 @@ def update(paths: Paths, names: list[str]) -> list[Known]:
     return updated
 
 
+def _readable(market: Known, named: str | None) -> Catalog | None:
+    """A catalog to search; one that has become unreadable is skipped with a warning unless
+    the spec names it, so one broken marketplace does not block installs from the others."""
+    try:
+        return read(market)
+    except PlugmanError as exc:
+        if named is not None:
+            raise
+        progress.warn(f"{exc.message}; its plugins are left out of the search")
+        return None
+
+
 def find(paths: Paths, name: str, marketplace: str | None) -> tuple[Known, MarketplaceEntry]:
     """The catalog entry of plugin `name` (in `marketplace`, or the only one that lists it)."""
     markets = known(paths)
@@ -237,7 +249,7 @@ def find(paths: Paths, name: str, marketplace: str | None) -> tuple[Known, Marke
                 hint="run: plugman marketplace list, or plugman marketplace add",
             )
         markets = {marketplace: markets[marketplace]}
-    catalogs = [(m, read(m)) for m in markets.values()]
+    catalogs = [(m, found) for m in markets.values() if (found := _readable(m, marketplace))]
     hits = [(m, e) for m, found in catalogs for e in found.market.plugins if e.name == name]
     if not hits:
         skipped = [

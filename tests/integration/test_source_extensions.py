@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from plugman import extensions
+from plugman.core.errors import PlugmanError
 from plugman.hookspecs import hookimpl
 from plugman.manifest.model import PluginSource
 from plugman.plugins.sources import Progress, SourceKind, fetch
-from plugman.plugins.sources.common import FetchError
 
 
 class Shelf:
@@ -57,5 +57,5 @@ def test_fetch_goes_through_the_registered_source_kind(tmp_path: Path, shelf: Pa
 
 def test_an_unknown_source_kind_names_the_registered_ones() -> None:
     assert {"path", "github", "url", "git-subdir", "archive"} <= set(extensions.source_kinds())
-    with pytest.raises(FetchError, match=r"supported types: .*archive.*github"):
+    with pytest.raises(PlugmanError, match=r"supported types: .*archive.*github"):
         extensions.source_kind("carrier-pigeon")

@@ -221,3 +221,19 @@ def test_catalog_warnings_name_the_marketplace_as_registered(tmp_path: Path) -> 
     added = invoke("marketplace", "add", str(market), "--name", "team")
     assert added.exit_code == 0, added.output
     assert "warning: marketplace 'team': plugin 'x' is skipped" in added.stderr
+
+
+def test_one_broken_marketplace_does_not_block_installs_from_the_others(tmp_path: Path) -> None:
+    plugin(tmp_path / "m" / "good", "good")
+    market = marketplace(tmp_path / "m", [{"name": "good", "source": "./good"}])
+    plugin(tmp_path / "b" / "other", "other")
+    broken = marketplace(tmp_path / "b", [{"name": "other", "source": "./other"}], name="broken")
+    assert invoke("marketplace", "add", str(market)).exit_code == 0
+    assert invoke("marketplace", "add", str(broken)).exit_code == 0
+    (broken / ".claude-plugin" / "marketplace.json").write_text("{ not json")  # upstream broke
+    installed = invoke("install", "good")
+    assert installed.exit_code == 0, installed.output
+    assert "marketplace 'broken' is invalid" in installed.stderr  # said, as a warning
+    named = invoke("install", "other@broken")
+    assert named.exit_code == 1
+    assert "marketplace 'broken' is invalid" in named.stderr
