@@ -13,7 +13,7 @@ from plugman.agents.targets import Target
 from plugman.core.errors import PlugmanError, UsageError
 
 if TYPE_CHECKING:
-    from plugman.plugins.sources import SourceKind
+    from plugman.plugins.sources.kind import SourceKind
 
 
 @functools.cache

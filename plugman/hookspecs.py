@@ -8,7 +8,7 @@ import pluggy
 
 if TYPE_CHECKING:  # the hooks name what they return; this module imports none of it
     from plugman.agents.targets import Target
-    from plugman.plugins.sources import SourceKind
+    from plugman.plugins.sources.kind import SourceKind
 
 hookspec = pluggy.HookspecMarker("plugman")
 hookimpl = pluggy.HookimplMarker("plugman")

@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 import re
 from functools import cache
-from pathlib import Path
 from typing import Any, NamedTuple
 
 from plugman.manifest.diagnostics import ERROR, WARNING, KeyPath, Sink
-
-SCHEMA_DIR = Path(__file__).parent / "schemas"
-Schema = dict[str, Any]
+from plugman.manifest.schema_files import SCHEMA_DIR as SCHEMA_DIR
+from plugman.manifest.schema_files import Schema as Schema
+from plugman.manifest.schema_files import load as load
+from plugman.manifest.schema_files import resolve as resolve
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "object": (dict,),
@@ -37,24 +37,6 @@ class Finding(NamedTuple):
     message: str
     path: KeyPath
     hint: str | None = None
-
-
-@cache
-def load(name: str) -> Schema:
-    """One schema file, by file name (`plugin.schema.json`)."""
-    with (SCHEMA_DIR / name).open(encoding="utf-8") as handle:
-        loaded: Schema = json.load(handle)
-    return loaded
-
-
-def resolve(ref: str, base: str) -> tuple[Schema, str]:
-    """Follow a `$ref` (`#/$defs/x` or `other.schema.json#/$defs/x`) from file `base`."""
-    file, _, pointer = ref.partition("#")
-    file = file or base
-    node: Any = load(file)
-    for part in filter(None, pointer.split("/")):
-        node = node[part.replace("~1", "/").replace("~0", "~")]
-    return node, file
 
 
 def validate(value: Any, ref: str, sink: Sink, path: KeyPath = ()) -> None:

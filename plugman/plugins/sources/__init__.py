@@ -13,10 +13,10 @@ from typing import NamedTuple
 from plugman.core.errors import PlugmanError
 from plugman.manifest.model import PluginSource
 from plugman.plugins.sources.common import FetchError, remove
+from plugman.plugins.sources.kind import Fetcher, Progress, SourceKind
 
-__all__ = ["FetchError", "Fetched", "Fetcher", "SourceKind", "fetch"]
+__all__ = ["FetchError", "Fetched", "Fetcher", "Progress", "SourceKind", "fetch"]
 
-GIT_KINDS = frozenset({"github", "url", "git-subdir"})
 FRESH = "a fetch needs a new folder (that does not exist yet) inside an existing one"
 
 
@@ -57,18 +57,6 @@ def fetch(
     except BaseException:
         remove(dest)
         raise
-
-
-Progress = Callable[[str], None] | None
-# Fetch `source` into `dest` (`base`: the marketplace root): the plugin folder and its pin.
-Fetcher = Callable[[PluginSource, Path, Path | None, Progress], tuple[Path, str | None]]
-
-
-class SourceKind(NamedTuple):
-    """A kind of plugin source an extension can fetch (hook `plugman_sources`)."""
-
-    kinds: tuple[str, ...]  # the `source` values of marketplace entries it takes
-    fetch: Fetcher
 
 
 def _dispatch(source: PluginSource, dest: Path, base: Path | None, progress: Progress) -> Fetched:

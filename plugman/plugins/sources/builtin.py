@@ -9,15 +9,15 @@ from pathlib import Path
 
 from plugman.hookspecs import hookimpl
 from plugman.manifest.model import PluginSource
-from plugman.plugins.sources import GIT_KINDS, Progress, SourceKind
 from plugman.plugins.sources.common import FetchError
+from plugman.plugins.sources.kind import Progress, SourceKind
 
 
 @hookimpl
 def plugman_sources() -> list[SourceKind]:
     return [
         SourceKind(("path",), _path),
-        SourceKind(tuple(sorted(GIT_KINDS)), _git),
+        SourceKind(("github", "git-subdir", "url"), _git),
         SourceKind(("archive",), _archive),
         SourceKind(("npm",), _npm),
         SourceKind(("command",), _command),
