@@ -86,7 +86,7 @@ def _state_files(paths: Paths) -> list[Problem]:
 def _config(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     """The configuration every scope is read from (plugman.toml files, .mcp.json, managed
     settings, installed plugins): what config resolve would drop or warn about."""
-    from plugman.config import scopes
+    from plugman.config.resolution import resolve
 
     return [
         Problem(
@@ -95,7 +95,7 @@ def _config(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
             f"{d.path}: {d.message}" if d.path else d.message,
             d.hint or "fix the file",
         )
-        for d in scopes.load(paths).diagnostics
+        for d in resolve(paths, env).diagnostics
     ]
 
 

@@ -185,23 +185,24 @@ def _render(
 ) -> tuple[dict[str, list[Part]], dict[str, str], list[str]]:
     """What goes into the target's files, who owns each entry, and the notes. `scoped` (an
     export): only the entries of `place.scope` (see the module docstring)."""
-    from plugman.config import document as config
+    from plugman.config.resolution import resolve
 
     only = place.scope if scoped else None
-    document = config.document(paths, place.env, show_secrets, references=True, only=only)
+    resolution = resolve(paths, place.env, references=True, only=only)
     notes: list[str] = []
     owners: dict[str, str] = {}
     mcp = target.files(place).get("mcp") if scoped else None
-    own = str(mcp.path) if mcp else None
-    guard = only == "project"
-    servers = export_entries.servers(document, own, guard, owners, notes)
-    hooks = export_entries.hooks(document, guard, owners, notes) if target.hooks else {}
+    chosen = export_entries.Choice(
+        own=str(mcp.path) if mcp else None, guard=only == "project", show_secrets=show_secrets
+    )
+    servers = export_entries.servers(resolution, chosen, owners, notes)
+    hooks = export_entries.hooks(resolution, chosen, owners, notes) if target.hooks else {}
     rendered = target.render(Source(servers, hooks, place.env))
     notes += rendered.unsupported
-    if document["hooks"] and not target.hooks:
-        count = sum(len(groups) for groups in document["hooks"].values())
+    if resolution.hooks and not target.hooks:
+        count = len(resolution.hooks)
         notes.append(f"{count} hook group(s) not exported: {target.name} takes MCP servers only")
-    pending = [d for d in document["diagnostics"] if d["code"] == "pending-approval"]
+    pending = resolution.pending()
     if pending:
         notes.append(
             f"not exported, pending approval: {len(pending)} "

@@ -3,48 +3,62 @@ never a literal secret into a project file (see `plugman.agents.export`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from plugman.agents.targets import Hooks, Servers, hook_id
 from plugman.config import redact
+from plugman.config.merge import Origin
+
+if TYPE_CHECKING:
+    from plugman.config.resolution import Resolution
+
+
+class Choice(NamedTuple):
+    own: str | None  # the file being written: its own entries are not written again
+    guard: bool  # a project file: no literal secret goes in
+    show_secrets: bool  # False: secret values masked (a preview)
 
 
 def servers(
-    document: dict[str, Any], own: str | None, guard: bool, owners: dict[str, str], notes: list[str]
+    resolution: Resolution, choice: Choice, owners: dict[str, str], notes: list[str]
 ) -> Servers:
     """The resolved servers under their exported names; none from the file being written (the
-    project's `.mcp.json` already holds its own), none with a literal secret when `guard`."""
+    project's `.mcp.json` already holds its own), none with a literal secret when guarded."""
     from plugman.runtime.naming import split_server
 
     found: Servers = {}
-    for name, given in document["mcpServers"].items():
-        origin = given["origin"]
-        entry = {k: v for k, v in given.items() if k != "origin"}
+    for name, server in resolution.servers.items():
+        entry = server.entry if choice.show_secrets else redact.entry(server.entry)
         plugin, inner = split_server(name)
         exported = f"plugin_{plugin}_{inner}" if plugin else name
-        if origin["file"] == own or (guard and refused(exported, entry, origin, notes)):
+        origin = server.origin
+        if origin.file == choice.own or (choice.guard and refused(exported, entry, origin, notes)):
             continue
         found[exported] = entry
-        if origin.get("plugin"):
-            owners[exported] = origin["plugin"]
+        if origin.plugin:
+            owners[exported] = origin.plugin
     return found
 
 
-def hooks(document: dict[str, Any], guard: bool, owners: dict[str, str], notes: list[str]) -> Hooks:
-    """The resolved hook groups, by event; none with a literal secret when `guard`."""
+def hooks(
+    resolution: Resolution, choice: Choice, owners: dict[str, str], notes: list[str]
+) -> Hooks:
+    """The resolved hooks as matcher groups, by event; none with a literal secret when guarded."""
     found: Hooks = {}
-    for event, groups in document["hooks"].items():
-        for given in groups:
-            group = {k: v for k, v in given.items() if k != "origin"}
-            if guard and refused(f"{event} hook", group, given["origin"], notes):
-                continue
-            found.setdefault(event, []).append(group)
-            if "plugin" in given["origin"]:
-                owners[hook_id(event, group)] = given["origin"]["plugin"]
+    for hook in resolution.hooks:
+        handler = hook.handler if choice.show_secrets else redact.hook(hook.handler)
+        group: dict[str, Any] = {"hooks": [handler]}
+        if hook.matcher:
+            group["matcher"] = hook.matcher
+        if choice.guard and refused(f"{hook.event} hook", group, hook.origin, notes):
+            continue
+        found.setdefault(hook.event, []).append(group)
+        if hook.origin.plugin:
+            owners[hook_id(hook.event, group)] = hook.origin.plugin
     return found
 
 
-def refused(name: str, value: dict[str, Any], origin: dict[str, str], notes: list[str]) -> bool:
+def refused(name: str, value: dict[str, Any], origin: Origin, notes: list[str]) -> bool:
     """A literal secret never goes into a project file (it is committed): the entry is left
     out, with a note saying what, where and what to do."""
     given = value.get("hooks")
@@ -60,5 +74,5 @@ def refused(name: str, value: dict[str, Any], origin: dict[str, str], notes: lis
     return True
 
 
-def where(origin: dict[str, str]) -> str:
-    return f"plugin {origin['plugin']}" if origin.get("plugin") else origin["file"]
+def where(origin: Origin) -> str:
+    return f"plugin {origin.plugin}" if origin.plugin else origin.file

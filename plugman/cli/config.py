@@ -30,8 +30,6 @@ def resolve_command(
     ] = None,
 ) -> None:
     """Merge every scope into one config (managed, claude.ai, plugin, user, project, local)."""
-    from plugman.config import document as config
-
     if target is not None:
         from plugman.agents.export import native
         from plugman.core.errors import UsageError
@@ -47,8 +45,10 @@ def resolve_command(
         if notes:
             output.emit("\n".join(f"warning: {n}" for n in notes), err=True)
         return
-    document = config.document(paths_of(ctx), os.environ, show_secrets)
-    output.emit(output.envelope_doc(document) if as_json else output.resolved(document, explain))
+    from plugman.config.resolution import resolve
+
+    resolution = resolve(paths_of(ctx), os.environ)
+    output.emit(output.resolved(resolution, as_json, explain, show_secrets))
 
 
 @config_app.command("explain")
@@ -56,10 +56,10 @@ def explain_command(
     ctx: typer.Context, name: str, as_json: Json = False, show_secrets: Secrets = False
 ) -> None:
     """Why server NAME resolves as it does: the winner, what it shadows, what was dropped."""
-    from plugman.config import document as config
+    from plugman.config.resolution import resolve
 
-    found = config.explain(paths_of(ctx), os.environ, name, show_secrets)
-    output.emit(output.envelope("config explain", **found) if as_json else output.explained(found))
+    about = resolve(paths_of(ctx), os.environ).about(name)
+    output.emit(output.explained(about, as_json, show_secrets))
 
 
 @trust_app.command("list")

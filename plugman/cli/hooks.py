@@ -29,10 +29,10 @@ BLOCKED = 2
 @hooks_app.command("list")
 def list_command(ctx: typer.Context, as_json: Json = False) -> None:
     """Every resolved hook, in the order it runs: event, matcher, type, command and origin."""
-    from plugman.config import trust
+    from plugman.config.resolution import resolve
     from plugman.runtime.hooks import listing
 
-    _, result = trust.resolved_here(paths_of(ctx), dict(os.environ))
+    result = resolve(paths_of(ctx), os.environ)
     found, dropped = listing(result)
     output.emit(
         output.envelope("hooks list", hooks=found, dropped=dropped)
@@ -48,13 +48,13 @@ def run_command(
     as_json: Json = False,
 ) -> None:
     """Run EVENT's hooks with the event JSON read from stdin; exit 2 when they block."""
-    from plugman.config import trust
+    from plugman.config.resolution import resolve
     from plugman.runtime.hooks import check_event, run_hooks
 
     check_event(event)
     payload = _payload(sys.stdin.read() if not sys.stdin.isatty() else "")
     paths = paths_of(ctx)
-    _, result = trust.resolved_here(paths, dict(os.environ))
+    result = resolve(paths, os.environ)
     cwd = payload.get("cwd")
     run = run_hooks(
         event,

@@ -100,13 +100,14 @@ def listing(ctx: typer.Context, as_json: Json = False, show_secrets: Secrets = F
     file they are read from is broken (its problems are shown)."""
     from plugman.config import server_list
 
-    found = server_list.listing(paths_of(ctx), os.environ, show_secrets)
+    found = server_list.listing(paths_of(ctx), os.environ)
     errors = any(d.severity == "error" for d in found.diagnostics)
     if as_json:
+        rows = [output.status_row(row, show_secrets) for row in found.rows]
         problems = [output.diagnostic_dict(d) for d in found.diagnostics]
-        output.emit(output.envelope("mcp list", servers=found.rows, diagnostics=problems))
+        output.emit(output.envelope("mcp list", servers=rows, diagnostics=problems))
     else:
-        output.emit(output.mcp_listed(found.rows, broken=errors))
+        output.emit(output.mcp_listed(found.rows, show_secrets, broken=errors))
         if found.diagnostics:
             output.emit(output.problems(found.diagnostics), err=True)
     if errors:
@@ -123,9 +124,12 @@ def get(
     """Every scope's entry called NAME, and what resolution made of it."""
     from plugman.config import server_list
 
-    rows = server_list.get(paths_of(ctx), os.environ, name, show_secrets)
+    rows = server_list.get(paths_of(ctx), os.environ, name)
+    entries = [output.status_row(row, show_secrets) for row in rows]
     output.emit(
-        output.envelope("mcp get", name=name, entries=rows) if as_json else output.mcp_got(rows)
+        output.envelope("mcp get", name=name, entries=entries)
+        if as_json
+        else output.mcp_got(rows, show_secrets)
     )
 
 

@@ -16,7 +16,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from plugman.config.expand import expand_entry
 from plugman.config.policy import Policy, refusal
@@ -61,11 +61,21 @@ class Layers(NamedTuple):
     unconsented: Mapping[str, str] = MappingProxyType({})
 
 
+Reason = Literal[
+    "managed-exclusive",  # managed-mcp.json is present
+    "endpoint-duplicate",  # a plugin or connector server with a hand-configured endpoint
+    "policy",  # denied by managed policy
+    "pending-approval",  # waits for `plugman trust approve`
+    "missing-variable",  # needs an unset variable
+    "shadowed",  # a skill whose name a higher scope has
+]
+
+
 class Dropped(NamedTuple):
-    kind: str  # server | hook | skill
+    kind: Literal["server", "hook", "skill"]
     name: str
     origin: Origin
-    reason: str  # managed-exclusive | endpoint-duplicate | policy | pending-approval | ...
+    reason: Reason
     detail: str
 
 

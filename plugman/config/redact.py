@@ -49,6 +49,11 @@ def entry(value: dict[str, Any]) -> dict[str, Any]:
     return masked
 
 
+def hook(handler: dict[str, Any]) -> dict[str, Any]:
+    """A hook handler with its secret header values masked (an http hook's)."""
+    return entry(handler) if "headers" in handler else handler
+
+
 def url(text: str) -> str:
     try:
         parts = urlsplit(text)

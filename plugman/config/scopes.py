@@ -47,10 +47,19 @@ APPROVAL_KEYS = frozenset(
 SHELL_SAFE = re.compile(r"^[\w@%+=:,./ -]*$")  # nothing a shell expands, quotes or runs
 
 
+class Installed(NamedTuple):
+    """An installed plugin as resolution sees it: the highest scope's record of it."""
+
+    id: str
+    version: str
+    enabled: bool
+    scope: str
+
+
 class Contributions(NamedTuple):
     """What the installed plugins bring."""
 
-    rows: list[dict[str, Any]]
+    rows: list[Installed]
     servers: list[Server]
     hooks: list[Hook]
     skills: list[Skill]
@@ -60,7 +69,7 @@ class Contributions(NamedTuple):
 class Scopes(NamedTuple):
     layers: Layers
     policy: Policy
-    plugins: list[dict[str, Any]]
+    plugins: list[Installed]
     diagnostics: list[Diagnostic]
 
 
@@ -240,9 +249,7 @@ def _plugins(paths: Paths, report: Report, only: str | None = None) -> Contribut
     found = Contributions([], [], [], [], {})
     for plugin_id, (scope, entry) in sorted(chosen.items()):
         enabled = entry.get("enabled", True)
-        found.rows.append(
-            {"id": plugin_id, "version": entry["version"], "enabled": enabled, "scope": scope}
-        )
+        found.rows.append(Installed(plugin_id, entry["version"], enabled, scope))
         if enabled:
             if not consented(scope, entry):
                 found.unconsented[plugin_id] = entry["content_hash"]

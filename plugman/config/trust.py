@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from plugman.config import redact, scopes
-from plugman.config.merge import Layers, Origin, approval_key, resolve
+from plugman.config.merge import Layers, Origin, approval_key
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
 from plugman.core.session import session
@@ -182,12 +182,3 @@ def _stored(paths: Paths, row: dict[str, Any]) -> dict[str, Any]:
     if row["plugin"]:
         found["plugin"] = row["plugin"]
     return found
-
-
-def resolved_here(
-    paths: Paths, env: dict[str, str], references: bool = False, only: str | None = None
-) -> tuple[scopes.Scopes, Any]:
-    """This project's scopes (or `only` one: see `scopes.load`) and their resolution with the
-    stored approvals."""
-    found = scopes.load(paths, only)
-    return found, resolve(found.layers, found.policy, env, approved(paths), references)

@@ -19,13 +19,8 @@ from plugman.output.common import (
 from plugman.output.config import (
     connectors_synced,
     diagnostic_dict,
-    envelope_doc,
-    explained,
     mcp_changed,
-    mcp_got,
-    mcp_listed,
     problems,
-    resolved,
     trust_changed,
     trusted,
 )
@@ -38,6 +33,7 @@ from plugman.output.plugins import (
     plugin_info,
     rows,
 )
+from plugman.output.resolution import explained, mcp_got, mcp_listed, resolved, status_row
 from plugman.output.runtime import hook_block_reason, hook_run, hooks_listed, probed, tool_pool
 from plugman.output.validation import FORMATS, validation
 
@@ -51,7 +47,6 @@ __all__ = [
     "doctored",
     "emit",
     "envelope",
-    "envelope_doc",
     "error",
     "error_envelope",
     "explained",
@@ -71,6 +66,7 @@ __all__ = [
     "progress_listener",
     "resolved",
     "rows",
+    "status_row",
     "tool_pool",
     "trust_changed",
     "trusted",

@@ -1,4 +1,4 @@
-"""The resolved config, explain, trust and `plugman mcp` results."""
+"""Trust, `plugman mcp add|remove` and connectors results."""
 
 from __future__ import annotations
 
@@ -9,58 +9,6 @@ from plugman.output.common import display_path, envelope
 
 if TYPE_CHECKING:
     from plugman.manifest.diagnostics import Diagnostic
-
-
-def envelope_doc(document: dict[str, Any]) -> str:
-    """A document that carries its own `format` (the resolved config)."""
-    return json.dumps(document, indent=2)
-
-
-def resolved(document: dict[str, Any], explain: bool) -> str:
-    lines = [f"MCP servers ({len(document['mcpServers'])}):"]
-    for name, server in document["mcpServers"].items():
-        where = server["origin"]
-        target = server.get("url") or " ".join(
-            [str(server.get("command")), *server.get("args", [])]
-        )
-        lines.append(f"  {name}  [{where['scope']}]  {target}")
-        if explain:
-            lines.append(f"      from {display_path(where['file'])}")
-    events = document["hooks"]
-    lines.append(f"hooks ({sum(len(groups) for groups in events.values())}):")
-    for event, groups in events.items():
-        scopes = ", ".join(sorted({g["origin"]["scope"] for g in groups}))
-        lines.append(f"  {event}: {len(groups)} ({scopes})")
-    lines.append(f"skills ({len(document['skills'])}): " + ", ".join(document["skills"]))
-    notes = document["diagnostics"]
-    if explain:
-        lines.append(f"notes ({len(notes)}):")
-        lines += [f"  {n['code']}: {n['message']}" for n in notes]
-    elif notes:
-        count = "1 entry" if len(notes) == 1 else f"{len(notes)} entries"
-        lines.append(f"{count} dropped, shadowed or invalid; see --explain")
-    return "\n".join(lines)
-
-
-def explained(found: dict[str, Any]) -> str:
-    lines = [f"{found['name']}:"]
-    winner = found["winner"]
-    if winner:
-        lines.append(
-            f"  wins: {winner['origin']['scope']} ({display_path(winner['origin']['file'])})"
-        )
-    lines += [
-        f"  shadowed: {s['origin']['scope']} ({display_path(s['origin']['file'])})"
-        for s in found["shadowed"]
-    ]
-    lines += [
-        f"  dropped: {d['origin']['scope']} ({display_path(d['origin']['file'])}): "
-        f"{d['reason']} — {d['detail']}"
-        for d in found["dropped"]
-    ]
-    if len(lines) == 1:
-        lines.append("  no scope defines it")
-    return "\n".join(lines)
 
 
 def trusted(rows: list[dict[str, Any]]) -> str:
@@ -140,32 +88,6 @@ def mcp_changed(command: str, change: Any, as_json: bool) -> str:
         f"{change.action.capitalize()} {kind} MCP server {change.name} {where} the "
         f"{change.scope} scope ({display_path(change.file)})"
     )
-
-
-def mcp_listed(rows: list[dict[str, Any]], broken: bool = False) -> str:
-    if not rows:
-        return (
-            "no MCP servers found (some files could not be read)"
-            if broken
-            else ("no MCP servers configured")
-        )
-    keys = ("name", "scope", "status")
-    widths = {key: max(len(str(row[key])) for row in rows) for key in keys}
-    lines = []
-    for row in rows:
-        cells = "  ".join(f"{row[key]!s:{widths[key]}}" for key in keys)
-        note = f"  ({row['detail']})" if row["detail"] else ""
-        lines.append(f"{cells}  {row['target']}{note}")
-    return "\n".join(lines)
-
-
-def mcp_got(rows: list[dict[str, Any]]) -> str:
-    lines = [f"{rows[0]['name']}:"]
-    for row in rows:
-        note = f" — {row['detail']}" if row["detail"] else ""
-        lines.append(f"  {row['scope']} ({display_path(row['file'])}): {row['status']}{note}")
-        lines += [f"    {line}" for line in json.dumps(row["entry"], indent=2).splitlines()]
-    return "\n".join(lines)
 
 
 def connectors_synced(cache: dict[str, Any]) -> str:

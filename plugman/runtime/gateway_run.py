@@ -52,13 +52,13 @@ class Options:
 
 def serve_paths(paths: Paths, options: Options, announce: Announce | None = None) -> None:
     """Serve this project's resolved MCP servers until the client or a signal ends it."""
-    from plugman.config import trust
+    from plugman.config.resolution import resolve
 
     if options.transport not in TRANSPORTS:
         raise PlugmanError(f"unknown transport {options.transport!r}", hint="use stdio or http")
     env = dict(os.environ)
     health = Health.from_env(env, options.connect_timeout)
-    _, resolved = trust.resolved_here(paths, env)
+    resolved = resolve(paths, env)
     servers = {name: server.entry for name, server in resolved.servers.items()}
     guard = Guard(
         hooks=tuple(resolved.hooks),

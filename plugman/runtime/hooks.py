@@ -22,11 +22,14 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from plugman.config.merge import Hook, Resolved
+from plugman.config.merge import Hook
 from plugman.runtime.hook_match import if_matches, matches
 from plugman.runtime.hook_outcome import HandlerResult, HookRun, Raw, combine, interpret, tail
+
+if TYPE_CHECKING:
+    from plugman.config.resolution import Resolution
 
 __all__ = [
     "HandlerResult",
@@ -46,7 +49,7 @@ _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*
 _background: list[subprocess.Popen[bytes]] = []  # async hooks: started, never awaited
 
 
-def listing(resolved: Resolved) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def listing(resolved: Resolution) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The resolved hooks in run order, and the hooks resolution dropped (with why)."""
     from plugman.config.redact import entry
 

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -32,6 +32,9 @@ from plugman.core.paths import Paths
 from plugman.runtime.connect import Trace, open_client, transport_of
 from plugman.runtime.failure import failure
 from plugman.runtime.listing import Listing, ToolInfo, describe
+
+if TYPE_CHECKING:
+    from plugman.config.merge import Dropped, Origin
 
 TAIL_LINES = 3
 TAIL_CHARS = 400
@@ -208,11 +211,11 @@ def probe_paths(
 ) -> list[ProbeResult]:
     """Probe this project's resolved servers (all, or `names`), plus a result for every server
     resolution held back: pending approval, disabled (policy, managed-exclusive, ...)."""
-    from plugman.config import trust
+    from plugman.config.resolution import resolve
 
-    found_scopes, resolved = trust.resolved_here(paths, dict(os.environ))
+    resolved = resolve(paths, os.environ)
     servers = {name: s.entry for name, s in resolved.servers.items()}
-    layers = found_scopes.layers
+    layers = resolved.layers
     entries = {(s.name, s.origin): s.entry for s in (*(layers.managed or ()), *layers.servers)}
     held = _held(resolved.dropped, servers, entries)
     unknown = sorted(set(names) - set(servers) - set(held))
@@ -239,7 +242,9 @@ def probe_paths(
 
 
 def _held(
-    dropped: list[Any], servers: Mapping[str, Any], entries: Mapping[tuple[str, Any], Any]
+    dropped: list[Dropped],
+    servers: Mapping[str, dict[str, Any]],
+    entries: Mapping[tuple[str, Origin], dict[str, Any]],
 ) -> dict[str, ProbeResult]:
     held: dict[str, ProbeResult] = {}
     for item in dropped:

@@ -1,0 +1,75 @@
+"""The resolved config as one typed value: what every consumer (the CLI's documents, export,
+probe, the gateway, hooks, doctor) takes. `resolve` reads every scope (`scopes.load`), applies
+the stored approvals (`trust`) and merges (`merge.resolve`); documents are rendered from the
+value in `plugman.output`, never parsed back."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from plugman.config import merge, scopes, trust
+from plugman.config.merge import Dropped, Hook, Layers, Server, Skill
+from plugman.config.policy import Policy
+from plugman.config.scopes import Installed
+from plugman.core.errors import UsageError
+from plugman.core.paths import Paths
+from plugman.manifest.diagnostics import Diagnostic
+
+
+@dataclass(frozen=True)
+class About:
+    """Everything resolution did with the server entries called one name."""
+
+    name: str
+    winner: Server | None
+    shadowed: list[Server]
+    dropped: list[Dropped]
+
+
+@dataclass(frozen=True)
+class Resolution:
+    servers: dict[str, Server]  # the winners, by name (expanded unless `references`)
+    shadowed: dict[str, list[Server]]  # name -> the entries a higher scope's entry hides
+    dropped: list[Dropped]  # what was left out, and why
+    hooks: list[Hook]  # in the order they run
+    skills: dict[str, Skill]
+    layers: Layers  # every entry read, before the merge
+    policy: Policy
+    plugins: list[Installed]
+    diagnostics: list[Diagnostic]  # problems in the files read
+
+    def pending(self) -> list[Dropped]:
+        """The entries waiting for `plugman trust approve`."""
+        return [d for d in self.dropped if d.reason == "pending-approval"]
+
+    def about(self, name: str) -> About:
+        """The winner, the shadowed and the dropped entries called `name`."""
+        dropped = [d for d in self.dropped if d.name == name]
+        winner = self.servers.get(name)
+        if winner is None and name not in self.shadowed and not dropped:
+            raise UsageError(
+                f"no MCP server named {name!r} in any scope", hint="see them all: plugman mcp list"
+            )
+        return About(name, winner, self.shadowed.get(name, []), dropped)
+
+
+def resolve(
+    paths: Paths, env: Mapping[str, str], *, references: bool = False, only: str | None = None
+) -> Resolution:
+    """This project's config, every scope merged with the stored approvals. `references`: server
+    entries keep their `${VAR}` references (for an agent that expands them); `only`: one scope's
+    own entries and plugins (what an export at that scope writes; see `scopes.load`)."""
+    found = scopes.load(paths, only)
+    merged = merge.resolve(found.layers, found.policy, env, trust.approved(paths), references)
+    return Resolution(
+        merged.servers,
+        merged.shadowed,
+        merged.dropped,
+        merged.hooks,
+        merged.skills,
+        found.layers,
+        found.policy,
+        found.plugins,
+        found.diagnostics,
+    )

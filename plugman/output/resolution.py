@@ -1,0 +1,203 @@
+"""The resolved config, `config explain`, and `mcp list|get`, rendered from the typed
+`Resolution` (schemas/resolved-config.schema.json for the document). Secret values are masked
+unless `show_secrets`."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from plugman.output.common import display_path, envelope
+
+if TYPE_CHECKING:
+    from plugman.config.merge import Dropped, Hook, Origin, Server
+    from plugman.config.resolution import About, Resolution
+    from plugman.config.server_list import Status
+
+FORMAT = 1
+
+
+def origin(value: Origin) -> dict[str, str]:
+    found = {"scope": value.scope, "file": value.file}
+    if value.plugin:
+        found["plugin"] = value.plugin
+    return found
+
+
+def entry(value: Server, show_secrets: bool) -> dict[str, Any]:
+    from plugman.config import redact
+
+    return value.entry if show_secrets else redact.entry(value.entry)
+
+
+def server(value: Server, show_secrets: bool) -> dict[str, Any]:
+    return {**entry(value, show_secrets), "origin": origin(value.origin)}
+
+
+def handler(hook: Hook, show_secrets: bool) -> dict[str, Any]:
+    from plugman.config import redact
+
+    return hook.handler if show_secrets else redact.hook(hook.handler)
+
+
+def document(resolution: Resolution, show_secrets: bool = False) -> dict[str, Any]:
+    """The resolved config as plugman's JSON document."""
+    hooks: dict[str, list[dict[str, Any]]] = {}
+    for hook in resolution.hooks:
+        group: dict[str, Any] = {
+            "hooks": [handler(hook, show_secrets)],
+            "origin": origin(hook.origin),
+        }
+        if hook.matcher:
+            group["matcher"] = hook.matcher
+        hooks.setdefault(hook.event, []).append(group)
+    return {
+        "format": FORMAT,
+        "mcpServers": {n: server(s, show_secrets) for n, s in resolution.servers.items()},
+        "hooks": hooks,
+        "skills": {
+            n: {"path": s.path, "origin": origin(s.origin)} for n, s in resolution.skills.items()
+        },
+        "plugins": [p._asdict() for p in resolution.plugins],
+        "diagnostics": notes(resolution),
+    }
+
+
+def notes(resolution: Resolution) -> list[dict[str, Any]]:
+    """What was dropped, what is shadowed, and the problems in the files read."""
+    found = [_dropped(d) for d in resolution.dropped]
+    for name, losers in resolution.shadowed.items():
+        winner = resolution.servers[name].origin
+        found += [
+            {
+                "severity": "info",
+                "code": "shadowed",
+                "file": loser.origin.file,
+                "message": f"server {name!r} from {loser.origin.scope} "
+                f"({loser.origin.file}) is shadowed by {winner.scope} ({winner.file})",
+            }
+            for loser in losers
+        ]
+    return found + [
+        {
+            "severity": d.severity,
+            "code": d.code,
+            "message": d.message,
+            "file": d.file,
+            "path": d.path,
+        }
+        for d in resolution.diagnostics
+    ]
+
+
+def _dropped(item: Dropped) -> dict[str, Any]:
+    where = f"{item.origin.scope} ({item.origin.file})"
+    return {
+        "severity": "info",
+        "code": item.reason,
+        "file": item.origin.file,
+        "message": f"{item.kind} {item.name!r} from {where} dropped: {item.detail}",
+    }
+
+
+def resolved(resolution: Resolution, as_json: bool, explain: bool, show_secrets: bool) -> str:
+    """`plugman config resolve`: the document, or a summary (with `explain`, every note)."""
+    if as_json:
+        return json.dumps(document(resolution, show_secrets), indent=2)
+    servers = resolution.servers
+    lines = [f"MCP servers ({len(servers)}):"]
+    for name, value in servers.items():
+        lines.append(f"  {name}  [{value.origin.scope}]  {_target(entry(value, show_secrets))}")
+        if explain:
+            lines.append(f"      from {display_path(value.origin.file)}")
+    events: dict[str, list[Hook]] = {}
+    for hook in resolution.hooks:
+        events.setdefault(hook.event, []).append(hook)
+    lines.append(f"hooks ({len(resolution.hooks)}):")
+    for event, hooks in events.items():
+        scopes = ", ".join(sorted({h.origin.scope for h in hooks}))
+        lines.append(f"  {event}: {len(hooks)} ({scopes})")
+    lines.append(f"skills ({len(resolution.skills)}): " + ", ".join(resolution.skills))
+    found = notes(resolution)
+    if explain:
+        lines.append(f"notes ({len(found)}):")
+        lines += [f"  {n['code']}: {n['message']}" for n in found]
+    elif found:
+        count = "1 entry" if len(found) == 1 else f"{len(found)} entries"
+        lines.append(f"{count} dropped, shadowed or invalid; see --explain")
+    return "\n".join(lines)
+
+
+def _target(value: dict[str, Any]) -> str:
+    if isinstance(value.get("url"), str):
+        return str(value["url"])
+    return " ".join([str(value.get("command")), *[str(a) for a in value.get("args", [])]])
+
+
+def explained(about: About, as_json: bool, show_secrets: bool) -> str:
+    """`plugman config explain NAME`."""
+    if as_json:
+        return envelope(
+            "config explain",
+            name=about.name,
+            winner=server(about.winner, show_secrets) if about.winner else None,
+            shadowed=[server(s, show_secrets) for s in about.shadowed],
+            dropped=[
+                {"reason": d.reason, "detail": d.detail, "origin": origin(d.origin), "kind": d.kind}
+                for d in about.dropped
+            ],
+        )
+    lines = [f"{about.name}:"]
+    if about.winner:
+        lines.append(f"  wins: {_at(about.winner.origin)}")
+    lines += [f"  shadowed: {_at(s.origin)}" for s in about.shadowed]
+    lines += [f"  dropped: {_at(d.origin)}: {d.reason} — {d.detail}" for d in about.dropped]
+    if len(lines) == 1:
+        lines.append("  no scope defines it")
+    return "\n".join(lines)
+
+
+def _at(value: Origin) -> str:
+    return f"{value.scope} ({display_path(value.file)})"
+
+
+def status_row(row: Status, show_secrets: bool) -> dict[str, Any]:
+    """One server entry of `mcp list` / `mcp get` as JSON."""
+    shown = entry(row.server, show_secrets)
+    return {
+        "name": row.server.name,
+        **origin(row.server.origin),
+        "status": row.status,
+        "detail": row.detail,
+        "transport": str(shown.get("type", "stdio")),
+        "target": _target(shown),
+        "entry": shown,
+    }
+
+
+def mcp_listed(rows: list[Status], show_secrets: bool, broken: bool = False) -> str:
+    if not rows:
+        return (
+            "no MCP servers found (some files could not be read)"
+            if broken
+            else "no MCP servers configured"
+        )
+    shown = [status_row(row, show_secrets) for row in rows]
+    keys = ("name", "scope", "status")
+    widths = {key: max(len(str(row[key])) for row in shown) for key in keys}
+    lines = []
+    for row in shown:
+        cells = "  ".join(f"{row[key]!s:{widths[key]}}" for key in keys)
+        note = f"  ({row['detail']})" if row["detail"] else ""
+        lines.append(f"{cells}  {row['target']}{note}")
+    return "\n".join(lines)
+
+
+def mcp_got(rows: list[Status], show_secrets: bool) -> str:
+    lines = [f"{rows[0].server.name}:"]
+    for row in rows:
+        note = f" — {row.detail}" if row.detail else ""
+        lines.append(f"  {_at(row.server.origin)}: {row.status}{note}")
+        dumped = json.dumps(entry(row.server, show_secrets), indent=2)
+        lines += [f"    {line}" for line in dumped.splitlines()]
+    return "\n".join(lines)
