@@ -12,13 +12,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from plugman.agents import edit, export_record
-from plugman.agents.export_record import Sealed, current
+from plugman.config import export_record
+from plugman.config.export_record import Sealed, current
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import tree_hash
 from plugman.core.paths import Paths
-from plugman.core.state import FORMAT, SCOPES, Record, read_state
+from plugman.core.state import FORMAT, SCOPES, Record, Scope, as_scope, read_state
 from plugman.core.store import Store
+from plugman.manifest import edit
 from plugman.manifest.diagnostics import Diagnostic
 
 ERROR, WARNING = "error", "warning"
@@ -162,11 +163,14 @@ def _whose(row: dict[str, Any]) -> str:
 def _exports(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     found = []
     for key, files in export_record.load(paths).items():
-        target, scope, *_ = key.split(" ", 2)
-        command = f"plugman export --target {target} --scope {scope}"
+        target, word, *_ = key.split(" ", 2)
+        command = f"plugman export --target {target} --scope {word}"
         for file, written in files.items():
             found += _exported_file(Path(file), written, command)
-        if not found and (scope == "user" or key == export_record.key(target, scope, paths)):
+        scope = as_scope(word)
+        if scope is None or found:
+            continue
+        if scope == "user" or key == export_record.key(target, scope, paths):
             found += _stale(paths, env, target, scope, command)
     return found
 
@@ -221,7 +225,7 @@ def _now(container: object, entry_id: str, wanted: str, listed: bool) -> str:
 
 
 def _stale(
-    paths: Paths, env: Mapping[str, str], target: str, scope: str, command: str
+    paths: Paths, env: Mapping[str, str], target: str, scope: Scope, command: str
 ) -> list[Problem]:
     from plugman.agents.export import export
 

@@ -1,31 +1,34 @@
 """The plugin manager: built-in targets and source kinds plus every installed `plugman` entry
-point."""
+point.
+
+The built-ins are registered the way an entry point is: by module name (`BUILTINS`), so this
+seam, which the domain packages call, imports none of them."""
 
 from __future__ import annotations
 
 import functools
+import importlib
 from typing import TYPE_CHECKING
 
 import pluggy
 
 from plugman import hookspecs
-from plugman.agents.targets import Target
 from plugman.core.errors import PlugmanError, UsageError
 
 if TYPE_CHECKING:
+    from plugman.agents.targets import Target
     from plugman.plugins.sources.kind import SourceKind
+
+BUILTINS = ("plugman.agents.targets.builtin", "plugman.plugins.sources.builtin")
 
 
 @functools.cache
 def manager() -> pluggy.PluginManager:
     """The one plugin manager of this process (built-ins register through the same hook)."""
-    from plugman.agents.targets import builtin
-    from plugman.plugins.sources import builtin as builtin_sources
-
     found = pluggy.PluginManager("plugman")
     found.add_hookspecs(hookspecs)
-    found.register(builtin)
-    found.register(builtin_sources)
+    for name in BUILTINS:
+        found.register(importlib.import_module(name), name)
     found.load_setuptools_entrypoints("plugman")
     return found
 

@@ -1,7 +1,8 @@
 """`plugman export`: write the resolved config into an agent's own files, and take it out.
 
-plugman owns only the entries it writes (see `plugman.agents.edit`); `export_record` remembers them,
-so `--remove`, a re-export and uninstalling a contributing plugin take out exactly those.
+plugman owns only the entries it writes (see `plugman.manifest.edit`); `config.export_record`
+remembers them, so `--remove`, a re-export and uninstalling a contributing plugin take out
+exactly those.
 
 Each scope's file gets that scope's entries only: user gets the user plugman.toml's servers and
 hooks and those of plugins installed in the user scope; project gets the project's (approved)
@@ -25,14 +26,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from plugman.agents import edit, export_entries, export_record
-from plugman.agents.edit import EditError, Part
-from plugman.agents.export_record import Exports, Sealed, Written
+from plugman.agents import export_entries
 from plugman.agents.targets import Place, Source, Target
-from plugman.config import declarations
+from plugman.config import declarations, export_record
+from plugman.config.export_record import Exports, Sealed, Written
 from plugman.core.errors import UsageError
 from plugman.core.fs import read_bytes
 from plugman.core.paths import Paths
+from plugman.core.state import Scope
+from plugman.manifest import edit
+from plugman.manifest.edit import EditError, Part
 
 if TYPE_CHECKING:
     from plugman.core.session import Session
@@ -47,7 +50,7 @@ class Change(NamedTuple):
 
 class Outcome(NamedTuple):
     target: str
-    scope: str
+    scope: Scope
     changes: list[Change]
     notes: list[str]
     entries: dict[str, list[str]]  # file → the ids plugman owns there now
@@ -59,7 +62,7 @@ def home_of(env: Mapping[str, str]) -> Path:
 
 
 def export(
-    paths: Paths, env: Mapping[str, str], name: str, scope: str, *, remove: bool, dry_run: bool
+    paths: Paths, env: Mapping[str, str], name: str, scope: Scope, *, remove: bool, dry_run: bool
 ) -> Outcome:
     """Write (or with `remove`, take out) `name`'s export at `scope`; `dry_run` writes nothing."""
     from plugman import extensions

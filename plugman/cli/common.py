@@ -7,11 +7,12 @@ from typing import Annotated
 
 import typer
 
+from plugman.core import state
 from plugman.core.errors import UsageError
 from plugman.core.paths import Paths
 
 Scope = Annotated[
-    str, typer.Option("--scope", "-s", help="user, project or local.", show_default=True)
+    state.Scope, typer.Option("--scope", "-s", help="user, project or local.", show_default=True)
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print a JSON document.")]
 

@@ -10,13 +10,14 @@ import typer
 from plugman import output
 from plugman.cli.common import Json, paths_of
 from plugman.core.errors import UsageError
+from plugman.core.state import Scope
 
 
 def export(
     ctx: typer.Context,
     target: Annotated[str, typer.Option("--target", "-t", metavar="AGENT", help="The agent.")],
     scope: Annotated[
-        str, typer.Option("--scope", "-s", help="user, project or local (Claude Code).")
+        Scope, typer.Option("--scope", "-s", help="user, project or local (Claude Code).")
     ] = "user",
     write: Annotated[bool, typer.Option("--write", help="Edit the agent's files.")] = False,
     remove: Annotated[

@@ -24,10 +24,8 @@ def add(
     as_json: Json = False,
 ) -> None:
     """Add a marketplace (project and local scope also name it in that scope's plugman.toml)."""
-    from plugman.core.state import check_scope
     from plugman.plugins import marketplaces
 
-    check_scope(scope)
     market = marketplaces.add(paths_of(ctx), source, name, scope)
     output.emit(output.markets("marketplace add", [market], as_json, verb="added"))
 

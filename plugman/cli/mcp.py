@@ -10,6 +10,7 @@ from typer.core import TyperCommand
 
 from plugman import output
 from plugman.cli.common import Json, paths_of
+from plugman.core.state import Scope
 
 mcp_app = typer.Typer(
     help="MCP servers in the user, project and local scopes.", no_args_is_help=True
@@ -17,7 +18,7 @@ mcp_app = typer.Typer(
 connectors_app = typer.Typer(help="claude.ai connectors as MCP servers.", no_args_is_help=True)
 
 COMMAND = "plugman.command"
-McpScope = Annotated[str, typer.Option("--scope", "-s", help="user, project or local.")]
+McpScope = Annotated[Scope, typer.Option("--scope", "-s", help="user, project or local.")]
 Secrets = Annotated[bool, typer.Option("--show-secrets", help="Show secret values unmasked.")]
 
 
@@ -83,7 +84,7 @@ def remove(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="Server name.")],
     scope: Annotated[
-        str | None, typer.Option("--scope", "-s", help="user, project or local (default: find).")
+        Scope | None, typer.Option("--scope", "-s", help="user, project or local (default: find).")
     ] = None,
     as_json: Json = False,
 ) -> None:

@@ -8,6 +8,7 @@ import typer
 
 from plugman import output
 from plugman.cli.common import Json, Scope, paths_of
+from plugman.core import state
 from plugman.core.errors import UsageError
 
 
@@ -112,7 +113,7 @@ def update(
         list[str] | None, typer.Argument(help="Plugins to update (default all).")
     ] = None,
     scope: Annotated[
-        str | None,
+        state.Scope | None,
         typer.Option("--scope", "-s", help="user, project or local (default: every scope)."),
     ] = None,
     no_refresh: NoRefresh = False,

@@ -13,11 +13,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from plugman.config.scopes import connectors_path
+from plugman.core.download import download
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
 from plugman.core.session import session
 from plugman.manifest.names import unsafe_reason
-from plugman.plugins.sources.download import download
 
 FORMAT = 1
 TYPES = ("http", "sse")

@@ -16,6 +16,7 @@ from tomlkit.exceptions import TOMLKitError
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import read_bytes
 from plugman.core.paths import Paths
+from plugman.core.state import Scope
 
 if TYPE_CHECKING:
     from plugman.core.state import Record
@@ -28,7 +29,7 @@ GITIGNORE = (
 )
 
 
-def path_for(paths: Paths, scope: str) -> Path:
+def path_for(paths: Paths, scope: Scope) -> Path:
     return {
         "user": paths.user_config,
         "project": paths.project_config,
@@ -36,12 +37,12 @@ def path_for(paths: Paths, scope: str) -> Path:
     }[scope]
 
 
-def home_of(paths: Paths, scope: str) -> Path:
+def home_of(paths: Paths, scope: Scope) -> Path:
     """The folder a scope's declaration lives in, which plugman never removes."""
     return paths.config_dir if scope == "user" else paths.project_dir
 
 
-def declared(paths: Paths, scope: str, table: str) -> dict[str, Any]:
+def declared(paths: Paths, scope: Scope, table: str) -> dict[str, Any]:
     """One table of a scope's plugman.toml, never read through a project link."""
     target = path_for(paths, scope)
     check_project_file(paths, target)

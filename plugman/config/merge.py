@@ -20,14 +20,14 @@ from typing import Any, Literal, NamedTuple
 
 from plugman.config.expand import expand_entry
 from plugman.config.policy import Policy, refusal
-from plugman.core.state import PRECEDENCE
+from plugman.core.state import PRECEDENCE, Layer
 from plugman.core.state import SCOPES as MANUAL
 
 NEEDS_APPROVAL = ("project",)
 
 
 class Origin(NamedTuple):
-    scope: str
+    scope: Layer
     file: str
     plugin: str | None = None
 

@@ -14,6 +14,7 @@ from plugman.config.policy import Policy
 from plugman.config.scopes import Installed
 from plugman.core.errors import UsageError
 from plugman.core.paths import Paths
+from plugman.core.state import Scope
 from plugman.manifest.diagnostics import Diagnostic
 
 
@@ -55,7 +56,7 @@ class Resolution:
 
 
 def resolve(
-    paths: Paths, env: Mapping[str, str], *, references: bool = False, only: str | None = None
+    paths: Paths, env: Mapping[str, str], *, references: bool = False, only: Scope | None = None
 ) -> Resolution:
     """This project's config, every scope merged with the stored approvals. `references`: server
     entries keep their `${VAR}` references (for an agent that expands them); `only`: one scope's

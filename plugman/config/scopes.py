@@ -17,13 +17,12 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from plugman.agents import export_record
-from plugman.config import declarations, policy
+from plugman.config import declarations, export_record, policy
 from plugman.config.expand import VARIABLE, substitute
 from plugman.config.merge import Hook, Layers, Origin, Server, Skill
 from plugman.config.policy import Policy
 from plugman.core.paths import Paths
-from plugman.core.state import PRECEDENCE, SCOPES, Record
+from plugman.core.state import PRECEDENCE, SCOPES, Layer, Record, Scope
 from plugman.core.store import Store
 from plugman.manifest import hooks as hook_files
 from plugman.manifest import mcp, plugin, schema
@@ -53,7 +52,7 @@ class Installed(NamedTuple):
     id: str
     version: str
     enabled: bool
-    scope: str
+    scope: Scope
 
 
 class Contributions(NamedTuple):
@@ -77,7 +76,7 @@ def connectors_path(paths: Paths) -> Path:
     return paths.state_dir / "connectors.json"
 
 
-def load(paths: Paths, only: str | None = None) -> Scopes:
+def load(paths: Paths, only: Scope | None = None) -> Scopes:
     """Every scope, or with `only` (an export's scope: user, project or local) just that
     scope's own entries and the plugins installed in it, under the same policy. Then claude.ai
     connectors and managed servers and hooks are left out (agents read those from their own
@@ -144,12 +143,12 @@ def _managed_settings(paths: Paths) -> dict[str, Any]:
     return dict(declarations.load(paths.managed_settings).unwrap())
 
 
-def _servers_of_file(file: Path, scope: str, report: Report) -> list[Server]:
+def _servers_of_file(file: Path, scope: Layer, report: Report) -> list[Server]:
     origin = Origin(scope, str(file))
     return [Server(s.name, s.entry, origin) for s in mcp.load_file(file, report)]
 
 
-def _servers_of_table(value: Any, scope: str, file: Path, report: Report) -> list[Server]:
+def _servers_of_table(value: Any, scope: Layer, file: Path, report: Report) -> list[Server]:
     if value is None:
         return []
     sink = report.sink(file)
@@ -158,7 +157,7 @@ def _servers_of_table(value: Any, scope: str, file: Path, report: Report) -> lis
     return [Server(s.name, s.entry, origin) for s in mcp.servers(value, sink, ("mcp_servers",))]
 
 
-def _manual(paths: Paths, report: Report, only: str | None = None) -> list[Server]:
+def _manual(paths: Paths, report: Report, only: Scope | None = None) -> list[Server]:
     found: list[Server] = []
     if paths.project_mcp.is_file() and only in (None, "project"):
         exported = export_record.owned(paths, paths.project_mcp, ("mcpServers",))
@@ -185,7 +184,7 @@ def _connectors(paths: Paths) -> list[Server]:
 
 def _hooks_of(
     value: Any,
-    scope: str,
+    scope: Layer,
     file: Path,
     report: Report,
     plugin_id: str | None = None,
@@ -233,16 +232,16 @@ def _substitute(value: Any, env: dict[str, str] | None) -> Any:
     return value
 
 
-def consented(scope: str, entry: dict[str, Any]) -> bool:
+def consented(scope: Scope, entry: dict[str, Any]) -> bool:
     """Whether someone on this machine chose the plugin (see the module's docstring). User and
     local scopes are only ever written by `plugman install` and `update`."""
     return scope != "project" or entry.get("consented") is True
 
 
-def _plugins(paths: Paths, report: Report, only: str | None = None) -> Contributions:
+def _plugins(paths: Paths, report: Report, only: Scope | None = None) -> Contributions:
     """Every installed plugin (the highest scope's record wins; with `only`, that scope's
     record alone) and what enabled ones bring."""
-    chosen: dict[str, tuple[str, dict[str, Any]]] = {}
+    chosen: dict[str, tuple[Scope, dict[str, Any]]] = {}
     for scope in (only,) if only else sorted(SCOPES, key=PRECEDENCE.index):
         for plugin_id, entry in Record.load(paths, scope).plugins.items():
             chosen.setdefault(plugin_id, (scope, entry))

@@ -19,7 +19,7 @@ from plugman.config.server_entries import check_entry, check_name
 from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
 from plugman.core.session import session
-from plugman.core.state import SCOPES, Record, check_scope
+from plugman.core.state import SCOPES, Record, Scope
 
 TABLE = "mcp_servers"
 
@@ -27,7 +27,7 @@ TABLE = "mcp_servers"
 class Change(NamedTuple):
     action: str  # added | removed
     name: str
-    scope: str
+    scope: Scope
     file: str
     entry: dict[str, Any]
     warnings: list[str]
@@ -42,8 +42,7 @@ def refuse_if_managed(paths: Paths, verb: str) -> None:
         )
 
 
-def add(paths: Paths, name: str, entry: dict[str, Any], scope: str) -> Change:
-    check_scope(scope)
+def add(paths: Paths, name: str, entry: dict[str, Any], scope: Scope) -> Change:
     check_name(name)
     warnings = check_entry(name, entry)
     refuse_if_managed(paths, "add")
@@ -63,7 +62,7 @@ def add(paths: Paths, name: str, entry: dict[str, Any], scope: str) -> Change:
     return Change("added", name, scope, str(target), entry, warnings)
 
 
-def _refuse_duplicate(paths: Paths, name: str, scope: str) -> None:
+def _refuse_duplicate(paths: Paths, name: str, scope: Scope) -> None:
     if any(name in found for found in _files_of(paths, scope).values()):
         raise PlugmanError(
             f"MCP server {name} already exists in the {scope} scope",
@@ -71,7 +70,7 @@ def _refuse_duplicate(paths: Paths, name: str, scope: str) -> None:
         )
 
 
-def _files_of(paths: Paths, scope: str) -> dict[Path, dict[str, Any]]:
+def _files_of(paths: Paths, scope: Scope) -> dict[Path, dict[str, Any]]:
     """The server maps of the files a scope keeps its servers in."""
     toml = declarations.path_for(paths, scope)
     found = {toml: declarations.entries(toml, TABLE)}
@@ -93,26 +92,24 @@ def _toml(entry: dict[str, Any]) -> tomlkit.items.Table:
     return table
 
 
-def remove(paths: Paths, name: str, scope: str | None) -> Change:
-    if scope is not None:
-        check_scope(scope)
+def remove(paths: Paths, name: str, scope: Scope | None) -> Change:
     refuse_if_managed(paths, "remove")
     _locate(paths, name, scope)
     with session(paths) as work:
-        scope, target = _locate(paths, name, scope)  # again, under the lock
-        entry = _files_of(paths, scope)[target][name]
-        record = Record.load(paths, scope)
+        found, target = _locate(paths, name, scope)  # again, under the lock
+        entry = _files_of(paths, found)[target][name]
+        record = Record.load(paths, found)
         if target == paths.project_mcp:
             declarations.check_project_file(paths, target)
             data = mcp_json.remove(target, name, record.owned)
-            declarations.write(work.tx, paths, target, data, declarations.home_of(paths, scope))
+            declarations.write(work.tx, paths, target, data, declarations.home_of(paths, found))
         else:
             declarations.drop_entry(work.tx, paths, record, TABLE, name)
         work.tx.write(record.path, record.to_bytes())
-    return Change("removed", name, scope, str(target), entry, [])
+    return Change("removed", name, found, str(target), entry, [])
 
 
-def _locate(paths: Paths, name: str, scope: str | None) -> tuple[str, Path]:
+def _locate(paths: Paths, name: str, scope: Scope | None) -> tuple[Scope, Path]:
     hits = [
         (each, file)
         for each in ([scope] if scope else SCOPES)

@@ -36,6 +36,10 @@ class UsageError(PlugmanError):
     exit_code = ExitCode.USAGE
 
 
+class FetchError(PlugmanError):
+    """Something could not be fetched (a download, a clone, unsafe content)."""
+
+
 _OS_HINTS = {
     errno.ENOSPC: "free some disk space, then run the command again",
     errno.EDQUOT: "free some space within your quota, then run the command again",

@@ -10,16 +10,23 @@ import hashlib
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
-from plugman.core.errors import PlugmanError, UsageError
+from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
 
 FORMAT = 1
-# The scopes plugman writes, lowest precedence first, and every scope a resolved entry can come
+# The scopes plugman writes, lowest precedence first, and every layer a resolved entry can come
 # from, highest first (DESIGN §3). The one place they are spelled.
-SCOPES = ("user", "project", "local")
-PRECEDENCE = ("managed", "local", "project", "user", "plugin", "claude.ai")
+Scope = Literal["user", "project", "local"]
+Layer = Literal["managed", "local", "project", "user", "plugin", "claude.ai"]
+SCOPES: tuple[Scope, ...] = get_args(Scope)
+PRECEDENCE: tuple[Layer, ...] = ("managed", "local", "project", "user", "plugin", "claude.ai")
+
+
+def as_scope(text: str) -> Scope | None:
+    """`text` as a scope plugman writes (a word read from a state file), or None."""
+    return next((scope for scope in SCOPES if scope == text), None)
 
 
 def timestamp() -> str:
@@ -27,12 +34,7 @@ def timestamp() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def check_scope(scope: str) -> None:
-    if scope not in SCOPES:
-        raise UsageError(f"unknown scope {scope!r}", hint="use user, project or local")
-
-
-def record_path(paths: Paths, scope: str) -> Path:
+def record_path(paths: Paths, scope: Scope) -> Path:
     folder = paths.state_dir / "installed"
     if scope == "user":
         return folder / "user.json"
@@ -43,14 +45,14 @@ def record_path(paths: Paths, scope: str) -> Path:
 class Record:
     """The installed plugins of one scope."""
 
-    def __init__(self, path: Path, scope: str, project: Path | None, data: dict[str, Any]):
+    def __init__(self, path: Path, scope: Scope, project: Path | None, data: dict[str, Any]):
         self.path = path
         self.scope = scope
         self.project = project
         self.data = data
 
     @classmethod
-    def load(cls, paths: Paths, scope: str) -> Record:
+    def load(cls, paths: Paths, scope: Scope) -> Record:
         path = record_path(paths, scope)
         project = None if scope == "user" else paths.project_dir
         data = read_record(path) or {"format": FORMAT, "scope": scope, "plugins": {}, "owned": {}}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,13 @@ from plugman.manifest.reader import Report, read_json
 
 TRANSPORTS = {"stdio": "stdio", "http": "http", "streamable-http": "http", "sse": "sse", "ws": "ws"}
 REMOTE = ("http", "sse", "ws")
+
+
+def transport(entry: Mapping[str, Any]) -> str | None:
+    """stdio, http, sse or ws (`streamable-http` is http); without a `type`, stdio for a
+    command and http for a bare url; None for a type no MCP client knows."""
+    kind = entry.get("type") or ("http" if "url" in entry and "command" not in entry else "stdio")
+    return TRANSPORTS.get(kind) if isinstance(kind, str) else None
 
 
 def load_file(file: Path, report: Report, *, agent_plugins: bool = False) -> list[McpServer]:

@@ -16,7 +16,7 @@ from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.fs import remove_tree
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
-from plugman.core.state import SCOPES, Record, check_scope, installed_ids, timestamp
+from plugman.core.state import SCOPES, Record, Scope, installed_ids, timestamp
 from plugman.manifest.model import Plugin
 from plugman.plugins import lockfile, marketplaces, registry
 from plugman.plugins import planner as resolver
@@ -26,12 +26,11 @@ class Change(NamedTuple):
     action: str  # installed | uninstalled | enabled | disabled | unchanged | would install
     id: str
     version: str
-    scope: str
+    scope: Scope
     content_hash: str
 
 
-def install(paths: Paths, specs: list[str], scope: str, *, dry_run: bool = False) -> list[Change]:
-    check_scope(scope)
+def install(paths: Paths, specs: list[str], scope: Scope, *, dry_run: bool = False) -> list[Change]:
     parsed = [resolver.parse_spec(text, paths.project_dir) for text in specs]
     with session(paths) as work:
         record = Record.load(paths, scope)
@@ -130,9 +129,8 @@ def find_installed(record: Record, name: str) -> str:
 
 
 def uninstall(
-    paths: Paths, names: list[str], scope: str, *, keep_data: bool = False, force: bool = False
+    paths: Paths, names: list[str], scope: Scope, *, keep_data: bool = False, force: bool = False
 ) -> list[Change]:
-    check_scope(scope)
     with session(paths) as work:
         record = Record.load(paths, scope)
         ids = [find_installed(record, name) for name in names]
@@ -206,8 +204,7 @@ def _drop_data(paths: Paths, plugin_id: str) -> None:
         progress.warn(f"could not remove {plugin_id}'s data folder {folder}: {exc.strerror}")
 
 
-def set_enabled(paths: Paths, name: str, scope: str, enabled: bool) -> Change:
-    check_scope(scope)
+def set_enabled(paths: Paths, name: str, scope: Scope, enabled: bool) -> Change:
     with session(paths) as work:
         record = Record.load(paths, scope)
         plugin_id = find_installed(record, name)

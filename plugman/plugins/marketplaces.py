@@ -14,7 +14,7 @@ from plugman.core import progress
 from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
-from plugman.core.state import SCOPES, Record
+from plugman.core.state import SCOPES, Record, Scope
 from plugman.manifest import acceptance
 from plugman.manifest import marketplace as catalog
 from plugman.manifest.model import Marketplace, MarketplaceEntry, PluginSource
@@ -100,14 +100,14 @@ def fetch(source: Source, staging: Path) -> tuple[Path, str | None]:
         return fetched.root, fetched.pin
     target = staging / "m" / ".claude-plugin" / "marketplace.json"
     target.parent.mkdir(parents=True)
-    from plugman.plugins.sources.download import download
+    from plugman.core.download import download
 
     progress.say(f"downloading {source.location}")
     download(source.location, target)
     return staging / "m", None
 
 
-def add(paths: Paths, text: str, name: str | None = None, scope: str = "user") -> Known:
+def add(paths: Paths, text: str, name: str | None = None, scope: Scope = "user") -> Known:
     """Register a marketplace (fetching it unless it is a local folder); for the project or
     local scope, also name it in that scope's plugman.toml."""
     source = classify(text, paths.project_dir)
@@ -116,7 +116,7 @@ def add(paths: Paths, text: str, name: str | None = None, scope: str = "user") -
         return add_in(work, source, name, scope)
 
 
-def add_in(work: Session, source: Source, name: str | None, scope: str = "user") -> Known:
+def add_in(work: Session, source: Source, name: str | None, scope: Scope = "user") -> Known:
     """`add`, as part of the caller's transaction."""
     paths = work.paths
     staging = work.store.stage()

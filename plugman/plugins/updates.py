@@ -13,7 +13,7 @@ from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.fs import tree_hash
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
-from plugman.core.state import SCOPES, Record, check_scope
+from plugman.core.state import SCOPES, Record, Scope
 from plugman.manifest.model import MarketplaceEntry, Plugin
 from plugman.plugins import marketplaces, registry
 from plugman.plugins import planner as resolver
@@ -37,7 +37,7 @@ def _candidates(records: list[Record], names: list[str]) -> list[tuple[Record, s
     return found
 
 
-def refresh(paths: Paths, scopes: tuple[str, ...], names: list[str]) -> list[str]:
+def refresh(paths: Paths, scopes: tuple[Scope, ...], names: list[str]) -> list[str]:
     """Fetch again the remote marketplaces the installed plugins (the named ones) come from,
     as `npm outdated` asks the registry; one that cannot be reached is a warning, and its
     cached catalog is used. The names of the marketplaces refreshed."""
@@ -97,12 +97,10 @@ def outdated(paths: Paths, *, fetch_catalogs: bool = True) -> list[dict[str, Any
 
 
 def update(
-    paths: Paths, names: list[str], scope: str | None = None, *, fetch_catalogs: bool = True
+    paths: Paths, names: list[str], scope: Scope | None = None, *, fetch_catalogs: bool = True
 ) -> list[Change]:
     """Bring installed plugins (all, or the named ones) up to their catalogs, in `scope` or
     in every scope here, after refreshing the marketplaces they come from."""
-    if scope is not None:
-        check_scope(scope)
     scopes = (scope,) if scope else SCOPES
     if fetch_catalogs:
         refresh(paths, scopes, names)
@@ -244,7 +242,7 @@ def _installed_as(
 ) -> dict[str, tuple[str, dict[str, Any]]]:
     """scope -> (id, record entry) of the plugin `name` (from `market`) in every scope here."""
     wanted = f"{catalog[1].name}@{catalog[0].name}" if catalog else None
-    found = {}
+    found: dict[str, tuple[str, dict[str, Any]]] = {}
     for scope in SCOPES:
         for plugin_id, entry in Record.load(paths, scope).plugins.items():
             same = (

@@ -27,11 +27,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from plugman.core.errors import PlugmanError
+from plugman.manifest.mcp import transport
 
 if TYPE_CHECKING:
     from mcp import Client
 
-TRANSPORTS = {"stdio": "stdio", "http": "http", "streamable-http": "http", "sse": "sse", "ws": "ws"}
 SSE_READ_TIMEOUT = 300.0
 MessageHandler = Callable[[Any], Awaitable[None]]
 
@@ -56,10 +56,11 @@ class Trace:
 
 def transport_of(entry: Mapping[str, Any]) -> str:
     """stdio, http, sse or ws; `type` missing means stdio (or http for a bare `url`)."""
-    kind = entry.get("type") or ("http" if "url" in entry and "command" not in entry else "stdio")
-    if kind not in TRANSPORTS:
+    found = transport(entry)
+    if found is None:
+        kind = entry.get("type")
         raise PlugmanError(f"unknown transport {kind!r}", hint="use stdio, http, sse or ws")
-    return TRANSPORTS[kind]
+    return found
 
 
 def server_env(entry: Mapping[str, Any], parent: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -10,10 +10,10 @@ import pytest
 from typer.testing import CliRunner
 
 from plugman import extensions
-from plugman.agents import edit
 from plugman.agents.targets import Place
 from plugman.cli.app import app
 from plugman.core.paths import Paths
+from plugman.manifest import edit
 from tests.conftest import SAMPLES
 from tests.integration.helpers import run, snapshot
 

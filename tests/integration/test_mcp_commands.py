@@ -152,7 +152,7 @@ REFUSALS = [
     (["mcp", "add", "x", "https://a.example.com", "-e", "A=1"], 2, "-e/--env is for stdio"),
     (["mcp", "add", "x", "-H", "A: 1", "--", "cmd"], 2, "-H/--header is for remote"),
     (["mcp", "add", "x", "-t", "http", "--", "cmd"], 2, "not both"),
-    (["mcp", "add", "x", "-s", "global", "--", "cmd"], 2, "unknown scope 'global'"),
+    (["mcp", "add", "x", "-s", "global", "--", "cmd"], 2, "'global' is not one of"),
     (["mcp", "add-json", "x", '{"type": "http",'], 2, "(line 1, column 17)"),
     (["mcp", "add-json", "x", '{"mcpServers": {}}'], 2, "wrapper"),
     (["mcp", "add-json", "x", '{"command": "c", "args": "no"}'], 1, "args: expected"),

@@ -1,4 +1,4 @@
-"""plugman.agents.edit: blocks go into agents' files and come out leaving every other byte as
+"""plugman.manifest.edit: blocks go into agents' files and come out leaving every other byte as
 it was."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plugman.agents import edit
-from plugman.agents.edit import EditError, Part
+from plugman.manifest import edit
+from plugman.manifest.edit import EditError, Part
 
 SERVER = {"command": "python3", "args": ["server.py"], "env": {"A": "${A}"}}
 MCP = Part(("mcpServers",), {"notes": SERVER})

@@ -12,10 +12,10 @@ import yaml
 from typer.testing import CliRunner
 
 from plugman import extensions
-from plugman.agents import edit
 from plugman.agents.targets import Part, Rendered, Servers, Source, Target, in_home, one_file
 from plugman.cli.app import app
 from plugman.hookspecs import hookimpl
+from plugman.manifest import edit
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "targets"
 SERVERS: Servers = {

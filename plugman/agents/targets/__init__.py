@@ -16,9 +16,10 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from plugman.agents.edit import Part
 from plugman.config.expand import VARIABLE
 from plugman.config.redact import is_secret_name
+from plugman.core.state import Scope
+from plugman.manifest.edit import Part
 
 Servers = dict[str, dict[str, Any]]
 Hooks = dict[str, list[dict[str, Any]]]  # event → matcher groups, as Claude Code settings hold
@@ -40,7 +41,7 @@ class Rendered(NamedTuple):
 class Place(NamedTuple):
     """Where the agent's files are: the scope, the home folder, the project, the environment."""
 
-    scope: str
+    scope: Scope
     home: Path
     project: Path
     env: Mapping[str, str]

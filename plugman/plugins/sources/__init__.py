@@ -10,9 +10,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
-from plugman.core.errors import PlugmanError
+from plugman.core.errors import FetchError, PlugmanError
 from plugman.manifest.model import PluginSource
-from plugman.plugins.sources.common import FetchError, remove
+from plugman.plugins.sources.common import remove
 from plugman.plugins.sources.kind import Fetcher, Progress, SourceKind
 
 __all__ = ["FetchError", "Fetched", "Fetcher", "Progress", "SourceKind", "fetch"]

@@ -8,9 +8,10 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from plugman.core.download import download
+from plugman.core.errors import FetchError
 from plugman.manifest.model import PluginSource
-from plugman.plugins.sources.common import FetchError, plugin_root
-from plugman.plugins.sources.download import download
+from plugman.plugins.sources.common import plugin_root
 from plugman.plugins.sources.extract import extract
 
 __all__ = ["download", "fetch_archive"]  # download is also used for marketplace.json URLs

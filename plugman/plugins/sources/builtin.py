@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from plugman.core.errors import FetchError
 from plugman.hookspecs import hookimpl
 from plugman.manifest.model import PluginSource
-from plugman.plugins.sources.common import FetchError
 from plugman.plugins.sources.kind import Progress, SourceKind
 
 

@@ -7,17 +7,13 @@ import re
 import shutil
 from pathlib import Path
 
-from plugman.core.errors import PlugmanError
+from plugman.core.errors import FetchError
 from plugman.manifest.plugin import MANIFEST_DIRS, has_components, manifest_file
 
 CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 DRIVE = re.compile(r"^[A-Za-z]:")
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW
-
-
-class FetchError(PlugmanError):
-    """A plugin source could not be fetched (download, clone, unsafe content)."""
 
 
 def relative_parts(text: str, what: str) -> tuple[str, ...]:

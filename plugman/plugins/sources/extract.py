@@ -17,7 +17,8 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from plugman.plugins.sources.common import NEW_FILE, FetchError, write_all
+from plugman.core.errors import FetchError
+from plugman.plugins.sources.common import NEW_FILE, write_all
 from plugman.plugins.sources.members import (
     MAX_TOTAL,
     REFUSED,

@@ -7,8 +7,9 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
+from plugman.core.errors import FetchError
 from plugman.manifest.model import PluginSource
-from plugman.plugins.sources.common import FetchError, relative_parts, remove
+from plugman.plugins.sources.common import relative_parts, remove
 from plugman.plugins.sources.giturl import SHA, check_ref, check_sha, clone_url, shown
 from plugman.plugins.sources.local import prune_links
 

@@ -6,7 +6,8 @@ import os
 import re
 from urllib.parse import urlsplit, urlunsplit
 
-from plugman.plugins.sources.common import CONTROL, FetchError
+from plugman.core.errors import FetchError
+from plugman.plugins.sources.common import CONTROL
 
 GITHUB_ENV = "PLUGMAN_GITHUB_URL"
 GITHUB_DEFAULT = "https://github.com"

@@ -6,10 +6,10 @@ import os
 import stat
 from pathlib import Path
 
+from plugman.core.errors import FetchError
 from plugman.plugins.sources.common import (
     NEW_FILE,
     NOFOLLOW,
-    FetchError,
     inside,
     relative_parts,
     write_all,

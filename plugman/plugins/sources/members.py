@@ -6,7 +6,8 @@ import re
 import unicodedata
 from typing import NamedTuple
 
-from plugman.plugins.sources.common import CONTROL, FetchError
+from plugman.core.errors import FetchError
+from plugman.plugins.sources.common import CONTROL
 
 MAX_ENTRIES = 20_000
 MAX_TOTAL = 512 * 1024 * 1024  # uncompressed bytes, declared and actually written

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import IO
 from urllib.parse import urlsplit
 
-from plugman.plugins.sources.common import FetchError
+from plugman.core.errors import FetchError
 
 MAX_DOWNLOAD = 256 * 1024 * 1024
 CHUNK = 1024 * 1024

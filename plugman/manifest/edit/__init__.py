@@ -14,7 +14,7 @@ import copy
 from types import ModuleType
 from typing import Any
 
-from plugman.agents.edit.model import Block, Edited, EditError, Part, Path_
+from plugman.manifest.edit.model import Block, Edited, EditError, Part, Path_
 
 __all__ = [
     "Block",
@@ -31,7 +31,7 @@ __all__ = [
 
 
 def module(fmt: str) -> ModuleType:
-    from plugman.agents.edit import jsonc, toml, yaml
+    from plugman.manifest.edit import jsonc, toml, yaml
 
     return {"json": jsonc, "toml": toml, "yaml": yaml}[fmt]
 

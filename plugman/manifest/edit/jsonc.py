@@ -7,8 +7,8 @@ import json
 import re
 from typing import Any
 
-from plugman.agents.edit.model import Block, EditError, Part, Path_
 from plugman.manifest import jsonloc
+from plugman.manifest.edit.model import Block, EditError, Part, Path_
 
 BASE = "{}\n"
 _UNIT = re.compile(r"\n([ \t]+)\S")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from plugman.agents.edit.model import Block, EditError, Part
+from plugman.manifest.edit.model import Block, EditError, Part
 
 BASE = ""
 _SKIP = re.compile(r"[ \t]*(#.*)?$")

@@ -21,11 +21,11 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from plugman.agents import edit
-from plugman.agents.edit import Block, Part
 from plugman.config import redact
 from plugman.core.paths import Paths
-from plugman.core.state import read_state
+from plugman.core.state import Scope, read_state
+from plugman.manifest import edit
+from plugman.manifest.edit import Block, Part
 
 FORMAT = 2
 UNMATCHED = "\x00"  # a block no longer found as written: no JSON, TOML or YAML text holds NUL
@@ -187,7 +187,7 @@ def path(paths: Paths) -> Path:
     return paths.state_dir / "exports.json"
 
 
-def key(target: str, scope: str, paths: Paths) -> str:
+def key(target: str, scope: Scope, paths: Paths) -> str:
     return f"{target} {scope}" if scope == "user" else f"{target} {scope} {paths.project_dir}"
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import tomllib
 from typing import Any
 
-from plugman.agents.edit.model import Block, EditError, Part
+from plugman.manifest.edit.model import Block, EditError, Part
 
 BASE = ""
 
