@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from plugman.config import export_record
 from plugman.config.export_record import Sealed, current
@@ -21,6 +21,9 @@ from plugman.core.state import FORMAT, SCOPES, Record, Scope, as_scope, read_sta
 from plugman.core.store import Store
 from plugman.manifest import edit
 from plugman.manifest.diagnostics import Diagnostic
+
+if TYPE_CHECKING:
+    from plugman.config.trust import Entry
 
 ERROR, WARNING = "error", "warning"
 
@@ -146,18 +149,19 @@ def _pending(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     return [
         Problem(
             WARNING,
-            row["file"],
-            f"{_whose(row)} {row['kind']} {row['name']!r} is pending approval, so it is not used",
-            f"review it (plugman trust list), then: plugman trust approve "
-            f"{row['plugin'] or row['name']}",
+            row.entry.origin.file,
+            f"{_whose(row.entry)} {row.entry.kind} {row.entry.name!r} is pending approval, "
+            "so it is not used",
+            "review it (plugman trust list), then: plugman trust approve "
+            f"{row.entry.origin.plugin or row.entry.name}",
         )
         for row in trust.listing(paths)
-        if row["state"] == "pending"
+        if row.state == "pending"
     ]
 
 
-def _whose(row: dict[str, Any]) -> str:
-    return f"plugin {row['plugin']}'s" if row["plugin"] else "project"
+def _whose(entry: Entry) -> str:
+    return f"plugin {entry.origin.plugin}'s" if entry.origin.plugin else "project"
 
 
 def _exports(paths: Paths, env: Mapping[str, str]) -> list[Problem]:

@@ -68,8 +68,7 @@ def trust_list(ctx: typer.Context, as_json: Json = False) -> None:
     installed, approved or pending, with the command, args or URL each approval covers."""
     from plugman.config import trust
 
-    rows = trust.listing(paths_of(ctx))
-    output.emit(output.envelope("trust list", entries=rows) if as_json else output.trusted(rows))
+    output.emit(output.trusted(trust.listing(paths_of(ctx)), as_json))
 
 
 Names = Annotated[
@@ -90,11 +89,7 @@ def trust_approve(
     from plugman.config import trust
 
     rows = trust.approve(paths_of(ctx), names or [], everything)
-    output.emit(
-        output.envelope("trust approve", entries=rows)
-        if as_json
-        else output.trust_changed(rows, "approve")
-    )
+    output.emit(output.trust_changed(rows, "approve", as_json))
 
 
 @trust_app.command("revoke")
@@ -108,8 +103,4 @@ def trust_revoke(
     from plugman.config import trust
 
     rows = trust.revoke(paths_of(ctx), names or [], everything)
-    output.emit(
-        output.envelope("trust revoke", entries=rows)
-        if as_json
-        else output.trust_changed(rows, "revoke")
-    )
+    output.emit(output.trust_changed(rows, "revoke", as_json))

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
-from plugman.config import redact, scopes
+from plugman.config import scopes
 from plugman.config.merge import Layers, Origin, approval_key
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
@@ -32,6 +32,22 @@ class Entry(NamedTuple):
     origin: Origin
     covers: dict[str, Any]  # the server entry, or a hook's event, matcher and handler
     hash: str
+
+
+State = Literal["approved", "pending"]
+
+
+class Approval(NamedTuple):
+    """An entry that needs approval, and its state (after a change, and before it)."""
+
+    entry: Entry
+    state: State
+    previous: State | None = None  # set by approve and revoke
+
+    @property
+    def label(self) -> str:
+        plugin = self.entry.origin.plugin
+        return f"{self.entry.name} ({plugin})" if plugin else self.entry.name
 
 
 def trust_path(paths: Paths) -> Path:
@@ -65,72 +81,52 @@ def entries(layers: Layers) -> list[Entry]:
     return sorted(unique.values(), key=lambda e: (e.origin.plugin or "", e.kind, e.name, e.hash))
 
 
-def listing(paths: Paths) -> list[dict[str, Any]]:
-    """Every entry that needs approval, approved or pending, with what approving it covers
-    (secret values masked)."""
+def listing(paths: Paths) -> list[Approval]:
+    """Every entry that needs approval, approved or pending, with what approving it covers."""
     known = approvals(paths)
     return [
-        _row(entry, "approved" if entry.hash in known else "pending")
+        Approval(entry, "approved" if entry.hash in known else "pending")
         for entry in entries(scopes.load(paths).layers)
     ]
 
 
-def _row(entry: Entry, state: str) -> dict[str, Any]:
-    covers = entry.covers
-    if entry.kind == "server":
-        covers = redact.entry(covers)
-    else:
-        covers = {**covers, "handler": redact.entry(covers["handler"])}
-    return {
-        "kind": entry.kind,
-        "name": entry.name,
-        "plugin": entry.origin.plugin,
-        "file": entry.origin.file,
-        "state": state,
-        "covers": covers,
-        "hash": entry.hash,
-    }
-
-
-def approve(paths: Paths, names: list[str], everything: bool = False) -> list[dict[str, Any]]:
+def approve(paths: Paths, names: list[str], everything: bool = False) -> list[Approval]:
     """Approve entries by name (a server or hook name, or a plugin: all it brings), or every
     pending one. The rows changed or named, as they are now."""
     return _change(paths, names, everything, approving=True)
 
 
-def revoke(paths: Paths, names: list[str], everything: bool = False) -> list[dict[str, Any]]:
+def revoke(paths: Paths, names: list[str], everything: bool = False) -> list[Approval]:
     """Withdraw approvals by name, or every approval of an entry here."""
     return _change(paths, names, everything, approving=False)
 
 
-def _change(
-    paths: Paths, names: list[str], everything: bool, approving: bool
-) -> list[dict[str, Any]]:
+def _change(paths: Paths, names: list[str], everything: bool, approving: bool) -> list[Approval]:
     rows = _select(listing(paths), names, everything, approving)
     with session(paths) as work:
         known = approvals(paths)
         for row in rows:
-            if approving and row["hash"] not in known:
-                known[row["hash"]] = _stored(paths, row)
+            if approving and row.entry.hash not in known:
+                known[row.entry.hash] = _stored(paths, row.entry)
             elif not approving:
-                known.pop(row["hash"], None)
+                known.pop(row.entry.hash, None)
         body = {"format": FORMAT, "approvals": dict(sorted(known.items()))}
         data = (json.dumps(body, indent=2) + "\n").encode() if known else None
         work.tx.write(trust_path(paths), data)
-    state = "approved" if approving else "pending"
-    return [{**row, "previous": row["state"], "state": state} for row in rows]
+    state: State = "approved" if approving else "pending"
+    return [row._replace(state=state, previous=row.state) for row in rows]
 
 
 def _select(
-    rows: list[dict[str, Any]], names: list[str], everything: bool, approving: bool
-) -> list[dict[str, Any]]:
+    rows: list[Approval], names: list[str], everything: bool, approving: bool
+) -> list[Approval]:
     """The rows NAMES pick (by entry name, plugin id or plugin name), or with `everything` each
     row that would change."""
     verb = "approve" if approving else "revoke"
     if everything and names:
         raise UsageError(f"give names or --all, not both: trust {verb} {' '.join(names)} --all")
     if everything:
-        return [r for r in rows if (r["state"] == "pending") == approving]
+        return [r for r in rows if (r.state == "pending") == approving]
     if not names:
         raise _nothing_named(rows, verb, "pending" if approving else "approved")
     picked = [r for r in rows if _named(r, names)]
@@ -144,19 +140,21 @@ def _select(
     return picked
 
 
-def _named(row: dict[str, Any], names: list[str]) -> bool:
-    plugin = row["plugin"] or ""
-    return row["name"] in names or (bool(plugin) and (plugin in names or _short(plugin) in names))
+def _named(row: Approval, names: list[str]) -> bool:
+    plugin = row.entry.origin.plugin or ""
+    return row.entry.name in names or (
+        bool(plugin) and (plugin in names or _short(plugin) in names)
+    )
 
 
 def _short(plugin_id: str) -> str:
     return plugin_id.partition("@")[0]
 
 
-def _nothing_named(rows: list[dict[str, Any]], verb: str, state: str) -> UsageError:
+def _nothing_named(rows: list[Approval], verb: str, state: State) -> UsageError:
     """`trust approve` / `revoke` without NAME or --all: a usage error that lists the
     candidates, so nothing is approved by accident and nothing pending is hidden."""
-    waiting = sorted({_label(r) for r in rows if r["state"] == state})
+    waiting = sorted({r.label for r in rows if r.state == state})
     if not waiting:
         return UsageError(f"name what to {verb}: nothing here is {state}", hint=LIST)
     count = f"{len(waiting)} {'is' if len(waiting) == 1 else 'are'} {state}"
@@ -166,19 +164,15 @@ def _nothing_named(rows: list[dict[str, Any]], verb: str, state: str) -> UsageEr
     )
 
 
-def _label(row: dict[str, Any]) -> str:
-    return f"{row['name']} ({row['plugin']})" if row["plugin"] else row["name"]
-
-
-def _stored(paths: Paths, row: dict[str, Any]) -> dict[str, Any]:
+def _stored(paths: Paths, entry: Entry) -> dict[str, Any]:
     """What trust.json keeps of an approval: where it came from, never the entry's values."""
     found = {
-        "kind": row["kind"],
-        "name": row["name"],
-        "file": row["file"],
+        "kind": entry.kind,
+        "name": entry.name,
+        "file": entry.origin.file,
         "project": str(paths.project_dir),
         "approved_at": timestamp(),
     }
-    if row["plugin"]:
-        found["plugin"] = row["plugin"]
+    if entry.origin.plugin:
+        found["plugin"] = entry.origin.plugin
     return found

@@ -8,44 +8,71 @@ from typing import TYPE_CHECKING, Any
 from plugman.output.common import display_path, envelope
 
 if TYPE_CHECKING:
+    from plugman.config.trust import Approval
     from plugman.manifest.diagnostics import Diagnostic
 
 
-def trusted(rows: list[dict[str, Any]]) -> str:
+def approval(row: Approval) -> dict[str, Any]:
+    """One entry of `trust list|approve|revoke` as JSON (secret values masked)."""
+    from plugman.config import redact
+
+    entry = row.entry
+    if entry.kind == "server":
+        covered = redact.entry(entry.covers)
+    else:
+        covered = {**entry.covers, "handler": redact.entry(entry.covers["handler"])}
+    found = {
+        "kind": entry.kind,
+        "name": entry.name,
+        "plugin": entry.origin.plugin,
+        "file": entry.origin.file,
+        "state": row.state,
+        "covers": covered,
+        "hash": entry.hash,
+    }
+    return found if row.previous is None else {**found, "previous": row.previous}
+
+
+def trusted(rows: list[Approval], as_json: bool) -> str:
     """`plugman trust list`: each entry, its state and what approving it covers."""
+    if as_json:
+        return envelope("trust list", entries=[approval(row) for row in rows])
     if not rows:
         return "nothing here needs approval (no project servers or hooks, no synced plugins)"
     lines = []
     for row in rows:
-        lines.append(f"{row['state']:9} {row['kind']:6} {row['name']}  ({_source(row)})")
+        lines.append(f"{row.state:9} {row.entry.kind:6} {row.entry.name}  ({_source(row)})")
         lines += [f"{'':17}{line}" for line in covers(row)]
-    if any(row["state"] == "pending" for row in rows):
+    if any(row.state == "pending" for row in rows):
         lines.append("approve after review: plugman trust approve NAME... (or --all)")
     return "\n".join(lines)
 
 
-def trust_changed(rows: list[dict[str, Any]], verb: str) -> str:
+def trust_changed(rows: list[Approval], verb: str, as_json: bool) -> str:
     """What `trust approve` / `trust revoke` did, with what each approval covers."""
+    if as_json:
+        return envelope(f"trust {verb}", entries=[approval(row) for row in rows])
     if not rows:
         return f"nothing to {verb}"
     done = "approved" if verb == "approve" else "revoked"
     lines = []
     for row in rows:
-        changed = row["previous"] != row["state"]
-        what = done if changed else f"already {row['state']}:"
-        lines.append(f"{what} {row['kind']} {row['name']}  ({_source(row)})")
+        what = done if row.previous != row.state else f"already {row.state}:"
+        lines.append(f"{what} {row.entry.kind} {row.entry.name}  ({_source(row)})")
         lines += [f"    {line}" for line in covers(row)]
     return "\n".join(lines)
 
 
-def _source(row: dict[str, Any]) -> str:
-    return f"plugin {row['plugin']}" if row["plugin"] else display_path(row["file"])
+def _source(row: Approval) -> str:
+    origin = row.entry.origin
+    return f"plugin {origin.plugin}" if origin.plugin else display_path(origin.file)
 
 
-def covers(row: dict[str, Any]) -> list[str]:
+def covers(row: Approval) -> list[str]:
     """What an approval covers, in words: a server's command and args or URL (and its env and
-    headers, secrets already masked), what a hook runs (its name says its event and matcher)."""
-    return _runs(row["covers"]["handler"] if row["kind"] == "hook" else row["covers"])
+    headers, secrets masked), what a hook runs (its name says its event and matcher)."""
+    shown = approval(row)["covers"]
+    return _runs(shown["handler"] if row.entry.kind == "hook" else shown)
 
 
 def _runs(entry: dict[str, Any]) -> list[str]:
