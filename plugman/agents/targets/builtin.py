@@ -2,37 +2,12 @@
 
 from __future__ import annotations
 
-from plugman.agents.targets import (
-    Target,
-    claude_code,
-    codex,
-    continue_,
-    copilot_cli,
-    cursor,
-    gemini,
-    goose,
-    kiro,
-    opencode,
-    vscode,
-    windsurf,
-    zed,
-)
+from plugman.agents.targets.model import Target
+from plugman.agents.targets.render import target
+from plugman.agents.targets.table import SPECS
 from plugman.hookspecs import hookimpl
 
 
 @hookimpl
 def plugman_targets() -> list[Target]:
-    return [
-        claude_code.TARGET,
-        cursor.TARGET,
-        vscode.TARGET,
-        codex.TARGET,
-        gemini.TARGET,
-        zed.TARGET,
-        windsurf.TARGET,
-        opencode.TARGET,
-        goose.TARGET,
-        continue_.TARGET,
-        copilot_cli.TARGET,
-        kiro.TARGET,
-    ]
+    return [target(spec) for spec in SPECS]

@@ -1,0 +1,85 @@
+"""An agent as data: `AgentSpec` says where its files are and how it spells an MCP server
+entry (`Mcp`); `render.target` turns one into a `Target`. What no field can say is a small
+hook function on the spec (`quirks`), never a copy of the renderer.
+
+The spec is meant to grow one field per component an agent reads (its skills, commands,
+subagents and hooks folders per scope), each a small record like `Mcp`, read by its own
+renderer; today it carries the MCP servers and, for Claude Code, where hooks go.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from plugman.agents.targets.model import Location, Place
+from plugman.agents.targets.places import UserPath
+from plugman.agents.targets.refs import Form, Refs
+from plugman.core.state import Scope
+
+Entry = dict[str, Any]
+# The fields the agent keeps → those still to write, and fields it takes by variable name
+# instead (written last, after `constants`).
+ByName = Callable[[Entry], tuple[Entry, Entry]]
+Files = Callable[[Place], dict[str, Location]]
+
+
+class SecretRefs(NamedTuple):
+    """How a reference in a secret-named env or header item is written, when not like the rest:
+    `form(declared)` writes it and may declare what it needs in `declared`, which goes in the
+    file at `key` as a list (VS Code's `${input:id}` and its `inputs`)."""
+
+    key: tuple[str, ...]
+    form: Callable[[dict[str, Entry]], Form]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Mcp:
+    """How an agent spells its MCP servers. A server it cannot take, a field it has no place
+    for, a reference it cannot expand: each is left out with one line in `unsupported`."""
+
+    key: tuple[str, ...] = ("mcpServers",)  # where the servers sit in the file
+    listed: bool = False  # a list of entries (each `named`), not a map by name
+    transports: tuple[str, ...] | None  # the ones it takes; None: any
+    stdio: tuple[str, ...] | None = ("command", "args", "env")  # kept, in this order; None: all
+    remote: tuple[str, ...] | None = ("url", "headers")  # likewise, for every other transport
+    typed: bool = False  # `type` is written, the transport's name unless `types` says
+    types: Mapping[str, str] = field(default_factory=dict)  # transport → the `type` written
+    renames: Mapping[str, str] = field(default_factory=dict)  # field or "transport.field" → name
+    refs: Refs  # how it spells `${VAR}`
+    names: str | None = None  # a pattern every server name must match
+    named: bool = False  # each entry starts with its `name`
+    argv: bool = False  # `command` is one array: the command, then its args
+    always: tuple[str, ...] = ()  # written empty when the server has none
+    drop_empty: bool = False  # an empty map is left out
+    constants: Mapping[str, Any] = field(default_factory=dict)  # in every entry, after the fields
+    by_name: ByName | None = None
+    secret_refs: SecretRefs | None = None
+
+    def keep(self, transport: str) -> tuple[str, ...] | None:
+        return self.stdio if transport == "stdio" else self.remote
+
+    def rename(self, transport: str, key: str) -> str:
+        return self.renames.get(f"{transport}.{key}", self.renames.get(key, key))
+
+    def type_of(self, transport: str) -> str | None:
+        return self.types.get(transport, transport if self.typed else None)
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentSpec:
+    name: str  # the target's name (`export --target NAME`)
+    label: str  # the agent's name in notes
+    fmt: str = "json"  # its file format: json | toml | yaml
+    user: UserPath | None  # its MCP file at user scope
+    project: str | None  # its MCP file in the project folder; None: it reads none
+    mcp: Mcp
+    hooks: tuple[str, ...] | None = None  # where its settings file holds hooks; None: not written
+    files: Files | None = None  # every file per scope, where `user` and `project` cannot say
+    scopes: tuple[Scope, ...] | None = None  # None: user, and project when it has a project file
+
+    def scopes_of(self) -> tuple[Scope, ...]:
+        if self.scopes is not None:
+            return self.scopes
+        return ("user", "project") if self.project is not None else ("user",)

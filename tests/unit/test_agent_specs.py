@@ -1,0 +1,57 @@
+"""Agents as data: one renderer reads every `AgentSpec`; a spec is also how an extension can
+describe its own agent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from plugman import extensions
+from plugman.agents.targets import AgentSpec, Mcp, Place, Refs, Servers, Source, in_home, target
+from plugman.agents.targets.table import SPECS
+
+
+def test_every_builtin_spec_is_a_registered_target() -> None:
+    names = [spec.name for spec in SPECS]
+    assert len(names) == len(set(names))
+    registered = extensions.targets()
+    for spec in SPECS:
+        assert registered[spec.name].fmt == spec.fmt
+        assert registered[spec.name].scopes == spec.scopes_of()
+
+
+def test_a_field_the_transport_has_no_place_for_is_never_written() -> None:
+    """Reported as left out, and left out in every spelling (an input, a by-name field)."""
+    servers: Servers = {
+        "local": {"command": "x", "headers": {"API_TOKEN": "${API_TOKEN}"}},
+        "remote": {"type": "http", "url": "https://h/mcp", "env": {"GH_TOKEN": "${GH_TOKEN}"}},
+    }
+    for name in ("vscode", "codex", "copilot-cli"):
+        rendered = extensions.target(name).render(Source(servers, {}, {}))
+        (part,) = rendered.files["mcp"]
+        assert set(part.entries["local"]) <= {"type", "command"}, name
+        assert set(part.entries["remote"]) <= {"type", "url"}, name
+        assert len(rendered.unsupported) == 2, name
+
+
+def test_an_extension_can_describe_its_agent_as_a_spec() -> None:
+    mine = target(
+        AgentSpec(
+            name="mine",
+            label="Mine",
+            user=in_home(".mine.json"),
+            project=None,
+            mcp=Mcp(
+                key=("tools",),
+                transports=("stdio",),
+                renames={"command": "run"},
+                refs=Refs(spelling="%VAR%"),
+            ),
+        )
+    )
+    servers: Servers = {"gh": {"command": "gh", "env": {"T": "${GH_TOKEN}"}}, "w": {"url": "u"}}
+    rendered = mine.render(Source(servers, {}, {}))
+    assert rendered.files["mcp"][0].entries == {"gh": {"run": "gh", "env": {"T": "%GH_TOKEN%"}}}
+    assert rendered.unsupported == ["w: transport 'http' is not supported by Mine; skipped"]
+    assert mine.scopes == ("user",)
+    place = Place("user", Path("/h"), Path("/p"), {})
+    assert mine.files(place)["mcp"].path == Path("/h/.mine.json")
