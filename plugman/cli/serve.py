@@ -7,11 +7,11 @@ channel over stdio, so nothing else is ever printed there; with `--transport htt
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated
 
 import typer
 
+from plugman import output
 from plugman.cli.common import paths_of
 from plugman.core.errors import UsageError
 
@@ -43,8 +43,4 @@ def serve(
     from plugman.runtime.gateway_run import Options, serve_paths
 
     options = Options(transport, host, port, call_timeout, deny_destructive)
-    serve_paths(paths_of(ctx), options, announce=_to_stderr)
-
-
-def _to_stderr(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
+    serve_paths(paths_of(ctx), options, announce=output.announced)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from plugman.output.common import (
     FORMAT_VERSION,
+    announced,
     display_path,
     emit,
     envelope,
@@ -33,10 +34,11 @@ from plugman.output.export import doctored, exported
 from plugman.output.plugins import (
     changes,
     installed,
+    locked,
     markets,
-    outdated_line,
+    outdated,
     plugin_info,
-    rows,
+    searched,
 )
 from plugman.output.runtime import hook_block_reason, hook_run, hooks_listed, probed, tool_pool
 from plugman.output.validation import FORMATS, validation
@@ -44,6 +46,7 @@ from plugman.output.validation import FORMATS, validation
 __all__ = [
     "FORMATS",
     "FORMAT_VERSION",
+    "announced",
     "changes",
     "connectors_synced",
     "diagnostic_dict",
@@ -60,17 +63,18 @@ __all__ = [
     "hook_run",
     "hooks_listed",
     "installed",
+    "locked",
     "markets",
     "mcp_changed",
     "mcp_got",
     "mcp_listed",
-    "outdated_line",
+    "outdated",
     "plugin_info",
     "probed",
     "problems",
     "progress_listener",
     "resolved",
-    "rows",
+    "searched",
     "tool_pool",
     "trust_changed",
     "trusted",

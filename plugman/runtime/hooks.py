@@ -24,7 +24,7 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
-from plugman.config.merge import Hook, Resolved
+from plugman.config.merge import Hook
 from plugman.runtime.hook_match import if_matches, matches
 from plugman.runtime.hook_outcome import HandlerResult, HookRun, Raw, combine, interpret, tail
 
@@ -32,7 +32,6 @@ __all__ = [
     "HandlerResult",
     "HookRun",
     "check_event",
-    "listing",
     "matches",
     "run_hooks",
     "selected",
@@ -44,29 +43,6 @@ SESSION_END_CEILING = 60.0
 SHELLS = {"bash": ["bash", "-c"], "powershell": ["pwsh", "-NoProfile", "-Command"]}
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 _background: list[subprocess.Popen[bytes]] = []  # async hooks: started, never awaited
-
-
-def listing(resolved: Resolved) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The resolved hooks in run order, and the hooks resolution dropped (with why)."""
-    from plugman.config.redact import entry
-
-    hooks = [
-        {
-            "event": h.event,
-            "matcher": h.matcher,
-            "type": h.handler.get("type"),
-            "command": h.handler.get("url") or h.handler.get("command") or h.handler.get("prompt"),
-            "handler": entry(h.handler),
-            "origin": h.origin._asdict(),
-        }
-        for h in resolved.hooks
-    ]
-    dropped = [
-        {"name": d.name, "reason": d.reason, "detail": d.detail, "origin": d.origin._asdict()}
-        for d in resolved.dropped
-        if d.kind == "hook"
-    ]
-    return hooks, dropped
 
 
 def selected(hook: Hook, event: str, payload: dict[str, Any]) -> bool:
