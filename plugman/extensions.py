@@ -60,6 +60,12 @@ def source_kinds() -> dict[str, SourceKind]:
     return found
 
 
+def source_locations() -> dict[str, str]:
+    """Every source kind by its `source` value: the key of a source object naming what to
+    fetch (what `manifest.marketplace.load` takes as `extension_kinds`)."""
+    return {name: kind.location for name, kind in source_kinds().items()}
+
+
 def source_kind(name: str) -> SourceKind:
     available = source_kinds()
     if name not in available:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -30,15 +29,8 @@ BLOCKED = 2
 def list_command(ctx: typer.Context, as_json: Json = False) -> None:
     """Every resolved hook, in the order it runs: event, matcher, type, command and origin."""
     from plugman.config.resolution import resolve
-    from plugman.runtime.hooks import listing
 
-    result = resolve(paths_of(ctx), os.environ)
-    found, dropped = listing(result)
-    output.emit(
-        output.envelope("hooks list", hooks=found, dropped=dropped)
-        if as_json
-        else output.hooks_listed(found, dropped)
-    )
+    output.emit(output.hooks_listed(resolve(paths_of(ctx), os.environ), as_json))
 
 
 @hooks_app.command("run")
@@ -48,27 +40,14 @@ def run_command(
     as_json: Json = False,
 ) -> None:
     """Run EVENT's hooks with the event JSON read from stdin; exit 2 when they block."""
-    from plugman.config.resolution import resolve
-    from plugman.runtime.hooks import check_event, run_hooks
+    from plugman.runtime.hooks import check_event, run_here
 
-    check_event(event)
+    check_event(event)  # before stdin is read: an unknown event is the error to report
     payload = _payload(sys.stdin.read() if not sys.stdin.isatty() else "")
-    paths = paths_of(ctx)
-    result = resolve(paths, os.environ)
-    cwd = payload.get("cwd")
-    run = run_hooks(
-        event,
-        payload,
-        result.hooks,
-        cwd=Path(cwd) if isinstance(cwd, str) and Path(cwd).is_dir() else paths.project_dir,
-        env=dict(os.environ),
-        project_dir=paths.project_dir,
-        plugin_data=paths.plugin_data,
-    )
-    found = run.as_dict()
-    output.emit(output.envelope("hooks run", **found) if as_json else output.hook_run(found))
+    run = run_here(paths_of(ctx), event, payload, os.environ)
+    output.emit(output.hook_run(run, as_json))
     if run.blocked or not run.continue_:
-        output.emit(output.hook_block_reason(found), err=True)
+        output.emit(output.hook_block_reason(run), err=True)
         raise typer.Exit(BLOCKED)
 
 

@@ -96,9 +96,7 @@ def lock(ctx: typer.Context, as_json: Json = False) -> None:
     """Resolve plugman.toml and write plugman.lock (installs nothing)."""
     from plugman.plugins import sync as syncing
 
-    pins = syncing.lock(paths_of(ctx))
-    line = lambda p: f"locked {p['id']} {p['version']} {p['content_hash'][:19]}"  # noqa: E731
-    output.emit(output.rows("lock", pins, as_json, line, "nothing to lock"))
+    output.emit(output.locked(syncing.lock(paths_of(ctx)), as_json))
 
 
 NoRefresh = Annotated[
@@ -131,18 +129,14 @@ def outdated(ctx: typer.Context, no_refresh: NoRefresh = False, as_json: Json = 
     from plugman.plugins import updates
 
     found = updates.outdated(paths_of(ctx), fetch_catalogs=not no_refresh)
-    output.emit(
-        output.rows("outdated", found, as_json, output.outdated_line, "everything is up to date")
-    )
+    output.emit(output.outdated(found, as_json))
 
 
 def search(ctx: typer.Context, query: str, as_json: Json = False) -> None:
     """Search the known marketplaces."""
     from plugman.plugins import updates
 
-    found = updates.search(paths_of(ctx), query)
-    line = lambda r: f"{r['id']} {r['version'] or ''}  {r['description'] or ''}"  # noqa: E731
-    output.emit(output.rows("search", found, as_json, line, f"no plugin matches {query!r}"))
+    output.emit(output.searched(updates.search(paths_of(ctx), query), query, as_json))
 
 
 def info(ctx: typer.Context, plugin: str, as_json: Json = False) -> None:

@@ -4,6 +4,9 @@ Exit codes (like pip and npm: 1 when what was asked for did not work):
 - probe: 1 when a probed server failed or needs auth, or a server asked for by NAME is pending
   approval or disabled; 0 otherwise (servers held back when none were named are only listed).
 - tools: 0 whenever the pool could be assembled; servers that failed are listed as not in it.
+
+Mounted by the application as `mcp_app.command("probe")(probe_command)` and
+`mcp_app.command("tools")(tools_command)`.
 """
 
 from __future__ import annotations
@@ -15,15 +18,12 @@ import typer
 from plugman import output
 from plugman.cli.common import Json, paths_of
 
-mcp_runtime = typer.Typer(help="Connect to the resolved MCP servers.", no_args_is_help=True)
-
 Timeout = Annotated[
     float,
     typer.Option("--timeout", min=0.1, help="Seconds each server may take to answer."),
 ]
 
 
-@mcp_runtime.command("probe")
 def probe_command(
     ctx: typer.Context,
     names: Annotated[
@@ -54,7 +54,6 @@ def probe_command(
         raise typer.Exit(1)
 
 
-@mcp_runtime.command("tools")
 def tools_command(
     ctx: typer.Context,
     as_json: Json = False,

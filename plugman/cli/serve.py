@@ -7,13 +7,12 @@ channel over stdio, so nothing else is ever printed there; with `--transport htt
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated
 
 import typer
 
+from plugman import output
 from plugman.cli.common import paths_of
-from plugman.core.errors import UsageError
 
 
 def serve(
@@ -38,13 +37,7 @@ def serve(
     Tools are named mcp__<server>__<tool>; PreToolUse and PostToolUse hooks run around calls.
     Logs: <state>/logs/gateway.log.
     """
-    if transport not in ("stdio", "http"):
-        raise UsageError(f"unknown transport {transport!r}", hint="use stdio or http")
     from plugman.runtime.gateway_run import Options, serve_paths
 
     options = Options(transport, host, port, call_timeout, deny_destructive)
-    serve_paths(paths_of(ctx), options, announce=_to_stderr)
-
-
-def _to_stderr(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
+    serve_paths(paths_of(ctx), options, announce=output.announced)

@@ -62,6 +62,14 @@ def parse(args: list[str]) -> Options:
     return Options(paths, strict, fmt)
 
 
+def _source_kinds() -> dict[str, str]:
+    """The source types installed extensions add (only loaded when a marketplace needs them:
+    the plugin manager loads every entry point)."""
+    from plugman import extensions
+
+    return extensions.source_locations()
+
+
 def run(args: list[str]) -> int:
     from plugman import output
 
@@ -72,7 +80,7 @@ def run(args: list[str]) -> int:
         options = parse(args)
         from plugman.manifest.validate import validate
 
-        result = validate(options.paths, strict=options.strict)
+        result = validate(options.paths, strict=options.strict, extension_kinds=_source_kinds)
     except PlugmanError as exc:
         output.emit(output.error(exc), err=True)
         if "--format=json" in args or ("--format", "json") in pairwise(args):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,10 @@ LOCATION_KEYS = {
     "archive": "url",
     "command": "command",
 }
+# The source types extensions add, by name: the key of a source object that holds what to
+# fetch. Asked for only when an entry names a type that is not built in (the caller knows the
+# registered types; this layer does not).
+ExtensionKinds = Callable[[], Mapping[str, str]]
 
 
 def root_of(file: Path) -> Path:
@@ -27,10 +32,14 @@ def root_of(file: Path) -> Path:
 
 
 def load(
-    file: Path, report: Report, official: bool | None = None
+    file: Path,
+    report: Report,
+    official: bool | None = None,
+    extension_kinds: ExtensionKinds | None = None,
 ) -> tuple[Marketplace | None, Sink]:
     """A marketplace catalog; `official` says whether it is one of Anthropic's own (by default:
-    whether its name is reserved, as `claude plugin validate` decides)."""
+    whether its name is reserved, as `claude plugin validate` decides). An entry of a source
+    type neither built in nor in `extension_kinds` is an error (none: built-in types only)."""
     doc, sink = read_json(file, report)
     if doc is None:
         return None, sink
@@ -44,7 +53,8 @@ def load(
     owner = value.get("owner")
     if official is None:
         official = isinstance(name, str) and name in RESERVED_MARKETPLACES
-    entries = _entries(value, root_of(file), sink, official)
+    kinds = _Kinds(extension_kinds)
+    entries = _entries(value, root_of(file), sink, official, kinds)
     if not entries:
         sink.warning("empty-marketplace", "the marketplace lists no plugins", ("plugins",))
     _check_renames(value.get("renames"), {e.name for e in entries}, sink)
@@ -58,8 +68,21 @@ def load(
     ), sink
 
 
+class _Kinds:
+    """The extensions' source types, asked for once, when the first entry needs them."""
+
+    def __init__(self, given: ExtensionKinds | None) -> None:
+        self.given = given
+        self.found: Mapping[str, str] | None = None
+
+    def __call__(self) -> Mapping[str, str]:
+        if self.found is None:
+            self.found = self.given() if self.given is not None else {}
+        return self.found
+
+
 def _entries(
-    value: dict[str, Any], root: Path, sink: Sink, official: bool
+    value: dict[str, Any], root: Path, sink: Sink, official: bool, kinds: ExtensionKinds
 ) -> list[MarketplaceEntry]:
     plugins = value.get("plugins")
     if not isinstance(plugins, list):
@@ -84,7 +107,8 @@ def _entries(
             )
             continue
         seen[name] = index
-        source = parse_source(item.get("source"), root, plugin_root, sink, (*path, "source"))
+        where = (*path, "source")
+        source = parse_source(item.get("source"), root, plugin_root, sink, where, kinds)
         version, description = item.get("version"), item.get("description")
         found.append(
             MarketplaceEntry(
@@ -101,9 +125,15 @@ def _entries(
 
 
 def parse_source(
-    value: Any, root: Path, plugin_root: Any, sink: Sink, path: KeyPath
+    value: Any,
+    root: Path,
+    plugin_root: Any,
+    sink: Sink,
+    path: KeyPath,
+    extension_kinds: ExtensionKinds | None = None,
 ) -> PluginSource | None:
-    """A plugin source; relative paths must stay inside the marketplace."""
+    """A plugin source; relative paths must stay inside the marketplace, and a source object's
+    type must be built in or added by an extension (`extension_kinds`)."""
     if isinstance(value, str):
         rel = value
         if isinstance(plugin_root, str) and "/" not in value and not value.startswith("."):
@@ -114,13 +144,42 @@ def parse_source(
     if not isinstance(value, dict):
         return None
     kind = value.get("source")
-    location = value.get(LOCATION_KEYS.get(kind, ""), "") if isinstance(kind, str) else ""
-    if not isinstance(kind, str) or not isinstance(location, str) or not location:
+    if not isinstance(kind, str) or kind == "path":  # the schema says what is wrong
+        return None
+    key = LOCATION_KEYS.get(kind) or _extension_key(kind, extension_kinds, sink, path)
+    location = value.get(key, "") if key else ""
+    if not isinstance(location, str) or not location:
+        if key and kind not in LOCATION_KEYS:
+            sink.error(
+                "schema-required",
+                f"missing required key {key!r}",
+                path,
+                f"a {kind!r} source names what to fetch in {key!r}",
+            )
         return None
     sha = value.get("sha") or value.get("sha256")
     fields = {key: value.get(key) for key in ("ref", "path", "version")}
     ref, subdir, version = (item if isinstance(item, str) else None for item in fields.values())
     return PluginSource(kind, location, ref, sha if isinstance(sha, str) else None, subdir, version)
+
+
+def _extension_key(
+    kind: str, extension_kinds: ExtensionKinds | None, sink: Sink, path: KeyPath
+) -> str | None:
+    """The key holding the location of an extension's source type; an error when no installed
+    extension adds `kind`."""
+    added = extension_kinds() if extension_kinds is not None else {}
+    if kind in added:
+        return added[kind]
+    others = sorted(name for name in added if name not in LOCATION_KEYS and name != "path")
+    known = ", ".join(repr(name) for name in [*LOCATION_KEYS, *others])
+    sink.error(
+        "schema-enum",
+        f"unknown source type {kind!r}: must be one of {known}",
+        (*path, "source"),
+        "an installed plugman extension can add source types (hook plugman_sources)",
+    )
+    return None
 
 
 def local_root(market: Marketplace, entry: MarketplaceEntry) -> Path | None:

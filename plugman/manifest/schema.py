@@ -250,8 +250,13 @@ def _mismatch(
     if not isinstance(value, dict):
         return None
     for key, sub in branch.get("properties", {}).items():
-        if isinstance(sub, dict) and "const" in sub and key in value and value[key] != sub["const"]:
+        if not isinstance(sub, dict) or key not in value:
+            continue
+        if "const" in sub and value[key] != sub["const"]:
             return [Finding(severity, "schema-const", f"must be {sub['const']!r}", (*path, key))]
+        named = sub.get("x-plugman-discriminator")  # an open discriminator: any other name
+        if named and any(f.severity == ERROR for f in check(value[key], sub, base, path)):
+            return [Finding(severity, "schema-const", f"must be {named}", (*path, key))]
     return None
 
 

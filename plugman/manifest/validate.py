@@ -26,9 +26,15 @@ class Validation(NamedTuple):
         return sum(d.severity == WARNING for d in self.diagnostics)
 
 
-def validate(paths: Iterable[Path], *, strict: bool = False) -> Validation:
-    """Validate every path (warnings become errors when `strict`); UsageError for a bad path."""
-    run = _Run()
+def validate(
+    paths: Iterable[Path],
+    *,
+    strict: bool = False,
+    extension_kinds: marketplace.ExtensionKinds | None = None,
+) -> Validation:
+    """Validate every path (warnings become errors when `strict`); UsageError for a bad path.
+    `extension_kinds`: the marketplace source types extensions add (none: built-in only)."""
+    run = _Run(extension_kinds)
     for path in paths:
         run.path(path)
     found = run.report.diagnostics
@@ -39,7 +45,8 @@ def validate(paths: Iterable[Path], *, strict: bool = False) -> Validation:
 
 
 class _Run:
-    def __init__(self) -> None:
+    def __init__(self, extension_kinds: marketplace.ExtensionKinds | None = None) -> None:
+        self.extension_kinds = extension_kinds
         self.report = Report()
         self.plugins: set[Path] = set()
 
@@ -92,7 +99,7 @@ class _Run:
             self.plugin(file.parent, manifest=file)
 
     def marketplace(self, file: Path) -> None:
-        market, sink = marketplace.load(file, self.report)
+        market, sink = marketplace.load(file, self.report, extension_kinds=self.extension_kinds)
         if market is None:
             return
         for index, entry in enumerate(market.plugins):

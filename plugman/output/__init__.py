@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from plugman.output.common import (
     FORMAT_VERSION,
+    announced,
     display_path,
     emit,
     envelope,
@@ -28,10 +29,11 @@ from plugman.output.export import doctored, exported
 from plugman.output.plugins import (
     changes,
     installed,
+    locked,
     markets,
-    outdated_line,
+    outdated,
     plugin_info,
-    rows,
+    searched,
 )
 from plugman.output.resolution import explained, mcp_got, mcp_listed, resolved, status_row
 from plugman.output.runtime import hook_block_reason, hook_run, hooks_listed, probed, tool_pool
@@ -40,6 +42,7 @@ from plugman.output.validation import FORMATS, validation
 __all__ = [
     "FORMATS",
     "FORMAT_VERSION",
+    "announced",
     "changes",
     "connectors_synced",
     "diagnostic_dict",
@@ -55,17 +58,18 @@ __all__ = [
     "hook_run",
     "hooks_listed",
     "installed",
+    "locked",
     "markets",
     "mcp_changed",
     "mcp_got",
     "mcp_listed",
-    "outdated_line",
+    "outdated",
     "plugin_info",
     "probed",
     "problems",
     "progress_listener",
     "resolved",
-    "rows",
+    "searched",
     "status_row",
     "tool_pool",
     "trust_changed",

@@ -21,6 +21,13 @@ def emit(text: str, *, err: bool = False) -> None:
     stream.write(text if text.endswith("\n") or not text else text + "\n")
 
 
+def announced(line: str) -> None:
+    """A line for whoever started a long-running command (stderr, at once: `mcp serve`
+    announces where it listens, and a caller may be waiting for that line)."""
+    emit(line, err=True)
+    sys.stderr.flush()
+
+
 def progress_listener() -> Callable[[str], None] | None:
     """Show progress messages on a terminal (stderr), and nowhere else."""
     if not sys.stderr.isatty():

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import difflib
-from typing import Any
+from typing import TYPE_CHECKING
 
 from plugman.output.common import display_path, envelope
 
+if TYPE_CHECKING:
+    from plugman.agents.export import Change, Outcome
+    from plugman.doctor import Problem
 
-def exported(outcome: Any, dry_run: bool, as_json: bool, show_secrets: bool = False) -> str:
+
+def exported(outcome: Outcome, dry_run: bool, as_json: bool, show_secrets: bool = False) -> str:
     """The export's result; a diff's secret values are masked unless `show_secrets`."""
     if as_json:
         return envelope(
@@ -37,20 +41,20 @@ def exported(outcome: Any, dry_run: bool, as_json: bool, show_secrets: bool = Fa
     return "\n".join(lines)
 
 
-def _action(change: Any) -> str:
+def _action(change: Change) -> str:
     if change.after is None:
         return "deleted"
     return "created" if change.before is None else "updated"
 
 
-def _shown(change: Any, outcome: Any, show_secrets: bool) -> str:
+def _shown(change: Change, outcome: Outcome, show_secrets: bool) -> str:
     from plugman.config import redact
 
     text = _diff(change)
     return text if show_secrets else redact.text(text, outcome.secrets)
 
 
-def _diff(change: Any) -> str:
+def _diff(change: Change) -> str:
     name = str(change.path)
     lines = difflib.unified_diff(
         (change.before or "").splitlines(keepends=True),
@@ -61,7 +65,7 @@ def _diff(change: Any) -> str:
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
-def doctored(problems: list[Any], as_json: bool) -> str:
+def doctored(problems: list[Problem], as_json: bool) -> str:
     if as_json:
         return envelope("doctor", problems=[p._asdict() for p in problems])
     if not problems:

@@ -1,14 +1,19 @@
-"""Results of install, uninstall, enable, list and marketplace commands."""
+"""Results of install, uninstall, enable, list, lock, outdated, search, info and marketplace
+commands."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from plugman.output.common import envelope
 
+if TYPE_CHECKING:
+    from plugman.plugins.install import Change
+    from plugman.plugins.listings import Outdated, SearchHit
+    from plugman.plugins.registry import Known
 
-def changes(command: str, done: list[Any], as_json: bool) -> str:
+
+def changes(command: str, done: list[Change], as_json: bool) -> str:
     """What an install, uninstall, enable or disable did."""
     if as_json:
         return envelope(command, changes=[c._asdict() for c in done])
@@ -55,7 +60,7 @@ def _pin(source: dict[str, Any]) -> str | None:
     return str(pin) if pin else None
 
 
-def markets(command: str, found: list[Any], as_json: bool, verb: str = "") -> str:
+def markets(command: str, found: list[Known], as_json: bool, verb: str = "") -> str:
     if as_json:
         return envelope(
             command,
@@ -81,17 +86,27 @@ def markets(command: str, found: list[Any], as_json: bool, verb: str = "") -> st
     return "\n".join(lines)
 
 
-def rows(
-    command: str,
-    found: list[dict[str, Any]],
-    as_json: bool,
-    line: Callable[[dict[str, Any]], str],
-    empty: str,
-) -> str:
-    """A listing (lock, outdated, search): the JSON envelope, or one line per row."""
+def locked(pins: list[dict[str, Any]], as_json: bool) -> str:
+    """`plugman lock`: the pins written to plugman.lock (its entries, as the file has them)."""
     if as_json:
-        return envelope(command, plugins=found)
-    return "\n".join(line(row) for row in found) or empty
+        return envelope("lock", plugins=pins)
+    lines = [f"locked {p['id']} {p['version']} {p['content_hash'][:19]}" for p in pins]
+    return "\n".join(lines) or "nothing to lock"
+
+
+def outdated(found: list[Outdated], as_json: bool) -> str:
+    """`plugman outdated`: what is newer, or why it cannot be checked."""
+    if as_json:
+        return envelope("outdated", plugins=[row.as_json() for row in found])
+    return "\n".join(_outdated_line(row) for row in found) or "everything is up to date"
+
+
+def searched(found: list[SearchHit], query: str, as_json: bool) -> str:
+    """`plugman search`: one line per catalog entry that matches."""
+    if as_json:
+        return envelope("search", plugins=[hit.as_json() for hit in found])
+    lines = [f"{hit.id} {hit.version or ''}  {hit.description or ''}" for hit in found]
+    return "\n".join(lines) or f"no plugin matches {query!r}"
 
 
 def plugin_info(found: dict[str, Any], as_json: bool) -> str:
@@ -143,9 +158,8 @@ def _components(components: dict[str, list[str]] | None) -> str:
     return "; ".join(parts) or "none"
 
 
-def outdated_line(row: dict[str, Any]) -> str:
-    """One `plugman outdated` row: what is newer, or why it cannot be checked."""
-    head = f"{row['id']} ({row['scope']}): {row['version']}"
-    if row.get("problem"):
-        return f"{head}: {row['problem']}"
-    return f"{head} -> {row['available']}"
+def _outdated_line(row: Outdated) -> str:
+    head = f"{row.id} ({row.scope}): {row.version}"
+    if row.problem:
+        return f"{head}: {row.problem}"
+    return f"{head} -> {row.available}"

@@ -3,65 +3,97 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from plugman.output.common import display_path, envelope
 
+if TYPE_CHECKING:
+    from plugman.config.resolution import Resolution
+    from plugman.runtime.hook_outcome import HandlerResult, HookRun
+    from plugman.runtime.pool import Pool
+    from plugman.runtime.probe import ProbeResult
 
-def hooks_listed(hooks: list[dict[str, Any]], dropped: list[dict[str, Any]]) -> str:
-    """`plugman hooks list`: one line per resolved hook, in the order it runs."""
-    lines = [] if hooks else ["no hooks resolved"]
-    for hook in hooks:
-        where = hook["origin"]
-        owner = where.get("plugin") or f"{where['scope']}, {display_path(where['file'])}"
+
+def hooks_listed(resolution: Resolution, as_json: bool) -> str:
+    """`plugman hooks list`: one line per resolved hook, in the order it runs, then the hooks
+    resolution dropped (with why)."""
+    from plugman.config import redact
+
+    dropped = [d for d in resolution.dropped if d.kind == "hook"]
+    if as_json:
+        hooks = [
+            {
+                "event": h.event,
+                "matcher": h.matcher,
+                "type": h.handler.get("type"),
+                "command": _runs(h.handler),
+                "handler": redact.entry(h.handler),
+                "origin": h.origin._asdict(),
+            }
+            for h in resolution.hooks
+        ]
+        gone = [
+            {"name": d.name, "reason": d.reason, "detail": d.detail, "origin": d.origin._asdict()}
+            for d in dropped
+        ]
+        return envelope("hooks list", hooks=hooks, dropped=gone)
+    lines = [] if resolution.hooks else ["no hooks resolved"]
+    for hook in resolution.hooks:
+        where = hook.origin
+        owner = where.plugin or f"{where.scope}, {display_path(where.file)}"
+        kind = hook.handler.get("type")
         lines.append(
-            f"{hook['event']} [{hook['matcher'] or '*'}] {hook['type']}: {hook['command']}"
-            f"  ({owner})"
+            f"{hook.event} [{hook.matcher or '*'}] {kind}: {_runs(hook.handler)}  ({owner})"
         )
-    for item in dropped:
-        lines.append(f"dropped {item['name']} ({item['origin']['scope']}): {item['detail']}")
+    lines += [f"dropped {d.name} ({d.origin.scope}): {d.detail}" for d in dropped]
     return "\n".join(lines)
 
 
-def hook_run(run: dict[str, Any]) -> str:
+def _runs(handler: dict[str, Any]) -> Any:
+    return handler.get("url") or handler.get("command") or handler.get("prompt")
+
+
+def hook_run(run: HookRun, as_json: bool) -> str:
     """`plugman hooks run`: what each hook did, the decision, and the context to pass on."""
-    results = run["results"]
-    lines = [f"{run['event']}: {len(results)} hook{'s' * (len(results) != 1)} ran"]
+    if as_json:
+        return envelope("hooks run", **run.as_dict())
+    results = run.results
+    lines = [f"{run.event}: {len(results)} hook{'s' * (len(results) != 1)} ran"]
     for result in results:
-        lines.append(f"  {_hook_outcome(result)}  {result['target']}")
-        if result["note"]:
-            lines.append(f"      {result['note']}")
-    lines.append(f"decision: {run['decision'] or 'none'}")
-    if run["reason"]:
-        lines.append(f"reason: {run['reason']}")
-    if not run["continue"]:
-        lines.append(f"stop: {run['stop_reason'] or 'a hook stopped the session'}")
-    lines += [f"message: {m}" for m in run["system_messages"]]
-    if run["updated_input"] is not None:
-        lines.append(f"updated input: {json.dumps(run['updated_input'])}")
-    lines += [f"context: {c}" for c in run["additional_context"]]
+        lines.append(f"  {_hook_outcome(result)}  {result.target}")
+        if result.note:
+            lines.append(f"      {result.note}")
+    lines.append(f"decision: {run.decision or 'none'}")
+    if run.reason:
+        lines.append(f"reason: {run.reason}")
+    if not run.continue_:
+        lines.append(f"stop: {run.stop_reason or 'a hook stopped the session'}")
+    lines += [f"message: {m}" for m in run.system_messages]
+    if run.updated_input is not None:
+        lines.append(f"updated input: {json.dumps(run.updated_input)}")
+    lines += [f"context: {c}" for c in run.additional_context]
     return "\n".join(lines)
 
 
-def _hook_outcome(result: dict[str, Any]) -> str:
-    if result["skipped"]:
+def _hook_outcome(result: HandlerResult) -> str:
+    if result.skipped:
         return "skipped"
-    if result["timed_out"]:
-        return f"timed out after {result['duration']:.1f}s"
-    code = result["exit_code"] if result["status"] is None else f"HTTP {result['status']}"
-    verdict = f", {result['decision']}" if result["decision"] else ""
-    return f"{'exit ' if result['status'] is None else ''}{code}{verdict}"
+    if result.timed_out:
+        return f"timed out after {result.duration:.1f}s"
+    code = result.exit_code if result.status is None else f"HTTP {result.status}"
+    verdict = f", {result.decision}" if result.decision else ""
+    return f"{'exit ' if result.status is None else ''}{code}{verdict}"
 
 
-def hook_block_reason(run: dict[str, Any]) -> str:
+def hook_block_reason(run: HookRun) -> str:
     """What an agent is told on stderr when the hooks block (exit 2)."""
-    if not run["continue"]:
-        return run["stop_reason"] or "a hook stopped the session (continue: false)"
-    return run["reason"] or f"blocked by a {run['event']} hook"
+    if not run.continue_:
+        return run.stop_reason or "a hook stopped the session (continue: false)"
+    return run.reason or f"blocked by a {run.event} hook"
 
 
-def probed(results: list[Any], as_json: bool) -> str:
-    """`plugman mcp probe`: one line per server (plugman.runtime.probe.ProbeResult)."""
+def probed(results: list[ProbeResult], as_json: bool) -> str:
+    """`plugman mcp probe`: one line per server."""
     if as_json:
         return envelope("mcp probe", servers=[r.as_dict() for r in results])
     if not results:
@@ -85,13 +117,13 @@ def probed(results: list[Any], as_json: bool) -> str:
     return "\n".join(lines)
 
 
-def _probe_row(result: Any) -> tuple[str, ...]:
+def _probe_row(result: ProbeResult) -> tuple[str, ...]:
     tools = str(len(result.tools)) if result.state == "connected" else "-"
     shown = "" if result.duration_ms is None else f"{result.duration_ms / 1000:.2f} s"
     return (result.name, result.transport, result.state, tools, shown)
 
 
-def _probe_detail(result: Any) -> str:
+def _probe_detail(result: ProbeResult) -> str:
     if result.state != "connected":
         return str(result.reason or "")
     who = " ".join(p for p in (result.server_name, result.server_version) if p) or "?"
@@ -103,9 +135,9 @@ def _probe_detail(result: Any) -> str:
     return ", ".join(parts)
 
 
-def tool_pool(pool: Any, results: list[Any], as_json: bool) -> str:
-    """`plugman mcp tools`: the namespaced pool (plugman.runtime.pool.Pool), its collisions,
-    its estimated token cost and the servers left out of it."""
+def tool_pool(pool: Pool, results: list[ProbeResult], as_json: bool) -> str:
+    """`plugman mcp tools`: the namespaced pool, its collisions, its estimated token cost and
+    the servers left out of it."""
     absent = [r for r in results if r.state != "connected"]
     if as_json:
         left_out = [{"name": r.name, "state": r.state, "reason": r.reason} for r in absent]

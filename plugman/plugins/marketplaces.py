@@ -9,6 +9,7 @@ from typing import Any, NamedTuple
 
 import tomlkit
 
+from plugman import extensions
 from plugman.config import declarations
 from plugman.core import progress
 from plugman.core.errors import PlugmanError
@@ -55,7 +56,9 @@ def read(market: Known) -> Catalog:
     PlugmanError when the catalog itself cannot be used."""
     report = Report()
     file = market.root / ".claude-plugin" / "marketplace.json"
-    loaded, _sink = catalog.load(file, report, official=official(market.source))
+    loaded, _sink = catalog.load(
+        file, report, official=official(market.source), extension_kinds=extensions.source_locations
+    )
     found = acceptance.sort(report.diagnostics, {str(file)}, entries=True)
     if loaded is None or found.fatal:
         detail = (

@@ -18,6 +18,7 @@ from plugman.manifest.model import MarketplaceEntry, Plugin
 from plugman.plugins import marketplaces, registry
 from plugman.plugins import planner as resolver
 from plugman.plugins.install import Change, save
+from plugman.plugins.listings import Outdated, SearchHit
 
 
 def _fresh(work: Session, plugin_id: str, entry: dict[str, Any]) -> resolver.Planned:
@@ -67,7 +68,7 @@ def _gone(paths: Paths, entry: dict[str, Any]) -> str | None:
     return None
 
 
-def outdated(paths: Paths, *, fetch_catalogs: bool = True) -> list[dict[str, Any]]:
+def outdated(paths: Paths, *, fetch_catalogs: bool = True) -> list[Outdated]:
     """Installed plugins whose catalog now offers a different tree, in every scope here, and
     those that cannot be checked (with why, in `problem`)."""
     if fetch_catalogs:
@@ -77,22 +78,17 @@ def outdated(paths: Paths, *, fetch_catalogs: bool = True) -> list[dict[str, Any
         records = [Record.load(paths, scope) for scope in SCOPES]
         for record, plugin_id in _candidates(records, []):
             entry = record.plugins[plugin_id]
-            row = {"id": plugin_id, "scope": record.scope, "version": entry["version"]}
+            version = entry["version"]
             problem = _gone(paths, entry)
             if problem is not None:
-                rows.append({**row, "available": None, "problem": problem})
+                rows.append(Outdated(plugin_id, record.scope, version, None, problem))
                 continue
             fresh = _fresh(work, plugin_id, entry)
             available = tree_hash(fresh.tree)
             if available != entry["content_hash"]:
-                rows.append(
-                    {
-                        **row,
-                        "available": fresh.version,
-                        "content_hash": entry["content_hash"],
-                        "available_hash": available,
-                    }
-                )
+                installed = entry["content_hash"]
+                row = Outdated(plugin_id, record.scope, version, fresh.version)
+                rows.append(row._replace(content_hash=installed, available_hash=available))
     return rows
 
 
@@ -145,7 +141,7 @@ def _update_one(
     return Change("updated", plugin_id, fresh.version, record.scope, content_hash)
 
 
-def search(paths: Paths, query: str) -> list[dict[str, Any]]:
+def search(paths: Paths, query: str) -> list[SearchHit]:
     """Catalog entries whose name, description, category or tags mention `query`."""
     needle = query.lower()
     rows = []
@@ -159,13 +155,8 @@ def search(paths: Paths, query: str) -> list[dict[str, Any]]:
                 *[str(t) for t in fields.get("tags", []) + fields.get("keywords", [])],
             ]
             if any(needle in word.lower() for word in words):
-                rows.append(
-                    {
-                        "id": f"{entry.name}@{market.name}",
-                        "version": entry.version,
-                        "description": entry.description,
-                    }
-                )
+                hit = SearchHit(f"{entry.name}@{market.name}", entry.version, entry.description)
+                rows.append(hit)
     return rows
 
 

@@ -25,7 +25,7 @@ from typing import Any, cast
 
 import anyio
 
-from plugman.core.errors import PlugmanError
+from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
 from plugman.runtime.backends import Health
 from plugman.runtime.calls import Guard
@@ -55,7 +55,7 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
     from plugman.config.resolution import resolve
 
     if options.transport not in TRANSPORTS:
-        raise PlugmanError(f"unknown transport {options.transport!r}", hint="use stdio or http")
+        raise UsageError(f"unknown transport {options.transport!r}", hint="use stdio or http")
     env = dict(os.environ)
     health = Health.from_env(env, options.connect_timeout)
     resolved = resolve(paths, env)

@@ -29,13 +29,12 @@ from plugman.runtime.hook_match import if_matches, matches
 from plugman.runtime.hook_outcome import HandlerResult, HookRun, Raw, combine, interpret, tail
 
 if TYPE_CHECKING:
-    from plugman.config.resolution import Resolution
+    from plugman.core.paths import Paths
 
 __all__ = [
     "HandlerResult",
     "HookRun",
     "check_event",
-    "listing",
     "matches",
     "run_hooks",
     "selected",
@@ -47,29 +46,6 @@ SESSION_END_CEILING = 60.0
 SHELLS = {"bash": ["bash", "-c"], "powershell": ["pwsh", "-NoProfile", "-Command"]}
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 _background: list[subprocess.Popen[bytes]] = []  # async hooks: started, never awaited
-
-
-def listing(resolved: Resolution) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The resolved hooks in run order, and the hooks resolution dropped (with why)."""
-    from plugman.config.redact import entry
-
-    hooks = [
-        {
-            "event": h.event,
-            "matcher": h.matcher,
-            "type": h.handler.get("type"),
-            "command": h.handler.get("url") or h.handler.get("command") or h.handler.get("prompt"),
-            "handler": entry(h.handler),
-            "origin": h.origin._asdict(),
-        }
-        for h in resolved.hooks
-    ]
-    dropped = [
-        {"name": d.name, "reason": d.reason, "detail": d.detail, "origin": d.origin._asdict()}
-        for d in resolved.dropped
-        if d.kind == "hook"
-    ]
-    return hooks, dropped
 
 
 def selected(hook: Hook, event: str, payload: dict[str, Any]) -> bool:
@@ -292,3 +268,21 @@ def _headers(handler: dict[str, Any], env: dict[str, str]) -> dict[str, str]:
     if not isinstance(headers, dict):
         return {}
     return {str(k): _ENV_REF.sub(value, str(v)) for k, v in headers.items()}
+
+
+def run_here(paths: Paths, event: str, payload: dict[str, Any], env: Mapping[str, str]) -> HookRun:
+    """Run `event`'s hooks of the config resolved here with the event JSON `payload`, in the
+    event's `cwd` when it is a folder (else the project folder)."""
+    from plugman.config.resolution import resolve
+
+    check_event(event)
+    cwd = payload.get("cwd")
+    return run_hooks(
+        event,
+        payload,
+        resolve(paths, env).hooks,
+        cwd=Path(cwd) if isinstance(cwd, str) and Path(cwd).is_dir() else paths.project_dir,
+        env=env,
+        project_dir=paths.project_dir,
+        plugin_data=paths.plugin_data,
+    )

@@ -12,11 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import typer
 from typer.testing import CliRunner, Result
 
-from plugman.cli.app import RootGroup, root
-from plugman.cli.hooks import hooks_app
+from plugman.cli.app import app
 from plugman.config.merge import Hook, Origin
 from plugman.runtime.hooks import HookRun, run_hooks
 from tests.conftest import SAMPLES
@@ -275,9 +273,6 @@ def project(tmp_path: Path) -> Path:
 
 
 def cli(project: Path, *args: str, stdin: str = "") -> Result:
-    app = typer.Typer(cls=RootGroup, add_completion=False, pretty_exceptions_enable=False)
-    app.callback()(root)
-    app.add_typer(hooks_app, name="hooks")
     return CliRunner().invoke(app, ["--project", str(project), "hooks", *args], input=stdin)
 
 

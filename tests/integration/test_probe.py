@@ -23,11 +23,9 @@ from typing import Any
 
 import anyio
 import pytest
-import typer
 from typer.testing import CliRunner
 
-from plugman.cli.app import RootGroup, root
-from plugman.cli.runtime import mcp_runtime
+from plugman.cli.app import app
 from plugman.core.paths import Paths
 from plugman.runtime.probe import ProbeResult, probe
 
@@ -295,13 +293,6 @@ def test_local_batch_bounds_stdio_concurrency(tmp_path: Path) -> None:
 # --- the commands, over a resolved config ------------------------------------------------------
 
 
-def cli() -> typer.Typer:
-    local = typer.Typer(cls=RootGroup, no_args_is_help=True, pretty_exceptions_enable=False)
-    local.callback()(root)
-    local.add_typer(mcp_runtime, name="mcp")
-    return local
-
-
 def _toml_server(name: str, command: str, args: list[str]) -> str:
     return f"[mcp_servers.{name}]\ncommand = {json.dumps(command)}\nargs = {json.dumps(args)}\n"
 
@@ -328,7 +319,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def invoke(project: Path, *args: str) -> Any:
-    return CliRunner().invoke(cli(), ["--project", str(project), "mcp", *args])
+    return CliRunner().invoke(app, ["--project", str(project), "mcp", *args])
 
 
 def test_probe_command_reports_every_server(project: Path) -> None:

@@ -1,6 +1,6 @@
 """A third-party extension adds a plugin source kind through the `plugman_sources` hook, the
-same hook the built-in kinds (path, git, archive, …) register through. (Marketplace entries of
-a new kind are still refused by the marketplace schema's `source` enum.)"""
+same hook the built-in kinds (path, git, archive, …) register through; a marketplace entry of
+that kind validates and installs, and one of a kind no extension adds is refused by name."""
 
 from __future__ import annotations
 
@@ -15,7 +15,9 @@ from plugman import extensions
 from plugman.core.errors import PlugmanError
 from plugman.hookspecs import hookimpl
 from plugman.manifest.model import PluginSource
+from plugman.manifest.validate import validate
 from plugman.plugins.sources import Progress, SourceKind, fetch
+from tests.integration.helpers import run
 
 
 class Shelf:
@@ -32,7 +34,7 @@ class Shelf:
 
     @hookimpl
     def plugman_sources(self) -> list[SourceKind]:
-        return [SourceKind(("shelf",), self.fetch)]
+        return [SourceKind(("shelf",), self.fetch, location="package")]
 
 
 @pytest.fixture
@@ -59,3 +61,36 @@ def test_an_unknown_source_kind_names_the_registered_ones() -> None:
     assert {"path", "github", "url", "git-subdir", "archive"} <= set(extensions.source_kinds())
     with pytest.raises(PlugmanError, match=r"supported types: .*archive.*github"):
         extensions.source_kind("carrier-pigeon")
+
+
+def _market(folder: Path, source: dict[str, str]) -> Path:
+    """A marketplace listing one plugin, `tool`, from `source`."""
+    (folder / ".claude-plugin").mkdir(parents=True)
+    entry = {"name": "tool", "source": source}
+    document = {"name": "shelved", "owner": {"name": "Shelf"}, "plugins": [entry]}
+    (folder / ".claude-plugin" / "marketplace.json").write_text(json.dumps(document))
+    return folder
+
+
+def test_a_marketplace_entry_of_an_extension_kind_validates_and_installs(
+    tmp_path: Path, shelf: Path
+) -> None:
+    market = _market(tmp_path / "market", {"source": "shelf", "package": "tool"})
+    found = validate([market], extension_kinds=extensions.source_locations)
+    assert found.diagnostics == []
+    run("marketplace", "add", str(market))
+    done = run("install", "tool@shelved")["changes"]
+    assert [(c["action"], c["id"], c["version"]) for c in done] == [
+        ("installed", "tool@shelved", "2.0.0")
+    ]
+    listed = run("list")["plugins"]
+    assert [(p["id"], p["source"]["type"]) for p in listed] == [("tool@shelved", "shelf")]
+
+
+def test_an_entry_of_a_kind_no_extension_adds_is_refused_by_name(tmp_path: Path) -> None:
+    market = _market(tmp_path / "market", {"source": "shelf", "package": "tool"})
+    found = validate([market], extension_kinds=extensions.source_locations)
+    assert [(d.code, d.path) for d in found.diagnostics] == [
+        ("schema-enum", "plugins[0].source.source")
+    ]
+    assert "unknown source type 'shelf'" in found.diagnostics[0].message

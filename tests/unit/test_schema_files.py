@@ -51,6 +51,7 @@ ANNOTATIONS = {
     "$comment",
     "format",
     "x-plugman-severity",
+    "x-plugman-discriminator",
 }
 ASSERTIONS = {
     "type",
@@ -338,7 +339,8 @@ def test_unknown_keys_are_only_closure_violations() -> None:
             "marketplace.schema.json#/$defs/source",
             {"source": "github", "repo": "o/r", "sha": "abc123"},
         ),
-        ("marketplace.schema.json#/$defs/source", {"source": "pip", "package": "x"}),
+        ("marketplace.schema.json#/$defs/source", {"source": "path", "url": "./x"}),
+        ("marketplace.schema.json#/$defs/source", {"source": "github", "repo": 1}),
         ("mcp-config.schema.json#/$defs/server", {"type": "grpc", "url": "https://x"}),
         ("mcp-config.schema.json#/$defs/server", {"command": "npx", "args": "-y server"}),
         ("mcp-config.schema.json#/$defs/agentPluginsServer", {"type": "http", "url": "u"}),
@@ -380,6 +382,8 @@ def test_rejects_known_defects(ref: str, value: Any) -> None:
             "marketplace.schema.json#/$defs/source",
             {"source": "command", "command": "x", "mode": "link"},
         ),
+        # a type an extension adds: plugman's code checks that one is installed
+        ("marketplace.schema.json#/$defs/source", {"source": "pip", "package": "x"}),
         ("mcp-config.schema.json#/$defs/serverMap", {"docs": {"type": "ws", "url": "wss://x"}}),
         ("skill.schema.json", {"name": "s", "user-invocable": "Yes", "allowed-tools": ["Read"]}),
         (

@@ -18,3 +18,7 @@ class SourceKind(NamedTuple):
 
     kinds: tuple[str, ...]  # the `source` values of marketplace entries it takes
     fetch: Fetcher
+    # The key of a marketplace entry's source object that names what to fetch (it becomes
+    # `PluginSource.location`), e.g. "package" for `{"source": "shelf", "package": "tool"}`.
+    # The built-in types have their own keys, in the marketplace schema.
+    location: str = "url"
