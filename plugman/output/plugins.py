@@ -9,7 +9,7 @@ from plugman.output.common import envelope
 
 if TYPE_CHECKING:
     from plugman.plugins.install import Change
-    from plugman.plugins.listings import Outdated, SearchHit
+    from plugman.plugins.listings import Info, Listed, Outdated, SearchHit
     from plugman.plugins.registry import Known
 
 
@@ -22,42 +22,19 @@ def changes(command: str, done: list[Change], as_json: bool) -> str:
     return "\n".join(f"{c.action} {c.id} {c.version} ({c.scope})" for c in done)
 
 
-def installed(rows: list[dict[str, Any]], as_json: bool) -> str:
+def installed(rows: list[Listed], as_json: bool) -> str:
     if as_json:
-        keys = (
-            "id",
-            "version",
-            "scope",
-            "enabled",
-            "source",
-            "content_hash",
-            "installed_at",
-            "components",
-        )
-        return envelope(
-            "list",
-            plugins=[
-                {**{k: row.get(k) for k in keys}, "pin": _pin(row.get("source") or {})}
-                for row in rows
-            ],
-        )
+        return envelope("list", plugins=[row.as_json() for row in rows])
     if not rows:
         return "no plugins installed"
-    width = max(len(row["id"]) for row in rows)
+    width = max(len(row.id) for row in rows)
     lines = [f"{'plugin':{width}}  {'version':10} {'scope':8} {'enabled':8} content"]
     for row in rows:
-        enabled = "yes" if row.get("enabled", True) else "no"
+        enabled = "yes" if row.enabled else "no"
         lines.append(
-            f"{row['id']:{width}}  {row['version']:10} {row['scope']:8} {enabled:8} "
-            f"{row['content_hash'][:19]}"
+            f"{row.id:{width}}  {row.version:10} {row.scope:8} {enabled:8} {row.content_hash[:19]}"
         )
     return "\n".join(lines)
-
-
-def _pin(source: dict[str, Any]) -> str | None:
-    """What exactly was installed: the git commit or the archive's sha256."""
-    pin = source.get("commit") or source.get("sha256")
-    return str(pin) if pin else None
 
 
 def markets(command: str, found: list[Known], as_json: bool, verb: str = "") -> str:
@@ -109,18 +86,18 @@ def searched(found: list[SearchHit], query: str, as_json: bool) -> str:
     return "\n".join(lines) or f"no plugin matches {query!r}"
 
 
-def plugin_info(found: dict[str, Any], as_json: bool) -> str:
+def plugin_info(found: Info, as_json: bool) -> str:
     """`plugman info`: version, source in words, components and where it is installed."""
     if as_json:
-        return envelope("info", plugin=found)
-    lines = [f"{found['id']} {found['version'] or '(no version)'}"]
-    if found["description"]:
-        lines.append(f"  {found['description']}")
-    lines.append(f"source:     {source_words(found['source'], found['marketplace'])}")
-    lines.append(f"components: {_components(found['components'])}")
+        return envelope("info", plugin=found.as_json())
+    lines = [f"{found.id} {found.version or '(no version)'}"]
+    if found.description:
+        lines.append(f"  {found.description}")
+    lines.append(f"source:     {source_words(found.source, found.marketplace)}")
+    lines.append(f"components: {_components(found.components)}")
     scopes = [
-        f"{scope} {version}" + ("" if found["enabled"][scope] else " (disabled)")
-        for scope, version in found["installed"].items()
+        f"{scope} {version}" + ("" if found.enabled[scope] else " (disabled)")
+        for scope, version in found.installed.items()
     ]
     lines.append(f"installed:  {', '.join(scopes) or 'no'}")
     return "\n".join(lines)

@@ -7,7 +7,7 @@ project, plugman.lock) and commits them together, or rolls them all back.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from plugman.agents import export
 from plugman.config import declarations
@@ -20,6 +20,7 @@ from plugman.core.state import SCOPES, Record, Scope, installed_ids, timestamp
 from plugman.manifest.model import Plugin
 from plugman.plugins import lockfile, marketplaces, registry
 from plugman.plugins import planner as resolver
+from plugman.plugins.listings import Listed
 
 
 class Change(NamedTuple):
@@ -215,10 +216,19 @@ def set_enabled(paths: Paths, name: str, scope: Scope, enabled: bool) -> Change:
     return Change(action, plugin_id, entry["version"], scope, entry["content_hash"])
 
 
-def listing(paths: Paths) -> list[dict[str, Any]]:
+def listing(paths: Paths) -> list[Listed]:
     """Every installed plugin in every scope that applies here."""
-    rows = []
-    for scope in SCOPES:
-        for plugin_id, entry in sorted(Record.load(paths, scope).plugins.items()):
-            rows.append({"id": plugin_id, "scope": scope, **entry})
-    return rows
+    return [
+        Listed(
+            plugin_id,
+            scope,
+            entry["version"],
+            entry.get("enabled", True),
+            entry.get("source"),
+            entry["content_hash"],
+            entry.get("installed_at"),
+            entry.get("components"),
+        )
+        for scope in SCOPES
+        for plugin_id, entry in sorted(Record.load(paths, scope).plugins.items())
+    ]

@@ -1,8 +1,11 @@
-"""The rows of `plugman outdated` and `plugman search`: typed, with the JSON each one shows."""
+"""The rows of `plugman list`, `info`, `outdated` and `search`: typed, with the JSON each one
+shows."""
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple
+
+from plugman.core.state import Scope
 
 
 class Outdated(NamedTuple):
@@ -31,6 +34,48 @@ class SearchHit(NamedTuple):
     id: str
     version: str | None
     description: str | None
+
+    def as_json(self) -> dict[str, Any]:
+        return self._asdict()
+
+
+class Listed(NamedTuple):
+    """An installed plugin as one scope's record has it (`plugman list`)."""
+
+    id: str
+    scope: Scope
+    version: str
+    enabled: bool
+    source: dict[str, Any] | None  # the lock-file source
+    content_hash: str
+    installed_at: str | None
+    components: dict[str, Any] | None
+
+    @property
+    def pin(self) -> str | None:
+        """What exactly was installed: the git commit or the archive's sha256."""
+        pin = (self.source or {}).get("commit") or (self.source or {}).get("sha256")
+        return str(pin) if pin else None
+
+    def as_json(self) -> dict[str, Any]:
+        keys = ("id", "version", "scope", "enabled", "source", "content_hash", "installed_at")
+        row = {key: getattr(self, key) for key in keys}
+        return {**row, "components": self.components, "pin": self.pin}
+
+
+class Info(NamedTuple):
+    """What `plugman info` knows of a plugin: its catalog entry (or its record, for a direct
+    install) and where it is installed."""
+
+    id: str
+    name: str | None
+    marketplace: str | None
+    version: str | None
+    description: str | None
+    source: dict[str, Any] | None  # the lock-file source
+    components: dict[str, Any] | None
+    installed: dict[str, str]  # scope -> version
+    enabled: dict[str, bool]  # scope -> enabled
 
     def as_json(self) -> dict[str, Any]:
         return self._asdict()

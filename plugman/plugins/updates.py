@@ -18,7 +18,7 @@ from plugman.manifest.model import MarketplaceEntry, Plugin
 from plugman.plugins import marketplaces, registry
 from plugman.plugins import planner as resolver
 from plugman.plugins.install import Change, save
-from plugman.plugins.listings import Outdated, SearchHit
+from plugman.plugins.listings import Info, Outdated, SearchHit
 
 
 def _fresh(work: Session, plugin_id: str, entry: dict[str, Any]) -> resolver.Planned:
@@ -160,7 +160,7 @@ def search(paths: Paths, query: str) -> list[SearchHit]:
     return rows
 
 
-def info(paths: Paths, text: str) -> dict[str, Any]:
+def info(paths: Paths, text: str) -> Info:
     """A plugin's catalog entry (none for a direct install) and where it is installed: its
     version (the catalog's, else its plugin.json's), source, components and scopes."""
     name, _, market = text.partition("@")
@@ -176,42 +176,44 @@ def info(paths: Paths, text: str) -> dict[str, Any]:
     if catalog is None and len(ids) > 1:
         raise UsageError(f"{name!r} matches {', '.join(ids)}", hint="say which: NAME@MARKETPLACE")
     record = next((entry for _id, entry in installed.values()), None)
-    if catalog is not None:
-        known, entry = catalog
-        found = _from_catalog(known, entry)
-    else:
-        found = _from_record(ids[0], record or {})
+    found = _from_catalog(*catalog) if catalog else _from_record(ids[0], record or {})
     if record is not None:  # what is installed is what it has, whatever the catalog says now
-        found["components"] = record.get("components")
-        found["version"] = found["version"] or record["version"]
-    found["installed"] = {scope: e["version"] for scope, (_id, e) in installed.items()}
-    found["enabled"] = {scope: e.get("enabled", True) for scope, (_id, e) in installed.items()}
-    return found
+        found = found._replace(
+            components=record.get("components"), version=found.version or record["version"]
+        )
+    return found._replace(
+        installed={scope: e["version"] for scope, (_id, e) in installed.items()},
+        enabled={scope: e.get("enabled", True) for scope, (_id, e) in installed.items()},
+    )
 
 
-def _from_catalog(known: registry.Known, entry: MarketplaceEntry) -> dict[str, Any]:
+def _from_catalog(known: registry.Known, entry: MarketplaceEntry) -> Info:
     local = _local_plugin(known, entry)
-    return {
-        "id": f"{entry.name}@{known.name}",
-        "name": entry.name,
-        "marketplace": known.name,
-        "version": entry.version or (local.version if local else None),
-        "description": entry.description or (local.description if local else None),
-        "source": resolver.lock_source(entry.source, None, None) if entry.source else None,
-        "components": _components(local),
-    }
+    return Info(
+        id=f"{entry.name}@{known.name}",
+        name=entry.name,
+        marketplace=known.name,
+        version=entry.version or (local.version if local else None),
+        description=entry.description or (local.description if local else None),
+        source=resolver.lock_source(entry.source, None, None) if entry.source else None,
+        components=_components(local),
+        installed={},
+        enabled={},
+    )
 
 
-def _from_record(plugin_id: str, record: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "id": plugin_id,
-        "name": record.get("name"),
-        "marketplace": record.get("marketplace"),
-        "version": record.get("version"),
-        "description": (record.get("entry") or {}).get("description"),
-        "source": record.get("source"),
-        "components": record.get("components"),
-    }
+def _from_record(plugin_id: str, record: dict[str, Any]) -> Info:
+    return Info(
+        id=plugin_id,
+        name=record.get("name"),
+        marketplace=record.get("marketplace"),
+        version=record.get("version"),
+        description=(record.get("entry") or {}).get("description"),
+        source=record.get("source"),
+        components=record.get("components"),
+        installed={},
+        enabled={},
+    )
 
 
 def _catalog(
