@@ -1,4 +1,4 @@
-"""Real coding agents (Claude Code, Gemini CLI), installed from npm, asked about MCP configs.
+"""Real coding agents (Claude Code, Gemini CLI, Codex, Copilot CLI), installed from npm, asked about MCP configs.
 
 A helper module for integration tests, not tests. Each agent is pinned to an exact version and
 installed once under ``<repo>/.tools/<name>`` (see ``bench.claude_code.ensure_npm_tool``). When it
@@ -44,12 +44,16 @@ from bench.claude_code import (
 
 GEMINI_PACKAGE = "@google/gemini-cli"
 GEMINI_VERSION = "0.61.0"
+CODEX_PACKAGE = "@openai/codex"
+CODEX_VERSION = "0.169.0"
+COPILOT_PACKAGE = "@github/copilot"
+COPILOT_VERSION = "1.0.102"
 
 MCP_LIST_TIMEOUT_S = 120
 
 # Variables that would point an agent at a developer's own configuration, credentials, trust
 # decisions or sandbox; agent_env drops every variable with one of these prefixes or names.
-_DROPPED_PREFIXES = ("CLAUDE", "ANTHROPIC_", "GEMINI_")
+_DROPPED_PREFIXES = ("CLAUDE", "ANTHROPIC_", "GEMINI_", "CODEX_", "OPENAI_", "COPILOT_", "GH_")
 _DROPPED_NAMES = frozenset({"SANDBOX", "GOOGLE_API_KEY", "GOOGLE_APPLICATION_CREDENTIALS"})
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -66,6 +70,16 @@ def claude_bin(tools_dir: Path = DEFAULT_TOOLS_DIR) -> Path:
 def gemini_bin(tools_dir: Path = DEFAULT_TOOLS_DIR) -> Path:
     """The pinned ``gemini`` binary, installed on first use (skip: npm unreachable)."""
     return _npm_tool(GEMINI_PACKAGE, GEMINI_VERSION, "gemini-cli", "gemini", tools_dir)
+
+
+def codex_bin(tools_dir: Path = DEFAULT_TOOLS_DIR) -> Path:
+    """The pinned ``codex`` binary, installed on first use (skip: npm unreachable)."""
+    return _npm_tool(CODEX_PACKAGE, CODEX_VERSION, "codex", "codex", tools_dir)
+
+
+def copilot_bin(tools_dir: Path = DEFAULT_TOOLS_DIR) -> Path:
+    """The pinned ``copilot`` binary, installed on first use (skip: npm unreachable)."""
+    return _npm_tool(COPILOT_PACKAGE, COPILOT_VERSION, "copilot", "copilot", tools_dir)
 
 
 def _npm_tool(package: str, version: str, name: str, binary: str, tools_dir: Path) -> Path:
