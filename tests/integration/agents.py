@@ -1,4 +1,5 @@
-"""Real coding agents (Claude Code, Gemini CLI, Codex, Copilot CLI), installed from npm, asked about MCP configs.
+"""Real coding agents (Claude Code, Gemini CLI, Codex, Copilot CLI), installed from npm, asked
+about MCP configs.
 
 A helper module for integration tests, not tests. Each agent is pinned to an exact version and
 installed once under ``<repo>/.tools/<name>`` (see ``bench.claude_code.ensure_npm_tool``). When it
