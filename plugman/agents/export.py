@@ -76,20 +76,24 @@ def export(
         )
     place = Place(scope, home_of(env), paths.project_dir, env)
     if dry_run:
-        return _plan(paths, target, place, export_record.load(paths), remove)
+        return plan(paths, target, place, export_record.load(paths), remove)
     with session(paths) as work:
         exports = export_record.load(paths)
-        outcome = _plan(paths, target, place, exports, remove)
-        private = place.scope != "project"  # a new project file is committed: not 0600
-        for change in outcome.changes:
-            work.tx.write(
-                change.path, _bytes(change.after), prune_to=change.prune_to, private=private
-            )
+        outcome = plan(paths, target, place, exports, remove)
+        write(work, outcome)
         work.tx.write(export_record.path(paths), export_record.dump(exports))
     return outcome
 
 
-def _plan(paths: Paths, target: Target, place: Place, exports: Exports, remove: bool) -> Outcome:
+def write(work: Session, outcome: Outcome) -> None:
+    """Write an outcome's changes in the session's transaction (a new file outside the project
+    scope is created 0600; a new project file is committed, so it gets the umask's mode)."""
+    private = outcome.scope != "project"
+    for change in outcome.changes:
+        work.tx.write(change.path, _bytes(change.after), prune_to=change.prune_to, private=private)
+
+
+def plan(paths: Paths, target: Target, place: Place, exports: Exports, remove: bool) -> Outcome:
     """The changes for one export; `exports` is updated to match."""
     key = export_record.key(target.name, place.scope, paths)
     old = exports.pop(key, {})

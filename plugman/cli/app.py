@@ -12,7 +12,7 @@ from typer._click import exceptions as click  # typer 0.28 vendors click; these 
 from typer.core import TyperGroup
 
 from plugman import __version__, output
-from plugman.cli import config, export, hooks, marketplace, mcp, plugins, runtime, serve
+from plugman.cli import agents, config, export, hooks, marketplace, mcp, plugins, runtime, serve
 from plugman.cli.common import paths_of
 from plugman.core import progress
 from plugman.core.errors import PlugmanError, UsageError, from_os_error
@@ -178,6 +178,7 @@ mcp.mcp_app.command("serve")(serve.serve)
 app.add_typer(mcp.mcp_app, name="mcp")
 app.add_typer(mcp.connectors_app, name="connectors")
 app.add_typer(hooks.hooks_app, name="hooks")
+app.add_typer(agents.agents_app, name="agents")
 
 
 def run_app(args: list[str]) -> int:

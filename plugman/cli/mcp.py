@@ -53,12 +53,13 @@ def add(
     as_json: Json = False,
 ) -> None:
     """Add a server: `plugman mcp add NAME URL` or `plugman mcp add NAME -- CMD [ARGS...]`."""
+    from plugman.agents.deploy import follow
     from plugman.config import server_entries, servers
 
     entry = server_entries.build_entry(
         target or [], ctx.meta.get(COMMAND), transport, env or [], header or []
     )
-    change = servers.add(paths_of(ctx), name, entry, scope)
+    change = servers.add(paths_of(ctx), name, entry, scope, follow(os.environ))
     output.emit(output.mcp_changed("mcp add", change, as_json))
 
 
@@ -71,9 +72,11 @@ def add_json(
     as_json: Json = False,
 ) -> None:
     """Add a server from its JSON entry, checked like any MCP config."""
+    from plugman.agents.deploy import follow
     from plugman.config import server_entries, servers
 
-    change = servers.add(paths_of(ctx), name, server_entries.parse_json(name, entry), scope)
+    parsed = server_entries.parse_json(name, entry)
+    change = servers.add(paths_of(ctx), name, parsed, scope, follow(os.environ))
     for warning in change.warnings:
         output.emit(f"warning: {warning}", err=True)
     output.emit(output.mcp_changed("mcp add-json", change, as_json))
@@ -89,9 +92,10 @@ def remove(
     as_json: Json = False,
 ) -> None:
     """Remove a server from the scope that has it."""
+    from plugman.agents.deploy import follow
     from plugman.config import servers
 
-    change = servers.remove(paths_of(ctx), name, scope)
+    change = servers.remove(paths_of(ctx), name, scope, follow(os.environ))
     output.emit(output.mcp_changed("mcp remove", change, as_json))
 
 

@@ -1,9 +1,12 @@
 """The project's `.mcp.json` (`{"mcpServers": {...}}`), edited by `plugman mcp add|remove`.
 
-Entries, their order and other top-level keys are kept; the file is written back with its own
-indentation (2 spaces for a new file). The file's bytes before plugman's first change are kept
-in the project record (`owned[<path>]`), so removing what plugman added restores them exactly,
-and deletes the file when plugman created it.
+`add` splices one block of text into the file (`plugman.manifest.edit`), so every byte of the
+user's (and of what `plugman export` wrote there for Claude Code) stays as it was. The block is
+kept in the project record (`owned[<path>]["blocks"][<name>]`, and whether plugman created the
+file), so `remove` takes out exactly that block, and deletes the file when plugman created it
+and nothing else is left. A server plugman did not add is taken out structurally (the file is
+written back with its own indentation). A record from before blocks (`before`/`added`) is still
+read the way it was written.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from typing import Any
 
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import read_bytes
+from plugman.manifest import edit
+from plugman.manifest.edit import Block, Part
 
 WRAPPER = "mcpServers"
 _INDENT = re.compile(r"\n([ \t]+)\S")
@@ -42,23 +47,54 @@ def servers(path: Path) -> dict[str, Any]:
 
 
 def add(path: Path, name: str, entry: dict[str, Any], owned: dict[str, Any]) -> bytes:
-    """The file's bytes with server `name` added last; notes the pre-image in `owned`."""
-    text, doc = read(path)
-    mine = owned.setdefault(str(path), {"before": text, "added": []})
-    doc.setdefault(WRAPPER, {})[name] = entry
-    if name not in mine["added"]:
+    """The file's bytes with server `name` added last; the block inserted noted in `owned`."""
+    text, _doc = read(path)
+    edited = edit.add("json", text or edit.module("json").BASE, [_part(name, entry)], str(path))
+    mine = owned.setdefault(str(path), {"created": text is None, "blocks": {}})
+    if "blocks" in mine:
+        mine["blocks"][name] = [list(block) for block in edited.blocks]
+    elif name not in mine["added"]:  # a record from before blocks
         mine["added"].append(name)
-    return _dump(doc, text)
+    return edited.text.encode("utf-8")
 
 
 def remove(path: Path, name: str, owned: dict[str, Any]) -> bytes | None:
-    """The file's bytes without server `name`: the exact bytes from before plugman's change when
-    that is what is left, None (delete) when plugman created the file and nothing else is in it."""
+    """The file's bytes without server `name`: plugman's block taken out exactly (None, delete,
+    when plugman created the file and nothing else is in it)."""
     text, doc = read(path)
-    doc.get(WRAPPER, {}).pop(name, None)
     mine = owned.get(str(path))
-    if mine is None:
+    if mine is not None and "blocks" in mine and name in mine["blocks"]:
+        blocks = [
+            Block(b[0], b[1], tuple(b[2]) if b[2] else None) for b in mine["blocks"].pop(name)
+        ]
+        entry = doc.get(WRAPPER, {}).get(name)
+        left = edit.take_out("json", text or "", blocks, [_part(name, entry)], str(path))
+        created = mine["created"]
+        if not mine["blocks"]:
+            owned.pop(str(path))
+        if created and json.loads(left) in ({}, {WRAPPER: {}}):
+            return None
+        return left.encode("utf-8")
+    doc.get(WRAPPER, {}).pop(name, None)
+    if mine is None or "blocks" in mine:
         return _dump(doc, text)
+    return _remove_before_blocks(doc, text, name, mine, owned, path)
+
+
+def _part(name: str, entry: Any) -> Part:
+    return Part((WRAPPER,), {name: entry})
+
+
+def _remove_before_blocks(
+    doc: dict[str, Any],
+    text: str | None,
+    name: str,
+    mine: dict[str, Any],
+    owned: dict[str, Any],
+    path: Path,
+) -> bytes | None:
+    """Removal under a record from before blocks: the file's old bytes when that is what is
+    left, else the file written back with its own indentation."""
     if name in mine["added"]:
         mine["added"].remove(name)
     before = mine["before"]

@@ -18,7 +18,7 @@ from plugman.config import declarations, mcp_json
 from plugman.config.server_entries import check_entry, check_name
 from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
-from plugman.core.session import session
+from plugman.core.session import Finish, session
 from plugman.core.state import SCOPES, Record, Scope
 
 TABLE = "mcp_servers"
@@ -42,7 +42,9 @@ def refuse_if_managed(paths: Paths, verb: str) -> None:
         )
 
 
-def add(paths: Paths, name: str, entry: dict[str, Any], scope: Scope) -> Change:
+def add(
+    paths: Paths, name: str, entry: dict[str, Any], scope: Scope, finish: Finish | None = None
+) -> Change:
     check_name(name)
     warnings = check_entry(name, entry)
     refuse_if_managed(paths, "add")
@@ -59,6 +61,8 @@ def add(paths: Paths, name: str, entry: dict[str, Any], scope: Scope) -> Change:
         else:
             target = declarations.set_entry(work.tx, paths, record, TABLE, name, _toml(entry))
         work.tx.write(record.path, record.to_bytes())
+        if finish is not None:
+            finish(work)
     return Change("added", name, scope, str(target), entry, warnings)
 
 
@@ -92,7 +96,7 @@ def _toml(entry: dict[str, Any]) -> tomlkit.items.Table:
     return table
 
 
-def remove(paths: Paths, name: str, scope: Scope | None) -> Change:
+def remove(paths: Paths, name: str, scope: Scope | None, finish: Finish | None = None) -> Change:
     refuse_if_managed(paths, "remove")
     _locate(paths, name, scope)
     with session(paths) as work:
@@ -106,6 +110,8 @@ def remove(paths: Paths, name: str, scope: Scope | None) -> Change:
         else:
             declarations.drop_entry(work.tx, paths, record, TABLE, name)
         work.tx.write(record.path, record.to_bytes())
+        if finish is not None:
+            finish(work)
     return Change("removed", name, found, str(target), entry, [])
 
 

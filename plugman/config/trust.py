@@ -17,7 +17,7 @@ from plugman.config import scopes
 from plugman.config.merge import Layers, Origin, approval_key
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
-from plugman.core.session import session
+from plugman.core.session import Finish, session
 from plugman.core.state import read_state, timestamp
 
 FORMAT = 1
@@ -90,18 +90,24 @@ def listing(paths: Paths) -> list[Approval]:
     ]
 
 
-def approve(paths: Paths, names: list[str], everything: bool = False) -> list[Approval]:
+def approve(
+    paths: Paths, names: list[str], everything: bool = False, finish: Finish | None = None
+) -> list[Approval]:
     """Approve entries by name (a server or hook name, or a plugin: all it brings), or every
     pending one. The rows changed or named, as they are now."""
-    return _change(paths, names, everything, approving=True)
+    return _change(paths, names, everything, True, finish)
 
 
-def revoke(paths: Paths, names: list[str], everything: bool = False) -> list[Approval]:
+def revoke(
+    paths: Paths, names: list[str], everything: bool = False, finish: Finish | None = None
+) -> list[Approval]:
     """Withdraw approvals by name, or every approval of an entry here."""
-    return _change(paths, names, everything, approving=False)
+    return _change(paths, names, everything, False, finish)
 
 
-def _change(paths: Paths, names: list[str], everything: bool, approving: bool) -> list[Approval]:
+def _change(
+    paths: Paths, names: list[str], everything: bool, approving: bool, finish: Finish | None
+) -> list[Approval]:
     rows = _select(listing(paths), names, everything, approving)
     with session(paths) as work:
         known = approvals(paths)
@@ -113,6 +119,8 @@ def _change(paths: Paths, names: list[str], everything: bool, approving: bool) -
         body = {"format": FORMAT, "approvals": dict(sorted(known.items()))}
         data = (json.dumps(body, indent=2) + "\n").encode() if known else None
         work.tx.write(trust_path(paths), data)
+        if finish is not None:
+            finish(work)
     state: State = "approved" if approving else "pending"
     return [row._replace(state=state, previous=row.state) for row in rows]
 

@@ -6,6 +6,7 @@ per family of results; this package re-exports them all.
 
 from __future__ import annotations
 
+from plugman.output.agents import agents_listed, deployed
 from plugman.output.common import (
     FORMAT_VERSION,
     announced,
@@ -42,9 +43,11 @@ from plugman.output.validation import FORMATS, validation
 __all__ = [
     "FORMATS",
     "FORMAT_VERSION",
+    "agents_listed",
     "announced",
     "changes",
     "connectors_synced",
+    "deployed",
     "diagnostic_dict",
     "display_path",
     "doctored",

@@ -23,7 +23,7 @@ def exported(outcome: Outcome, dry_run: bool, as_json: bool, show_secrets: bool 
             changes=[
                 {
                     "path": str(c.path),
-                    "action": _action(c),
+                    "action": action(c),
                     "diff": _shown(c, outcome, show_secrets),
                 }
                 for c in outcome.changes
@@ -34,14 +34,14 @@ def exported(outcome: Outcome, dry_run: bool, as_json: bool, show_secrets: bool 
     if dry_run:
         diffs = [_shown(c, outcome, show_secrets) for c in outcome.changes]
         return "".join(diffs) or "nothing would change"
-    lines = [f"{_action(c)} {display_path(str(c.path))}" for c in outcome.changes]
+    lines = [f"{action(c)} {display_path(str(c.path))}" for c in outcome.changes]
     owned = sum(len(ids) for ids in outcome.entries.values())
     entries = "1 entry" if owned == 1 else f"{owned} entries"
     lines.append(f"{outcome.target} ({outcome.scope}): plugman owns {entries} there now")
     return "\n".join(lines)
 
 
-def _action(change: Change) -> str:
+def action(change: Change) -> str:
     if change.after is None:
         return "deleted"
     return "created" if change.before is None else "updated"

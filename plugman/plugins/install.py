@@ -7,9 +7,10 @@ project, plugman.lock) and commits them together, or rolls them all back.
 
 from __future__ import annotations
 
+import os
 from typing import NamedTuple
 
-from plugman.agents import export
+from plugman.agents import deploy, export
 from plugman.config import declarations
 from plugman.core import progress
 from plugman.core.errors import PlugmanError, UsageError
@@ -40,6 +41,7 @@ def install(paths: Paths, specs: list[str], scope: Scope, *, dry_run: bool = Fal
             return [Change("would install", p.id, p.version, scope, "") for p in planned]
         changes = [_add(work, record, p, explicit=not p.required_by) for p in planned]
         save(work, record)
+        deploy.refresh(work, os.environ)
     return changes
 
 
@@ -140,6 +142,7 @@ def uninstall(
         _undeclare_marketplaces(work, record)
         save(work, record)
         export.forget(work, {p for p in removed if not _installed_anywhere(paths, p)})
+        deploy.refresh(work, os.environ)
         unused = sorted(set(removed) - installed_ids(paths))  # no scope of any project has them
     if not keep_data:  # after the commit: data is not journaled, so it goes only if all else did
         for plugin_id in unused:
@@ -212,6 +215,7 @@ def set_enabled(paths: Paths, name: str, scope: Scope, enabled: bool) -> Change:
         entry = record.plugins[plugin_id]
         entry["enabled"] = enabled
         save(work, record)
+        deploy.refresh(work, os.environ)
     action = "enabled" if enabled else "disabled"
     return Change(action, plugin_id, entry["version"], scope, entry["content_hash"])
 

@@ -8,8 +8,10 @@ it reproduces the same store. `lock` resolves the declaration and rewrites the l
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
+from plugman.agents import deploy
 from plugman.config import declarations
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import tree_hash
@@ -95,6 +97,7 @@ def sync(paths: Paths, mode: str = "default") -> list[Change]:
             work.tx.write(record.path, record.to_bytes())
         else:
             save(work, record)
+        deploy.refresh(work, os.environ)
     return changes
 
 

@@ -6,8 +6,10 @@ update.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
+from plugman.agents import deploy
 from plugman.core import progress
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.fs import tree_hash
@@ -118,6 +120,8 @@ def update(
         for record in records:
             if any(c.scope == record.scope for c in changes):
                 save(work, record)
+        if changes:
+            deploy.refresh(work, os.environ)
     return changes
 
 

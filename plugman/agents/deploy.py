@@ -1,0 +1,116 @@
+"""Deploying to the linked agents, inside the transaction of the command that changed the config.
+
+`refresh(work, env)` brings every linked agent's files (`plugman.agents.links`) to what is
+resolved now, scope by scope: each agent file gets only its own scope's entries, written and
+recorded exactly as `plugman export --write` does (`plugman.agents.export`), so taking an
+agent out (`unlink`) or uninstalling a plugin leaves its files as they were. It runs in the
+command's own session: a kill leaves every agent file old or new, never half-written.
+
+Every command that changes what is resolved ends with it: install, uninstall, enable, disable,
+update, sync, `mcp add|remove`, `trust approve|revoke` and `agents add|remove`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Mapping
+from typing import NamedTuple
+
+from plugman import extensions
+from plugman.agents import export, links
+from plugman.agents.export import Outcome
+from plugman.agents.links import Link
+from plugman.agents.targets import Place
+from plugman.config import declarations, export_record
+from plugman.core import progress
+from plugman.core.errors import UsageError
+from plugman.core.paths import Paths
+from plugman.core.session import Finish, Session, session
+from plugman.core.state import Record, Scope
+
+
+class Deployed(NamedTuple):
+    link: Link
+    outcome: Outcome
+
+
+def refresh(work: Session, env: Mapping[str, str], unlink: Iterable[Link] = ()) -> list[Deployed]:
+    """Take plugman's entries out of the agents in `unlink`, then write every linked agent's
+    files as resolved now. What an agent cannot take is a warning, per agent and scope."""
+    paths = work.paths
+    exports = export_record.load(paths)
+    wanted = [(link, True) for link in unlink] + [(link, False) for link in links.every(paths)]
+    done = []
+    for link, remove in wanted:
+        before = export_record.dump(exports)
+        done.append(_apply(work, env, link, exports, remove))
+        after = export_record.dump(exports)
+        if after != before:  # on disk before the next agent's resolution reads it
+            work.tx.write(export_record.path(paths), after)
+    _warn(done)
+    return done
+
+
+def _warn(done: list[Deployed]) -> None:
+    """Each note once, naming every agent (and scope) it applies to."""
+    whom: dict[str, list[str]] = {}
+    for item in done:
+        for note in item.outcome.notes:
+            whom.setdefault(note, []).append(f"{item.link.agent} ({item.link.scope})")
+    for note, agents in whom.items():
+        progress.warn(f"{', '.join(agents)}: {note}")
+
+
+def _apply(
+    work: Session, env: Mapping[str, str], link: Link, exports: export_record.Exports, remove: bool
+) -> Deployed:
+    target = extensions.target(link.agent)
+    place = Place(link.scope, export.home_of(env), work.paths.project_dir, env)
+    outcome = export.plan(work.paths, target, place, exports, remove)
+    export.write(work, outcome)
+    return Deployed(link, outcome)
+
+
+def link(
+    paths: Paths, names: list[str], scope: Scope, env: Mapping[str, str], via_gateway: bool = False
+) -> list[Deployed]:
+    """`plugman agents add`: declare the agents in `scope` and deploy to them, one transaction."""
+    links.check(names, scope, _scopes())
+    with session(paths) as work:
+        record = Record.load(paths, scope)
+        for name in names:
+            value = Link(name, scope, via_gateway).declaration()
+            declarations.set_entry(work.tx, paths, record, links.TABLE, name, value)
+        work.tx.write(record.path, record.to_bytes())
+        done = refresh(work, env)
+    return [d for d in done if d.link.agent in names and d.link.scope == scope]
+
+
+def unlink(paths: Paths, names: list[str], scope: Scope, env: Mapping[str, str]) -> list[Deployed]:
+    """`plugman agents remove`: take plugman's entries out of the agents' `scope` files and
+    their declaration out of `scope`, one transaction."""
+    links.check(names, scope, _scopes())
+    declared = {link.agent for link in links.linked(paths, scope)}
+    missing = [n for n in names if n not in declared]
+    if missing:
+        raise UsageError(
+            f"{', '.join(missing)} is not linked in the {scope} scope",
+            hint="see what is linked: plugman agents list",
+        )
+    with session(paths) as work:
+        record = Record.load(paths, scope)
+        for name in names:
+            declarations.drop_entry(work.tx, paths, record, links.TABLE, name)
+        work.tx.write(record.path, record.to_bytes())
+        done = refresh(work, env, unlink=[Link(name, scope) for name in names])
+    return done[: len(names)]
+
+
+def _scopes() -> dict[str, tuple[Scope, ...]]:
+    return {name: target.scopes for name, target in extensions.targets().items()}
+
+
+def follow(env: Mapping[str, str]) -> Finish:
+    """`refresh` as the last step of a session opened further down (`mcp add|remove`,
+    `trust approve|revoke`): the linked agents follow the change in the same transaction."""
+    return functools.partial(refresh, env=env)

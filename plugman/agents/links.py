@@ -1,0 +1,117 @@
+"""Linked agents: which agents each scope feeds, declared in that scope's plugman.toml.
+
+    [agents]
+    gemini = {}
+    codex = { via_gateway = true }
+
+A team commits `[agents]` in the project's plugman.toml; the user and local scopes have their
+own. Every command that changes what is resolved deploys to the linked agents in the same
+transaction (`plugman.agents.deploy`); `plugman agents add|remove` change the links.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from plugman.config import declarations
+from plugman.core.errors import UsageError
+from plugman.core.paths import Paths
+from plugman.core.state import SCOPES, Scope
+
+TABLE = "agents"
+
+
+class Link(NamedTuple):
+    agent: str
+    scope: Scope
+    via_gateway: bool = False
+
+    def declaration(self) -> dict[str, Any]:
+        return {"via_gateway": True} if self.via_gateway else {}
+
+
+def linked(paths: Paths, scope: Scope) -> list[Link]:
+    """The agents `scope` feeds, as its plugman.toml declares them (a value that is not a table
+    links the agent plainly: `gemini = true` is read as `gemini = {}`)."""
+    found = declarations.declared(paths, scope, TABLE)
+    return [
+        Link(name, scope, isinstance(value, dict) and value.get("via_gateway") is True)
+        for name, value in sorted(found.items())
+        if value is not False
+    ]
+
+
+def every(paths: Paths) -> list[Link]:
+    """Every scope's links, user first."""
+    return [link for scope in SCOPES for link in linked(paths, scope)]
+
+
+def check(names: list[str], scope: Scope, known: Mapping[str, tuple[Scope, ...]]) -> None:
+    """Every name is an agent plugman knows, with files in `scope`; a usage error otherwise."""
+    if not names:
+        raise UsageError("name at least one agent", hint="see them: plugman agents list")
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise UsageError(
+            f"unknown agent {', '.join(map(repr, unknown))}",
+            hint="known agents: " + ", ".join(known),
+        )
+    scopeless = [n for n in names if scope not in known[n]]
+    if scopeless:
+        raise UsageError(
+            f"{', '.join(scopeless)} has no {scope}-scope files",
+            hint=f"{scopeless[0]} reads the {' and '.join(known[scopeless[0]])} scope(s): "
+            "pass --scope",
+        )
+
+
+# Whether an agent is present on this machine: a command on PATH, or its folder in the home.
+PRESENCE: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "claude-code": (("claude",), (".claude",)),
+    "cursor": (("cursor", "cursor-agent"), (".cursor",)),
+    "vscode": (("code",), (".vscode", ".config/Code")),
+    "codex": (("codex",), (".codex",)),
+    "gemini": (("gemini",), (".gemini",)),
+    "zed": (("zed", "zeditor"), (".config/zed",)),
+    "windsurf": (("windsurf",), (".codeium/windsurf",)),
+    "opencode": (("opencode",), (".config/opencode",)),
+    "goose": (("goose",), (".config/goose",)),
+    "continue": (("cn",), (".continue",)),
+    "copilot-cli": (("copilot",), (".copilot",)),
+    "kiro": (("kiro", "kiro-cli"), (".kiro",)),
+}
+
+
+def present(agent: str, home: Path, env: Mapping[str, str]) -> bool:
+    commands, folders = PRESENCE.get(agent, ((), ()))
+    path = env.get("PATH")
+    return any(shutil.which(c, path=path) for c in commands) or any(
+        (home / f).is_dir() for f in folders
+    )
+
+
+class Agent(NamedTuple):
+    """An agent plugman can feed (`plugman agents list`)."""
+
+    name: str
+    present: bool  # found on this machine
+    scopes: tuple[Scope, ...]  # the scopes it has files in
+    links: tuple[Link, ...]  # where it is linked here
+
+
+def listing(paths: Paths, home: Path, env: Mapping[str, str]) -> list[Agent]:
+    from plugman import extensions
+
+    linked_here = every(paths)
+    return [
+        Agent(
+            name,
+            present(name, home, env),
+            target.scopes,
+            tuple(link for link in linked_here if link.agent == name),
+        )
+        for name, target in extensions.targets().items()
+    ]

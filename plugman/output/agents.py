@@ -1,0 +1,67 @@
+"""`plugman agents add|remove|list` results."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from plugman.output.common import display_path, envelope
+
+if TYPE_CHECKING:
+    from plugman.agents.deploy import Deployed
+    from plugman.agents.links import Agent
+
+
+def deployed(command: str, done: list[Deployed], as_json: bool) -> str:
+    """What a link or unlink wrote, per agent and scope."""
+    if as_json:
+        rows = [
+            {
+                "agent": d.link.agent,
+                "scope": d.link.scope,
+                "via_gateway": d.link.via_gateway,
+                "changed": [str(c.path) for c in d.outcome.changes],
+                "entries": d.outcome.entries,
+                "notes": d.outcome.notes,
+            }
+            for d in done
+        ]
+        return envelope(command, agents=rows)
+    lines = []
+    for d in done:
+        verb = "unlinked" if command == "agents remove" else "linked"
+        owned = sum(len(ids) for ids in d.outcome.entries.values())
+        entries = "1 entry" if owned == 1 else f"{owned} entries"
+        lines.append(f"{verb} {d.link.agent} ({d.link.scope}): plugman owns {entries} there")
+        lines += [
+            f"  {_action(c.before, c.after)} {display_path(str(c.path))}" for c in d.outcome.changes
+        ]
+    return "\n".join(lines)
+
+
+def _action(before: str | None, after: str | None) -> str:
+    if after is None:
+        return "deleted"
+    return "created" if before is None else "updated"
+
+
+def agents_listed(found: list[Agent], as_json: bool) -> str:
+    """Every agent: present here or not, and the scopes it is linked in."""
+    if as_json:
+        rows = [
+            {
+                "name": a.name,
+                "present": a.present,
+                "scopes": list(a.scopes),
+                "linked": {link.scope: {"via_gateway": link.via_gateway} for link in a.links},
+            }
+            for a in found
+        ]
+        return envelope("agents list", agents=rows)
+    width = max(len(a.name) for a in found)
+    lines = [f"{'agent':{width}}  {'present':8} linked"]
+    for a in found:
+        linked = ", ".join(
+            link.scope + (" (via gateway)" if link.via_gateway else "") for link in a.links
+        )
+        lines.append(f"{a.name:{width}}  {'yes' if a.present else 'no':8} {linked or '-'}")
+    return "\n".join(lines)
