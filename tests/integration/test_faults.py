@@ -32,6 +32,7 @@ RANDOM_KILLS = int(os.environ.get("PLUGMAN_RANDOM_KILLS", "500"))
 TIMESTAMPS = {"installed_at", "updated", "approved_at"}
 INSTALL = ["install", "guardrails", "writing-skills", "--scope", "project"]
 MARKET = ["marketplace", "add", "./market"]
+LINK = ["agents", "add", "claude-code", "gemini", "codex", "--scope", "project"]
 CLAUDE_JSON = '{\n  "numStartups": 2,\n  "mcpServers": {\n    "mine": {"command": "x"}\n  }\n}\n'
 
 
@@ -94,6 +95,17 @@ SCENARIOS: dict[str, Scenario] = {
         ["mcp", "remove", "tool", "-s", "project"],
     ),
     "trust-approve": Scenario([], ["trust", "approve", "--all"], project_servers),
+    # linked agents: their files are deployed in the command's own transaction
+    "install-linked": Scenario([MARKET, LINK, ["agents", "add", "gemini"]], INSTALL, agent_file),
+    "uninstall-linked": Scenario(
+        [MARKET, LINK, INSTALL], ["uninstall", "guardrails", "--scope", "project"], agent_file
+    ),
+    "agents-add": Scenario([MARKET, INSTALL], LINK, agent_file),
+    "agents-remove": Scenario(
+        [MARKET, INSTALL, LINK],
+        ["agents", "remove", "claude-code", "gemini", "codex", "--scope", "project"],
+        agent_file,
+    ),
     "mcp-add-local": Scenario([], ["mcp", "add", "tool", "-s", "local", "--", "run-tool"]),
     "mcp-remove-local": Scenario(
         [["mcp", "add", "tool", "-s", "local", "--", "run-tool"]],

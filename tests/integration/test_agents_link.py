@@ -1,0 +1,142 @@
+"""Issue 13, step 1: linked agents. `plugman agents add|remove|list` record which agents a scope
+feeds in its plugman.toml, and every command that changes what is resolved deploys to them in
+its own transaction; taking everything out leaves every agent file as it was.
+
+Real files in a temporary home and project, the real CLI; no mocks.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from plugman.cli.app import app
+from plugman.core.paths import Paths
+from tests.conftest import SAMPLES
+from tests.integration.helpers import run, snapshot
+
+LINKED = ["claude-code", "gemini", "codex", "cursor"]
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "home"
+    folder.mkdir()
+    monkeypatch.setenv("HOME", str(folder))
+    for name in ("XDG_CONFIG_HOME", "CODEX_HOME", "COPILOT_HOME", "CLAUDE_CONFIG_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PATH", str(folder / "bin"))  # no agent on PATH unless a test puts one
+    return folder
+
+
+@pytest.fixture
+def project(tmp_path: Path, home: Path) -> Path:
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / ".mcp.json").write_text('{"mcpServers": {"mine": {"command": "x"}}}')
+    (folder / ".gemini").mkdir()
+    (folder / ".gemini" / "settings.json").write_text('{\n  // mine\n  "theme": "dark"\n}\n')
+    run("marketplace", "add", str(SAMPLES), project=folder)
+    return folder
+
+
+def cli(project: Path, *args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, ["--project", str(project), *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def servers(file: Path) -> set[str]:
+    if not file.exists():
+        return set()
+    if file.suffix == ".toml":
+        return set(tomllib.loads(file.read_text()).get("mcp_servers", {}))
+    text = "\n".join(line for line in file.read_text().splitlines() if "//" not in line)
+    return set(json.loads(text).get("mcpServers", {}))
+
+
+def test_linked_agents_follow_every_change_and_leave_no_trace(project: Path, home: Path) -> None:
+    before = snapshot(project, home)
+    added = run("agents", "add", *LINKED, "--scope", "project", project=project)
+    assert sorted(a["agent"] for a in added["agents"]) == sorted(LINKED)
+    declared = tomllib.loads((project / "plugman.toml").read_text())
+    assert sorted(declared["agents"]) == sorted(LINKED)
+
+    run("install", "notes-server", "guardrails", "--scope", "project", project=project)
+    plugin = "plugin_notes-server_notes"
+    files = {
+        "claude-code": project / ".mcp.json",
+        "gemini": project / ".gemini" / "settings.json",
+        "codex": project / ".codex" / "config.toml",
+        "cursor": project / ".cursor" / "mcp.json",
+    }
+    for agent, file in files.items():
+        assert plugin in servers(file), agent
+    assert "// mine" in files["gemini"].read_text()  # the user's own bytes stay
+    hooks = json.loads((project / ".claude" / "settings.json").read_text())["hooks"]
+    assert "PreToolUse" in hooks  # guardrails' hooks reach Claude Code's project settings
+
+    run("disable", "notes-server", "--scope", "project", project=project)
+    assert all(plugin not in servers(file) for file in files.values())
+    run("enable", "notes-server", "--scope", "project", project=project)
+    assert all(plugin in servers(file) for file in files.values())
+
+    assert cli(project, "mcp", "add", "t1", "-s", "project", "--", "echo", "hi")[0] == 0
+    assert "t1" not in servers(files["gemini"])  # a project server waits for approval
+    run("trust", "approve", "t1", project=project)
+    assert "t1" in servers(files["gemini"]) and "t1" in servers(files["codex"])
+    assert servers(files["claude-code"]) >= {"mine", "t1", plugin}  # the file has it once
+
+    run("uninstall", "notes-server", "guardrails", "--scope", "project", project=project)
+    run("mcp", "remove", "t1", project=project)
+    run("agents", "remove", *LINKED, "--scope", "project", project=project)
+    assert snapshot(project, home) == before
+
+
+def test_each_scope_feeds_its_own_files(project: Path, home: Path) -> None:
+    run("agents", "add", "gemini", project=project)  # user scope
+    run("agents", "add", "gemini", "--scope", "project", project=project)
+    run("install", "notes-server", project=project)  # user scope
+    run("install", "remote-docs", "--scope", "project", project=project)
+    user = servers(home / ".gemini" / "settings.json")
+    here = servers(project / ".gemini" / "settings.json")
+    assert "plugin_notes-server_notes" in user and "plugin_notes-server_notes" not in here
+    assert "plugin_remote-docs_docs" in here and "plugin_remote-docs_docs" not in user
+    assert "agents" in tomllib.loads(Paths.from_env().user_config.read_text())
+
+
+def test_agents_list_says_what_is_here_and_what_is_linked(project: Path, home: Path) -> None:
+    (home / "bin").mkdir()
+    (home / "bin" / "codex").write_text("#!/bin/sh\n")
+    (home / "bin" / "codex").chmod(0o755)
+    (home / ".gemini").mkdir()
+    run("agents", "add", "cursor", "--scope", "project", "--via-gateway", project=project)
+    rows = {a["name"]: a for a in run("agents", "list", project=project)["agents"]}
+    assert len(rows) == 12
+    assert rows["codex"]["present"] and rows["gemini"]["present"]
+    assert not rows["zed"]["present"]
+    assert rows["cursor"]["linked"] == {"project": {"via_gateway": True}}
+    code, out, _ = cli(project, "agents", "list")
+    assert code == 0 and "project (via gateway)" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["agents", "add", "nope"], "unknown agent 'nope'"),
+        (["agents", "add", "zed", "--scope", "project"], "zed has no project-scope files"),
+        (["agents", "remove", "gemini", "--scope", "project"], "gemini is not linked"),
+        (["agents", "add", "gemini", "--scope", "global"], "'global' is not one of"),
+        (["agents", "add"], "missing argument"),
+    ],
+)
+def test_bad_input_is_a_usage_error_that_changes_nothing(
+    project: Path, home: Path, args: list[str], message: str
+) -> None:
+    before = snapshot(project, home)
+    code, _out, err = cli(project, *args)
+    assert code == 2 and message in err and "hint:" in err
+    assert snapshot(project, home) == before
