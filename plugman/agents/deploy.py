@@ -66,7 +66,7 @@ def _apply(
 ) -> Deployed:
     target = extensions.target(link.agent)
     place = Place(link.scope, export.home_of(env), work.paths.project_dir, env)
-    outcome = export.plan(work.paths, target, place, exports, remove)
+    outcome = export.plan(work.paths, target, place, exports, remove, link.via_gateway)
     export.write(work, outcome)
     return Deployed(link, outcome)
 
@@ -76,6 +76,7 @@ def link(
 ) -> list[Deployed]:
     """`plugman agents add`: declare the agents in `scope` and deploy to them, one transaction."""
     links.check(names, scope, _scopes())
+    _one_gateway(paths, names, scope, via_gateway)
     with session(paths) as work:
         record = Record.load(paths, scope)
         for name in names:
@@ -104,6 +105,20 @@ def unlink(paths: Paths, names: list[str], scope: Scope, env: Mapping[str, str])
         work.tx.write(record.path, record.to_bytes())
         done = refresh(work, env, unlink=[Link(name, scope) for name in names])
     return done[: len(names)]
+
+
+def _one_gateway(paths: Paths, names: list[str], scope: Scope, via_gateway: bool) -> None:
+    """A gateway serves every scope's servers, so an agent linked through it is linked in that
+    one scope only: otherwise it would get each server twice."""
+    for link in links.every(paths):
+        if link.agent in names and link.scope != scope and (via_gateway or link.via_gateway):
+            raise UsageError(
+                f"{link.agent} is already linked in the {link.scope} scope"
+                + (" through the gateway" if link.via_gateway else "")
+                + "; the gateway serves every scope, so an agent linked through it is linked "
+                "in one scope only",
+                hint=f"first: plugman agents remove {link.agent} --scope {link.scope}",
+            )
 
 
 def _scopes() -> dict[str, tuple[Scope, ...]]:

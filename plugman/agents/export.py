@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from plugman.agents import export_entries
 from plugman.agents.targets import Place, Source, Target
@@ -39,6 +39,9 @@ from plugman.manifest.edit import EditError, Part
 
 if TYPE_CHECKING:
     from plugman.core.session import Session
+
+
+GATEWAY = "plugman"  # the one server a gateway link writes
 
 
 class Change(NamedTuple):
@@ -93,7 +96,14 @@ def write(work: Session, outcome: Outcome) -> None:
         work.tx.write(change.path, _bytes(change.after), prune_to=change.prune_to, private=private)
 
 
-def plan(paths: Paths, target: Target, place: Place, exports: Exports, remove: bool) -> Outcome:
+def plan(
+    paths: Paths,
+    target: Target,
+    place: Place,
+    exports: Exports,
+    remove: bool,
+    gateway: bool = False,
+) -> Outcome:
     """The changes for one export; `exports` is updated to match."""
     key = export_record.key(target.name, place.scope, paths)
     old = exports.pop(key, {})
@@ -105,7 +115,7 @@ def plan(paths: Paths, target: Target, place: Place, exports: Exports, remove: b
         wanted: dict[str, list[Part]] = {}
         owners: dict[str, str] = {}
     else:
-        wanted, owners, notes = _render(paths, target, place, scoped=True)
+        wanted, owners, notes = _render(paths, target, place, scoped=True, gateway=gateway)
     for loc in target.files(place).values():
         declarations.check_project_file(paths, loc.path)  # no writing out through a project link
     located = {
@@ -188,10 +198,16 @@ def rewrite(
 
 
 def _render(
-    paths: Paths, target: Target, place: Place, show_secrets: bool = True, scoped: bool = False
+    paths: Paths,
+    target: Target,
+    place: Place,
+    show_secrets: bool = True,
+    scoped: bool = False,
+    gateway: bool = False,
 ) -> tuple[dict[str, list[Part]], dict[str, str], list[str]]:
     """What goes into the target's files, who owns each entry, and the notes. `scoped` (an
-    export): only the entries of `place.scope` (see the module docstring)."""
+    export): only the entries of `place.scope` (see the module docstring). `gateway`: one
+    server, `plugman mcp serve`, in place of every server and hook (it runs them itself)."""
     from plugman.config.resolution import resolve
 
     only = place.scope if scoped else None
@@ -202,11 +218,15 @@ def _render(
     chosen = export_entries.Choice(
         own=str(mcp.path) if mcp else None, guard=only == "project", show_secrets=show_secrets
     )
-    servers = export_entries.servers(resolution, chosen, owners, notes)
-    hooks = export_entries.hooks(resolution, chosen, owners, notes) if target.hooks else {}
+    if gateway:
+        servers = {GATEWAY: export_entries.gateway(place.scope)}
+        hooks: dict[str, list[dict[str, Any]]] = {}  # the gateway runs them around each call
+    else:
+        servers = export_entries.servers(resolution, chosen, owners, notes)
+        hooks = export_entries.hooks(resolution, chosen, owners, notes) if target.hooks else {}
     rendered = target.render(Source(servers, hooks, place.env))
     notes += rendered.unsupported
-    if resolution.hooks and not target.hooks:
+    if resolution.hooks and not target.hooks and not gateway:
         count = len(resolution.hooks)
         notes.append(f"{count} hook group(s) not exported: {target.name} takes MCP servers only")
     pending = resolution.pending()

@@ -3,11 +3,13 @@ never a literal secret into a project file (see `plugman.agents.export`)."""
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from plugman.agents.targets import Hooks, Servers, hook_id
 from plugman.config import redact
 from plugman.config.merge import Origin
+from plugman.core.state import Scope
 
 if TYPE_CHECKING:
     from plugman.config.resolution import Resolution
@@ -56,6 +58,15 @@ def hooks(
         if hook.origin.plugin:
             owners[hook_id(hook.event, group)] = hook.origin.plugin
     return found
+
+
+def gateway(scope: Scope) -> dict[str, Any]:
+    """The server entry that runs plugman's gateway where the agent runs (it finds the project
+    from its working folder). A committed project file names `plugman` on PATH; the user's and
+    local files name this very interpreter, so the entry works whatever PATH the agent has."""
+    if scope == "project":
+        return {"command": "plugman", "args": ["mcp", "serve"]}
+    return {"command": sys.executable, "args": ["-m", "plugman", "mcp", "serve"]}
 
 
 def refused(name: str, value: dict[str, Any], origin: Origin, notes: list[str]) -> bool:

@@ -8,6 +8,7 @@ Real files in a temporary home and project, the real CLI; no mocks.
 from __future__ import annotations
 
 import json
+import os
 import tomllib
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from tests.conftest import SAMPLES
 from tests.integration.helpers import run, snapshot
 
 LINKED = ["claude-code", "gemini", "codex", "cursor"]
+REAL_PATH = os.environ.get("PATH", "")  # before a fixture hides the agents
 
 
 @pytest.fixture
@@ -139,4 +141,41 @@ def test_bad_input_is_a_usage_error_that_changes_nothing(
     before = snapshot(project, home)
     code, _out, err = cli(project, *args)
     assert code == 2 and message in err and "hint:" in err
+    assert snapshot(project, home) == before
+
+
+@pytest.mark.slow
+def test_an_agent_linked_via_the_gateway_connects_to_it(
+    project: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Gemini CLI 0.61.0 (real, from npm) gets one server, `plugman mcp serve`, which serves the
+    installed notes server behind it, and connects to it."""
+    import sys
+
+    from tests.integration.agents import (
+        agent_env,
+        connected,
+        gemini_mcp_list,
+        trust_gemini_folder,
+    )
+
+    monkeypatch.setenv("PATH", REAL_PATH)
+    run("install", "notes-server", project=project)
+    run("agents", "add", "gemini", "--via-gateway", project=project)
+    servers_file = home / ".gemini" / "settings.json"
+    assert servers(servers_file) == {"plugman"}
+    env = agent_env(home, Path(sys.executable).parent)
+    trust_gemini_folder(home, project)  # the user's decision, which plugman never takes
+    listed = gemini_mcp_list(home, project, env)
+    assert connected(listed, "plugman"), listed
+
+
+def test_an_agent_linked_via_the_gateway_is_linked_in_one_scope_only(
+    project: Path, home: Path
+) -> None:
+    run("agents", "add", "cursor", "--via-gateway", project=project)
+    before = snapshot(project, home)
+    code, _out, err = cli(project, "agents", "add", "cursor", "--scope", "project")
+    assert code == 2 and "already linked in the user scope through the gateway" in err
+    assert "hint: first: plugman agents remove cursor --scope user" in err
     assert snapshot(project, home) == before
