@@ -110,11 +110,13 @@ def _plan(paths: Paths, target: Target, place: Place, exports: Exports, remove: 
         ]
         for role, loc in target.files(place).items()
     }
+    fmts = {str(_real(loc.path)): loc.fmt for loc in target.files(place).values() if loc.fmt}
     for file in sorted(set(located) | set(old)):
         parts = located.get(file, [])
         before = _read(Path(file))
         prior = _unseal(old.get(file), before, file)
-        after, written, present = rewrite(file, before, prior, target.fmt, parts, owners)
+        fmt = fmts.get(file) or (prior.fmt if prior else target.fmt)
+        after, written, present = rewrite(file, before, prior, fmt, parts, owners)
         notes += [
             f"{file}: {i!r} is already there and not plugman's; left as it is" for i in present
         ]
@@ -200,7 +202,7 @@ def _render(
     )
     servers = export_entries.servers(resolution, chosen, owners, notes)
     hooks = export_entries.hooks(resolution, chosen, owners, notes) if target.hooks else {}
-    rendered = target.render(Source(servers, hooks, place.env))
+    rendered = target.render(Source(servers, hooks, place.env, place))
     notes += rendered.unsupported
     if resolution.hooks and not target.hooks:
         count = len(resolution.hooks)
