@@ -8,9 +8,8 @@ read (`.agents/skills`) is written once and stays while one of them still wants 
 
 plugman never touches what it did not write: a path that exists and is not in the record is
 taken (the caller namespaces or refuses), and an artifact the user has changed since is theirs
-from then on (left as it is, forgotten, and said so). The record also keeps the folders
-plugman created (`.agents/`, `.agents/skills/`, …): removing an artifact removes those it leaves
-empty, and no folder plugman did not create.
+from then on (left as it is, forgotten, and said so). Removing an artifact removes the folders
+plugman created that it leaves empty (`plugman.core.folders`), and no other.
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ import json
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from plugman.core.folders import Folders
 from plugman.core.fs import read_bytes
 from plugman.core.paths import Paths
 from plugman.core.session import Session
@@ -38,9 +38,10 @@ def record_path(paths: Paths) -> Path:
     return paths.state_dir / "deployments.json"
 
 
-def load(paths: Paths) -> dict[str, Any]:
+def load(paths: Paths) -> dict[str, dict[str, Any]]:
     data = read_state(record_path(paths), "move it away; plugman then deploys to agents afresh")
-    return {"artifacts": {}, "folders": [], **(data or {})}
+    found: dict[str, dict[str, Any]] = (data or {}).get("artifacts", {})
+    return found
 
 
 def digest(data: bytes) -> str:
@@ -63,18 +64,18 @@ def _current(path: Path, files: dict[str, str]) -> dict[str, str | None]:
 class Ledger:
     """The record, read once per refresh, and the changes one refresh makes to it."""
 
-    def __init__(self, work: Session):
+    def __init__(self, work: Session, folders: Folders):
         self.work = work
-        found = load(work.paths)
-        self.items: dict[str, dict[str, Any]] = found["artifacts"]
-        self.folders: set[str] = set(found["folders"])  # the folders plugman created
+        self.folders = folders
+        self.items = load(work.paths)
         self.before = self._body()
         self.notes: list[str] = []
 
-    def _body(self) -> str:
-        folders = sorted(f for f in self.folders if Path(f).is_dir())
+    def _body(self) -> bytes | None:
+        if not self.items:
+            return None
         body = {"format": FORMAT, "artifacts": dict(sorted(self.items.items()))}
-        return json.dumps({**body, "folders": folders} if folders else body, indent=2) + "\n"
+        return (json.dumps(body, indent=2) + "\n").encode()
 
     def taken(self, path: Path) -> bool:
         """Whether `path` holds something plugman did not write."""
@@ -114,8 +115,7 @@ class Ledger:
     def save(self) -> None:
         body = self._body()
         if body != self.before:
-            data = body.encode() if self.items or '"folders"' in body else None
-            self.work.tx.write(record_path(self.work.paths), data)
+            self.work.tx.write(record_path(self.work.paths), body)
 
     def _changed(self, path: Path, entry: dict[str, Any]) -> bool:
         """True (and forgotten, with a note) when the user changed what plugman wrote."""
@@ -131,27 +131,17 @@ class Ledger:
     def _write(self, artifact: Artifact, old: dict[str, str]) -> None:
         tx = self.work.tx
         for rel in sorted(set(old) - set(artifact.files)):
-            tx.write(_file(artifact.path, rel), None, prune_to=self._stop(artifact.path))
+            file = _file(artifact.path, rel)
+            tx.write(file, None, prune_to=self.folders.stop(file))
         for rel, data in sorted(artifact.files.items()):
             file = _file(artifact.path, rel)
-            missing = file.parent
-            while not missing.exists():
-                self.folders.add(str(missing))
-                missing = missing.parent
+            self.folders.note(file)
             tx.write(file, data)
         self.items[str(artifact.path)] = {
             "files": {rel: digest(data) for rel, data in artifact.files.items()},
             "owner": artifact.owner,
             "links": [],
         }
-
-    def _stop(self, file: Path) -> Path:
-        """Where pruning after deleting `file` stops: the first folder above it that plugman
-        did not create (those it did go when empty)."""
-        stop = file.parent
-        while str(stop) in self.folders:
-            stop = stop.parent
-        return stop
 
     def _remove(self, path: Path, entry: dict[str, Any]) -> None:
         del self.items[str(path)]
@@ -162,4 +152,5 @@ class Ledger:
             self.notes.append(f"{path} was changed since plugman wrote it; left as it is")
             return
         for rel in sorted(entry["files"]):
-            self.work.tx.write(_file(path, rel), None, prune_to=self._stop(_file(path, rel)))
+            file = _file(path, rel)
+            self.work.tx.write(file, None, prune_to=self.folders.stop(file))

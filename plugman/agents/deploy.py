@@ -24,6 +24,7 @@ from plugman.agents.targets import Place
 from plugman.config import declarations, export_record
 from plugman.core import progress
 from plugman.core.errors import UsageError
+from plugman.core.folders import Folders
 from plugman.core.paths import Paths
 from plugman.core.session import Finish, Session, session
 from plugman.core.state import Record, Scope
@@ -39,14 +40,16 @@ def refresh(work: Session, env: Mapping[str, str], unlink: Iterable[Link] = ()) 
     files as resolved now. What an agent cannot take is a warning, per agent and scope."""
     paths = work.paths
     exports = export_record.load(paths)
+    folders = Folders(paths)
     wanted = [(link, True) for link in unlink] + [(link, False) for link in links.every(paths)]
     done = []
     for link, remove in wanted:
         before = export_record.dump(exports)
-        done.append(_apply(work, env, link, exports, remove))
+        done.append(_apply(work, env, link, exports, remove, folders))
         after = export_record.dump(exports)
         if after != before:  # on disk before the next agent's resolution reads it
             work.tx.write(export_record.path(paths), after)
+    folders.save(work.tx)
     _warn(done)
     return done
 
@@ -62,12 +65,17 @@ def _warn(done: list[Deployed]) -> None:
 
 
 def _apply(
-    work: Session, env: Mapping[str, str], link: Link, exports: export_record.Exports, remove: bool
+    work: Session,
+    env: Mapping[str, str],
+    link: Link,
+    exports: export_record.Exports,
+    remove: bool,
+    folders: Folders,
 ) -> Deployed:
     target = extensions.target(link.agent)
     place = Place(link.scope, export.home_of(env), work.paths.project_dir, env)
     outcome = export.plan(work.paths, target, place, exports, remove, link.via_gateway)
-    export.write(work, outcome)
+    export.write(work, outcome, folders)
     return Deployed(link, outcome)
 
 

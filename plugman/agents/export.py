@@ -24,13 +24,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from plugman.agents import export_entries
-from plugman.agents.targets import Place, Source, Target
+from plugman.agents.targets import Place, Target
 from plugman.config import declarations, export_record
 from plugman.config.export_record import Exports, Sealed, Written
 from plugman.core.errors import UsageError
+from plugman.core.folders import Folders
 from plugman.core.fs import read_bytes
 from plugman.core.paths import Paths
 from plugman.core.state import Scope
@@ -39,9 +40,6 @@ from plugman.manifest.edit import EditError, Part
 
 if TYPE_CHECKING:
     from plugman.core.session import Session
-
-
-GATEWAY = "plugman"  # the one server a gateway link writes
 
 
 class Change(NamedTuple):
@@ -83,17 +81,25 @@ def export(
     with session(paths) as work:
         exports = export_record.load(paths)
         outcome = plan(paths, target, place, exports, remove)
-        write(work, outcome)
+        folders = Folders(paths)
+        write(work, outcome, folders)
+        folders.save(work.tx)
         work.tx.write(export_record.path(paths), export_record.dump(exports))
     return outcome
 
 
-def write(work: Session, outcome: Outcome) -> None:
+def write(work: Session, outcome: Outcome, folders: Folders) -> None:
     """Write an outcome's changes in the session's transaction (a new file outside the project
-    scope is created 0600; a new project file is committed, so it gets the umask's mode)."""
+    scope is created 0600; a new project file is committed, so it gets the umask's mode). A
+    deletion takes along the folders plugman created that it leaves empty (`folders`)."""
     private = outcome.scope != "project"
     for change in outcome.changes:
-        work.tx.write(change.path, _bytes(change.after), prune_to=change.prune_to, private=private)
+        if change.after is None:
+            stop = folders.stop(change.path, change.prune_to)
+            work.tx.write(change.path, None, prune_to=stop)
+        else:
+            folders.note(change.path)
+            work.tx.write(change.path, _bytes(change.after), private=private)
 
 
 def plan(
@@ -115,7 +121,9 @@ def plan(
         wanted: dict[str, list[Part]] = {}
         owners: dict[str, str] = {}
     else:
-        wanted, owners, notes = _render(paths, target, place, scoped=True, gateway=gateway)
+        wanted, owners, notes = export_entries.render(
+            paths, target, place, scoped=True, gateway=gateway
+        )
     for loc in target.files(place).values():
         declarations.check_project_file(paths, loc.path)  # no writing out through a project link
     located = {
@@ -124,11 +132,13 @@ def plan(
         ]
         for role, loc in target.files(place).items()
     }
+    fmts = {str(_real(loc.path)): loc.fmt for loc in target.files(place).values() if loc.fmt}
     for file in sorted(set(located) | set(old)):
         parts = located.get(file, [])
         before = _read(Path(file))
         prior = _unseal(old.get(file), before, file)
-        after, written, present = rewrite(file, before, prior, target.fmt, parts, owners)
+        fmt = fmts.get(file) or (prior.fmt if prior else target.fmt)
+        after, written, present = rewrite(file, before, prior, fmt, parts, owners)
         notes += [
             f"{file}: {i!r} is already there and not plugman's; left as it is" for i in present
         ]
@@ -160,7 +170,7 @@ def native(
 
     target = extensions.target(name)
     place = Place("user", home_of(env), paths.project_dir, env)
-    wanted, _owners, notes = _render(paths, target, place, show_secrets)
+    wanted, _owners, notes = export_entries.render(paths, target, place, show_secrets)
     return edit.render(target.fmt, wanted.get("mcp", [])), notes
 
 
@@ -197,65 +207,13 @@ def rewrite(
     return after, Written(fmt, kept, edited.blocks, mine, created), edited.present
 
 
-def _render(
-    paths: Paths,
-    target: Target,
-    place: Place,
-    show_secrets: bool = True,
-    scoped: bool = False,
-    gateway: bool = False,
-) -> tuple[dict[str, list[Part]], dict[str, str], list[str]]:
-    """What goes into the target's files, who owns each entry, and the notes. `scoped` (an
-    export): only the entries of `place.scope` (see the module docstring). `gateway`: one
-    server, `plugman mcp serve`, in place of every server and hook (it runs them itself)."""
-    from plugman.config.resolution import resolve
-
-    only = place.scope if scoped else None
-    resolution = resolve(paths, place.env, references=True, only=only)
-    notes: list[str] = []
-    owners: dict[str, str] = {}
-    mcp = target.files(place).get("mcp") if scoped else None
-    chosen = export_entries.Choice(
-        own=str(mcp.path) if mcp else None, guard=only == "project", show_secrets=show_secrets
-    )
-    if gateway:
-        servers = {GATEWAY: export_entries.gateway(place.scope)}
-        hooks: dict[str, list[dict[str, Any]]] = {}  # the gateway runs them around each call
-    else:
-        servers = export_entries.servers(resolution, chosen, owners, notes)
-        hooks = export_entries.hooks(resolution, chosen, owners, notes) if target.hooks else {}
-    rendered = target.render(Source(servers, hooks, place.env))
-    notes += rendered.unsupported
-    if resolution.hooks and not target.hooks and not gateway:
-        count = len(resolution.hooks)
-        notes.append(f"{count} hook group(s) not exported: {target.name} takes MCP servers only")
-    pending = resolution.pending()
-    if pending:
-        notes.append(
-            f"not exported, pending approval: {len(pending)} "
-            f"{'entry' if len(pending) == 1 else 'entries'}; "
-            "see 'plugman trust list'"
-        )
-    if scoped and (paths.managed_mcp.is_file() or _connectors(paths)):
-        notes.append(
-            "claude.ai connectors and managed servers are not written into agent files: "
-            "each agent reads them from its own account and managed settings"
-        )
-    return rendered.files, owners, notes
-
-
-def _connectors(paths: Paths) -> bool:
-    from plugman.config.scopes import connectors_path
-
-    return connectors_path(paths).is_file()
-
-
 def forget(work: Session, plugin_ids: set[str]) -> None:
     """Take the entries `plugin_ids` contributed out of every exported file (uninstall)."""
     paths = work.paths
     if not plugin_ids or not export_record.path(paths).exists():
         return
     exports = export_record.load(paths)
+    folders = Folders(paths)
     changed = False
     for files in exports.values():
         for file, sealed in list(files.items()):
@@ -272,9 +230,14 @@ def forget(work: Session, plugin_ids: set[str]) -> None:
             files.pop(file)
             if written is not None:
                 files[file] = export_record.seal(written)
-            work.tx.write(Path(file), _bytes(after), prune_to=_prune_stop(prior))
+            if after is None:
+                stop = folders.stop(Path(file), _prune_stop(prior))
+                work.tx.write(Path(file), None, prune_to=stop)
+            else:
+                work.tx.write(Path(file), _bytes(after))
             changed = True
     if changed:
+        folders.save(work.tx)
         work.tx.write(export_record.path(paths), export_record.dump(exports))
 
 

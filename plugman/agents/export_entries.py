@@ -1,18 +1,24 @@
-"""Which resolved entries an export writes: one scope's, under their exported names, and
-never a literal secret into a project file (see `plugman.agents.export`)."""
+"""What an export writes: one scope's resolved entries, under their exported names, never a
+literal secret into a project file, rendered in the target's form with the notes on what it
+left out (see `plugman.agents.export`)."""
 
 from __future__ import annotations
 
 import sys
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from plugman.agents.targets import Hooks, Servers, hook_id
+from plugman.agents.targets import Hooks, Place, Servers, Source, Target, hook_id
 from plugman.config import redact
 from plugman.config.merge import Origin
+from plugman.core.paths import Paths
 from plugman.core.state import Scope
+from plugman.manifest.edit import Part
 
 if TYPE_CHECKING:
     from plugman.config.resolution import Resolution
+
+
+GATEWAY = "plugman"  # the one server a gateway link writes
 
 
 class Choice(NamedTuple):
@@ -60,7 +66,7 @@ def hooks(
     return found
 
 
-def gateway(scope: Scope) -> dict[str, Any]:
+def gateway_entry(scope: Scope) -> dict[str, Any]:
     """The server entry that runs plugman's gateway where the agent runs (it finds the project
     from its working folder). A committed project file names `plugman` on PATH; the user's and
     local files name this very interpreter, so the entry works whatever PATH the agent has."""
@@ -87,3 +93,55 @@ def refused(name: str, value: dict[str, Any], origin: Origin, notes: list[str]) 
 
 def where(origin: Origin) -> str:
     return f"plugin {origin.plugin}" if origin.plugin else origin.file
+
+
+def render(
+    paths: Paths,
+    target: Target,
+    place: Place,
+    show_secrets: bool = True,
+    scoped: bool = False,
+    gateway: bool = False,
+) -> tuple[dict[str, list[Part]], dict[str, str], list[str]]:
+    """What goes into the target's files, who owns each entry, and the notes. `scoped` (an
+    export): only the entries of `place.scope` (see the module docstring). `gateway`: one
+    server, `plugman mcp serve`, in place of every server and hook (it runs them itself)."""
+    from plugman.config.resolution import resolve
+
+    only = place.scope if scoped else None
+    resolution = resolve(paths, place.env, references=True, only=only)
+    notes: list[str] = []
+    owners: dict[str, str] = {}
+    mcp = target.files(place).get("mcp") if scoped else None
+    chosen = Choice(
+        own=str(mcp.path) if mcp else None, guard=only == "project", show_secrets=show_secrets
+    )
+    written: Servers = {GATEWAY: gateway_entry(place.scope)} if gateway else {}
+    run: Hooks = {}  # through the gateway, it runs the hooks around each call itself
+    if not gateway:
+        written = servers(resolution, chosen, owners, notes)
+        run = hooks(resolution, chosen, owners, notes) if target.hooks else {}
+    rendered = target.render(Source(written, run, place.env, place))
+    notes += rendered.unsupported
+    if resolution.hooks and not target.hooks and not gateway:
+        count = len(resolution.hooks)
+        notes.append(f"{count} hook group(s) not exported: {target.name} takes MCP servers only")
+    pending = resolution.pending()
+    if pending:
+        notes.append(
+            f"not exported, pending approval: {len(pending)} "
+            f"{'entry' if len(pending) == 1 else 'entries'}; "
+            "see 'plugman trust list'"
+        )
+    if scoped and (paths.managed_mcp.is_file() or _connectors(paths)):
+        notes.append(
+            "claude.ai connectors and managed servers are not written into agent files: "
+            "each agent reads them from its own account and managed settings"
+        )
+    return rendered.files, owners, notes
+
+
+def _connectors(paths: Paths) -> bool:
+    from plugman.config.scopes import connectors_path
+
+    return connectors_path(paths).is_file()

@@ -21,6 +21,7 @@ class Source(NamedTuple):
     servers: Servers
     hooks: Hooks
     env: Mapping[str, str]
+    place: Place | None = None  # where the files are (None: a preview with no files)
 
 
 class Rendered(NamedTuple):
@@ -40,6 +41,7 @@ class Place(NamedTuple):
 class Location(NamedTuple):
     path: Path
     prefix: tuple[str, ...] = ()  # where the document sits inside the file (Claude local)
+    fmt: str | None = None  # its format, when not the target's (Codex's hooks.json)
 
 
 class Target(NamedTuple):

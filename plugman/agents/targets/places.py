@@ -1,5 +1,5 @@
 """Where an agent's user-scope file lives (`in_home`, `in_env_dir`, `in_config_home`) and the
-files of an agent with one file (`one_file`)."""
+files of an agent with one file (`one_file`), or one more for its hooks (`with_hooks`)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,23 @@ def one_file(user: UserPath, project: str | None) -> Callable[[Place], dict[str,
         if place.scope == "project" and project is not None:
             return {"mcp": Location(place.project / project)}
         return {}
+
+    return files
+
+
+def with_hooks(
+    user: UserPath, project: str | None, hooks_user: UserPath, hooks_project: str
+) -> Callable[[Place], dict[str, Location]]:
+    """A target whose hooks have a file of their own (role `hooks`) beside its MCP file."""
+    mcp = one_file(user, project)
+
+    def files(place: Place) -> dict[str, Location]:
+        found = mcp(place)
+        if place.scope == "user":
+            found["hooks"] = Location(hooks_user(place))
+        elif place.scope == "project":
+            found["hooks"] = Location(place.project / hooks_project)
+        return found
 
     return files
 

@@ -7,7 +7,8 @@ import functools
 import re
 from collections.abc import Callable, Iterable, Mapping
 
-from plugman.agents.targets.model import Location, Place, Rendered, Source, Target, hook_id, kind
+from plugman.agents.targets import hooks
+from plugman.agents.targets.model import Location, Place, Rendered, Source, Target, kind
 from plugman.agents.targets.places import one_file
 from plugman.agents.targets.refs import Form, Unwritable, rewrite
 from plugman.agents.targets.spec import AgentSpec, Entry
@@ -41,7 +42,8 @@ def files(spec: AgentSpec, place: Place) -> dict[str, Location]:
 def render(spec: AgentSpec, source: Source) -> Rendered:
     notes: list[str] = []
     declared: dict[str, Entry] = {}
-    found = {n: entry(spec, n, s, source.env, declared, notes) for n, s in source.servers.items()}
+    given = source.servers.items()
+    found = {n: entry(spec, n, s, source.env, declared, notes) for n, s in given}
     mcp = spec.mcp
     entries = {name: e for name, e in found.items() if e is not None}
     parts = [Part(mcp.key, entries, listed=mcp.listed)]
@@ -49,10 +51,9 @@ def render(spec: AgentSpec, source: Source) -> Rendered:
         parts.append(Part(mcp.secret_refs.key, declared, listed=True))
     rendered = {"mcp": parts}
     if spec.hooks is not None and source.hooks:
-        rendered["settings"] = [
-            Part((*spec.hooks, event), {hook_id(event, g): g for g in groups}, listed=True)
-            for event, groups in source.hooks.items()
-        ]
+        written = hooks.parts(spec.hooks, spec.label, source.hooks, source.place, notes)
+        for role, more in written.items():
+            rendered.setdefault(role, []).extend(more)
     return Rendered(rendered, notes)
 
 

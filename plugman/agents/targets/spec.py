@@ -4,7 +4,7 @@ hook function on the spec (`quirks`), never a copy of the renderer.
 
 The spec is meant to grow one field per component an agent reads (its skills, commands,
 subagents and hooks folders per scope), each a small record like `Mcp`, read by its own
-renderer; today it carries the MCP servers and, for Claude Code, where hooks go.
+renderer; today it carries the MCP servers and the hooks (`Hooks`, rendered by `hooks`).
 """
 
 from __future__ import annotations
@@ -17,12 +17,15 @@ from plugman.agents.targets.model import Location, Place
 from plugman.agents.targets.places import UserPath
 from plugman.agents.targets.refs import Form, Refs
 from plugman.core.state import Scope
+from plugman.manifest.edit import Part
 
 Entry = dict[str, Any]
 # The fields the agent keeps → those still to write, and fields it takes by variable name
 # instead (written last, after `constants`).
 ByName = Callable[[Entry], tuple[Entry, Entry]]
 Files = Callable[[Place], dict[str, Location]]
+# (the place, the hook parts as rendered) → more parts by file role (Codex's trust entries)
+Trust = Callable[[Place, list[Part]], dict[str, list[Part]]]
 
 
 class SecretRefs(NamedTuple):
@@ -68,6 +71,25 @@ class Mcp:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Hooks:
+    """How an agent spells hooks given as Claude Code's matcher groups by event. An event it
+    lacks, a handler type or field it cannot take: each is left out with one line in
+    `unsupported`, per hook."""
+
+    role: str = "settings"  # the file (a key of the agent's files per scope) that holds them
+    key: tuple[str, ...] = ("hooks",)  # where the events sit in that file
+    events: Mapping[str, str] | None = None  # Claude's event → the agent's; None: all, as named
+    tools: Mapping[str, str] = field(default_factory=dict)  # tool renames inside matchers
+    types: tuple[str, ...] | None = None  # handler types it runs; None: any
+    handler: tuple[str, ...] | None = None  # handler fields kept, in this order; None: all
+    renames: Mapping[str, str] = field(default_factory=dict)  # handler field → the agent's name
+    flat: bool = False  # handlers straight under the event (`matcher` on each), no groups
+    timeout_scale: int = 1  # Claude's timeout is seconds; 1000: the agent's is milliseconds
+    text: Mapping[str, str] = field(default_factory=dict)  # replacements in the command
+    trust: Trust | None = None  # more parts granting the agent's trust for these hooks
+
+
+@dataclass(frozen=True, kw_only=True)
 class AgentSpec:
     name: str  # the target's name (`export --target NAME`)
     label: str  # the agent's name in notes
@@ -75,7 +97,7 @@ class AgentSpec:
     user: UserPath | None  # its MCP file at user scope
     project: str | None  # its MCP file in the project folder; None: it reads none
     mcp: Mcp
-    hooks: tuple[str, ...] | None = None  # where its settings file holds hooks; None: not written
+    hooks: Hooks | None = None  # how it takes hooks; None: it takes none
     files: Files | None = None  # every file per scope, where `user` and `project` cannot say
     scopes: tuple[Scope, ...] | None = None  # None: user, and project when it has a project file
 

@@ -4,10 +4,10 @@ them (tests/golden/targets/ holds one rendering of each). What no field can say 
 
 from __future__ import annotations
 
-from plugman.agents.targets import quirks
-from plugman.agents.targets.places import in_config_home, in_env_dir, in_home
+from plugman.agents.targets import codex, hooks_tables, quirks
+from plugman.agents.targets.places import in_config_home, in_env_dir, in_home, with_hooks
 from plugman.agents.targets.refs import AS_GIVEN, VALUES, Refs
-from plugman.agents.targets.spec import AgentSpec, Mcp, SecretRefs
+from plugman.agents.targets.spec import AgentSpec, Hooks, Mcp, SecretRefs
 from plugman.core.state import SCOPES
 
 WITH_SSE = ("stdio", "http", "sse")
@@ -24,7 +24,7 @@ SPECS = (
         project=None,
         files=quirks.claude_files,
         scopes=SCOPES,
-        hooks=("hooks",),
+        hooks=Hooks(),
         mcp=Mcp(transports=None, stdio=None, remote=None, typed=True, refs=AS_GIVEN),
     ),
     # Remote is `url` + `headers` with no `type`.
@@ -33,6 +33,13 @@ SPECS = (
         label="Cursor",
         user=in_home(".cursor", "mcp.json"),
         project=".cursor/mcp.json",
+        files=with_hooks(
+            in_home(".cursor", "mcp.json"),
+            ".cursor/mcp.json",
+            in_home(".cursor", "hooks.json"),
+            ".cursor/hooks.json",
+        ),
+        hooks=hooks_tables.CURSOR,
         mcp=Mcp(transports=WITH_SSE, refs=ENV_SYNTAX),
     ),
     # `servers`, plus the `inputs` that secrets become (`${input:var}`, a password prompt).
@@ -57,6 +64,8 @@ SPECS = (
         fmt="toml",
         user=in_env_dir("CODEX_HOME", ".codex", "config.toml"),
         project=".codex/config.toml",
+        files=codex.files,
+        hooks=hooks_tables.CODEX,
         mcp=Mcp(
             key=("mcp_servers",),
             transports=NO_SSE,
@@ -74,6 +83,7 @@ SPECS = (
         label="Gemini CLI",
         user=in_home(".gemini", "settings.json"),
         project=".gemini/settings.json",
+        hooks=hooks_tables.GEMINI,
         mcp=Mcp(
             transports=WITH_SSE,
             stdio=("command", "args", "env", "cwd"),
@@ -154,6 +164,13 @@ SPECS = (
         label="Copilot CLI",
         user=in_env_dir("COPILOT_HOME", ".copilot", "mcp-config.json"),
         project=".mcp.json",
+        files=with_hooks(
+            in_env_dir("COPILOT_HOME", ".copilot", "mcp-config.json"),
+            ".mcp.json",
+            in_env_dir("COPILOT_HOME", ".copilot", "hooks/plugman.json"),
+            ".github/hooks/plugman.json",
+        ),
+        hooks=hooks_tables.COPILOT,
         mcp=Mcp(
             transports=WITH_SSE,
             typed=True,

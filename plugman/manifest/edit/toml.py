@@ -27,17 +27,17 @@ def insert(text: str, part: Part) -> tuple[str, Block]:
     newlines = len(text) - len(text.rstrip("\n"))
     lead = "\n" * max(0, 2 - newlines) if text else ""
     block = lead + tables
-    created = part.container if _missing(text, part) else None
-    return text + block, Block("", block, created)
+    return text + block, Block("", block, _missing(text, part))
 
 
-def _missing(text: str, part: Part) -> bool:
+def _missing(text: str, part: Part) -> tuple[str, ...] | None:
+    """The shallowest part of the container the file lacks (the block creates it), if any."""
     data: Any = tomllib.loads(text)
-    for key in part.container:
+    for depth, key in enumerate(part.container, start=1):
         if not isinstance(data, dict) or key not in data:
-            return True
+            return part.container[:depth]
         data = data[key]
-    return False
+    return None
 
 
 def _dump(part: Part) -> str:

@@ -1,0 +1,120 @@
+"""How each agent with a hook system spells hooks (`Hooks` records for `table`), and where
+each mapping comes from. Claude Code's own spelling is `Hooks()`: everything as given."""
+
+from __future__ import annotations
+
+from plugman.agents.targets import codex
+from plugman.agents.targets.spec import Hooks
+
+COMMAND = ("command",)
+
+# Gemini CLI 0.61.0, checked against `gemini hooks migrate --from-claude`: the same events and
+# tool names, `$CLAUDE_PROJECT_DIR` → `$GEMINI_PROJECT_DIR`, only `type`, `command`, `timeout`.
+# Where plugman differs from that command, it follows Gemini's runtime: the timeout becomes
+# milliseconds (its hook runner waits `timeout` ms; migrate copies the seconds), Grep and LS
+# become the real tool names `grep_search` and `list_directory` (migrate writes `grep`, `ls`),
+# and SubagentStop is reported (migrate means to map it to AfterAgent but spells it
+# `SubAgentStop`, so it passes through as an event Gemini skips as invalid).
+GEMINI = Hooks(
+    role="mcp",  # the same settings.json as its servers
+    events={
+        "PreToolUse": "BeforeTool",
+        "PostToolUse": "AfterTool",
+        "UserPromptSubmit": "BeforeAgent",
+        "Stop": "AfterAgent",
+        "SessionStart": "SessionStart",
+        "SessionEnd": "SessionEnd",
+        "PreCompact": "PreCompress",
+        "Notification": "Notification",
+    },
+    tools={
+        "Edit": "replace",
+        "Bash": "run_shell_command",
+        "Read": "read_file",
+        "Write": "write_file",
+        "Glob": "glob",
+        "Grep": "grep_search",
+        "LS": "list_directory",
+    },
+    types=COMMAND,
+    handler=("type", "command", "timeout"),
+    timeout_scale=1000,
+    text={
+        "$CLAUDE_PROJECT_DIR": "$GEMINI_PROJECT_DIR",
+        "${CLAUDE_PROJECT_DIR}": "${GEMINI_PROJECT_DIR}",
+    },
+)
+
+# Codex 0.169.0: Claude-shaped `hooks.json`; the events its `hooks/list` lists (checked with
+# `codex app-server`), command hooks only; each hook trusted in the user's config.toml.
+CODEX = Hooks(
+    role="hooks",
+    events={
+        e: e
+        for e in (
+            "PreToolUse",
+            "PermissionRequest",
+            "PostToolUse",
+            "PreCompact",
+            "PostCompact",
+            "SessionStart",
+            "SessionEnd",
+            "UserPromptSubmit",
+            "SubagentStart",
+            "SubagentStop",
+            "Stop",
+        )
+    },
+    types=COMMAND,
+    handler=("type", "command", "timeout", "async", "statusMessage"),
+    trust=codex.trust,
+)
+
+# Cursor (docs only, no binary here): `{"hooks": {"<camelEvent>": [{"command", "timeout",
+# "matcher"}]}}`, one entry per handler; its shell tool is `Shell`. The docs also write a
+# top-level `"version": 1`, which plugman does not add (its editor owns entries inside
+# containers, not top-level values): add it by hand if Cursor asks for it.
+CURSOR = Hooks(
+    role="hooks",
+    events={
+        "PreToolUse": "preToolUse",
+        "PostToolUse": "postToolUse",
+        "PostToolUseFailure": "postToolUseFailure",
+        "UserPromptSubmit": "beforeSubmitPrompt",
+        "Stop": "stop",
+        "SubagentStart": "subagentStart",
+        "SubagentStop": "subagentStop",
+        "SessionStart": "sessionStart",
+        "SessionEnd": "sessionEnd",
+        "PreCompact": "preCompact",
+    },
+    tools={"Bash": "Shell"},
+    types=COMMAND,
+    handler=("type", "command", "timeout"),
+    flat=True,
+)
+
+# Copilot CLI 1.0.102 (its changelog; docs): a hooks file of plugman's own in `.github/hooks/`
+# or `~/.copilot/hooks/` (no top-level `version`, as for Cursor). Claude's nested matcher
+# groups and PascalCase event names are accepted, and hooks named so get Claude/VS Code-shaped
+# input (camelCase names get Copilot's own payload, which a Claude hook script does not
+# expect), so the groups stay as Claude writes them; `timeout` is an alias of `timeoutSec`.
+COPILOT = Hooks(
+    role="hooks",
+    events={
+        e: e
+        for e in (
+            "SessionStart",
+            "SessionEnd",
+            "UserPromptSubmit",
+            "PreToolUse",
+            "PostToolUse",
+            "PreCompact",
+            "SubagentStart",
+            "SubagentStop",
+            "Stop",
+        )
+    },
+    types=COMMAND,
+    handler=("type", "command", "timeout"),
+)

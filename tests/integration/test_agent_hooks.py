@@ -1,0 +1,167 @@
+"""Hooks exported for the real agents: Gemini CLI's own `hooks migrate` as the oracle, and
+Codex's `app-server` listing plugman's hooks as trusted."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from plugman.core.paths import Paths
+from tests.integration.agents import agent_env, codex_bin, gemini_bin
+from tests.integration.test_export import cli
+
+pytestmark = pytest.mark.slow
+
+HOOKS = """
+[[hooks.PreToolUse]]
+matcher = "Bash"
+[[hooks.PreToolUse.hooks]]
+type = "command"
+command = "$CLAUDE_PROJECT_DIR/check.sh"
+timeout = 30
+
+[[hooks.PreToolUse]]
+matcher = "Edit|Write|Read"
+[[hooks.PreToolUse.hooks]]
+type = "command"
+command = "echo edit"
+
+[[hooks.UserPromptSubmit]]
+[[hooks.UserPromptSubmit.hooks]]
+type = "command"
+command = "echo prompt"
+
+[[hooks.Stop]]
+[[hooks.Stop.hooks]]
+type = "command"
+command = "echo stop"
+timeout = 5
+
+[[hooks.PreCompact]]
+[[hooks.PreCompact.hooks]]
+type = "command"
+command = "echo compact"
+
+[[hooks.SessionStart]]
+matcher = "startup"
+[[hooks.SessionStart.hooks]]
+type = "command"
+command = "echo start"
+"""
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "home"
+    folder.mkdir()
+    monkeypatch.setenv("HOME", str(folder))
+    for name in ("XDG_CONFIG_HOME", "CODEX_HOME", "COPILOT_HOME", "CLAUDE_CONFIG_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    return folder
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "plugman.toml").write_text(HOOKS)
+    return folder
+
+
+def normalized(hooks: dict[str, Any], scale: int = 1) -> dict[str, Any]:
+    """Events → groups, with each timeout divided by `scale` and empty events left out."""
+    found: dict[str, Any] = {}
+    for event, groups in hooks.items():
+        for group in groups:
+            for handler in group.get("hooks", []):
+                if "timeout" in handler:
+                    handler["timeout"] //= scale
+        if groups:
+            found[event] = groups
+    return found
+
+
+def test_gemini_hooks_match_gemini_hooks_migrate(home: Path, project: Path, tmp_path: Path) -> None:
+    gemini = gemini_bin()
+    cli(project, "trust", "approve", "--all")
+    cli(project, "export", "--target", "claude-code", "--scope", "project", "--write")
+    cli(project, "export", "--target", "gemini", "--scope", "project", "--write")
+    ours = json.loads((project / ".gemini" / "settings.json").read_text())["hooks"]
+    oracle = tmp_path / "oracle"
+    shutil.copytree(project / ".claude", oracle / ".claude")
+    env = agent_env(tmp_path / "agent-home", Path(sys.executable).parent)
+    subprocess.run(
+        [str(gemini), "hooks", "migrate", "--from-claude"],
+        cwd=oracle,
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=110,
+    )
+    migrated = json.loads((oracle / ".gemini" / "settings.json").read_text())["hooks"]
+    # The same events, matchers, commands and fields; plugman writes the timeout in ms, as
+    # Gemini's hook runner reads it (migrate copies the seconds).
+    assert normalized(ours, 1000) == normalized(migrated)
+
+
+def rpc_hooks(codex: Path, cwd: Path, env: dict[str, str]) -> list[dict[str, Any]]:
+    """`hooks/list` through `codex app-server` (JSON-RPC over stdio)."""
+    requests = [
+        {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {"clientInfo": {"name": "t", "version": "0"}},
+        },
+        {"jsonrpc": "2.0", "method": "initialized"},
+        {"jsonrpc": "2.0", "id": 1, "method": "hooks/list", "params": {"cwds": [str(cwd)]}},
+    ]
+    proc = subprocess.Popen(
+        [str(codex), "app-server"],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        for request in requests:
+            proc.stdin.write(json.dumps(request) + "\n")
+            proc.stdin.flush()
+        while line := proc.stdout.readline():
+            message = json.loads(line)
+            if message.get("id") == 1:
+                hooks: list[dict[str, Any]] = message["result"]["data"][0]["hooks"]
+                return hooks
+        raise AssertionError("codex app-server closed without answering hooks/list")
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
+def test_codex_lists_plugmans_hooks_as_trusted(home: Path, project: Path, tmp_path: Path) -> None:
+    codex = codex_bin()
+    hooks_json = home / ".codex" / "hooks.json"
+    hooks_json.parent.mkdir()
+    mine = {"hooks": [{"type": "command", "command": "echo users-own"}]}
+    hooks_json.write_text(json.dumps({"hooks": {"PreToolUse": [mine]}}))
+    user_toml = Paths.from_env(project=project).user_config  # the user scope's declaration
+    user_toml.parent.mkdir(parents=True, exist_ok=True)
+    (project / "plugman.toml").rename(user_toml)
+    cli(project, "export", "--target", "codex", "--scope", "user", "--write")
+    env = agent_env(home, Path(sys.executable).parent)
+    listed = {h["command"]: h for h in rpc_hooks(codex, project, env)}
+    assert listed["echo users-own"]["trustStatus"] == "untrusted"  # not plugman's to trust
+    ours = [c for c in listed if c != "echo users-own"]
+    assert len(ours) == 6
+    assert all(listed[c]["trustStatus"] == "trusted" for c in ours), listed
+    assert listed["echo start"]["key"] == f"{hooks_json}:session_start:0:0"
+    assert listed["$CLAUDE_PROJECT_DIR/check.sh"]["key"] == f"{hooks_json}:pre_tool_use:1:0"
