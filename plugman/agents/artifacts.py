@@ -32,6 +32,7 @@ class Artifact(NamedTuple):
     path: Path  # the folder or file it becomes
     files: dict[str, bytes]  # relative path → bytes; "" is the file at `path` itself
     owner: str  # the plugin it comes from
+    kind: str  # skills | commands | agents
 
 
 def record_path(paths: Paths) -> Path:
@@ -140,6 +141,7 @@ class Ledger:
         self.items[str(artifact.path)] = {
             "files": {rel: digest(data) for rel, data in artifact.files.items()},
             "owner": artifact.owner,
+            "kind": artifact.kind,
             "links": [],
         }
 

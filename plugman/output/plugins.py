@@ -34,6 +34,9 @@ def installed(rows: list[Listed], as_json: bool) -> str:
         lines.append(
             f"{row.id:{width}}  {row.version:10} {row.scope:8} {enabled:8} {row.content_hash[:19]}"
         )
+        if row.agents:
+            reached = ", ".join(f"{a} ({', '.join(kinds)})" for a, kinds in row.agents.items())
+            lines.append(f"{'':{width}}  agents: {reached}")
     return "\n".join(lines)
 
 

@@ -221,7 +221,10 @@ def set_enabled(paths: Paths, name: str, scope: Scope, enabled: bool) -> Change:
 
 
 def listing(paths: Paths) -> list[Listed]:
-    """Every installed plugin in every scope that applies here."""
+    """Every installed plugin in every scope that applies here, and what reached which agent."""
+    from plugman.agents.delivered import delivered
+
+    reached = delivered(paths)
     return [
         Listed(
             plugin_id,
@@ -232,6 +235,7 @@ def listing(paths: Paths) -> list[Listed]:
             entry["content_hash"],
             entry.get("installed_at"),
             entry.get("components"),
+            reached.get(plugin_id, {}),
         )
         for scope in SCOPES
         for plugin_id, entry in sorted(Record.load(paths, scope).plugins.items())

@@ -50,6 +50,7 @@ class Listed(NamedTuple):
     content_hash: str
     installed_at: str | None
     components: dict[str, Any] | None
+    agents: dict[str, list[str]]  # agent → the kinds of components it received
 
     @property
     def pin(self) -> str | None:
@@ -60,7 +61,7 @@ class Listed(NamedTuple):
     def as_json(self) -> dict[str, Any]:
         keys = ("id", "version", "scope", "enabled", "source", "content_hash", "installed_at")
         row = {key: getattr(self, key) for key in keys}
-        return {**row, "components": self.components, "pin": self.pin}
+        return {**row, "components": self.components, "pin": self.pin, "agents": self.agents}
 
 
 class Info(NamedTuple):

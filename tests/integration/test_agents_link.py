@@ -80,6 +80,10 @@ def test_linked_agents_follow_every_change_and_leave_no_trace(project: Path, hom
     assert "// mine" in files["gemini"].read_text()  # the user's own bytes stay
     hooks = json.loads((project / ".claude" / "settings.json").read_text())["hooks"]
     assert "PreToolUse" in hooks  # guardrails' hooks reach Claude Code's project settings
+    reached = {p["id"].split("@")[0]: p["agents"] for p in run("list", project=project)["plugins"]}
+    assert reached["notes-server"] == {agent: ["mcp"] for agent in sorted(LINKED)}
+    assert reached["guardrails"]["gemini"] == ["hooks"]
+    assert reached["guardrails"]["codex"] == ["hooks"]
 
     run("disable", "notes-server", "--scope", "project", project=project)
     assert all(plugin not in servers(file) for file in files.values())
