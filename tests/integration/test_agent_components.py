@@ -198,3 +198,26 @@ def test_copilot_lists_skill_and_command(
     assert start >= 0, out[-2000:]
     names = json.dumps(json.loads(out[start:]))
     assert "kit-skill" in names and "kit-review" in names, out[-2000:]
+
+
+@pytest.mark.parametrize("scope", ["user", "project"])
+def test_copilot_reads_agent(
+    plugin: Path, where: tuple[Path, Path], capture: tuple[str, list[bytes]], scope: str
+) -> None:
+    """The `.agent.md` (Claude tool names kept) is offered to the model as a custom agent."""
+    home, project = where
+    deploy("copilot-cli", plugin, scope, home, project)
+    (home / ".copilot").mkdir(exist_ok=True)  # the user's trust in the folder
+    (home / ".copilot" / "config.json").write_text(json.dumps({"trusted_folders": [str(project)]}))
+    url, bodies = capture
+    env = agent_env(home, BIN) | {
+        "COPILOT_OFFLINE": "true",
+        "COPILOT_PROVIDER_BASE_URL": f"{url}/v1",
+        "COPILOT_PROVIDER_API_KEY": "x",
+        "COPILOT_MODEL": "gpt-4o",
+    }
+    for name in ("GITHUB_TOKEN", "GH_TOKEN"):  # no account: the model is the loopback
+        env.pop(name, None)
+    out = run([str(copilot_bin()), "-p", "hi", "--allow-all-tools"], project, env)
+    sent = b"\n".join(bodies).decode()
+    assert "**kit-reviewer**: Reviews code for kit" in sent, out[-2000:]
