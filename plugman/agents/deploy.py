@@ -14,14 +14,17 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import NamedTuple
 
 from plugman import extensions
-from plugman.agents import export, links
+from plugman.agents import export, files, links
+from plugman.agents.artifacts import Artifact, Ledger
 from plugman.agents.export import Outcome
 from plugman.agents.links import Link
-from plugman.agents.targets import Place
+from plugman.agents.targets import Place, table
 from plugman.config import declarations, export_record
+from plugman.config.resolution import resolve
 from plugman.core import progress
 from plugman.core.errors import UsageError
 from plugman.core.folders import Folders
@@ -32,7 +35,12 @@ from plugman.core.state import Record, Scope
 
 class Deployed(NamedTuple):
     link: Link
-    outcome: Outcome
+    outcome: Outcome  # its MCP servers and hooks, written into the agent's config files
+    files: list[Path]  # its skills, commands and subagents, written as files and folders
+    notes: list[str]  # what it cannot take
+
+
+SPECS = {spec.name: spec for spec in table.SPECS}
 
 
 def refresh(work: Session, env: Mapping[str, str], unlink: Iterable[Link] = ()) -> list[Deployed]:
@@ -41,27 +49,55 @@ def refresh(work: Session, env: Mapping[str, str], unlink: Iterable[Link] = ()) 
     paths = work.paths
     exports = export_record.load(paths)
     folders = Folders(paths)
-    wanted = [(link, True) for link in unlink] + [(link, False) for link in links.every(paths)]
+    ledger = Ledger(work, folders)
+    linked = links.every(paths)
+    wanted = [(link, True) for link in unlink] + [(link, False) for link in linked]
     done = []
+    artifacts: list[tuple[str, Artifact]] = []
     for link, remove in wanted:
         before = export_record.dump(exports)
-        done.append(_apply(work, env, link, exports, remove, folders))
+        outcome = _apply(work, env, link, exports, remove, folders)
         after = export_record.dump(exports)
         if after != before:  # on disk before the next agent's resolution reads it
             work.tx.write(export_record.path(paths), after)
+        notes = list(outcome.notes)
+        mine = [] if remove else _files(work.paths, env, link, ledger, notes)
+        artifacts += [(_key(link, paths), artifact) for artifact in mine]
+        done.append(Deployed(link, outcome, [a.path for a in mine], notes))
+    ledger.apply(artifacts, {_key(link, paths) for link, _ in wanted})
+    ledger.save()
     folders.save(work.tx)
-    _warn(done)
+    _warn(done, ledger.notes)
     return done
 
 
-def _warn(done: list[Deployed]) -> None:
+def _key(link: Link, paths: Paths) -> str:
+    return export_record.key(link.agent, link.scope, paths)
+
+
+def _files(
+    paths: Paths, env: Mapping[str, str], link: Link, ledger: Ledger, notes: list[str]
+) -> list[Artifact]:
+    """The skills, commands and subagents `link`'s agent reads as files (none for an agent
+    plugman knows only by its MCP config: a third-party target)."""
+    spec = SPECS.get(link.agent)
+    if spec is None:
+        return []
+    resolution = resolve(paths, env, references=True, only=link.scope)
+    where = files.Where(link.scope, export.home_of(env), paths.project_dir, env)
+    return files.wanted(spec, where, resolution, ledger, notes)
+
+
+def _warn(done: list[Deployed], general: list[str]) -> None:
     """Each note once, naming every agent (and scope) it applies to."""
     whom: dict[str, list[str]] = {}
     for item in done:
-        for note in item.outcome.notes:
+        for note in item.notes:
             whom.setdefault(note, []).append(f"{item.link.agent} ({item.link.scope})")
     for note, agents in whom.items():
         progress.warn(f"{', '.join(agents)}: {note}")
+    for note in general:
+        progress.warn(note)
 
 
 def _apply(
@@ -71,12 +107,12 @@ def _apply(
     exports: export_record.Exports,
     remove: bool,
     folders: Folders,
-) -> Deployed:
+) -> Outcome:
     target = extensions.target(link.agent)
     place = Place(link.scope, export.home_of(env), work.paths.project_dir, env)
     outcome = export.plan(work.paths, target, place, exports, remove, link.via_gateway)
     export.write(work, outcome, folders)
-    return Deployed(link, outcome)
+    return outcome
 
 
 def link(

@@ -46,7 +46,9 @@ class Hook(NamedTuple):
 
 
 class Skill(NamedTuple):
-    name: str
+    """A skill (its SKILL.md), or a plugin's command or subagent (its Markdown file)."""
+
+    name: str  # `plugin:name` for a plugin's
     path: str
     origin: Origin
 
@@ -56,6 +58,8 @@ class Layers(NamedTuple):
     servers: tuple[Server, ...] = ()  # every other scope; origin.scope says which
     hooks: tuple[Hook, ...] = ()
     skills: tuple[Skill, ...] = ()
+    commands: tuple[Skill, ...] = ()  # the enabled plugins' (passed through, not merged)
+    agents: tuple[Skill, ...] = ()
     # plugins whose servers and hooks wait for approval (nobody on this machine chose them:
     # `sync` installed them from the project's declaration): plugin id -> its tree's hash
     unconsented: Mapping[str, str] = MappingProxyType({})

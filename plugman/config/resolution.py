@@ -35,6 +35,8 @@ class Resolution:
     dropped: list[Dropped]  # what was left out, and why
     hooks: list[Hook]  # in the order they run
     skills: dict[str, Skill]
+    commands: tuple[Skill, ...]  # the enabled plugins' commands and subagents
+    agents: tuple[Skill, ...]
     layers: Layers  # every entry read, before the merge
     policy: Policy
     plugins: list[Installed]
@@ -69,6 +71,8 @@ def resolve(
         merged.dropped,
         merged.hooks,
         merged.skills,
+        found.layers.commands,
+        found.layers.agents,
         found.layers,
         found.policy,
         found.plugins,

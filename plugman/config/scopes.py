@@ -62,6 +62,8 @@ class Contributions(NamedTuple):
     servers: list[Server]
     hooks: list[Hook]
     skills: list[Skill]
+    commands: list[Skill]
+    agents: list[Skill]
     unconsented: dict[str, str]  # plugin id -> content hash (see the module's docstring)
 
 
@@ -101,6 +103,8 @@ def load(paths: Paths, only: Scope | None = None) -> Scopes:
         (*servers, *found.servers),
         (*hooks, *found.hooks),
         tuple(found.skills),
+        tuple(found.commands),
+        tuple(found.agents),
         found.unconsented,
     )
     diagnostics = list(dict.fromkeys(report.diagnostics))  # a file read twice, reported once
@@ -245,7 +249,7 @@ def _plugins(paths: Paths, report: Report, only: Scope | None = None) -> Contrib
     for scope in (only,) if only else sorted(SCOPES, key=PRECEDENCE.index):
         for plugin_id, entry in Record.load(paths, scope).plugins.items():
             chosen.setdefault(plugin_id, (scope, entry))
-    found = Contributions([], [], [], [], {})
+    found = Contributions([], [], [], [], [], [], {})
     for plugin_id, (scope, entry) in sorted(chosen.items()):
         enabled = entry.get("enabled", True)
         found.rows.append(Installed(plugin_id, entry["version"], enabled, scope))
@@ -282,3 +286,5 @@ def _contribute(
     found.skills.extend(
         Skill(f"{loaded.name}:{s.name}", str(s.path), origin) for s in loaded.skills
     )
+    found.commands.extend(Skill(f"{loaded.name}:{p.stem}", str(p), origin) for p in loaded.commands)
+    found.agents.extend(Skill(f"{loaded.name}:{p.stem}", str(p), origin) for p in loaded.agents)

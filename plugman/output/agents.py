@@ -21,7 +21,8 @@ def deployed(command: str, done: list[Deployed], as_json: bool) -> str:
                 "via_gateway": d.link.via_gateway,
                 "changed": [str(c.path) for c in d.outcome.changes],
                 "entries": d.outcome.entries,
-                "notes": d.outcome.notes,
+                "files": [str(f) for f in d.files],
+                "notes": d.notes,
             }
             for d in done
         ]

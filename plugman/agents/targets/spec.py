@@ -2,9 +2,10 @@
 entry (`Mcp`); `render.target` turns one into a `Target`. What no field can say is a small
 hook function on the spec (`quirks`), never a copy of the renderer.
 
-The spec is meant to grow one field per component an agent reads (its skills, commands,
-subagents and hooks folders per scope), each a small record like `Mcp`, read by its own
-renderer; today it carries the MCP servers and the hooks (`Hooks`, rendered by `hooks`).
+Each component an agent reads has its own small record: `Mcp` for servers; `Component`
+(`components.py`) for skills, commands and subagents, the folder per scope and the form the
+agent reads there (None: it has no such place); `Hooks` how it takes hooks (rendered by
+`hooks`); `Presence` says how to tell the agent is installed here.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from plugman.agents.targets.components import Component, Presence
 from plugman.agents.targets.model import Location, Place
 from plugman.agents.targets.places import UserPath
 from plugman.agents.targets.refs import Form, Refs
@@ -100,6 +102,10 @@ class AgentSpec:
     hooks: Hooks | None = None  # how it takes hooks; None: it takes none
     files: Files | None = None  # every file per scope, where `user` and `project` cannot say
     scopes: tuple[Scope, ...] | None = None  # None: user, and project when it has a project file
+    skills: Component | None = None  # where it reads SKILL.md folders; None: nowhere
+    commands: Component | None = None  # where it reads slash commands; None: nowhere
+    agents: Component | None = None  # where it reads subagents; None: nowhere
+    presence: Presence | None = None  # how to tell it is installed here
 
     def scopes_of(self) -> tuple[Scope, ...]:
         if self.scopes is not None:

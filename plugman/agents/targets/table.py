@@ -4,7 +4,10 @@ them (tests/golden/targets/ holds one rendering of each). What no field can say 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from plugman.agents.targets import codex, hooks_tables, quirks
+from plugman.agents.targets.component_table import PLACES
 from plugman.agents.targets.places import in_config_home, in_env_dir, in_home, with_hooks
 from plugman.agents.targets.refs import AS_GIVEN, VALUES, Refs
 from plugman.agents.targets.spec import AgentSpec, Hooks, Mcp, SecretRefs
@@ -14,7 +17,7 @@ WITH_SSE = ("stdio", "http", "sse")
 NO_SSE = ("stdio", "http")
 ENV_SYNTAX = Refs(spelling="${env:VAR}")
 
-SPECS = (
+SPECS: tuple[AgentSpec, ...] = (
     # Every field, `type` always set; Claude expands `${VAR}` and `${VAR:-d}` itself. Hooks go in
     # the scope's settings file; local scope is a prefix of `~/.claude.json`.
     AgentSpec(
@@ -186,3 +189,6 @@ SPECS = (
         mcp=Mcp(transports=NO_SSE, remote=("url",), types={"http": "streamable-http"}, refs=VALUES),
     ),
 )
+
+# Where each agent reads a plugin's skills, commands and subagents (`component_table`).
+SPECS = tuple(replace(spec, **PLACES[spec.name]._asdict()) for spec in SPECS)
