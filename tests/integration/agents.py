@@ -26,6 +26,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -259,6 +260,59 @@ def _run_agent(cmd: list[str], home: Path, project: Path, env: dict[str, str]) -
             f"`{' '.join(cmd)}` in {project} did not finish in {MCP_LIST_TIMEOUT_S} s:\n{partial}"
         )
     return proc.stdout
+
+
+SESSION_TIMEOUT_S = 90
+
+
+def claude_session_events(project: Path, env: dict[str, str]) -> list[dict[str, Any]]:
+    """The events a real ``claude -p`` session in ``project`` emits up to its ``init`` event.
+
+    No login and no network: a fake API key and a base URL on a closed loopback port make the
+    model request fail, but the session first runs its SessionStart hooks (``hook_response``
+    events) and reports what it loaded (the ``init`` event: ``skills``, ``slash_commands``,
+    ``agents``, ``plugins``, ``mcp_servers``). The process is killed once ``init`` is read.
+    """
+    session = {
+        **env,
+        "ANTHROPIC_API_KEY": "sk-ant-fake",
+        "ANTHROPIC_BASE_URL": "http://127.0.0.1:9",
+        "CLAUDE_CODE_MAX_RETRIES": "0",
+    }
+    cmd = [str(claude_bin()), "-p", "hi", "--output-format", "stream-json", "--verbose"]
+    cmd += ["--max-turns", "1"]
+    events: list[dict[str, Any]] = []
+    proc = subprocess.Popen(
+        cmd,
+        cwd=project,
+        env=session,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+    )
+    watchdog = threading.Timer(SESSION_TIMEOUT_S, proc.kill)  # a session that never says init
+    watchdog.start()
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(event, dict):
+                events.append(event)
+                if event.get("type") == "system" and event.get("subtype") == "init":
+                    break
+    finally:
+        watchdog.cancel()
+        proc.kill()
+        proc.wait(timeout=SESSION_TIMEOUT_S)
+    if not any(e.get("subtype") == "init" for e in events):
+        pytest.fail(f"`claude -p` in {project} ended without an init event: {events}")
+    return events
 
 
 def connected(output: str, name: str) -> bool:

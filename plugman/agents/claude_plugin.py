@@ -1,0 +1,193 @@
+"""Claude Code loading plugman's installed plugins natively, as plugins (issue 13).
+
+Pure planning: `plan` says which links, generated files and settings entries make Claude Code
+2.1.328 load one scope's plugins from plugman's store, every session, without `claude plugin
+install`. The deployment engine writes them through the journal and takes them out again. The
+evidence behind each choice is in docs/claude-native.md:
+
+- user: a link `<claude config>/skills/<name>` -> the plugin's store tree. Claude loads it as
+  `<name>@skills-dir` (name from plugin.json), lists it in `claude plugin list`, and needs no
+  settings entry.
+- project and local: a user-declared directory marketplace plugman generates
+  (`<data>/claude/plugman-<scope>-<hash>/`: `.claude-plugin/marketplace.json` and one link
+  `plugins/<name>` -> the store tree per plugin), declared in the user's `settings.json`
+  (`extraKnownMarketplaces`; Claude ignores one declared in a project's settings) and enabled in
+  `<project>/.claude/settings.local.json` (`enabledPlugins`). A project `.claude/skills/<name>`
+  plugin would lose its MCP servers, and a committed file would name this machine's store.
+
+Claude reads both live through the link (nothing is copied to its cache, nothing is written into
+the store); `${CLAUDE_PLUGIN_ROOT}` is the link's path, `${CLAUDE_PLUGIN_DATA}` is Claude's own
+`<claude config>/plugins/data/<name>-<marketplace>` (see `claude_data`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from plugman.core.paths import Paths
+from plugman.core.state import Scope
+from plugman.manifest.edit import Part
+
+SKILLS_DIR = "skills-dir"  # the marketplace name Claude gives a plugin found in a skills folder
+
+
+class NativePlugin(NamedTuple):
+    id: str  # plugman's id for the installed plugin
+    name: str  # the name in its .claude-plugin/plugin.json: Claude names it by this
+    root: Path  # its tree in plugman's store
+    version: str | None = None
+
+
+class Link(NamedTuple):
+    path: Path  # a symbolic link plugman creates ...
+    target: Path  # ... pointing here
+
+
+class File(NamedTuple):
+    path: Path  # a file plugman generates whole (and removes whole)
+    content: str
+
+
+class Edit(NamedTuple):
+    path: Path  # a Claude settings file (JSON) ...
+    parts: list[Part]  # ... and the entries plugman owns in it (`manifest.edit`)
+
+
+class NativePlan(NamedTuple):
+    """One scope's wanted state: the engine creates what is missing and removes the rest."""
+
+    scope: Scope
+    links: list[Link]
+    files: list[File]
+    edits: list[Edit]
+    ids: dict[str, str]  # plugman id -> Claude's plugin id (`name@marketplace`)
+    data: dict[str, Path]  # plugman id -> the ${CLAUDE_PLUGIN_DATA} Claude gives it
+    claude_writes: list[Path]  # what Claude itself creates on its next session and keeps
+    problems: list[str]  # plugins left out, and why
+
+
+def config_dir(home: Path, env: Mapping[str, str]) -> Path:
+    """Claude's user folder: `CLAUDE_CONFIG_DIR`, else `~/.claude`."""
+    given = env.get("CLAUDE_CONFIG_DIR")
+    return Path(given) if given else home / ".claude"
+
+
+def state_file(home: Path, env: Mapping[str, str]) -> Path:
+    """Claude's own state (`~/.claude.json`), where it keeps folder trust."""
+    given = env.get("CLAUDE_CONFIG_DIR")
+    return Path(given) / ".claude.json" if given else home / ".claude.json"
+
+
+def marketplace_name(scope: Scope, project: Path) -> str:
+    """One marketplace per project and scope, so two projects may hold different trees of a
+    plugin by the same name."""
+    digest = hashlib.sha256(str(project.absolute()).encode()).hexdigest()[:10]
+    return f"plugman-{scope}-{digest}"
+
+
+def marketplace_dir(scope: Scope, project: Path, env: Mapping[str, str]) -> Path:
+    paths = Paths.from_env(env, project)
+    return paths.data_dir / "claude" / marketplace_name(scope, project)
+
+
+def claude_data(home: Path, env: Mapping[str, str], claude_id: str) -> Path:
+    """The `${CLAUDE_PLUGIN_DATA}` Claude sets for `claude_id` (it creates the folder when a hook
+    or server uses it): `demo@skills-dir` -> `<config>/plugins/data/demo-skills-dir`."""
+    safe = "".join(c if c.isalnum() or c in "_-" else "-" for c in claude_id)
+    return config_dir(home, env) / "plugins" / "data" / safe
+
+
+def trust_missing(state: Mapping[str, Any], project: Path) -> bool:
+    """Whether Claude's state (`state_file`, parsed) lacks the project's folder trust. plugman
+    only reports this: accepting Claude's trust dialog is the user's decision."""
+    projects = state.get("projects")
+    entry = projects.get(str(project.absolute())) if isinstance(projects, dict) else None
+    return not (isinstance(entry, dict) and entry.get("hasTrustDialogAccepted") is True)
+
+
+def plan(
+    scope: Scope, home: Path, project: Path, env: Mapping[str, str], plugins: list[NativePlugin]
+) -> NativePlan:
+    """What makes Claude load `plugins` (every plugin of `scope`) natively; empty for none."""
+    chosen, problems = _chosen(plugins)
+    if scope == "user":
+        return _skills_dir(home, env, chosen, problems)
+    return _marketplace(scope, home, project, env, chosen, problems)
+
+
+def _chosen(plugins: list[NativePlugin]) -> tuple[list[NativePlugin], list[str]]:
+    chosen: dict[str, NativePlugin] = {}
+    problems: list[str] = []
+    for plugin in plugins:
+        name = plugin.name
+        if not name or name in (".", "..") or any(c in name for c in "/\\@: "):
+            problems.append(f"{plugin.id}: Claude Code cannot load a plugin named {name!r}")
+        elif name in chosen:
+            problems.append(f"{plugin.id}: {chosen[name].id} already gives Claude a plugin {name}")
+        else:
+            chosen[name] = plugin
+    return list(chosen.values()), problems
+
+
+def _skills_dir(
+    home: Path, env: Mapping[str, str], plugins: list[NativePlugin], problems: list[str]
+) -> NativePlan:
+    skills = config_dir(home, env) / "skills"
+    links = [Link(skills / p.name, p.root) for p in plugins]
+    ids = {p.id: f"{p.name}@{SKILLS_DIR}" for p in plugins}
+    data = {p.id: claude_data(home, env, ids[p.id]) for p in plugins}
+    return NativePlan("user", links, [], [], ids, data, list(data.values()), problems)
+
+
+def _marketplace(
+    scope: Scope,
+    home: Path,
+    project: Path,
+    env: Mapping[str, str],
+    plugins: list[NativePlugin],
+    problems: list[str],
+) -> NativePlan:
+    if not plugins:
+        return NativePlan(scope, [], [], [], {}, {}, [], problems)
+    name = marketplace_name(scope, project)
+    folder = marketplace_dir(scope, project, env)
+    links = [Link(folder / "plugins" / p.name, p.root) for p in plugins]
+    catalog = {
+        "name": name,
+        "owner": {"name": "plugman"},
+        "description": f"plugman's {scope}-scope plugins of {project.absolute()} (generated)",
+        "plugins": [_entry(p) for p in plugins],
+    }
+    text = json.dumps(catalog, indent=2) + "\n"
+    files = [File(folder / ".claude-plugin" / "marketplace.json", text)]
+    config = config_dir(home, env)
+    declared = {name: {"source": {"source": "directory", "path": str(folder)}}}
+    ids = {p.id: f"{p.name}@{name}" for p in plugins}
+    edits = [
+        Edit(config / "settings.json", [Part(("extraKnownMarketplaces",), declared)]),
+        Edit(
+            project.absolute() / ".claude" / "settings.local.json",
+            [Part(("enabledPlugins",), {ids[p.id]: True for p in plugins})],
+        ),
+    ]
+    data = {p.id: claude_data(home, env, ids[p.id]) for p in plugins}
+    plugins_dir = config / "plugins"
+    writes = [
+        plugins_dir / "known_marketplaces.json",
+        plugins_dir / "installed_plugins.json",
+        plugins_dir / "marketplaces",
+        *data.values(),
+    ]
+    return NativePlan(scope, links, files, edits, ids, data, writes, problems)
+
+
+def _entry(plugin: NativePlugin) -> dict[str, Any]:
+    # Claude takes only a "./" path here (an absolute one is invalid), hence the link.
+    entry: dict[str, Any] = {"name": plugin.name, "source": f"./plugins/{plugin.name}"}
+    if plugin.version:
+        entry["version"] = plugin.version
+    return entry

@@ -1,0 +1,266 @@
+"""Claude Code 2.1.328 loads a plugin from plugman's store natively (docs/claude-native.md).
+
+`plugman.agents.claude_plugin.plan` says what to write per scope; a small helper here writes it
+(the deployment engine does that in plugman) and takes it out again. The real Claude Code then
+runs offline (`claude_session_events`: a fake key, a closed loopback port, killed after `init`)
+and must list the plugin's skill, command, agent and MCP server exactly once each and run its
+SessionStart hook once; after removal every file of Claude's is byte-identical to before, except
+what Claude writes on any session (`SESSION`) and what the plan names as Claude's own writes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
+
+from plugman.agents import claude_plugin
+from plugman.agents.claude_plugin import NativePlan, NativePlugin
+from plugman.core.paths import Paths
+from plugman.core.state import Scope
+from plugman.manifest import edit
+from plugman.manifest.edit import Block, Part
+from tests.integration.agents import agent_env, claude_bin, claude_session_events
+
+NAME = "natkit"
+MARKER = "NATKIT-HOOK-RAN"
+# What Claude Code writes on every session, plugins or not (relative to HOME).
+SESSION = (
+    ".claude.json",  # its state: numStartups, projects, pluginUsage (one entry per plugin id), ...
+    ".claude/backups/",
+    ".claude/projects/",
+    ".claude/sessions/",
+    ".claude/session-env/",
+    ".claude/shell-snapshots/",
+    ".claude/todos/",
+    ".claude/statsig/",
+    ".claude/plugins/store/",  # its built-in plugins' records
+)
+
+
+def _build_plugin(root: Path) -> None:
+    files = {
+        ".claude-plugin/plugin.json": json.dumps({"name": NAME, "version": "0.1.0"}),
+        f"skills/{NAME}-skill/SKILL.md": f"---\nname: {NAME}-skill\ndescription: d\n---\nHi.\n",
+        f"commands/{NAME}-cmd.md": "---\ndescription: a command\n---\nSay hi.\n",
+        f"agents/{NAME}-agent.md": f"---\nname: {NAME}-agent\ndescription: d\n---\nBe brief.\n",
+        "hooks/hooks.json": json.dumps(
+            {
+                "hooks": {
+                    "SessionStart": [
+                        {
+                            "hooks": [
+                                {
+                                    "type": "command",
+                                    "command": f"echo {MARKER} root=${{CLAUDE_PLUGIN_ROOT}}",
+                                }
+                            ]
+                        }
+                    ]
+                }
+            }
+        ),
+        ".mcp.json": json.dumps(
+            {
+                "mcpServers": {
+                    f"{NAME}-mcp": {
+                        "command": sys.executable,
+                        "args": ["-c", "import sys; sys.stdin.read()"],
+                    }
+                }
+            }
+        ),
+    }
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+
+
+def _chmod_tree(root: Path, writable: bool) -> None:
+    for folder, dirs, names in os.walk(root):
+        for name in [*dirs, *names, ""]:
+            path = Path(folder) / name
+            mode = path.stat().st_mode
+            bits = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
+            path.chmod(mode | stat.S_IWUSR if writable else mode & ~bits)
+
+
+def _tree_digest(root: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        digest.update(str(path.relative_to(root)).encode())
+        if path.is_file():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+class Applied(NamedTuple):
+    plan: NativePlan
+    edits: list[tuple[Path, str | None, list[Block], list[Part]]]
+    dirs: list[Path]  # folders created for links and files, deepest last
+
+
+def _apply(plan: NativePlan) -> Applied:
+    """What the deployment engine does (without its journal): links, files, settings entries."""
+    dirs: list[Path] = []
+    made = [*plan.links, *plan.files, *plan.edits]
+    for path in [thing.path for thing in made]:
+        missing = [p for p in [path.parent, *path.parent.parents] if not p.exists()]
+        for folder in reversed(missing):
+            folder.mkdir()
+            dirs.append(folder)
+    for link in plan.links:
+        link.path.symlink_to(link.target, target_is_directory=True)
+    for file in plan.files:
+        file.path.write_text(file.content, encoding="utf-8")
+    edits = []
+    for change in plan.edits:
+        before = change.path.read_text(encoding="utf-8") if change.path.exists() else None
+        text = edit.module("json").BASE if before is None else before
+        edited = edit.add("json", text, change.parts, str(change.path))
+        change.path.write_text(edited.text, encoding="utf-8")
+        edits.append((change.path, before, edited.blocks, change.parts))
+    return Applied(plan, edits, dirs)
+
+
+def _remove(applied: Applied) -> None:
+    for path, before, blocks, parts in applied.edits:
+        text = edit.take_out("json", path.read_text(encoding="utf-8"), blocks, parts, str(path))
+        if before is None and text == edit.module("json").BASE:
+            path.unlink()
+        else:
+            path.write_text(text, encoding="utf-8")
+    for link in applied.plan.links:
+        link.path.unlink()
+    for file in applied.plan.files:
+        file.path.unlink()
+    for folder in reversed(applied.dirs):
+        folder.rmdir()
+
+
+def _snapshot(home: Path, project: Path) -> dict[str, str]:
+    """Claude's files (relative to HOME; the project's under `<project>/`): content digests."""
+    found: dict[str, str] = {}
+    roots = [(home / ".claude", ".claude"), (project / ".claude", "<project>/.claude")]
+    for root, label in roots:
+        for folder, dirs, names in os.walk(root):
+            for name in dirs + names:
+                path = Path(folder) / name
+                key = f"{label}/{path.relative_to(root)}"
+                if path.is_symlink():
+                    found[key] = f"-> {path.readlink()}"
+                elif path.is_file():
+                    found[key] = hashlib.sha256(path.read_bytes()).hexdigest()
+                elif path.is_dir():
+                    found[key + "/"] = "dir"
+    found["<project>/.claude/"] = str((project / ".claude").is_dir())
+    if (home / ".claude.json").exists():
+        found[".claude.json"] = hashlib.sha256((home / ".claude.json").read_bytes()).hexdigest()
+    return found
+
+
+def _inventory(events: list[dict[str, Any]]) -> tuple[dict[str, Any], list[str]]:
+    init = next(e for e in events if e.get("subtype") == "init")
+    hooks = [
+        str(e.get("stdout", ""))
+        for e in events
+        if e.get("subtype") == "hook_response" and MARKER in str(e.get("stdout", ""))
+    ]
+    return init, hooks
+
+
+def _claude_wrote(key: str, own: list[str]) -> bool:
+    """Whether `key` is one of Claude's own writes, inside one, or a folder made to hold one."""
+    key = key.rstrip("/")
+    return any(key == o or key.startswith(o + "/") or o.startswith(key + "/") for o in own)
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> Iterator[tuple[Path, Path, dict[str, str], NativePlugin]]:
+    home, project = tmp_path / "home", tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    home.mkdir()
+    env = {**agent_env(home, Path(sys.executable).parent), "PLUGMAN_HOME": str(home / "plugman")}
+    root = Paths.from_env(env, project).store_dir / ("ab" * 32)
+    _build_plugin(root)
+    _chmod_tree(root, writable=False)  # the store's trees are read-only
+    try:
+        yield home, project, env, NativePlugin(f"{NAME}@samples", NAME, root, "0.1.0")
+    finally:
+        _chmod_tree(root, writable=True)
+
+
+def test_plan_per_scope(tmp_path: Path) -> None:
+    home, project, env = tmp_path / "h", tmp_path / "p", {"PLUGMAN_HOME": str(tmp_path / "pm")}
+    plugin = NativePlugin("kit@m", "kit", tmp_path / "store" / "x")
+    user = claude_plugin.plan("user", home, project, env, [plugin, plugin._replace(id="o@m")])
+    assert user.links == [claude_plugin.Link(home / ".claude" / "skills" / "kit", plugin.root)]
+    assert (user.edits, user.files, user.ids) == ([], [], {"kit@m": "kit@skills-dir"})
+    assert user.data == {"kit@m": home / ".claude" / "plugins" / "data" / "kit-skills-dir"}
+    assert user.problems == ["o@m: kit@m already gives Claude a plugin kit"]
+    local = claude_plugin.plan("local", home, project, env, [plugin])
+    mkt = claude_plugin.marketplace_name("local", project)
+    assert local.ids == {"kit@m": f"kit@{mkt}"}
+    assert [e.path for e in local.edits] == [
+        home / ".claude" / "settings.json",
+        project.absolute() / ".claude" / "settings.local.json",
+    ]
+    catalog = json.loads(local.files[0].content)
+    assert catalog["plugins"] == [{"name": "kit", "source": "./plugins/kit"}]
+    assert str(tmp_path / "pm") in str(local.files[0].path)
+    assert claude_plugin.marketplace_name("project", project) != mkt
+    assert claude_plugin.plan("project", home, project, env, []).edits == []
+    assert claude_plugin.trust_missing({}, project)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scope", ["user", "local", "project"])
+def test_claude_loads_the_plugin_once_and_removal_restores_its_files(
+    world: tuple[Path, Path, dict[str, str], NativePlugin], scope: Scope
+) -> None:
+    home, project, env, plugin = world
+    claude_bin()  # installs the pinned agent (or skips when npm cannot be reached)
+    # The user's own settings, which plugman's entries go next to and must leave as they were.
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_text('{\n  "cleanupPeriodDays": 30\n}\n')
+    if scope == "local":
+        (project / ".claude").mkdir()
+        (project / ".claude" / "settings.local.json").write_text('{"cleanupPeriodDays": 31}\n')
+    claude_session_events(project, env)  # Claude's own first-run files exist before the snapshot
+    before, store = _snapshot(home, project), _tree_digest(plugin.root)
+
+    plan = claude_plugin.plan(scope, home, project, env, [plugin])
+    assert plan.problems == []
+    applied = _apply(plan)
+    init, hooks = _inventory(claude_session_events(project, env))
+
+    assert init["skills"].count(f"{NAME}:{NAME}-skill") == 1
+    assert [s for s in init["skills"] if f"{NAME}-skill" in s] == [f"{NAME}:{NAME}-skill"]
+    assert [c for c in init["slash_commands"] if f"{NAME}-cmd" in c] == [f"{NAME}:{NAME}-cmd"]
+    assert [a for a in init["agents"] if f"{NAME}-agent" in a] == [f"{NAME}:{NAME}-agent"]
+    servers = [s["name"] for s in init["mcp_servers"] if f"{NAME}-mcp" in s["name"]]
+    assert servers == [f"plugin:{NAME}:{NAME}-mcp"]
+    loaded = [p for p in init["plugins"] if p["name"] == NAME]
+    assert [(p["source"], p["path"]) for p in loaded] == [
+        (plan.ids[plugin.id], str(plan.links[0].path))
+    ]
+    assert len(hooks) == 1 and f"root={plan.links[0].path}" in hooks[0], hooks
+    assert _tree_digest(plugin.root) == store  # Claude wrote nothing into the store
+
+    _remove(applied)
+    init, hooks = _inventory(claude_session_events(project, env))
+    assert hooks == [] and not [p for p in init["plugins"] if p["name"] == NAME]
+
+    after = _snapshot(home, project)
+    changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
+    changed = {k for k in changed if not k.startswith(SESSION)}
+    claude_own = [str(p.relative_to(home)) for p in plan.claude_writes]
+    assert {k for k in changed if not _claude_wrote(k, claude_own)} == set(), sorted(changed)
+    assert f".claude/plugins/data/{plan.data[plugin.id].name}/" in changed
