@@ -32,7 +32,8 @@ class Artifact(NamedTuple):
     path: Path  # the folder or file it becomes
     files: dict[str, bytes]  # relative path → bytes; "" is the file at `path` itself
     owner: str  # the plugin it comes from
-    kind: str  # skills | commands | agents
+    kind: str  # skills | commands | agents | plugin (a whole plugin, for Claude Code)
+    link: Path | None = None  # a symbolic link to this instead of files
 
 
 def record_path(paths: Paths) -> Path:
@@ -53,8 +54,18 @@ def _file(root: Path, rel: str) -> Path:
     return root / rel if rel else root
 
 
+def _digests(artifact: Artifact) -> dict[str, str]:
+    if artifact.link is not None:
+        return {"": f"link:{artifact.link}"}
+    return {rel: digest(data) for rel, data in artifact.files.items()}
+
+
 def _current(path: Path, files: dict[str, str]) -> dict[str, str | None]:
     """The digests of the recorded files as they are on disk now (None: gone)."""
+    if any(d.startswith("link:") for d in files.values()):
+        if path.is_symlink():
+            return {"": f"link:{path.readlink()}"}
+        return {"": "replaced" if path.exists() else None}
     found: dict[str, str | None] = {}
     for rel in files:
         data = read_bytes(_file(path, rel))
@@ -106,9 +117,7 @@ class Ledger:
                 self._write(artifact, {})
             elif self._changed(artifact.path, known):
                 continue
-            elif {rel: digest(b) for rel, b in artifact.files.items()} != _current(
-                artifact.path, known["files"]
-            ):
+            elif _digests(artifact) != _current(artifact.path, known["files"]):
                 self._write(artifact, known["files"])
             others = set(self.items[key]["links"]) - managed if key in self.items else set()
             self.items[key]["links"] = sorted(others | links)
@@ -131,6 +140,11 @@ class Ledger:
 
     def _write(self, artifact: Artifact, old: dict[str, str]) -> None:
         tx = self.work.tx
+        if artifact.link is not None:
+            self.folders.note(artifact.path)
+            tx.link(artifact.path, artifact.link)
+            self._record(artifact)
+            return
         for rel in sorted(set(old) - set(artifact.files)):
             file = _file(artifact.path, rel)
             tx.write(file, None, prune_to=self.folders.stop(file))
@@ -138,8 +152,11 @@ class Ledger:
             file = _file(artifact.path, rel)
             self.folders.note(file)
             tx.write(file, data)
+        self._record(artifact)
+
+    def _record(self, artifact: Artifact) -> None:
         self.items[str(artifact.path)] = {
-            "files": {rel: digest(data) for rel, data in artifact.files.items()},
+            "files": _digests(artifact),
             "owner": artifact.owner,
             "kind": artifact.kind,
             "links": [],
@@ -152,6 +169,9 @@ class Ledger:
             return  # gone already
         if now != entry["files"]:
             self.notes.append(f"{path} was changed since plugman wrote it; left as it is")
+            return
+        if path.is_symlink():
+            self.work.tx.link(path, None, prune_to=self.folders.stop(path))
             return
         for rel in sorted(entry["files"]):
             file = _file(path, rel)

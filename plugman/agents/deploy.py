@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from plugman import extensions
-from plugman.agents import export, files, links
+from plugman.agents import claude_native, export, files, links
 from plugman.agents.artifacts import Artifact, Ledger
 from plugman.agents.export import Outcome
 from plugman.agents.links import Link
@@ -41,6 +41,7 @@ class Deployed(NamedTuple):
 
 
 SPECS = {spec.name: spec for spec in table.SPECS}
+CLAUDE = "claude-code"
 
 
 def refresh(work: Session, env: Mapping[str, str], unlink: Iterable[Link] = ()) -> list[Deployed]:
@@ -56,12 +57,25 @@ def refresh(work: Session, env: Mapping[str, str], unlink: Iterable[Link] = ()) 
     artifacts: list[tuple[str, Artifact]] = []
     for link, remove in wanted:
         before = export_record.dump(exports)
-        outcome = _apply(work, env, link, exports, remove, folders)
+        place = Place(link.scope, export.home_of(env), paths.project_dir, env)
+        resolution = None if remove else resolve(paths, env, references=True, only=link.scope)
+        notes: list[str] = []
+        mine: list[Artifact] = []
+        native: frozenset[str] = frozenset()
+        if link.agent == CLAUDE and not link.via_gateway:
+            loaded = claude_native.deploy(work, place, link, exports, folders, ledger, resolution)
+            native, notes, mine = loaded.ids, loaded.notes, loaded.artifacts
+        how = export.How(gateway=link.via_gateway, native=native)
+        outcome = export.plan(paths, extensions.target(link.agent), place, exports, remove, how)
+        export.write(work, outcome, folders)
         after = export_record.dump(exports)
         if after != before:  # on disk before the next agent's resolution reads it
             work.tx.write(export_record.path(paths), after)
-        notes = list(outcome.notes)
-        mine = [] if remove else _files(work.paths, env, link, ledger, notes)
+        notes += outcome.notes
+        spec = SPECS.get(link.agent)  # None: a third-party target, MCP servers only
+        if resolution is not None and spec is not None:
+            where = files.Where(link.scope, place.home, paths.project_dir, env)
+            mine += files.wanted(spec, where, resolution, ledger, notes)
         artifacts += [(_key(link, paths), artifact) for artifact in mine]
         done.append(Deployed(link, outcome, [a.path for a in mine], notes))
     ledger.apply(artifacts, {_key(link, paths) for link, _ in wanted})
@@ -75,19 +89,6 @@ def _key(link: Link, paths: Paths) -> str:
     return export_record.key(link.agent, link.scope, paths)
 
 
-def _files(
-    paths: Paths, env: Mapping[str, str], link: Link, ledger: Ledger, notes: list[str]
-) -> list[Artifact]:
-    """The skills, commands and subagents `link`'s agent reads as files (none for an agent
-    plugman knows only by its MCP config: a third-party target)."""
-    spec = SPECS.get(link.agent)
-    if spec is None:
-        return []
-    resolution = resolve(paths, env, references=True, only=link.scope)
-    where = files.Where(link.scope, export.home_of(env), paths.project_dir, env)
-    return files.wanted(spec, where, resolution, ledger, notes)
-
-
 def _warn(done: list[Deployed], general: list[str]) -> None:
     """Each note once, naming every agent (and scope) it applies to."""
     whom: dict[str, list[str]] = {}
@@ -98,21 +99,6 @@ def _warn(done: list[Deployed], general: list[str]) -> None:
         progress.warn(f"{', '.join(agents)}: {note}")
     for note in general:
         progress.warn(note)
-
-
-def _apply(
-    work: Session,
-    env: Mapping[str, str],
-    link: Link,
-    exports: export_record.Exports,
-    remove: bool,
-    folders: Folders,
-) -> Outcome:
-    target = extensions.target(link.agent)
-    place = Place(link.scope, export.home_of(env), work.paths.project_dir, env)
-    outcome = export.plan(work.paths, target, place, exports, remove, link.via_gateway)
-    export.write(work, outcome, folders)
-    return outcome
 
 
 def link(

@@ -102,13 +102,24 @@ def write(work: Session, outcome: Outcome, folders: Folders) -> None:
             work.tx.write(change.path, _bytes(change.after), private=private)
 
 
+class How(NamedTuple):
+    """How a deployment differs from a plain export."""
+
+    gateway: bool = False  # one server, the gateway, in place of every server and hook
+    native: frozenset[str] = frozenset()  # plugins the agent loads itself: none of their entries
+    given: tuple[dict[str, list[Part]], dict[str, str]] | None = None  # parts and owners, as is
+
+
+PLAIN = How()
+
+
 def plan(
     paths: Paths,
     target: Target,
     place: Place,
     exports: Exports,
     remove: bool,
-    gateway: bool = False,
+    how: How = PLAIN,
 ) -> Outcome:
     """The changes for one export; `exports` is updated to match."""
     key = export_record.key(target.name, place.scope, paths)
@@ -117,12 +128,13 @@ def plan(
     changes: list[Change] = []
     notes: list[str] = []
     hidden: set[str] = set()
-    if remove:
-        wanted: dict[str, list[Part]] = {}
-        owners: dict[str, str] = {}
-    else:
+    wanted: dict[str, list[Part]] = {}
+    owners: dict[str, str] = {}
+    if how.given is not None and not remove:
+        wanted, owners = how.given
+    elif not remove:
         wanted, owners, notes = export_entries.render(
-            paths, target, place, scoped=True, gateway=gateway
+            paths, target, place, scoped=True, gateway=how.gateway, native=how.native
         )
     for loc in target.files(place).values():
         declarations.check_project_file(paths, loc.path)  # no writing out through a project link

@@ -102,14 +102,18 @@ def render(
     show_secrets: bool = True,
     scoped: bool = False,
     gateway: bool = False,
+    native: frozenset[str] = frozenset(),
 ) -> tuple[dict[str, list[Part]], dict[str, str], list[str]]:
     """What goes into the target's files, who owns each entry, and the notes. `scoped` (an
     export): only the entries of `place.scope` (see the module docstring). `gateway`: one
-    server, `plugman mcp serve`, in place of every server and hook (it runs them itself)."""
+    server, `plugman mcp serve`, in place of every server and hook (it runs them itself).
+    `native`: plugins the agent loads itself, whose servers and hooks are not written again."""
     from plugman.config.resolution import resolve
 
     only = place.scope if scoped else None
     resolution = resolve(paths, place.env, references=True, only=only)
+    if native:
+        resolution = resolution.without(native)
     notes: list[str] = []
     owners: dict[str, str] = {}
     mcp = target.files(place).get("mcp") if scoped else None

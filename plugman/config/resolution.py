@@ -5,8 +5,8 @@ value in `plugman.output`, never parsed back."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 
 from plugman.config import merge, scopes, trust
 from plugman.config.merge import Dropped, Hook, Layers, Server, Skill
@@ -45,6 +45,16 @@ class Resolution:
     def pending(self) -> list[Dropped]:
         """The entries waiting for `plugman trust approve`."""
         return [d for d in self.dropped if d.reason == "pending-approval"]
+
+    def without(self, plugins: Iterable[str]) -> Resolution:
+        """This resolution with none of the servers and hooks of `plugins` (an agent that loads
+        those plugins itself gets them from there)."""
+        gone = set(plugins)
+        return replace(
+            self,
+            servers={n: s for n, s in self.servers.items() if s.origin.plugin not in gone},
+            hooks=[h for h in self.hooks if h.origin.plugin not in gone],
+        )
 
     def about(self, name: str) -> About:
         """The winner, the shadowed and the dropped entries called `name`."""

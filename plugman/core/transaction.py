@@ -87,6 +87,25 @@ class Transaction:
             atomic_write(path, data, private=self.private(path) if private is None else private)
         checkpoint("write")
 
+    def link(self, path: Path, target: Path | None, *, prune_to: Path | None = None) -> None:
+        """Make `path` a symbolic link to `target` (None: remove the link), keeping what was
+        there in the journal first: nothing, or a link (its target). A file or folder at `path`
+        is never replaced: the caller checks, and this refuses."""
+        if path.exists() and not path.is_symlink():
+            raise OSError(f"{path} exists and is not a link; left as it is")
+        if not any(entry["path"] == str(path) for entry in self.files):
+            before = str(path.readlink()) if path.is_symlink() else None
+            made = _first_missing(path.parent)
+            self.files.append({"path": str(path), "link": before, "made": made, "mode": None})
+            self._save("open")
+            checkpoint("journal")
+        if target is None:
+            path.unlink(missing_ok=True)
+            _prune(path.parent, prune_to)
+        else:
+            _symlink(path, target)
+        checkpoint("write")
+
     def add_tree(self, tree: Path) -> str:
         """Move a staged tree into the store (unless the same content is there); its hash."""
         content_hash = tree_hash(tree)
@@ -136,6 +155,16 @@ class Transaction:
         atomic_write(self.dir / JOURNAL, json.dumps(body, indent=1).encode())
 
 
+def _symlink(path: Path, target: Path | str) -> None:
+    """Point `path` at `target` in one step: a new link beside it, renamed over it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temp.unlink(missing_ok=True)
+    temp.symlink_to(target)
+    temp.replace(path)
+    sync_dir(path.parent)
+
+
 def _first_missing(folder: Path) -> str | None:
     """The highest folder on the way to `folder` that does not exist yet (a write makes it)."""
     if folder.exists():
@@ -161,7 +190,10 @@ def rollback(journal: Path, store: Store) -> None:
         body = {"status": "open", "files": [], "trees": []}  # died before its first step
     if body.get("status") != "committed":
         for entry in reversed(body.get("files", [])):
-            _restore(Path(entry["path"]), journal, entry.get("backup"), entry.get("mode"))
+            if "link" in entry:
+                _restore_link(Path(entry["path"]), entry["link"])
+            else:
+                _restore(Path(entry["path"]), journal, entry.get("backup"), entry.get("mode"))
             if entry.get("made"):  # folders the write made, gone again
                 _prune(Path(entry["path"]).parent, Path(entry["made"]).parent)
         for entry in reversed(body.get("dirs", [])):
@@ -192,6 +224,16 @@ def _restore_dir(path: Path, journal: Path, backup: str | None) -> None:
     remove_tree(path)
     if saved is not None:
         saved.rename(path)
+
+
+def _restore_link(path: Path, target: str | None) -> None:
+    for temp in path.parent.glob(f".{path.name}.*.tmp"):  # a link cut short
+        temp.unlink()
+    if target is None:
+        if path.is_symlink():
+            path.unlink()
+    else:
+        _symlink(path, target)
 
 
 def _restore(path: Path, journal: Path, backup: str | None, mode: int | None) -> None:

@@ -60,6 +60,12 @@ def servers(file: Path) -> set[str]:
     return set(json.loads(text).get("mcpServers", {}))
 
 
+def natively_enabled(project: Path) -> set[str]:
+    local = project / ".claude" / "settings.local.json"
+    enabled = json.loads(local.read_text())["enabledPlugins"] if local.exists() else {}
+    return {key.partition("@")[0] for key, on in enabled.items() if on}
+
+
 def test_linked_agents_follow_every_change_and_leave_no_trace(project: Path, home: Path) -> None:
     before = snapshot(project, home)
     added = run("agents", "add", *LINKED, "--scope", "project", project=project)
@@ -70,7 +76,6 @@ def test_linked_agents_follow_every_change_and_leave_no_trace(project: Path, hom
     run("install", "notes-server", "guardrails", "--scope", "project", project=project)
     plugin = "plugin_notes-server_notes"
     files = {
-        "claude-code": project / ".mcp.json",
         "gemini": project / ".gemini" / "settings.json",
         "codex": project / ".codex" / "config.toml",
         "cursor": project / ".cursor" / "mcp.json",
@@ -78,15 +83,21 @@ def test_linked_agents_follow_every_change_and_leave_no_trace(project: Path, hom
     for agent, file in files.items():
         assert plugin in servers(file), agent
     assert "// mine" in files["gemini"].read_text()  # the user's own bytes stay
-    hooks = json.loads((project / ".claude" / "settings.json").read_text())["hooks"]
-    assert "PreToolUse" in hooks  # guardrails' hooks reach Claude Code's project settings
+    # Claude Code loads both plugins natively (enabled in the project's local settings), so
+    # their servers and hooks are not also written into its .mcp.json and settings.json
+    assert natively_enabled(project) == {"notes-server", "guardrails"}
+    assert servers(project / ".mcp.json") == {"mine"}
+    assert not (project / ".claude" / "settings.json").exists()
     reached = {p["id"].split("@")[0]: p["agents"] for p in run("list", project=project)["plugins"]}
-    assert reached["notes-server"] == {agent: ["mcp"] for agent in sorted(LINKED)}
+    assert reached["notes-server"] == {
+        agent: ["plugin"] if agent == "claude-code" else ["mcp"] for agent in sorted(LINKED)
+    }
     assert reached["guardrails"]["gemini"] == ["hooks"]
     assert reached["guardrails"]["codex"] == ["hooks"]
 
     run("disable", "notes-server", "--scope", "project", project=project)
     assert all(plugin not in servers(file) for file in files.values())
+    assert natively_enabled(project) == {"guardrails"}
     run("enable", "notes-server", "--scope", "project", project=project)
     assert all(plugin in servers(file) for file in files.values())
 
@@ -94,7 +105,7 @@ def test_linked_agents_follow_every_change_and_leave_no_trace(project: Path, hom
     assert "t1" not in servers(files["gemini"])  # a project server waits for approval
     run("trust", "approve", "t1", project=project)
     assert "t1" in servers(files["gemini"]) and "t1" in servers(files["codex"])
-    assert servers(files["claude-code"]) >= {"mine", "t1", plugin}  # the file has it once
+    assert servers(project / ".mcp.json") == {"mine", "t1"}  # Claude's own file, once
 
     run("uninstall", "notes-server", "guardrails", "--scope", "project", project=project)
     run("mcp", "remove", "t1", project=project)
