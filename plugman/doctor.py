@@ -37,7 +37,7 @@ class Problem(NamedTuple):
 
 def check(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     found = _journal(paths) + _state_files(paths)
-    for probe in (_config, _installed, _pending, _exports):
+    for probe in (_config, _installed, _pending, _exports, _deployed):
         try:
             found += probe(paths, env)
         except PlugmanError as exc:  # a broken file the probe needs: said once, with its place
@@ -59,6 +59,7 @@ def _once(found: list[Problem]) -> list[Problem]:
 
 def _state_files(paths: Paths) -> list[Problem]:
     """Every state file plugman keeps, read as the commands read it."""
+    from plugman.agents import artifacts
     from plugman.config import trust
     from plugman.plugins import registry
 
@@ -76,6 +77,12 @@ def _state_files(paths: Paths) -> list[Problem]:
             "move it away (plugman forgets what it exported; take those entries out of the "
             "agent files by hand), then export again",
             export_record.FORMAT,
+        ),
+        (
+            artifacts.record_path(paths),
+            "move it away (plugman forgets the files it deployed; remove them by hand), then "
+            "run: plugman agents add AGENT to deploy again",
+            artifacts.FORMAT,
         ),
     ]
     found = []
@@ -245,3 +252,29 @@ def _stale(
             f"see what changed: {command} --dry-run; then: {command} --write",
         )
     ]
+
+
+def _deployed(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
+    """Each skill, command, subagent or plugin link deployed into an agent's folders that is
+    gone, or changed since plugman wrote it (drift)."""
+    from plugman.agents import artifacts
+
+    found = []
+    for key, entry in artifacts.load(paths).items():
+        drift = artifacts.drift(Path(key), entry)
+        for link in entry["links"] if drift else []:
+            agent, scope = link.split(" ")[:2]
+            found.append(
+                Problem(
+                    WARNING,
+                    key,
+                    f"{drift} since plugman deployed it to {agent} ({scope} scope)",
+                    f"to deploy it again: plugman agents add {agent} --scope {scope}"
+                    + (
+                        " (a changed one is yours: move it away first)"
+                        if drift == "changed"
+                        else ""
+                    ),
+                )
+            )
+    return found

@@ -73,6 +73,14 @@ def _current(path: Path, files: dict[str, str]) -> dict[str, str | None]:
     return found
 
 
+def drift(path: Path, entry: dict[str, Any]) -> str | None:
+    """How a recorded artifact differs from what plugman wrote: `gone`, `changed`, or None."""
+    now = _current(path, entry["files"])
+    if now == entry["files"]:
+        return None
+    return "gone" if all(v is None for v in now.values()) else "changed"
+
+
 class Ledger:
     """The record, read once per refresh, and the changes one refresh makes to it."""
 

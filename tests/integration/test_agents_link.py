@@ -194,3 +194,20 @@ def test_an_agent_linked_via_the_gateway_is_linked_in_one_scope_only(
     assert code == 2 and "already linked in the user scope through the gateway" in err
     assert "hint: first: plugman agents remove cursor --scope user" in err
     assert snapshot(project, home) == before
+
+
+def test_doctor_reports_drift_in_what_was_deployed(project: Path, home: Path) -> None:
+    run("agents", "add", "gemini", "--scope", "project", project=project)
+    run("install", "writing-skills", "--scope", "project", project=project)
+    skills = project / ".agents" / "skills"
+    assert (skills / "commit-message" / "SKILL.md").is_file()
+    (skills / "commit-message" / "SKILL.md").unlink()
+    with (skills / "changelog-writer" / "SKILL.md").open("a") as handle:
+        handle.write("mine\n")
+    found = {p["where"]: p for p in run("doctor", project=project)["problems"]}
+    gone, changed = found[str(skills / "commit-message")], found[str(skills / "changelog-writer")]
+    assert "gone since plugman deployed it to gemini" in gone["message"]
+    assert "changed since" in changed["message"] and "move it" in changed["hint"]
+    run("agents", "add", "gemini", "--scope", "project", project=project)  # deploys again
+    assert (skills / "commit-message" / "SKILL.md").is_file()
+    assert (skills / "changelog-writer" / "SKILL.md").read_text().endswith("mine\n")  # theirs
