@@ -69,17 +69,13 @@ class Transaction:
         A deletion also removes the folders it leaves empty, up to (not including) `prune_to`.
         A new file is 0600 when `private` (by default: when `self.private(path)`); an existing
         file keeps its mode."""
-        if not any(entry["path"] == str(path) for entry in self.files):
+        if self._first_touch(path):
             before = read_bytes(path)
             backup = None
             if before is not None:
                 backup = f"{len(self.files)}.bak"
                 atomic_write(self.dir / backup, before, private=True)
-            made = _first_missing(path.parent)
-            entry = {"path": str(path), "backup": backup, "made": made, "mode": file_mode(path)}
-            self.files.append(entry)
-            self._save("open")
-            checkpoint("journal")
+            self._journal(path, backup=backup, mode=file_mode(path))
         if data is None:
             path.unlink(missing_ok=True)
             _prune(path.parent, prune_to)
@@ -93,18 +89,24 @@ class Transaction:
         is never replaced: the caller checks, and this refuses."""
         if path.exists() and not path.is_symlink():
             raise OSError(f"{path} exists and is not a link; left as it is")
-        if not any(entry["path"] == str(path) for entry in self.files):
-            before = str(path.readlink()) if path.is_symlink() else None
-            made = _first_missing(path.parent)
-            self.files.append({"path": str(path), "link": before, "made": made, "mode": None})
-            self._save("open")
-            checkpoint("journal")
+        if self._first_touch(path):
+            self._journal(path, link=str(path.readlink()) if path.is_symlink() else None)
         if target is None:
             path.unlink(missing_ok=True)
             _prune(path.parent, prune_to)
         else:
             _symlink(path, target)
         checkpoint("write")
+
+    def _first_touch(self, path: Path) -> bool:
+        return not any(entry["path"] == str(path) for entry in self.files)
+
+    def _journal(self, path: Path, **before: object) -> None:
+        """Note what `path` was before its first change (and the folders a write makes)."""
+        entry = {"path": str(path), "made": _first_missing(path.parent), **before}
+        self.files.append(entry)
+        self._save("open")
+        checkpoint("journal")
 
     def add_tree(self, tree: Path) -> str:
         """Move a staged tree into the store (unless the same content is there); its hash."""

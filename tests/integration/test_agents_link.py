@@ -25,14 +25,9 @@ REAL_PATH = os.environ.get("PATH", "")  # before a fixture hides the agents
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "home"
-    folder.mkdir()
-    monkeypatch.setenv("HOME", str(folder))
-    for name in ("XDG_CONFIG_HOME", "CODEX_HOME", "COPILOT_HOME", "CLAUDE_CONFIG_DIR"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("PATH", str(folder / "bin"))  # no agent on PATH unless a test puts one
-    return folder
+def home(home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("PATH", str(home / "bin"))  # no agent on PATH unless a test puts one
+    return home
 
 
 @pytest.fixture

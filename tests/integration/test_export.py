@@ -52,14 +52,9 @@ KIND = {"codex": "toml", "goose": "yaml", "continue": "yaml-list", "claude-code"
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "home"
-    folder.mkdir()
-    monkeypatch.setenv("HOME", str(folder))
-    for name in ("XDG_CONFIG_HOME", "CODEX_HOME", "COPILOT_HOME", "CLAUDE_CONFIG_DIR"):
-        monkeypatch.delenv(name, raising=False)
+def home(home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("TOOL_MODE", "fast")
-    return folder
+    return home
 
 
 @pytest.fixture

@@ -25,16 +25,6 @@ TOKEN = PLANTED["API_KEY"]  # planted: the secret scan fails the test if any out
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "home"
-    folder.mkdir()
-    monkeypatch.setenv("HOME", str(folder))
-    for name in ("XDG_CONFIG_HOME", "CODEX_HOME", "COPILOT_HOME", "CLAUDE_CONFIG_DIR"):
-        monkeypatch.delenv(name, raising=False)
-    return folder
-
-
-@pytest.fixture
 def project(tmp_path: Path) -> Path:
     folder = tmp_path / "project"
     folder.mkdir()
