@@ -184,6 +184,14 @@ def _prune(folder: Path, stop: Path | None) -> None:
         folder = folder.parent
 
 
+def _deepest(folder: Path) -> Path:
+    """`folder`, or its nearest existing parent: a kill inside `mkdir(parents=True)` can leave
+    the upper folders of a path made and the lower ones not."""
+    while not folder.exists() and folder.parent != folder:
+        folder = folder.parent
+    return folder
+
+
 def rollback(journal: Path, store: Store) -> None:
     """Undo an open transaction from its journal: old bytes back, new trees out."""
     try:
@@ -197,7 +205,7 @@ def rollback(journal: Path, store: Store) -> None:
             else:
                 _restore(Path(entry["path"]), journal, entry.get("backup"), entry.get("mode"))
             if entry.get("made"):  # folders the write made, gone again
-                _prune(Path(entry["path"]).parent, Path(entry["made"]).parent)
+                _prune(_deepest(Path(entry["path"]).parent), Path(entry["made"]).parent)
         for entry in reversed(body.get("dirs", [])):
             _restore_dir(Path(entry["path"]), journal, entry.get("backup"))
         for content_hash in body.get("trees", []):

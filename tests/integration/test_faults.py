@@ -101,6 +101,11 @@ SCENARIOS: dict[str, Scenario] = {
         [MARKET, LINK, INSTALL], ["uninstall", "guardrails", "--scope", "project"], agent_file
     ),
     "agents-add": Scenario([MARKET, INSTALL], LINK, agent_file),
+    # a command and two subagents: Gemini's .toml commands and .md agents, Codex's command
+    # skills and .toml agents, and Claude Code's generated marketplace, in one transaction
+    "install-components-linked": Scenario(
+        [MARKET, LINK], ["install", "code-review", "--scope", "project"], agent_file
+    ),
     "agents-remove": Scenario(
         [MARKET, INSTALL, LINK],
         ["agents", "remove", "claude-code", "gemini", "codex", "--scope", "project"],

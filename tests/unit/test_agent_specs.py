@@ -55,3 +55,17 @@ def test_an_extension_can_describe_its_agent_as_a_spec() -> None:
     assert mine.scopes == ("user",)
     place = Place("user", Path("/h"), Path("/p"), {})
     assert mine.files(place)["mcp"].path == Path("/h/.mine.json")
+
+
+def test_only_claude_code_writes_the_projects_mcp_json() -> None:
+    """Claude Code reads the project's `.mcp.json` and loads a linked plugin natively, so a
+    server another agent got there would reach Claude twice (seen with Copilot CLI 1.0.102,
+    which reads `.github/mcp.json` as well)."""
+    place = Place("project", Path("/h"), Path("/p"), {})
+    for spec in SPECS:
+        if spec.name == "claude-code":
+            continue
+        for role, loc in extensions.target(spec.name).files(place).items():
+            assert loc.path != Path("/p/.mcp.json"), (spec.name, role)
+    copilot = extensions.target("copilot-cli").files(place)
+    assert copilot["mcp"].path == Path("/p/.github/mcp.json")

@@ -162,14 +162,16 @@ SPECS: tuple[AgentSpec, ...] = (
         ),
     ),
     # Claude-style entries, `type` always set; expands `${VAR}` and `${VAR:-d}` in `env` only.
+    # Project servers go in `.github/mcp.json`, which only Copilot reads: Claude Code reads
+    # `.mcp.json` too, so a server written there would reach Claude twice (natively as well).
     AgentSpec(
         name="copilot-cli",
         label="Copilot CLI",
         user=in_env_dir("COPILOT_HOME", ".copilot", "mcp-config.json"),
-        project=".mcp.json",
+        project=".github/mcp.json",
         files=with_hooks(
             in_env_dir("COPILOT_HOME", ".copilot", "mcp-config.json"),
-            ".mcp.json",
+            ".github/mcp.json",
             in_env_dir("COPILOT_HOME", ".copilot", "hooks/plugman.json"),
             ".github/hooks/plugman.json",
         ),
