@@ -22,7 +22,7 @@ GATEWAY = "plugman"  # the one server a gateway link writes
 
 
 class Choice(NamedTuple):
-    own: str | None  # the file being written: its own entries are not written again
+    own: frozenset[str]  # the file being written, and others the agent reads: not written again
     guard: bool  # a project file: no literal secret goes in
     show_secrets: bool  # False: secret values masked (a preview)
 
@@ -40,7 +40,7 @@ def servers(
         plugin, inner = split_server(name)
         exported = f"plugin_{plugin}_{inner}" if plugin else name
         origin = server.origin
-        if origin.file == choice.own or (choice.guard and refused(exported, entry, origin, notes)):
+        if origin.file in choice.own or (choice.guard and refused(exported, entry, origin, notes)):
             continue
         found[exported] = entry
         if origin.plugin:
@@ -116,10 +116,11 @@ def render(
         resolution = resolution.without(native)
     notes: list[str] = []
     owners: dict[str, str] = {}
+    own = {str(place.project / f) for f in target.reads_too} if scoped else set()
     mcp = target.files(place).get("mcp") if scoped else None
-    chosen = Choice(
-        own=str(mcp.path) if mcp else None, guard=only == "project", show_secrets=show_secrets
-    )
+    if mcp is not None:
+        own.add(str(mcp.path))
+    chosen = Choice(frozenset(own), guard=only == "project", show_secrets=show_secrets)
     written: Servers = {GATEWAY: gateway_entry(place.scope)} if gateway else {}
     run: Hooks = {}  # through the gateway, it runs the hooks around each call itself
     if not gateway:

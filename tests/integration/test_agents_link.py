@@ -206,3 +206,13 @@ def test_doctor_reports_drift_in_what_was_deployed(project: Path, home: Path) ->
     run("agents", "add", "gemini", "--scope", "project", project=project)  # deploys again
     assert (skills / "commit-message" / "SKILL.md").is_file()
     assert (skills / "changelog-writer" / "SKILL.md").read_text().endswith("mine\n")  # theirs
+
+
+def test_an_agent_that_reads_the_projects_mcp_json_does_not_get_its_servers_twice(
+    project: Path, home: Path
+) -> None:
+    run("trust", "approve", "mine", project=project)
+    run("agents", "add", "copilot-cli", "gemini", "--scope", "project", project=project)
+    run("install", "notes-server", "--scope", "project", project=project)
+    assert servers(project / ".github" / "mcp.json") == {"plugin_notes-server_notes"}
+    assert servers(project / ".gemini" / "settings.json") == {"mine", "plugin_notes-server_notes"}

@@ -51,6 +51,7 @@ class Target(NamedTuple):
     files: Callable[[Place], dict[str, Location]]  # role → location; {} for an unknown scope
     scopes: tuple[Scope, ...] = ("user", "project")
     hooks: bool = False  # does it write hooks?
+    reads_too: tuple[str, ...] = ()  # project MCP files it reads itself: their servers not again
 
 
 def hook_id(event: str, group: dict[str, Any]) -> str:

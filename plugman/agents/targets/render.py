@@ -28,6 +28,7 @@ def target(spec: AgentSpec) -> Target:
         functools.partial(files, spec),
         spec.scopes_of(),
         hooks=spec.hooks is not None,
+        reads_too=spec.mcp_reads_too,
     )
 
 

@@ -102,6 +102,7 @@ class AgentSpec:
     hooks: Hooks | None = None  # how it takes hooks; None: it takes none
     files: Files | None = None  # every file per scope, where `user` and `project` cannot say
     scopes: tuple[Scope, ...] | None = None  # None: user, and project when it has a project file
+    mcp_reads_too: tuple[str, ...] = ()  # other project MCP files it reads (Copilot: .mcp.json)
     skills: Component | None = None  # where it reads SKILL.md folders; None: nowhere
     commands: Component | None = None  # where it reads slash commands; None: nowhere
     agents: Component | None = None  # where it reads subagents; None: nowhere

@@ -176,6 +176,7 @@ SPECS: tuple[AgentSpec, ...] = (
             ".github/hooks/plugman.json",
         ),
         hooks=hooks_tables.COPILOT,
+        mcp_reads_too=(".mcp.json",),  # it reads Claude's too: the project's own servers are there
         mcp=Mcp(
             transports=WITH_SSE,
             typed=True,
