@@ -24,15 +24,18 @@ demo: setup
 	p validate sample-plugins && \
 	p marketplace add $(CURDIR)/sample-plugins && \
 	p search hook && \
+	p agents add gemini codex --scope project && \
 	p install guardrails writing-skills --scope project && \
 	p install notes-server && \
 	p list && \
+	(cd $$project && find .gemini .codex .agents -type f | sort) && \
 	cat $$project/plugman.toml $$project/plugman.lock && \
 	p config resolve && \
 	p export --target claude-code --write && \
 	p doctor && \
 	p uninstall guardrails writing-skills --scope project && \
 	p uninstall notes-server && \
+	p agents remove gemini codex --scope project && \
 	p list && \
 	p export --target claude-code --remove; \
 	status=$$?; rm -rf "$$home"; exit $$status
