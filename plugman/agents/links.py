@@ -11,7 +11,6 @@ transaction (`plugman.agents.deploy`); `plugman agents add|remove` change the li
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -68,29 +67,13 @@ def check(names: list[str], scope: Scope, known: Mapping[str, tuple[Scope, ...]]
         )
 
 
-# Whether an agent is present on this machine: a command on PATH, or its folder in the home.
-PRESENCE: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "claude-code": (("claude",), (".claude",)),
-    "cursor": (("cursor", "cursor-agent"), (".cursor",)),
-    "vscode": (("code",), (".vscode", ".config/Code")),
-    "codex": (("codex",), (".codex",)),
-    "gemini": (("gemini",), (".gemini",)),
-    "zed": (("zed", "zeditor"), (".config/zed",)),
-    "windsurf": (("windsurf",), (".codeium/windsurf",)),
-    "opencode": (("opencode",), (".config/opencode",)),
-    "goose": (("goose",), (".config/goose",)),
-    "continue": (("cn",), (".continue",)),
-    "copilot-cli": (("copilot",), (".copilot",)),
-    "kiro": (("kiro", "kiro-cli"), (".kiro",)),
-}
-
-
 def present(agent: str, home: Path, env: Mapping[str, str]) -> bool:
-    commands, folders = PRESENCE.get(agent, ((), ()))
-    path = env.get("PATH")
-    return any(shutil.which(c, path=path) for c in commands) or any(
-        (home / f).is_dir() for f in folders
-    )
+    """Whether the agent is on this machine, as its spec says to tell (`AgentSpec.presence`);
+    False for an agent plugman knows only by its MCP config (a third-party target)."""
+    from plugman.agents.targets import components, table
+
+    spec = next((s for s in table.SPECS if s.name == agent), None)
+    return bool(spec and components.present(spec.presence, home, env))
 
 
 class Agent(NamedTuple):
