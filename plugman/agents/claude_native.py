@@ -1,19 +1,19 @@
 """Deploying to Claude Code: its plugins load natively (`claude_plugin.plan`), the rest as today.
 
-For a claude-code link, the scope's enabled plugins that Claude can load as plugins (a
-`.claude-plugin/plugin.json`, nothing of theirs waiting for approval, a free name) get the
-native plan: its links and generated files are artifacts (`artifacts.Ledger`), its settings
-entries an export of their own (`claude-code-plugins`, so `export.plan` owns exactly those
-entries). Their servers and hooks are then left out of Claude's MCP and settings files: no
-component twice. Every other plugin's servers and hooks are written into those files, as an
-export does, and a note says why it is not loaded natively.
+For a claude-code link, the scope's enabled plugins that Claude can load as plugins (any but a
+Gemini CLI extension, nothing of theirs waiting for approval, a free name) get the native plan:
+its links and generated files are artifacts (`artifacts.Ledger`), its settings entries an export
+of their own (`claude-code-plugins`, so `export.plan` owns exactly those entries). Their servers
+and hooks are then left out of Claude's MCP and settings files: no component twice. Every other
+plugin's servers and hooks are written into those files, as an export does, and a note says why
+it is not loaded natively.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from plugman.agents import claude_plugin, export
 from plugman.agents.artifacts import Artifact, Ledger
@@ -27,6 +27,7 @@ from plugman.core.paths import Paths
 from plugman.core.session import Session
 from plugman.core.state import SCOPES, Record
 from plugman.core.store import Store
+from plugman.manifest import plugin
 from plugman.manifest.edit import Part
 
 NAME = "claude-code-plugins"  # the export record's name for the native plan's settings entries
@@ -96,20 +97,33 @@ def _loadable(
         if not row.enabled or entry is None or row.scope != link.scope:
             continue
         root = store.path(entry["content_hash"])
-        manifest = _json(root / ".claude-plugin" / "plugin.json")
-        name = manifest.get("name")
+        kind, file = plugin.manifest_file(root)
         if row.id in waiting:
             notes.append(f"{row.id} waits for approval (plugman trust approve {row.id})")
-        elif not isinstance(name, str):
+            continue
+        if kind == "gemini":
             notes.append(
-                f"{row.id} has no .claude-plugin/plugin.json, so Claude Code cannot load it as "
-                "a plugin: its servers and hooks are written into Claude's files instead"
+                f"{row.id} is a Gemini CLI extension, which Claude Code cannot load as a "
+                "plugin: its servers and hooks are written into Claude's files instead"
             )
-        else:
-            version = manifest.get("version")
-            found.append(
-                NativePlugin(row.id, name, root, version if isinstance(version, str) else None)
+            continue
+        # What defines it for Claude: its own plugin.json, else the entry that defined it at
+        # install (strict: false), else a root plugin.json Claude does not read, else nothing
+        # (its default folders), the last three carried by a marketplace entry.
+        fields: dict[str, Any] | None = entry.get("entry")
+        if fields is None and kind != "claude":
+            fields = _json(file) if file is not None else {}
+        manifest = fields if fields is not None else _json(root / ".claude-plugin" / "plugin.json")
+        name, version = manifest.get("name"), manifest.get("version")
+        found.append(
+            NativePlugin(
+                row.id,
+                name if isinstance(name, str) else row.id.split("@")[0],
+                root,
+                version if isinstance(version, str) else None,
+                fields,
             )
+        )
     return found
 
 

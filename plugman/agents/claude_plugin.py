@@ -7,7 +7,9 @@ evidence behind each choice is in docs/claude-native.md:
 
 - user: a link `<claude config>/skills/<name>` -> the plugin's store tree. Claude loads it as
   `<name>@skills-dir` (name from plugin.json), lists it in `claude plugin list`, and needs no
-  settings entry.
+  settings entry. A plugin its marketplace entry defines (`strict: false`, or no
+  `.claude-plugin/plugin.json`) does not load from a skills folder: it goes into the marketplace
+  `plugman-user`, declared and enabled in the user's `settings.json`, with that entry.
 - project and local: a user-declared directory marketplace plugman generates
   (`<data>/claude/plugman-<scope>-<hash>/`: `.claude-plugin/marketplace.json` and one link
   `plugins/<name>` -> the store tree per plugin), declared in the user's `settings.json`
@@ -40,6 +42,10 @@ class NativePlugin(NamedTuple):
     name: str  # the name in its .claude-plugin/plugin.json: Claude names it by this
     root: Path  # its tree in plugman's store
     version: str | None = None
+    # None: its own .claude-plugin/plugin.json defines it. Otherwise the marketplace entry
+    # that does (`strict: false`, or a plugin with no Claude manifest): only a marketplace
+    # can carry it, never a skills-folder link.
+    entry: Mapping[str, Any] | None = None
 
 
 class Link(NamedTuple):
@@ -84,7 +90,9 @@ def state_file(home: Path, env: Mapping[str, str]) -> Path:
 
 def marketplace_name(scope: Scope, project: Path) -> str:
     """One marketplace per project and scope, so two projects may hold different trees of a
-    plugin by the same name."""
+    plugin by the same name; one for the user scope."""
+    if scope == "user":
+        return "plugman-user"
     digest = hashlib.sha256(str(project.absolute()).encode()).hexdigest()[:10]
     return f"plugman-{scope}-{digest}"
 
@@ -114,9 +122,20 @@ def plan(
 ) -> NativePlan:
     """What makes Claude load `plugins` (every plugin of `scope`) natively; empty for none."""
     chosen, problems = _chosen(plugins)
-    if scope == "user":
-        return _skills_dir(home, env, chosen, problems)
-    return _marketplace(scope, home, project, env, chosen, problems)
+    if scope != "user":
+        return _marketplace(scope, home, project, env, chosen, problems)
+    linked = _skills_dir(home, env, [p for p in chosen if p.entry is None], problems)
+    listed = _marketplace(scope, home, project, env, [p for p in chosen if p.entry is not None])
+    return NativePlan(
+        "user",
+        linked.links + listed.links,
+        listed.files,
+        listed.edits,
+        {**linked.ids, **listed.ids},
+        {**linked.data, **listed.data},
+        linked.claude_writes + listed.claude_writes,
+        problems,
+    )
 
 
 def _chosen(plugins: list[NativePlugin]) -> tuple[list[NativePlugin], list[str]]:
@@ -149,8 +168,9 @@ def _marketplace(
     project: Path,
     env: Mapping[str, str],
     plugins: list[NativePlugin],
-    problems: list[str],
+    problems: list[str] | None = None,
 ) -> NativePlan:
+    problems = problems or []
     if not plugins:
         return NativePlan(scope, [], [], [], {}, {}, [], problems)
     name = marketplace_name(scope, project)
@@ -159,7 +179,9 @@ def _marketplace(
     catalog = {
         "name": name,
         "owner": {"name": "plugman"},
-        "description": f"plugman's {scope}-scope plugins of {project.absolute()} (generated)",
+        "description": f"plugman's {scope}-scope plugins"
+        + ("" if scope == "user" else f" of {project.absolute()}")
+        + " (generated)",
         "plugins": [_entry(p) for p in plugins],
     }
     text = json.dumps(catalog, indent=2) + "\n"
@@ -167,13 +189,13 @@ def _marketplace(
     config = config_dir(home, env)
     declared = {name: {"source": {"source": "directory", "path": str(folder)}}}
     ids = {p.id: f"{p.name}@{name}" for p in plugins}
-    edits = [
-        Edit(config / "settings.json", [Part(("extraKnownMarketplaces",), declared)]),
-        Edit(
-            project.absolute() / ".claude" / "settings.local.json",
-            [Part(("enabledPlugins",), {ids[p.id]: True for p in plugins})],
-        ),
-    ]
+    known = Part(("extraKnownMarketplaces",), declared)
+    enabled = Part(("enabledPlugins",), {ids[p.id]: True for p in plugins})
+    if scope == "user":
+        edits = [Edit(config / "settings.json", [known, enabled])]
+    else:
+        local = project.absolute() / ".claude" / "settings.local.json"
+        edits = [Edit(config / "settings.json", [known]), Edit(local, [enabled])]
     data = {p.id: claude_data(home, env, ids[p.id]) for p in plugins}
     plugins_dir = config / "plugins"
     writes = [
@@ -186,8 +208,13 @@ def _marketplace(
 
 
 def _entry(plugin: NativePlugin) -> dict[str, Any]:
+    """Its catalog entry: the fields of the entry that defines it (paths in it are relative to
+    the plugin's root, as in its own marketplace), under its name and the link's path."""
     # Claude takes only a "./" path here (an absolute one is invalid), hence the link.
-    entry: dict[str, Any] = {"name": plugin.name, "source": f"./plugins/{plugin.name}"}
+    entry: dict[str, Any] = {**(plugin.entry or {})}
+    entry.update(name=plugin.name, source=f"./plugins/{plugin.name}")
+    if plugin.entry is not None:
+        entry["strict"] = False  # the entry, not a plugin.json, defines it
     if plugin.version:
         entry["version"] = plugin.version
     return entry

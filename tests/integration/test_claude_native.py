@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import stat
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +28,7 @@ from plugman.core.paths import Paths
 from plugman.core.state import Scope
 from plugman.manifest import edit
 from plugman.manifest.edit import Block, Part
+from tests.conftest import SAMPLES
 from tests.integration.agents import agent_env, claude_bin, claude_session_events
 
 NAME = "natkit"
@@ -220,6 +222,37 @@ def test_plan_per_scope(tmp_path: Path) -> None:
     assert claude_plugin.trust_missing({}, project)
 
 
+def test_plan_carries_the_entry_that_defines_a_plugin(tmp_path: Path) -> None:
+    """A plugin its marketplace entry defines (no plugin.json of Claude's) does not load from a
+    skills folder: in user scope it goes into the marketplace `plugman-user`, declared and
+    enabled in the user's settings; its catalog entry carries the entry's fields."""
+    home, project, env = tmp_path / "h", tmp_path / "p", {"PLUGMAN_HOME": str(tmp_path / "pm")}
+    kit = NativePlugin("kit@m", "kit", tmp_path / "store" / "x", "1.0")
+    fields = {"name": "tb", "source": {"source": "github"}, "skills": ["./s"], "strict": False}
+    tb = NativePlugin("tb@m", "tb", tmp_path / "store" / "y", None, fields)
+    user = claude_plugin.plan("user", home, project, env, [kit, tb])
+    market = claude_plugin.marketplace_dir("user", project, env)
+    assert user.links == [
+        claude_plugin.Link(home / ".claude" / "skills" / "kit", kit.root),
+        claude_plugin.Link(market / "plugins" / "tb", tb.root),
+    ]
+    assert user.ids == {"kit@m": "kit@skills-dir", "tb@m": "tb@plugman-user"}
+    [settings] = user.edits
+    assert settings.path == home / ".claude" / "settings.json"
+    assert [part.container for part in settings.parts] == [
+        ("extraKnownMarketplaces",),
+        ("enabledPlugins",),
+    ]
+    catalog = json.loads(user.files[0].content)
+    assert catalog["name"] == "plugman-user"
+    assert catalog["plugins"] == [
+        {"name": "tb", "source": "./plugins/tb", "skills": ["./s"], "strict": False}
+    ]
+    project_plan = claude_plugin.plan("project", home, project, env, [tb._replace(entry={})])
+    [entry] = json.loads(project_plan.files[0].content)["plugins"]
+    assert entry == {"name": "tb", "source": "./plugins/tb", "strict": False}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("scope", ["user", "local", "project"])
 def test_claude_loads_the_plugin_once_and_removal_restores_its_files(
@@ -264,3 +297,38 @@ def test_claude_loads_the_plugin_once_and_removal_restores_its_files(
     claude_own = [str(p.relative_to(home)) for p in plan.claude_writes]
     assert {k for k in changed if not _claude_wrote(k, claude_own)} == set(), sorted(changed)
     assert f".claude/plugins/data/{plan.data[plugin.id].name}/" in changed
+
+
+@pytest.mark.slow
+def test_a_plugin_its_entry_defines_reaches_claude_through_plugman(tmp_path: Path) -> None:
+    """The sample `toolbox` has no plugin.json: its marketplace entry (`strict: false`) names
+    its skill and command. Installed by plugman in user scope with Claude Code linked, Claude
+    loads both as the plugin's; uninstalling and unlinking leave Claude's settings as they were."""
+    claude_bin()  # installs the pinned agent (or skips when npm cannot be reached)
+    home, project = tmp_path / "home", tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    (home / ".claude").mkdir(parents=True)
+    settings = home / ".claude" / "settings.json"
+    settings.write_text('{\n  "cleanupPeriodDays": 30\n}\n')
+    env = {**agent_env(home, Path(sys.executable).parent), "PLUGMAN_HOME": str(tmp_path / "pm")}
+
+    def plugman(*args: str) -> None:
+        cmd = [sys.executable, "-m", "plugman", "--project", str(project), *args]
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+        assert proc.returncode == 0, (args, proc.stdout, proc.stderr)
+
+    plugman("marketplace", "add", str(SAMPLES))
+    plugman("agents", "add", "claude-code", "--scope", "user")
+    plugman("install", "toolbox", "--scope", "user")
+    init, _ = _inventory(claude_session_events(project, env))
+    assert [s for s in init["skills"] if "shell-helper" in s] == ["toolbox:shell-helper"]
+    assert [c for c in init["slash_commands"] if "ls-large" in c] == ["toolbox:ls-large"]
+    assert [p["source"] for p in init["plugins"] if p["name"] == "toolbox"] == [
+        "toolbox@plugman-user"
+    ]
+
+    plugman("uninstall", "toolbox", "--scope", "user")
+    plugman("agents", "remove", "claude-code", "--scope", "user")
+    assert settings.read_text() == '{\n  "cleanupPeriodDays": 30\n}\n'
+    init, _ = _inventory(claude_session_events(project, env))
+    assert not [p for p in init["plugins"] if p["name"] == "toolbox"]
