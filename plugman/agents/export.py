@@ -105,7 +105,7 @@ def write(work: Session, outcome: Outcome, folders: Folders) -> None:
 class How(NamedTuple):
     """How a deployment differs from a plain export."""
 
-    gateway: bool = False  # one server, the gateway, in place of every server and hook
+    gateway: bool = False  # one server, the gateway, in place of every server and tool hook
     native: frozenset[str] = frozenset()  # plugins the agent loads itself: none of their entries
     given: tuple[dict[str, list[Part]], dict[str, str]] | None = None  # parts and owners, as is
 

@@ -5,6 +5,7 @@ left out (see `plugman.agents.export`)."""
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from plugman.agents.targets import Hooks, Place, Servers, Source, Target, hook_id
@@ -13,6 +14,7 @@ from plugman.config.merge import Origin
 from plugman.core.paths import Paths
 from plugman.core.state import Scope
 from plugman.manifest.edit import Part
+from plugman.manifest.hooks import TOOL_EVENTS
 
 if TYPE_CHECKING:
     from plugman.config.resolution import Resolution
@@ -106,7 +108,8 @@ def render(
 ) -> tuple[dict[str, list[Part]], dict[str, str], list[str]]:
     """What goes into the target's files, who owns each entry, and the notes. `scoped` (an
     export): only the entries of `place.scope` (see the module docstring). `gateway`: one
-    server, `plugman mcp serve`, in place of every server and hook (it runs them itself).
+    server, `plugman mcp serve`, in place of every server; it runs the tool hooks around each
+    call, so the agent gets only the others (SessionStart, Stop, ...), where it takes hooks.
     `native`: plugins the agent loads itself, whose servers and hooks are not written again."""
     from plugman.config.resolution import resolve
 
@@ -121,14 +124,22 @@ def render(
     if mcp is not None:
         own.add(str(mcp.path))
     chosen = Choice(frozenset(own), guard=only == "project", show_secrets=show_secrets)
-    written: Servers = {GATEWAY: gateway_entry(place.scope)} if gateway else {}
-    run: Hooks = {}  # through the gateway, it runs the hooks around each call itself
-    if not gateway:
+    if gateway:
+        written: Servers = {GATEWAY: gateway_entry(place.scope)}
+        tool = [h for h in resolution.hooks if h.event in TOOL_EVENTS]
+        resolution = replace(resolution, hooks=[h for h in resolution.hooks if h not in tool])
+        if tool and target.hooks:
+            notes.append(
+                f"{len(tool)} tool hook group(s) run in the gateway, around MCP tool calls "
+                f"only: {target.name}'s own tools do not pass them (link it without "
+                "--via-gateway for that)"
+            )
+    else:
         written = servers(resolution, chosen, owners, notes)
-        run = hooks(resolution, chosen, owners, notes) if target.hooks else {}
+    run = hooks(resolution, chosen, owners, notes) if target.hooks else {}
     rendered = target.render(Source(written, run, place.env, place))
     notes += rendered.unsupported
-    if resolution.hooks and not target.hooks and not gateway:
+    if resolution.hooks and not target.hooks:
         count = len(resolution.hooks)
         notes.append(f"{count} hook group(s) not exported: {target.name} takes MCP servers only")
     pending = resolution.pending()

@@ -11,6 +11,7 @@ import json
 import os
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -51,8 +52,14 @@ def servers(file: Path) -> set[str]:
         return set()
     if file.suffix == ".toml":
         return set(tomllib.loads(file.read_text()).get("mcp_servers", {}))
-    text = "\n".join(line for line in file.read_text().splitlines() if "//" not in line)
-    return set(json.loads(text).get("mcpServers", {}))
+    return set(jsonc(file).get("mcpServers", {}))
+
+
+def jsonc(file: Path) -> dict[str, Any]:
+    """The test's JSON-with-comments files: a comment is a line of its own."""
+    text = "\n".join(line for line in file.read_text().splitlines() if line.strip()[:2] != "//")
+    found: dict[str, Any] = json.loads(text)
+    return found
 
 
 def natively_enabled(project: Path) -> set[str]:
@@ -178,6 +185,26 @@ def test_an_agent_linked_via_the_gateway_connects_to_it(
     trust_gemini_folder(home, project)  # the user's decision, which plugman never takes
     listed = gemini_mcp_list(home, project, env)
     assert connected(listed, "plugman"), listed
+
+
+def test_through_the_gateway_an_agent_gets_its_components_and_lifecycle_hooks(
+    project: Path, home: Path
+) -> None:
+    """The gateway runs the tool hooks around MCP calls; the agent itself gets every other
+    hook (here SessionStart, UserPromptSubmit, Stop), the skills, and a note on the tool hooks;
+    each hook runs once."""
+    run("agents", "add", "gemini", "--scope", "project", "--via-gateway", project=project)
+    code, _out, err = cli(project, "install", "guardrails", "writing-skills", "--scope", "project")
+    assert code == 0, err
+    settings = jsonc(project / ".gemini" / "settings.json")
+    assert set(settings["mcpServers"]) == {"plugman"}
+    assert set(settings["hooks"]) == {"SessionStart", "BeforeAgent", "AfterAgent"}
+    assert "2 tool hook group(s) run in the gateway" in " ".join(err.split())
+    assert (project / ".agents" / "skills" / "commit-message" / "SKILL.md").is_file()
+    before = snapshot(project)
+    run("uninstall", "guardrails", "--scope", "project", project=project)
+    assert "hooks" not in jsonc(project / ".gemini" / "settings.json")
+    assert snapshot(project) != before
 
 
 def test_an_agent_linked_via_the_gateway_is_linked_in_one_scope_only(
