@@ -195,7 +195,8 @@ def rewrite(
     owners: dict[str, str],
 ) -> tuple[str | None, Written | None, list[str]]:
     """`file`'s new text with plugman's `prior` share replaced by `parts`; the new share (None
-    when nothing is written) and the ids left out because the file already has them."""
+    when nothing is written) and the ids left out because the file already has them, with
+    another value (the same value already there is no conflict)."""
     base = edit.module(fmt).BASE
     text = before
     if before is not None and prior is not None:
@@ -213,10 +214,10 @@ def rewrite(
     ]
     kept = [p for p in kept if p.entries]
     if not edited.blocks:
-        return after, None, edited.present
+        return after, None, edited.differ
     ids = {i for p in kept for i in p.entries}
     mine = {i: owner for i, owner in owners.items() if i in ids}
-    return after, Written(fmt, kept, edited.blocks, mine, created), edited.present
+    return after, Written(fmt, kept, edited.blocks, mine, created), edited.differ
 
 
 def forget(work: Session, plugin_ids: set[str]) -> None:

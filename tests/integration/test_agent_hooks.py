@@ -155,3 +155,43 @@ def test_codex_lists_plugmans_hooks_as_trusted(home: Path, project: Path, tmp_pa
     assert all(listed[c]["trustStatus"] == "trusted" for c in ours), listed
     assert listed["echo start"]["key"] == f"{hooks_json}:session_start:0:0"
     assert listed["$CLAUDE_PROJECT_DIR/check.sh"]["key"] == f"{hooks_json}:pre_tool_use:1:0"
+
+
+def test_codex_trusts_the_hooks_left_after_an_uninstall(home: Path, tmp_path: Path) -> None:
+    """Codex keys its trust by position: uninstalling the plugin whose group comes first moves
+    the other's up, and its trust entry moves with it (none left for the removed hook)."""
+    codex = codex_bin()
+    market, project = tmp_path / "market", tmp_path / "p"
+    project.mkdir()
+    names = ("first", "second")
+    for name in names:
+        (market / name / ".claude-plugin").mkdir(parents=True)
+        (market / name / "hooks").mkdir()
+        manifest = {"name": name, "version": "1.0.0"}
+        (market / name / ".claude-plugin" / "plugin.json").write_text(json.dumps(manifest))
+        group = {"hooks": [{"type": "command", "command": f"echo {name}"}]}
+        (market / name / "hooks" / "hooks.json").write_text(
+            json.dumps({"hooks": {"Stop": [group]}})
+        )
+    catalog = {
+        "name": "hooked",
+        "owner": {"name": "t"},
+        "plugins": [{"name": n, "source": f"./{n}"} for n in names],
+    }
+    (market / ".claude-plugin").mkdir()
+    (market / ".claude-plugin" / "marketplace.json").write_text(json.dumps(catalog))
+    cli(project, "marketplace", "add", str(market))
+    cli(project, "agents", "add", "codex", "--scope", "user")
+    cli(project, "install", *names, "--scope", "user")
+    env = agent_env(home, Path(sys.executable).parent)
+    listed = {h["command"]: h["trustStatus"] for h in rpc_hooks(codex, project, env)}
+    assert listed == {"echo first": "trusted", "echo second": "trusted"}
+    order = [
+        g["hooks"][0]["command"]
+        for g in json.loads((home / ".codex" / "hooks.json").read_text())["hooks"]["Stop"]
+    ]
+    cli(project, "uninstall", order[0].split()[1], "--scope", "user")
+    listed = {h["command"]: h["trustStatus"] for h in rpc_hooks(codex, project, env)}
+    assert listed == {order[1]: "trusted"}
+    config = (home / ".codex" / "config.toml").read_text()
+    assert config.count("trusted_hash") == 1, config

@@ -207,6 +207,24 @@ def test_through_the_gateway_an_agent_gets_its_components_and_lifecycle_hooks(
     assert snapshot(project) != before
 
 
+def test_hooks_files_get_the_version_their_agents_ask_for(project: Path, home: Path) -> None:
+    """Cursor and Copilot CLI hooks files carry `"version": 1`; a file that has it keeps its
+    own, and uninstall leaves it byte-identical."""
+    own = '{\n  "version": 1,\n  "hooks": {"stop": [{"command": "mine"}]}\n}\n'
+    (project / ".cursor").mkdir()
+    (project / ".cursor" / "hooks.json").write_text(own)
+    run("agents", "add", "cursor", "copilot-cli", "--scope", "project", project=project)
+    code, _out, err = cli(project, "install", "guardrails", "--scope", "project")
+    assert code == 0 and "already there" not in err, err
+    cursor = json.loads((project / ".cursor" / "hooks.json").read_text())
+    assert cursor["version"] == 1 and len(cursor["hooks"]["stop"]) == 2
+    copilot = json.loads((project / ".github" / "hooks" / "plugman.json").read_text())
+    assert copilot["version"] == 1 and "PreToolUse" in copilot["hooks"]
+    run("uninstall", "guardrails", "--scope", "project", project=project)
+    assert (project / ".cursor" / "hooks.json").read_text() == own
+    assert not (project / ".github").exists()
+
+
 def test_an_agent_linked_via_the_gateway_is_linked_in_one_scope_only(
     project: Path, home: Path
 ) -> None:

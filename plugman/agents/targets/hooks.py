@@ -37,6 +37,8 @@ def parts(
     found = [Part((*spec.key, name), entries, listed=True) for name, entries in events.items()]
     if not found:
         return {}
+    if spec.top:
+        found.append(Part((), dict(spec.top)))
     result = {spec.role: found}
     if spec.trust is not None and place is not None:
         for role, more in spec.trust(place, found).items():

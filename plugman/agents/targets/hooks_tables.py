@@ -70,10 +70,9 @@ CODEX = Hooks(
     trust=codex.trust,
 )
 
-# Cursor (docs only, no binary here): `{"hooks": {"<camelEvent>": [{"command", "timeout",
-# "matcher"}]}}`, one entry per handler; its shell tool is `Shell`. The docs also write a
-# top-level `"version": 1`, which plugman does not add (its editor owns entries inside
-# containers, not top-level values): add it by hand if Cursor asks for it.
+# Cursor (docs only, no binary here): `{"version": 1, "hooks": {"<camelEvent>": [{"command",
+# "timeout", "matcher"}]}}`, one entry per handler; its shell tool is `Shell`. plugman owns the
+# `version` it adds (a file that already has it keeps its own).
 CURSOR = Hooks(
     role="hooks",
     events={
@@ -92,10 +91,11 @@ CURSOR = Hooks(
     types=COMMAND,
     handler=("type", "command", "timeout"),
     flat=True,
+    top={"version": 1},
 )
 
 # Copilot CLI 1.0.102 (its changelog; docs): a hooks file of plugman's own in `.github/hooks/`
-# or `~/.copilot/hooks/` (no top-level `version`, as for Cursor). Claude's nested matcher
+# or `~/.copilot/hooks/`, with the top-level `"version": 1` of its docs. Claude's nested matcher
 # groups and PascalCase event names are accepted, and hooks named so get Claude/VS Code-shaped
 # input (camelCase names get Copilot's own payload, which a Claude hook script does not
 # expect), so the groups stay as Claude writes them; `timeout` is an alias of `timeoutSec`.
@@ -117,4 +117,5 @@ COPILOT = Hooks(
     },
     types=COMMAND,
     handler=("type", "command", "timeout"),
+    top={"version": 1},
 )

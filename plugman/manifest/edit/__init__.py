@@ -57,6 +57,7 @@ def add(fmt: str, text: str, parts: list[Part], where: str) -> Edited:
     data = mod.load(text, where)
     blocks: list[Block] = []
     present: list[str] = []
+    differ: list[str] = []
     for part in parts:
         existing = at(data, part.container)
         new = {
@@ -65,6 +66,11 @@ def add(fmt: str, text: str, parts: list[Part], where: str) -> Edited:
             if not _holds(existing, key, value, part.listed)
         }
         present += [key for key in part.entries if key not in new]
+        differ += [
+            key
+            for key, value in part.entries.items()
+            if key not in new and not _holds(existing, key, value, part.listed, exact=True)
+        ]
         if not new:
             continue
         _container_ok(existing, part, where)
@@ -78,7 +84,7 @@ def add(fmt: str, text: str, parts: list[Part], where: str) -> Edited:
                 hint="the file's layout is unusual; add the entries by hand (see --dry-run)",
             )
         blocks.append(block)
-    return Edited(text, blocks, present)
+    return Edited(text, blocks, present, differ)
 
 
 def take_out(fmt: str, text: str, blocks: list[Block], parts: list[Part], where: str) -> str:
@@ -104,7 +110,7 @@ def _same(data: Any, expected: Any, parts: list[Part]) -> bool:
 
     def normal(value: Any) -> Any:
         value = copy.deepcopy(value)
-        for part in parts:
+        for part in (p for p in parts if p.container):
             parent = at(value, part.container[:-1])
             if isinstance(parent, dict) and parent.get(part.container[-1]) in ({}, []):
                 parent[part.container[-1]] = None
@@ -171,6 +177,9 @@ def _container_ok(existing: Any, part: Part, where: str) -> None:
 
 def _with(data: Any, part: Part) -> Any:
     result = copy.deepcopy(data)
+    if not part.container:  # top-level keys
+        result.update(part.entries)
+        return result
     node = result
     for key in part.container[:-1]:
         node = node.setdefault(key, {})
