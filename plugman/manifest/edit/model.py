@@ -29,7 +29,7 @@ class Edited(NamedTuple):
     text: str
     blocks: list[Block]
     present: list[str]  # ids left out: the file already holds an entry by that id
-    differ: list[str] = []  # those of them whose value there is not the one wanted
+    differ: list[str]  # those of them whose value there is not the one wanted
 
 
 class EditError(PlugmanError):
