@@ -148,8 +148,15 @@ def paths(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON document.")] = False,
 ) -> None:
     """Show every location plugman reads or writes (PLUGMAN_HOME relocates them)."""
+    from plugman.core import secrets
+
     paths = paths_of(ctx)
-    found = {**paths.as_dict(), "project_marker": project_marker(paths.project_dir) or ""}
+    store = secrets.open_store(paths)
+    found = {
+        **paths.as_dict(),
+        "project_marker": project_marker(paths.project_dir) or "",
+        "secret_store": f"{store.kind}: {store.where}",
+    }
     if as_json:
         output.emit(output.envelope("paths", paths=found))
     else:
