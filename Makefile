@@ -46,7 +46,7 @@ lint: setup
 	$(BIN)/mypy
 
 test: lint
-	$(BIN)/python -m pytest -n 2 -q
+	$(BIN)/python -m pytest -n 2 -q --durations=25
 
 # The development lane: everything but the hardening suites (fault injection, fuzzing) and the
 # tests marked slow (real agents from npm, Claude Code as an oracle). CI runs `make test`.
