@@ -14,6 +14,7 @@ process on 127.0.0.1, written with the mcp SDK (`MCPServer(auth_server_provider=
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import secrets
 import time
@@ -79,7 +80,7 @@ class Provider:
 
     def _issue(self, client_id: str, scopes: list[str], resource: str | None) -> OAuthToken:
         access, refresh = f"at-{secrets.token_urlsafe(24)}", f"rt-{secrets.token_urlsafe(24)}"
-        expires = int(time.time()) + TTL
+        expires = math.ceil(time.time() + TTL)  # never before the client's expiry
         self.access[access] = AccessToken(
             token=access, client_id=client_id, scopes=scopes, expires_at=expires, resource=resource
         )
