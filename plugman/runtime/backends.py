@@ -28,7 +28,7 @@ from plugman.core.errors import PlugmanError
 from plugman.runtime.connect import Trace, open_client
 from plugman.runtime.failure import failure, leaves
 from plugman.runtime.naming import split_server
-from plugman.runtime.oauth import AuthFor
+from plugman.runtime.oauth_provider import AuthFor
 
 if TYPE_CHECKING:
     from mcp import Client

@@ -87,7 +87,7 @@ async def open_client(
 
     errlog: where a stdio server's stderr goes (it needs a real file descriptor).
     env, cwd: the parent environment and the default working directory of a stdio server.
-    auth: an `httpx2.Auth` for an http or sse server (OAuth: plugman.runtime.oauth).
+    auth: an `httpx2.Auth` for an http or sse server (OAuth: plugman.runtime.oauth_provider).
     """
     from mcp import Client
 

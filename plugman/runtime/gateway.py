@@ -29,7 +29,7 @@ from plugman import __version__
 from plugman.runtime.backends import Backend, Health
 from plugman.runtime.calls import Guard, call_tool, refusal
 from plugman.runtime.catalog import Catalog, Route, build
-from plugman.runtime.oauth import AuthFor
+from plugman.runtime.oauth_provider import AuthFor
 
 if TYPE_CHECKING:
     from mcp import types

@@ -31,7 +31,7 @@ from plugman.runtime.backends import Health
 from plugman.runtime.calls import Guard
 from plugman.runtime.connect import transport_of
 from plugman.runtime.gateway import Gateway
-from plugman.runtime.oauth import authorizer
+from plugman.runtime.oauth_provider import authorizer
 from plugman.runtime.pipes import stdio_streams
 from plugman.runtime.probe import log_path
 

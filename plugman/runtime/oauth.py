@@ -1,18 +1,12 @@
-"""OAuth for remote MCP servers: `plugman mcp login|logout`, and the `httpx2.Auth` that probe,
-the tool pool and the gateway pass to plugman.runtime.connect for a server with a stored login.
+"""`plugman mcp login|logout`: OAuth for remote MCP servers.
 
 The flow is the mcp SDK's `OAuthClientProvider` (protected-resource and authorization-server
 discovery, dynamic client registration, PKCE S256, `state` and `iss` checks, the `resource`
-parameter, refresh-token rotation). plugman adds what the SDK leaves out:
-
-- a loopback callback server (plugman.runtime.oauth_callback), and the browser or, with
-  `--no-browser`, the authorization URL given to `announce` (the CLI prints it on stderr);
-- the storage (plugman.runtime.oauth_store) with the expiry the SDK forgets: `_Provider`
-  restores it, and the discovered metadata, before its first request, so a new process with an
-  expired access token refreshes it instead of asking for a login;
-- a non-interactive mode for probe and the gateway: a login the server no longer accepts (a
-  revoked token, a refresh refused) raises `NeedsLoginError` instead of opening anything, and the
-  connection ends with HTTP 401 seen, i.e. `needs-auth`.
+parameter, refresh-token rotation), built by plugman.runtime.oauth_provider. plugman adds a
+loopback callback server (plugman.runtime.oauth_callback), and opens the browser or, with
+`--no-browser`, gives the authorization URL to `announce` (the CLI prints it on stderr). What
+the login gave (tokens, client registration, expiry, discovered metadata) is stored only once
+it succeeded (plugman.runtime.oauth_store), and the server's cached `needs-auth` is cleared.
 
 A login always registers a new client: the loopback port changes from one login to the next,
 and authorization servers compare the redirect URI exactly.
@@ -20,7 +14,6 @@ and authorization servers compare the redirect URI exactly.
 
 from __future__ import annotations
 
-import functools
 import os
 import sys
 import time
@@ -30,24 +23,17 @@ from typing import Any, NamedTuple
 
 import anyio
 
-from plugman.core import progress
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
-from plugman.core.secrets import Store, open_store
+from plugman.core.secrets import open_store
 from plugman.manifest.mcp import transport
 from plugman.runtime import auth_cache, oauth_store
 from plugman.runtime.oauth_callback import Callback
+from plugman.runtime.oauth_provider import REMOTE, provider
 from plugman.runtime.oauth_store import Record, TokenStore
 
-REMOTE = ("http", "sse")
 CONNECT_TIMEOUT = 30.0
-CLIENT_NAME = "plugman"
-AuthFor = Callable[[str, Mapping[str, Any]], Any]  # (name, entry) -> httpx2.Auth | None
 Announce = Callable[[str], None]
-
-
-class NeedsLoginError(PlugmanError):
-    """The server wants an interactive login, and this is not `plugman mcp login`."""
 
 
 class Remote(NamedTuple):
@@ -162,7 +148,7 @@ async def _login(
             return AuthorizationCodeResult(code=got.code or "", state=got.state, iss=got.iss)
 
         storage = TokenStore(record)
-        auth = _provider(remote.url, storage, [callback.redirect_uri], redirect, answer)
+        auth = provider(remote.url, storage, [callback.redirect_uri], redirect, answer)
         trace = Trace()
         try:
             with anyio.fail_after(timeout + 2 * CONNECT_TIMEOUT):
@@ -228,90 +214,3 @@ def _keep_metadata(record: Record, auth: Any) -> None:
     if context.protected_resource_metadata is not None:
         prm = context.protected_resource_metadata
         record.resource_metadata = prm.model_dump(mode="json", exclude_none=True)
-
-
-# --- stored logins for probe, tools and the gateway --------------------------------------------
-
-
-def authorizer(paths: Paths, env: Mapping[str, str] | None = None) -> AuthFor:
-    """(name, entry) -> the `httpx2.Auth` of the server's stored login, or None. The secret
-    store is opened at the first remote server, once."""
-    opened: list[Store | None] = []
-
-    def store() -> Store | None:
-        if not opened:
-            try:
-                opened.append(open_store(paths, env))
-            except PlugmanError as exc:
-                progress.warn(f"stored OAuth logins are not used: {exc.message}")
-                opened.append(None)
-        return opened[0]
-
-    def auth_for(name: str, entry: Mapping[str, Any]) -> Any:
-        url = entry.get("url")
-        if transport(entry) not in REMOTE or not isinstance(url, str) or not url:
-            return None
-        found = store()
-        try:
-            record = None if found is None else oauth_store.load(found, url)
-        except PlugmanError as exc:
-            progress.warn(f"{name}: {exc.message}")
-            return None
-        if found is None or record is None or record.tokens is None:
-            return None
-        storage = TokenStore(record, functools.partial(oauth_store.save, found))
-        redirects = (record.client_info or {}).get("redirect_uris") or ["http://127.0.0.1/callback"]
-
-        async def no_login(url: str) -> None:
-            raise NeedsLoginError(f"{name} needs a new login", hint=f"plugman mcp login {name}")
-
-        async def no_callback() -> Any:
-            raise NeedsLoginError(f"{name} needs a new login", hint=f"plugman mcp login {name}")
-
-        return _provider(url, storage, list(redirects), no_login, no_callback)
-
-    return auth_for
-
-
-def _provider(
-    url: str,
-    storage: TokenStore,
-    redirect_uris: list[str],
-    redirect: Callable[[str], Any],
-    callback: Callable[[], Any],
-) -> Any:
-    from mcp.shared.auth import OAuthClientMetadata
-
-    metadata = OAuthClientMetadata.model_validate(
-        {
-            "client_name": CLIENT_NAME,
-            "redirect_uris": redirect_uris,
-            "grant_types": ["authorization_code", "refresh_token"],
-            "response_types": ["code"],
-        }
-    )
-    provider: Any = _provider_class()(url, metadata, storage, redirect, callback)
-    return provider
-
-
-@functools.cache
-def _provider_class() -> Any:
-    """`OAuthClientProvider`, restoring what the record keeps and the SDK does not reload."""
-    from mcp.client.auth import OAuthClientProvider
-    from mcp.shared.auth import OAuthMetadata, ProtectedResourceMetadata
-
-    class _Provider(OAuthClientProvider):
-        async def _initialize(self) -> None:
-            await super()._initialize()
-            storage = self.context.storage
-            if not isinstance(storage, TokenStore):
-                return
-            record = storage.record
-            self.context.token_expiry_time = record.refresh_due()
-            if record.auth_metadata and self.context.oauth_metadata is None:
-                self.context.oauth_metadata = OAuthMetadata.model_validate(record.auth_metadata)
-            if record.resource_metadata and self.context.protected_resource_metadata is None:
-                prm = ProtectedResourceMetadata.model_validate(record.resource_metadata)
-                self.context.protected_resource_metadata = prm
-
-    return _Provider

@@ -7,7 +7,7 @@ token endpoint; the protected resource's, so it carries the `resource` parameter
 
 `TokenStore` is the mcp SDK's `TokenStorage` protocol over one such record. The SDK does not
 restore the expiry of stored tokens (credentials.md, pitfall 1), so the record keeps it and
-plugman.runtime.oauth hands it back to the provider before its first request.
+plugman.runtime.oauth_provider hands it back to the provider before its first request.
 
 Nothing here imports the SDK at module level: its types are built inside the methods.
 """

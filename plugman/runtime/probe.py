@@ -33,7 +33,7 @@ from plugman.runtime import auth_cache
 from plugman.runtime.connect import Trace, open_client, transport_of
 from plugman.runtime.failure import failure
 from plugman.runtime.listing import Listing, ToolInfo, describe
-from plugman.runtime.oauth import REMOTE, AuthFor, authorizer
+from plugman.runtime.oauth_provider import REMOTE, AuthFor, authorizer
 
 if TYPE_CHECKING:
     from plugman.config.merge import Dropped, Origin
@@ -84,7 +84,7 @@ async def probe(
     auth_for: AuthFor | None = None,
 ) -> list[ProbeResult]:
     """Probe every server concurrently; results in the order of `servers`. `auth_for` gives
-    a remote server's stored OAuth login (plugman.runtime.oauth.authorizer)."""
+    a remote server's stored OAuth login (plugman.runtime.oauth_provider.authorizer)."""
     quiet_sdk_logging()
     log_dir.mkdir(parents=True, exist_ok=True)
     options = _Options(timeout, log_dir, env, cwd, auth_for)

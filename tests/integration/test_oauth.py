@@ -121,10 +121,12 @@ class Setup:
 
 
 @pytest.fixture
-def setup(tmp_path: Path, isolated_home: Path) -> Iterator[Setup]:
+def setup(tmp_path: Path, isolated_home: Path, request: pytest.FixtureRequest) -> Iterator[Setup]:
+    """The OAuth server (access tokens live TTL seconds, or the test's indirect parameter) and
+    a user server `prot` pointing at it."""
     port = _free_port()
     log = tmp_path / "oauth-server.log"
-    env = {**os.environ, "OAUTH_TOKEN_TTL": str(TTL)}
+    env = {**os.environ, "OAUTH_TOKEN_TTL": str(getattr(request, "param", TTL))}
     with log.open("wb") as out:
         server = subprocess.Popen(
             [sys.executable, str(SERVER), "--port", str(port)],
@@ -188,14 +190,14 @@ def test_login_probe_refresh_logout(setup: Setup, record_property: Any) -> None:
     after = setup.probe()  # the login cleared the cached needs-auth
     assert after["state"] == "connected", after
     assert {t["name"] for t in after["tools"]} == {"add", "whoami"}
-    assert setup.server("/test/tokens")["refreshes"] == 0
+    refreshes = setup.server("/test/tokens")["refreshes"]  # 0, unless that probe was slow
 
     time.sleep(TTL + 0.5)  # the access token has expired: a new process refreshes it
     started = time.monotonic()
     refreshed = setup.probe()
     refresh_seconds = time.monotonic() - started
     assert refreshed["state"] == "connected", refreshed
-    assert setup.server("/test/tokens")["refreshes"] == 1
+    assert setup.server("/test/tokens")["refreshes"] == refreshes + 1
     again = json.loads(json.loads(secrets.read_text())[f"oauth:{setup.base}/mcp"])
     assert again["tokens"]["access_token"] != stored["tokens"]["access_token"]
     assert again["expires_at"] > stored["expires_at"]
@@ -203,9 +205,17 @@ def test_login_probe_refresh_logout(setup: Setup, record_property: Any) -> None:
     out = setup.run("mcp", "logout", "prot", "--json")
     assert out.returncode == 0 and json.loads(out.stdout)["removed"] is True
     assert f"oauth:{setup.base}/mcp" not in json.loads(secrets.read_text())
-    assert setup.probe()["state"] == "needs-auth"
+    gone = setup.probe()
+    assert gone["state"] == "needs-auth" and "not retried" not in gone["reason"], gone
     twice = setup.run("mcp", "logout", "prot")
     assert twice.returncode == 0 and "no stored login" in twice.stdout
+
+    setup.login()
+    setup.server("/test/revoke", "POST")
+    time.sleep(TTL + 0.5)  # expired and revoked: the refresh is refused (400), then 401
+    expired = setup.probe()
+    assert expired["state"] == "needs-auth", expired
+    assert "plugman mcp login prot" in expired["reason"]
     setup.assert_no_token_leaked()
     record_property(
         "summary",
@@ -214,18 +224,19 @@ def test_login_probe_refresh_logout(setup: Setup, record_property: Any) -> None:
     )
 
 
+@pytest.mark.parametrize("setup", [3600], indirect=True)  # tokens that do not expire here
 def test_revoked_tokens_lead_back_to_needs_auth(setup: Setup) -> None:
+    """A refused access token is refreshed once; refused tokens mean needs-auth."""
     setup.login()
     assert setup.probe()["state"] == "connected"
+    setup.server("/test/revoke?access_only=1", "POST")
+    refused = setup.probe()  # a 401 to an unexpired access token: refreshed once, silently
+    assert refused["state"] == "connected", refused
+    assert setup.server("/test/tokens")["refreshes"] == 1
     setup.server("/test/revoke", "POST")
     revoked = setup.probe()  # the access token is refused: 401, and no login from a probe
     assert revoked["state"] == "needs-auth", revoked
     assert "plugman mcp login prot" in revoked["reason"]
-    setup.login()  # a new login clears the cached needs-auth
-    setup.server("/test/revoke", "POST")
-    time.sleep(TTL + 0.5)  # expired and revoked: the refresh is refused (400), then 401
-    expired = setup.probe()
-    assert expired["state"] == "needs-auth", expired
     setup.assert_no_token_leaked()
 
 

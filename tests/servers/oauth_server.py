@@ -5,7 +5,8 @@ process on 127.0.0.1, written with the mcp SDK (`MCPServer(auth_server_provider=
 
 - `/authorize` approves at once: a 302 to the client's redirect_uri with a code and the state.
 - Access tokens live `OAUTH_TOKEN_TTL` seconds (env; default 3600), refresh tokens rotate.
-- Test-only endpoints, no authorization: `POST /test/revoke` forgets every token issued so far;
+- Test-only endpoints, no authorization: `POST /test/revoke` forgets every token issued so far
+  (`?access_only=1`: the access tokens only);
   `GET /test/tokens` lists every access and refresh token ever issued (so a test can search
   plugman's output and files for them).
 - Tools: `add(a, b)` and `whoami()` (the client id of the caller's token).
@@ -158,7 +159,8 @@ def build(port: int) -> Any:
     @server.custom_route("/test/revoke", methods=["POST"])
     async def revoke(request: Request) -> Response:
         provider.access.clear()
-        provider.refresh.clear()
+        if request.query_params.get("access_only") != "1":
+            provider.refresh.clear()
         return JSONResponse({"revoked": True})
 
     @server.custom_route("/test/tokens", methods=["GET"])
