@@ -53,6 +53,7 @@ class Setup:
     project: Path
     env: dict[str, str]
     outputs: list[str] = field(default_factory=list)
+    url: str = ""  # the protected MCP endpoint
 
     def run(self, *args: str, timeout: float = RUN_TIMEOUT) -> subprocess.CompletedProcess[str]:
         done = subprocess.run(
@@ -122,14 +123,15 @@ class Setup:
 
 @pytest.fixture
 def setup(tmp_path: Path, isolated_home: Path, request: pytest.FixtureRequest) -> Iterator[Setup]:
-    """The OAuth server (access tokens live TTL seconds, or the test's indirect parameter) and
-    a user server `prot` pointing at it."""
+    """The OAuth server and a user server `prot` pointing at it. The test's indirect parameter
+    may set `ttl` (how long access tokens live; default TTL) and `transport` (http or sse)."""
+    given = {"ttl": TTL, "transport": "http", **getattr(request, "param", {})}
     port = _free_port()
     log = tmp_path / "oauth-server.log"
-    env = {**os.environ, "OAUTH_TOKEN_TTL": str(getattr(request, "param", TTL))}
+    env = {**os.environ, "OAUTH_TOKEN_TTL": str(given["ttl"])}
     with log.open("wb") as out:
         server = subprocess.Popen(
-            [sys.executable, str(SERVER), "--port", str(port)],
+            [sys.executable, str(SERVER), "--port", str(port), "--transport", given["transport"]],
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=out,
@@ -157,8 +159,10 @@ def setup(tmp_path: Path, isolated_home: Path, request: pytest.FixtureRequest) -
         }
         plugman_env.pop("OAUTH_TOKEN_TTL", None)
         found = Setup(f"http://127.0.0.1:{port}", isolated_home, project, plugman_env)
+        path = "/sse" if given["transport"] == "sse" else "/mcp"
+        found.url = found.base + path
         added = found.run(
-            "mcp", "add", "prot", f"{found.base}/mcp", "--transport", "http", "--scope", "user"
+            "mcp", "add", "prot", found.url, "--transport", given["transport"], "--scope", "user"
         )
         assert added.returncode == 0, added
         yield found
@@ -183,7 +187,7 @@ def test_login_probe_refresh_logout(setup: Setup, record_property: Any) -> None:
     assert (login["name"], login["tools"], login["store"]["kind"]) == ("prot", 2, "file")
     secrets = setup.home / "config" / "secrets.json"
     assert stat.S_IMODE(secrets.stat().st_mode) == 0o600
-    stored = json.loads(json.loads(secrets.read_text())[f"oauth:{setup.base}/mcp"])
+    stored = json.loads(json.loads(secrets.read_text())[f"oauth:{setup.url}"])
     assert stored["tokens"]["access_token"] and stored["tokens"]["refresh_token"]
     assert stored["client_info"]["client_id"] and stored["expires_at"] > time.time()
 
@@ -198,13 +202,13 @@ def test_login_probe_refresh_logout(setup: Setup, record_property: Any) -> None:
     refresh_seconds = time.monotonic() - started
     assert refreshed["state"] == "connected", refreshed
     assert setup.server("/test/tokens")["refreshes"] == refreshes + 1
-    again = json.loads(json.loads(secrets.read_text())[f"oauth:{setup.base}/mcp"])
+    again = json.loads(json.loads(secrets.read_text())[f"oauth:{setup.url}"])
     assert again["tokens"]["access_token"] != stored["tokens"]["access_token"]
     assert again["expires_at"] > stored["expires_at"]
 
     out = setup.run("mcp", "logout", "prot", "--json")
     assert out.returncode == 0 and json.loads(out.stdout)["removed"] is True
-    assert f"oauth:{setup.base}/mcp" not in json.loads(secrets.read_text())
+    assert f"oauth:{setup.url}" not in json.loads(secrets.read_text())
     gone = setup.probe()
     assert gone["state"] == "needs-auth" and "not retried" not in gone["reason"], gone
     twice = setup.run("mcp", "logout", "prot")
@@ -224,7 +228,7 @@ def test_login_probe_refresh_logout(setup: Setup, record_property: Any) -> None:
     )
 
 
-@pytest.mark.parametrize("setup", [3600], indirect=True)  # tokens that do not expire here
+@pytest.mark.parametrize("setup", [{"ttl": 3600}], indirect=True)  # tokens that do not expire
 def test_revoked_tokens_lead_back_to_needs_auth(setup: Setup) -> None:
     """A refused access token is refreshed once; refused tokens mean needs-auth."""
     setup.login()
@@ -237,6 +241,21 @@ def test_revoked_tokens_lead_back_to_needs_auth(setup: Setup) -> None:
     revoked = setup.probe()  # the access token is refused: 401, and no login from a probe
     assert revoked["state"] == "needs-auth", revoked
     assert "plugman mcp login prot" in revoked["reason"]
+    setup.assert_no_token_leaked()
+
+
+@pytest.mark.parametrize("setup", [{"transport": "sse"}], indirect=True)
+def test_sse_server_login_refresh_and_logout(setup: Setup) -> None:
+    assert setup.probe()["state"] == "needs-auth"
+    login, _ = setup.login()
+    assert (login["transport"], login["tools"]) == ("sse", 2)
+    assert setup.probe()["state"] == "connected"
+    time.sleep(TTL + 0.5)
+    refreshes = setup.server("/test/tokens")["refreshes"]
+    assert setup.probe()["state"] == "connected"
+    assert setup.server("/test/tokens")["refreshes"] == refreshes + 1
+    assert setup.run("mcp", "logout", "prot").returncode == 0
+    assert setup.probe()["state"] == "needs-auth"
     setup.assert_no_token_leaked()
 
 

@@ -1,7 +1,7 @@
 """A real OAuth-protected MCP server for tests: authorization server and resource server in one
 process on 127.0.0.1, written with the mcp SDK (`MCPServer(auth_server_provider=..., auth=...)`).
 
-    python oauth_server.py --port PORT
+    python oauth_server.py --port PORT [--transport http|sse]
 
 - `/authorize` approves at once: a 302 to the client's redirect_uri with a code and the state.
 - Access tokens live `OAUTH_TOKEN_TTL` seconds (env; default 3600), refresh tokens rotate.
@@ -130,8 +130,9 @@ class Provider:
         self.refresh.pop(token.token, None)
 
 
-def build(port: int) -> Any:
+def build(port: int, transport: str = "http") -> Any:
     base = f"http://127.0.0.1:{port}"
+    path = "/sse" if transport == "sse" else "/mcp"
     provider = Provider()
     server = MCPServer(
         "oauth-test",
@@ -139,7 +140,7 @@ def build(port: int) -> Any:
         auth_server_provider=provider,
         auth=AuthSettings(
             issuer_url=base,
-            resource_server_url=f"{base}/mcp",
+            resource_server_url=f"{base}{path}",
             validate_token_resource=True,
             client_registration_options=ClientRegistrationOptions(enabled=True),
         ),
@@ -167,14 +168,16 @@ def build(port: int) -> Any:
     async def tokens(request: Request) -> Response:
         return JSONResponse({"issued": provider.issued, "refreshes": provider.refreshes})
 
-    return server.streamable_http_app()
+    return server.sse_app() if transport == "sse" else server.streamable_http_app()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--transport", choices=("http", "sse"), default="http")
     args = parser.parse_args()
-    uvicorn.run(build(args.port), host="127.0.0.1", port=args.port, log_level="warning")
+    app = build(args.port, args.transport)
+    uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
 
 
 if __name__ == "__main__":
