@@ -1,4 +1,9 @@
-"""`plugman mcp add|add-json|remove|list|get` and `plugman connectors sync`."""
+"""`plugman mcp add|add-json|remove|list|get|login|logout` and `plugman connectors sync`.
+
+Exit codes of `login` and `logout`: 0 done (logout also when there was no login to forget);
+1 the login failed (refused, timed out, the server unreachable or not asking for one);
+2 usage: an unknown NAME, or a server that is not http or sse.
+"""
 
 from __future__ import annotations
 
@@ -136,6 +141,40 @@ def get(
         if as_json
         else output.mcp_got(rows, show_secrets)
     )
+
+
+@mcp_app.command("login")
+def login(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="A resolved http or sse server (see mcp list).")],
+    no_browser: Annotated[
+        bool,
+        typer.Option("--no-browser", help="Print the authorization URL on stderr; open nothing."),
+    ] = False,
+    timeout: Annotated[
+        float, typer.Option("--timeout", min=1.0, help="Seconds to wait for the login.")
+    ] = 300.0,
+    as_json: Json = False,
+) -> None:
+    """Log in to a remote server with OAuth; its tokens go to the secret store."""
+    from plugman.runtime import oauth
+
+    result = oauth.login(
+        paths_of(ctx), name, browser=not no_browser, timeout=timeout, announce=output.announced
+    )
+    output.emit(output.logged_in(result, as_json))
+
+
+@mcp_app.command("logout")
+def logout(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="A resolved http or sse server.")],
+    as_json: Json = False,
+) -> None:
+    """Forget a remote server's stored OAuth tokens."""
+    from plugman.runtime import oauth
+
+    output.emit(output.logged_out(oauth.logout(paths_of(ctx), name), as_json))
 
 
 @connectors_app.command("sync")

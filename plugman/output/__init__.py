@@ -27,6 +27,7 @@ from plugman.output.config import (
     trusted,
 )
 from plugman.output.export import doctored, exported
+from plugman.output.oauth import logged_in, logged_out
 from plugman.output.plugins import (
     changes,
     installed,
@@ -62,6 +63,8 @@ __all__ = [
     "hooks_listed",
     "installed",
     "locked",
+    "logged_in",
+    "logged_out",
     "markets",
     "mcp_changed",
     "mcp_got",

@@ -28,6 +28,7 @@ from plugman.core.errors import PlugmanError
 from plugman.runtime.connect import Trace, open_client
 from plugman.runtime.failure import failure, leaves
 from plugman.runtime.naming import split_server
+from plugman.runtime.oauth_provider import AuthFor
 
 if TYPE_CHECKING:
     from mcp import Client
@@ -83,11 +84,13 @@ class Backend:
         cwd: Path,
         health: Health,
         on_change: Listener,
+        auth_for: AuthFor | None = None,
     ) -> None:
         self.name, self.entry = name, entry
         self.plugin, self.server = split_server(name)
         self.errlog, self.env, self.cwd, self.health = errlog, env, cwd, health
         self.on_change = on_change
+        self.auth_for = auth_for  # a stored OAuth login, asked again at every connection
         self.state = "connecting"  # connecting | up | down | failed
         self.reason: str | None = None
         self.client: Client | None = None
@@ -161,6 +164,7 @@ class Backend:
                 env=self.env,
                 cwd=self.cwd,
                 on_message=self.on_message,
+                auth=None if self.auth_for is None else self.auth_for(self.name, self.entry),
             ) as client:
                 await self._list(client, KINDS)
                 self.client, self.state, self.reason, came_up = client, "up", None, True

@@ -81,16 +81,18 @@ async def open_client(
     cwd: Path | None = None,
     mode: str = "legacy",
     on_message: MessageHandler | None = None,
+    auth: Any = None,
 ) -> AsyncIterator[Client]:
     """A connected, initialized `mcp.Client` for server `name`.
 
     errlog: where a stdio server's stderr goes (it needs a real file descriptor).
     env, cwd: the parent environment and the default working directory of a stdio server.
+    auth: an `httpx2.Auth` for an http or sse server (OAuth: plugman.runtime.oauth_provider).
     """
     from mcp import Client
 
     seen = trace if trace is not None else Trace()
-    transport = _transport(name, entry, errlog, timeout, seen, env, cwd)
+    transport = _transport(name, entry, errlog, timeout, seen, env, cwd, auth)
 
     async def handler(message: Any) -> None:
         if isinstance(message, Exception):
@@ -116,6 +118,7 @@ def _transport(
     trace: Trace,
     env: Mapping[str, str] | None,
     cwd: Path | None,
+    auth: Any = None,
 ) -> AbstractAsyncContextManager[Any]:
     kind = transport_of(entry)
     if kind == "stdio":
@@ -125,9 +128,9 @@ def _transport(
         raise PlugmanError(f"{name}: a {kind} server needs a url")
     headers = {str(k): str(v) for k, v in (entry.get("headers") or {}).items()}
     if kind == "http":
-        return _http(url, headers, timeout, trace)
+        return _http(url, headers, timeout, trace, auth)
     opened: AbstractAsyncContextManager[Any]
-    opened = _sse(url, headers, timeout, trace) if kind == "sse" else _ws(url)
+    opened = _sse(url, headers, timeout, trace, auth) if kind == "sse" else _ws(url)
     return opened
 
 
@@ -168,7 +171,7 @@ def _recorder(trace: Trace) -> Callable[[Any], Awaitable[None]]:
 
 @asynccontextmanager
 async def _http(
-    url: str, headers: dict[str, str], timeout: float, trace: Trace
+    url: str, headers: dict[str, str], timeout: float, trace: Trace, auth: Any = None
 ) -> AsyncIterator[Any]:
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
@@ -176,13 +179,13 @@ async def _http(
     limits = httpx2.Timeout(timeout, read=max(timeout, SSE_READ_TIMEOUT))
     hooks = {"response": [_recorder(trace)]}
     async with (
-        httpx2.AsyncClient(headers=headers, timeout=limits, event_hooks=hooks) as http,
+        httpx2.AsyncClient(headers=headers, timeout=limits, event_hooks=hooks, auth=auth) as http,
         streamable_http_client(url, http_client=http) as streams,
     ):
         yield streams
 
 
-def _sse(url: str, headers: dict[str, str], timeout: float, trace: Trace) -> Any:
+def _sse(url: str, headers: dict[str, str], timeout: float, trace: Trace, auth: Any = None) -> Any:
     from mcp.client.sse import sse_client
     from mcp.shared._httpx_utils import create_mcp_http_client
 
@@ -193,7 +196,12 @@ def _sse(url: str, headers: dict[str, str], timeout: float, trace: Trace) -> Any
 
     read = max(timeout, SSE_READ_TIMEOUT)
     return sse_client(
-        url, headers=headers, timeout=timeout, sse_read_timeout=read, httpx_client_factory=factory
+        url,
+        headers=headers,
+        timeout=timeout,
+        sse_read_timeout=read,
+        httpx_client_factory=factory,
+        auth=auth,
     )
 
 

@@ -6,7 +6,7 @@ flattened exceptions together with the connection's `Trace`:
 
 | seen | state, reason |
 |---|---|
-| any HTTP 401 | needs-auth, `HTTP 401 Unauthorized: ...` |
+| any HTTP 401 (even after another error) | needs-auth, `HTTP 401 Unauthorized: ...` |
 | FileNotFoundError at spawn | failed, `command not found: X` |
 | another OSError at spawn | failed, `cannot start X: <strerror>` |
 | an HTTP status >= 400 | failed, `HTTP 404 Not Found` |
@@ -43,7 +43,7 @@ def failure(
     exc: BaseException, trace: Trace, timeout: float, stderr_tail: str = ""
 ) -> tuple[str, str]:
     """(state, reason) for a failed connection: `needs-auth` on HTTP 401, else `failed`."""
-    if trace.http_error == 401:
+    if 401 in trace.statuses:  # also after a refused refresh (400) of a stored login
         return "needs-auth", "HTTP 401 Unauthorized: the server needs authorization"
     return "failed", _reason(list(leaves(exc)), trace, timeout, stderr_tail)
 

@@ -29,6 +29,7 @@ from plugman import __version__
 from plugman.runtime.backends import Backend, Health
 from plugman.runtime.calls import Guard, call_tool, refusal
 from plugman.runtime.catalog import Catalog, Route, build
+from plugman.runtime.oauth_provider import AuthFor
 
 if TYPE_CHECKING:
     from mcp import types
@@ -54,6 +55,7 @@ class Gateway:
         errlogs: Mapping[str, TextIO],
         env: Mapping[str, str],
         cwd: Path,
+        auth_for: AuthFor | None = None,
     ) -> None:
         from mcp.server.subscriptions import InMemorySubscriptionBus
 
@@ -67,6 +69,7 @@ class Gateway:
                 cwd=cwd,
                 health=health,
                 on_change=self._changed,
+                auth_for=auth_for,
             )
             for name, entry in servers.items()
         }

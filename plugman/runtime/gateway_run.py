@@ -31,6 +31,7 @@ from plugman.runtime.backends import Health
 from plugman.runtime.calls import Guard
 from plugman.runtime.connect import transport_of
 from plugman.runtime.gateway import Gateway
+from plugman.runtime.oauth_provider import authorizer
 from plugman.runtime.pipes import stdio_streams
 from plugman.runtime.probe import log_path
 
@@ -85,6 +86,7 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
             errlogs=errlogs,
             env={**env, "CLAUDE_PROJECT_DIR": str(paths.project_dir)},
             cwd=paths.project_dir,
+            auth_for=authorizer(paths, env),
         )
         log.info("serving %d servers over %s", len(servers), options.transport)
         if sock is None:

@@ -29,9 +29,11 @@ import anyio
 
 from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
+from plugman.runtime import auth_cache
 from plugman.runtime.connect import Trace, open_client, transport_of
 from plugman.runtime.failure import failure
 from plugman.runtime.listing import Listing, ToolInfo, describe
+from plugman.runtime.oauth_provider import REMOTE, AuthFor, authorizer
 
 if TYPE_CHECKING:
     from plugman.config.merge import Dropped, Origin
@@ -67,6 +69,7 @@ class _Options:
     log_dir: Path
     env: Mapping[str, str] | None
     cwd: Path | None
+    auth_for: AuthFor | None = None
 
 
 async def probe(
@@ -78,11 +81,13 @@ async def probe(
     log_dir: Path,
     env: Mapping[str, str] | None = None,
     cwd: Path | None = None,
+    auth_for: AuthFor | None = None,
 ) -> list[ProbeResult]:
-    """Probe every server concurrently; results in the order of `servers`."""
-    _quiet_sdk_logging()
+    """Probe every server concurrently; results in the order of `servers`. `auth_for` gives
+    a remote server's stored OAuth login (plugman.runtime.oauth_provider.authorizer)."""
+    quiet_sdk_logging()
     log_dir.mkdir(parents=True, exist_ok=True)
-    options = _Options(timeout, log_dir, env, cwd)
+    options = _Options(timeout, log_dir, env, cwd, auth_for)
     local, remote = anyio.CapacityLimiter(local_batch), anyio.CapacityLimiter(remote_batch)
     results: dict[str, ProbeResult] = {}
 
@@ -121,6 +126,7 @@ async def _probe_one(
                 trace=trace,
                 env=options.env,
                 cwd=options.cwd,
+                auth=None if options.auth_for is None else options.auth_for(name, entry),
             ) as client:
                 _fill(result, await describe(client))
                 result.state = "connected"
@@ -129,6 +135,8 @@ async def _probe_one(
         if not _is_failure(exc):
             raise
         result.state, result.reason = failure(exc, trace, options.timeout, _tail(log))
+        if result.state == "needs-auth":
+            result.reason = f"{result.reason}; run: plugman mcp login {name}"
         result.duration_ms = min(_ms(started), round(options.timeout * 1000))
     result.stderr_log = str(log) if log else None
     return result
@@ -187,7 +195,7 @@ def _tail(log: Path | None) -> str:
     return tail if len(tail) <= TAIL_CHARS else "…" + tail[-TAIL_CHARS:]
 
 
-def _quiet_sdk_logging() -> None:
+def quiet_sdk_logging() -> None:
     """The SDK logs a traceback for every bad stdout line; keep it off the user's terminal."""
     for name in ("mcp", "client"):
         logger = logging.getLogger(name)
@@ -226,19 +234,31 @@ def probe_paths(
     wanted = set(names) if names else set(servers) | set(held)
     chosen = {name: entry for name, entry in servers.items() if name in wanted}
     env = {**os.environ, "CLAUDE_PROJECT_DIR": str(paths.project_dir)}
+    urls = {n: str(e.get("url")) for n, e in chosen.items() if _kind(e) in REMOTE}
+    skipped = auth_cache.cached(paths, urls)  # needed auth lately: not contacted again
     run = partial(
         probe,
-        chosen,
+        {name: entry for name, entry in chosen.items() if name not in skipped},
         timeout=timeout,
         local_batch=local_batch,
         remote_batch=remote_batch,
         log_dir=paths.state_dir / "logs",
         env=env,
         cwd=paths.project_dir,
+        auth_for=authorizer(paths),
     )
-    found = anyio.run(run) if chosen else []
+    found = anyio.run(run) if set(chosen) - set(skipped) else []
+    needing = {r.name: urls[r.name] for r in found if r.state == "needs-auth" and r.name in urls}
+    auth_cache.update(paths, needing, [r.name for r in found if r.state == "connected"])
+    found += [_cached(name, chosen[name], since) for name, since in skipped.items()]
     found += [result for name, result in held.items() if name in wanted]
     return sorted(found, key=lambda r: r.name)
+
+
+def _cached(name: str, entry: Mapping[str, Any], since: float) -> ProbeResult:
+    ago = max(0, round((time.time() - since) / 60))
+    reason = f"HTTP 401 Unauthorized {ago} min ago (not retried for 15 min)"
+    return ProbeResult(name, _kind(entry), "needs-auth", f"{reason}; run: plugman mcp login {name}")
 
 
 def _held(
