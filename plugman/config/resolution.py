@@ -9,9 +9,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from plugman.config import merge, scopes, trust
+from plugman.config.contribute import Installed
 from plugman.config.merge import Dropped, Hook, Layers, Server, Skill
 from plugman.config.policy import Policy
-from plugman.config.scopes import Installed
 from plugman.core.errors import UsageError
 from plugman.core.paths import Paths
 from plugman.core.state import Scope
@@ -73,7 +73,7 @@ def resolve(
     """This project's config, every scope merged with the stored approvals. `references`: server
     entries keep their `${VAR}` references (for an agent that expands them); `only`: one scope's
     own entries and plugins (what an export at that scope writes; see `scopes.load`)."""
-    found = scopes.load(paths, only)
+    found = scopes.load(paths, only, env, references)
     merged = merge.resolve(found.layers, found.policy, env, trust.approved(paths), references)
     return Resolution(
         merged.servers,
