@@ -128,7 +128,7 @@ class Values(NamedTuple):
     """One plugin's values as its entries get them."""
 
     text: dict[str, str]  # KEY -> what `${user_config.KEY}` becomes
-    unset: frozenset[str]  # keys with no value and no default
+    unset: frozenset[str]  # required keys with no value and no default
     secrets: tuple[str, ...]  # the sensitive values put in (to mask wherever shown)
 
     def env(self) -> dict[str, str]:
@@ -161,8 +161,10 @@ def values(
                 secrets.append(str(value))
         if value is None:
             value = option.default
-        if value is None:
+        if value is None and option.required:
             unset.add(option.key)
+        elif value is None:
+            text[option.key] = ""  # an optional value nobody gave
         elif isinstance(value, list):
             text[option.key] = ",".join(map(str, value))
         elif isinstance(value, bool):

@@ -29,6 +29,7 @@ from plugman.output.config import (
 from plugman.output.export import doctored, exported
 from plugman.output.plugins import (
     changes,
+    configured,
     installed,
     locked,
     markets,
@@ -46,6 +47,7 @@ __all__ = [
     "agents_listed",
     "announced",
     "changes",
+    "configured",
     "connectors_synced",
     "deployed",
     "diagnostic_dict",
