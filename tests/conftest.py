@@ -68,7 +68,10 @@ def secret_scan(
         p for p in isolated_home.rglob("*") if p.is_file() and p.name not in SECRET_STORE_FILES
     ]
     kept = [
-        str(p) for p in files for value in PLANTED_CONFIG.values() if value.encode() in p.read_bytes()
+        str(p)
+        for p in files
+        for value in PLANTED_CONFIG.values()
+        if value.encode() in p.read_bytes()
     ]
     assert not kept, f"a planted sensitive userConfig value is stored in {kept}"
     request.node.user_properties.append(("secret_scan", (len(outputs), len(logs))))

@@ -65,7 +65,9 @@ def _options(
     given = user_config.parse_pairs(pairs, ", ".join(p.id for p in named) or "install")
     keys = {p.id: {o.key for o in p.plugin.user_config} for p in named}
     stray = sorted(k for k in given if not any(k in mine for mine in keys.values()))
-    if stray:
+    if stray and len(named) == 1:  # the plugin's own check names it, and what it has
+        keys[named[0].id] |= set(stray)
+    elif stray:
         known = "; ".join(f"{i}: {', '.join(sorted(k)) or 'none'}" for i, k in keys.items())
         message = f"no plugin installed here has the option(s) {', '.join(stray)}"
         raise UsageError(message, hint=f"options: {known or 'none'}")
@@ -78,7 +80,7 @@ def _options(
             ask=ask,
         )
         for p in named
-        if p.plugin.user_config
+        if p.plugin.user_config or keys[p.id]
     ]
 
 

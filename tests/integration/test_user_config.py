@@ -21,7 +21,7 @@ from tests.conftest import PLANTED_CONFIG
 KEY = PLANTED_CONFIG["api_key"]
 DIGEST = hashlib.sha256(KEY.encode()).hexdigest()[:12]
 
-SERVER = '''
+SERVER = """
 import hashlib, os
 from mcp.server.mcpserver import MCPServer
 
@@ -32,9 +32,9 @@ marks = ["retries_" + retries, "key_" + hashlib.sha256(key.encode()).hexdigest()
 for mark in marks:
     server.tool(name=mark, description="reports an option")(lambda: "ok")
 server.run()
-'''
+"""
 
-HOOK = '''
+HOOK = """
 import hashlib, json, os, sys
 out = {k: v for k, v in os.environ.items() if k.startswith("CLAUDE_PLUGIN_OPTION_")}
 out["CLAUDE_PLUGIN_OPTION_API_KEY"] = hashlib.sha256(
@@ -42,7 +42,7 @@ out["CLAUDE_PLUGIN_OPTION_API_KEY"] = hashlib.sha256(
 out["argv"] = sys.argv[1:]
 with open(os.path.join(os.environ["CLAUDE_PLUGIN_DATA"], "hook.json"), "w") as f:
     json.dump(out, f)
-'''
+"""
 
 MANIFEST: dict[str, Any] = {
     "name": "weather",
@@ -146,7 +146,9 @@ def test_install_with_config_resolves_and_runs(env: Env) -> None:
     assert stored == {"plugin-config:weather@wx:api_key": KEY}
     assert oct(next(env.plugman_home.rglob("secrets.json")).stat().st_mode & 0o777) == "0o600"
     record = json.loads(record_path(_paths(env), "user").read_text())
-    assert record["config"] == {"weather@wx": {"endpoint": "https://wx.example.com", "retries": "3"}}
+    assert record["config"] == {
+        "weather@wx": {"endpoint": "https://wx.example.com", "retries": "3"}
+    }
     # a real stdio server gets its options in its environment
     probed = env.json("mcp", "probe", code=1)  # the http one is not reachable
     text = json.dumps([s for s in probed["servers"] if s["name"] == "plugin:weather:local"])
@@ -195,7 +197,9 @@ def test_missing_required_drops_with_fix_and_agent_gets_no_placeholder(env: Env)
     assert "PLUGMAN_OPT_WEATHER_API_KEY" in done.stderr, done.stderr
     settings = (env.project / ".gemini" / "settings.json").read_text()
     assert "https://wx.example.com/mcp" in settings
-    assert "$PLUGMAN_OPT_WEATHER_API_KEY" in settings or "${PLUGMAN_OPT_WEATHER_API_KEY}" in settings
+    assert (
+        "$PLUGMAN_OPT_WEATHER_API_KEY" in settings or "${PLUGMAN_OPT_WEATHER_API_KEY}" in settings
+    )
     assert not [f for f, data in files_under(env.project, env.home).items() if KEY.encode() in data]
     # uninstall takes every value out: the store, the record, the agent's file
     env.run("uninstall", "weather@wx", "--scope", "project")
@@ -203,7 +207,8 @@ def test_missing_required_drops_with_fix_and_agent_gets_no_placeholder(env: Env)
     assert not record_path(_paths(env), "project").exists() or "weather" not in (
         record_path(_paths(env), "project").read_text()
     )
-    assert "PLUGMAN_OPT" not in (env.project / ".gemini" / "settings.json").read_text()
+    gemini = env.project / ".gemini" / "settings.json"
+    assert not gemini.exists() or "PLUGMAN_OPT" not in gemini.read_text()
 
 
 @pytest.mark.parametrize(
@@ -215,9 +220,7 @@ def test_missing_required_drops_with_fix_and_agent_gets_no_placeholder(env: Env)
         ("api_key", "is not KEY=VALUE"),
     ],
 )
-def test_bad_values_are_usage_errors_and_change_nothing(
-    env: Env, pair: str, expected: str
-) -> None:
+def test_bad_values_are_usage_errors_and_change_nothing(env: Env, pair: str, expected: str) -> None:
     before = files_under(env.plugman_home, env.project, env.home)
     failed = env.run("install", "weather@wx", "--config", pair, code=2)
     assert expected in failed.stderr, failed.stderr
@@ -230,7 +233,14 @@ def test_bad_values_are_usage_errors_and_change_nothing(
 
 
 def test_configure_bad_value_and_unset(env: Env) -> None:
-    env.run("install", "weather@wx", "--config", f"api_key={KEY}", "--config", "endpoint=https://a.example.com")
+    env.run(
+        "install",
+        "weather@wx",
+        "--config",
+        f"api_key={KEY}",
+        "--config",
+        "endpoint=https://a.example.com",
+    )
     record = record_path(_paths(env), "user")
     before = record.read_bytes()
     failed = env.run("configure", "weather", "retries=-1", code=2)
@@ -279,8 +289,8 @@ def test_keyring_round_trip(env: Env) -> None:
         "--config endpoint=https://wx.example.com && "
         f"{py} -m plugman --project {project} mcp probe --json > {env.home}/probe.json && "
         f"{py} -m plugman --project {project} uninstall weather@wx && "
-        f"{py} -c 'import keyring; print(keyring.get_password(\"plugman\", "
-        f"\"plugin-config:weather@wx:api_key\"))' > {env.home}/after.txt"
+        f'{py} -c \'import keyring; print(keyring.get_password("plugman", '
+        f'"plugin-config:weather@wx:api_key"))\' > {env.home}/after.txt'
     )
     vars_ = {k: v for k, v in env.vars.items() if k not in ("PLUGMAN_SECRETS",)}
     vars_.pop("DBUS_SESSION_BUS_ADDRESS", None)
