@@ -287,7 +287,11 @@ def test_keyring_round_trip(env: Env) -> None:
         f"{py} -m plugman paths --json > {env.home}/paths.json && "
         f"{py} -m plugman --project {project} install weather@wx --config api_key={KEY} "
         "--config endpoint=https://wx.example.com && "
-        f"{py} -m plugman --project {project} mcp probe --json > {env.home}/probe.json && "
+        f"{py} -m plugman --project {project} mcp probe --json > {env.home}/probe.json; "
+        f"{py} -c 'import hashlib, keyring; print(hashlib.sha256(keyring.get_password("
+        f'"plugman", "plugin-config:weather@wx:api_key").encode()).hexdigest()[:12])\''
+        f" > {env.home}/during.txt && "
+        # (probe exits 1: the http server is not reachable)
         f"{py} -m plugman --project {project} uninstall weather@wx && "
         f'{py} -c \'import keyring; print(keyring.get_password("plugman", '
         f'"plugin-config:weather@wx:api_key"))\' > {env.home}/after.txt'
@@ -299,9 +303,11 @@ def test_keyring_round_trip(env: Env) -> None:
         env=vars_, capture_output=True, text=True, timeout=180,
     )  # fmt: skip
     env.seen += [done.stdout, done.stderr]
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 0, (done.stdout, done.stderr)
     paths = json.loads((env.home / "paths.json").read_text())
     assert "keyring" in json.dumps(paths), paths
     assert f"key_{DIGEST}" in (env.home / "probe.json").read_text()
+    assert (env.home / "during.txt").read_text().strip() == DIGEST  # in the keychain
     assert (env.home / "after.txt").read_text().strip() == "None"
     assert secrets_file(env) == {}
+    assert not list(env.plugman_home.rglob("secrets.json"))  # no file store was ever used
