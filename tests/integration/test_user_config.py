@@ -311,3 +311,15 @@ def test_keyring_round_trip(env: Env) -> None:
     assert (env.home / "after.txt").read_text().strip() == "None"
     assert secrets_file(env) == {}
     assert not list(env.plugman_home.rglob("secrets.json"))  # no file store was ever used
+
+
+def test_doctor_names_the_store_and_flags_a_loose_file(env: Env) -> None:
+    env.run("install", "weather@wx", "--config", f"api_key={KEY}", "--config", "endpoint=x")
+    doctor = env.run("doctor")
+    assert doctor.stdout.startswith("secret store: file: ") and "secrets.json" in doctor.stdout
+    store = next(env.plugman_home.rglob("secrets.json"))
+    store.chmod(0o644)
+    loose = env.run("doctor", code=1)
+    assert f"{store}: the secret store is mode 644, not 600" in loose.stdout
+    assert f"hint: run: chmod 600 {store}" in loose.stdout
+    assert env.json("doctor", code=1)["secret_store"].startswith("file: ")
