@@ -41,6 +41,7 @@ class Contributions(NamedTuple):
     agents: list[Skill]
     unconsented: dict[str, str]  # plugin id -> content hash (see plugman.config.scopes)
     dropped: list[Dropped]  # entries that need a userConfig value, or use one unsafely
+    secrets: dict[str, str]  # PLUGMAN_OPT_<PLUGIN>_<KEY> -> a sensitive value (to expand)
 
 
 class Given(NamedTuple):
@@ -49,7 +50,7 @@ class Given(NamedTuple):
     stored: Mapping[str, Any]  # the record's non-sensitive values
     secret: Callable[[str], str | None]  # KEY -> the sensitive value in the store
     env: Mapping[str, str]
-    references: bool  # for an agent's file: sensitive values as ${PLUGMAN_OPT_...}
+    references: bool  # for an agent's file: hooks keep ${PLUGMAN_OPT_...} too
 
 
 def substitute_hook(handler: dict[str, Any], env: dict[str, str] | None) -> dict[str, Any]:
@@ -106,12 +107,13 @@ def contribute(
         "CLAUDE_PLUGIN_DATA": str(paths.plugin_data(plugin_id)),
     }
     options = loaded.user_config
-    values = user_config.values(
-        loaded.name, options, given.stored, given.secret, given.env, given.references
-    )
-    for secret in values.secrets:
+    values = user_config.values(loaded.name, options, given.stored, given.secret, given.env)
+    for secret in values.secrets.values():
         redact.sensitive(secret)
-    option_env = tuple(sorted(values.env().items()))
+    found.secrets.update(values.secrets)
+    server_env = values.env(plain=False)  # references: resolution expands them
+    hook_env = tuple(sorted(values.env(plain=not given.references).items()))
+    hook_text = values.text if given.references else values.plain()
     origin = Origin("plugin", str(root), plugin_id)
 
     def kept(
@@ -137,16 +139,16 @@ def contribute(
         name = f"plugin:{loaded.name}:{server.name}"
         if kept("server", name, server.entry, "headersHelper"):
             value = user_config.put(substitute_all(server.entry, env), values.text)
-            if option_env and isinstance(value.get("command"), str):
+            if server_env and isinstance(value.get("command"), str):
                 given_env = value.get("env") if isinstance(value.get("env"), dict) else {}
-                value["env"] = {**dict(option_env), **given_env}
+                value["env"] = {**server_env, **given_env}
             found.servers.append(Server(name, value, origin))
     for hook in loaded.hooks:
         name = f"{hook.event}:{hook.matcher or '*'}"
         shell = None if isinstance(hook.entry.get("args"), list) else "command"
         if kept("hook", name, hook.entry, shell):
-            handler = user_config.put(substitute_hook(hook.entry, env), values.text)
-            found.hooks.append(Hook(hook.event, hook.matcher, handler, origin, option_env))
+            handler = user_config.put(substitute_hook(hook.entry, env), hook_text)
+            found.hooks.append(Hook(hook.event, hook.matcher, handler, origin, hook_env))
     found.skills.extend(
         Skill(f"{loaded.name}:{s.name}", str(s.path), origin) for s in loaded.skills
     )

@@ -74,7 +74,10 @@ def resolve(
     entries keep their `${VAR}` references (for an agent that expands them); `only`: one scope's
     own entries and plugins (what an export at that scope writes; see `scopes.load`)."""
     found = scopes.load(paths, only, env, references)
-    merged = merge.resolve(found.layers, found.policy, env, trust.approved(paths), references)
+    with_secrets = {**env, **found.secrets}  # sensitive plugin options (config.user_config)
+    merged = merge.resolve(
+        found.layers, found.policy, with_secrets, trust.approved(paths), references
+    )
     return Resolution(
         merged.servers,
         merged.shadowed,

@@ -52,6 +52,7 @@ class Scopes(NamedTuple):
     policy: Policy
     plugins: list[Installed]
     diagnostics: list[Diagnostic]
+    secrets: dict[str, str]  # the sensitive plugin options' variables and values
 
 
 def connectors_path(paths: Paths) -> Path:
@@ -95,7 +96,7 @@ def load(
         tuple(found.dropped),
     )
     diagnostics = list(dict.fromkeys(report.diagnostics))  # a file read twice, reported once
-    return Scopes(layers, policy.parse(settings), found.rows, diagnostics)
+    return Scopes(layers, policy.parse(settings), found.rows, diagnostics, found.secrets)
 
 
 def _ignored_keys(table: dict[str, Any], file: Path, paths: Paths, report: Report) -> None:
@@ -207,7 +208,7 @@ def _plugins(
         record = Record.load(paths, scope)
         for plugin_id, entry in record.plugins.items():
             chosen.setdefault(plugin_id, (scope, entry, record))
-    found = Contributions([], [], [], [], [], [], {}, [])
+    found = Contributions([], [], [], [], [], [], {}, [], {})
     secret = _secret_reader(paths, how[0])
     for plugin_id, (scope, entry, record) in sorted(chosen.items()):
         enabled = entry.get("enabled", True)

@@ -13,9 +13,11 @@ In the resolved config a value replaces `${user_config.KEY}` in server entries a
 handlers, and `CLAUDE_PLUGIN_OPTION_<KEY>` is set for the plugin's stdio servers (their `env`)
 and hooks. Shell-parsed fields (a shell-form hook `command`, an MCP `headersHelper`) may not use
 `${user_config.*}` (Claude Code rejects it since 2.1.207): the entry is dropped. For an agent's
-file (`references`) a sensitive value is written as `${PLUGMAN_OPT_<PLUGIN>_<KEY>}`, which the
-agent expands from its environment; in process (probe, the gateway, `hooks run`) the value itself
-is put in. An unset variable of that name falls back to the environment, so CI can supply it.
+file a sensitive value is written as `${PLUGMAN_OPT_<PLUGIN>_<KEY>}`, which the agent expands
+from its environment. Server entries hold that reference in every resolution (so an entry's
+approval hash never depends on a secret), and resolution expands it from the store's values
+where plugman runs the server itself (probe, the gateway); a hook run here gets the value put
+in. A value missing from the store is taken from that variable in plugman's environment (CI).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from plugman.config.expand import substitute
 from plugman.core.errors import UsageError
 from plugman.manifest.model import UserOption
 
@@ -127,13 +130,17 @@ def missing(options: tuple[UserOption, ...], have: set[str]) -> list[UserOption]
 class Values(NamedTuple):
     """One plugin's values as its entries get them."""
 
-    text: dict[str, str]  # KEY -> what `${user_config.KEY}` becomes
+    text: dict[str, str]  # KEY -> what `${user_config.KEY}` becomes (sensitive: `${VARIABLE}`)
     unset: frozenset[str]  # required keys with no value and no default
-    secrets: tuple[str, ...]  # the sensitive values put in (to mask wherever shown)
+    secrets: dict[str, str]  # VARIABLE -> the sensitive value it stands for
 
-    def env(self) -> dict[str, str]:
+    def plain(self) -> dict[str, str]:
+        """`text` with each sensitive value itself in place of its variable."""
+        return {k: substitute(v, self.secrets) for k, v in self.text.items()}
+
+    def env(self, plain: bool) -> dict[str, str]:
         """`CLAUDE_PLUGIN_OPTION_<KEY>` for every key that has a value."""
-        return {option_variable(k): v for k, v in self.text.items()}
+        return {option_variable(k): v for k, v in (self.plain() if plain else self.text).items()}
 
 
 def values(
@@ -142,23 +149,22 @@ def values(
     stored: Mapping[str, Any],
     secret: Callable[[str], str | None],
     env: Mapping[str, str],
-    references: bool,
 ) -> Values:
     """Each option's text: the stored value, else (sensitive) the store's or the environment's,
-    else its default. `references`: a sensitive value is written as `${PLUGMAN_OPT_...}`."""
+    else its default. A sensitive value is written as `${PLUGMAN_OPT_...}` (expanded from
+    `secrets` where plugman runs the entry, left for an agent to expand in its files)."""
     text: dict[str, str] = {}
     unset: set[str] = set()
-    secrets: list[str] = []
+    secrets: dict[str, str] = {}
     for option in options:
         name = variable(plugin_name, option.key)
         value: Any = stored.get(option.key)
         if option.sensitive:
-            value = secret(option.key) or env.get(name)
-            if value is not None and references:
+            found = secret(option.key) or env.get(name)
+            if found:
+                secrets[name] = found
                 text[option.key] = "${" + name + "}"
                 continue
-            if value:
-                secrets.append(str(value))
         if value is None:
             value = option.default
         if value is None and option.required:
@@ -171,7 +177,7 @@ def values(
             text[option.key] = "true" if value else "false"
         else:
             text[option.key] = str(value)
-    return Values(text, frozenset(unset), tuple(secrets))
+    return Values(text, frozenset(unset), secrets)
 
 
 def used(value: Any) -> set[str]:
