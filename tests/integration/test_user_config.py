@@ -323,3 +323,37 @@ def test_doctor_names_the_store_and_flags_a_loose_file(env: Env) -> None:
     assert f"{store}: the secret store is mode 644, not 600" in loose.stdout
     assert f"hint: run: chmod 600 {store}" in loose.stdout
     assert env.json("doctor", code=1)["secret_store"].startswith("file: ")
+
+
+def test_a_terminal_is_asked_for_required_values(env: Env) -> None:
+    """On a terminal, install asks for required values not given; the sensitive one hidden."""
+    import pty
+    import select
+    import time
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: plugman on the terminal
+        argv = [sys.executable, "-m", "plugman", "--project", str(env.project)]
+        os.execve(sys.executable, [*argv, "install", "weather@wx"], env.vars)
+    shown, answers = b"", [KEY.encode() + b"\n", b"https://tty.example.com\n"]
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 1)
+        if not ready:
+            continue
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:  # the child is gone
+            break
+        shown += chunk
+        if answers and shown.rstrip().endswith(b":"):
+            time.sleep(0.5)  # getpass flushes what was typed before it turned echo off
+            os.write(fd, answers.pop(0))
+            shown += b"<typed>"
+    _, status = os.waitpid(pid, 0)
+    text = shown.decode(errors="replace")
+    env.seen.append(text)  # the secret scan: the hidden answer is never echoed
+    assert os.waitstatus_to_exitcode(status) == 0, text
+    assert "API key (Your key) [api_key, string]:" in text and "installed weather@wx" in text
+    assert secrets_file(env) == {"plugin-config:weather@wx:api_key": KEY}
+    assert "https://tty.example.com" in record_path(_paths(env), "user").read_text()
