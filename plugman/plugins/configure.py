@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from plugman.config import user_config
-from plugman.core import secrets
+from plugman.core import progress, secrets
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
 from plugman.core.state import PRECEDENCE, SCOPES, Record, Scope
@@ -90,6 +90,13 @@ def apply(
         if key in held:
             held.remove(key)
             writes.delete.append(user_config.store_key(plugin_id, key, tag))
+    left = user_config.missing(options, {*values, *held})
+    if left:
+        keys = [o.key for o in left]
+        progress.warn(
+            f"{plugin_id}: required option(s) {', '.join(keys)} not set: what uses them is left "
+            f"out until you {user_config.fix_command(plugin_id, keys, record.scope)}"
+        )
     _tidy(record, plugin_id)
     return writes
 

@@ -182,7 +182,8 @@ def _paths(env: Env) -> Any:
 
 def test_missing_required_drops_with_fix_and_agent_gets_no_placeholder(env: Env) -> None:
     env.run("agents", "add", "gemini", "--scope", "project")
-    env.run("install", "weather@wx", "--scope", "project", "--config", "retries=1")
+    done = env.run("install", "weather@wx", "--scope", "project", "--config", "retries=1")
+    assert "required option(s) api_key, endpoint not set" in done.stderr, done.stderr
     resolved = env.json("config", "resolve")
     assert "plugin:weather:api" not in resolved["mcpServers"]
     explained = env.run("config", "explain", "plugin:weather:api").stdout
