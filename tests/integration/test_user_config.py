@@ -196,6 +196,8 @@ def test_missing_required_drops_with_fix_and_agent_gets_no_placeholder(env: Env)
     done = env.run("configure", "weather", "--scope", "project", f"api_key={KEY}",
                    "endpoint=https://wx.example.com")  # fmt: skip
     assert "PLUGMAN_OPT_WEATHER_API_KEY" in done.stderr, done.stderr
+    for committed in ("plugman.toml", "plugman.lock"):  # values are this user's, not the repo's
+        assert "example.com" not in (env.project / committed).read_text()
     settings = (env.project / ".gemini" / "settings.json").read_text()
     assert "https://wx.example.com/mcp" in settings
     assert (
