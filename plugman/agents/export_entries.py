@@ -102,9 +102,9 @@ def option_notes(agent: str, written: dict[str, Any]) -> list[str]:
     `plugman.config.user_config`): which variable the agent needs, or the gateway."""
     found = sorted(set(OPTION.findall(json.dumps(written))))
     return [
-        f"{name}: {agent} reads a sensitive plugin option from this environment variable "
-        f"(plugman keeps its value in the secret store); set it where {agent} runs, or link "
-        f"{agent} --via-gateway, which puts the value in itself"
+        f"{name}: {agent}'s file names this variable for a sensitive plugin option (plugman "
+        f"keeps the value in its secret store): set it where {agent} runs (or enter it where "
+        f"{agent} asks for it), or link {agent} --via-gateway, which puts the value in itself"
         for name in found
     ]
 
