@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: setup demo test test-quick lint bench clean
+.PHONY: setup setup-apt demo test test-quick lint bench clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,6 +15,19 @@ $(BIN)/.installed: pyproject.toml
 	touch $@
 
 setup: $(BIN)/.installed
+
+# Debian packages some tests run for real: dbus (dbus-run-session) and gnome-keyring (a Secret
+# Service keychain, for the secret store's keyring path). Installed only where missing; as root,
+# or through sudo. CI runs it first (.ci/run); without them that one test is skipped, saying so.
+APT_PACKAGES := dbus gnome-keyring
+setup-apt:
+	@if command -v dbus-run-session >/dev/null && command -v gnome-keyring-daemon >/dev/null; then \
+	  echo "apt packages present: $(APT_PACKAGES)"; \
+	else \
+	  sudo=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$sudo apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $(APT_PACKAGES); \
+	fi
 
 demo: setup
 	@home=$$(mktemp -d); project=$$home/project; mkdir -p $$project; \

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from plugman.config import export_record
 from plugman.config.export_record import Sealed, current
+from plugman.core import secrets
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import tree_hash
 from plugman.core.paths import Paths
@@ -37,12 +38,19 @@ class Problem(NamedTuple):
 
 def check(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     found = _journal(paths) + _state_files(paths)
-    for probe in (_config, _installed, _pending, _exports, _deployed):
+    for probe in (_config, _installed, _pending, _exports, _deployed, _secrets):
         try:
             found += probe(paths, env)
         except PlugmanError as exc:  # a broken file the probe needs: said once, with its place
             found.append(Problem(ERROR, exc.where or "plugman", exc.message, exc.hint or ""))
     return _once(found)
+
+
+def _secrets(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
+    """The secrets file (sensitive plugin options, tokens) readable by others."""
+    loose = secrets.loose(paths)
+    where = str(secrets.file_path(paths))
+    return [Problem(ERROR, where, loose, f"run: chmod 600 {where}")] if loose else []
 
 
 def _once(found: list[Problem]) -> list[Problem]:

@@ -21,6 +21,12 @@ PLANTED = {
 }
 
 
+# Sensitive userConfig values tests give plugins (`--config api_key=...`): besides outputs and
+# logs, no file under PLUGMAN_HOME but the secret store's own may hold them.
+PLANTED_CONFIG = {"api_key": "uc-planted-sensitive-7f3a9c"}
+SECRET_STORE_FILES = ("secrets.json",)
+
+
 @pytest.fixture(autouse=True)
 def isolated_home(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
@@ -35,9 +41,11 @@ def isolated_home(
 @pytest.fixture(autouse=True)
 def secret_scan(
     isolated_home: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
-) -> Iterator[None]:
-    """Plant secrets in the environment; afterwards, scan every CLI output of the test and
-    every log under its PLUGMAN_HOME for them."""
+) -> Iterator[list[str]]:
+    """Plant secrets in the environment; afterwards, scan every CLI output of the test (those
+    of subprocesses the test appends to the list this yields too) and every log under its
+    PLUGMAN_HOME for them, and every file there but the secret store for planted sensitive
+    userConfig values."""
     for name, value in PLANTED.items():
         monkeypatch.setenv(name, value)
     outputs: list[str] = []
@@ -50,11 +58,22 @@ def secret_scan(
         return result
 
     monkeypatch.setattr(CliRunner, "invoke", scanned)
-    yield
+    yield outputs
     logs = [p for p in isolated_home.rglob("*.log") if p.is_file()]
     texts = outputs + [p.read_text(errors="replace") for p in logs]
-    leaks = [name for name, value in PLANTED.items() for text in texts if value in text]
+    planted = {**PLANTED, **PLANTED_CONFIG}
+    leaks = [name for name, value in planted.items() for text in texts if value in text]
     assert not leaks, f"planted secrets {sorted(set(leaks))} appear in an output or a log"
+    files = [
+        p for p in isolated_home.rglob("*") if p.is_file() and p.name not in SECRET_STORE_FILES
+    ]
+    kept = [
+        str(p)
+        for p in files
+        for value in PLANTED_CONFIG.values()
+        if value.encode() in p.read_bytes()
+    ]
+    assert not kept, f"a planted sensitive userConfig value is stored in {kept}"
     request.node.user_properties.append(("secret_scan", (len(outputs), len(logs))))
 
 

@@ -4,6 +4,8 @@ left out (see `plugman.agents.export`)."""
 
 from __future__ import annotations
 
+import json
+import re
 import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -11,6 +13,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from plugman.agents.targets import Hooks, Place, Servers, Source, Target, hook_id
 from plugman.config import redact
 from plugman.config.merge import Origin
+from plugman.config.user_config import AGENT_PREFIX
 from plugman.core.paths import Paths
 from plugman.core.state import Scope
 from plugman.manifest.edit import Part
@@ -21,6 +24,7 @@ if TYPE_CHECKING:
 
 
 GATEWAY = "plugman"  # the one server a gateway link writes
+OPTION = re.compile(r"\$\{(" + AGENT_PREFIX + r"\w+)\}")
 
 
 class Choice(NamedTuple):
@@ -93,6 +97,18 @@ def refused(name: str, value: dict[str, Any], origin: Origin, notes: list[str]) 
     return True
 
 
+def option_notes(agent: str, written: dict[str, Any]) -> list[str]:
+    """Where an entry names a sensitive plugin option's variable (`${PLUGMAN_OPT_...}`,
+    `plugman.config.user_config`): which variable the agent needs, or the gateway."""
+    found = sorted(set(OPTION.findall(json.dumps(written))))
+    return [
+        f"{name}: {agent}'s file names this variable for a sensitive plugin option (plugman "
+        f"keeps the value in its secret store): set it where {agent} runs (or enter it where "
+        f"{agent} asks for it), or link {agent} --via-gateway, which puts the value in itself"
+        for name in found
+    ]
+
+
 def where(origin: Origin) -> str:
     return f"plugin {origin.plugin}" if origin.plugin else origin.file
 
@@ -137,6 +153,7 @@ def render(
     else:
         written = servers(resolution, chosen, owners, notes)
     run = hooks(resolution, chosen, owners, notes) if target.hooks else {}
+    notes += option_notes(target.name, {**written, **run})
     rendered = target.render(Source(written, run, place.env, place))
     notes += rendered.unsupported
     if resolution.hooks and not target.hooks:

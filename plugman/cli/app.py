@@ -12,7 +12,18 @@ from typer._click import exceptions as click  # typer 0.28 vendors click; these 
 from typer.core import TyperGroup
 
 from plugman import __version__, output
-from plugman.cli import agents, config, export, hooks, marketplace, mcp, plugins, runtime, serve
+from plugman.cli import (
+    agents,
+    config,
+    configure,
+    export,
+    hooks,
+    marketplace,
+    mcp,
+    plugins,
+    runtime,
+    serve,
+)
 from plugman.cli.common import paths_of
 from plugman.core import progress
 from plugman.core.errors import PlugmanError, UsageError, from_os_error
@@ -167,6 +178,7 @@ app.command()(plugins.install)
 app.command()(plugins.uninstall)
 app.command()(plugins.enable)
 app.command()(plugins.disable)
+app.command()(configure.configure)
 app.command("list")(plugins.listing)
 app.command()(plugins.update)
 app.command()(plugins.outdated)

@@ -48,9 +48,11 @@ def export(
 
 def doctor(ctx: typer.Context, as_json: Json = False) -> None:
     """Check the store, the state, pending approvals and every file plugman exported to."""
+    from plugman.core.secrets import describe
     from plugman.doctor import check
 
-    problems = check(paths_of(ctx), os.environ)
-    output.emit(output.doctored(problems, as_json))
+    paths = paths_of(ctx)
+    problems = check(paths, os.environ)
+    output.emit(output.doctored(problems, as_json, describe(paths, os.environ)))
     if any(p.severity == "error" for p in problems):
         raise typer.Exit(1)

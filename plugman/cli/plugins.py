@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import sys
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -10,6 +11,9 @@ from plugman import output
 from plugman.cli.common import Json, Scope, paths_of
 from plugman.core import state
 from plugman.core.errors import UsageError
+
+if TYPE_CHECKING:
+    from plugman.manifest.model import UserOption
 
 
 def install(
@@ -22,13 +26,37 @@ def install(
     ],
     scope: Scope = "user",
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would happen.")] = False,
+    config: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--config",
+            "-c",
+            help="KEY=VALUE: a userConfig value of the plugin (repeatable). On a terminal, "
+            "required values not given are asked.",
+        ),
+    ] = None,
     as_json: Json = False,
 ) -> None:
     """Install plugins (and their dependencies) into a scope."""
     from plugman.plugins import install as installer
 
-    changes = installer.install(paths_of(ctx), specs, scope, dry_run=dry_run)
+    ask = _ask if sys.stdin.isatty() and not as_json and not dry_run else None
+    changes = installer.install(
+        paths_of(ctx), specs, scope, dry_run=dry_run, config=config, ask=ask
+    )
     output.emit(output.changes("install", changes, as_json))
+
+
+def _ask(plugin_id: str, option: UserOption) -> str | None:
+    """Ask a terminal for a required userConfig value (hidden when sensitive)."""
+    about = f" ({option.description})" if option.description else ""
+    answer: str = typer.prompt(
+        f"{plugin_id}: {option.title}{about} [{option.key}, {option.type}]",
+        hide_input=option.sensitive,
+        default="",
+        show_default=False,
+    )
+    return answer or None
 
 
 def uninstall(

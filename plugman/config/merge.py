@@ -43,6 +43,7 @@ class Hook(NamedTuple):
     matcher: str | None
     handler: dict[str, Any]
     origin: Origin
+    env: tuple[tuple[str, str], ...] = ()  # set when it runs (a plugin's options)
 
 
 class Skill(NamedTuple):
@@ -51,6 +52,26 @@ class Skill(NamedTuple):
     name: str  # `plugin:name` for a plugin's
     path: str
     origin: Origin
+
+
+Reason = Literal[
+    "managed-exclusive",  # managed-mcp.json is present
+    "endpoint-duplicate",  # a plugin or connector server with a hand-configured endpoint
+    "policy",  # denied by managed policy
+    "pending-approval",  # waits for `plugman trust approve`
+    "missing-variable",  # needs an unset variable
+    "shadowed",  # a skill whose name a higher scope has
+    "needs-config",  # a plugin's userConfig value is unset (plugman configure)
+    "unsafe-config",  # ${user_config.*} in a field a shell parses
+]
+
+
+class Dropped(NamedTuple):
+    kind: Literal["server", "hook", "skill"]
+    name: str
+    origin: Origin
+    reason: Reason
+    detail: str
 
 
 class Layers(NamedTuple):
@@ -63,24 +84,7 @@ class Layers(NamedTuple):
     # plugins whose servers and hooks wait for approval (nobody on this machine chose them:
     # `sync` installed them from the project's declaration): plugin id -> its tree's hash
     unconsented: Mapping[str, str] = MappingProxyType({})
-
-
-Reason = Literal[
-    "managed-exclusive",  # managed-mcp.json is present
-    "endpoint-duplicate",  # a plugin or connector server with a hand-configured endpoint
-    "policy",  # denied by managed policy
-    "pending-approval",  # waits for `plugman trust approve`
-    "missing-variable",  # needs an unset variable
-    "shadowed",  # a skill whose name a higher scope has
-]
-
-
-class Dropped(NamedTuple):
-    kind: Literal["server", "hook", "skill"]
-    name: str
-    origin: Origin
-    reason: Reason
-    detail: str
+    dropped: tuple[Dropped, ...] = ()  # left out while read (a plugin's unset userConfig)
 
 
 class Resolved(NamedTuple):
@@ -136,7 +140,7 @@ def resolve(
     """Merge the layers. Winning servers are expanded with `env`, unless `references`: then
     their `${VAR}` references stay, for an agent that expands them itself (so a variable unset
     here does not drop the entry)."""
-    dropped: list[Dropped] = []
+    dropped: list[Dropped] = list(layers.dropped)
     candidates = _candidates(layers, policy, dropped)
     waiting = _Waiting(approved, layers.unconsented)
     eligible = [s for s in candidates if _eligible(s, policy, env, waiting, dropped, references)]

@@ -24,6 +24,30 @@ CREDENTIAL = re.compile(
 )
 
 
+# Sensitive userConfig values put into this process's resolved config (config.contribute adds
+# them): masked wherever they appear, whatever field holds them. Process-wide on purpose: every
+# output of the process must hide them, and each command resolves its config afresh.
+_SENSITIVE: set[str] = set()
+
+
+def sensitive(value: str) -> None:
+    if len(value) >= 4:  # a one-letter "secret" would mask every such letter
+        _SENSITIVE.add(value)
+
+
+def _scrub(value: Any) -> Any:
+    """`value` with every known sensitive value masked, at any depth."""
+    if isinstance(value, str):
+        for secret in sorted(_SENSITIVE, key=len, reverse=True):
+            value = value.replace(secret, MASK)
+        return value
+    if isinstance(value, list):
+        return [_scrub(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _scrub(item) for key, item in value.items()}
+    return value
+
+
 def is_secret_name(name: str) -> bool:
     return bool(CREDENTIAL.search(name))
 
@@ -46,12 +70,12 @@ def entry(value: dict[str, Any]) -> dict[str, Any]:
             }
     if isinstance(value.get("url"), str):
         masked["url"] = url(value["url"])
-    return masked
+    return _scrub(masked) if _SENSITIVE else masked
 
 
 def hook(handler: dict[str, Any]) -> dict[str, Any]:
     """A hook handler with its secret header values masked (an http hook's)."""
-    return entry(handler) if "headers" in handler else handler
+    return entry(handler) if "headers" in handler else _scrub(handler)
 
 
 def url(text: str) -> str:
@@ -84,6 +108,8 @@ def literals(value: dict[str, Any]) -> list[str]:
     ]
     if isinstance(value.get("url"), str) and _url_secret(value["url"]):
         found.append("url")
+    if _SENSITIVE and _scrub(value) != value:
+        found.append("a sensitive plugin option")
     return found
 
 
@@ -116,7 +142,7 @@ def text(value: str, known: Iterable[str] = ()) -> str:
     """`value` (a config file's text, a diff) with secrets masked: each of the `known` secret
     values, the value of every `KEY: value` pair whose key looks like a credential, and the
     credentials of every URL."""
-    for secret in sorted(known, key=len, reverse=True):
+    for secret in sorted({*known, *_SENSITIVE}, key=len, reverse=True):
         value = value.replace(secret, MASK)
     value = _PAIR.sub(_mask_pair, value)
     return _URL.sub(lambda m: url(m.group(0)) if _url_secret(m.group(0)) else m.group(0), value)

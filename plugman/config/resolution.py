@@ -9,9 +9,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from plugman.config import merge, scopes, trust
+from plugman.config.contribute import Installed
 from plugman.config.merge import Dropped, Hook, Layers, Server, Skill
 from plugman.config.policy import Policy
-from plugman.config.scopes import Installed
 from plugman.core.errors import UsageError
 from plugman.core.paths import Paths
 from plugman.core.state import Scope
@@ -73,8 +73,11 @@ def resolve(
     """This project's config, every scope merged with the stored approvals. `references`: server
     entries keep their `${VAR}` references (for an agent that expands them); `only`: one scope's
     own entries and plugins (what an export at that scope writes; see `scopes.load`)."""
-    found = scopes.load(paths, only)
-    merged = merge.resolve(found.layers, found.policy, env, trust.approved(paths), references)
+    found = scopes.load(paths, only, env, references)
+    with_secrets = {**env, **found.secrets}  # sensitive plugin options (config.user_config)
+    merged = merge.resolve(
+        found.layers, found.policy, with_secrets, trust.approved(paths), references
+    )
     return Resolution(
         merged.servers,
         merged.shadowed,

@@ -13,20 +13,22 @@ is unconsented: its servers and hooks wait for `plugman trust approve`.
 from __future__ import annotations
 
 import json
-import re
+import os
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from plugman.config import declarations, export_record, policy
-from plugman.config.expand import VARIABLE, substitute
-from plugman.config.merge import Hook, Layers, Origin, Server, Skill
+from plugman.config import declarations, export_record, policy, user_config
+from plugman.config.contribute import Contributions, Given, Installed, contribute, substitute_hook
+from plugman.config.merge import Hook, Layers, Origin, Server
 from plugman.config.policy import Policy
+from plugman.core import progress, secrets
+from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
 from plugman.core.state import PRECEDENCE, SCOPES, Layer, Record, Scope
-from plugman.core.store import Store
 from plugman.manifest import hooks as hook_files
-from plugman.manifest import mcp, plugin, schema
-from plugman.manifest.diagnostics import Diagnostic, Sink
+from plugman.manifest import mcp, schema
+from plugman.manifest.diagnostics import Diagnostic
 from plugman.manifest.reader import Report
 
 POLICY_KEYS = frozenset(
@@ -43,28 +45,6 @@ POLICY_KEYS = frozenset(
 APPROVAL_KEYS = frozenset(
     {"trust", "approvals", "enableAllProjectMcpServers", "enabledMcpjsonServers"}
 )
-SHELL_SAFE = re.compile(r"^[\w@%+=:,./ -]*$")  # nothing a shell expands, quotes or runs
-
-
-class Installed(NamedTuple):
-    """An installed plugin as resolution sees it: the highest scope's record of it."""
-
-    id: str
-    version: str
-    enabled: bool
-    scope: Scope
-
-
-class Contributions(NamedTuple):
-    """What the installed plugins bring."""
-
-    rows: list[Installed]
-    servers: list[Server]
-    hooks: list[Hook]
-    skills: list[Skill]
-    commands: list[Skill]
-    agents: list[Skill]
-    unconsented: dict[str, str]  # plugin id -> content hash (see the module's docstring)
 
 
 class Scopes(NamedTuple):
@@ -72,17 +52,24 @@ class Scopes(NamedTuple):
     policy: Policy
     plugins: list[Installed]
     diagnostics: list[Diagnostic]
+    secrets: dict[str, str]  # the sensitive plugin options' variables and values
 
 
 def connectors_path(paths: Paths) -> Path:
     return paths.state_dir / "connectors.json"
 
 
-def load(paths: Paths, only: Scope | None = None) -> Scopes:
+def load(
+    paths: Paths,
+    only: Scope | None = None,
+    env: Mapping[str, str] | None = None,
+    references: bool = False,
+) -> Scopes:
     """Every scope, or with `only` (an export's scope: user, project or local) just that
     scope's own entries and the plugins installed in it, under the same policy. Then claude.ai
     connectors and managed servers and hooks are left out (agents read those from their own
-    sources), and a present managed-mcp.json still excludes everything else."""
+    sources), and a present managed-mcp.json still excludes everything else. `env` and
+    `references`: how plugins' userConfig values are put in (`plugman.config.contribute`)."""
     report = Report()
     settings = _managed_settings(paths)
     managed = None
@@ -97,7 +84,7 @@ def load(paths: Paths, only: Scope | None = None) -> Scopes:
         table = _toml(file, report)
         _ignored_keys(table, file, paths, report)
         hooks += _hooks_of(table.get("hooks"), scope, file, report)
-    found = _plugins(paths, report, only)
+    found = _plugins(paths, report, only, (os.environ if env is None else env, references))
     layers = Layers(
         managed,
         (*servers, *found.servers),
@@ -106,9 +93,10 @@ def load(paths: Paths, only: Scope | None = None) -> Scopes:
         tuple(found.commands),
         tuple(found.agents),
         found.unconsented,
+        tuple(found.dropped),
     )
     diagnostics = list(dict.fromkeys(report.diagnostics))  # a file read twice, reported once
-    return Scopes(layers, policy.parse(settings), found.rows, diagnostics)
+    return Scopes(layers, policy.parse(settings), found.rows, diagnostics, found.secrets)
 
 
 def _ignored_keys(table: dict[str, Any], file: Path, paths: Paths, report: Report) -> None:
@@ -199,41 +187,9 @@ def _hooks_of(
     sink = report.sink(file)
     origin = Origin(scope, str(file), plugin_id)
     return [
-        Hook(h.event, h.matcher, _substitute_hook(h.entry, env), origin)
+        Hook(h.event, h.matcher, substitute_hook(h.entry, env), origin)
         for h in hook_files.handlers(value, sink, ("hooks",))
     ]
-
-
-def _substitute_hook(handler: dict[str, Any], env: dict[str, str] | None) -> dict[str, Any]:
-    """A hook handler with the plugin's variables put in. A shell command (no `args`) gets only
-    values the shell reads as plain text: any other one (a project folder named `$(…)`, say)
-    stays a `${VAR}` reference, which the shell expands from the hook's environment, where
-    plugman.runtime.hooks sets it, without running what the value holds."""
-    found: dict[str, Any] = _substitute(handler, env)
-    command = handler.get("command")
-    if env and isinstance(command, str) and not isinstance(handler.get("args"), list):
-        found["command"] = VARIABLE.sub(lambda match: _shell_value(match, env), command)
-    return found
-
-
-def _shell_value(match: re.Match[str], env: dict[str, str]) -> str:
-    name = match.group(1)
-    if name not in env:
-        return match.group(0)  # the shell expands it, default included
-    return env[name] if SHELL_SAFE.match(env[name]) else match.group(0)
-
-
-def _substitute(value: Any, env: dict[str, str] | None) -> Any:
-    """Put a plugin's own variables (${CLAUDE_PLUGIN_ROOT}, …) in; leave the rest for later."""
-    if not env:
-        return value
-    if isinstance(value, str):
-        return substitute(value, env)
-    if isinstance(value, list):
-        return [_substitute(item, env) for item in value]
-    if isinstance(value, dict):
-        return {key: _substitute(item, env) for key, item in value.items()}
-    return value
 
 
 def consented(scope: Scope, entry: dict[str, Any]) -> bool:
@@ -242,49 +198,50 @@ def consented(scope: Scope, entry: dict[str, Any]) -> bool:
     return scope != "project" or entry.get("consented") is True
 
 
-def _plugins(paths: Paths, report: Report, only: Scope | None = None) -> Contributions:
+def _plugins(
+    paths: Paths, report: Report, only: Scope | None, how: tuple[Mapping[str, str], bool]
+) -> Contributions:
     """Every installed plugin (the highest scope's record wins; with `only`, that scope's
     record alone) and what enabled ones bring."""
-    chosen: dict[str, tuple[Scope, dict[str, Any]]] = {}
+    chosen: dict[str, tuple[Scope, dict[str, Any], Record]] = {}
     for scope in (only,) if only else sorted(SCOPES, key=PRECEDENCE.index):
-        for plugin_id, entry in Record.load(paths, scope).plugins.items():
-            chosen.setdefault(plugin_id, (scope, entry))
-    found = Contributions([], [], [], [], [], [], {})
-    for plugin_id, (scope, entry) in sorted(chosen.items()):
+        record = Record.load(paths, scope)
+        for plugin_id, entry in record.plugins.items():
+            chosen.setdefault(plugin_id, (scope, entry, record))
+    found = Contributions([], [], [], [], [], [], {}, [], {})
+    secret = _secret_reader(paths, how[0])
+    for plugin_id, (scope, entry, record) in sorted(chosen.items()):
         enabled = entry.get("enabled", True)
         found.rows.append(Installed(plugin_id, entry["version"], enabled, scope))
         if enabled:
             if not consented(scope, entry):
                 found.unconsented[plugin_id] = entry["content_hash"]
-            _contribute(found, paths, plugin_id, entry, report)
+            stored = record.data.get("config", {}).get(plugin_id, {})
+            read = _reader(secret, plugin_id, record.path.stem)
+            given = Given(stored, read, how[0], how[1])
+            contribute(found, paths, plugin_id, entry, report, given, scope)
     return found
 
 
-def _contribute(
-    found: Contributions, paths: Paths, plugin_id: str, entry: dict[str, Any], report: Report
-) -> None:
-    """Add what one enabled plugin brings, its own variables put in."""
-    root = Store(paths.store_dir).path(entry["content_hash"])
-    fields = entry.get("entry")
-    declaration = plugin.Declaration(fields, Sink(str(root))) if fields else None
-    loaded = plugin.load(root, report, declaration, strict=fields is None)
-    if loaded is None:
-        return
-    env = {
-        "CLAUDE_PLUGIN_ROOT": str(root),
-        "CLAUDE_PROJECT_DIR": str(paths.project_dir),
-        "CLAUDE_PLUGIN_DATA": str(paths.plugin_data(plugin_id)),
-    }
-    origin = Origin("plugin", str(root), plugin_id)
-    found.servers.extend(
-        Server(f"plugin:{loaded.name}:{s.name}", _substitute(s.entry, env), origin)
-        for s in loaded.mcp_servers
-    )
-    found.hooks.extend(
-        Hook(h.event, h.matcher, _substitute_hook(h.entry, env), origin) for h in loaded.hooks
-    )
-    found.skills.extend(
-        Skill(f"{loaded.name}:{s.name}", str(s.path), origin) for s in loaded.skills
-    )
-    found.commands.extend(Skill(f"{loaded.name}:{p.stem}", str(p), origin) for p in loaded.commands)
-    found.agents.extend(Skill(f"{loaded.name}:{p.stem}", str(p), origin) for p in loaded.agents)
+def _reader(
+    secret: Callable[[str], str | None], plugin_id: str, record: str
+) -> Callable[[str], str | None]:
+    return lambda key: secret(user_config.store_key(plugin_id, key, record))
+
+
+def _secret_reader(paths: Paths, env: Mapping[str, str]) -> Callable[[str], str | None]:
+    """A reader of the secret store, opened on the first read (most plugins have no secret; an
+    unusable store is a warning here, and the values it holds are unset)."""
+    opened: list[secrets.Store | None] = []
+
+    def read(key: str) -> str | None:
+        if not opened:
+            try:
+                opened.append(secrets.open_store(paths, env))
+            except PlugmanError as exc:
+                progress.warn(f"sensitive plugin options are unavailable: {exc}")
+                opened.append(None)
+        store = opened[0]
+        return None if store is None else store.get(key)
+
+    return read

@@ -118,6 +118,25 @@ def file_path(paths: Paths) -> Path:
     return paths.config_dir / "secrets.json"
 
 
+def loose(paths: Paths) -> str | None:
+    """What is wrong with the secrets file's permissions (others may read it), if anything."""
+    path = file_path(paths)
+    try:
+        mode = path.stat().st_mode & 0o777
+    except FileNotFoundError:
+        return None
+    return f"the secret store is mode {mode:o}, not 600" if mode & 0o077 else None
+
+
+def describe(paths: Paths, env: Mapping[str, str] | None = None) -> str:
+    """Which store is in use, for `paths` and `doctor` (or why none can be opened)."""
+    try:
+        store = open_store(paths, env)
+    except PlugmanError as exc:
+        return f"unavailable: {exc.message}"
+    return f"{store.kind}: {store.where}"
+
+
 def open_store(paths: Paths, env: Mapping[str, str] | None = None) -> Store:
     """The store in use: forced by PLUGMAN_SECRETS, else the keychain if it works, else the
     file."""

@@ -32,6 +32,21 @@ class Dependency(NamedTuple):
     marketplace: str | None = None
 
 
+class UserOption(NamedTuple):
+    """One `userConfig` option (spec §2.5): a value the user supplies for the plugin."""
+
+    key: str
+    type: str  # string | number | boolean | directory | file
+    title: str
+    description: str
+    sensitive: bool = False
+    required: bool = False
+    default: Any = None  # None: no default
+    multiple: bool = False
+    min: float | None = None
+    max: float | None = None
+
+
 class Plugin(NamedTuple):
     name: str
     root: Path
@@ -45,6 +60,7 @@ class Plugin(NamedTuple):
     hooks: tuple[HookHandler, ...] = ()
     mcp_servers: tuple[McpServer, ...] = ()
     dependencies: tuple[Dependency, ...] = ()
+    user_config: tuple[UserOption, ...] = ()
 
 
 class PluginSource(NamedTuple):

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from plugman.manifest import gemini, schema
-from plugman.manifest.model import Dependency, Plugin
+from plugman.manifest.model import Dependency, Plugin, UserOption
 from plugman.manifest.names import check_plugin_name
 from plugman.manifest.plugin_parts import DEFAULT_HOOKS, Parts
 from plugman.manifest.plugin_parts import Declaration as Declaration
@@ -127,6 +127,7 @@ def _build(
         hooks=tuple(found.hooks()),
         mcp_servers=tuple(found.servers()),
         dependencies=tuple(_dependencies(manifest.get("dependencies"))),
+        user_config=tuple(_options(manifest.get("userConfig") or fields.get("userConfig"))),
     )
 
 
@@ -166,3 +167,32 @@ def _dependencies(value: Any) -> list[Dependency]:
                 )
             )
     return found
+
+
+def _options(value: Any) -> list[UserOption]:
+    """The `userConfig` options (their shapes are checked by the schema, reported there)."""
+    if not isinstance(value, dict):
+        return []
+    found = []
+    for key, item in value.items():
+        if not isinstance(item, dict) or not isinstance(key, str):
+            continue
+        bounds = [item.get(k) if _number(item.get(k)) else None for k in ("min", "max")]
+        found.append(
+            UserOption(
+                key,
+                str(item.get("type", "string")),
+                str(item.get("title", key)),
+                str(item.get("description", "")),
+                item.get("sensitive") is True,
+                item.get("required") is True,
+                item.get("default"),
+                item.get("multiple") is True,
+                *bounds,
+            )
+        )
+    return found
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)

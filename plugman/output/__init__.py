@@ -30,6 +30,7 @@ from plugman.output.export import doctored, exported
 from plugman.output.oauth import logged_in, logged_out
 from plugman.output.plugins import (
     changes,
+    configured,
     installed,
     locked,
     markets,
@@ -47,6 +48,7 @@ __all__ = [
     "agents_listed",
     "announced",
     "changes",
+    "configured",
     "connectors_synced",
     "deployed",
     "diagnostic_dict",

@@ -65,9 +65,14 @@ def _diff(change: Change) -> str:
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
-def doctored(problems: list[Problem], as_json: bool) -> str:
+def doctored(problems: list[Problem], as_json: bool, secret_store: str = "") -> str:
+    """The problems found, and (first, when given) which secret store is in use."""
     if as_json:
-        return envelope("doctor", problems=[p._asdict() for p in problems])
+        return envelope(
+            "doctor", problems=[p._asdict() for p in problems], secret_store=secret_store or None
+        )
+    head = [f"secret store: {secret_store}"] if secret_store else []
     if not problems:
-        return "no problems found"
-    return "\n".join(f"{p.severity}: {p.where}: {p.message}\n  hint: {p.hint}" for p in problems)
+        return "\n".join([*head, "no problems found"])
+    lines = [f"{p.severity}: {p.where}: {p.message}\n  hint: {p.hint}" for p in problems]
+    return "\n".join(head + lines)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from plugman.output.common import envelope
 
 if TYPE_CHECKING:
+    from plugman.plugins.configure import Option
     from plugman.plugins.install import Change
     from plugman.plugins.listings import Info, Listed, Outdated, SearchHit
     from plugman.plugins.registry import Known
@@ -143,3 +144,22 @@ def _outdated_line(row: Outdated) -> str:
     if row.problem:
         return f"{head}: {row.problem}"
     return f"{head} -> {row.available}"
+
+
+def configured(rows: list[Option], as_json: bool) -> str:
+    """A plugin's userConfig options and which are set; never a sensitive value."""
+    if as_json:
+        return envelope("configure", options=[row.as_json() for row in rows])
+    if not rows:
+        return "this plugin has no options"
+    lines = []
+    for row in rows:
+        shown = row.state if row.sensitive or row.value is None else f"{row.state}: {row.value}"
+        flags = ", ".join(
+            f for f, on in (("required", row.required), ("sensitive", row.sensitive)) if on
+        )
+        lines.append(f"{row.key} ({row.type}{', ' + flags if flags else ''})  {shown}")
+        lines.append(
+            f"    {row.title}: {row.description}" if row.description else f"    {row.title}"
+        )
+    return "\n".join(lines)

@@ -11,7 +11,7 @@ import os
 from typing import NamedTuple
 
 from plugman.agents import deploy, export
-from plugman.config import declarations
+from plugman.config import declarations, user_config
 from plugman.core import progress
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.fs import remove_tree
@@ -19,7 +19,7 @@ from plugman.core.paths import Paths
 from plugman.core.session import Session, session
 from plugman.core.state import SCOPES, Record, Scope, installed_ids, timestamp
 from plugman.manifest.model import Plugin
-from plugman.plugins import lockfile, marketplaces, registry
+from plugman.plugins import configure, lockfile, marketplaces, registry
 from plugman.plugins import planner as resolver
 from plugman.plugins.listings import Listed
 
@@ -32,17 +32,56 @@ class Change(NamedTuple):
     content_hash: str
 
 
-def install(paths: Paths, specs: list[str], scope: Scope, *, dry_run: bool = False) -> list[Change]:
+def install(
+    paths: Paths,
+    specs: list[str],
+    scope: Scope,
+    *,
+    dry_run: bool = False,
+    config: list[str] | None = None,
+    ask: configure.Ask | None = None,
+) -> list[Change]:
+    """`config`: KEY=VALUE userConfig values for the plugins named; `ask` is asked for required
+    ones still missing (a terminal's prompt; none: they stay unset, their entries dropped)."""
     parsed = [resolver.parse_spec(text, paths.project_dir) for text in specs]
     with session(paths) as work:
         record = Record.load(paths, scope)
         planned = resolver.plan(paths, work.store, parsed, record.plugins)
+        writes = _options(record, [p for p in planned if not p.required_by], config or [], ask)
         if dry_run:
             return [Change("would install", p.id, p.version, scope, "") for p in planned]
-        changes = [_add(work, record, p, explicit=not p.required_by) for p in planned]
-        save(work, record)
-        deploy.refresh(work, os.environ)
+        with configure.writing(paths, os.environ, writes):
+            changes = [_add(work, record, p, explicit=not p.required_by) for p in planned]
+            save(work, record)
+            deploy.refresh(work, os.environ)
     return changes
+
+
+def _options(
+    record: Record, named: list[resolver.Planned], pairs: list[str], ask: configure.Ask | None
+) -> list[configure.Writes]:
+    """Each named plugin's userConfig values checked and put into `record`; the secret store's
+    writes. A KEY goes to every named plugin that has that option; one none has is an error."""
+    given = user_config.parse_pairs(pairs, ", ".join(p.id for p in named) or "install")
+    keys = {p.id: {o.key for o in p.plugin.user_config} for p in named}
+    stray = sorted(k for k in given if not any(k in mine for mine in keys.values()))
+    if stray and len(named) == 1:  # the plugin's own check names it, and what it has
+        keys[named[0].id] |= set(stray)
+    elif stray:
+        known = "; ".join(f"{i}: {', '.join(sorted(k)) or 'none'}" for i, k in keys.items())
+        message = f"no plugin installed here has the option(s) {', '.join(stray)}"
+        raise UsageError(message, hint=f"options: {known or 'none'}")
+    return [
+        configure.apply(
+            record,
+            p.id,
+            p.plugin.user_config,
+            {k: v for k, v in given.items() if k in keys[p.id]},
+            ask=ask,
+        )
+        for p in named
+        if p.plugin.user_config or keys[p.id]
+    ]
 
 
 def _add(work: Session, record: Record, planned: resolver.Planned, explicit: bool) -> Change:
@@ -139,11 +178,13 @@ def uninstall(
         ids = [find_installed(record, name) for name in names]
         removed = ids + _orphans(record, ids)
         changes = [_remove(work, record, plugin_id, ids, force) for plugin_id in removed]
+        secret_keys = [key for plugin_id in removed for key in configure.forget(record, plugin_id)]
         _undeclare_marketplaces(work, record)
         save(work, record)
         export.forget(work, {p for p in removed if not _installed_anywhere(paths, p)})
         deploy.refresh(work, os.environ)
         unused = sorted(set(removed) - installed_ids(paths))  # no scope of any project has them
+    configure.delete(paths, secret_keys)  # after the commit, as the data folder
     if not keep_data:  # after the commit: data is not journaled, so it goes only if all else did
         for plugin_id in unused:
             _drop_data(paths, plugin_id)

@@ -101,10 +101,11 @@ def run_hooks(
 def _env_of(
     hook: Hook, base: dict[str, str], plugin_data: Callable[[str], Path] | None
 ) -> dict[str, str]:
-    """A plugin hook also gets its root (origin.file is the store folder) and data folder."""
+    """A plugin hook also gets its root (origin.file is the store folder), data folder and
+    options (CLAUDE_PLUGIN_OPTION_<KEY>)."""
     if hook.origin.scope != "plugin" or not hook.origin.plugin:
         return base
-    found = {**base, "CLAUDE_PLUGIN_ROOT": hook.origin.file}
+    found = {**base, **dict(hook.env), "CLAUDE_PLUGIN_ROOT": hook.origin.file}
     if plugin_data is not None:
         data = plugin_data(hook.origin.plugin)
         data.mkdir(parents=True, exist_ok=True)  # created on first reference (spec §2.3)

@@ -282,9 +282,9 @@ def test_exported_project_servers_are_not_read_back_as_project_servers(
 
 def test_doctor_finds_problems_and_says_what_to_do(home: Path, project: Path) -> None:
     add_servers(project)
-    assert cli(project, "doctor").stdout == "no problems found\n"
+    assert cli(project, "doctor").stdout.endswith("\nno problems found\n")
     cli(project, "export", "--target", "cursor", "--write")
-    assert cli(project, "doctor").stdout == "no problems found\n"
+    assert cli(project, "doctor").stdout.endswith("\nno problems found\n")
     cli(project, "mcp", "add", "more", "https://more.example.com/mcp", "-s", "user")
     stale = cli(project, "doctor").stdout
     assert "warning:" in stale and "out of date with the resolved config" in stale
