@@ -18,7 +18,7 @@ setup: $(BIN)/.installed
 
 # Debian packages some tests run for real: dbus (dbus-run-session) and gnome-keyring (a Secret
 # Service keychain, for the secret store's keyring path). Installed only where missing; as root,
-# or through sudo. CI runs it first (.ci/run); without them that one test is skipped, saying so.
+# or through sudo. `make test` runs it first; without them that one test is skipped, saying so.
 APT_PACKAGES := dbus gnome-keyring
 setup-apt:
 	@if command -v dbus-run-session >/dev/null && command -v gnome-keyring-daemon >/dev/null; then \
@@ -58,7 +58,7 @@ lint: setup
 	$(BIN)/ruff format --check plugman tests bench sample-plugins
 	$(BIN)/mypy
 
-test: lint
+test: setup-apt lint
 	$(BIN)/python -m pytest -n 2 -q --durations=25
 
 # The development lane: everything but the hardening suites (fault injection, fuzzing) and the
