@@ -16,17 +16,15 @@ is retried the same way. After the last failed attempt the backend stays down (l
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 import anyio
 
-from plugman.core.errors import PlugmanError
 from plugman.runtime.connect import Trace, open_client
-from plugman.runtime.failure import failure, leaves
+from plugman.runtime.failure import failure, leaves, session_expired
+from plugman.runtime.health import MAX_ERRORS, Health
 from plugman.runtime.naming import split_server
 from plugman.runtime.oauth_provider import AuthFor
 
@@ -35,38 +33,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("plugman.gateway")
 
-BACKOFF_ENV = "PLUGMAN_GATEWAY_BACKOFF"
 MAX_PAGES = 100
 KINDS = frozenset({"tools", "resources", "prompts"})
 Listener = Callable[["Backend", frozenset[str]], Awaitable[None]]
-
-
-@dataclass(frozen=True)
-class Health:
-    connect_timeout: float = 30.0
-    ping_every: float = 1.0
-    ping_timeout: float = 10.0
-    base: float = 1.0
-    cap: float = 30.0
-    attempts: int = 5
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str], connect_timeout: float = 30.0) -> Health:
-        """The defaults, with the first reconnection delay from PLUGMAN_GATEWAY_BACKOFF."""
-        text = env.get(BACKOFF_ENV, "").strip()
-        if not text:
-            return cls(connect_timeout=connect_timeout)
-        try:
-            base = float(text)
-        except ValueError:
-            base = math.nan
-        if not math.isfinite(base) or base <= 0:
-            raise PlugmanError(f"{BACKOFF_ENV}={text!r} is not a positive number of seconds")
-        return cls(connect_timeout=connect_timeout, base=base)
-
-    def delay(self, attempt: int) -> float:
-        """Seconds to wait before reconnection attempt `attempt` (1-based)."""
-        return float(min(self.base * 2 ** (attempt - 1), self.cap))
 
 
 class DroppedError(Exception):
@@ -99,31 +68,48 @@ class Backend:
         self.templates: list[Any] = []
         self.prompts: list[Any] = []
         self.first_round = anyio.Event()  # set once the first attempt is up or has failed
+        self.instructions: str | None = None  # the server's, from its last initialize
+        self.trace = Trace()  # the current session's
+        self.errors = 0  # consecutive terminal connection errors seen by calls
         self._stale: set[str] = set()
         self._dropped: str | None = None
+        self._renewing = False  # the session ends to be re-established at once
         self._wake = anyio.Event()
+        self._now = anyio.Event()  # reconnect without waiting out the backoff
+        self._changed = anyio.Event()  # set (and replaced) whenever `client` changes
 
     async def run(self) -> None:
-        """Connect, serve, reconnect with backoff; return once the attempts are spent."""
+        """Connect, serve, reconnect with backoff; once the attempts are spent, stay down until
+        calls ask for a reconnection (see `call_failed`)."""
         attempt = 0
         while True:
             came_up = await self._session()
             self.first_round.set()
             if came_up:
                 attempt = 0
+            if self._renewing:
+                self._renewing = False
+                if came_up:  # its session expired: a new one now, keeping what it offers
+                    log.info("%s: session expired; initializing a new one", self.name)
+                    self.state = "renewing"
+                    continue
             if attempt >= self.health.attempts:
-                self.state = "failed"
+                self._set_state("failed")
                 log.error(
                     "%s: down for good after %d attempts: %s", self.name, attempt, self.reason
                 )
-                return
+                await self._now.wait()
+                attempt = 0
             attempt += 1
-            self.state = "down"
-            wait = self.health.delay(attempt)
+            self._set_state("down")
+            wait = 0.0 if self._now.is_set() else self.health.delay(attempt)
             log.warning(
                 "%s: down (%s); attempt %d in %.1f s", self.name, self.reason, attempt, wait
             )
-            await anyio.sleep(wait)
+            with anyio.move_on_after(wait):
+                await self._now.wait()
+            self._now = anyio.Event()
+            self.state = "connecting"
 
     def dropped(self, client: Client, reason: str) -> None:
         """A call on `client` saw the connection close: end that session now, not at the next
@@ -131,6 +117,47 @@ class Backend:
         if client is self.client:
             self._dropped = reason
             self._wake.set()
+
+    def expired(self, client: Client) -> None:
+        """`client`'s HTTP session expired: end it and initialize a new one at once."""
+        if client is self.client:
+            self._renewing = True
+            self.dropped(client, "session expired (HTTP 404, session not found)")
+
+    def call_failed(self, client: Client | None, why: str) -> None:
+        """A call saw a terminal connection error, or found no connection. MAX_ERRORS in a row
+        close the transport (if one is open) and reconnect now, whatever the backoff."""
+        self.errors += 1
+        if self.errors < MAX_ERRORS:
+            return
+        self.errors = 0
+        log.warning(
+            "%s: %d connection errors in a row (%s); reconnecting", self.name, MAX_ERRORS, why
+        )
+        if client is not None and client is self.client:
+            self.dropped(client, f"{MAX_ERRORS} connection errors in a row: {why}")
+        self._now.set()
+
+    def call_succeeded(self) -> None:
+        self.errors = 0
+
+    async def current(self, timeout: float, old: Client | None = None) -> Client | None:
+        """The connected client (other than `old`), waiting at most `timeout` while the backend
+        is connecting or renewing its session; None if it is down."""
+        with anyio.move_on_after(timeout):
+            while self.client is None or self.client is old:
+                if self.state in ("down", "failed") and not self._renewing:
+                    return None
+                await self._changed.wait()
+        return None if self.client is old else self.client
+
+    def _set_state(self, state: str) -> None:
+        self.state = state
+        self._notify()
+
+    def _notify(self) -> None:
+        self._changed.set()
+        self._changed = anyio.Event()
 
     async def on_message(self, message: Any) -> None:
         """Server notifications and transport errors, from the client's receive loop."""
@@ -152,7 +179,7 @@ class Backend:
     async def _session(self) -> bool:
         """One connection, until it ends; whether it came up."""
         came_up = False
-        trace = Trace()
+        trace = self.trace = Trace()
         self._dropped = None
         try:
             async with open_client(
@@ -168,11 +195,13 @@ class Backend:
             ) as client:
                 await self._list(client, KINDS)
                 self.client, self.state, self.reason, came_up = client, "up", None, True
+                self.instructions, self.errors = client.instructions, 0
+                self._notify()
                 log.info("%s: up, %d tools", self.name, len(self.tools))
                 await self.on_change(self, KINDS)
                 self.first_round.set()
                 try:
-                    await self._watch(client)
+                    await self._watch(client, trace)
                 except Exception:
                     await self._withdraw()  # before the (maybe slow) stdio shutdown
                     raise
@@ -183,12 +212,15 @@ class Backend:
 
     async def _withdraw(self) -> None:
         self.client = None
-        if self.state == "up":
-            self.state = "down"
+        self._notify()
+        if self._renewing:
+            return  # reconnecting at once: keep what it offers listed
+        if self.state in ("up", "renewing"):
+            self._set_state("down")
             self.tools, self.resources, self.templates, self.prompts = [], [], [], []
             await self.on_change(self, KINDS)
 
-    async def _watch(self, client: Client) -> None:
+    async def _watch(self, client: Client, trace: Trace) -> None:
         while True:
             with anyio.move_on_after(self.health.ping_every):
                 await self._wake.wait()
@@ -200,8 +232,15 @@ class Backend:
                 self._stale.clear()
                 await self._list(client, kinds)
                 await self.on_change(self, kinds)
-            with anyio.fail_after(self.health.ping_timeout):
-                await client.send_ping()  # deprecated at 2026-07-28 only: backends are legacy
+            mark = len(trace.statuses)
+            try:
+                with anyio.fail_after(self.health.ping_timeout):
+                    await client.send_ping()  # deprecated at 2026-07-28 only: backends are legacy
+            except Exception as exc:
+                if session_expired(exc, trace.statuses[mark:]):
+                    self.expired(client)
+                    raise DroppedError("session expired (HTTP 404, session not found)") from None
+                raise
 
     async def _list(self, client: Client, kinds: frozenset[str]) -> None:
         """Re-list `kinds`; a failing tools/list ends the session, the others only warn."""

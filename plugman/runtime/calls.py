@@ -5,8 +5,10 @@
 2. The resolved `PreToolUse` hooks run with `{tool_name, tool_input, session_id, cwd}`: deny
    (a JSON decision or exit 2) refuses the call, and so do `ask` and `defer` (nobody can answer
    them here) and `continue: false`; `updatedInput` replaces the arguments.
-3. The backend gets the call with a read timeout of `call_timeout`. A timeout, a lost
-   connection or any other failure comes back as an error result that says why.
+3. The backend gets the call with a read timeout of `call_timeout` (through
+   plugman.runtime.forward: an expired HTTP session is re-established and the call sent once
+   more; connection errors are counted towards a reconnection). A timeout, a lost connection
+   or any other failure comes back as an error result that says why.
 4. Text over 100,000 characters is cut, ending in `… [cut by plugman: N characters]` (N: how
    many were cut); so is every string that long inside the structured content.
 5. `PostToolUse` hooks (with `tool_response`), or `PostToolUseFailure` (with `error`) after an
@@ -34,16 +36,17 @@ import anyio.to_thread
 from plugman.config.merge import Hook
 from plugman.runtime.catalog import Route
 from plugman.runtime.failure import CONNECTION_CLOSED, REQUEST_TIMEOUT
+from plugman.runtime.forward import UnansweredError, send
 from plugman.runtime.hooks import HookRun, run_hooks, selected
 
 if TYPE_CHECKING:
+    from mcp import Client
     from mcp.types import CallToolResult
 
 log = logging.getLogger("plugman.gateway")
 
 LIMIT = 100_000
 SESSION_ID = "plugman-gateway"
-GRACE = 5.0  # beyond the read timeout, in case a transport never reports one
 
 
 @dataclass(frozen=True)
@@ -128,18 +131,26 @@ def _refused(pre: HookRun) -> str | None:
 
 
 async def forward(route: Route, arguments: dict[str, Any], timeout: float) -> CallToolResult:
+    """The call on the route's backend (plugman.runtime.forward: waits for a reconnecting
+    backend, retries once on an expired session); any failure as an error result."""
     from mcp import MCPError
 
     backend = route.backend
-    client = backend.client
-    if client is None:
-        return refusal(f"{backend.name} is not connected: {backend.reason or backend.state}")
-    try:
-        with anyio.fail_after(timeout + GRACE):
+
+    async def request(client: Client) -> CallToolResult:
+        try:
             return await client.call_tool(route.name, arguments, read_timeout_seconds=timeout)
+        except MCPError as exc:
+            if exc.code == CONNECTION_CLOSED:
+                backend.dropped(client, exc.message)
+            raise
+
+    try:
+        return await send(backend, request, timeout)
+    except UnansweredError as exc:
+        return refusal(str(exc))
     except MCPError as exc:
         if exc.code == CONNECTION_CLOSED:
-            backend.dropped(client, exc.message)
             return refusal(f"{backend.name}: the connection was lost during the call")
         if exc.code == REQUEST_TIMEOUT:
             return refusal(f"{backend.name} did not answer within {timeout:g} s (--call-timeout)")

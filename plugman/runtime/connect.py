@@ -18,7 +18,6 @@ Decisions:
 
 from __future__ import annotations
 
-import importlib
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -126,12 +125,29 @@ def _transport(
     url = entry.get("url")
     if not isinstance(url, str) or not url:
         raise PlugmanError(f"{name}: a {kind} server needs a url")
-    headers = {str(k): str(v) for k, v in (entry.get("headers") or {}).items()}
-    if kind == "http":
-        return _http(url, headers, timeout, trace, auth)
-    opened: AbstractAsyncContextManager[Any]
-    opened = _sse(url, headers, timeout, trace, auth) if kind == "sse" else _ws(url)
-    return opened
+
+    def opened(headers: dict[str, str]) -> AbstractAsyncContextManager[Any]:
+        if kind == "http":
+            return _http(url, headers, timeout, trace, auth)
+        if kind == "sse":
+            return _sse(url, headers, timeout, trace, auth)
+        return _ws(url, headers, timeout, trace)
+
+    return _headed(entry, env, cwd, opened)
+
+
+@asynccontextmanager
+async def _headed(
+    entry: Mapping[str, Any],
+    env: Mapping[str, str] | None,
+    cwd: Path | None,
+    opened: Callable[[dict[str, str]], AbstractAsyncContextManager[Any]],
+) -> AsyncIterator[Any]:
+    """A remote transport, opened with the entry's headers (its `headersHelper` run first)."""
+    from plugman.runtime.headers import entry_headers
+
+    async with opened(await entry_headers(entry, env, cwd)) as streams:
+        yield streams
 
 
 @asynccontextmanager
@@ -205,14 +221,11 @@ def _sse(url: str, headers: dict[str, str], timeout: float, trace: Trace, auth: 
     )
 
 
-def _ws(url: str) -> Any:
-    try:
-        module = importlib.import_module("mcp.client.websocket")
-    except ImportError:
-        module = None
-    if module is None or not hasattr(module, "websocket_client"):
-        raise PlugmanError("ws transport is not supported by the installed mcp SDK")
-    return module.websocket_client(url)
+def _ws(url: str, headers: dict[str, str], timeout: float, trace: Trace) -> Any:
+    """plugman's own websocket client: mcp 2.3 has none."""
+    from plugman.runtime.websocket import websocket_client
+
+    return websocket_client(url, headers, timeout, trace.statuses)
 
 
 def _parse_error(exc: Exception) -> str:

@@ -110,5 +110,45 @@ def _other(found: list[BaseException]) -> str:
             return f"not an MCP server: {exc}"
         if isinstance(exc, MCPError):
             return f"MCP error {exc.code}: {exc.message}"
+    for exc in found:
+        status = getattr(getattr(exc, "response", None), "status_code", None)
+        if type(exc).__name__ == "InvalidStatus" and isinstance(status, int):  # websockets
+            return f"the websocket handshake was refused: {_status_text(status)}"
+        if isinstance(exc, OSError):
+            return f"cannot connect: {exc.strerror or exc}"
     exc = found[0]
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+SESSION_NOT_FOUND = -32001  # what the TypeScript SDK's servers (and Claude Code) use
+INVALID_REQUEST = -32600  # what the Python SDK's servers answer, with "Session not found"
+
+
+def session_expired(exc: BaseException, statuses: list[int]) -> bool:
+    """Whether a request failed because the server forgot its HTTP session: the answer was a
+    404 (in `statuses`, the HTTP statuses seen since the request was sent) carrying JSON-RPC
+    error -32001 as Claude Code checks, or the Python SDK's -32600 "Session not found" (the
+    SDK's client says "Session terminated" for a 404 without a JSON-RPC body)."""
+    from mcp import MCPError
+
+    if 404 not in statuses or not isinstance(exc, MCPError):
+        return False
+    if exc.code == SESSION_NOT_FOUND:
+        return True
+    return exc.code == INVALID_REQUEST and "session" in exc.message.lower()
+
+
+def terminal(exc: BaseException) -> bool:
+    """Whether `exc` says the connection itself failed (refused, reset, closed, timed out at
+    the socket), as Claude Code's terminal errors (ECONNRESET, ETIMEDOUT, EPIPE, ...)."""
+    import httpx2
+    from mcp import MCPError
+
+    for leaf in leaves(exc):
+        if isinstance(leaf, MCPError) and leaf.code == CONNECTION_CLOSED:
+            return True
+        if isinstance(leaf, httpx2.TransportError | OSError):
+            return True
+        if type(leaf).__name__.startswith("ConnectionClosed"):  # websockets, not imported here
+            return True
+    return False

@@ -29,6 +29,8 @@ from plugman import __version__
 from plugman.runtime.backends import Backend, Health
 from plugman.runtime.calls import Guard, call_tool, refusal
 from plugman.runtime.catalog import Catalog, Route, build
+from plugman.runtime.forward import UnansweredError, send
+from plugman.runtime.naming import server_prefix
 from plugman.runtime.oauth_provider import AuthFor
 
 if TYPE_CHECKING:
@@ -41,6 +43,9 @@ log = logging.getLogger("plugman.gateway")
 NAME = "plugman-gateway"
 NOTIFY_TIMEOUT = 5.0
 MAX_SESSIONS = 1000
+HEADLINE = "Every MCP server plugman resolved for this project, behind one server."
+INSTRUCTIONS_LIMIT = 2048  # characters of one server's instructions (Claude Code's cap)
+INITIALIZE_WAIT = 10.0  # seconds the first initialize may wait for backends to come up
 LISTED = {"tools": ("tools",), "prompts": ("prompts",), "resources": ("resources", "templates")}
 Context = Any  # mcp.server.context.ServerRequestContext
 
@@ -188,19 +193,48 @@ class Gateway:
         return await self._forward(route, lambda client: client.get_prompt(route.name, arguments))
 
     async def _forward(self, route: Route, request: Any) -> Any:
-        """A resource read or prompt get on the route's backend; failures as MCP errors."""
+        """A resource read or prompt get on the route's backend (plugman.runtime.forward);
+        failures as MCP errors."""
         from mcp import MCPError
 
         backend, timeout = route.backend, self.guard.call_timeout
-        if backend.client is None:
-            raise MCPError(-32603, f"{backend.name} is not connected")
         try:
-            with anyio.fail_after(timeout):
-                return await request(backend.client)
+            return await send(backend, request, timeout)
+        except UnansweredError as exc:
+            raise MCPError(-32603, str(exc)) from None
         except MCPError as exc:
             raise MCPError(exc.code, f"{backend.name}: {exc.message}", exc.data) from exc
         except TimeoutError:
             raise MCPError(-32001, f"{backend.name} did not answer within {timeout:g} s") from None
+
+    # --- instructions ------------------------------------------------------------------------
+
+    async def settled(self) -> None:
+        """Until every backend is up or has failed once, at most INITIALIZE_WAIT seconds: the
+        gateway's initialize result carries the instructions of the backends up by then."""
+        with anyio.move_on_after(min(INITIALIZE_WAIT, self.health.connect_timeout + 5)):
+            for backend in self.backends.values():
+                await backend.first_round.wait()
+
+    def instructions(self) -> str:
+        """The gateway's `instructions`: one line about itself, then, for every backend whose
+        server gave instructions in its initialize result (the last one it was up), a section
+
+            ## <server name> (tools mcp__<server name>__*)
+            <its instructions, cut at INSTRUCTIONS_LIMIT characters as Claude Code does>
+
+        in the order of the resolved servers, separated by blank lines. The server name is the
+        resolved one (`plugin:<plugin>:<server>` for a plugin's), as `mcp probe` shows it; its
+        tools are listed under the prefix shown."""
+        parts = [HEADLINE]
+        for backend in self.backends.values():
+            text = (backend.instructions or "").strip()
+            if not text:
+                continue
+            if len(text) > INSTRUCTIONS_LIMIT:
+                text = text[:INSTRUCTIONS_LIMIT] + "… [cut by plugman]"
+            parts.append(f"## {backend.name} (tools {server_prefix(backend.name)}*)\n{text}")
+        return "\n\n".join(parts)
 
 
 def _server(gateway: Gateway) -> Server[Any]:
@@ -210,6 +244,14 @@ def _server(gateway: Gateway) -> Server[Any]:
     from mcp.server.subscriptions import ListenHandler
 
     class GatewayServer(Server[Any]):
+        @property  # type: ignore[override]
+        def instructions(self) -> str:  # read at every initialize and server/discover
+            return gateway.instructions()
+
+        @instructions.setter
+        def instructions(self, value: str | None) -> None:
+            pass  # the constructor's: computed from the backends instead
+
         def create_initialization_options(self, *args: Any, **kwargs: Any) -> Any:
             options = args[0] if args else kwargs.pop("notification_options", None)
             changed = options or NotificationOptions(True, True, True)
@@ -218,7 +260,6 @@ def _server(gateway: Gateway) -> Server[Any]:
     server = GatewayServer(
         NAME,
         version=__version__,
-        instructions="Every MCP server plugman resolved for this project, behind one server.",
         on_list_tools=gateway.list_tools,
         on_call_tool=gateway.call,
         on_list_resources=gateway.list_resources,

@@ -106,6 +106,7 @@ async def _stdio(gateway: Gateway) -> None:
         async with stdio_streams() as native:
             stdin, stdout = native or (None, None)
             async with stdio_server(cast(Any, stdin), cast(Any, stdout)) as (read, write):
+                await gateway.settled()  # so the initialize result carries their instructions
                 options = gateway.server.create_initialization_options()
                 await gateway.server.run(read, write, options)
         group.cancel_scope.cancel()
@@ -130,6 +131,7 @@ async def _http(gateway: Gateway, sock: socket.socket, announce: Announce) -> No
     async with anyio.create_task_group() as group:
         gateway.start(group)
         group.start_soon(_on_signal, stop)
+        await gateway.settled()  # the bound socket queues connections meanwhile
         group.start_soon(_announce, web, f"listening on {_url(host, port)}", announce)
         await web.serve(sockets=[sock])
         group.cancel_scope.cancel()
