@@ -54,12 +54,14 @@ class Backend:
         health: Health,
         on_change: Listener,
         auth_for: AuthFor | None = None,
+        shared: bool = False,
     ) -> None:
         self.name, self.entry = name, entry
         self.plugin, self.server = split_server(name)
         self.errlog, self.env, self.cwd, self.health = errlog, env, cwd, health
         self.on_change = on_change
         self.auth_for = auth_for  # a stored OAuth login, asked again at every connection
+        self.shared = shared  # from a plugin or a project: see plugman.runtime.headers
         self.state = "connecting"  # connecting | up | down | failed
         self.reason: str | None = None
         self.client: Client | None = None
@@ -192,6 +194,7 @@ class Backend:
                 cwd=self.cwd,
                 on_message=self.on_message,
                 auth=None if self.auth_for is None else self.auth_for(self.name, self.entry),
+                shared=self.shared,
             ) as client:
                 await self._list(client, KINDS)
                 self.client, self.state, self.reason, came_up = client, "up", None, True

@@ -81,17 +81,19 @@ async def open_client(
     mode: str = "legacy",
     on_message: MessageHandler | None = None,
     auth: Any = None,
+    shared: bool = False,
 ) -> AsyncIterator[Client]:
     """A connected, initialized `mcp.Client` for server `name`.
 
     errlog: where a stdio server's stderr goes (it needs a real file descriptor).
     env, cwd: the parent environment and the default working directory of a stdio server.
     auth: an `httpx2.Auth` for an http or sse server (OAuth: plugman.runtime.oauth_provider).
+    shared: the entry comes from a plugin or a project's files (plugman.runtime.headers).
     """
     from mcp import Client
 
     seen = trace if trace is not None else Trace()
-    transport = _transport(name, entry, errlog, timeout, seen, env, cwd, auth)
+    transport = _transport(name, entry, errlog, timeout, seen, env, cwd, auth, shared)
 
     async def handler(message: Any) -> None:
         if isinstance(message, Exception):
@@ -118,6 +120,7 @@ def _transport(
     env: Mapping[str, str] | None,
     cwd: Path | None,
     auth: Any = None,
+    shared: bool = False,
 ) -> AbstractAsyncContextManager[Any]:
     kind = transport_of(entry)
     if kind == "stdio":
@@ -125,28 +128,34 @@ def _transport(
     url = entry.get("url")
     if not isinstance(url, str) or not url:
         raise PlugmanError(f"{name}: a {kind} server needs a url")
-
-    def opened(headers: dict[str, str]) -> AbstractAsyncContextManager[Any]:
-        if kind == "http":
-            return _http(url, headers, timeout, trace, auth)
-        if kind == "sse":
-            return _sse(url, headers, timeout, trace, auth)
-        return _ws(url, headers, timeout, trace)
-
-    return _headed(entry, env, cwd, opened)
+    return _remote(kind, url, entry, timeout, trace, env, cwd, auth, shared)
 
 
 @asynccontextmanager
-async def _headed(
+async def _remote(
+    kind: str,
+    url: str,
     entry: Mapping[str, Any],
+    timeout: float,
+    trace: Trace,
     env: Mapping[str, str] | None,
     cwd: Path | None,
-    opened: Callable[[dict[str, str]], AbstractAsyncContextManager[Any]],
+    auth: Any,
+    shared: bool,
 ) -> AsyncIterator[Any]:
-    """A remote transport, opened with the entry's headers (its `headersHelper` run first)."""
+    """An http, sse or ws transport, opened with the entry's headers (its `headersHelper` run
+    first, at every connection, as Claude Code does)."""
     from plugman.runtime.headers import entry_headers
 
-    async with opened(await entry_headers(entry, env, cwd)) as streams:
+    headers = await entry_headers(entry, env, cwd, shared)
+    opened: AbstractAsyncContextManager[Any]
+    if kind == "http":
+        opened = _http(url, headers, timeout, trace, auth)
+    elif kind == "sse":
+        opened = _sse(url, headers, timeout, trace, auth)
+    else:
+        opened = _ws(url, headers, timeout, trace)
+    async with opened as streams:
         yield streams
 
 

@@ -26,10 +26,11 @@ from typing import TYPE_CHECKING, Any, TextIO
 import anyio
 
 from plugman import __version__
-from plugman.runtime.backends import Backend, Health
+from plugman.runtime.backends import Backend
 from plugman.runtime.calls import Guard, call_tool, refusal
 from plugman.runtime.catalog import Catalog, Route, build
 from plugman.runtime.forward import UnansweredError, send
+from plugman.runtime.health import Health
 from plugman.runtime.naming import server_prefix
 from plugman.runtime.oauth_provider import AuthFor
 
@@ -61,6 +62,7 @@ class Gateway:
         env: Mapping[str, str],
         cwd: Path,
         auth_for: AuthFor | None = None,
+        shared: frozenset[str] = frozenset(),
     ) -> None:
         from mcp.server.subscriptions import InMemorySubscriptionBus
 
@@ -75,6 +77,7 @@ class Gateway:
                 health=health,
                 on_change=self._changed,
                 auth_for=auth_for,
+                shared=name in shared,
             )
             for name, entry in servers.items()
         }
@@ -146,9 +149,22 @@ class Gateway:
     async def call(self, ctx: Context, params: types.CallToolRequestParams) -> Any:
         await self.ready()
         route = self.catalog.tools.get(params.name)
-        if route is None:
+        if route is not None:
+            return await call_tool(route, dict(params.arguments or {}), self.guard)
+        down = self._down(params.name)
+        if down is None:
             return refusal(f"Unknown tool: {params.name}")
-        return await call_tool(route, dict(params.arguments or {}), self.guard)
+        down.call_failed(None, "not connected")  # a client still calling it hastens the retry
+        return refusal(f"{down.name} is not connected: {down.reason or down.state}")
+
+    def _down(self, tool: str) -> Backend | None:
+        """The backend, not connected now, whose tools `tool` would be one of."""
+        matching = [
+            (len(prefix), backend)
+            for backend in self.backends.values()
+            if backend.client is None and tool.startswith(prefix := server_prefix(backend.name))
+        ]
+        return max(matching, key=lambda pair: pair[0])[1] if matching else None
 
     async def list_resources(self, ctx: Context, params: Any) -> types.ListResourcesResult:
         from mcp import types
@@ -244,7 +260,7 @@ def _server(gateway: Gateway) -> Server[Any]:
     from mcp.server.subscriptions import ListenHandler
 
     class GatewayServer(Server[Any]):
-        @property  # type: ignore[override]
+        @property
         def instructions(self) -> str:  # read at every initialize and server/discover
             return gateway.instructions()
 

@@ -27,10 +27,11 @@ import anyio
 
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
-from plugman.runtime.backends import Health
+from plugman.runtime import headers
 from plugman.runtime.calls import Guard
 from plugman.runtime.connect import transport_of
 from plugman.runtime.gateway import Gateway
+from plugman.runtime.health import Health
 from plugman.runtime.oauth_provider import authorizer
 from plugman.runtime.pipes import stdio_streams
 from plugman.runtime.probe import log_path
@@ -87,6 +88,7 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
             env={**env, "CLAUDE_PROJECT_DIR": str(paths.project_dir)},
             cwd=paths.project_dir,
             auth_for=authorizer(paths, env),
+            shared=headers.shared(resolved.servers),
         )
         log.info("serving %d servers over %s", len(servers), options.transport)
         if sock is None:

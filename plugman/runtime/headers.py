@@ -1,12 +1,14 @@
 """`headersHelper`: the headers of an http, sse or ws server computed by a command, as Claude Code.
 
 An entry may carry `"headersHelper": "<shell command>"`. Before every connection plugman runs
-it through the shell (`/bin/sh -c`), stdin closed, in the project folder (the `cwd` the caller
-gives; Claude Code uses the plugin root for a plugin's server, the launch folder for project
-ones), with the caller's environment (which holds `CLAUDE_PROJECT_DIR`, and for a plugin's
-server `CLAUDE_PLUGIN_ROOT` and `CLAUDE_PLUGIN_DATA`) plus the entry's own `env`, for at most
-HELPER_TIMEOUT seconds. Its stdout must be one JSON object of string to string; those headers
-go over the entry's static `headers`, replacing a same-name header whatever its case.
+it through the shell (`/bin/sh -c`), stdin closed, in the project folder, with the caller's
+environment (which holds `CLAUDE_PROJECT_DIR`) plus the entry's own `env`, for at most
+HELPER_TIMEOUT seconds. A server from a plugin or from a project's files runs its helper
+without the variables whose name looks like a credential (`scrubbed`), as Claude Code does: a
+command someone else wrote gets none of the user's tokens. Its stdout must be one JSON object
+of string to string; those headers go over the entry's static `headers`, replacing a
+same-name header whatever its case. (Claude Code runs a plugin's helper in the plugin root and
+a user server's in `~/.claude`; plugman runs every helper in the project folder.)
 
 A helper that cannot start, times out, exits non-zero, or prints anything else fails the
 connection with a PlugmanError saying which of these happened (with the end of its stderr,
@@ -27,16 +29,25 @@ from typing import Any
 import anyio.to_thread
 
 from plugman.config import redact
+from plugman.config.merge import Server
 from plugman.core.errors import PlugmanError
 
 HELPER_TIMEOUT = 10.0
 STDERR_CHARS = 200
+# Claude Code runs a plugin's or a project's helper without variables whose name has a
+# `_`-separated part like these: another's command gets none of the user's credentials.
+CREDENTIAL_PARTS = frozenset(
+    {"TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "KEY", "AUTH", "COOKIE", "PAT"}
+    | {"DSN", "CREDENTIAL", "CREDENTIALS"}
+)
 
 
 async def entry_headers(
-    entry: Mapping[str, Any], env: Mapping[str, str] | None, cwd: Path | None
+    entry: Mapping[str, Any], env: Mapping[str, str] | None, cwd: Path | None, shared: bool
 ) -> dict[str, str]:
-    """The entry's `headers`, with what its `headersHelper` prints over them (if it has one)."""
+    """The entry's `headers`, with what its `headersHelper` prints over them (if it has one).
+    `shared`: the entry comes from a plugin or a project's files, so the helper runs without
+    credential-looking variables (`scrubbed`)."""
     headers = {str(k): str(v) for k, v in (entry.get("headers") or {}).items()}
     helper = entry.get("headersHelper")
     if helper is None or helper == "":
@@ -44,10 +55,30 @@ async def entry_headers(
     if not isinstance(helper, str):
         raise PlugmanError("headersHelper must be a shell command (a string)")
     base = dict(os.environ if env is None else env)
+    base = scrubbed(base) if shared else base
     base.update({str(k): str(v) for k, v in (entry.get("env") or {}).items()})
     run = partial(run_helper, helper, env=base, cwd=cwd)
     found = await anyio.to_thread.run_sync(run)
     return merged(headers, found)
+
+
+def shared(servers: Mapping[str, Server]) -> frozenset[str]:
+    """The names of the servers that come from a plugin or from a project's files."""
+    return frozenset(
+        name
+        for name, server in servers.items()
+        if server.origin.plugin is not None or server.origin.scope == "project"
+    )
+
+
+def scrubbed(env: Mapping[str, str]) -> dict[str, str]:
+    """`env` without the variables whose name has a credential-looking part (`GITHUB_TOKEN`,
+    `AWS_SECRET_ACCESS_KEY`, `PGPASSWORD` is kept: its one part is not `PASSWORD`)."""
+    return {
+        name: value
+        for name, value in env.items()
+        if not CREDENTIAL_PARTS.intersection(name.upper().split("_"))
+    }
 
 
 def merged(static: Mapping[str, str], helped: Mapping[str, str]) -> dict[str, str]:

@@ -29,7 +29,7 @@ import anyio
 
 from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
-from plugman.runtime import auth_cache
+from plugman.runtime import auth_cache, headers
 from plugman.runtime.connect import Trace, open_client, transport_of
 from plugman.runtime.failure import failure
 from plugman.runtime.listing import Listing, ToolInfo, describe
@@ -70,6 +70,7 @@ class _Options:
     env: Mapping[str, str] | None
     cwd: Path | None
     auth_for: AuthFor | None = None
+    shared: frozenset[str] = frozenset()
 
 
 async def probe(
@@ -82,12 +83,14 @@ async def probe(
     env: Mapping[str, str] | None = None,
     cwd: Path | None = None,
     auth_for: AuthFor | None = None,
+    shared: frozenset[str] = frozenset(),
 ) -> list[ProbeResult]:
     """Probe every server concurrently; results in the order of `servers`. `auth_for` gives
-    a remote server's stored OAuth login (plugman.runtime.oauth_provider.authorizer)."""
+    a remote server's stored OAuth login (plugman.runtime.oauth_provider.authorizer); `shared`
+    names the servers from a plugin or a project (plugman.runtime.headers)."""
     quiet_sdk_logging()
     log_dir.mkdir(parents=True, exist_ok=True)
-    options = _Options(timeout, log_dir, env, cwd, auth_for)
+    options = _Options(timeout, log_dir, env, cwd, auth_for, shared)
     local, remote = anyio.CapacityLimiter(local_batch), anyio.CapacityLimiter(remote_batch)
     results: dict[str, ProbeResult] = {}
 
@@ -127,6 +130,7 @@ async def _probe_one(
                 env=options.env,
                 cwd=options.cwd,
                 auth=None if options.auth_for is None else options.auth_for(name, entry),
+                shared=name in options.shared,
             ) as client:
                 _fill(result, await describe(client))
                 result.state = "connected"
@@ -246,6 +250,7 @@ def probe_paths(
         env=env,
         cwd=paths.project_dir,
         auth_for=authorizer(paths),
+        shared=headers.shared(resolved.servers),
     )
     found = anyio.run(run) if set(chosen) - set(skipped) else []
     needing = {r.name: urls[r.name] for r in found if r.state == "needs-auth" and r.name in urls}

@@ -172,14 +172,14 @@ print(json.dumps({"hookSpecificOutput": output}))
 
 @asynccontextmanager
 async def gateway(
-    tmp_path: Path, *options: str, seen: list[Any] | None = None
+    tmp_path: Path, *options: str, seen: list[Any] | None = None, backoff: str = "0.5"
 ) -> AsyncIterator[Any]:
     """A client session with `plugman mcp serve` started as a subprocess over stdio."""
     from mcp import Client, StdioServerParameters, stdio_client
 
     project = tmp_path / "project"
     project.mkdir(exist_ok=True)
-    env = {**os.environ, "PLUGMAN_GATEWAY_BACKOFF": "0.5"}
+    env = {**os.environ, "PLUGMAN_GATEWAY_BACKOFF": backoff}
     argv = plugman_argv("--project", str(project), "mcp", "serve", *options)
     params = StdioServerParameters(command=argv[0], args=argv[1:], env=env)
 
@@ -410,8 +410,9 @@ def test_http_transport_serves_a_modern_client(tmp_path: Path, isolated_home: Pa
 def test_catalog_names_cuts_and_conflicts(tmp_path: Path) -> None:
     from mcp import types
 
-    from plugman.runtime.backends import Backend, Health
+    from plugman.runtime.backends import Backend
     from plugman.runtime.catalog import build
+    from plugman.runtime.health import Health
 
     async def ignore(backend: Backend, kinds: frozenset[str]) -> None:
         pass
@@ -459,8 +460,8 @@ def test_cuts_and_backoff() -> None:
     from mcp import types
 
     from plugman.core.errors import PlugmanError
-    from plugman.runtime.backends import Health
     from plugman.runtime.calls import cut_result, cut_text
+    from plugman.runtime.health import Health
 
     assert cut_text("x" * 100_000) == "x" * 100_000
     assert cut_text("x" * 100_007).endswith("x… [cut by plugman: 7 characters]")
