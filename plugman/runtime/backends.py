@@ -146,6 +146,8 @@ class Backend:
     async def current(self, timeout: float, old: Client | None = None) -> Client | None:
         """The connected client (other than `old`), waiting at most `timeout` while the backend
         is connecting or renewing its session; None if it is down."""
+        if self.client is not None and self.client is not old:
+            return self.client  # the common case, without a cancel scope
         with anyio.move_on_after(timeout):
             while self.client is None or self.client is old:
                 if self.state in ("down", "failed") and not self._renewing:
@@ -196,6 +198,7 @@ class Backend:
                 auth=None if self.auth_for is None else self.auth_for(self.name, self.entry),
                 shared=self.shared,
             ) as client:
+                client.session.validate_tool_result = _relayed  # type: ignore[method-assign]
                 await self._list(client, KINDS)
                 self.client, self.state, self.reason, came_up = client, "up", None, True
                 self.instructions, self.errors = client.instructions, 0
@@ -287,3 +290,9 @@ def _reason(exc: BaseException, trace: Trace, timeout: float, was_up: bool) -> s
         if was_up and isinstance(leaf, TimeoutError):
             return "did not answer a ping in time"
     return failure(exc, trace, timeout)[1]
+
+
+async def _relayed(name: str, result: Any) -> None:
+    """In place of the SDK's check of a tool's result against its output schema: the gateway
+    relays the result to a client that checks it against the same (relayed) schema, and the
+    check here costs about 0.1 ms a call."""

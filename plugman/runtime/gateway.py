@@ -7,8 +7,11 @@ every client is told (`notifications/*/list_changed` on 2025-era connections, a
 through plugman.runtime.calls (hooks, timeouts, cuts). Resource reads and prompt gets are
 routed to their backend as they are.
 
-List requests and calls wait (at most the connect timeout) until every backend has either come
-up or failed once, so a client that lists right after `initialize` sees the whole pool.
+The gateway answers at once: `initialize` (its instructions: plugman.runtime.instructions) and
+every list with the backends up by then; the others are announced as they come up, by the
+notifications above. Only a request naming what no backend offers yet (a client that knew the
+names from an earlier session) waits, at most the connect timeout, until every backend is up or
+has failed once.
 
 Nothing is printed: logs go to `<state>/logs/gateway.log`, a stdio server's stderr to
 `<state>/logs/<name>.stderr` (both appended to); stdout is the protocol channel. The transports
@@ -31,6 +34,7 @@ from plugman.runtime.calls import Guard, call_tool, refusal
 from plugman.runtime.catalog import Catalog, Route, build
 from plugman.runtime.forward import UnansweredError, send
 from plugman.runtime.health import Health
+from plugman.runtime.instructions import Remembered, compose
 from plugman.runtime.naming import server_prefix
 from plugman.runtime.oauth_provider import AuthFor
 
@@ -44,9 +48,6 @@ log = logging.getLogger("plugman.gateway")
 NAME = "plugman-gateway"
 NOTIFY_TIMEOUT = 5.0
 MAX_SESSIONS = 1000
-HEADLINE = "Every MCP server plugman resolved for this project, behind one server."
-INSTRUCTIONS_LIMIT = 2048  # characters of one server's instructions (Claude Code's cap)
-INITIALIZE_WAIT = 10.0  # seconds the first initialize may wait for backends to come up
 LISTED = {"tools": ("tools",), "prompts": ("prompts",), "resources": ("resources", "templates")}
 Context = Any  # mcp.server.context.ServerRequestContext
 
@@ -63,10 +64,12 @@ class Gateway:
         cwd: Path,
         auth_for: AuthFor | None = None,
         shared: frozenset[str] = frozenset(),
+        remembered: Remembered | None = None,
     ) -> None:
         from mcp.server.subscriptions import InMemorySubscriptionBus
 
         self.guard, self.health = guard, health
+        self.remembered = remembered or Remembered()
         self.backends = {
             name: Backend(
                 name,
@@ -82,7 +85,6 @@ class Gateway:
             for name, entry in servers.items()
         }
         self.catalog = Catalog()
-        self.served = False  # no list was answered yet: nobody can hold a stale one
         self.sessions: list[ServerSession] = []
         self.bus = InMemorySubscriptionBus()
         self.server = _server(self)
@@ -91,23 +93,30 @@ class Gateway:
         for backend in self.backends.values():
             group.start_soon(backend.run, name=f"backend {backend.name}")
 
-    async def ready(self) -> None:
-        """Until every backend is up or has failed once (at most the connect timeout)."""
+    async def settling(self) -> None:
+        """Until every backend is up or has failed once (at most the connect timeout): for a
+        request naming what no backend offers yet, which may be one still connecting."""
         with anyio.move_on_after(self.health.connect_timeout + 5):
             for backend in self.backends.values():
                 await backend.first_round.wait()
-        self.served = True
+
+    def instructions(self) -> str:
+        """plugman.runtime.instructions: each backend's own, or what it said last time."""
+        return compose(
+            (b.name, b.instructions if b.client else self.remembered.get(b.name, b.entry))
+            for b in self.backends.values()
+        )
 
     # --- what clients can list changes ------------------------------------------------------
 
     async def _changed(self, backend: Backend, kinds: frozenset[str]) -> None:
+        if backend.client is not None:
+            self.remembered.put(backend.name, backend.entry, backend.instructions)
         before, self.catalog = self.catalog, build(self.backends.values())
         for conflict in sorted(set(self.catalog.conflicts) - set(before.conflicts)):
             log.warning("%s", conflict)
         for kind in sorted(kinds):
-            if self.served and any(
-                before.listing(k) != self.catalog.listing(k) for k in LISTED[kind]
-            ):
+            if any(before.listing(k) != self.catalog.listing(k) for k in LISTED[kind]):
                 log.info(
                     "%s: %s changed; telling %d clients", backend.name, kind, len(self.sessions)
                 )
@@ -143,12 +152,13 @@ class Gateway:
     async def list_tools(self, ctx: Context, params: Any) -> types.ListToolsResult:
         from mcp import types
 
-        await self.ready()
         return types.ListToolsResult(tools=self.catalog.listing("tools"))
 
     async def call(self, ctx: Context, params: types.CallToolRequestParams) -> Any:
-        await self.ready()
         route = self.catalog.tools.get(params.name)
+        if route is None:
+            await self.settling()
+            route = self.catalog.tools.get(params.name)
         if route is not None:
             return await call_tool(route, dict(params.arguments or {}), self.guard)
         down = self._down(params.name)
@@ -169,13 +179,11 @@ class Gateway:
     async def list_resources(self, ctx: Context, params: Any) -> types.ListResourcesResult:
         from mcp import types
 
-        await self.ready()
         return types.ListResourcesResult(resources=self.catalog.listing("resources"))
 
     async def list_templates(self, ctx: Context, params: Any) -> types.ListResourceTemplatesResult:
         from mcp import types
 
-        await self.ready()
         return types.ListResourceTemplatesResult(
             resource_templates=self.catalog.listing("templates")
         )
@@ -183,9 +191,11 @@ class Gateway:
     async def read(self, ctx: Context, params: types.ReadResourceRequestParams) -> Any:
         from mcp import MCPError
 
-        await self.ready()
         uri = str(params.uri)
         route = self.catalog.resource_route(uri)
+        if route is None:
+            await self.settling()
+            route = self.catalog.resource_route(uri)
         if route is None:
             raise MCPError(-32002, f"Resource not found: {uri}")
         return await self._forward(
@@ -195,14 +205,15 @@ class Gateway:
     async def list_prompts(self, ctx: Context, params: Any) -> types.ListPromptsResult:
         from mcp import types
 
-        await self.ready()
         return types.ListPromptsResult(prompts=self.catalog.listing("prompts"))
 
     async def prompt(self, ctx: Context, params: types.GetPromptRequestParams) -> Any:
         from mcp import MCPError
 
-        await self.ready()
         route = self.catalog.prompts.get(params.name)
+        if route is None:
+            await self.settling()
+            route = self.catalog.prompts.get(params.name)
         if route is None:
             raise MCPError(-32602, f"Unknown prompt: {params.name}")
         arguments = dict(params.arguments or {})
@@ -222,35 +233,6 @@ class Gateway:
             raise MCPError(exc.code, f"{backend.name}: {exc.message}", exc.data) from exc
         except TimeoutError:
             raise MCPError(-32001, f"{backend.name} did not answer within {timeout:g} s") from None
-
-    # --- instructions ------------------------------------------------------------------------
-
-    async def settled(self) -> None:
-        """Until every backend is up or has failed once, at most INITIALIZE_WAIT seconds: the
-        gateway's initialize result carries the instructions of the backends up by then."""
-        with anyio.move_on_after(min(INITIALIZE_WAIT, self.health.connect_timeout + 5)):
-            for backend in self.backends.values():
-                await backend.first_round.wait()
-
-    def instructions(self) -> str:
-        """The gateway's `instructions`: one line about itself, then, for every backend whose
-        server gave instructions in its initialize result (the last one it was up), a section
-
-            ## <server name> (tools mcp__<server name>__*)
-            <its instructions, cut at INSTRUCTIONS_LIMIT characters as Claude Code does>
-
-        in the order of the resolved servers, separated by blank lines. The server name is the
-        resolved one (`plugin:<plugin>:<server>` for a plugin's), as `mcp probe` shows it; its
-        tools are listed under the prefix shown."""
-        parts = [HEADLINE]
-        for backend in self.backends.values():
-            text = (backend.instructions or "").strip()
-            if not text:
-                continue
-            if len(text) > INSTRUCTIONS_LIMIT:
-                text = text[:INSTRUCTIONS_LIMIT] + "… [cut by plugman]"
-            parts.append(f"## {backend.name} (tools {server_prefix(backend.name)}*)\n{text}")
-        return "\n\n".join(parts)
 
 
 def _server(gateway: Gateway) -> Server[Any]:

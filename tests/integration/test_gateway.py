@@ -271,7 +271,10 @@ def test_gateway_pools_calls_blocks_and_survives_a_dropped_backend(
                 async with gateway(tmp_path, seen=seen) as client:
                     assert client.server_capabilities.tools.list_changed is True
                     both = notes("mcp__notes__") | notes("mcp__web__")
-                    assert await tool_names(client) == both
+                    first = await tool_names(client)  # at once: the backends up by now
+                    assert first <= both
+                    assert await poll(client, lambda n: n == both, START_TIMEOUT) == both
+                    assert first == both or await told(seen), "no list_changed as they came up"
 
                     added = await client.call_tool("mcp__notes__add", {"a": 2, "b": 3})
                     assert (added.is_error, text(added)) == (False, "5")
@@ -351,6 +354,7 @@ def test_deny_destructive_hooks_and_a_growing_backend(tmp_path: Path, isolated_h
 
                 read = await client.read_resource("notes://note/welcome")
                 assert "Welcome to the plugman notes server" in read.contents[0].text
+                await poll(client, lambda n: "mcp__growing__grow" in n, START_TIMEOUT)
                 prompts = {p.name for p in (await client.list_prompts()).prompts}
                 assert prompts == {"mcp__notes__summarize_notes"}
                 prompt = await client.get_prompt("mcp__notes__summarize_notes", {"style": "terse"})
@@ -392,7 +396,8 @@ def test_http_transport_serves_a_modern_client(tmp_path: Path, isolated_home: Pa
 
             with anyio.fail_after(120):
                 async with Client(url, read_timeout_seconds=READ_TIMEOUT) as client:
-                    assert await tool_names(client) == notes("mcp__notes__")
+                    wanted = notes("mcp__notes__")
+                    assert await poll(client, lambda n: n == wanted, START_TIMEOUT) == wanted
                     added = await client.call_tool("mcp__notes__add", {"a": 4, "b": 5})
                     assert text(added) == "9"
 
