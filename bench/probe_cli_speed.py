@@ -1,7 +1,7 @@
 """Wall-clock speed of ``plugman mcp probe`` against ``claude mcp list`` over 10 stdio servers.
 
-Both commands start every configured MCP server, connect, and report whether it connected; both
-run local servers a few at a time (3 at once by default). The servers are ten copies of the
+Both commands start every configured MCP server, connect, and report whether it connected;
+Claude Code starts local servers 3 at a time, plugman 10. The servers are ten copies of the
 stdlib-only server of ``probe_speed.py`` (it sleeps 1 s before serving, as ``npx``/``uvx`` do on a
 cold cache), written as user-scope servers: ``[mcp_servers]`` in ``<PLUGMAN_HOME>/config/
 plugman.toml`` for plugman, ``mcpServers`` in ``~/.claude.json`` (a throw-away HOME) for Claude

@@ -42,7 +42,11 @@ NOTES = REPO / "sample-plugins" / "plugins" / "notes-server" / "server" / "notes
 COPIES = 10
 TIMEOUT = 120.0
 GOAL = 1.5
-BATCHES = ((1, "sequential (batch 1)"), (3, "default (batch 3)"), (COPIES, f"batch {COPIES}"))
+BATCHES = (
+    (1, "sequential (batch 1)"),
+    (3, "batch 3 (Claude Code's)"),
+    (COPIES, "default (batch 10)"),
+)
 TINY_TITLE = "stdlib server, 1 s start-up sleep"
 TINY = """
 import json, sys, time

@@ -382,10 +382,10 @@ def probe_in_process_rows(ctx: Context) -> list[Row]:
         scenarios = probe_speed.run_scenarios(ctx.mode.probe_runs, not ctx.mode.quick)
     except SystemExit as exc:  # probe_speed stops that way when a server fails to connect
         raise PlugmanError(f"probe: {exc}") from exc
-    sequential, default = probe_speed.BATCHES[0][1], probe_speed.BATCHES[1][1]
+    sequential, default = probe_speed.BATCHES[0][1], probe_speed.BATCHES[2][1]
     note = (
-        f"`probe()` in process over {probe_speed.COPIES} copies of one stdio server, 3 at once "
-        "(the default); ratio: one at a time over 3 at once, not Claude Code. The stdlib server "
+        f"`probe()` in process over {probe_speed.COPIES} copies of one stdio server, 10 at once "
+        "(the default); ratio: one at a time over 10 at once, not Claude Code. The stdlib server "
         "sleeps 1 s before serving; the notes server (full run only) spends ~1 CPU-s importing mcp"
     )
     rows = []
@@ -412,11 +412,12 @@ def probe_cli_row(ctx: Context) -> Row:
     )
     note = (
         f"`plugman mcp probe` / `claude mcp list`, {probe_speed.COPIES} user-scope stdio "
-        "servers sleeping 1 s before serving; both start local servers 3 at a time; plugman also "
-        "lists tools, resources and prompts, and imports the mcp SDK first"
+        "servers sleeping 1 s before serving; Claude Code starts local servers 3 at a time, "
+        "plugman 10; plugman also lists tools, resources and prompts, and imports the mcp SDK "
+        "(~0.6 s) first"
     )
     label = f"probe CLI ({probe_speed.COPIES} servers)"
-    return compared(label, plugman.median_ms, median_ms(claude), note)
+    return compared(label, plugman.median_ms, median_ms(claude), note, at_least=1.5)
 
 
 def gateway_rows(ctx: Context) -> list[Row]:

@@ -33,7 +33,7 @@ def probe_command(
     timeout: Timeout = 30.0,
     local_batch: Annotated[
         int, typer.Option("--local-batch", min=1, help="stdio servers started at once.")
-    ] = 3,
+    ] = 10,
     remote_batch: Annotated[
         int, typer.Option("--remote-batch", min=1, help="Remote servers connected at once.")
     ] = 20,

@@ -1,8 +1,11 @@
 """`plugman mcp probe`: connect to each resolved MCP server, list what it offers, disconnect.
 
-Concurrency (as Claude Code connects): stdio servers at most `local_batch` at a time, remote ones
-at most `remote_batch` at a time, both groups at once; a slot is reused as soon as its server is
-done. Each server has its own `anyio.fail_after(timeout)` (plus the SDK's read timeout) and its
+Concurrency: stdio servers at most `local_batch` (LOCAL_BATCH) at a time, remote ones at most
+`remote_batch` (REMOTE_BATCH, as Claude Code) at a time, both groups at once; a slot is reused
+as soon as its server is done. Claude Code starts 3 stdio servers at a time; plugman starts 10,
+as the gateway starts every backend at once: a server's start-up mostly waits (`npx`/`uvx`
+fetching, a runtime booting), and one that computes is bounded by the cores either way, so ten
+servers that each wait 1 s are probed in about 2 s rather than 5 (bench/probe_cli_speed.py). Each server has its own `anyio.fail_after(timeout)` (plus the SDK's read timeout) and its
 own catch, so one failing server never affects another. A stdio server's stderr goes to
 `<state>/logs/<name>.stderr`. Shutdown is the SDK's: close stdin, wait 2 s, SIGTERM the
 server's process group, wait 2 s, SIGKILL; so a hung server costs at most about timeout + 4 s.
@@ -38,6 +41,8 @@ from plugman.runtime.oauth_provider import REMOTE, AuthFor, authorizer
 if TYPE_CHECKING:
     from plugman.config.merge import Dropped, Origin
 
+LOCAL_BATCH = 10  # stdio servers started at once (see above)
+REMOTE_BATCH = 20
 TAIL_LINES = 3
 TAIL_CHARS = 400
 FAILED = ("failed", "needs-auth")
@@ -77,8 +82,8 @@ async def probe(
     servers: Mapping[str, Mapping[str, Any]],
     *,
     timeout: float,
-    local_batch: int = 3,
-    remote_batch: int = 20,
+    local_batch: int = LOCAL_BATCH,
+    remote_batch: int = REMOTE_BATCH,
     log_dir: Path,
     env: Mapping[str, str] | None = None,
     cwd: Path | None = None,
@@ -218,8 +223,8 @@ def probe_paths(
     names: Sequence[str] = (),
     *,
     timeout: float = 30.0,
-    local_batch: int = 3,
-    remote_batch: int = 20,
+    local_batch: int = LOCAL_BATCH,
+    remote_batch: int = REMOTE_BATCH,
 ) -> list[ProbeResult]:
     """Probe this project's resolved servers (all, or `names`), plus a result for every server
     resolution held back: pending approval, disabled (policy, managed-exclusive, ...)."""
