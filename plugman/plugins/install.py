@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 from typing import NamedTuple
 
-from plugman.agents import deploy, export
 from plugman.config import declarations, user_config
 from plugman.core import progress
 from plugman.core.errors import PlugmanError, UsageError
@@ -53,7 +52,7 @@ def install(
         with configure.writing(paths, os.environ, writes):
             changes = [_add(work, record, p, explicit=not p.required_by) for p in planned]
             save(work, record)
-            deploy.refresh(work, os.environ)
+            _deploy(work)
     return changes
 
 
@@ -181,8 +180,8 @@ def uninstall(
         secret_keys = [key for plugin_id in removed for key in configure.forget(record, plugin_id)]
         _undeclare_marketplaces(work, record)
         save(work, record)
-        export.forget(work, {p for p in removed if not _installed_anywhere(paths, p)})
-        deploy.refresh(work, os.environ)
+        _forget(work, {p for p in removed if not _installed_anywhere(paths, p)})
+        _deploy(work)
         unused = sorted(set(removed) - installed_ids(paths))  # no scope of any project has them
     configure.delete(paths, secret_keys)  # after the commit, as the data folder
     if not keep_data:  # after the commit: data is not journaled, so it goes only if all else did
@@ -256,7 +255,7 @@ def set_enabled(paths: Paths, name: str, scope: Scope, enabled: bool) -> Change:
         entry = record.plugins[plugin_id]
         entry["enabled"] = enabled
         save(work, record)
-        deploy.refresh(work, os.environ)
+        _deploy(work)
     action = "enabled" if enabled else "disabled"
     return Change(action, plugin_id, entry["version"], scope, entry["content_hash"])
 
@@ -281,3 +280,24 @@ def listing(paths: Paths) -> list[Listed]:
         for scope in SCOPES
         for plugin_id, entry in sorted(Record.load(paths, scope).plugins.items())
     ]
+
+
+def _deploy(work: Session) -> None:
+    """Rewrite every linked agent's files as resolved now. With no agent linked there is
+    nothing to do, and the agents layer (~40 ms to import) is not loaded."""
+    from plugman.agents import links
+
+    if links.every(work.paths):
+        from plugman.agents import deploy
+
+        deploy.refresh(work, os.environ)
+
+
+def _forget(work: Session, plugin_ids: set[str]) -> None:
+    """Take what `plugin_ids` put into files `export` wrote (none exported: nothing to do)."""
+    from plugman.config import export_record
+
+    if plugin_ids and export_record.path(work.paths).exists():
+        from plugman.agents import export
+
+        export.forget(work, plugin_ids)

@@ -5,8 +5,9 @@ Concurrency: stdio servers at most `local_batch` (LOCAL_BATCH) at a time, remote
 as soon as its server is done. Claude Code starts 3 stdio servers at a time; plugman starts 10,
 as the gateway starts every backend at once: a server's start-up mostly waits (`npx`/`uvx`
 fetching, a runtime booting), and one that computes is bounded by the cores either way, so ten
-servers that each wait 1 s are probed in about 2 s rather than 5 (bench/probe_cli_speed.py). Each server has its own `anyio.fail_after(timeout)` (plus the SDK's read timeout) and its
-own catch, so one failing server never affects another. A stdio server's stderr goes to
+servers that each wait 1 s are probed in about 2 s rather than 5 (bench/probe_cli_speed.py).
+Each server has its own `anyio.fail_after(timeout)` (plus the SDK's read timeout) and its own
+catch, so one failing server never affects another. A stdio server's stderr goes to
 `<state>/logs/<name>.stderr`. Shutdown is the SDK's: close stdin, wait 2 s, SIGTERM the
 server's process group, wait 2 s, SIGKILL; so a hung server costs at most about timeout + 4 s.
 
