@@ -1,8 +1,10 @@
-"""The typer application: the root group turns every failure into `error:` / `hint:` on
-stderr (and, under --json, an error envelope on stdout) and its exit code, once."""
+"""The typer application: the root group builds only the command it runs (from the table in
+plugman.cli.commands), and turns every failure into `error:` / `hint:` on stderr (and, under
+--json, an error envelope on stdout) and its exit code, once."""
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Sequence
 from typing import Annotated, Any
@@ -12,18 +14,7 @@ from typer._click import exceptions as click  # typer 0.28 vendors click; these 
 from typer.core import TyperGroup
 
 from plugman import __version__, output
-from plugman.cli import (
-    agents,
-    config,
-    configure,
-    export,
-    hooks,
-    marketplace,
-    mcp,
-    plugins,
-    runtime,
-    serve,
-)
+from plugman.cli.commands import COMMANDS, root_help
 from plugman.cli.common import paths_of
 from plugman.core import progress
 from plugman.core.errors import PlugmanError, UsageError, from_os_error
@@ -31,8 +22,21 @@ from plugman.core.paths import project_marker
 
 
 class RootGroup(TyperGroup):
-    """Runs a command with progress and warnings shown, and reports any failure the same way:
-    a PlugmanError, a failed file operation, or a command line click could not parse."""
+    """Builds a command when it is asked for (plugman.cli.commands), runs it with progress and
+    warnings shown, and reports any failure the same way: a PlugmanError, a failed file
+    operation, or a command line click could not parse."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return [*self.commands, *(name for name in COMMANDS if name not in self.commands)]
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        found = self.commands.get(cmd_name)
+        if found is None and cmd_name in COMMANDS:
+            found = self.commands[cmd_name] = _built(cmd_name)
+        return found
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        formatter.write(root_help() + "\n")
 
     def invoke(self, ctx: Any) -> Any:
         with progress.listening(output.progress_listener(), output.warning_listener()):
@@ -86,6 +90,22 @@ def _wants_json(argv: list[str]) -> bool:
     return "--json" in (argv[: argv.index("--")] if "--" in argv else argv)
 
 
+def _built(name: str) -> Any:
+    """The click command `name` names in plugman.cli.commands: a typer group as it is, or a
+    function as a command of its own."""
+    where = COMMANDS[name]
+    target = getattr(importlib.import_module(f"plugman.cli.{where.module}"), where.attribute)
+    built: Any
+    if isinstance(target, typer.Typer):
+        built = typer.main.get_group(target)
+    else:
+        single = typer.Typer(add_completion=False)
+        single.command(name, **SETTINGS.get(name, {}))(target)
+        built = typer.main.get_command(single)
+    built.name = name
+    return built
+
+
 def _command_name(group: typer.core.TyperGroup, argv: list[str]) -> str | None:
     """The command an argument list names (`mcp list`), as JSON envelopes call it."""
     words: list[str] = []
@@ -95,7 +115,7 @@ def _command_name(group: typer.core.TyperGroup, argv: list[str]) -> str | None:
         if arg == "--project":
             next(items, None)
         elif not arg.startswith("-"):
-            sub = getattr(command, "commands", {}).get(arg)
+            sub = command.get_command(None, arg) if hasattr(command, "get_command") else None
             if sub is None:
                 break
             words.append(arg)
@@ -142,10 +162,14 @@ def root(
     ctx.obj = {"project": project}
 
 
-@app.command(
-    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
-    add_help_option=False,
-)
+SETTINGS: dict[str, dict[str, Any]] = {  # a command's own settings, as `app.command` takes them
+    "validate": {
+        "context_settings": {"allow_extra_args": True, "ignore_unknown_options": True},
+        "add_help_option": False,
+    },
+}
+
+
 def validate(ctx: typer.Context) -> None:
     """Check plugins, marketplaces, hooks, MCP configs and SKILL.md files (see --help)."""
     from plugman.cli.validate import run
@@ -153,7 +177,6 @@ def validate(ctx: typer.Context) -> None:
     raise typer.Exit(run(ctx.args))
 
 
-@app.command()
 def paths(
     ctx: typer.Context,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON document.")] = False,
@@ -172,32 +195,6 @@ def paths(
         output.emit(output.envelope("paths", paths=found))
     else:
         output.emit("\n".join(f"{name:18} {value}" for name, value in found.items()))
-
-
-app.command()(plugins.install)
-app.command()(plugins.uninstall)
-app.command()(plugins.enable)
-app.command()(plugins.disable)
-app.command()(configure.configure)
-app.command("list")(plugins.listing)
-app.command()(plugins.update)
-app.command()(plugins.outdated)
-app.command()(plugins.sync)
-app.command()(plugins.lock)
-app.command()(plugins.search)
-app.command()(plugins.info)
-app.command()(export.export)
-app.command()(export.doctor)
-app.add_typer(marketplace.app, name="marketplace")
-app.add_typer(config.config_app, name="config")
-app.add_typer(config.trust_app, name="trust")
-mcp.mcp_app.command("probe")(runtime.probe_command)
-mcp.mcp_app.command("tools")(runtime.tools_command)
-mcp.mcp_app.command("serve")(serve.serve)
-app.add_typer(mcp.mcp_app, name="mcp")
-app.add_typer(mcp.connectors_app, name="connectors")
-app.add_typer(hooks.hooks_app, name="hooks")
-app.add_typer(agents.agents_app, name="agents")
 
 
 def run_app(args: list[str]) -> int:

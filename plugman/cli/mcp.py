@@ -14,6 +14,7 @@ import typer
 from typer.core import TyperCommand
 
 from plugman import output
+from plugman.cli import runtime, serve
 from plugman.cli.common import Json, paths_of
 from plugman.core.state import Scope
 
@@ -190,3 +191,8 @@ def sync(
     output.emit(
         output.envelope("connectors sync", **cache) if as_json else output.connectors_synced(cache)
     )
+
+
+mcp_app.command("probe")(runtime.probe_command)
+mcp_app.command("tools")(runtime.tools_command)
+mcp_app.command("serve")(serve.serve)

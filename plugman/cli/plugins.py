@@ -96,9 +96,9 @@ def disable(ctx: typer.Context, name: str, scope: Scope = "user", as_json: Json 
 
 def listing(ctx: typer.Context, as_json: Json = False) -> None:
     """List installed plugins in every scope."""
-    from plugman.plugins import install as installer
+    from plugman.plugins.listings import listing
 
-    output.emit(output.installed(installer.listing(paths_of(ctx)), as_json))
+    output.emit(output.installed(listing(paths_of(ctx)), as_json))
 
 
 def sync(

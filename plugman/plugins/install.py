@@ -20,7 +20,6 @@ from plugman.core.state import SCOPES, Record, Scope, installed_ids, timestamp
 from plugman.manifest.model import Plugin
 from plugman.plugins import configure, lockfile, marketplaces, registry
 from plugman.plugins import planner as resolver
-from plugman.plugins.listings import Listed
 
 
 class Change(NamedTuple):
@@ -258,28 +257,6 @@ def set_enabled(paths: Paths, name: str, scope: Scope, enabled: bool) -> Change:
         _deploy(work)
     action = "enabled" if enabled else "disabled"
     return Change(action, plugin_id, entry["version"], scope, entry["content_hash"])
-
-
-def listing(paths: Paths) -> list[Listed]:
-    """Every installed plugin in every scope that applies here, and what reached which agent."""
-    from plugman.agents.delivered import delivered
-
-    reached = delivered(paths)
-    return [
-        Listed(
-            plugin_id,
-            scope,
-            entry["version"],
-            entry.get("enabled", True),
-            entry.get("source"),
-            entry["content_hash"],
-            entry.get("installed_at"),
-            entry.get("components"),
-            reached.get(plugin_id, {}),
-        )
-        for scope in SCOPES
-        for plugin_id, entry in sorted(Record.load(paths, scope).plugins.items())
-    ]
 
 
 def _deploy(work: Session) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from plugman.core.paths import Paths
 from plugman.core.state import Scope
 
 
@@ -80,3 +81,26 @@ class Info(NamedTuple):
 
     def as_json(self) -> dict[str, Any]:
         return self._asdict()
+
+
+def listing(paths: Paths) -> list[Listed]:
+    """Every installed plugin in every scope that applies here, and what reached which agent."""
+    from plugman.agents.delivered import delivered
+    from plugman.core.state import SCOPES, Record
+
+    reached = delivered(paths)
+    return [
+        Listed(
+            plugin_id,
+            scope,
+            entry["version"],
+            entry.get("enabled", True),
+            entry.get("source"),
+            entry["content_hash"],
+            entry.get("installed_at"),
+            entry.get("components"),
+            reached.get(plugin_id, {}),
+        )
+        for scope in SCOPES
+        for plugin_id, entry in sorted(Record.load(paths, scope).plugins.items())
+    ]

@@ -29,32 +29,10 @@ NOTES_TOOLS = {"add_note", "list_notes", "get_note", "delete_note", "echo", "add
 START_TIMEOUT = 60.0  # a loaded 2-core box can take seconds to start a Python server
 READ_TIMEOUT = 30.0
 HOOK = "echo blocked-by-test >&2; exit 2"
-# The command as the lead mounts it (`plugman mcp serve`), or the same function in a local app.
-LOCAL_APP = """
-import typer
-from plugman.cli.app import RootGroup, root
-from plugman.cli.serve import serve
-app = typer.Typer(cls=RootGroup, pretty_exceptions_enable=False, add_completion=False)
-app.callback()(root)
-mcp = typer.Typer()
-mcp.command("serve")(serve)
-app.add_typer(mcp, name="mcp")
-app(prog_name="plugman")
-"""
-
-
-def _mounted() -> bool:
-    import typer.main
-
-    from plugman.cli.app import app
-
-    group: Any = typer.main.get_command(app)
-    return "serve" in getattr(group.commands.get("mcp"), "commands", {})
 
 
 def plugman_argv(*args: str) -> list[str]:
-    launcher = ["-m", "plugman"] if _mounted() else ["-c", LOCAL_APP]
-    return [sys.executable, *launcher, *args]
+    return [sys.executable, "-m", "plugman", *args]
 
 
 def free_port() -> int:

@@ -1,0 +1,49 @@
+"""The command table (plugman.cli.commands) that `plugman --help` and the lazy root group read:
+it must say what the commands themselves say, and the fast paths must stay light."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import typer.main
+
+from plugman.cli import USAGE
+from plugman.cli.app import app
+from plugman.cli.commands import COMMANDS, root_help
+from plugman.core.errors import ExitCode
+
+HEAVY = ("typer", "rich", "mcp", "pydantic", "tomlkit", "yaml", "plugman.output")
+
+
+def test_every_summary_is_its_commands_own() -> None:
+    group = typer.main.get_command(app)
+    assert group.list_commands(None) == list(COMMANDS)  # type: ignore[attr-defined]
+    for name, entry in COMMANDS.items():
+        command = group.get_command(None, name)  # type: ignore[attr-defined]
+        assert command is not None, name
+        assert command.name == name
+        assert command.get_short_help_str(limit=300) == entry.summary, name
+
+
+def test_the_root_help_names_every_command_and_the_exit_codes_agree() -> None:
+    text = root_help()
+    assert all(f"\n  {name} " in text for name in COMMANDS)
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert USAGE == ExitCode.USAGE
+
+
+def test_version_and_help_import_nothing_heavy() -> None:
+    for args in (["--version"], ["--help"], []):
+        code = (
+            f"import json, sys; from plugman.cli import main; code = main({args!r}); "
+            "print(json.dumps(sorted(sys.modules)), file=sys.stderr); sys.exit(code)"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=False
+        )
+        loaded = json.loads(done.stderr.strip().splitlines()[-1])
+        heavy = [m for m in loaded if m.split(".")[0] in HEAVY or m.startswith(HEAVY)]
+        assert heavy == [], (args, heavy)
+        assert done.returncode == (USAGE if not args else 0)
