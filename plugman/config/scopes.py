@@ -75,13 +75,14 @@ def load(
     managed = None
     if paths.managed_mcp.is_file():
         managed = () if only else tuple(_servers_of_file(paths.managed_mcp, "managed", report))
-    servers = [*([] if only else _connectors(paths)), *_manual(paths, report, only)]
+    chosen = (only,) if only else SCOPES
+    tables = {scope: _toml(declarations.path_for(paths, scope), report) for scope in chosen}
+    servers = [*([] if only else _connectors(paths)), *_manual(paths, report, tables, only)]
     hooks = (
         [] if only else _hooks_of(settings.get("hooks"), "managed", paths.managed_settings, report)
     )
     for scope in (only,) if only else SCOPES:
-        file = declarations.path_for(paths, scope)
-        table = _toml(file, report)
+        file, table = declarations.path_for(paths, scope), tables[scope]
         _ignored_keys(table, file, paths, report)
         hooks += _hooks_of(table.get("hooks"), scope, file, report)
     found = _plugins(paths, report, only, (os.environ if env is None else env, references))
@@ -116,7 +117,7 @@ def _toml(file: Path, report: Report) -> dict[str, Any]:
     if not file.is_file():
         return {}
     try:
-        return dict(declarations.load(file).unwrap())
+        return declarations.read(file)
     except Exception as exc:  # a PlugmanError naming the file and the TOML problem
         message = str(exc).splitlines()[0].removeprefix(f"{file} is ")  # the file is its place
         report.sink(file).error("toml-syntax", message, (), "fix the file")
@@ -132,7 +133,7 @@ def _managed_settings(paths: Paths) -> dict[str, Any]:
     """Managed settings; an unreadable policy file is an error, never silently no policy."""
     if not paths.managed_settings.is_file():
         return {}
-    return dict(declarations.load(paths.managed_settings).unwrap())
+    return declarations.read(paths.managed_settings)
 
 
 def _servers_of_file(file: Path, scope: Layer, report: Report) -> list[Server]:
@@ -149,7 +150,9 @@ def _servers_of_table(value: Any, scope: Layer, file: Path, report: Report) -> l
     return [Server(s.name, s.entry, origin) for s in mcp.servers(value, sink, ("mcp_servers",))]
 
 
-def _manual(paths: Paths, report: Report, only: Scope | None = None) -> list[Server]:
+def _manual(
+    paths: Paths, report: Report, tables: dict[Scope, dict[str, Any]], only: Scope | None = None
+) -> list[Server]:
     found: list[Server] = []
     if paths.project_mcp.is_file() and only in (None, "project"):
         exported = export_record.owned(paths, paths.project_mcp, ("mcpServers",))
@@ -160,7 +163,7 @@ def _manual(paths: Paths, report: Report, only: Scope | None = None) -> list[Ser
         ]
     for scope in (only,) if only else SCOPES:
         file = declarations.path_for(paths, scope)
-        found += _servers_of_table(_toml(file, report).get("mcp_servers"), scope, file, report)
+        found += _servers_of_table(tables[scope].get("mcp_servers"), scope, file, report)
     return found
 
 
