@@ -1,7 +1,10 @@
-"""Wall-clock speed of ``plugman config resolve --json`` at three config sizes.
+"""Wall-clock speed of ``plugman config resolve --json`` at 10, 100, 1,000 and 10,000 servers.
 
 Each size is a fresh temp ``PLUGMAN_HOME`` (``PLUGMAN_MANAGED_DIR=<home>/managed``, left empty)
-and a fresh temp project holding N MCP servers spread over every file a user writes by hand:
+and a fresh temp project holding N MCP servers. One in five comes from an installed plugin (N/5
+plugins, each with one server in its ``.mcp.json``, installed in user scope from a generated
+local marketplace, untimed; at 10,000 servers the plugins stay at 200 to keep the set-up short)
+and the rest are spread over every file a user writes by hand:
 
 * user ``<home>/config/plugman.toml`` ``[mcp_servers]``: 40 % (every third one http, the others
   stdio with ``args`` and an ``env`` using ``${VAR:-default}``);
@@ -16,9 +19,10 @@ Each size is then timed as the median of N fresh processes (default 5) after one
 There is no Claude Code figure: its only command that lists the merged servers, ``claude mcp
 list``, starts and health-checks every server, so it measures the servers, not the merge.
 
-Results go to ``bench/results/resolve-speed.json``.
+Goal (issue 15): 1,000 servers / 100 hooks / 200 plugins in at most 150 ms for the whole
+process, growing linearly. Results go to ``bench/results/resolve-speed.json``.
 
-Usage: ``.venv/bin/python bench/resolve_speed.py [--runs N] [--quick] [--sizes 10,100,1000]``
+Usage: ``.venv/bin/python bench/resolve_speed.py [--runs N] [--quick] [--sizes 10,100,1000,10000]``
 """
 
 from __future__ import annotations
@@ -38,8 +42,9 @@ from typing import Any
 from claude_code import ToolError, ensure_plugman, results_dir
 from validate_speed import BenchError, Check, Timing, time_command
 
-SIZES = (10, 100, 1000)
-LABELS = ("small", "medium", "large")
+SIZES = (10, 100, 1000, 10000)
+GOAL_SERVERS, GOAL_MS = 1000, 150
+MAX_PLUGINS = 200
 HOOK_EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop")
 TIMEOUT_S = 300
 
@@ -54,16 +59,17 @@ class Layout:
     local: list[str]
     servers: int
     hooks: int
+    plugins: int
 
 
 @dataclass
 class SizeResult:
     """One config size: its shape and its timing."""
 
-    label: str
     servers_written: int
     servers_resolved: int
     hooks: int
+    plugins: int
     timing: Timing
 
     @property
@@ -106,9 +112,12 @@ def toml_hooks(prefix: str, count: int) -> list[str]:
 
 
 def layout(n: int) -> Layout:
-    """Spread ``n`` servers (and n/10 hooks) over user, project, .mcp.json and local."""
-    n_user, n_project, n_json = n * 4 // 10, n * 2 // 10, n * 3 // 10
-    n_local = n - n_user - n_project - n_json
+    """``n`` servers: one in five from a plugin (at most MAX_PLUGINS), the rest spread over
+    user, project, .mcp.json and local; and n/10 hooks."""
+    plugins = min(n // 5, MAX_PLUGINS)
+    files = n - plugins
+    n_user, n_project, n_json = files * 4 // 10, files * 2 // 10, files * 3 // 10
+    n_local = files - n_user - n_project - n_json
     shadowing = min(n_local // 2, n_user)
     user: list[str] = []
     for i in range(n_user):
@@ -127,7 +136,7 @@ def layout(n: int) -> Layout:
     hooks = max(2, n // 10)
     user += toml_hooks("user", hooks - hooks // 2)
     project += toml_hooks("project", hooks // 2)
-    return Layout(user, project, {"mcpServers": servers}, local, n - shadowing, hooks)
+    return Layout(user, project, {"mcpServers": servers}, local, n - shadowing, hooks, plugins)
 
 
 def write_layout(shape: Layout, home: Path, project: Path) -> None:
@@ -139,6 +148,20 @@ def write_layout(shape: Layout, home: Path, project: Path) -> None:
     (project / "plugman.toml").write_text("\n".join(shape.project_toml), encoding="utf-8")
     (project / ".mcp.json").write_text(json.dumps(shape.mcp_json, indent=2), encoding="utf-8")
     (project / ".plugman" / "local.toml").write_text("\n".join(shape.local), encoding="utf-8")
+    market = home.parent / f"{home.name}-market"
+    entries = []
+    for i in range(shape.plugins):
+        name = f"bench-{i:04d}"
+        root = market / "plugins" / name
+        (root / ".claude-plugin").mkdir(parents=True)
+        manifest = {"name": name, "version": "1.0.0", "description": f"bench plugin {i}"}
+        (root / ".claude-plugin" / "plugin.json").write_text(json.dumps(manifest))
+        server = {"command": f"plugin-{i}-server", "args": ["--stdio"]}
+        (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"srv": server}}))
+        entries.append({"name": name, "source": f"./plugins/{name}", "version": "1.0.0"})
+    (market / ".claude-plugin").mkdir(parents=True)
+    catalog = {"name": "bench-market", "owner": {"name": "bench"}, "plugins": entries}
+    (market / ".claude-plugin" / "marketplace.json").write_text(json.dumps(catalog))
 
 
 def plugman_env(home: Path) -> dict[str, str]:
@@ -179,28 +202,30 @@ def check_resolved(stdout: str, shape: Layout) -> int:
     return servers
 
 
-def time_size(plugman: str, n: int, label: str, runs: int, workdir: Path) -> SizeResult:
+def time_size(plugman: str, n: int, runs: int, workdir: Path) -> SizeResult:
     """Build the config of size ``n`` under ``workdir``, check it, then time it."""
     shape = layout(n)
     home, project = workdir / f"home-{n}", workdir / f"project-{n}"
     write_layout(shape, home, project)
     env = plugman_env(home)
+    env["HOME"] = str(workdir)
+    if shape.plugins:
+        market = str(home.parent / f"{home.name}-market")
+        run_checked([plugman, "--project", str(project), "marketplace", "add", market], env)
+        names = [f"bench-{i:04d}" for i in range(shape.plugins)]
+        run_checked([plugman, "--project", str(project), "install", *names], env)
     run_checked([plugman, "--project", str(project), "trust", "approve", "--all"], env)
     cmd = [plugman, "--project", str(project), "config", "resolve", "--json"]
     resolved = check_resolved(run_checked(cmd, env), shape)
     timing = time_command(cmd, runs, Check(frozenset({0}), None), env)
-    return SizeResult(label, n, resolved, shape.hooks, timing)
+    return SizeResult(n, resolved, shape.hooks, shape.plugins, timing)
 
 
 def measure(plugman: str, runs: int, sizes: tuple[int, ...] = SIZES) -> list[SizeResult]:
-    """Time ``config resolve --json`` at every size (labels small/medium/large by rank)."""
+    """Time ``config resolve --json`` at every size."""
     workdir = Path(tempfile.mkdtemp(prefix="plugman-resolve-bench-"))
     try:
-        labels = LABELS if len(sizes) == len(LABELS) else tuple(str(n) for n in sizes)
-        return [
-            time_size(plugman, n, label, runs, workdir)
-            for n, label in zip(sizes, labels, strict=True)
-        ]
+        return [time_size(plugman, n, runs, workdir) for n in sizes]
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
@@ -211,14 +236,18 @@ def report(results: list[SizeResult], runs: int) -> None:
         f"{platform.python_implementation()} {platform.python_version()}; "
         f"{os.cpu_count()} CPUs\n"
     )
-    header = f"{'size':<8} {'servers':>8} {'resolved':>9} {'hooks':>6} {'median ms':>10}"
+    header = f"{'servers':>8} {'resolved':>9} {'hooks':>6} {'plugins':>8} {'median ms':>10}"
     print(header)
     print("-" * len(header))
     for r in results:
         print(
-            f"{r.label:<8} {r.servers_written:>8} {r.servers_resolved:>9} {r.hooks:>6} "
+            f"{r.servers_written:>8} {r.servers_resolved:>9} {r.hooks:>6} {r.plugins:>8} "
             f"{r.median_ms:>10,.0f}"
         )
+    goal = [r for r in results if r.servers_written == GOAL_SERVERS]
+    if goal:
+        verdict = "met" if goal[0].median_ms <= GOAL_MS else "NOT met"
+        print(f"\ngoal: {GOAL_SERVERS} servers in at most {GOAL_MS} ms: {verdict}")
     print("\nno Claude Code figure: `claude mcp list` health-checks every server (not comparable)")
 
 
@@ -246,7 +275,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="timed runs per size (default 5)")
     parser.add_argument("--quick", action="store_true", help="3 runs per size")
-    parser.add_argument("--sizes", type=parse_sizes, default=SIZES, help="default 10,100,1000")
+    parser.add_argument(
+        "--sizes", type=parse_sizes, default=SIZES, help="default 10,100,1000,10000"
+    )
     args = parser.parse_args(argv)
     runs: int = 3 if args.quick else args.runs
     if runs < 1:

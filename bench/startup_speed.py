@@ -1,11 +1,16 @@
-"""Start-up time: ``plugman --version`` and ``plugman config resolve`` against ``claude --version``.
+"""Start-up time: the python floor, ``plugman --version``, ``--help``, ``list``, ``paths`` and
+``config resolve``, against ``claude --version``.
 
-Each command is timed as the median of N fresh processes (default 5) after one untimed warm-up.
-``plugman config resolve`` (text output) runs in a temp ``PLUGMAN_HOME`` and a temp empty project,
-so it resolves an empty config: the cost of importing the command layer and reading every scope.
-Claude Code (pinned, see ``claude_code.py``) has no counterpart to that; ``claude --version`` is
-compared with ``plugman --version`` only. Every run must exit 0 and print what the command prints
-when it worked (the version, or the ``MCP servers (0)`` heading).
+Each command is timed as the median of N fresh processes (default 5) after one untimed warm-up,
+all in the same run. The floor is ``python -c pass`` with the venv's interpreter, the one
+plugman runs on. The plugman commands run in a temp ``PLUGMAN_HOME`` and HOME and a temp empty
+project, so ``list`` and ``config resolve`` see nothing installed: the cost of starting the
+command and reading every scope. Every run must exit 0 (``--help`` too) and print what the
+command prints when it worked.
+
+Goals (issue 15): ``--version`` and ``--help`` within floor + 25 ms; ``list``, ``paths`` and
+``config resolve`` within floor + 60 ms. Claude Code (pinned, see ``claude_code.py``) has only
+``claude --version`` to compare with.
 
 Results go to ``bench/results/startup-speed.json``.
 
@@ -28,6 +33,7 @@ from pathlib import Path
 from claude_code import (
     CLAUDE_VERSION,
     DEFAULT_TOOLS_DIR,
+    VENV_PYTHON,
     ToolError,
     claude_env,
     ensure_claude,
@@ -36,17 +42,24 @@ from claude_code import (
 )
 from validate_speed import CLAUDE_VERSION_DONE, BenchError, Check, Timing, time_command
 
-PLUGMAN_VERSION_DONE = re.compile(r"\d+\.\d+")
-RESOLVE_DONE = re.compile(r"MCP servers \(0\)")
 PASSING = frozenset({0})
+# (label, arguments after `plugman`, what its output must hold, the goal over the floor in ms)
+COMMANDS = (
+    ("--version", ["--version"], r"plugman \d+\.\d+", 25),
+    ("--help", ["--help"], r"Usage: plugman", 25),
+    ("list", ["list"], r"no plugins installed", 60),
+    ("paths", ["paths"], r"store_dir", 60),
+    ("config resolve (empty)", ["config", "resolve"], r"MCP servers \(0\)", 60),
+)
 
 
 @dataclass
 class Startup:
-    """Median start-up timings; ``claude_version`` is None when Claude Code was not timed."""
+    """Median start-up timings by label (plus ``floor``); ``claude_version`` is None when Claude
+    Code was not timed."""
 
-    plugman_version: Timing
-    plugman_resolve: Timing
+    floor: Timing
+    plugman: dict[str, Timing]
     claude_version: Timing | None
 
 
@@ -58,23 +71,26 @@ def plugman_env(home: Path) -> dict[str, str]:
     return env
 
 
-def time_plugman(plugman: str, runs: int) -> tuple[Timing, Timing]:
-    """(``plugman --version``, ``plugman config resolve`` on an empty config)."""
+def time_plugman(plugman: str, runs: int) -> tuple[Timing, dict[str, Timing]]:
+    """(the floor, each of COMMANDS by label), in a temp home and an empty project."""
     workdir = Path(tempfile.mkdtemp(prefix="plugman-startup-bench-"))
     try:
         project = workdir / "project"
         project.mkdir()
         env = plugman_env(workdir / "home")
-        version = time_command(
-            [plugman, "--version"], runs, Check(PASSING, PLUGMAN_VERSION_DONE), env
-        )
-        resolve = time_command(
-            [plugman, "--project", str(project), "config", "resolve"],
-            runs,
-            Check(PASSING, RESOLVE_DONE),
-            env,
-        )
-        return version, resolve
+        env["HOME"] = str(workdir)
+        python = str(VENV_PYTHON)
+        floor = time_command([python, "-c", "pass"], runs, Check(PASSING, None), env)
+        timed = {
+            label: time_command(
+                [plugman, *(["--project", str(project)] if args[0][0] != "-" else []), *args],
+                runs,
+                Check(PASSING, re.compile(done)),
+                env,
+            )
+            for label, args, done, _ in COMMANDS
+        }
+        return floor, timed
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
@@ -87,8 +103,8 @@ def time_claude(claude: str, runs: int) -> Timing:
 
 
 def measure(plugman: str, claude: str | None, runs: int) -> Startup:
-    version, resolve = time_plugman(plugman, runs)
-    return Startup(version, resolve, time_claude(claude, runs) if claude else None)
+    floor, timed = time_plugman(plugman, runs)
+    return Startup(floor, timed, time_claude(claude, runs) if claude else None)
 
 
 def report(result: Startup, runs: int) -> None:
@@ -96,16 +112,15 @@ def report(result: Startup, runs: int) -> None:
         f"\nstart-up; median of {runs} runs; {platform.python_implementation()} "
         f"{platform.python_version()}; Claude Code {CLAUDE_VERSION}; {os.cpu_count()} CPUs\n"
     )
-    claude_ms = result.claude_version.median_ms if result.claude_version else None
-    rows = [
-        ("plugman --version", result.plugman_version.median_ms),
-        ("plugman config resolve (empty)", result.plugman_resolve.median_ms),
-        ("claude --version", claude_ms),
-    ]
-    for label, ms in rows:
-        print(f"{label:<32} {'-' if ms is None else f'{ms:,.0f} ms':>10}")
-    if claude_ms is not None:
-        print(f"\nclaude/plugman --version: {claude_ms / result.plugman_version.median_ms:.2f}x")
+    floor = result.floor.median_ms
+    print(f"{'python -c pass (floor)':<32} {floor:>8,.0f} ms")
+    for label, _, _, over in COMMANDS:
+        ms = result.plugman[label].median_ms
+        verdict = "met" if ms <= floor + over else "NOT met"
+        print(f"{'plugman ' + label:<32} {ms:>8,.0f} ms   goal floor + {over} ms: {verdict}")
+    if result.claude_version is not None:
+        claude_ms = result.claude_version.median_ms
+        print(f"{'claude --version':<32} {claude_ms:>8,.0f} ms")
 
 
 def save(result: Startup, runs: int, quick: bool) -> Path:
@@ -117,6 +132,7 @@ def save(result: Startup, runs: int, quick: bool) -> Path:
         "runs": runs,
         "quick": quick,
         "timings": asdict(result),
+        "goals_over_floor_ms": {label: over for label, _, _, over in COMMANDS},
     }
     out.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     return out
