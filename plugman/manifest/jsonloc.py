@@ -1,10 +1,8 @@
 """A tolerant JSON reader that remembers where every value is.
 
-`parse` returns the value exactly as `json.loads` would, plus the line and column of every key
-path, so a diagnostic can point at `plugin.json:12:5`. It tolerates (and reports) what people
-really put in these files: comments, trailing commas, content after the value, duplicate keys.
-Anything else is a `JsonSyntaxError` with a location.
-"""
+`parse` returns the value as `json.loads` would, plus the line and column of every key path
+(`plugin.json:12:5`). It tolerates (and reports) comments, trailing commas, content after the
+value and duplicate keys; anything else is a `JsonSyntaxError` with a location."""
 
 from __future__ import annotations
 
@@ -16,6 +14,7 @@ from json import JSONDecodeError
 from typing import Any, NamedTuple
 
 from plugman.manifest.diagnostics import ERROR, WARNING, KeyPath
+from plugman.manifest.jsonstrict import strict
 
 MAX_DEPTH = 256
 
@@ -25,6 +24,7 @@ _scanstring: Callable[[str, int, bool], tuple[str, int]] = getattr(json.decoder,
 _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 _LITERALS = {"true": True, "false": False, "null": None}
+Offsets = dict[KeyPath, int]
 
 
 class Problem(NamedTuple):
@@ -49,14 +49,20 @@ class JsonSyntaxError(ValueError):
 
 
 class JsonDocument:
-    """A parsed document: its value, tolerated problems and a key-path locator."""
+    """A parsed document: its value, tolerated problems and a key-path locator. The offsets of
+    a file `json.loads` read cleanly are found when first asked for (most files never are)."""
 
-    def __init__(self, text: str, value: Any, offsets: dict[KeyPath, int], problems: list[Problem]):
-        self.text = text
-        self.value = value
-        self.offsets = offsets
-        self.problems = problems
+    def __init__(self, text: str, value: Any, offsets: Offsets | None, problems: list[Problem]):
+        self.text, self.value, self._offsets, self.problems = text, value, offsets, problems
         self._line_starts: list[int] | None = None
+
+    @property
+    def offsets(self) -> Offsets:
+        if self._offsets is None:
+            parser = _Parser(self.text)
+            parser.document()
+            self._offsets = parser.offsets
+        return self._offsets
 
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of a character offset."""
@@ -75,7 +81,12 @@ class JsonDocument:
 
 
 def parse(text: str) -> JsonDocument:
-    """Parse JSON text; raise `JsonSyntaxError` (located) when it cannot be read at all."""
+    """Parse JSON text; raise `JsonSyntaxError` (located) when it cannot be read at all. Strict
+    JSON is read by the C `json.loads` (plugman.manifest.jsonstrict); the rest by the tolerant
+    parser below, which finds and reports the problem."""
+    clean = strict(text, MAX_DEPTH)
+    if clean is not None:
+        return JsonDocument(text, clean[0], None, [])
     parser = _Parser(text)
     try:
         value = parser.document()
