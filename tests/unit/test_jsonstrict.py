@@ -30,7 +30,7 @@ def test_what_the_tolerant_parser_reports_is_still_reported(text: str, code: str
     assert code in {problem.code for problem in jsonloc.parse(text).problems}
 
 
-@pytest.mark.parametrize("text", ['{"a": NaN}', '[Infinity]', "[" * 300 + "]" * 300])
+@pytest.mark.parametrize("text", ['{"a": NaN}', "[Infinity]", "[" * 300 + "]" * 300])
 def test_what_it_refuses_is_still_refused(text: str) -> None:
     with pytest.raises(jsonloc.JsonSyntaxError):
         jsonloc.parse(text)
