@@ -141,14 +141,19 @@ def layout(n: int) -> Layout:
 
 def write_layout(shape: Layout, home: Path, project: Path) -> None:
     """Write every file of ``shape`` into a PLUGMAN_HOME and a project folder."""
-    (home / "config").mkdir(parents=True)
-    (home / "managed").mkdir()
-    (project / ".plugman").mkdir(parents=True)
-    (home / "config" / "plugman.toml").write_text("\n".join(shape.user), encoding="utf-8")
+    (home / "config").mkdir(parents=True, exist_ok=True)
+    (home / "managed").mkdir(exist_ok=True)
+    (project / ".plugman").mkdir(parents=True, exist_ok=True)
+    user = home / "config" / "plugman.toml"  # after what install declared there
+    declared = user.read_text(encoding="utf-8") if user.exists() else ""
+    user.write_text(declared + "\n" + "\n".join(shape.user), encoding="utf-8")
     (project / "plugman.toml").write_text("\n".join(shape.project_toml), encoding="utf-8")
     (project / ".mcp.json").write_text(json.dumps(shape.mcp_json, indent=2), encoding="utf-8")
     (project / ".plugman" / "local.toml").write_text("\n".join(shape.local), encoding="utf-8")
-    market = home.parent / f"{home.name}-market"
+
+
+def write_market(shape: Layout, market: Path) -> None:
+    """A local marketplace of ``shape.plugins`` plugins, one MCP server each."""
     entries = []
     for i in range(shape.plugins):
         name = f"bench-{i:04d}"
@@ -206,14 +211,16 @@ def time_size(plugman: str, n: int, runs: int, workdir: Path) -> SizeResult:
     """Build the config of size ``n`` under ``workdir``, check it, then time it."""
     shape = layout(n)
     home, project = workdir / f"home-{n}", workdir / f"project-{n}"
-    write_layout(shape, home, project)
+    project.mkdir()
     env = plugman_env(home)
     env["HOME"] = str(workdir)
-    if shape.plugins:
-        market = str(home.parent / f"{home.name}-market")
-        run_checked([plugman, "--project", str(project), "marketplace", "add", market], env)
+    if shape.plugins:  # first, into an empty config: the install itself is not what is timed
+        market = workdir / f"market-{n}"
+        write_market(shape, market)
+        run_checked([plugman, "--project", str(project), "marketplace", "add", str(market)], env)
         names = [f"bench-{i:04d}" for i in range(shape.plugins)]
         run_checked([plugman, "--project", str(project), "install", *names], env)
+    write_layout(shape, home, project)
     run_checked([plugman, "--project", str(project), "trust", "approve", "--all"], env)
     cmd = [plugman, "--project", str(project), "config", "resolve", "--json"]
     resolved = check_resolved(run_checked(cmd, env), shape)
