@@ -9,10 +9,12 @@ table, plugman.cli.commands); the typer app forwards `validate` to the same code
 
 from __future__ import annotations
 
+import os
 import sys
 
 HELP = (["--help"], ["-h"])
 USAGE = 2  # ExitCode.USAGE (plugman.core.errors): `plugman` alone is a usage error
+COMPLETION = "_PLUGMAN_COMPLETE"  # set when the shell asks typer for completions (no arguments)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
 
         sys.stdout.write(f"plugman {__version__}\n")
         return 0
-    if not args or args in HELP:
+    if (not args or args in HELP) and COMPLETION not in os.environ:
         from plugman.cli.commands import root_help
 
         sys.stdout.write(root_help() + "\n")

@@ -4,6 +4,7 @@ it must say what the commands themselves say, and the fast paths must stay light
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -47,3 +48,12 @@ def test_version_and_help_import_nothing_heavy() -> None:
         heavy = [m for m in loaded if m.split(".")[0] in HEAVY or m.startswith(HEAVY)]
         assert heavy == [], (args, heavy)
         assert done.returncode == (USAGE if not args else 0)
+
+
+def test_shell_completion_still_reaches_typer() -> None:
+    env = {**os.environ, "_PLUGMAN_COMPLETE": "complete_bash", "COMP_WORDS": "plugman ins"}
+    env["COMP_CWORD"] = "1"
+    done = subprocess.run(
+        [sys.executable, "-m", "plugman"], capture_output=True, text=True, env=env, check=False
+    )
+    assert done.stdout.split() == ["install"], done
