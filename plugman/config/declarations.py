@@ -54,9 +54,16 @@ def set_entry(
     """Write `[table] key = value` into the record's scope file in `tx`, with every guard: never
     through a project link, what plugman creates noted in the record, a new `.plugman/` with its
     `.gitignore`. The file written."""
+    return set_entries(tx, paths, record, table, {key: value})
+
+
+def set_entries(
+    tx: Transaction, paths: Paths, record: Record, table: str, values: dict[str, Any]
+) -> Path:
+    """`set_entry` for several keys of one table, the file read and written once."""
     target = path_for(paths, record.scope)
     check_project_file(paths, target)
-    write(tx, paths, target, add(target, table, key, value, record.owned))
+    write(tx, paths, target, add(target, table, values, record.owned))
     return target
 
 
@@ -127,8 +134,9 @@ def entries(path: Path, table: str) -> dict[str, Any]:
     return found if isinstance(found, dict) else {}
 
 
-def add(path: Path, table: str, key: str, value: Any, owned: dict[str, Any]) -> bytes:
-    """The file's bytes with `[table] key = value` set; notes in `owned` what it creates."""
+def add(path: Path, table: str, values: dict[str, Any], owned: dict[str, Any]) -> bytes:
+    """The file's bytes with `[table] key = value` set for each of `values`; notes in `owned`
+    what it creates."""
     import tomlkit
 
     text = (read_bytes(path) or b"").decode("utf-8")
@@ -137,7 +145,8 @@ def add(path: Path, table: str, key: str, value: Any, owned: dict[str, Any]) -> 
     if table not in doc:
         mine["tables"][table] = text[len(text.rstrip("\n")) :]  # the ending to restore later
         doc.add(table, tomlkit.table())
-    doc[table][key] = value
+    for key, value in values.items():
+        doc[table][key] = value
     return tomlkit.dumps(doc).encode()
 
 

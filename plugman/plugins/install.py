@@ -50,6 +50,11 @@ def install(
             return [Change("would install", p.id, p.version, scope, "") for p in planned]
         with configure.writing(paths, os.environ, writes):
             changes = [_add(work, record, p, explicit=not p.required_by) for p in planned]
+            declare(work, record, {p.id: p.specifier or "*" for p in planned if not p.required_by})
+            if record.scope == "project":
+                for name in dict.fromkeys(p.marketplace for p in planned):
+                    if name != resolver.DIRECT:
+                        _declare_marketplace(work, record, name)
             save(work, record)
             _deploy(work)
     return changes
@@ -100,10 +105,6 @@ def _add(work: Session, record: Record, planned: resolver.Planned, explicit: boo
         # installed here by hand: its servers and hooks run (plugman.config.scopes)
         "consented": True,
     }
-    if explicit:
-        declare(work, record, planned.id, planned.specifier or "*")
-    if record.scope == "project" and planned.marketplace != resolver.DIRECT:
-        _declare_marketplace(work, record, planned.marketplace)
     return Change("installed", planned.id, planned.version, record.scope, content_hash)
 
 
@@ -118,13 +119,16 @@ def components(plugin: Plugin) -> dict[str, list[str]]:
     }
 
 
-def declare(work: Session, record: Record, plugin_id: str, specifier: str) -> None:
-    """Add `plugin_id = specifier` to the scope's plugman.toml, unless it is declared already
-    (then what is there stays, and is what uninstall expects to find)."""
-    current = declarations.declared(work.paths, record.scope, "plugins").get(plugin_id)
-    record.plugins[plugin_id]["declared"] = specifier if current is None else current
-    if current is None:
-        declarations.set_entry(work.tx, work.paths, record, "plugins", plugin_id, specifier)
+def declare(work: Session, record: Record, wanted: dict[str, str]) -> None:
+    """Add `plugin_id = specifier` for each of `wanted` to the scope's plugman.toml, in one
+    edit, unless it is declared already (then what is there stays, and is what uninstall
+    expects to find)."""
+    current = declarations.declared(work.paths, record.scope, "plugins") if wanted else {}
+    for plugin_id, specifier in wanted.items():
+        record.plugins[plugin_id]["declared"] = current.get(plugin_id, specifier)
+    new = {plugin_id: spec for plugin_id, spec in wanted.items() if plugin_id not in current}
+    if new:
+        declarations.set_entries(work.tx, work.paths, record, "plugins", new)
 
 
 def _declare_marketplace(work: Session, record: Record, name: str) -> None:
