@@ -10,16 +10,25 @@ with what it leaves out for a command line that runs again and again.
 - `authorizer`: for probe, tools and the gateway, the provider of a server's stored login, in a
   non-interactive mode: where the SDK would start a new authorization, `NeedsLoginError` ends
   the connection instead (it has seen HTTP 401, so it is reported as `needs-auth`).
+- One refresh at a time across processes: refresh tokens rotate, so of two processes refreshing
+  with the same one the second is refused and would fall back to needs-auth. A process whose
+  access token is due takes `<state>/locks/oauth-<url hash>.lock` first, then reloads the
+  stored login: when another process refreshed meanwhile, it uses those tokens instead.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections.abc import AsyncGenerator, Callable, Mapping
-from typing import Any
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import anyio.to_thread
 
 from plugman.core import progress
 from plugman.core.errors import PlugmanError
+from plugman.core.fs import FileLock
 from plugman.core.paths import Paths
 from plugman.core.secrets import Store, open_store
 from plugman.manifest.mcp import transport
@@ -29,6 +38,14 @@ from plugman.runtime.oauth_store import TokenStore
 REMOTE = ("http", "sse")
 CLIENT_NAME = "plugman"
 AuthFor = Callable[[str, Mapping[str, Any]], Any]  # (name, entry) -> httpx2.Auth | None
+
+
+class Shared(NamedTuple):
+    """What processes using one stored login share: the lock a refresh takes, and the login as
+    the store holds it now."""
+
+    lock: Path
+    reload: Callable[[], oauth_store.Record | None]
 
 
 class NeedsLoginError(PlugmanError):
@@ -70,7 +87,12 @@ def authorizer(paths: Paths, env: Mapping[str, str] | None = None) -> AuthFor:
         async def no_callback() -> Any:
             raise NeedsLoginError(f"{name} needs a new login", hint=f"plugman mcp login {name}")
 
-        return provider(url, storage, list(redirects), no_login, no_callback)
+        digest = hashlib.sha256(url.encode()).hexdigest()[:16]
+        shared = Shared(
+            paths.state_dir / "locks" / f"oauth-{digest}.lock",
+            functools.partial(oauth_store.load, found, url),
+        )
+        return provider(url, storage, list(redirects), no_login, no_callback, shared)
 
     return auth_for
 
@@ -81,6 +103,7 @@ def provider(
     redirect_uris: list[str],
     redirect: Callable[[str], Any],
     callback: Callable[[], Any],
+    shared: Shared | None = None,
 ) -> Any:
     from mcp.shared.auth import OAuthClientMetadata
 
@@ -93,6 +116,7 @@ def provider(
         }
     )
     provider: Any = _provider_class()(url, metadata, storage, redirect, callback)
+    provider.shared = shared
     return provider
 
 
@@ -100,9 +124,11 @@ def provider(
 def _provider_class() -> Any:
     """`OAuthClientProvider`, restoring what the record keeps and the SDK does not reload."""
     from mcp.client.auth import OAuthClientProvider
-    from mcp.shared.auth import OAuthMetadata, ProtectedResourceMetadata
+    from mcp.shared.auth import OAuthMetadata, OAuthToken, ProtectedResourceMetadata
 
     class _Provider(OAuthClientProvider):
+        shared: Shared | None = None
+
         async def _initialize(self) -> None:
             await super()._initialize()
             storage = self.context.storage
@@ -116,8 +142,34 @@ def _provider_class() -> Any:
                 prm = ProtectedResourceMetadata.model_validate(record.resource_metadata)
                 self.context.protected_resource_metadata = prm
 
+        async def _refresh_turn(self) -> FileLock | None:
+            """When the access token is due: the shared lock, held, and the tokens another
+            process stored while this one waited for it (None: no refresh is due)."""
+            if self.shared is None:
+                return None
+            async with self.context.lock:
+                if not self._initialized:
+                    await self._initialize()
+                if self.context.is_token_valid() or not self.context.can_refresh_token():
+                    return None
+            lock = FileLock(self.shared.lock)
+            await anyio.to_thread.run_sync(lock.__enter__)
+            record, storage = self.shared.reload(), self.context.storage
+            if (
+                record is not None
+                and record.tokens
+                and isinstance(storage, TokenStore)
+                and record.tokens != storage.record.tokens
+            ):
+                storage.record = record
+                self.context.current_tokens = OAuthToken.model_validate(record.tokens)
+                self.context.token_expiry_time = record.refresh_due()
+            return lock
+
         async def _auth_flow(self, request: Any) -> AsyncGenerator[Any, Any]:
-            """The SDK's flow; but a 401 to a bearer token is first answered by one refresh."""
+            """The SDK's flow, its refresh taken in turns (`_refresh_turn`); and a 401 to a
+            bearer token is first answered by one refresh."""
+            held = await self._refresh_turn()
             inner = super()._auth_flow(request)
             retried = False
             try:
@@ -141,5 +193,7 @@ def _provider_class() -> Any:
                 return
             finally:
                 await inner.aclose()
+                if held is not None:
+                    held.__exit__(None, None, None)
 
     return _Provider

@@ -326,3 +326,24 @@ def test_callback_refusal_is_an_error() -> None:
         threading.Thread(target=deny).start()
         with pytest.raises(PlugmanError, match=r"refused the login \(access_denied: no thanks\)"):
             anyio.run(callback.wait, 10.0)
+
+
+@pytest.mark.slow
+def test_processes_refreshing_at_once_share_one_refresh(setup: Setup) -> None:
+    """Refresh tokens rotate: of two processes that refresh with the same one, the second
+    would be refused and fall back to needs-auth. One refreshes, under a lock; the others wait,
+    find its new tokens in the store, and use them."""
+    setup.login()
+    time.sleep(TTL + 0.5)  # expired: every process below must refresh, or find a refresh
+    refreshes = setup.server("/test/tokens")["refreshes"]
+    argv = [sys.executable, "-m", "plugman", "mcp", "probe", "prot", "--json"]
+    procs = [
+        subprocess.Popen(argv, env=setup.env, cwd=setup.project, stdout=subprocess.PIPE, text=True)
+        for _ in range(3)
+    ]
+    states = []
+    for proc in procs:
+        out, _ = proc.communicate(timeout=RUN_TIMEOUT)
+        states.append(json.loads(out)["servers"][0]["state"])
+    assert states == ["connected"] * 3, states
+    assert setup.server("/test/tokens")["refreshes"] == refreshes + 1
