@@ -10,10 +10,9 @@ own (a killed HTTP server cancels it at once).
 When a session that was up ends, everything the backend offered is withdrawn (the gateway tells
 its clients), then it reconnects after `base` seconds, doubling up to `cap`, at most `attempts`
 times in a row; success re-adds everything and resets the count. A first connection that fails
-is retried the same way. After the last failed attempt the backend stays down (logged) until
-calls ask for it: MAX_ERRORS failed calls in a row (plugman.runtime.forward) reconnect it at
-once, whatever the backoff. A session the server forgot (HTTP 404) is initialized again at
-once, keeping what the backend offers listed (`expired`).
+is retried the same way. After the last failed attempt it stays down (logged) until MAX_ERRORS
+failed calls in a row (plugman.runtime.forward) reconnect it at once; a session the server
+forgot (HTTP 404) is initialized again at once, what it offers kept listed (`expired`).
 """
 
 from __future__ import annotations
