@@ -112,6 +112,7 @@ class Gateway:
     async def _changed(self, backend: Backend, kinds: frozenset[str]) -> None:
         if backend.client is not None:
             self.remembered.put(backend.name, backend.entry, backend.instructions)
+            self.server.instructions = self.instructions()  # for the next initialize
         before, self.catalog = self.catalog, build(self.backends.values())
         for conflict in sorted(set(self.catalog.conflicts) - set(before.conflicts)):
             log.warning("%s", conflict)
@@ -242,14 +243,6 @@ def _server(gateway: Gateway) -> Server[Any]:
     from mcp.server.subscriptions import ListenHandler
 
     class GatewayServer(Server[Any]):
-        @property
-        def instructions(self) -> str:  # read at every initialize and server/discover
-            return gateway.instructions()
-
-        @instructions.setter
-        def instructions(self, value: str | None) -> None:
-            pass  # the constructor's: computed from the backends instead
-
         def create_initialization_options(self, *args: Any, **kwargs: Any) -> Any:
             options = args[0] if args else kwargs.pop("notification_options", None)
             changed = options or NotificationOptions(True, True, True)
@@ -258,6 +251,7 @@ def _server(gateway: Gateway) -> Server[Any]:
     server = GatewayServer(
         NAME,
         version=__version__,
+        instructions=gateway.instructions(),
         on_list_tools=gateway.list_tools,
         on_call_tool=gateway.call,
         on_list_resources=gateway.list_resources,

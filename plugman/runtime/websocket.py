@@ -13,6 +13,7 @@ frame, as Claude Code's and the TypeScript SDK's `WebSocketClientTransport` send
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
@@ -46,8 +47,10 @@ async def websocket_client(
     )
 
     async def receive(socket: Any) -> None:
+        # however the socket ends, the read stream closes: the session sees the connection end
+        closed = (ConnectionClosed, anyio.ClosedResourceError, anyio.BrokenResourceError)
         async with read_writer:
-            try:
+            with contextlib.suppress(*closed):
                 async for frame in socket:
                     text = frame if isinstance(frame, str) else frame.decode("utf-8", "replace")
                     try:
@@ -58,8 +61,6 @@ async def websocket_client(
                         await read_writer.send(exc)
                         continue
                     await read_writer.send(SessionMessage(parsed))
-            except (ConnectionClosed, anyio.ClosedResourceError, anyio.BrokenResourceError):
-                pass  # the read stream closes: the session sees the connection end
 
     async def send(socket: Any) -> None:
         try:
