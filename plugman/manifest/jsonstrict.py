@@ -9,7 +9,7 @@ from typing import Any
 
 
 class _NotStrict(Exception):  # noqa: N818 (internal control flow, never escapes)
-    pass
+    """The text holds what the tolerant parser reports: let it read the text."""
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
