@@ -14,7 +14,6 @@ of ...`), as UsageErrors with a hint to the command's help.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from textwrap import wrap
 
 from plugman.core.errors import UsageError
 
@@ -168,6 +167,8 @@ def _arguments(spec: Spec, words: list[str]) -> Given:
 
 def help_text(spec: Spec, columns: int = 80) -> str:
     """`plugman WORDS --help`: usage, summary, arguments and options."""
+    from textwrap import wrap
+
     rows = [(a.metavar, a.help) for a in spec.arguments]
     lines = [spec.usage(), "", spec.summary]
     for paragraph in spec.epilog.split("\n\n") if spec.epilog else ():
@@ -189,6 +190,8 @@ def _option_help(option: Option) -> str:
 
 
 def _table(rows: list[tuple[str, str]], columns: int) -> list[str]:
+    from textwrap import wrap
+
     width = max(len(name) for name, _ in rows)
     lines = []
     for name, text in rows:

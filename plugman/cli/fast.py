@@ -72,9 +72,9 @@ def _ask(plugin_id: str, option: UserOption) -> str | None:
 
 def _uninstall(values: Values, project: str | None) -> None:
     from plugman import output
-    from plugman.plugins import install as installer
+    from plugman.plugins.uninstall import uninstall
 
-    changes = installer.uninstall(
+    changes = uninstall(
         paths_for(project),
         values.words("names"),
         _scope(values),

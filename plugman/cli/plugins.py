@@ -18,17 +18,17 @@ if TYPE_CHECKING:
 
 def enable(ctx: typer.Context, name: str, scope: Scope = "user", as_json: Json = False) -> None:
     """Enable an installed plugin in a scope."""
-    from plugman.plugins import install as installer
+    from plugman.plugins import installed
 
-    change = installer.set_enabled(paths_of(ctx), name, scope, True)
+    change = installed.set_enabled(paths_of(ctx), name, scope, True)
     output.emit(output.changes("enable", [change], as_json))
 
 
 def disable(ctx: typer.Context, name: str, scope: Scope = "user", as_json: Json = False) -> None:
     """Disable an installed plugin in a scope (it stays installed)."""
-    from plugman.plugins import install as installer
+    from plugman.plugins import installed
 
-    change = installer.set_enabled(paths_of(ctx), name, scope, False)
+    change = installed.set_enabled(paths_of(ctx), name, scope, False)
     output.emit(output.changes("disable", [change], as_json))
 
 
