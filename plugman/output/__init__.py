@@ -27,6 +27,7 @@ from plugman.output.config import (
     trusted,
 )
 from plugman.output.export import doctored, exported
+from plugman.output.gateway import gateway_token
 from plugman.output.oauth import logged_in, logged_out
 from plugman.output.plugins import (
     changes,
@@ -60,6 +61,7 @@ __all__ = [
     "error_envelope",
     "explained",
     "exported",
+    "gateway_token",
     "hook_block_reason",
     "hook_run",
     "hooks_listed",
