@@ -7,6 +7,8 @@ sample notes server as their backend, real HTTP clients (httpx2 and the mcp SDK'
   Bearer`; the SDK client sending `Authorization: Bearer <token>` lists and calls the tools.
 - On loopback, a request naming a foreign Host gets 421 and a foreign Origin 403.
 - The token is in no output, log or file but the secret store's.
+- A token given in PLUGMAN_GATEWAY_TOKEN is the one clients must send, and the gateway's
+  backends do not see that variable.
 - Two `--stateless` gateways on two ports, one config: a client alternating between them is
   answered by both, whichever of them saw its `initialize`.
 """
@@ -54,14 +56,33 @@ def outside_address() -> tuple[str, str]:
     return "0.0.0.0", "127.0.0.1"
 
 
-def environment(home: Path) -> dict[str, str]:
+ENVY = """
+import os
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer("envy")
+
+
+@server.tool()
+def has(name: str) -> str:
+    \"\"\"Whether this server's environment has the variable `name`.\"\"\"
+    return "yes" if name in os.environ else "no"
+
+
+server.run()
+"""
+
+
+def environment(home: Path, **more: str) -> dict[str, str]:
     env = {**os.environ, "PLUGMAN_HOME": str(home), "PLUGMAN_SECRETS": "file"}
     env.pop("PLUGMAN_GATEWAY_TOKEN", None)
-    return env
+    return {**env, **more}
 
 
 @contextmanager
-def serving(tmp_path: Path, home: Path, *options: str) -> Iterator[tuple[str, list[str]]]:
+def serving(
+    tmp_path: Path, home: Path, *options: str, env: dict[str, str] | None = None
+) -> Iterator[tuple[str, list[str]]]:
     """A gateway over HTTP: its URL and the lines it said, stopped (and checked) on exit."""
     project = tmp_path / "project"
     project.mkdir(exist_ok=True)
@@ -72,7 +93,7 @@ def serving(tmp_path: Path, home: Path, *options: str) -> Iterator[tuple[str, li
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=environment(home),
+        env=environment(home, **(env or {})),
     )
     said: list[str] = []
     try:
@@ -191,6 +212,39 @@ def test_a_token_keeps_out_whoever_does_not_send_it(
     ]
     assert holding == [], "the token is stored outside the secret store"
     assert token in (isolated_home / "config" / "secrets.json").read_text()
+
+
+def test_a_token_from_the_environment_is_not_passed_on(tmp_path: Path, isolated_home: Path) -> None:
+    script = tmp_path / "envy.py"
+    script.write_text(ENVY)
+    configure(isolated_home, None, {}, {"envy": script})
+    token = "from-the-environment-" + "z" * 30
+    given = {"PLUGMAN_GATEWAY_TOKEN": token}
+    with serving(tmp_path, isolated_home, "--auth", "token", env=given) as (url, _):
+        assert post(url).status_code == 401
+        assert post(url, {"authorization": f"Bearer {token}"}).status_code == 200
+
+        async def session() -> None:
+            import httpx2
+            from mcp import Client
+            from mcp.client.streamable_http import streamable_http_client
+
+            with anyio.fail_after(120):
+                web = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
+                transport = streamable_http_client(url, http_client=web)
+                async with web, Client(transport, mode="legacy") as client:
+                    end = anyio.current_time() + START_TIMEOUT
+                    while "mcp__envy__has" not in {
+                        t.name for t in (await client.list_tools(cache_mode="refresh")).tools
+                    }:
+                        assert anyio.current_time() < end, "the envy backend did not come up"
+                        await anyio.sleep(0.2)
+                    for name, seen in (("PLUGMAN_HOME", "yes"), ("PLUGMAN_GATEWAY_TOKEN", "no")):
+                        result = await client.call_tool("mcp__envy__has", {"name": name})
+                        assert text(result) == seen, name
+
+        anyio.run(session)
+    assert not (isolated_home / "config" / "secrets.json").exists()
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2"])
