@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # the names, for type checkers (`X as X`: re-exported)
     from plugman.output.config import trusted as trusted
     from plugman.output.export import doctored as doctored
     from plugman.output.export import exported as exported
+    from plugman.output.gateway import gateway_token as gateway_token
     from plugman.output.oauth import logged_in as logged_in
     from plugman.output.oauth import logged_out as logged_out
     from plugman.output.plugins import changes as changes
@@ -87,6 +88,7 @@ _WHERE = {
         "doctored",
         "exported",
     ),
+    "gateway": ("gateway_token",),
     "oauth": (
         "logged_in",
         "logged_out",
