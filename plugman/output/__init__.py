@@ -54,8 +54,8 @@ if TYPE_CHECKING:  # the names, for type checkers (`X as X`: re-exported)
     from plugman.output.runtime import hooks_listed as hooks_listed
     from plugman.output.runtime import probed as probed
     from plugman.output.runtime import tool_pool as tool_pool
-    from plugman.output.validation import FORMATS as FORMATS
-    from plugman.output.validation import validation as validation
+    from plugman.output.findings import FORMATS as FORMATS
+    from plugman.output.findings import validation as validation
 
 _WHERE = {
     "agents": (
@@ -117,7 +117,7 @@ _WHERE = {
         "probed",
         "tool_pool",
     ),
-    "validation": (
+    "findings": (
         "FORMATS",
         "validation",
     ),
