@@ -33,6 +33,8 @@ if TYPE_CHECKING:  # the names, for type checkers (`X as X`: re-exported)
     from plugman.output.config import trusted as trusted
     from plugman.output.export import doctored as doctored
     from plugman.output.export import exported as exported
+    from plugman.output.findings import FORMATS as FORMATS
+    from plugman.output.findings import validation as validation
     from plugman.output.gateway import gateway_token as gateway_token
     from plugman.output.oauth import logged_in as logged_in
     from plugman.output.oauth import logged_out as logged_out
@@ -54,8 +56,6 @@ if TYPE_CHECKING:  # the names, for type checkers (`X as X`: re-exported)
     from plugman.output.runtime import hooks_listed as hooks_listed
     from plugman.output.runtime import probed as probed
     from plugman.output.runtime import tool_pool as tool_pool
-    from plugman.output.findings import FORMATS as FORMATS
-    from plugman.output.findings import validation as validation
 
 _WHERE = {
     "agents": (
