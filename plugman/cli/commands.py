@@ -28,6 +28,19 @@ COMMANDS: dict[str, Command] = {
     "validate": Command(
         "fast", "validate", "Check plugins, marketplaces, hooks, MCP configs and SKILL.md files."
     ),
+    "new": Command(
+        "author",
+        "new",
+        "Create a plugin (or, with --marketplace, a marketplace) that passes validate --strict.",
+    ),
+    "pack": Command(
+        "author",
+        "pack",
+        "Validate a plugin and write it as a reproducible .tar.gz (same bytes on every run).",
+    ),
+    "tag": Command(
+        "author", "tag", "Validate a plugin and tag its committed state in git as NAME--vVERSION."
+    ),
     "paths": Command(
         "fast",
         "paths",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -66,3 +67,20 @@ def remove(
 
     market = marketplaces.remove(paths_of(ctx), name, force=force)
     output.emit(output.markets("marketplace remove", [market], as_json, verb="removed"))
+
+
+@app.command()
+def build(
+    directory: Annotated[
+        Path, typer.Argument(help="The marketplace folder (default: this one).")
+    ] = Path(),
+    check: Annotated[
+        bool,
+        typer.Option("--check", help="Change nothing; fail when marketplace.json is out of date."),
+    ] = False,
+    as_json: Json = False,
+) -> None:
+    """List every plugin folder in marketplace.json (name, source, description, version)."""
+    from plugman.plugins.market_build import build as build_catalog
+
+    output.emit(output.built(build_catalog(directory, check=check), as_json))
