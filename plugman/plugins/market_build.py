@@ -191,5 +191,6 @@ def _summary(built: Built) -> str:
         if change.action == "added":
             parts.append(f"{change.name} is not listed")
         elif change.action == "updated":
-            parts.append(f"{change.name}'s {' and '.join(change.fields)} differ from plugin.json")
+            verb = "differs" if len(change.fields) == 1 else "differ"
+            parts.append(f"{change.name}'s {' and '.join(change.fields)} {verb} from plugin.json")
     return "; ".join(parts)

@@ -4,7 +4,9 @@ That is the form Claude Code resolves a dependency's version range against (`cla
 tag`; spec §2.7), so a plugin other plugins depend on is released by tagging it. The plugin
 is validated first; the tag goes on HEAD of the repository holding the plugin, and only when
 the plugin's folder there has nothing uncommitted (what is tagged is what was validated).
-A tag already on HEAD is left as it is; one on another commit is refused, never moved.
+A tag already there is left as it is, when the plugin's folder in its commit is the same
+tree as in HEAD (other parts of the repository may have moved on); one on another commit
+where the plugin differs is refused, never moved.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ class Tagged(NamedTuple):
     version: str
     commit: str  # what the tag points at
     repository: Path  # the work tree's top folder
-    action: str  # created | unchanged (already on HEAD) | planned (dry run)
+    action: str  # created | unchanged (the tag is there, same content) | planned (dry run)
     annotated: bool
     warnings: tuple[Diagnostic, ...] = ()
 
@@ -66,15 +68,16 @@ def tag(
     )
     if existing.returncode == 0:
         at = existing.stdout.strip()
-        if at != head:
+        if at != head and not _same_plugin(directory, top, at, head):
             raise PlugmanError(
-                f"tag {name} already exists, at commit {at[:12]}, not at HEAD ({head[:12]})",
+                f"tag {name} already exists, at commit {at[:12]}, where the plugin differs "
+                f"from HEAD ({head[:12]})",
                 where=str(top),
                 hint="a released version is never moved: raise the version in plugin.json, "
                 f"commit, and tag again (or, if {name} was never published, delete it with "
                 f"`git tag -d {name}`)",
             )
-        return found._replace(action="unchanged")
+        return found._replace(action="unchanged", commit=at)
     if dry_run:
         return found
     args = ["tag", name, head] if lightweight else ["tag", "-a", name, head, "-m"]
@@ -156,6 +159,16 @@ def _committed(directory: Path) -> None:
             where=str(directory),
             hint="git add the plugin folder and commit it, then tag it",
         )
+
+
+def _same_plugin(directory: Path, top: Path, one: str, other: str) -> bool:
+    """Whether the plugin's folder is the same tree in both commits."""
+    rel = Path(os.path.realpath(directory)).relative_to(os.path.realpath(top)).as_posix()
+    trees = [
+        _git(["rev-parse", "--verify", "--quiet", f"{commit}:{'' if rel == '.' else rel}"], top)
+        for commit in (one, other)
+    ]
+    return all(t.returncode == 0 for t in trees) and trees[0].stdout == trees[1].stdout
 
 
 def _valid_ref(directory: Path, name: str) -> None:
