@@ -81,9 +81,9 @@ def tagged(result: Tagged, as_json: bool) -> str:
             warnings=_diagnostics(result.warnings),
         )
     kind = "annotated" if result.annotated else "lightweight"
-    at = f"at {result.commit[:12]} in {display_path(str(result.repository))}"
+    at = f"at {result.commit[:12]}"
     if result.action == "unchanged":
-        return f"tag {result.tag} is already {at}: nothing to do"
+        return f"tag {result.tag} is already there ({at}, the same plugin content): nothing to do"
     if result.action == "planned":
         return f"would create {kind} tag {result.tag} {at} (dry run)"
     return f"created {kind} tag {result.tag} {at}\nnext: git push origin {result.tag}"

@@ -103,11 +103,8 @@ def _write(kind: str, name: str, folder: Path, files: dict[str, str]) -> Scaffol
     temp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".new", dir=folder.parent))
     try:
         for rel, text in files.items():
-            target = temp / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            executable = rel in templates.EXECUTABLE
-            target.write_text(text, encoding="utf-8")
-            target.chmod(0o755 if executable else 0o644)
+            mode = 0o755 if rel in templates.EXECUTABLE else 0o644
+            fs.atomic_write(temp / rel, text.encode("utf-8"), mode=mode)
         for path in sorted({p for p in temp.rglob("*") if p.is_dir()} | {temp}):
             path.chmod(0o755)
         temp.replace(folder)  # an empty folder there is replaced; a full one was refused

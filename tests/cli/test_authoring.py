@@ -356,3 +356,33 @@ def test_pack_bad_folders_are_usage_errors(tmp_path: Path) -> None:
     result = cli("pack", str(market))
     assert result.exit_code == 2
     assert "this is a marketplace: pass one of its plugin folders" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "fault"),
+    [
+        (["new", "demo", "--with", "skill,hook,mcp", "--dir", "deep/er/demo"], "enospc:3"),
+        (["new", "other", "--marketplace"], "enospc:2"),
+        (["pack", "plugin", "-o", "out/plugin.tgz"], "enospc:1"),
+        (["marketplace", "build", "market"], "eacces:1"),
+    ],
+    ids=["new", "new-marketplace", "pack", "marketplace-build"],
+)
+def test_a_failed_write_leaves_every_file_as_it_was(
+    tmp_path: Path, args: list[str], fault: str
+) -> None:
+    new_plugin(tmp_path, "plugin", "skill")
+    assert cli("new", "market", "--marketplace", "--dir", str(tmp_path / "market")).exit_code == 0
+    new_plugin(tmp_path / "market" / "plugins", "one")  # not listed yet: build would write
+    before = snapshot(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "plugman", *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PLUGMAN_FAULT": fault},
+    )
+    assert done.returncode == 1, done.stderr
+    assert "nothing was changed" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert snapshot(tmp_path) == before
