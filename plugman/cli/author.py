@@ -12,7 +12,9 @@ from plugman.cli.common import Json
 from plugman.core.errors import UsageError
 
 Strict = Annotated[bool, typer.Option("--strict", help="Refuse a plugin with warnings too.")]
-Folder = Annotated[Path, typer.Argument(help="The plugin folder (default: this one).")]
+Folder = Annotated[
+    Path, typer.Argument(help="The plugin folder (default: this one).", show_default=False)
+]
 
 
 def new(

@@ -86,7 +86,7 @@ COMMANDS: dict[str, Command] = {
         "Check the store, the state, pending approvals and every file plugman exported to.",
     ),
     "marketplace": Command(
-        "marketplace", "app", "Add, list, update and remove plugin marketplaces."
+        "marketplace", "app", "Add, list, update and remove plugin marketplaces; build your own."
     ),
     "config": Command("config", "config_app", "The resolved config every agent is fed."),
     "trust": Command(

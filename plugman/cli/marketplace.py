@@ -1,4 +1,4 @@
-"""`plugman marketplace add|list|update|remove`, `search` and `info`."""
+"""`plugman marketplace add|list|update|remove|build`."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ import typer
 from plugman import output
 from plugman.cli.common import Json, Scope, paths_of
 
-app = typer.Typer(help="Add, list, update and remove plugin marketplaces.", no_args_is_help=True)
+app = typer.Typer(
+    help="Add, list, update and remove plugin marketplaces; build your own.", no_args_is_help=True
+)
 
 
 @app.command()
@@ -72,7 +74,8 @@ def remove(
 @app.command()
 def build(
     directory: Annotated[
-        Path, typer.Argument(help="The marketplace folder (default: this one).")
+        Path,
+        typer.Argument(help="The marketplace folder (default: this one).", show_default=False),
     ] = Path(),
     check: Annotated[
         bool,

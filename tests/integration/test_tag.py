@@ -210,3 +210,17 @@ def test_dry_run_and_bad_options_create_nothing(repo: Path) -> None:
     assert both.exit_code == 2
     assert "--message and --lightweight do not go together" in both.stderr
     assert tags(repo) == []
+
+
+def test_tag_a_plugin_at_the_repository_root(tmp_path: Path) -> None:
+    root = tmp_path / "solo"
+    assert cli("new", "solo", "--dir", str(root), "--with", "hook").exit_code == 0
+    git(root, "init", "-q")
+    head = commit(root, "solo 0.1.0")
+    result = cli("tag", str(root), "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["commit"] == head
+    assert tags(root) == ["solo--v0.1.0"]
+    (root / "README.md").write_text("changed\n")
+    commit(root, "change")
+    assert cli("tag", str(root)).exit_code == 1
