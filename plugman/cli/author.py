@@ -72,7 +72,7 @@ def pack(
 
     packed = pack_to(directory, to, strict=strict)
     if packed.warnings and not as_json:
-        output.emit(output.findings(packed.warnings), err=True)
+        output.emit(output.plugin_warnings(packed.warnings), err=True)
     output.emit(output.packed(packed, as_json))
 
 
@@ -103,5 +103,5 @@ def tag(
         directory, message=message, lightweight=lightweight, strict=strict, dry_run=dry_run
     )
     if done.warnings and not as_json:
-        output.emit(output.findings(done.warnings), err=True)
+        output.emit(output.plugin_warnings(done.warnings), err=True)
     output.emit(output.tagged(done, as_json))

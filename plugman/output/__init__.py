@@ -14,8 +14,8 @@ if TYPE_CHECKING:  # the names, for type checkers (`X as X`: re-exported)
     from plugman.output.agents import agents_listed as agents_listed
     from plugman.output.agents import deployed as deployed
     from plugman.output.author import built as built
-    from plugman.output.author import findings as findings
     from plugman.output.author import packed as packed
+    from plugman.output.author import plugin_warnings as plugin_warnings
     from plugman.output.author import scaffolded as scaffolded
     from plugman.output.author import tagged as tagged
     from plugman.output.common import FORMAT_VERSION as FORMAT_VERSION
@@ -69,8 +69,8 @@ _WHERE = {
     ),
     "author": (
         "built",
-        "findings",
         "packed",
+        "plugin_warnings",
         "scaffolded",
         "tagged",
     ),

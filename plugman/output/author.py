@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from plugman.plugins.tagging import Tagged
 
 
-def findings(found: Iterable[Diagnostic]) -> str:
+def plugin_warnings(found: Iterable[Diagnostic]) -> str:
     """Warnings a command went ahead despite, one per line (for stderr)."""
     return "\n".join(line for d in found for line in diagnostic_lines(d))
 
