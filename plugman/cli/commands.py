@@ -28,6 +28,19 @@ COMMANDS: dict[str, Command] = {
     "validate": Command(
         "fast", "validate", "Check plugins, marketplaces, hooks, MCP configs and SKILL.md files."
     ),
+    "new": Command(
+        "author",
+        "new",
+        "Create a plugin (or, with --marketplace, a marketplace) that passes validate --strict.",
+    ),
+    "pack": Command(
+        "author",
+        "pack",
+        "Validate a plugin and write it as a reproducible .tar.gz (same bytes on every run).",
+    ),
+    "tag": Command(
+        "author", "tag", "Validate a plugin and tag its committed state in git as NAME--vVERSION."
+    ),
     "paths": Command(
         "fast",
         "paths",
@@ -73,7 +86,7 @@ COMMANDS: dict[str, Command] = {
         "Check the store, the state, pending approvals and every file plugman exported to.",
     ),
     "marketplace": Command(
-        "marketplace", "app", "Add, list, update and remove plugin marketplaces."
+        "marketplace", "app", "Add, list, update and remove plugin marketplaces; build your own."
     ),
     "config": Command("config", "config_app", "The resolved config every agent is fed."),
     "trust": Command(

@@ -1,7 +1,8 @@
-"""`plugman marketplace add|list|update|remove`, `search` and `info`."""
+"""`plugman marketplace add|list|update|remove|build`."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -9,7 +10,9 @@ import typer
 from plugman import output
 from plugman.cli.common import Json, Scope, paths_of
 
-app = typer.Typer(help="Add, list, update and remove plugin marketplaces.", no_args_is_help=True)
+app = typer.Typer(
+    help="Add, list, update and remove plugin marketplaces; build your own.", no_args_is_help=True
+)
 
 
 @app.command()
@@ -66,3 +69,21 @@ def remove(
 
     market = marketplaces.remove(paths_of(ctx), name, force=force)
     output.emit(output.markets("marketplace remove", [market], as_json, verb="removed"))
+
+
+@app.command()
+def build(
+    directory: Annotated[
+        Path,
+        typer.Argument(help="The marketplace folder (default: this one).", show_default=False),
+    ] = Path(),
+    check: Annotated[
+        bool,
+        typer.Option("--check", help="Change nothing; fail when marketplace.json is out of date."),
+    ] = False,
+    as_json: Json = False,
+) -> None:
+    """List every plugin folder in marketplace.json (name, source, description, version)."""
+    from plugman.plugins.market_build import build as build_catalog
+
+    output.emit(output.built(build_catalog(directory, check=check), as_json))

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
-from plugman.core.errors import UsageError
+from plugman.core.errors import PlugmanError, UsageError
 from plugman.manifest import gemini, hooks, marketplace, mcp, plugin, skills
 from plugman.manifest.diagnostics import ERROR, WARNING, Diagnostic
 from plugman.manifest.model import Plugin
@@ -42,6 +42,47 @@ def validate(
         found = [d.escalated() for d in found]
     found.sort(key=lambda d: (d.file, d.line or 0, d.column or 0))
     return Validation(found, run.report.files)
+
+
+class InvalidPluginError(PlugmanError):
+    """A plugin that failed validation; `diagnostics` are every finding, in validator order."""
+
+    def __init__(self, message: str, diagnostics: list[Diagnostic], *, hint: str, where: str):
+        super().__init__(message, hint=hint, where=where)
+        self.diagnostics = diagnostics
+
+
+def valid_plugin(root: Path, *, strict: bool = False) -> tuple[Plugin, list[Diagnostic]]:
+    """The plugin in the folder `root` and its warnings. InvalidPluginError (with every
+    finding) when it has errors (warnings count as errors when `strict`); UsageError when
+    `root` is no plugin folder."""
+    if not root.is_dir():
+        raise UsageError(f"{root} is not a folder", hint="pass a plugin folder")
+    if plugin.manifest_file(root)[1] is None and not plugin.has_components(root):
+        raise UsageError(
+            f"{root} is not a plugin folder",
+            hint="a plugin has .claude-plugin/plugin.json (plugman new NAME makes one)"
+            + ("; this is a marketplace: pass one of its plugin folders" if _market(root) else ""),
+        )
+    run = _Run()
+    loaded = run.plugin(root.absolute())
+    found = sorted(run.report.diagnostics, key=lambda d: (d.file, d.line or 0, d.column or 0))
+    if strict:
+        found = [d.escalated() for d in found]
+    errors = sum(d.severity == ERROR for d in found)
+    if errors or loaded is None:
+        raise InvalidPluginError(
+            f"the plugin is not valid ({errors} error{'s' * (errors != 1)})",
+            found,
+            where=str(root),
+            hint=f"fix what is listed (plugman validate {'--strict ' * strict}{root}), "
+            "then run the command again",
+        )
+    return loaded, found
+
+
+def _market(root: Path) -> bool:
+    return (root / ".claude-plugin" / "marketplace.json").is_file()
 
 
 class _Run:

@@ -13,6 +13,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the names, for type checkers (`X as X`: re-exported)
     from plugman.output.agents import agents_listed as agents_listed
     from plugman.output.agents import deployed as deployed
+    from plugman.output.author import built as built
+    from plugman.output.author import packed as packed
+    from plugman.output.author import plugin_warnings as plugin_warnings
+    from plugman.output.author import scaffolded as scaffolded
+    from plugman.output.author import tagged as tagged
     from plugman.output.common import FORMAT_VERSION as FORMAT_VERSION
     from plugman.output.common import announced as announced
     from plugman.output.common import ask as ask
@@ -61,6 +66,13 @@ _WHERE = {
     "agents": (
         "agents_listed",
         "deployed",
+    ),
+    "author": (
+        "built",
+        "packed",
+        "plugin_warnings",
+        "scaffolded",
+        "tagged",
     ),
     "common": (
         "FORMAT_VERSION",

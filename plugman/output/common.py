@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from plugman.core.errors import PlugmanError
+    from plugman.manifest.diagnostics import Diagnostic
 
 from plugman.manifest.diagnostics import printable
 
@@ -76,12 +77,15 @@ def envelope(command: str, **body: Any) -> str:
 
 def error_envelope(failure: PlugmanError, command: str | None) -> str:
     """What a failed command prints on stdout under --json (stderr still has `error:`)."""
-    error = {
+    error: dict[str, Any] = {
         "message": failure.message,
         "where": failure.where,
         "hint": failure.hint,
         "exit_code": int(failure.exit_code),
     }
+    found: list[Diagnostic] | None = getattr(failure, "diagnostics", None)
+    if found:  # a refused plugin (plugman pack, tag): the validator's findings
+        error["diagnostics"] = [{**d._asdict(), "file": display_path(d.file)} for d in found]
     return json.dumps({"format": FORMAT_VERSION, "command": command, "error": error}, indent=2)
 
 
@@ -95,5 +99,21 @@ def display_path(file: str) -> str:
 
 
 def error(exc: Exception) -> str:
-    """A user-facing error for stderr."""
-    return f"error: {exc}"
+    """A user-facing error for stderr (with the validator's findings, for a refused plugin)."""
+    found: list[Diagnostic] | None = getattr(exc, "diagnostics", None)
+    if not found:
+        return f"error: {exc}"
+    where, hint = getattr(exc, "where", None), getattr(exc, "hint", None)
+    head = f"{where}: {exc.args[0]}" if where else str(exc.args[0])
+    lines = [f"error: {head}", *(f"  {line}" for d in found for line in diagnostic_lines(d))]
+    return "\n".join([*lines, f"  hint: {hint}"] if hint else lines)
+
+
+def diagnostic_lines(d: Diagnostic) -> list[str]:
+    """One finding as text: `file:line:col: severity [code] path: message`, and its hint."""
+    where = display_path(d.file)
+    if d.line is not None:
+        where += f":{d.line}:{d.column or 1}"
+    at = f" {d.path}:" if d.path else ""
+    line = f"{where}: {d.severity} [{d.code}]{at} {d.message}"
+    return [line, f"    hint: {d.hint}"] if d.hint else [line]

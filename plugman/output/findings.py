@@ -6,7 +6,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from plugman import __version__
-from plugman.output.common import display_path, envelope
+from plugman.output.common import diagnostic_lines, display_path, envelope
 
 if TYPE_CHECKING:
     from plugman.manifest.diagnostics import Diagnostic
@@ -19,20 +19,8 @@ def validation(result: Validation, fmt: str) -> str:
     return {"text": _text, "json": _json, "sarif": _sarif, "github": _github}[fmt](result)
 
 
-def _where(d: Diagnostic) -> str:
-    location = display_path(d.file)
-    if d.line is not None:
-        location += f":{d.line}:{d.column or 1}"
-    return location
-
-
 def _text(result: Validation) -> str:
-    lines = []
-    for d in result.diagnostics:
-        at = f" {d.path}:" if d.path else ""
-        lines.append(f"{_where(d)}: {d.severity} [{d.code}]{at} {d.message}")
-        if d.hint:
-            lines.append(f"    hint: {d.hint}")
+    lines = [line for d in result.diagnostics for line in diagnostic_lines(d)]
     files = len(result.files)
     summary = f"{files} file{'s' * (files != 1)} checked: "
     summary += f"{result.errors} error{'s' * (result.errors != 1)}, "

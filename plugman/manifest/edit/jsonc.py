@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from plugman.manifest import jsonloc
+from plugman.manifest.diagnostics import KeyPath, format_path
 from plugman.manifest.edit.model import Block, EditError, Part, Path_
 
 BASE = "{}\n"
@@ -69,12 +70,28 @@ def _item(key: str, value: Any, listed: bool) -> tuple[str | None, Any]:
     return (None if listed else key), value
 
 
-def _value_start(doc: jsonloc.JsonDocument, text: str, path: Path_) -> int:
-    offset = doc.offsets[path]
-    return offset if not path else jsonloc.member_value(text, offset)[0]
+def _value_start(doc: jsonloc.JsonDocument, text: str, path: KeyPath) -> int:
+    offset = doc.offsets[path]  # a member's key, or a list element's value
+    return (
+        offset if not path or isinstance(path[-1], int) else jsonloc.member_value(text, offset)[0]
+    )
 
 
-def _children(doc: jsonloc.JsonDocument, text: str, path: Path_) -> list[tuple[int, int, int]]:
+def set_member(text: str, container: KeyPath, key: str, value: Any, where: str) -> str:
+    """`text` with the object at `container` holding `key: value`: a value that is there is
+    replaced where it stands; a new member goes last, in the file's own indentation."""
+    doc = _parse(text, where)
+    found = jsonloc_value(doc, container)
+    if not isinstance(found, dict):
+        raise EditError(f"{format_path(container)} is not an object", where=where)
+    if key in found:
+        start, end = jsonloc.member_value(text, doc.offsets[(*container, key)])
+        return text[:start] + json.dumps(value, ensure_ascii=False) + text[end:]
+    open_at = _value_start(doc, text, container)
+    return _splice(text, doc, container, open_at, [(key, value)], None)[0]
+
+
+def _children(doc: jsonloc.JsonDocument, text: str, path: KeyPath) -> list[tuple[int, int, int]]:
     """(start, value start, value end) of each member or element of the container at `path`."""
     value = jsonloc_value(doc, path)
     found = []
@@ -89,7 +106,7 @@ def _children(doc: jsonloc.JsonDocument, text: str, path: Path_) -> list[tuple[i
     return sorted(found)
 
 
-def jsonloc_value(doc: jsonloc.JsonDocument, path: Path_) -> Any:
+def jsonloc_value(doc: jsonloc.JsonDocument, path: KeyPath) -> Any:
     value = doc.value
     for key in path:
         value = value[key]
@@ -99,7 +116,7 @@ def jsonloc_value(doc: jsonloc.JsonDocument, path: Path_) -> Any:
 def _splice(
     text: str,
     doc: jsonloc.JsonDocument,
-    path: Path_,
+    path: KeyPath,
     open_at: int,
     items: list[tuple[str | None, Any]],
     created: Path_ | None,
