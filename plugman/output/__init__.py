@@ -38,6 +38,7 @@ from plugman.output.plugins import (
     plugin_info,
     searched,
 )
+from plugman.output.registry import registry_logged_in, registry_logged_out
 from plugman.output.resolution import explained, mcp_got, mcp_listed, resolved, status_row
 from plugman.output.runtime import hook_block_reason, hook_run, hooks_listed, probed, tool_pool
 from plugman.output.validation import FORMATS, validation
@@ -76,6 +77,8 @@ __all__ = [
     "probed",
     "problems",
     "progress_listener",
+    "registry_logged_in",
+    "registry_logged_out",
     "resolved",
     "searched",
     "status_row",
