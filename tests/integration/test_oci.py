@@ -1,0 +1,119 @@
+"""OCI registries as a plugin source, against a real registry (docker-registry) on 127.0.0.1:
+push, install, the lock's digest pin, a frozen sync elsewhere, a tampered blob, tag updates."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+import pytest
+
+from plugman.core.oci.client import push
+from tests.integration.helpers import fails, run, snapshot
+from tests.integration.oci_registry import Registry, plugin_tgz, registry  # noqa: F401
+
+pytestmark = pytest.mark.usefixtures("registry")
+
+
+def _push(reg: Registry, version: str, text: str = "Hi", tag: str = "1.0.0") -> str:
+    data = plugin_tgz(version=version, text=text)
+    return push(reg.ref(tag=tag), data, name="plugin", version=version, description="demo")
+
+
+def _home(tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / name
+    monkeypatch.setenv("PLUGMAN_HOME", str(home))
+    return home
+
+
+def test_push_install_lock_and_frozen_sync_elsewhere(
+    registry: Registry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    digest = _push(registry, "1.0.0")
+    assert digest.startswith("sha256:") and len(digest) == 71
+    project = tmp_path / "project"
+    project.mkdir()
+    _home(tmp_path, "home-a", monkeypatch)
+    done = run("install", registry.ref(), "--scope", "project", project=project)
+    assert [c["id"] for c in done["changes"]] == ["plugin@direct"]
+    lock = (project / "plugman.lock").read_text()
+    assert f'digest = "{digest}"' in lock and 'type = "oci"' in lock
+    assert f'ref = "{registry.host}/team/plugin:1.0.0"' in lock
+    listed = run("list", project=project)
+    installed = [p for p in listed["plugins"] if p["id"] == "plugin@direct"]
+    assert installed and installed[0]["version"] == "1.0.0"
+
+    # the tag moves on; a frozen sync elsewhere still installs the locked digest
+    _push(registry, "1.0.0", text="Changed under the same version")
+    other = tmp_path / "other"
+    other.mkdir()
+    for name in ("plugman.toml", "plugman.lock"):
+        shutil.copy(project / name, other / name)
+    _home(tmp_path, "home-b", monkeypatch)
+    run("sync", "--frozen", project=other)
+    assert (other / "plugman.lock").read_text() == lock
+    rows = run("list", project=other)["plugins"]
+    hashes = {str(p["content_hash"]) for p in rows if p["id"] == "plugin@direct"}
+    assert hashes == {_locked_hash(lock)}
+
+
+def _locked_hash(lock: str) -> str:
+    line = next(line for line in lock.splitlines() if line.startswith("content_hash"))
+    return line.split('"')[1]
+
+
+def test_a_tampered_blob_is_refused_and_nothing_is_installed(
+    registry: Registry, tmp_path: Path, isolated_home: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    other = plugin_tgz(name="other")
+    push(registry.ref("team/other"), other, name="other", version="1.0.0")
+    run("install", registry.ref("team/other"), "--scope", "project", project=project)
+    data = plugin_tgz()
+    push(registry.ref(), data, name="plugin", version="1.0.0")
+    layer = "sha256:" + hashlib.sha256(data).hexdigest()
+    blob = registry.blob_file(layer)
+    altered = bytearray(blob.read_bytes())
+    altered[-5] ^= 0xFF
+    blob.write_bytes(bytes(altered))
+    before = snapshot(isolated_home, project)
+    shown = fails("install", registry.ref(), "--scope", "project", project=project)
+    assert f"blob {layer}" in shown and "does not match its digest" in shown
+    assert "nothing was installed" in shown
+    assert snapshot(isolated_home, project) == before
+
+
+def test_a_new_push_to_the_tag_is_outdated_then_updated(registry: Registry) -> None:
+    first = _push(registry, "1.0.0")
+    run("install", registry.ref())
+    assert run("outdated")["plugins"] == []
+    second = _push(registry, "1.1.0", text="Newer")
+    rows = run("outdated")["plugins"]
+    assert [(r["id"], r["version"], r["available"]) for r in rows] == [
+        ("plugin@direct", "1.0.0", "1.1.0")
+    ]
+    done = run("update")
+    assert [(c["id"], c["version"]) for c in done["changes"]] == [("plugin@direct", "1.1.0")]
+    assert run("outdated")["plugins"] == []
+    info = run("info", "plugin@direct")["plugin"]
+    assert info["source"]["digest"] == second != first
+
+
+def test_installed_by_digest_is_not_followed(registry: Registry) -> None:
+    digest = _push(registry, "1.0.0")
+    ref = f"oci://{registry.host}/team/plugin@{digest}"
+    run("install", ref)
+    _push(registry, "1.1.0", text="Newer")
+    assert run("outdated")["plugins"] == []
+    info = run("info", "plugin@direct")["plugin"]
+    assert info["source"] == {"type": "oci", "ref": ref.removeprefix("oci://"), "digest": digest}
+
+
+def test_errors_say_what_and_where(registry: Registry) -> None:
+    shown = fails("install", f"oci://{registry.host}/team/missing:1.0.0")
+    assert "was not found" in shown and "hint:" in shown
+    shown = fails("install", "oci://127.0.0.1/Bad_Name:1")
+    assert "not an OCI reference" in shown
+
