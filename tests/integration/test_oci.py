@@ -4,10 +4,14 @@ push, install, the lock's digest pin, a frozen sync elsewhere, a tampered blob, 
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
+from plugman.cli.app import app
 
 from plugman.core.oci.client import push
 from tests.integration.helpers import fails, run, snapshot
@@ -117,3 +121,36 @@ def test_errors_say_what_and_where(registry: Registry) -> None:
     shown = fails("install", "oci://127.0.0.1/Bad_Name:1")
     assert "not an OCI reference" in shown
 
+
+
+def test_a_marketplace_entry_with_an_oci_source(registry: Registry, tmp_path: Path) -> None:
+    digest = _push(registry, "1.0.0")
+    market = tmp_path / "market"
+    (market / ".claude-plugin").mkdir(parents=True)
+    ref = f"{registry.host}/team/plugin:1.0.0"
+    entry = {"name": "plugin", "source": {"source": "oci", "ref": ref}}
+    catalog = {"name": "shelf", "owner": {"name": "Team"}, "plugins": [entry]}
+    (market / ".claude-plugin" / "marketplace.json").write_text(json.dumps(catalog))
+    checked = CliRunner().invoke(app, ["validate", "--strict", str(market)])
+    assert checked.exit_code == 0, checked.output
+    run("marketplace", "add", str(market))
+    done = run("install", "plugin@shelf")
+    assert [c["id"] for c in done["changes"]] == ["plugin@shelf"]
+    info = run("info", "plugin@shelf")["plugin"]
+    assert info["installed"] == {"user": "1.0.0"}
+    second = _push(registry, "1.1.0", text="Newer")
+    assert [r["available"] for r in run("outdated")["plugins"]] == ["1.1.0"]
+    run("update")
+    assert run("info", "plugin@shelf")["plugin"]["installed"] == {"user": "1.1.0"}
+    assert run("outdated")["plugins"] == []
+    assert second != digest
+
+
+def test_a_marketplace_entry_with_a_bad_oci_source_is_reported(tmp_path: Path) -> None:
+    market = tmp_path / "market"
+    (market / ".claude-plugin").mkdir(parents=True)
+    entry = {"name": "plugin", "source": {"source": "oci", "ref": "no-registry", "tag": "x"}}
+    catalog = {"name": "shelf", "owner": {"name": "Team"}, "plugins": [entry]}
+    (market / ".claude-plugin" / "marketplace.json").write_text(json.dumps(catalog))
+    shown = fails("validate", str(market))
+    assert "plugins[0].source" in shown

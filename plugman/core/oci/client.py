@@ -246,7 +246,7 @@ def pull(client: Client, ref: Reference, out: IO[bytes], progress: Progress = No
 
 def _mismatch(ref: Reference, digest: str, why: str) -> RegistryError:
     return RegistryError(
-        f"blob {digest} of {ref.registry}/{ref.repository} does not match its digest: {why}",
+        f"blob {digest} does not match its digest: {why}",
         where=str(ref),
         hint="the registry's copy is damaged or was tampered with; nothing was installed",
     )
@@ -254,7 +254,7 @@ def _mismatch(ref: Reference, digest: str, why: str) -> RegistryError:
 
 def _missing(ref: Reference) -> RegistryError:
     return RegistryError(
-        f"{ref} was not found in {ref.registry}",
+        f"not found in {ref.registry} (no such repository, tag or digest)",
         where=str(ref),
         hint="check the repository, tag and digest (and that the push went through)",
     )
