@@ -1,6 +1,7 @@
 """A real OCI registry for tests: the Debian package `docker-registry` (CNCF distribution 2.8)
 serving 127.0.0.1 on a free port from a tmp storage folder, optionally behind htpasswd Basic
-auth. Without the binary the fixtures fail (they never skip): run `make setup-apt`."""
+auth, or behind Bearer token auth with a token service (`tokens.py`) of its own. Without the
+binary the fixtures fail (they never skip): run `make setup-apt`."""
 
 from __future__ import annotations
 
@@ -82,18 +83,18 @@ def _htpasswd(path: Path) -> None:
     path.write_text(done.stdout)
 
 
-def start(tmp: Path, auth: bool) -> Iterator[Registry]:
+def start(tmp: Path, auth: bool, auth_config: str | None = None) -> Iterator[Registry]:
     binary = shutil.which(BINARY)
     if binary is None:
         pytest.fail(f"{BINARY} (CNCF distribution) is not installed: run `make setup-apt`")
     storage, config, htpasswd = tmp / "storage", tmp / "config.yml", tmp / "htpasswd"
     storage.mkdir(parents=True)
-    if auth:
+    if auth and auth_config is None:
         _htpasswd(htpasswd)
     port = _free_port()
-    text = CONFIG.format(
-        storage=storage, port=port, auth=AUTH.format(htpasswd=htpasswd) if auth else ""
-    )
+    if auth_config is None:
+        auth_config = AUTH.format(htpasswd=htpasswd) if auth else ""
+    text = CONFIG.format(storage=storage, port=port, auth=auth_config)
     config.write_text(text)
     log = (tmp / "registry.out").open("wb")
     process = subprocess.Popen([binary, "serve", str(config)], stdout=log, stderr=log)
@@ -123,16 +124,6 @@ def _wait(process: subprocess.Popen[bytes], port: int, log: Path) -> None:
         except OSError:
             time.sleep(0.02)
     pytest.fail(f"{BINARY} did not answer on 127.0.0.1:{port} within 15 s")
-
-
-@pytest.fixture
-def registry(tmp_path: Path) -> Iterator[Registry]:
-    yield from start(tmp_path / "registry", auth=False)
-
-
-@pytest.fixture
-def auth_registry(tmp_path: Path) -> Iterator[Registry]:
-    yield from start(tmp_path / "auth-registry", auth=True)
 
 
 def plugin_tgz(name: str = "plugin", version: str = "1.0.0", text: str = "Hi") -> bytes:

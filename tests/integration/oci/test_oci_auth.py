@@ -15,13 +15,8 @@ from typer.testing import CliRunner
 from plugman.cli.app import app
 from plugman.core.oci.client import push
 from tests.integration.helpers import fails, run
-from tests.integration.oci_registry import (  # noqa: F401
-    PASSWORD,
-    USER,
-    Registry,
-    auth_registry,
-    plugin_tgz,
-)
+from tests.integration.oci.registry import PASSWORD, USER, Registry, plugin_tgz
+from tests.integration.oci.tokens import Tokens
 
 
 @pytest.fixture(autouse=True)
@@ -34,7 +29,7 @@ def no_docker_login(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def pushed(auth_registry: Registry, tmp_path: Path) -> Registry:  # noqa: F811
+def pushed(auth_registry: Registry, tmp_path: Path) -> Registry:
     config = auth_registry.docker_config(tmp_path / "docker-push")
     env = {**os.environ, "DOCKER_CONFIG": str(config)}
     push(auth_registry.ref(), plugin_tgz(), name="plugin", version="1.0.0", env=env)
@@ -103,9 +98,8 @@ def test_registry_login_then_logout(pushed: Registry, isolated_home: Path) -> No
     run("install", pushed.ref())
     outputs = [wrong.output, done.output, fails("install", "oci://" + pushed.host + "/x/y:1")]
     assert not [o for o in outputs if PASSWORD in o]
-    holding = [
-        p.name for p in isolated_home.rglob("*") if p.is_file() and PASSWORD.encode() in p.read_bytes()
-    ]
+    files = [p for p in isolated_home.rglob("*") if p.is_file()]
+    holding = [p.name for p in files if PASSWORD.encode() in p.read_bytes()]
     assert holding == ["secrets.json"]
     store = next(isolated_home.rglob("secrets.json"))
     assert stat.S_IMODE(store.stat().st_mode) == 0o600
@@ -114,3 +108,20 @@ def test_registry_login_then_logout(pushed: Registry, isolated_home: Path) -> No
     assert PASSWORD not in store.read_text()
     run("uninstall", "plugin")
     assert "requires a login" in fails("install", pushed.ref())
+
+
+def test_bearer_token_flow(
+    token_registry: tuple[Registry, Tokens], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    found, tokens = token_registry
+    monkeypatch.setenv("DOCKER_CONFIG", str(found.docker_config(tmp_path / "docker")))
+    digest = push(found.ref(), plugin_tgz(), name="plugin", version="1.0.0")
+    scopes = {s for r in tokens.requests for s in r["query"].get("scope", [])}
+    assert "repository:team/plugin:pull,push" in scopes
+    assert all(r["query"]["service"] == ["plugman-test-registry"] for r in tokens.requests)
+    run("install", found.ref())
+    assert run("info", "plugin@direct")["plugin"]["source"]["digest"] == digest
+    monkeypatch.setenv("DOCKER_CONFIG", str(tmp_path / "docker-empty"))
+    run("uninstall", "plugin")
+    shown = fails("install", found.ref())
+    assert "requires a login" in shown

@@ -12,12 +12,10 @@ import pytest
 from typer.testing import CliRunner
 
 from plugman.cli.app import app
-
-from plugman.core.oci.client import push
+from plugman.core.oci.client import MANIFEST, connect, manifest, push
+from plugman.core.oci.reference import parse
 from tests.integration.helpers import fails, run, snapshot
-from tests.integration.oci_registry import Registry, plugin_tgz, registry  # noqa: F401
-
-pytestmark = pytest.mark.usefixtures("registry")
+from tests.integration.oci.registry import Registry, plugin_tgz
 
 
 def _push(reg: Registry, version: str, text: str = "Hi", tag: str = "1.0.0") -> str:
@@ -117,10 +115,9 @@ def test_installed_by_digest_is_not_followed(registry: Registry) -> None:
 
 def test_errors_say_what_and_where(registry: Registry) -> None:
     shown = fails("install", f"oci://{registry.host}/team/missing:1.0.0")
-    assert "was not found" in shown and "hint:" in shown
+    assert "team/missing:1.0.0: not found in" in shown and "hint:" in shown
     shown = fails("install", "oci://127.0.0.1/Bad_Name:1")
     assert "not an OCI reference" in shown
-
 
 
 def test_a_marketplace_entry_with_an_oci_source(registry: Registry, tmp_path: Path) -> None:
@@ -154,3 +151,18 @@ def test_a_marketplace_entry_with_a_bad_oci_source_is_reported(tmp_path: Path) -
     (market / ".claude-plugin" / "marketplace.json").write_text(json.dumps(catalog))
     shown = fails("validate", str(market))
     assert "plugins[0].source" in shown
+
+
+def test_an_artifact_that_is_not_a_plugin_is_refused(registry: Registry) -> None:
+    _push(registry, "1.0.0")
+    ref = parse(registry.ref())
+    with connect(ref) as client:
+        _digest, found = manifest(client, ref)
+        found["artifactType"] = "application/vnd.example.other"
+        body = json.dumps(found).encode()
+        headers = {"Content-Type": MANIFEST}
+        url = f"/v2/{ref.repository}/manifests/other"
+        assert client.request("PUT", url, headers=headers, body=body).status == 201
+    shown = fails("install", registry.ref(tag="other"))
+    assert "is not a plugman plugin artifact" in shown
+    assert "(its artifact type is application/vnd.example.other)" in shown
