@@ -81,17 +81,17 @@ class Client:
         response = self._send(method, url, headers, body, authorised=True)
         if response.status == 401:
             challenge = parse_challenge(response.getheader("WWW-Authenticate", ""))
-            drain(response)
+            self._drain(response)
             self._authorization = self._authorize(challenge)
             response = self._send(method, url, headers, body, authorised=True)
             if response.status == 401:
-                drain(response)
+                self._drain(response)
                 raise self._refused()
         for _ in range(MAX_REDIRECTS):
             if response.status not in (301, 302, 303, 307, 308) or method not in ("GET", "HEAD"):
                 return response
             location = urljoin(url, response.getheader("Location", ""))
-            drain(response)
+            self._drain(response)
             check_url(location, redirect=True)
             url = location
             same = _origin(url) == _origin(self.base)
@@ -128,6 +128,10 @@ class Client:
                 self.close()
                 raise
         raise AssertionError("unreachable")
+
+    def _drain(self, response: http.client.HTTPResponse) -> None:
+        if not drain(response):
+            self.close()
 
     def _open(self) -> http.client.HTTPConnection:
         if self._connection is None:
@@ -258,11 +262,9 @@ def _connect(url: str) -> http.client.HTTPConnection:
 
 
 def read_small(response: http.client.HTTPResponse, what: str, cap: int = MAX_SMALL) -> bytes:
-    """A response body that must be small (a manifest, a token, an error)."""
-    length = response.getheader("Content-Length", "")
-    if length.isdigit() and int(length) > cap:
-        response.close()
-        raise RegistryError(f"{what} is larger than {cap // 1024} KiB; plugman will not read it")
+    """A response body that must be small (a manifest, a token, an error); a HEAD response
+    has none, whatever its Content-Length says. The caller closes the connection when this
+    fails (what is left unread makes it unusable)."""
     data = response.read(cap + 1)
     if len(data) > cap:
         response.close()
@@ -270,7 +272,10 @@ def read_small(response: http.client.HTTPResponse, what: str, cap: int = MAX_SMA
     return data
 
 
-def drain(response: http.client.HTTPResponse) -> None:
-    """Read what is left of a response we do not use, so the connection can be reused."""
+def drain(response: http.client.HTTPResponse) -> bool:
+    """Read what is left of a response we do not use, so the connection can be reused;
+    whether it could be (False: too much was left, close the connection)."""
     with contextlib.suppress(RegistryError):
         read_small(response, "a response")
+        return True
+    return False

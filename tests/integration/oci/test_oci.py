@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -166,3 +167,12 @@ def test_an_artifact_that_is_not_a_plugin_is_refused(registry: Registry) -> None
     shown = fails("install", registry.ref(tag="other"))
     assert "is not a plugman plugin artifact" in shown
     assert "(its artifact type is application/vnd.example.other)" in shown
+
+
+def test_a_large_layer_pushed_twice_is_uploaded_once(registry: Registry) -> None:
+    data = plugin_tgz(text="x" * 16 + os.urandom(6 * 2**20).hex())  # > 4 MiB compressed
+    assert len(data) > 4 * 2**20
+    first = push(registry.ref(tag="a"), data, name="plugin", version="1.0.0")
+    second = push(registry.ref(tag="b"), data, name="plugin", version="1.0.0")
+    assert first == second  # the same content: the same manifest, wherever it is tagged
+    run("install", registry.ref(tag="b"))
