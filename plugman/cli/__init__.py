@@ -1,10 +1,11 @@
-"""The `plugman` command. `--version`, the root help and `validate` take fast paths that do
-not import typer.
+"""The `plugman` command. `--version`, the root help and the hot commands (plugman.cli.fast:
+`install`, `uninstall`, `list`, `paths`, `config resolve`, `validate`) take paths that do not
+import typer.
 
-`plugman validate` runs in pre-commit hooks and CI on every change, and `--version` / `--help`
-are what a user types first: importing typer alone costs ~40 ms here, more than the whole
-validation of a plugin. Those are therefore answered by hand (the root help from the command
-table, plugman.cli.commands); the typer app forwards `validate` to the same code.
+Importing typer alone costs ~30 ms here, more than validating a plugin and a third of an
+install: `--version` and `--help` are answered from the command table (plugman.cli.commands),
+the hot commands are parsed from their specs (plugman.cli.argv), and every other command goes
+to the typer application, which mounts the same specs (for completion and its test runner).
 """
 
 from __future__ import annotations
@@ -19,10 +20,6 @@ COMPLETION = "_PLUGMAN_COMPLETE"  # set when the shell asks typer for completion
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if args[:1] == ["validate"]:
-        from plugman.cli.validate import run
-
-        return run(args[1:])
     if args == ["--version"]:
         from plugman import __version__
 
@@ -33,6 +30,29 @@ def main(argv: list[str] | None = None) -> int:
 
         sys.stdout.write(root_help() + "\n")
         return 0 if args else USAGE
+    project, words = _project(args)
+    if COMPLETION not in os.environ and words:
+        from plugman.cli import fast
+
+        spec = fast.find(words)
+        if spec is not None:
+            return fast.main(spec, words[len(spec.words.split()) :], project)
     from plugman.cli.app import run_app
 
     return run_app(args)
+
+
+def _project(args: list[str]) -> tuple[str | None, list[str]]:
+    """The root option `--project PATH` (or `--project=PATH`) in front of a command, and the
+    words after it; none when the line starts otherwise (typer then reads it)."""
+    project = None
+    while args:
+        if args[0] == "--project" and len(args) > 1:
+            project, args = args[1], args[2:]
+        elif args[0].startswith("--project="):
+            project, args = args[0].partition("=")[2], args[1:]
+        else:
+            break
+    if args[:1] and args[0].startswith("-"):
+        return None, []  # another root option (--help with a command, say): typer's
+    return project, args

@@ -14,11 +14,10 @@ from typer._click import exceptions as click  # typer 0.28 vendors click; these 
 from typer.core import TyperGroup
 
 from plugman import __version__, output
+from plugman.cli import fast
 from plugman.cli.commands import COMMANDS, root_help
-from plugman.cli.common import paths_of
-from plugman.core import progress
+from plugman.cli.common import forward
 from plugman.core.errors import PlugmanError, UsageError, from_os_error
-from plugman.core.paths import project_marker
 
 
 class RootGroup(TyperGroup):
@@ -39,7 +38,7 @@ class RootGroup(TyperGroup):
         formatter.write(root_help() + "\n")
 
     def invoke(self, ctx: Any) -> Any:
-        with progress.listening(output.progress_listener(), output.warning_listener()):
+        with fast.listening():
             return super().invoke(ctx)
 
     def main(  # type: ignore[override]
@@ -61,11 +60,7 @@ class RootGroup(TyperGroup):
             output.emit("error: aborted", err=True)
             code = 1
         except (PlugmanError, OSError, click.ClickException) as exc:
-            failure = _as_error(exc)
-            output.emit(output.error(failure), err=True)
-            if _wants_json(argv):
-                output.emit(output.error_envelope(failure, _command_name(self, argv)))
-            code = int(failure.exit_code)
+            code = fast.report(_as_error(exc), argv, _command_name(self, argv))
         if standalone_mode:
             sys.exit(code)
         return code
@@ -85,22 +80,21 @@ def _as_error(exc: Exception) -> PlugmanError:
     return kind(message, hint=f"see: {where} --help")
 
 
-def _wants_json(argv: list[str]) -> bool:
-    """--json among plugman's own arguments (not after `--`, where a server's command is)."""
-    return "--json" in (argv[: argv.index("--")] if "--" in argv else argv)
-
-
 def _built(name: str) -> Any:
     """The click command `name` names in plugman.cli.commands: a typer group as it is, or a
     function as a command of its own."""
     where = COMMANDS[name]
+    single = typer.Typer(add_completion=False)
+    if where.module == "fast":
+        forward(single, fast.SPECS[where.attribute])
+        built: Any = typer.main.get_command(single)
+        built.name = name
+        return built
     target = getattr(importlib.import_module(f"plugman.cli.{where.module}"), where.attribute)
-    built: Any
     if isinstance(target, typer.Typer):
         built = typer.main.get_group(target)
     else:
-        single = typer.Typer(add_completion=False)
-        single.command(name, **SETTINGS.get(name, {}))(target)
+        single.command(name)(target)
         built = typer.main.get_command(single)
     built.name = name
     return built
@@ -160,41 +154,6 @@ def root(
 ) -> None:
     """A package manager and marketplace CLI for agent plugins."""
     ctx.obj = {"project": project}
-
-
-SETTINGS: dict[str, dict[str, Any]] = {  # a command's own settings, as `app.command` takes them
-    "validate": {
-        "context_settings": {"allow_extra_args": True, "ignore_unknown_options": True},
-        "add_help_option": False,
-    },
-}
-
-
-def validate(ctx: typer.Context) -> None:
-    """Check plugins, marketplaces, hooks, MCP configs and SKILL.md files (see --help)."""
-    from plugman.cli.validate import run
-
-    raise typer.Exit(run(ctx.args))
-
-
-def paths(
-    ctx: typer.Context,
-    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON document.")] = False,
-) -> None:
-    """Show every location plugman reads or writes (PLUGMAN_HOME relocates them)."""
-    from plugman.core import secrets
-
-    paths = paths_of(ctx)
-    store = secrets.open_store(paths)
-    found = {
-        **paths.as_dict(),
-        "project_marker": project_marker(paths.project_dir) or "",
-        "secret_store": f"{store.kind}: {store.where}",
-    }
-    if as_json:
-        output.emit(output.envelope("paths", paths=found))
-    else:
-        output.emit("\n".join(f"{name:18} {value}" for name, value in found.items()))
 
 
 def run_app(args: list[str]) -> int:

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 class Command:
     """Where a command lives (`plugman.cli.<module>`, and the function that is the command or
-    the typer.Typer that is the group) and its summary. (Not a NamedTuple: `typing` costs
+    the typer.Typer that is the group; for module `fast`, the words of its spec there) and its
+    summary. (Not a NamedTuple: `typing` costs
     ~5 ms to import, a third of `plugman --help`.)"""
 
     __slots__ = ("attribute", "module", "summary")
@@ -25,25 +26,23 @@ class Command:
 
 COMMANDS: dict[str, Command] = {
     "validate": Command(
-        "app",
-        "validate",
-        "Check plugins, marketplaces, hooks, MCP configs and SKILL.md files (see --help).",
+        "fast", "validate", "Check plugins, marketplaces, hooks, MCP configs and SKILL.md files."
     ),
     "paths": Command(
-        "app", "paths", "Show every location plugman reads or writes (PLUGMAN_HOME relocates them)."
+        "fast",
+        "paths",
+        "Show every location plugman reads or writes (PLUGMAN_HOME relocates them).",
     ),
-    "install": Command(
-        "plugins", "install", "Install plugins (and their dependencies) into a scope."
-    ),
+    "install": Command("fast", "install", "Install plugins (and their dependencies) into a scope."),
     "uninstall": Command(
-        "plugins", "uninstall", "Uninstall plugins: remove exactly what their install wrote."
+        "fast", "uninstall", "Uninstall plugins: remove exactly what their install wrote."
     ),
     "enable": Command("plugins", "enable", "Enable an installed plugin in a scope."),
     "disable": Command(
         "plugins", "disable", "Disable an installed plugin in a scope (it stays installed)."
     ),
     "configure": Command("configure", "configure", "Show or change a plugin's userConfig values."),
-    "list": Command("plugins", "listing", "List installed plugins in every scope."),
+    "list": Command("fast", "list", "List installed plugins in every scope."),
     "update": Command(
         "plugins",
         "update",

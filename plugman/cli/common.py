@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from typer.core import TyperCommand
 
+from plugman.cli import fast
 from plugman.core import state
-from plugman.core.errors import UsageError
-from plugman.core.paths import Paths
+
+if TYPE_CHECKING:
+    from plugman.cli.argv import Spec
+    from plugman.core.paths import Paths
 
 Scope = Annotated[
     state.Scope, typer.Option("--scope", "-s", help="user, project or local.", show_default=True)
@@ -17,15 +20,30 @@ Scope = Annotated[
 Json = Annotated[bool, typer.Option("--json", help="Print a JSON document.")]
 
 
+def project_of(ctx: typer.Context) -> str | None:
+    """The root option --project, as given."""
+    project: str | None = (ctx.find_root().obj or {}).get("project")
+    return project
+
+
 def paths_of(ctx: typer.Context) -> Paths:
-    """The paths of this run: the --project folder (which must exist), or the project found
-    from the working directory upward."""
-    root = ctx.find_root()
-    project = (root.obj or {}).get("project")
-    if project is not None and not Path(project).is_dir():
-        raise UsageError(
-            f"--project {project}: no such folder",
-            hint="pass an existing project folder (or leave --project out: plugman finds the "
-            "project from the current folder upward)",
-        )
-    return Paths.from_env(project=Path(project) if project else None)
+    """The paths of this run (plugman.cli.fast.paths_for)."""
+    return fast.paths_for(project_of(ctx))
+
+
+def forward(app: typer.Typer, spec: Spec) -> None:
+    """Mount a fast command on a typer app: its words go to plugman.cli.fast as they are."""
+
+    def command(ctx: typer.Context) -> None:
+        raise typer.Exit(fast.run(spec, ctx.args, project_of(ctx)))
+
+    command.__doc__ = spec.summary
+    app.command(spec.words.split()[-1], cls=Forwarded, add_help_option=False)(command)
+
+
+class Forwarded(TyperCommand):
+    """A command that keeps its words as given (`--` included) for plugman.cli.fast."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        ctx.args = words = list(args)
+        return words

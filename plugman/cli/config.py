@@ -8,7 +8,8 @@ from typing import Annotated
 import typer
 
 from plugman import output
-from plugman.cli.common import Json, paths_of
+from plugman.cli import fast
+from plugman.cli.common import Json, forward, paths_of
 
 config_app = typer.Typer(help="The resolved config every agent is fed.", no_args_is_help=True)
 trust_app = typer.Typer(
@@ -16,39 +17,7 @@ trust_app = typer.Typer(
     no_args_is_help=True,
 )
 Secrets = Annotated[bool, typer.Option("--show-secrets", help="Show secret values unmasked.")]
-
-
-@config_app.command("resolve")
-def resolve_command(
-    ctx: typer.Context,
-    as_json: Json = False,
-    explain: Annotated[bool, typer.Option("--explain", help="Say why for every entry.")] = False,
-    show_secrets: Secrets = False,
-    target: Annotated[
-        str | None,
-        typer.Option("--target", metavar="AGENT", help="Print the MCP config in AGENT's format."),
-    ] = None,
-) -> None:
-    """Merge every scope into one config (managed, claude.ai, plugin, user, project, local)."""
-    if target is not None:
-        from plugman.agents.export import native
-        from plugman.core.errors import UsageError
-
-        if as_json or explain:
-            raise UsageError(
-                "--target prints the agent's own config file; it takes no --json or --explain",
-                hint="plugman config resolve --json (plugman's document), or --target alone",
-            )
-
-        text, notes = native(paths_of(ctx), os.environ, target, show_secrets)
-        output.emit(text)
-        if notes:
-            output.emit("\n".join(f"warning: {n}" for n in notes), err=True)
-        return
-    from plugman.config.resolution import resolve
-
-    resolution = resolve(paths_of(ctx), os.environ)
-    output.emit(output.resolved(resolution, as_json, explain, show_secrets))
+forward(config_app, fast.SPECS["config resolve"])
 
 
 @config_app.command("explain")

@@ -1,8 +1,10 @@
-"""`plugman mcp add|add-json|remove|list|get|login|logout` and `plugman connectors sync`.
+"""`plugman mcp add|add-json|remove|list|get|login|logout|token` and `plugman connectors sync`.
 
 Exit codes of `login` and `logout`: 0 done (logout also when there was no login to forget);
 1 the login failed (refused, timed out, the server unreachable or not asking for one);
 2 usage: an unknown NAME, or a server that is not http or sse.
+Exit codes of `token`: 0 done; 1 the secret store cannot be opened; 2 `--rotate` while
+PLUGMAN_GATEWAY_TOKEN provides the token, or a value there too short to use.
 """
 
 from __future__ import annotations
@@ -176,6 +178,27 @@ def logout(
     from plugman.runtime import oauth
 
     output.emit(output.logged_out(oauth.logout(paths_of(ctx), name), as_json))
+
+
+@mcp_app.command("token")
+def token(
+    ctx: typer.Context,
+    rotate: Annotated[
+        bool, typer.Option("--rotate", help="Replace the token (restart running gateways).")
+    ] = False,
+    show: Annotated[
+        bool, typer.Option("--show", help="Print the token itself on stdout, and nothing else.")
+    ] = False,
+    as_json: Json = False,
+) -> None:
+    """The bearer token HTTP clients send to `mcp serve --auth token` (made when missing)."""
+    from plugman.runtime import gateway_token
+
+    found = gateway_token.obtain(paths_of(ctx), os.environ, rotate=rotate)
+    text, note = output.gateway_token(found, show=show, as_json=as_json)
+    output.emit(text)
+    if note:
+        output.emit(note, err=True)
 
 
 @connectors_app.command("sync")

@@ -1,8 +1,8 @@
-"""Plugin commands: install, uninstall, enable, disable, list."""
+"""Plugin commands: enable, disable, sync, lock, update, outdated, search, info (install,
+uninstall and list are fast commands: plugman.cli.fast)."""
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -13,92 +13,23 @@ from plugman.core import state
 from plugman.core.errors import UsageError
 
 if TYPE_CHECKING:
-    from plugman.manifest.model import UserOption
-
-
-def install(
-    ctx: typer.Context,
-    specs: Annotated[
-        list[str],
-        typer.Argument(
-            help="NAME[@MARKETPLACE][SPECIFIER], a folder, a git URL or an archive URL."
-        ),
-    ],
-    scope: Scope = "user",
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would happen.")] = False,
-    config: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--config",
-            "-c",
-            help="KEY=VALUE: a userConfig value of the plugin (repeatable). On a terminal, "
-            "required values not given are asked.",
-        ),
-    ] = None,
-    as_json: Json = False,
-) -> None:
-    """Install plugins (and their dependencies) into a scope."""
-    from plugman.plugins import install as installer
-
-    ask = _ask if sys.stdin.isatty() and not as_json and not dry_run else None
-    changes = installer.install(
-        paths_of(ctx), specs, scope, dry_run=dry_run, config=config, ask=ask
-    )
-    output.emit(output.changes("install", changes, as_json))
-
-
-def _ask(plugin_id: str, option: UserOption) -> str | None:
-    """Ask a terminal for a required userConfig value (hidden when sensitive)."""
-    about = f" ({option.description})" if option.description else ""
-    answer: str = typer.prompt(
-        f"{plugin_id}: {option.title}{about} [{option.key}, {option.type}]",
-        hide_input=option.sensitive,
-        default="",
-        show_default=False,
-    )
-    return answer or None
-
-
-def uninstall(
-    ctx: typer.Context,
-    names: Annotated[list[str], typer.Argument(help="NAME or NAME@MARKETPLACE.")],
-    scope: Scope = "user",
-    keep_data: Annotated[
-        bool, typer.Option("--keep-data", help="Keep the plugin's data folder.")
-    ] = False,
-    force: Annotated[
-        bool, typer.Option("--force", help="Remove even if needed or changed.")
-    ] = False,
-    as_json: Json = False,
-) -> None:
-    """Uninstall plugins: remove exactly what their install wrote."""
-    from plugman.plugins import install as installer
-
-    changes = installer.uninstall(paths_of(ctx), names, scope, keep_data=keep_data, force=force)
-    output.emit(output.changes("uninstall", changes, as_json))
+    pass
 
 
 def enable(ctx: typer.Context, name: str, scope: Scope = "user", as_json: Json = False) -> None:
     """Enable an installed plugin in a scope."""
-    from plugman.plugins import install as installer
+    from plugman.plugins import installed
 
-    change = installer.set_enabled(paths_of(ctx), name, scope, True)
+    change = installed.set_enabled(paths_of(ctx), name, scope, True)
     output.emit(output.changes("enable", [change], as_json))
 
 
 def disable(ctx: typer.Context, name: str, scope: Scope = "user", as_json: Json = False) -> None:
     """Disable an installed plugin in a scope (it stays installed)."""
-    from plugman.plugins import install as installer
+    from plugman.plugins import installed
 
-    change = installer.set_enabled(paths_of(ctx), name, scope, False)
+    change = installed.set_enabled(paths_of(ctx), name, scope, False)
     output.emit(output.changes("disable", [change], as_json))
-
-
-def listing(ctx: typer.Context, as_json: Json = False) -> None:
-    """List installed plugins in every scope."""
-    from plugman.plugins.listings import listing
-
-    output.emit(output.installed(listing(paths_of(ctx)), as_json))
 
 
 def sync(

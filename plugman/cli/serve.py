@@ -2,7 +2,12 @@
 
 Mounted by the application as `mcp_app.command("serve")(serve)`. stdout is the protocol
 channel over stdio, so nothing else is ever printed there; with `--transport http` one line,
-`listening on http://HOST:PORT/mcp`, goes to stderr once connections are accepted.
+`listening on http://HOST:PORT/mcp`, goes to stderr once connections are accepted (with
+`--auth token`, a second one gives the token's fingerprint, never the token).
+
+Exit codes: 0 stopped by the client or a signal; 1 a failure (the port is in use, the secret
+store cannot be opened); 2 usage, including `--transport http` on an address that is not
+loopback without `--auth token` (refused before anything starts).
 """
 
 from __future__ import annotations
@@ -31,6 +36,22 @@ def serve(
         bool,
         typer.Option("--deny-destructive", help="Refuse every tool marked destructiveHint."),
     ] = False,
+    auth: Annotated[
+        str,
+        typer.Option(
+            "--auth",
+            help="HTTP: none, or token (clients send the bearer token `plugman mcp token` "
+            "keeps). Required on any address but loopback.",
+        ),
+    ] = "none",
+    stateless: Annotated[
+        bool,
+        typer.Option(
+            "--stateless",
+            help="HTTP: no sessions, so any of several gateways behind a load balancer can "
+            "answer any request (2025-era clients then get no list_changed notifications).",
+        ),
+    ] = False,
 ) -> None:
     """Serve the tools, resources and prompts of every resolved MCP server as one server.
 
@@ -39,5 +60,7 @@ def serve(
     """
     from plugman.runtime.gateway_run import Options, serve_paths
 
-    options = Options(transport, host, port, call_timeout, deny_destructive)
+    options = Options(
+        transport, host, port, call_timeout, deny_destructive, auth=auth, stateless=stateless
+    )
     serve_paths(paths_of(ctx), options, announce=output.announced)

@@ -12,8 +12,10 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
+from plugman.config import declarations
 from plugman.config.expand import expand
 from plugman.core.errors import PlugmanError
+from plugman.core.paths import Paths
 
 
 class Policy(NamedTuple):
@@ -23,6 +25,18 @@ class Policy(NamedTuple):
     allow_managed_hooks_only: bool = False
     known_marketplaces: tuple[dict[str, Any], ...] | None = None  # strictKnownMarketplaces
     blocked_marketplaces: tuple[dict[str, Any], ...] = ()
+
+
+def managed(paths: Paths) -> Policy:
+    """The policy in managed-settings.toml alone (what marketplace add and install check)."""
+    return parse(managed_settings(paths))
+
+
+def managed_settings(paths: Paths) -> dict[str, Any]:
+    """Managed settings; an unreadable policy file is an error, never silently no policy."""
+    if not paths.managed_settings.is_file():
+        return {}
+    return declarations.read(paths.managed_settings)
 
 
 GITHUB = re.compile(r"^https://github\.com/(?P<repo>[^/]+/[^/]+?)(?:\.git)?/?$", re.IGNORECASE)

@@ -71,7 +71,7 @@ def load(
     sources), and a present managed-mcp.json still excludes everything else. `env` and
     `references`: how plugins' userConfig values are put in (`plugman.config.contribute`)."""
     report = Report()
-    settings = _managed_settings(paths)
+    settings = policy.managed_settings(paths)
     managed = None
     if paths.managed_mcp.is_file():
         managed = () if only else tuple(_servers_of_file(paths.managed_mcp, "managed", report))
@@ -122,18 +122,6 @@ def _toml(file: Path, report: Report) -> dict[str, Any]:
         message = str(exc).splitlines()[0].removeprefix(f"{file} is ")  # the file is its place
         report.sink(file).error("toml-syntax", message, (), "fix the file")
         return {}
-
-
-def managed_policy(paths: Paths) -> Policy:
-    """The policy in managed-settings.toml alone (what marketplace add and install check)."""
-    return policy.parse(_managed_settings(paths))
-
-
-def _managed_settings(paths: Paths) -> dict[str, Any]:
-    """Managed settings; an unreadable policy file is an error, never silently no policy."""
-    if not paths.managed_settings.is_file():
-        return {}
-    return declarations.read(paths.managed_settings)
 
 
 def _servers_of_file(file: Path, scope: Layer, report: Report) -> list[Server]:

@@ -1,90 +1,140 @@
 """Rendering results for people (text) and machines (JSON, SARIF, GitHub annotations).
 
 The renderers return strings; `emit` is the one place that writes to the terminal. One module
-per family of results; this package re-exports them all.
+per family of results; this package re-exports them all, each module imported when a name of
+its own is first asked for (PEP 562): a command loads only the renderers it uses.
 """
 
 from __future__ import annotations
 
-from plugman.output.agents import agents_listed, deployed
-from plugman.output.common import (
-    FORMAT_VERSION,
-    announced,
-    display_path,
-    emit,
-    envelope,
-    error,
-    error_envelope,
-    progress_listener,
-    warning_listener,
-)
-from plugman.output.config import (
-    connectors_synced,
-    diagnostic_dict,
-    mcp_changed,
-    problems,
-    trust_changed,
-    trusted,
-)
-from plugman.output.export import doctored, exported
-from plugman.output.oauth import logged_in, logged_out
-from plugman.output.plugins import (
-    changes,
-    configured,
-    installed,
-    locked,
-    markets,
-    outdated,
-    plugin_info,
-    searched,
-)
-from plugman.output.registry import registry_logged_in, registry_logged_out
-from plugman.output.resolution import explained, mcp_got, mcp_listed, resolved, status_row
-from plugman.output.runtime import hook_block_reason, hook_run, hooks_listed, probed, tool_pool
-from plugman.output.validation import FORMATS, validation
+import importlib
+from typing import TYPE_CHECKING, Any
 
-__all__ = [
-    "FORMATS",
-    "FORMAT_VERSION",
-    "agents_listed",
-    "announced",
-    "changes",
-    "configured",
-    "connectors_synced",
-    "deployed",
-    "diagnostic_dict",
-    "display_path",
-    "doctored",
-    "emit",
-    "envelope",
-    "error",
-    "error_envelope",
-    "explained",
-    "exported",
-    "hook_block_reason",
-    "hook_run",
-    "hooks_listed",
-    "installed",
-    "locked",
-    "logged_in",
-    "logged_out",
-    "markets",
-    "mcp_changed",
-    "mcp_got",
-    "mcp_listed",
-    "outdated",
-    "plugin_info",
-    "probed",
-    "problems",
-    "progress_listener",
-    "registry_logged_in",
-    "registry_logged_out",
-    "resolved",
-    "searched",
-    "status_row",
-    "tool_pool",
-    "trust_changed",
-    "trusted",
-    "validation",
-    "warning_listener",
-]
+if TYPE_CHECKING:  # the names, for type checkers (`X as X`: re-exported)
+    from plugman.output.agents import agents_listed as agents_listed
+    from plugman.output.agents import deployed as deployed
+    from plugman.output.common import FORMAT_VERSION as FORMAT_VERSION
+    from plugman.output.common import announced as announced
+    from plugman.output.common import ask as ask
+    from plugman.output.common import display_path as display_path
+    from plugman.output.common import emit as emit
+    from plugman.output.common import envelope as envelope
+    from plugman.output.common import error as error
+    from plugman.output.common import error_envelope as error_envelope
+    from plugman.output.common import located as located
+    from plugman.output.common import progress_listener as progress_listener
+    from plugman.output.common import warning_listener as warning_listener
+    from plugman.output.common import warnings as warnings
+    from plugman.output.config import connectors_synced as connectors_synced
+    from plugman.output.config import diagnostic_dict as diagnostic_dict
+    from plugman.output.config import mcp_changed as mcp_changed
+    from plugman.output.config import problems as problems
+    from plugman.output.config import trust_changed as trust_changed
+    from plugman.output.config import trusted as trusted
+    from plugman.output.export import doctored as doctored
+    from plugman.output.export import exported as exported
+    from plugman.output.findings import FORMATS as FORMATS
+    from plugman.output.findings import validation as validation
+    from plugman.output.gateway import gateway_token as gateway_token
+    from plugman.output.oauth import logged_in as logged_in
+    from plugman.output.oauth import logged_out as logged_out
+    from plugman.output.plugins import changes as changes
+    from plugman.output.plugins import configured as configured
+    from plugman.output.plugins import installed as installed
+    from plugman.output.plugins import locked as locked
+    from plugman.output.plugins import markets as markets
+    from plugman.output.plugins import outdated as outdated
+    from plugman.output.plugins import plugin_info as plugin_info
+    from plugman.output.plugins import searched as searched
+    from plugman.output.registry import registry_logged_in as registry_logged_in
+    from plugman.output.registry import registry_logged_out as registry_logged_out
+    from plugman.output.resolution import explained as explained
+    from plugman.output.resolution import mcp_got as mcp_got
+    from plugman.output.resolution import mcp_listed as mcp_listed
+    from plugman.output.resolution import resolved as resolved
+    from plugman.output.resolution import status_row as status_row
+    from plugman.output.runtime import hook_block_reason as hook_block_reason
+    from plugman.output.runtime import hook_run as hook_run
+    from plugman.output.runtime import hooks_listed as hooks_listed
+    from plugman.output.runtime import probed as probed
+    from plugman.output.runtime import tool_pool as tool_pool
+
+_WHERE = {
+    "agents": (
+        "agents_listed",
+        "deployed",
+    ),
+    "common": (
+        "FORMAT_VERSION",
+        "announced",
+        "ask",
+        "display_path",
+        "emit",
+        "envelope",
+        "error",
+        "error_envelope",
+        "located",
+        "progress_listener",
+        "warning_listener",
+        "warnings",
+    ),
+    "config": (
+        "connectors_synced",
+        "diagnostic_dict",
+        "mcp_changed",
+        "problems",
+        "trust_changed",
+        "trusted",
+    ),
+    "export": (
+        "doctored",
+        "exported",
+    ),
+    "gateway": ("gateway_token",),
+    "oauth": (
+        "logged_in",
+        "logged_out",
+    ),
+    "plugins": (
+        "changes",
+        "configured",
+        "installed",
+        "locked",
+        "markets",
+        "outdated",
+        "plugin_info",
+        "searched",
+    ),
+    "registry": (
+        "registry_logged_in",
+        "registry_logged_out",
+    ),
+    "resolution": (
+        "explained",
+        "mcp_got",
+        "mcp_listed",
+        "resolved",
+        "status_row",
+    ),
+    "runtime": (
+        "hook_block_reason",
+        "hook_run",
+        "hooks_listed",
+        "probed",
+        "tool_pool",
+    ),
+    "findings": (
+        "FORMATS",
+        "validation",
+    ),
+}
+
+HOME = {name: module for module, names in _WHERE.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in HOME:
+        raise AttributeError(f"module 'plugman.output' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"plugman.output.{HOME[name]}"), name)
+    globals()[name] = value
+    return value

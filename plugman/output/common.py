@@ -46,6 +46,29 @@ def warning_listener() -> Callable[[str], None]:
     return lambda message: emit(f"warning: {printable(message)}", err=True)
 
 
+def warnings(notes: list[str]) -> str:
+    """Notes that do not fail the command, one `warning:` line each (stderr)."""
+    return "\n".join(f"warning: {printable(note)}" for note in notes)
+
+
+def ask(question: str, *, hidden: bool = False) -> str:
+    """A line typed at the terminal in answer to `question` (not echoed when `hidden`)."""
+    if hidden:
+        from getpass import getpass
+
+        return getpass(question, stream=sys.stderr)
+    sys.stderr.write(question)
+    sys.stderr.flush()
+    return sys.stdin.readline().rstrip("\n")
+
+
+def located(found: dict[str, str], as_json: bool) -> str:
+    """`plugman paths`: every location, one per line, or its JSON document."""
+    if as_json:
+        return envelope("paths", paths=found)
+    return "\n".join(f"{name:18} {value}" for name, value in found.items())
+
+
 def envelope(command: str, **body: Any) -> str:
     """The versioned JSON document every `--json` output uses."""
     return json.dumps({"format": FORMAT_VERSION, "command": command, **body}, indent=2)

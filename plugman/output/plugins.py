@@ -9,7 +9,7 @@ from plugman.output.common import envelope
 
 if TYPE_CHECKING:
     from plugman.plugins.configure import Option
-    from plugman.plugins.install import Change
+    from plugman.plugins.installed import Change
     from plugman.plugins.listings import Info, Listed, Outdated, SearchHit
     from plugman.plugins.registry import Known
 

@@ -22,10 +22,7 @@ from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
 from plugman.core.state import PRECEDENCE, SCOPES, Record, Scope
 from plugman.core.store import Store
-from plugman.manifest import plugin
-from plugman.manifest.diagnostics import Sink
 from plugman.manifest.model import Plugin, UserOption
-from plugman.manifest.reader import Report
 
 Ask = Callable[[str, UserOption], str | None]  # (plugin id, option) -> a value, or None
 
@@ -152,6 +149,10 @@ def delete(paths: Paths, keys: list[str], env: Mapping[str, str] | None = None) 
 
 def loaded(paths: Paths, entry: dict[str, Any]) -> Plugin:
     """The installed plugin an install record entry names, from the store."""
+    from plugman.manifest import plugin  # the loaders: not for uninstall, which needs none
+    from plugman.manifest.diagnostics import Sink
+    from plugman.manifest.reader import Report
+
     root = Store(paths.store_dir).path(entry["content_hash"])
     fields = entry.get("entry")
     declaration = plugin.Declaration(fields, Sink(str(root))) if fields else None

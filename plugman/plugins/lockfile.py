@@ -5,8 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import tomlkit
-
 from plugman.config.declarations import load
 from plugman.core.errors import PlugmanError
 
@@ -18,6 +16,8 @@ def render(pins: list[dict[str, Any]]) -> bytes | None:
     """The lock file for these pins (sorted by id); None when there are none."""
     if not pins:
         return None
+    import tomlkit  # ~10 ms: only a project's install writes a lock
+
     doc = tomlkit.document()
     doc.add(tomlkit.comment(HEADER))
     doc.add("format", FORMAT)

@@ -12,7 +12,7 @@ from plugman.core.paths import Paths
 from plugman.core.session import session
 from plugman.core.state import Record, Scope
 from plugman.plugins import configure
-from plugman.plugins.install import find_installed, save
+from plugman.plugins.installed import find_installed, save
 
 
 def run(

@@ -159,10 +159,11 @@ def local_plugin_source(source: PluginSource) -> bool:
 
 def check_policy(paths: Paths, source: Source) -> None:
     """Refuse a marketplace source the managed policy does not allow."""
-    from plugman.config.policy import marketplace_refusal
-    from plugman.config.scopes import managed_policy
+    from plugman.config import policy
 
-    reason = marketplace_refusal(source.kind, source.location, source.ref, managed_policy(paths))
+    reason = policy.marketplace_refusal(
+        source.kind, source.location, source.ref, policy.managed(paths)
+    )
     if reason:
         raise PlugmanError(
             f"marketplace {source.location!r} is {reason} (managed policy)",

@@ -20,7 +20,8 @@ from plugman.core.session import Session, session
 from plugman.core.state import Record, timestamp
 from plugman.plugins import lockfile, marketplaces, registry
 from plugman.plugins import planner as resolver
-from plugman.plugins.install import Change, components, save
+from plugman.plugins.install import components
+from plugman.plugins.installed import Change, save
 
 
 def declared_specs(paths: Paths) -> list[resolver.Spec]:

@@ -19,7 +19,7 @@ from plugman.core.state import SCOPES, Record, Scope
 from plugman.manifest.model import MarketplaceEntry, Plugin
 from plugman.plugins import marketplaces, registry
 from plugman.plugins import planner as resolver
-from plugman.plugins.install import Change, save
+from plugman.plugins.installed import Change, save
 from plugman.plugins.listings import Info, Outdated, SearchHit
 from plugman.plugins.sources.oci import following
 

@@ -86,6 +86,7 @@ class Gateway:
         }
         self.catalog = Catalog()
         self.sessions: list[ServerSession] = []
+        self.stateless = False  # HTTP --stateless: a session ends with its request
         self.bus = InMemorySubscriptionBus()
         self.server = _server(self)
 
@@ -144,7 +145,10 @@ class Gateway:
                     self.sessions.remove(session)
 
     async def joined(self, ctx: Context, params: Any) -> None:
-        """`notifications/initialized`: a 2025-era client to notify from now on."""
+        """`notifications/initialized`: a 2025-era client to notify from now on (not when
+        stateless: its session ends with this request)."""
+        if self.stateless:
+            return
         self.sessions.append(ctx.session)
         del self.sessions[:-MAX_SESSIONS]
 

@@ -3,8 +3,13 @@
 - stdio (default): the MCP protocol on stdin/stdout until the client closes stdin, through
   `mcp.server.stdio.stdio_server()` (over event-loop pipes when it can: plugman.runtime.pipes).
 - http: uvicorn serves the low-level server's `streamable_http_app()` at
-  `http://HOST:PORT/mcp`; the socket is bound first, so a port in use is a plain error, and
-  port 0 picks a free one. Its address goes to `announce` once it accepts connections.
+  `http://HOST:PORT/mcp` (plugman.runtime.gateway_http: the address, DNS-rebinding
+  protection, the bearer token, `--stateless`); the socket is bound first, so a port in use is
+  a plain error, and port 0 picks a free one. Its address goes to `announce` once it accepts
+  connections, then, with `--auth token`, the token's fingerprint (never the token).
+
+Over HTTP on any address but loopback the gateway requires `--auth token`: without it,
+`serve_paths` raises a UsageError (exit 2) before it reads the config, binds or starts anything.
 
 SIGTERM and SIGINT end either gracefully: backends are shut down (the SDK closes a stdio
 server's stdin, then signals its process group), so no server is left behind.
@@ -28,7 +33,7 @@ import anyio
 
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
-from plugman.runtime import headers
+from plugman.runtime import gateway_http, gateway_token, headers
 from plugman.runtime.calls import Guard
 from plugman.runtime.connect import transport_of
 from plugman.runtime.gateway import Gateway
@@ -41,6 +46,7 @@ from plugman.runtime.probe import log_path
 log = logging.getLogger("plugman.gateway")
 
 TRANSPORTS = ("stdio", "http")
+AUTH = ("none", "token")
 # uvloop's event loop: each call crosses the loop four times (client in, backend out and back,
 # client out), and uvloop's wake-ups and pipes take ~0.1 ms off the gateway's added latency.
 LOOP = {"use_uvloop": sys.platform != "win32"}
@@ -55,15 +61,18 @@ class Options:
     call_timeout: float = 60.0
     deny_destructive: bool = False
     connect_timeout: float = 30.0
+    auth: str = "none"
+    stateless: bool = False
 
 
 def serve_paths(paths: Paths, options: Options, announce: Announce | None = None) -> None:
     """Serve this project's resolved MCP servers until the client or a signal ends it."""
     from plugman.config.resolution import resolve
 
-    if options.transport not in TRANSPORTS:
-        raise UsageError(f"unknown transport {options.transport!r}", hint="use stdio or http")
     env = dict(os.environ)
+    address = _checked(options)
+    token = gateway_token.obtain(paths, env) if options.auth == "token" else None
+    env.pop(gateway_token.VARIABLE, None)  # not for backends and hooks
     health = Health.from_env(env, options.connect_timeout)
     resolved = resolve(paths, env)
     servers = {name: server.entry for name, server in resolved.servers.items()}
@@ -77,7 +86,7 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
     )
     log_dir = paths.state_dir / "logs"
     log_dir.mkdir(parents=True, exist_ok=True)
-    sock = _bind(options) if options.transport == "http" else None
+    sock = gateway_http.bind(address) if address is not None else None
     with _logging_to(log_dir / "gateway.log"), ExitStack() as stack:
         for item in resolved.dropped:
             if item.kind == "server" and item.name not in servers:
@@ -97,11 +106,11 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
             remembered=Remembered(paths.state_dir / "gateway-instructions.json"),
         )
         log.info("serving %d servers over %s", len(servers), options.transport)
-        if sock is None:
+        if sock is None or address is None:
             anyio.run(_stdio, gateway, backend_options=LOOP)
         else:
             stack.callback(sock.close)
-            anyio.run(_http, gateway, sock, announce or (lambda _: None), backend_options=LOOP)
+            _serve_http(gateway, address, sock, options.stateless, token, announce)
         log.info("stopped")
 
 
@@ -119,7 +128,49 @@ async def _stdio(gateway: Gateway) -> None:
         group.cancel_scope.cancel()
 
 
-async def _http(gateway: Gateway, sock: socket.socket, announce: Announce) -> None:
+def _serve_http(
+    gateway: Gateway,
+    address: gateway_http.Address,
+    sock: socket.socket,
+    stateless: bool,
+    token: gateway_token.Token | None,
+    announce: Announce | None,
+) -> None:
+    gateway.stateless = stateless
+    web = gateway_http.app(gateway, address, token.value if token else None, stateless)
+    lines = [f"clients must send a bearer token ({token.fingerprint})"] if token else []
+    said = announce or (lambda _: None)
+    anyio.run(_http, gateway, web, sock, said, lines, backend_options=LOOP)
+
+
+def _checked(options: Options) -> gateway_http.Address | None:
+    """The address to listen on (None over stdio), once the options are known to be safe."""
+    if options.transport not in TRANSPORTS:
+        raise UsageError(f"unknown transport {options.transport!r}", hint="use stdio or http")
+    if options.auth not in AUTH:
+        raise UsageError(f"unknown --auth {options.auth!r}", hint="use none or token")
+    if options.transport == "stdio":
+        if options.auth != "none" or options.stateless:
+            raise UsageError(
+                "--auth and --stateless apply only to --transport http",
+                hint="over stdio the gateway serves only the process that started it",
+            )
+        return None
+    address = gateway_http.resolve(options.host, options.port)
+    if not address.loopback and options.auth == "none":
+        raise UsageError(
+            f"refusing to serve HTTP on {options.host} without authentication: it is not a "
+            "loopback address, so anyone who can reach it could call every tool",
+            where="--host",
+            hint="add --auth token (clients send `Authorization: Bearer <token>`; "
+            "`plugman mcp token --show` prints it), or listen on 127.0.0.1",
+        )
+    return address
+
+
+async def _http(
+    gateway: Gateway, web: Any, sock: socket.socket, announce: Announce, lines: list[str]
+) -> None:
     import uvicorn
 
     class Web(uvicorn.Server):
@@ -128,43 +179,27 @@ async def _http(gateway: Gateway, sock: socket.socket, announce: Announce) -> No
             yield  # _on_signal stops it; uvicorn would re-raise the signal after shutdown
 
     host, port = sock.getsockname()[:2]
-    app = gateway.server.streamable_http_app(host=host)
-    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on")
-    web = Web(config)
+    config = uvicorn.Config(web, log_config=None, access_log=False, lifespan="on")
+    server = Web(config)
 
     def stop() -> None:
-        web.should_exit = True
+        server.should_exit = True
 
     async with anyio.create_task_group() as group:
         gateway.start(group)
         group.start_soon(_on_signal, stop)
-        group.start_soon(_announce, web, f"listening on {_url(host, port)}", announce)
-        await web.serve(sockets=[sock])
+        heard = [f"listening on {gateway_http.url(host, port)}", *lines]
+        group.start_soon(_announce, server, heard, announce)
+        await server.serve(sockets=[sock])
         group.cancel_scope.cancel()
 
 
-def _bind(options: Options) -> socket.socket:
-    family = socket.AF_INET6 if ":" in options.host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((options.host, options.port))
-    except OSError as exc:
-        sock.close()
-        where = f"{options.host}:{options.port}"
-        raise PlugmanError(f"cannot listen on {where}: {exc.strerror or exc}") from exc
-    return sock
-
-
-def _url(host: str, port: int) -> str:
-    return f"http://[{host}]:{port}/mcp" if ":" in host else f"http://{host}:{port}/mcp"
-
-
-async def _announce(web: Any, line: str, announce: Announce) -> None:
+async def _announce(web: Any, lines: list[str], announce: Announce) -> None:
     while not web.started:
         await anyio.sleep(0.02)
-    log.info("%s", line)
-    announce(line)
+    for line in lines:
+        log.info("%s", line)
+        announce(line)
 
 
 async def _on_signal(stop: Callable[[], None]) -> None:

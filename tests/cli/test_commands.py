@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import typer.main
 
@@ -57,3 +58,62 @@ def test_shell_completion_still_reaches_typer() -> None:
         [sys.executable, "-m", "plugman"], capture_output=True, text=True, env=env, check=False
     )
     assert done.stdout.split() == ["install"], done
+
+
+def _loaded_by(args: list[str], env: dict[str, str]) -> tuple[int, list[str]]:
+    code = (
+        f"import json, sys; from plugman.cli import main; code = main({args!r}); "
+        "print(json.dumps(sorted(sys.modules)), file=sys.stderr); sys.exit(code)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
+    )
+    return done.returncode, json.loads(done.stderr.strip().splitlines()[-1])
+
+
+def test_the_fast_commands_run_without_typer(tmp_path: Path) -> None:
+    """install, uninstall, list, paths, config resolve and validate never import typer (nor
+    click, rich or mcp), and uninstall loads nothing of planning, fetching or validating."""
+    env = {**os.environ, "PLUGMAN_HOME": str(tmp_path / "home"), "HOME": str(tmp_path)}
+    env["PLUGMAN_MANAGED_DIR"] = str(tmp_path / "managed")
+    light = ("typer", "click", "rich", "mcp", "pydantic")
+    for args in (
+        ["list", "--json"],
+        ["paths"],
+        ["--project", str(tmp_path), "config", "resolve", "--json"],
+        ["install", "--help"],
+        ["uninstall", "nothing"],
+        ["validate", str(tmp_path / "nothing")],
+    ):
+        code, loaded = _loaded_by(args, env)
+        assert code in (0, 1, 2), args
+        heavy = [m for m in loaded if m.split(".")[0] in light]
+        assert heavy == [], (args, heavy)
+        if args[0] == "uninstall":
+            assert "plugman.plugins.planner" not in loaded
+            assert "plugman.manifest.plugin" not in loaded
+
+
+def test_output_names_each_renderer_where_it_lives() -> None:
+    """plugman.output imports a renderer's module when its name is first asked for: the table
+    it reads and the names type checkers see are the same, and each name is found (also after
+    its module was imported directly, which sets the module as an attribute of the package:
+    hence no renderer is named like a module)."""
+    import ast
+
+    from plugman import output
+
+    source = Path(output.__file__).read_text()
+    checked = {
+        alias.asname
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+        if alias.asname
+    }
+    assert checked == set(output.HOME)
+    assert not set(output.HOME) & {p.stem for p in Path(output.__file__).parent.glob("*.py")}
+    for name, module in output.HOME.items():
+        assert getattr(output, name) is getattr(
+            __import__(f"plugman.output.{module}", fromlist=[name]), name
+        )

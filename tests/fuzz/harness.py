@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, Phase, seed, settings
 
 from plugman.manifest.diagnostics import ERROR, WARNING, Diagnostic
 from plugman.manifest.validate import Validation
-from plugman.output.validation import FORMATS, validation
+from plugman.output.findings import FORMATS, validation
 
 SCALE = max(1, int(os.environ.get("PLUGMAN_FUZZ_SCALE", "1")))
 RANDOM = os.environ.get("PLUGMAN_FUZZ_RANDOM", "") not in ("", "0")

@@ -17,7 +17,7 @@ from plugman.core.errors import PlugmanError
 from plugman.manifest import frontmatter, jsonloc
 from plugman.manifest.diagnostics import Sink, format_path
 from plugman.manifest.validate import validate
-from plugman.output.validation import FORMATS, validation
+from plugman.output.findings import FORMATS, validation
 from tests.fuzz import harness
 
 

@@ -1,0 +1,201 @@
+"""Command lines as data: the hot commands' options, parsed and explained without typer.
+
+Importing typer and click costs ~30 ms of a process that installs a plugin in ~80 ms, and the
+commands a user or a script runs most (`install`, `uninstall`, `list`, `paths`, `config resolve`,
+`validate`) need none of what they offer here: a few flags, an option or two, positional words.
+So these commands are declared once, as a `Spec` (plugman.cli.fast), and this module parses a
+command line against one and writes its `--help`; the typer application mounts the same specs
+as commands that forward their words here, so both ways in parse alike.
+
+Errors read as click's did (`no such option: --x`, `missing argument SPEC...`, `'x' is not one
+of ...`), as UsageErrors with a hint to the command's help.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from plugman.core.errors import UsageError
+
+FLAG, VALUE, MANY = "flag", "value", "many"  # an option is a switch, takes a value, or repeats
+Given = dict[str, "bool | str | list[str] | None"]
+
+
+class Option:
+    """`--name`/`-n`: a flag (False/True), a value (the last one given) or many values."""
+
+    __slots__ = ("choices", "default", "dest", "help", "metavar", "names", "takes")
+
+    def __init__(
+        self,
+        names: tuple[str, ...],
+        help: str,
+        takes: str = FLAG,
+        *,
+        choices: tuple[str, ...] = (),
+        default: str | None = None,
+        metavar: str = "TEXT",
+    ) -> None:
+        self.names, self.help, self.takes = names, help, takes
+        self.choices, self.default, self.metavar = choices, default, metavar
+        self.dest = names[0].lstrip("-").replace("-", "_")
+
+
+class Argument:
+    """A positional word (`many`: one or more, or any number when not `required`)."""
+
+    __slots__ = ("dest", "help", "many", "metavar", "required")
+
+    def __init__(self, dest: str, help: str, *, many: bool = False, required: bool = True) -> None:
+        self.dest, self.help, self.many, self.required = dest, help, many, required
+        self.metavar = dest.upper() + ("..." if many else "")
+
+
+HELP = Option(("--help", "-h"), "Show this message and exit.")
+JSON = Option(("--json",), "Print a JSON document.")
+SCOPE = Option(
+    ("--scope", "-s"),
+    "user, project or local.",
+    VALUE,
+    choices=("user", "project", "local"),
+    default="user",
+)
+
+
+class Values:
+    """A parsed command line: each option's and argument's value, by its name."""
+
+    __slots__ = ("_given",)
+
+    def __init__(self, given: dict[str, bool | str | list[str] | None]) -> None:
+        self._given = given
+
+    def flag(self, name: str) -> bool:
+        return self._given[name] is True
+
+    def text(self, name: str) -> str | None:
+        value = self._given[name]
+        return value if isinstance(value, str) else None
+
+    def words(self, name: str) -> list[str]:
+        value = self._given[name]
+        return value if isinstance(value, list) else []
+
+
+class Spec:
+    """One command: its words (`config resolve`), summary, arguments, options, and the function
+    that runs it with the parsed values and the --project folder given (or None)."""
+
+    __slots__ = ("arguments", "epilog", "options", "run", "summary", "words")
+
+    def __init__(
+        self,
+        words: str,
+        summary: str,
+        run: Callable[[Values, str | None], int | None],
+        arguments: tuple[Argument, ...] = (),
+        options: tuple[Option, ...] = (),
+        epilog: str = "",
+    ) -> None:
+        self.words, self.summary, self.run = words, summary, run
+        self.arguments, self.options, self.epilog = arguments, (*options, HELP), epilog
+
+    def usage(self) -> str:
+        words = " ".join(a.metavar if a.required else f"[{a.metavar}]" for a in self.arguments)
+        return f"Usage: plugman {self.words} [OPTIONS] {words}".rstrip()
+
+    def hint(self) -> str:
+        return f"see: plugman {self.words} --help"
+
+
+def parse(spec: Spec, args: list[str]) -> Values:
+    """The values of a command line: every option's (its default when absent) and every
+    argument's, or a UsageError saying what is wrong."""
+    values: Given = {o.dest: ([] if o.takes == MANY else o.default) for o in spec.options}
+    values |= {o.dest: False for o in spec.options if o.takes == FLAG}
+    words: list[str] = []
+    named = {name: option for option in spec.options for name in option.names}
+    items = iter(args)
+    for arg in items:
+        if arg == "--":
+            words += items
+        elif arg.startswith("-") and arg != "-":
+            name, eq, given = arg.partition("=")
+            option = named.get(name)
+            if option is None:
+                raise UsageError(f"no such option: {name}", hint=spec.hint())
+            _take(spec, option, values, given if eq else None, items)
+        else:
+            words.append(arg)
+    return Values(values | _arguments(spec, words))
+
+
+def _take(
+    spec: Spec, option: Option, values: Given, given: str | None, rest: Iterator[str]
+) -> None:
+    if option.takes == FLAG:
+        if given is not None:
+            raise UsageError(f"option {option.names[0]} does not take a value", hint=spec.hint())
+        values[option.dest] = True
+        return
+    value = given if given is not None else next(rest, None)
+    if value is None:
+        raise UsageError(f"option {option.names[0]} requires an argument", hint=spec.hint())
+    if option.choices and value not in option.choices:
+        choices = ", ".join(repr(c) for c in option.choices)
+        raise UsageError(
+            f"invalid value for {'/'.join(option.names)}: {value!r} is not one of {choices}",
+            hint=spec.hint(),
+        )
+    if option.takes == MANY:
+        values[option.dest] = [*values[option.dest], value]  # type: ignore[misc]
+    else:
+        values[option.dest] = value
+
+
+def _arguments(spec: Spec, words: list[str]) -> Given:
+    values: Given = {}
+    for argument in spec.arguments:
+        if argument.required and not words:
+            raise UsageError(f"missing argument {argument.metavar}", hint=spec.hint())
+        taken, words = (words, []) if argument.many else (words[:1], words[1:])
+        values[argument.dest] = taken if argument.many else (taken[0] if taken else None)
+    if words:
+        raise UsageError(f"got unexpected extra argument ({' '.join(words)})", hint=spec.hint())
+    return values
+
+
+def help_text(spec: Spec, columns: int = 80) -> str:
+    """`plugman WORDS --help`: usage, summary, arguments and options."""
+    from textwrap import wrap
+
+    rows = [(a.metavar, a.help) for a in spec.arguments]
+    lines = [spec.usage(), "", spec.summary]
+    for paragraph in spec.epilog.split("\n\n") if spec.epilog else ():
+        lines += ["", *wrap(paragraph, columns)]
+    if rows:
+        lines += ["", "Arguments:", *_table(rows, columns)]
+    options = [(_option_name(o), _option_help(o)) for o in spec.options]
+    return "\n".join([*lines, "", "Options:", *_table(options, columns)])
+
+
+def _option_name(option: Option) -> str:
+    names = ", ".join(sorted(option.names, key=len))
+    return names if option.takes == FLAG else f"{names} {option.metavar}"
+
+
+def _option_help(option: Option) -> str:
+    extra = f" [default: {option.default}]" if option.default else ""
+    return option.help + (" (repeatable)" if option.takes == MANY else "") + extra
+
+
+def _table(rows: list[tuple[str, str]], columns: int) -> list[str]:
+    from textwrap import wrap
+
+    width = max(len(name) for name, _ in rows)
+    lines = []
+    for name, text in rows:
+        parts = wrap(text, max(columns - width - 4, 20)) or [""]
+        lines.append(f"  {name.ljust(width)}  {parts[0]}")
+        lines += [" " * (width + 4) + part for part in parts[1:]]
+    return lines

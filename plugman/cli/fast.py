@@ -1,0 +1,298 @@
+"""The hot commands, declared as data (plugman.cli.argv) and run without typer.
+
+`install`, `uninstall`, `list`, `paths`, `config resolve` and `validate` are what users and
+scripts run most, so `plugman.cli.main` runs them from here directly; the typer application
+(plugman.cli.app) mounts the same specs as commands that forward their words here, for shell
+completion and for tests that drive the typer app. Every failure is reported by `report`, the
+one place that turns a PlugmanError into `error:` / `hint:` (and an error envelope under JSON).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+from plugman.cli.argv import JSON, MANY, SCOPE, VALUE, Argument, Option, Spec, Values
+from plugman.core.errors import PlugmanError, UsageError, from_os_error
+
+if TYPE_CHECKING:
+    from plugman.core.paths import Paths
+    from plugman.core.state import Scope
+    from plugman.manifest.model import UserOption
+
+
+def paths_for(project: str | None) -> Paths:
+    """The paths of this run: the --project folder (which must exist), or the project found
+    from the working directory upward."""
+    from plugman.core.paths import Paths
+
+    if project is not None and not Path(project).is_dir():
+        raise UsageError(
+            f"--project {project}: no such folder",
+            hint="pass an existing project folder (or leave --project out: plugman finds the "
+            "project from the current folder upward)",
+        )
+    return Paths.from_env(project=Path(project) if project else None)
+
+
+def _scope(values: Values) -> Scope:
+    return cast("Scope", values.text("scope"))  # one of its choices, parsed
+
+
+def _install(values: Values, project: str | None) -> None:
+    from plugman import output
+    from plugman.plugins import install as installer
+
+    as_json, dry_run = values.flag("json"), values.flag("dry_run")
+    ask = _ask if sys.stdin.isatty() and not as_json and not dry_run else None
+    config = values.words("config") or None
+    changes = installer.install(
+        paths_for(project),
+        values.words("specs"),
+        _scope(values),
+        dry_run=dry_run,
+        config=config,
+        ask=ask,
+    )
+    output.emit(output.changes("install", changes, as_json))
+
+
+def _ask(plugin_id: str, option: UserOption) -> str | None:
+    """Ask a terminal for a required userConfig value (hidden when sensitive)."""
+    from plugman import output
+
+    about = f" ({option.description})" if option.description else ""
+    question = f"{plugin_id}: {option.title}{about} [{option.key}, {option.type}]: "
+    return output.ask(question, hidden=option.sensitive) or None
+
+
+def _uninstall(values: Values, project: str | None) -> None:
+    from plugman import output
+    from plugman.plugins.uninstall import uninstall
+
+    changes = uninstall(
+        paths_for(project),
+        values.words("names"),
+        _scope(values),
+        keep_data=values.flag("keep_data"),
+        force=values.flag("force"),
+    )
+    output.emit(output.changes("uninstall", changes, values.flag("json")))
+
+
+def _list(values: Values, project: str | None) -> None:
+    from plugman import output
+    from plugman.plugins.listings import listing
+
+    output.emit(output.installed(listing(paths_for(project)), values.flag("json")))
+
+
+def _paths(values: Values, project: str | None) -> None:
+    from plugman import output
+    from plugman.core import secrets
+    from plugman.core.paths import project_marker
+
+    paths = paths_for(project)
+    store = secrets.open_store(paths)
+    found = {
+        **paths.as_dict(),
+        "project_marker": project_marker(paths.project_dir) or "",
+        "secret_store": f"{store.kind}: {store.where}",
+    }
+    output.emit(output.located(found, values.flag("json")))
+
+
+def _resolve(values: Values, project: str | None) -> None:
+    from plugman import output
+
+    as_json, explain, secret = (
+        values.flag("json"),
+        values.flag("explain"),
+        values.flag("show_secrets"),
+    )
+    target = values.text("target")
+    if target is not None:
+        from plugman.agents.export import native
+
+        if as_json or explain:
+            raise UsageError(
+                "--target prints the agent's own config file; it takes no --json or --explain",
+                hint="plugman config resolve --json (plugman's document), or --target alone",
+            )
+        text, notes = native(paths_for(project), os.environ, target, secret)
+        output.emit(text)
+        output.emit(output.warnings(notes), err=True)
+        return
+    from plugman.config.resolution import resolve
+
+    resolution = resolve(paths_for(project), os.environ)
+    output.emit(output.resolved(resolution, as_json, explain, secret))
+
+
+def _validate(values: Values, _project: str | None) -> int:
+    from plugman import output
+    from plugman.manifest.validate import validate
+
+    paths = [Path(p) for p in values.words("paths")]
+    strict, fmt = values.flag("strict"), values.text("format") or "text"
+    result = validate(paths, strict=strict, extension_kinds=_source_kinds)
+    output.emit(output.validation(result, fmt))
+    return 1 if result.errors else 0
+
+
+def _source_kinds() -> dict[str, str]:
+    """The source types installed extensions add (loaded only when a marketplace needs them:
+    the plugin manager loads every entry point)."""
+    from plugman import extensions
+
+    return extensions.source_locations()
+
+
+SHOW_SECRETS = Option(("--show-secrets",), "Show secret values unmasked.")
+SPECS = {
+    spec.words: spec
+    for spec in (
+        Spec(
+            "install",
+            "Install plugins (and their dependencies) into a scope.",
+            _install,
+            (
+                Argument(
+                    "specs",
+                    "NAME[@MARKETPLACE][SPECIFIER], a folder, a git URL, an archive URL or oci://REF.",
+                    many=True,
+                ),
+            ),
+            (
+                SCOPE,
+                Option(("--dry-run",), "Show what would happen."),
+                Option(
+                    ("--config", "-c"),
+                    "KEY=VALUE: a userConfig value of the plugin. On a terminal, required "
+                    "values not given are asked.",
+                    MANY,
+                    metavar="KEY=VALUE",
+                ),
+                JSON,
+            ),
+        ),
+        Spec(
+            "uninstall",
+            "Uninstall plugins: remove exactly what their install wrote.",
+            _uninstall,
+            (Argument("names", "NAME or NAME@MARKETPLACE.", many=True),),
+            (
+                SCOPE,
+                Option(("--keep-data",), "Keep the plugin's data folder."),
+                Option(("--force",), "Remove even if needed or changed."),
+                JSON,
+            ),
+        ),
+        Spec("list", "List installed plugins in every scope.", _list, options=(JSON,)),
+        Spec(
+            "paths",
+            "Show every location plugman reads or writes (PLUGMAN_HOME relocates them).",
+            _paths,
+            options=(JSON,),
+        ),
+        Spec(
+            "config resolve",
+            "Merge every scope into one config (managed, claude.ai, plugin, user, project, local).",
+            _resolve,
+            options=(
+                JSON,
+                Option(("--explain",), "Say why for every entry."),
+                SHOW_SECRETS,
+                Option(
+                    ("--target",), "Print the MCP config in AGENT's format.", VALUE, metavar="AGENT"
+                ),
+            ),
+        ),
+        Spec(
+            "validate",
+            "Check plugins, marketplaces, hooks, MCP configs and SKILL.md files.",
+            _validate,
+            (Argument("paths", "Plugin or marketplace folders, or manifest files.", many=True),),
+            (
+                Option(("--strict",), "Treat warnings as errors."),
+                Option(
+                    ("--format",),
+                    "text, json, sarif or github (workflow annotations).",
+                    VALUE,
+                    choices=("text", "json", "sarif", "github"),
+                    default="text",
+                    metavar="FORMAT",
+                ),
+            ),
+            epilog="A folder is validated as a marketplace (with every local plugin it lists) "
+            "and/or a plugin; a file (plugin.json, marketplace.json, gemini-extension.json, "
+            "hooks.json, .mcp.json, SKILL.md, agents/ or commands/ *.md) on its own. Every issue "
+            "is reported at once with its file, line:column and key path.\n\nExit codes: 0 "
+            "no errors, 1 errors found, 2 usage error.",
+        ),
+    )
+}
+
+
+def find(args: list[str]) -> Spec | None:
+    """The spec the first words of a command line name (`config resolve`, `install`)."""
+    return SPECS.get(" ".join(args[:2])) or SPECS.get(args[0] if args else "")
+
+
+def run(spec: Spec, args: list[str], project: str | None) -> int:
+    """Run a fast command; PlugmanError and OSError propagate to the caller's `report`."""
+    from plugman import output
+    from plugman.cli.argv import help_text, parse
+
+    if {"-h", "--help"} & set(args[: args.index("--")] if "--" in args else args):
+        output.emit(help_text(spec))
+        return 0
+    values = parse(spec, args)
+    with listening():
+        return spec.run(values, project) or 0
+
+
+@contextmanager
+def listening() -> Iterator[None]:
+    """Progress (on a terminal) and warnings (always) shown while a command runs."""
+    from plugman import output
+    from plugman.core import progress
+
+    with progress.listening(output.progress_listener(), output.warning_listener()):
+        yield
+
+
+def main(spec: Spec, args: list[str], project: str | None) -> int:
+    """`plugman [--project P] WORDS ARGS...` for a fast command: its exit code, every failure
+    reported on stderr (and as an error envelope under JSON)."""
+    try:
+        return run(spec, args, project)
+    except (PlugmanError, OSError) as exc:
+        failure = exc if isinstance(exc, PlugmanError) else from_os_error(exc)
+        return report(failure, args, spec.words)
+
+
+def report(failure: PlugmanError, args: list[str], command: str | None) -> int:
+    """`error:` and `hint:` on stderr, an error envelope on stdout when JSON was asked for;
+    the failure's exit code."""
+    from plugman import output
+
+    output.emit(output.error(failure), err=True)
+    if wants_json(args):
+        output.emit(output.error_envelope(failure, command))
+    return int(failure.exit_code)
+
+
+def wants_json(args: list[str]) -> bool:
+    """--json (or validate's --format json) among plugman's own arguments (not after `--`,
+    where a server's command is)."""
+    own = args[: args.index("--")] if "--" in args else args
+    return (
+        "--json" in own
+        or "--format=json" in own
+        or ["--format", "json"] in (own[i : i + 2] for i in range(len(own)))
+    )

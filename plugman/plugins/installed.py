@@ -1,0 +1,85 @@
+"""What install, uninstall, enable/disable, update and sync share: the `Change` each reports,
+finding an installed plugin, saving a scope's record (and the project's lock), and bringing the
+linked agents up to date. Light on purpose: `uninstall` and `enable` load nothing of planning,
+fetching or validating plugins."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, NamedTuple
+
+from plugman.config import declarations
+from plugman.core.errors import PlugmanError, UsageError
+from plugman.core.paths import Paths
+from plugman.core.session import Session, session
+from plugman.core.state import Record, Scope
+
+
+class Change(NamedTuple):
+    action: str  # installed | uninstalled | enabled | disabled | unchanged | would install
+    id: str
+    version: str
+    scope: Scope
+    content_hash: str
+
+
+def find_installed(record: Record, name: str) -> str:
+    if name in record.plugins:
+        return name
+    hits = [key for key, value in record.plugins.items() if value["name"] == name]
+    if len(hits) == 1:
+        return hits[0]
+    if hits:
+        raise UsageError(f"{name!r} matches {', '.join(hits)}", hint="say which: NAME@MARKETPLACE")
+    raise PlugmanError(
+        f"plugin {name!r} is not installed in the {record.scope} scope",
+        hint="run: plugman list (to see every scope), or pass --scope",
+    )
+
+
+def save(work: Session, record: Record) -> None:
+    """Write the record and, for the project, the lock file that mirrors it."""
+    if record.scope == "project":
+        declarations.check_project_file(work.paths, work.paths.project_lock)
+        pins = [{"id": key, **value} for key, value in record.plugins.items()]
+        work.tx.write(work.paths.project_lock, _lock(pins))
+    work.tx.write(record.path, record.to_bytes())
+
+
+def _lock(pins: list[dict[str, Any]]) -> bytes | None:
+    from plugman.plugins import lockfile
+
+    return lockfile.render(pins)
+
+
+def set_enabled(paths: Paths, name: str, scope: Scope, enabled: bool) -> Change:
+    with session(paths) as work:
+        record = Record.load(paths, scope)
+        plugin_id = find_installed(record, name)
+        entry = record.plugins[plugin_id]
+        entry["enabled"] = enabled
+        save(work, record)
+        deploy(work)
+    action = "enabled" if enabled else "disabled"
+    return Change(action, plugin_id, entry["version"], scope, entry["content_hash"])
+
+
+def deploy(work: Session) -> None:
+    """Rewrite every linked agent's files as resolved now. With no agent linked there is
+    nothing to do, and the agents layer (~40 ms to import) is not loaded."""
+    from plugman.agents import links
+
+    if links.every(work.paths):
+        from plugman.agents import deploy
+
+        deploy.refresh(work, os.environ)
+
+
+def forget_exports(work: Session, plugin_ids: set[str]) -> None:
+    """Take what `plugin_ids` put into files `export` wrote (none exported: nothing to do)."""
+    from plugman.config import export_record
+
+    if plugin_ids and export_record.path(work.paths).exists():
+        from plugman.agents import export
+
+        export.forget(work, plugin_ids)

@@ -1,0 +1,106 @@
+"""Uninstall: remove exactly what a plugin's install wrote (and the dependencies nobody else
+needs), in one transaction; its data folder and secrets go after the commit."""
+
+from __future__ import annotations
+
+from plugman.config import declarations
+from plugman.core import progress
+from plugman.core.errors import PlugmanError
+from plugman.core.fs import remove_tree
+from plugman.core.paths import Paths
+from plugman.core.session import Session, session
+from plugman.core.state import SCOPES, Record, Scope, installed_ids
+from plugman.plugins import configure
+from plugman.plugins.installed import Change, deploy, find_installed, forget_exports, save
+
+
+def uninstall(
+    paths: Paths, names: list[str], scope: Scope, *, keep_data: bool = False, force: bool = False
+) -> list[Change]:
+    with session(paths) as work:
+        record = Record.load(paths, scope)
+        ids = [find_installed(record, name) for name in names]
+        removed = ids + _orphans(record, ids)
+        changes = [_remove(work, record, plugin_id, ids, force) for plugin_id in removed]
+        secret_keys = [key for plugin_id in removed for key in configure.forget(record, plugin_id)]
+        _undeclare_marketplaces(work, record)
+        save(work, record)
+        forget_exports(work, {p for p in removed if not _installed_anywhere(paths, p)})
+        deploy(work)
+        unused = sorted(set(removed) - installed_ids(paths))  # no scope of any project has them
+    configure.delete(paths, secret_keys)  # after the commit, as the data folder
+    if not keep_data:  # after the commit: data is not journaled, so it goes only if all else did
+        for plugin_id in unused:
+            _drop_data(paths, plugin_id)
+    return changes
+
+
+def _installed_anywhere(paths: Paths, plugin_id: str) -> bool:
+    return any(plugin_id in Record.load(paths, scope).plugins for scope in SCOPES)
+
+
+def _orphans(record: Record, removing: list[str]) -> list[str]:
+    """Dependencies nobody else needs once `removing` are gone (installed only as deps)."""
+    gone = set(removing)
+    changed = True
+    while changed:
+        changed = False
+        for key, value in record.plugins.items():
+            needed_by = set(value.get("required_by", [])) - gone
+            if key not in gone and not value.get("explicit") and not needed_by:
+                gone.add(key)
+                changed = True
+    return sorted(gone - set(removing))
+
+
+def _remove(
+    work: Session, record: Record, plugin_id: str, removing: list[str], force: bool
+) -> Change:
+    entry = record.plugins[plugin_id]
+    blocked = [k for k in entry.get("required_by", []) if k not in removing]
+    if blocked and not force:
+        raise PlugmanError(
+            f"{plugin_id} is needed by {', '.join(blocked)}",
+            hint="uninstall those first, or pass --force",
+        )
+    if "declared" in entry:
+        _undeclare(work, record, plugin_id, entry["declared"], force)
+    del record.plugins[plugin_id]
+    for other in record.plugins.values():
+        if plugin_id in other.get("required_by", []):
+            other["required_by"].remove(plugin_id)
+    return Change("uninstalled", plugin_id, entry["version"], record.scope, entry["content_hash"])
+
+
+def _undeclare(work: Session, record: Record, plugin_id: str, declared: str, force: bool) -> None:
+    current = declarations.declared(work.paths, record.scope, "plugins").get(plugin_id)
+    if current is not None and current != declared and not force:
+        target = declarations.path_for(work.paths, record.scope)
+        raise PlugmanError(
+            f"{target} declares {plugin_id} as {current!r}, not as plugman wrote it ({declared!r})",
+            hint="someone changed it; remove the entry yourself, or pass --force",
+        )
+    declarations.drop_entry(work.tx, work.paths, record, "plugins", plugin_id)
+
+
+def _drop_data(paths: Paths, plugin_id: str) -> None:
+    """Remove the data folder (${CLAUDE_PLUGIN_DATA}) of a plugin no scope has any more. The
+    uninstall is committed by then, so a folder that cannot go is a warning."""
+    folder = paths.plugin_data(plugin_id)
+    try:
+        remove_tree(folder)
+    except OSError as exc:
+        progress.warn(f"could not remove {plugin_id}'s data folder {folder}: {exc.strerror}")
+
+
+def _undeclare_marketplaces(work: Session, record: Record) -> None:
+    """Drop the marketplaces plugman declared that no project plugin comes from any more."""
+    declared: list[str] = record.data.get("declared_marketplaces", [])
+    used = {entry["marketplace"] for entry in record.plugins.values()}
+    for name in [n for n in declared if n not in used]:
+        from plugman.plugins import marketplaces
+
+        marketplaces.undeclare(work, record, name)
+        declared.remove(name)
+    if not declared:
+        record.data.pop("declared_marketplaces", None)
