@@ -17,11 +17,15 @@ $(BIN)/.installed: pyproject.toml
 setup: $(BIN)/.installed
 
 # Debian packages some tests run for real: dbus (dbus-run-session) and gnome-keyring (a Secret
-# Service keychain, for the secret store's keyring path). Installed only where missing; as root,
-# or through sudo. `make test` runs it first; without them that one test is skipped, saying so.
-APT_PACKAGES := dbus gnome-keyring
+# Service keychain, for the secret store's keyring path; without them that one test is skipped,
+# saying so); docker-registry (CNCF distribution 2.8, the OCI registry the oci:// tests run on
+# 127.0.0.1), apache2-utils (htpasswd, its Basic-auth users) and openssl (the certificate and
+# signatures of its Bearer token service): without those the OCI tests fail, saying to run this.
+# Installed only where missing; as root, or through sudo. `make test` runs it first.
+APT_PACKAGES := dbus gnome-keyring docker-registry apache2-utils openssl
+APT_COMMANDS := dbus-run-session gnome-keyring-daemon docker-registry htpasswd openssl
 setup-apt:
-	@if command -v dbus-run-session >/dev/null && command -v gnome-keyring-daemon >/dev/null; then \
+	@if (for c in $(APT_COMMANDS); do command -v $$c >/dev/null || exit 1; done); then \
 	  echo "apt packages present: $(APT_PACKAGES)"; \
 	else \
 	  sudo=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \

@@ -2,7 +2,7 @@
 
 `plugman` builds only the command it runs (plugman.cli.app's RootGroup imports the module a
 name points to, on demand), and prints its own help from this table without importing typer,
-rich or any command module: building all 23 commands costs ~50 ms, typer and rich as much
+rich or any command module: building all 24 commands costs ~50 ms, typer and rich as much
 again. tests/cli/test_commands.py checks that every summary is its command's own first
 docstring line, so the two cannot drift.
 
@@ -101,6 +101,11 @@ COMMANDS: dict[str, Command] = {
     ),
     "agents": Command(
         "agents", "agents_app", "The agents each scope feeds: every change is deployed to them."
+    ),
+    "registry": Command(
+        "registry",
+        "registry_app",
+        "Log in to and out of OCI registries (credentials for oci:// sources).",
     ),
 }
 

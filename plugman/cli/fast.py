@@ -163,7 +163,7 @@ SPECS = {
             (
                 Argument(
                     "specs",
-                    "NAME[@MARKETPLACE][SPECIFIER], a folder, a git URL or an archive URL.",
+                    "NAME[@MARKETPLACE][SPECIFIER], a folder, a git URL, an archive URL or oci://REF.",
                     many=True,
                 ),
             ),

@@ -18,6 +18,7 @@ LOCATION_KEYS = {
     "git-subdir": "url",
     "npm": "package",
     "archive": "url",
+    "oci": "ref",
     "command": "command",
 }
 # The source types extensions add, by name: the key of a source object that holds what to
@@ -157,7 +158,7 @@ def parse_source(
                 f"a {kind!r} source names what to fetch in {key!r}",
             )
         return None
-    sha = value.get("sha") or value.get("sha256")
+    sha = value.get("sha") or value.get("sha256") or value.get("digest")
     fields = {key: value.get(key) for key in ("ref", "path", "version")}
     ref, subdir, version = (item if isinstance(item, str) else None for item in fields.values())
     return PluginSource(kind, location, ref, sha if isinstance(sha, str) else None, subdir, version)

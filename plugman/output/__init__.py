@@ -51,6 +51,8 @@ if TYPE_CHECKING:  # the names, for type checkers (`X as X`: re-exported)
     from plugman.output.plugins import outdated as outdated
     from plugman.output.plugins import plugin_info as plugin_info
     from plugman.output.plugins import searched as searched
+    from plugman.output.registry import registry_logged_in as registry_logged_in
+    from plugman.output.registry import registry_logged_out as registry_logged_out
     from plugman.output.resolution import explained as explained
     from plugman.output.resolution import mcp_got as mcp_got
     from plugman.output.resolution import mcp_listed as mcp_listed
@@ -114,6 +116,10 @@ _WHERE = {
         "outdated",
         "plugin_info",
         "searched",
+    ),
+    "registry": (
+        "registry_logged_in",
+        "registry_logged_out",
     ),
     "resolution": (
         "explained",

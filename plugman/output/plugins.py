@@ -124,6 +124,10 @@ def source_words(source: dict[str, Any] | None, marketplace: str | None) -> str:
         text = f"archive {source['url']}"
     elif kind == "npm":
         text = f"npm package {source.get('url')}"
+    elif kind == "oci":
+        return f"OCI artifact {source.get('ref')}" + (
+            f" (pinned to {source['digest']})" if source.get("digest") else ""
+        )
     else:
         text = f"git repository {source.get('url')}{ref}"
     if kind != "path" and source.get("path"):

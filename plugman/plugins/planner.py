@@ -1,7 +1,8 @@
 """From install specs to a plan: which plugins, from where, at which version, and why.
 
 A spec is `name`, `name@marketplace`, either with a PEP 440 specifier (`x@m==1.2.0`,
-`x>=1.2,<2`), a local path, a git URL (`…#ref`) or an archive URL (`…#sha256=…`). Every
+`x>=1.2,<2`), a local path, a git URL (`…#ref`), an archive URL (`…#sha256=…`) or an OCI
+artifact (`oci://REGISTRY/REPO:TAG` or `…@sha256:…`). Every
 plugin in the plan is fetched into staging and validated; its `dependencies` join the plan,
 and a version conflict is reported with the chains that caused it.
 """
@@ -14,6 +15,7 @@ from typing import Any, NamedTuple
 
 from plugman.core import progress
 from plugman.core.errors import PlugmanError, UsageError
+from plugman.core.oci import reference
 from plugman.core.paths import Paths
 from plugman.core.store import Store
 from plugman.manifest import acceptance
@@ -28,6 +30,7 @@ NAME_SPEC = re.compile(
     r"\s*(?P<spec>[=<>!~^].*)?$"
 )
 ARCHIVES = (".zip", ".tar.gz", ".tgz", ".tar")
+OCI = "oci://"
 
 
 class Spec(NamedTuple):
@@ -52,6 +55,8 @@ class Planned(NamedTuple):
 
 
 def parse_spec(text: str, cwd: Path) -> Spec:
+    if text.startswith(OCI):
+        return Spec(text, direct=PluginSource("oci", str(reference.parse(text))))
     base, _, fragment = text.partition("#")
     if base.startswith(("http://", "https://", "file://")) and base.endswith(ARCHIVES):
         sha = fragment.removeprefix("sha256=") if fragment.startswith("sha256=") else None
@@ -164,7 +169,7 @@ class _Planner:
         loaded = validate_tree(fetched.root, fields, spec.text, official)
         if loaded.format == "folders":  # no manifest: named for where it came from
             loaded = loaded._replace(name=source_name(source))
-        version = loaded.version or (fetched.pin or "unknown")[:12]
+        version = loaded.version or (fetched.pin or "unknown").removeprefix("sha256:")[:12]
         return Planned(
             f"{loaded.name}@{market}",
             loaded.name,
@@ -243,6 +248,8 @@ def _relative(file: str, root: Path) -> str:
 
 def source_name(source: PluginSource) -> str:
     """The name of a plugin without a manifest: its folder's, repository's or archive's."""
+    if source.kind == "oci":
+        return reference.parse(source.location).repository.rsplit("/", 1)[-1]
     last = source.subdir or source.location.rstrip("/").rsplit("/", 1)[-1]
     for suffix in (".git", *ARCHIVES):
         last = last.removesuffix(suffix)
@@ -261,6 +268,8 @@ def lock_source(
             found["commit"] = known.commit
     elif kind == "archive":
         found |= {"url": source.location, "sha256": pin}
+    elif kind == "oci":
+        found |= {"ref": source.location, "digest": pin}
     else:
         found[("repo" if kind == "github" else "url")] = source.location
         found |= {"commit": pin} | ({"ref": source.ref} if source.ref else {})
@@ -274,6 +283,8 @@ def source_from_lock(found: dict[str, Any]) -> PluginSource:
     kind = found["type"]
     location = found.get("path") if kind == "path" else found.get("repo") or found.get("url")
     sha = found.get("sha256") if kind == "archive" else found.get("commit")
+    if kind == "oci":
+        location, sha = found.get("ref"), found.get("digest")
     return PluginSource(
         kind, str(location), None, sha, found.get("path") if kind != "path" else None
     )

@@ -1,7 +1,7 @@
 """`plugman outdated`, `update`, `search` and `info`: installed plugins against their catalogs.
 
 An update is content-hash aware: a changed tree under an unchanged version string is still an
-update.
+update. A plugin installed directly from an OCI tag follows that tag.
 """
 
 from __future__ import annotations
@@ -21,21 +21,33 @@ from plugman.plugins import marketplaces, registry
 from plugman.plugins import planner as resolver
 from plugman.plugins.installed import Change, save
 from plugman.plugins.listings import Info, Outdated, SearchHit
+from plugman.plugins.sources.oci import following
 
 
 def _fresh(work: Session, plugin_id: str, entry: dict[str, Any]) -> resolver.Planned:
     spec = resolver.Spec(plugin_id, entry["name"], entry["marketplace"])
+    if entry["marketplace"] == resolver.DIRECT:
+        spec = resolver.Spec(plugin_id, direct=following(entry))
     found = resolver.plan(work.paths, work.store, [spec], {})
-    return next(p for p in found if p.id == plugin_id)
+    fresh = next((p for p in found if p.id == plugin_id), None)
+    if fresh is None:
+        raise PlugmanError(
+            f"{plugin_id} is no longer what its source offers: it now holds "
+            + ", ".join(p.id for p in found),
+            hint=f"uninstall {plugin_id} and install the new plugin",
+        )
+    return fresh
 
 
 def _candidates(records: list[Record], names: list[str]) -> list[tuple[Record, str]]:
-    """(record, id) of every plugin from a marketplace in `records` (the named ones)."""
+    """(record, id) of every plugin from a marketplace (or an OCI tag) in `records` (the
+    named ones)."""
     found = []
     for record in records:
         for plugin_id, entry in record.plugins.items():
             wanted = not names or plugin_id in names or entry["name"] in names
-            if wanted and entry["marketplace"] != resolver.DIRECT:
+            direct = entry["marketplace"] == resolver.DIRECT
+            if wanted and (not direct or following(entry) is not None):
                 found.append((record, plugin_id))
     return found
 
@@ -62,6 +74,8 @@ def refresh(paths: Paths, scopes: tuple[Scope, ...], names: list[str]) -> list[s
 
 def _gone(paths: Paths, entry: dict[str, Any]) -> str | None:
     """Why a plugin can no longer be looked up in its marketplace, if it cannot."""
+    if entry["marketplace"] == resolver.DIRECT:
+        return None
     market = registry.known(paths).get(entry["marketplace"])
     if market is None:
         return f"marketplace {entry['marketplace']} is not known any more"

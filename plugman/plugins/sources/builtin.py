@@ -1,6 +1,7 @@
 """The built-in source kinds, registered through the same hook third-party extensions use.
 
-Each kind's module is imported when it fetches: archives pull in http and ssl.
+Each kind's module is imported when it fetches: archives and OCI artifacts pull in http and
+ssl.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ def plugman_sources() -> list[SourceKind]:
         SourceKind(("path",), _path),
         SourceKind(("github", "git-subdir", "url"), _git),
         SourceKind(("archive",), _archive),
+        SourceKind(("oci",), _oci, location="ref"),
         SourceKind(("npm",), _npm),
         SourceKind(("command",), _command),
     ]
@@ -46,6 +48,14 @@ def _archive(
     from plugman.plugins.sources.archive import fetch_archive
 
     return fetch_archive(source, dest, progress)
+
+
+def _oci(
+    source: PluginSource, dest: Path, _base: Path | None, progress: Progress
+) -> tuple[Path, str | None]:
+    from plugman.plugins.sources.oci import fetch_oci
+
+    return fetch_oci(source, dest, progress)
 
 
 def _npm(

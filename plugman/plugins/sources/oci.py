@@ -1,0 +1,70 @@
+"""`oci` sources: a plugin artifact in an OCI registry, pulled with every digest checked, then
+extracted like an archive.
+
+`PluginSource.location` is the reference as given (`REGISTRY/REPO:TAG`, or `…@sha256:…`);
+`sha`, when set (a lock's pin, a marketplace entry's `digest`), is the manifest digest to pull,
+whatever the tag names now. The pin returned is the manifest digest that was pulled.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from plugman.core.errors import FetchError
+from plugman.core.oci.reference import DIGEST, Reference, parse
+from plugman.manifest.model import PluginSource
+from plugman.plugins.sources.common import plugin_root
+from plugman.plugins.sources.extract import extract
+from plugman.plugins.sources.kind import Progress
+
+
+def reference(source: PluginSource) -> Reference:
+    """What to pull: the reference, pinned to `source.sha` when it has one."""
+    ref = parse(source.location)
+    if source.sha is None:
+        return ref
+    pin = source.sha.lower()
+    if not DIGEST.match(pin):
+        raise FetchError(
+            f"OCI digest {source.sha!r} is not sha256: and 64 hexadecimal digits",
+            hint="pin an OCI source to its manifest digest (sha256:…)",
+        )
+    if ref.digest is not None and ref.digest != pin:
+        raise FetchError(
+            f"{source.location!r} names digest {ref.digest}, but it is pinned to {pin}",
+            hint="give the digest once, in the reference or as the pin",
+        )
+    return ref.pinned(pin)
+
+
+def fetch_oci(source: PluginSource, dest: Path, progress: Progress = None) -> tuple[Path, str]:
+    """Pull the artifact's plugin layer and extract it into `dest`: the plugin root and the
+    manifest digest."""
+    from plugman.core.oci import client  # http.client and ssl: only when pulling
+
+    ref = reference(source)
+    handle, name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".layer", dir=dest.parent)
+    temporary = Path(name)
+    try:
+        with os.fdopen(handle, "wb") as out, client.connect(ref) as registry:
+            pulled = client.pull(registry, ref, out, progress)
+        if progress:
+            progress("extracting")
+        extract(temporary, dest)
+    finally:
+        temporary.unlink(missing_ok=True)
+    return plugin_root(dest, f"the OCI artifact {ref}"), pulled.digest
+
+
+def following(entry: dict[str, Any]) -> PluginSource | None:
+    """The source an installed plugin's record follows for updates when it was installed
+    directly: an OCI artifact's tag (not when it was installed by digest). Other direct installs
+    (folders, git URLs, archives) are not followed."""
+    source = entry.get("source") or {}
+    if source.get("type") != "oci":
+        return None
+    ref = parse(str(source.get("ref")))
+    return PluginSource("oci", str(ref)) if ref.digest is None else None
