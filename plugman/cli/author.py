@@ -1,4 +1,4 @@
-"""`plugman new`, `pack` and `tag`: making, packing and releasing a plugin."""
+"""`plugman new`, `pack`, `publish` and `tag`: making, packing and releasing a plugin."""
 
 from __future__ import annotations
 
@@ -74,6 +74,27 @@ def pack(
     if packed.warnings and not as_json:
         output.emit(output.plugin_warnings(packed.warnings), err=True)
     output.emit(output.packed(packed, as_json))
+
+
+def publish(
+    ctx: typer.Context,
+    directory: Annotated[Path, typer.Argument(help="The plugin folder.", show_default=False)],
+    target: Annotated[
+        str, typer.Argument(help="Where to push: oci://REGISTRY/REPOSITORY:TAG.", metavar="OCI_REF")
+    ],
+    strict: Strict = False,
+    as_json: Json = False,
+) -> None:
+    """Validate and pack a plugin, then push it to an OCI registry as an artifact."""
+    import os
+
+    from plugman.cli.common import paths_of
+    from plugman.plugins.publish import publish as push
+
+    done = push(directory, target, paths_of(ctx), os.environ, strict=strict)
+    if done.packed.warnings and not as_json:
+        output.emit(output.plugin_warnings(done.packed.warnings), err=True)
+    output.emit(output.published(done, as_json))
 
 
 def tag(

@@ -38,6 +38,11 @@ COMMANDS: dict[str, Command] = {
         "pack",
         "Validate a plugin and write it as a reproducible .tar.gz (same bytes on every run).",
     ),
+    "publish": Command(
+        "author",
+        "publish",
+        "Validate and pack a plugin, then push it to an OCI registry as an artifact.",
+    ),
     "tag": Command(
         "author", "tag", "Validate a plugin and tag its committed state in git as NAME--vVERSION."
     ),

@@ -139,6 +139,8 @@ def _validate(values: Values, _project: str | None) -> int:
 
     paths = [Path(p) for p in values.words("paths")]
     strict, fmt = values.flag("strict"), values.text("format") or "text"
+    if values.flag("json"):
+        fmt = "json"
     result = validate(paths, strict=strict, extension_kinds=_source_kinds)
     output.emit(output.validation(result, fmt))
     return 1 if result.errors else 0
@@ -227,6 +229,7 @@ SPECS = {
                     default="text",
                     metavar="FORMAT",
                 ),
+                Option(("--json",), "The same as --format json."),
             ),
             epilog="A folder is validated as a marketplace (with every local plugin it lists) "
             "and/or a plugin; a file (plugin.json, marketplace.json, gemini-extension.json, "

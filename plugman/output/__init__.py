@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # the names, for type checkers (`X as X`: re-exported)
     from plugman.output.author import built as built
     from plugman.output.author import packed as packed
     from plugman.output.author import plugin_warnings as plugin_warnings
+    from plugman.output.author import published as published
     from plugman.output.author import scaffolded as scaffolded
     from plugman.output.author import tagged as tagged
     from plugman.output.common import FORMAT_VERSION as FORMAT_VERSION
@@ -73,6 +74,7 @@ _WHERE = {
         "built",
         "packed",
         "plugin_warnings",
+        "published",
         "scaffolded",
         "tagged",
     ),

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from plugman.manifest.diagnostics import Diagnostic
     from plugman.plugins.market_build import Built
     from plugman.plugins.pack import Packed
+    from plugman.plugins.publish import Published
     from plugman.plugins.scaffold import Scaffolded
     from plugman.plugins.tagging import Tagged
 
@@ -63,6 +64,29 @@ def packed(result: Packed, as_json: bool) -> str:
             f"packed {result.name}{version} ({count} file{'s' * (count != 1)}) into {where}",
             f"  sha256  {result.sha256}",
             f"  size    {result.size} bytes",
+        ]
+    )
+
+
+def published(result: Published, as_json: bool) -> str:
+    packed = result.packed
+    if as_json:
+        return envelope(
+            "publish",
+            name=packed.name,
+            version=packed.version,
+            ref=result.ref,
+            digest=result.digest,
+            sha256=packed.sha256,
+            size=packed.size,
+            warnings=_diagnostics(packed.warnings),
+        )
+    return "\n".join(
+        [
+            f"published {packed.name} {packed.version} to {result.ref}",
+            f"  digest  {result.digest}",
+            f"  size    {packed.size} bytes",
+            f"install: plugman install oci://{result.ref}@{result.digest}",
         ]
     )
 

@@ -120,14 +120,22 @@ class Client:
             try:
                 connection.request(method, target or "/", body=body, headers=sent)
                 return connection.getresponse()
-            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError) as exc:
                 self.close()
                 if attempt == 2 or not same:
-                    raise
-            except (OSError, http.client.HTTPException):
+                    raise self._unreachable(exc) from None
+            except (OSError, http.client.HTTPException) as exc:
                 self.close()
-                raise
+                raise self._unreachable(exc) from None
         raise AssertionError("unreachable")
+
+    def _unreachable(self, exc: Exception) -> RegistryError:
+        reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+        return RegistryError(
+            f"cannot reach the registry {self.ref.registry}: {reason}",
+            hint="check the registry's address and port, and that it is running and reachable "
+            "from here",
+        )
 
     def _drain(self, response: http.client.HTTPResponse) -> None:
         if not drain(response):
