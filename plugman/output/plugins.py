@@ -112,7 +112,7 @@ def source_words(source: dict[str, Any] | None, marketplace: str | None) -> str:
     if not source:
         return "unknown (its marketplace gives none)"
     kind = source.get("type")
-    pin = source.get("commit") or source.get("sha256")
+    pin = source.get("commit") or source.get("sha256") or source.get("integrity")
     ref = f" at {source['ref']}" if source.get("ref") else ""
     if kind == "path" and marketplace and marketplace != "direct":
         text = f"folder {source['path']} of marketplace {marketplace}"
@@ -123,7 +123,9 @@ def source_words(source: dict[str, Any] | None, marketplace: str | None) -> str:
     elif kind == "archive":
         text = f"archive {source['url']}"
     elif kind == "npm":
-        text = f"npm package {source.get('url')}"
+        version = f"@{source['version']}" if source.get("version") else ""
+        text = f"npm package {source.get('package')}{version}"
+        text += f" from {source['registry']}" if source.get("registry") else ""
     elif kind == "oci":
         return f"OCI artifact {source.get('ref')}" + (
             f" (pinned to {source['digest']})" if source.get("digest") else ""

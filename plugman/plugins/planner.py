@@ -169,7 +169,7 @@ class _Planner:
         loaded = validate_tree(fetched.root, fields, spec.text, official)
         if loaded.format == "folders":  # no manifest: named for where it came from
             loaded = loaded._replace(name=source_name(source))
-        version = loaded.version or (fetched.pin or "unknown").removeprefix("sha256:")[:12]
+        version = loaded.version or _version_of(source.kind, fetched.pin)
         return Planned(
             f"{loaded.name}@{market}",
             loaded.name,
@@ -246,6 +246,14 @@ def _relative(file: str, root: Path) -> str:
     return path.relative_to(root).as_posix() if path.is_relative_to(root) else file
 
 
+def _version_of(kind: str, pin: str | None) -> str:
+    """A plugin's version when its plugin.json has none: an npm package's own version, else
+    the first 12 characters of the pin (commit, sha256, OCI digest), else "unknown"."""
+    if kind == "npm":
+        return (pin or "").partition("#")[0] or "unknown"
+    return (pin or "unknown").removeprefix("sha256:")[:12]
+
+
 def source_name(source: PluginSource) -> str:
     """The name of a plugin without a manifest: its folder's, repository's or archive's."""
     if source.kind == "oci":
@@ -270,6 +278,10 @@ def lock_source(
         found |= {"url": source.location, "sha256": pin}
     elif kind == "oci":
         found |= {"ref": source.location, "digest": pin}
+    elif kind == "npm":
+        from plugman.plugins.sources.npm import lock_fields
+
+        found |= lock_fields(source, pin)
     else:
         found[("repo" if kind == "github" else "url")] = source.location
         found |= {"commit": pin} | ({"ref": source.ref} if source.ref else {})
@@ -281,6 +293,10 @@ def lock_source(
 def source_from_lock(found: dict[str, Any]) -> PluginSource:
     """The PluginSource that fetches exactly what a lock entry pins."""
     kind = found["type"]
+    if kind == "npm":
+        from plugman.plugins.sources.npm import from_lock
+
+        return from_lock(found)
     location = found.get("path") if kind == "path" else found.get("repo") or found.get("url")
     sha = found.get("sha256") if kind == "archive" else found.get("commit")
     if kind == "oci":
