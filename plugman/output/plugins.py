@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from plugman.plugins.configure import Option
     from plugman.plugins.installed import Change
     from plugman.plugins.listings import Info, Listed, Outdated, SearchHit
+    from plugman.plugins.mcp_registry import RegistryHit
     from plugman.plugins.registry import Known
 
 
@@ -88,6 +89,19 @@ def searched(found: list[SearchHit], query: str, as_json: bool) -> str:
         return envelope("search", plugins=[hit.as_json() for hit in found])
     lines = [f"{hit.id} {hit.version or ''}  {hit.description or ''}" for hit in found]
     return "\n".join(lines) or f"no plugin matches {query!r}"
+
+
+def registry_searched(found: list[RegistryHit], query: str, registry: str, as_json: bool) -> str:
+    """`plugman search --registry`: each server, then what it can run as."""
+    if as_json:
+        return envelope("search", registry=registry, servers=[hit.as_json() for hit in found])
+    lines = []
+    for hit in found:
+        status = f" [{hit.status}]" if hit.status and hit.status != "active" else ""
+        lines.append(f"{hit.name} {hit.version}{status}  {hit.description or ''}".rstrip())
+        lines += [f"  package {p}" for p in hit.packages]
+        lines += [f"  remote  {r}" for r in hit.remotes]
+    return "\n".join(lines) or f"no server in {registry} matches {query!r}"
 
 
 def plugin_info(found: Info, as_json: bool) -> str:
