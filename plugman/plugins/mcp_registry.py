@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 from urllib.parse import urlencode
 
 from plugman.core import progress
-from plugman.core.download import read
+from plugman.core.download import check_url, read
 from plugman.core.errors import FetchError
 
 PAGE = 100  # the registry's largest page
@@ -42,6 +42,7 @@ def api_base(url: str) -> str:
 def search(url: str, query: str, limit: int = 30) -> list[RegistryHit]:
     """At most `limit` servers whose name matches `query`, newest version of each."""
     base, cursor = api_base(url), None
+    check_url(base, local=False, what="MCP Registry")
     hits: list[RegistryHit] = []
     for _page in range(MAX_PAGES):
         params = {"search": query, "version": "latest", "limit": min(PAGE, limit - len(hits))}
