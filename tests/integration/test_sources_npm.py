@@ -10,6 +10,7 @@ import json
 import shutil
 import subprocess
 import tarfile
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 import pytest
 
 from plugman.core.errors import PlugmanError
+from plugman.manifest import schema
 from plugman.manifest.model import PluginSource
 from plugman.plugins.sources import fetch
 from plugman.plugins.sources.npm import choose
@@ -24,7 +26,8 @@ from tests.integration.helpers import fails, run, snapshot
 from tests.integration.http_fixture import Site, serving
 
 PACKAGE = "@acme/greeter"
-PATH = "/@acme%2Fgreeter"  # a scoped name's '/' is escaped in the packument URL
+PATH = "/@acme%2Fgreeter"
+LOCK = "plugman-lock.schema.json"  # a scoped name's '/' is escaped in the packument URL
 
 
 def tgz(version: str, *, extra: dict[str, bytes] | None = None, prefix: str = "package/") -> bytes:
@@ -146,6 +149,8 @@ def test_install_from_a_marketplace_npm_entry_locks_version_and_integrity(
     lock = (project / "plugman.lock").read_text()
     assert 'type = "npm"' in lock and f'package = "{PACKAGE}"' in lock
     assert 'version = "1.2.0"' in lock and sri(tgz("1.2.0")) in lock
+    found = schema.check(tomllib.loads(lock), schema.load(LOCK), LOCK, ())
+    assert found == []
     listed = run("list", project=project)["plugins"][0]
     assert listed["pin"] == sri(tgz("1.2.0"))
     # a newer 1.x is published: --frozen on a fresh machine still installs exactly 1.2.0
