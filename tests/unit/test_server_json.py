@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from plugman.config.registry_entry import Pick, entry_from
 from plugman.config.server_entries import check_entry
+from plugman.config.server_json import load
 from plugman.core.errors import PlugmanError
-from plugman.manifest.server_json import load
 
 FIXTURE = Path(__file__).parents[1] / "integration" / "mcp_registry" / "weather.server.json"
 BASE = json.loads(FIXTURE.read_text())
