@@ -77,7 +77,11 @@ COMMANDS: dict[str, Command] = {
     "lock": Command(
         "plugins", "lock", "Resolve plugman.toml and write plugman.lock (installs nothing)."
     ),
-    "search": Command("plugins", "search", "Search the known marketplaces."),
+    "search": Command(
+        "plugins",
+        "search",
+        "Search the known marketplaces, or an MCP Registry's servers (--registry URL).",
+    ),
     "info": Command("plugins", "info", "Show a plugin's catalog entry and where it is installed."),
     "export": Command(
         "export",

@@ -18,6 +18,7 @@ from typer.core import TyperCommand
 from plugman import output
 from plugman.cli import runtime, serve
 from plugman.cli.common import Json, paths_of
+from plugman.core.errors import UsageError
 from plugman.core.state import Scope
 
 mcp_app = typer.Typer(
@@ -58,17 +59,47 @@ def add(
         list[str] | None, typer.Option("--header", "-H", help='"Name: value" for a remote one.')
     ] = None,
     scope: McpScope = "local",
+    source: Annotated[
+        str | None,
+        typer.Option("--from", metavar="SERVER_JSON", help="A server.json: path or URL."),
+    ] = None,
+    package: Annotated[
+        int | None, typer.Option("--package", min=1, help="With --from: its Nth package.")
+    ] = None,
+    remote: Annotated[
+        int | None, typer.Option("--remote", min=1, help="With --from: its Nth remote.")
+    ] = None,
+    prefer: Annotated[
+        str | None,
+        typer.Option("--prefer", help="With --from: npm, pypi, nuget, oci or remote."),
+    ] = None,
     as_json: Json = False,
 ) -> None:
     """Add a server: `plugman mcp add NAME URL` or `plugman mcp add NAME -- CMD [ARGS...]`."""
     from plugman.agents.deploy import follow
-    from plugman.config import server_entries, servers
+    from plugman.config import registry_entry, server_entries, servers
 
-    entry = server_entries.build_entry(
-        target or [], ctx.meta.get(COMMAND), transport, env or [], header or []
-    )
-    change = servers.add(paths_of(ctx), name, entry, scope, follow(os.environ))
-    output.emit(output.mcp_changed("mcp add", change, as_json))
+    picks = (package, remote, prefer)
+    if source is None:
+        if any(p is not None for p in picks):
+            raise UsageError("--package, --remote and --prefer choose from a --from server.json")
+        entry = server_entries.build_entry(
+            target or [], ctx.meta.get(COMMAND), transport, env or [], header or []
+        )
+        change = servers.add(paths_of(ctx), name, entry, scope, follow(os.environ))
+        output.emit(output.mcp_changed("mcp add", change, as_json))
+        return
+    if target or COMMAND in ctx.meta or transport or env or header:
+        raise UsageError(
+            "--from takes the whole server from its server.json: no URL, command, -t, -e or -H",
+            hint=f"plugman mcp add {name} --from SERVER_JSON [--package N | --remote N]",
+        )
+    server_entries.check_name(name)
+    found = registry_entry.imported(source, name, registry_entry.Pick(*picks))
+    change = servers.add(paths_of(ctx), name, found.entry, scope, follow(os.environ))
+    output.emit(output.mcp_imported(change, found, as_json))
+    if not as_json and (notes := output.mcp_import_warnings(change, found)):
+        output.emit(notes, err=True)
 
 
 @mcp_app.command("add-json")

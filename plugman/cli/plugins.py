@@ -91,8 +91,23 @@ def outdated(ctx: typer.Context, no_refresh: NoRefresh = False, as_json: Json = 
     output.emit(output.outdated(found, as_json))
 
 
-def search(ctx: typer.Context, query: str, as_json: Json = False) -> None:
-    """Search the known marketplaces."""
+def search(
+    ctx: typer.Context,
+    query: str,
+    registry: Annotated[
+        str | None,
+        typer.Option("--registry", metavar="URL", help="Search this MCP Registry's servers."),
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", min=1, help="With --registry: at most N.")] = 30,
+    as_json: Json = False,
+) -> None:
+    """Search the known marketplaces, or an MCP Registry's servers (--registry URL)."""
+    if registry is not None:
+        from plugman.plugins import mcp_registry
+
+        found = mcp_registry.search(registry, query, limit)
+        output.emit(output.registry_searched(found, query, registry, as_json))
+        return
     from plugman.plugins import updates
 
     output.emit(output.searched(updates.search(paths_of(ctx), query), query, as_json))

@@ -6,6 +6,8 @@ import hashlib
 import http.client
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 from urllib.parse import urlsplit
@@ -19,23 +21,26 @@ LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 NETWORK_HINT = "check the URL and your network connection"
 
 
-def check_url(url: str, *, redirect: bool = False) -> None:
-    """https://, http:// to this machine only, and file:// (never as a redirect target)."""
+def check_url(
+    url: str, *, redirect: bool = False, local: bool = True, what: str = "archive"
+) -> None:
+    """https://, http:// to this machine only, and file:// (when `local`, never as a redirect
+    target). `what` names the URL in the error ("archive", "npm registry", ...)."""
     try:
         parts = urlsplit(url)
         scheme, host = parts.scheme.lower(), parts.hostname or ""
     except ValueError as exc:
         raise FetchError(
-            f"archive URL {url!r} is malformed: {exc}", hint="check the archive URL"
+            f"{what} URL {url!r} is malformed: {exc}", hint=f"check the {what} URL"
         ) from None
-    if scheme == "https" or (scheme == "file" and not redirect):
+    if scheme == "https" or (scheme == "file" and local and not redirect):
         return
     if scheme == "http" and host in LOOPBACK:
         return
-    what = "redirects to" if redirect else "uses"
+    verb = "redirects to" if redirect else "uses"
     raise FetchError(
-        f"archive URL {url!r} {what} a scheme plugman does not download from",
-        hint="archive sources must use https:// (plain http only for 127.0.0.1 or localhost)",
+        f"{what} URL {url!r} {verb} a scheme plugman does not download from",
+        hint=f"{what} URLs must use https:// (plain http only for 127.0.0.1 or localhost)",
     )
 
 
@@ -58,17 +63,37 @@ class _CheckedRedirects(urllib.request.HTTPRedirectHandler):
 def download(url: str, target: Path) -> str:
     """Write the resource at `url` to the file `target`; return its sha256 (hex)."""
     check_url(url)
+    with _opened(url, {}) as response, target.open("wb") as out:
+        return _stream(url, response, out)
+
+
+def read(url: str, *, accept: str = "application/json", limit: int = 64 * 1024 * 1024) -> bytes:
+    """The body at `url` (https, or http on this machine; never file://), at most `limit`
+    bytes: a registry's JSON document. FetchError (with the HTTP status) on any failure."""
+    check_url(url, local=False, what="registry")
+    with _opened(url, {"Accept": accept}) as response:
+        body = response.read(limit + 1)
+    if len(body) > limit:
+        raise FetchError(
+            f"{url} answered more than {limit // 2**20} MiB", hint="check the registry URL"
+        )
+    return body
+
+
+@contextmanager
+def _opened(url: str, headers: dict[str, str]) -> Iterator[IO[bytes]]:
     handlers: list[urllib.request.BaseHandler] = [_CheckedRedirects()]
     if (urlsplit(url).hostname or "") in LOOPBACK:
         handlers.append(urllib.request.ProxyHandler({}))
     opener = urllib.request.build_opener(*handlers)
+    request = urllib.request.Request(url, headers={"User-Agent": "plugman", **headers})
     try:
-        with opener.open(url, timeout=TIMEOUT) as response, target.open("wb") as out:
-            return _stream(url, response, out)
+        with opener.open(request, timeout=TIMEOUT) as response:
+            yield response
     except urllib.error.HTTPError as exc:
         raise FetchError(
             f"could not download {url}: HTTP {exc.code} {exc.reason}",
-            hint=NETWORK_HINT + "; the archive may have moved or been removed",
+            hint=NETWORK_HINT + "; it may have moved or been removed",
         ) from None
     except urllib.error.URLError as exc:
         raise FetchError(f"could not download {url}: {exc.reason}", hint=NETWORK_HINT) from None

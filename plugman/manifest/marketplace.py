@@ -159,9 +159,10 @@ def parse_source(
             )
         return None
     sha = value.get("sha") or value.get("sha256") or value.get("digest")
-    fields = {key: value.get(key) for key in ("ref", "path", "version")}
-    ref, subdir, version = (item if isinstance(item, str) else None for item in fields.values())
-    return PluginSource(kind, location, ref, sha if isinstance(sha, str) else None, subdir, version)
+    fields = {key: value.get(key) for key in ("ref", "path", "version", "registry")}
+    ref, subdir, version, npm = (v if isinstance(v, str) else None for v in fields.values())
+    sha = sha if isinstance(sha, str) and kind != "npm" else None  # npm: only the lock pins
+    return PluginSource(kind, location, ref, sha, subdir, version, npm if kind == "npm" else None)
 
 
 def _extension_key(

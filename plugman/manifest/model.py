@@ -69,7 +69,8 @@ class PluginSource(NamedTuple):
     ref: str | None = None
     sha: str | None = None  # a git commit, or an archive's sha256
     subdir: str | None = None
-    version: str | None = None  # npm version range
+    version: str | None = None  # npm version range (an exact version when from the lock)
+    registry: str | None = None  # npm registry URL (None: https://registry.npmjs.org)
 
 
 class MarketplaceEntry(NamedTuple):

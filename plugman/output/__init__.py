@@ -34,6 +34,8 @@ if TYPE_CHECKING:  # the names, for type checkers (`X as X`: re-exported)
     from plugman.output.config import connectors_synced as connectors_synced
     from plugman.output.config import diagnostic_dict as diagnostic_dict
     from plugman.output.config import mcp_changed as mcp_changed
+    from plugman.output.config import mcp_import_warnings as mcp_import_warnings
+    from plugman.output.config import mcp_imported as mcp_imported
     from plugman.output.config import problems as problems
     from plugman.output.config import trust_changed as trust_changed
     from plugman.output.config import trusted as trusted
@@ -51,6 +53,7 @@ if TYPE_CHECKING:  # the names, for type checkers (`X as X`: re-exported)
     from plugman.output.plugins import markets as markets
     from plugman.output.plugins import outdated as outdated
     from plugman.output.plugins import plugin_info as plugin_info
+    from plugman.output.plugins import registry_searched as registry_searched
     from plugman.output.plugins import searched as searched
     from plugman.output.registry import registry_logged_in as registry_logged_in
     from plugman.output.registry import registry_logged_out as registry_logged_out
@@ -96,6 +99,8 @@ _WHERE = {
         "connectors_synced",
         "diagnostic_dict",
         "mcp_changed",
+        "mcp_import_warnings",
+        "mcp_imported",
         "problems",
         "trust_changed",
         "trusted",
@@ -117,6 +122,7 @@ _WHERE = {
         "markets",
         "outdated",
         "plugin_info",
+        "registry_searched",
         "searched",
     ),
     "registry": (

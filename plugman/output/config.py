@@ -117,6 +117,21 @@ def mcp_changed(command: str, change: Any, as_json: bool) -> str:
     )
 
 
+def mcp_imported(change: Any, found: Any, as_json: bool) -> str:
+    """What `mcp add --from` did: the entry, which package or remote, what must be set."""
+    if as_json:
+        data = json.loads(mcp_changed("mcp add", change, True))
+        data |= {"from": found.chosen, "needs": found.needs}
+        data["warnings"] = [*found.notes, *change.warnings]
+        return json.dumps(data, indent=2)
+    return f"{mcp_changed('mcp add', change, False)}\n  from {found.chosen}"
+
+
+def mcp_import_warnings(change: Any, found: Any) -> str:
+    """The notes of `mcp add --from`, for stderr ('' when there are none)."""
+    return "\n".join(f"warning: {note}" for note in [*found.notes, *change.warnings])
+
+
 def connectors_synced(cache: dict[str, Any]) -> str:
     names = [c["name"] for c in cache["connectors"]]
     count = f"{len(names)} connector{'s' * (len(names) != 1)}"

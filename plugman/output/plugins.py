@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from plugman.plugins.configure import Option
     from plugman.plugins.installed import Change
     from plugman.plugins.listings import Info, Listed, Outdated, SearchHit
+    from plugman.plugins.mcp_registry import RegistryHit
     from plugman.plugins.registry import Known
 
 
@@ -90,6 +91,19 @@ def searched(found: list[SearchHit], query: str, as_json: bool) -> str:
     return "\n".join(lines) or f"no plugin matches {query!r}"
 
 
+def registry_searched(found: list[RegistryHit], query: str, registry: str, as_json: bool) -> str:
+    """`plugman search --registry`: each server, then what it can run as."""
+    if as_json:
+        return envelope("search", registry=registry, servers=[hit.as_json() for hit in found])
+    lines = []
+    for hit in found:
+        status = f" [{hit.status}]" if hit.status and hit.status != "active" else ""
+        lines.append(f"{hit.name} {hit.version}{status}  {hit.description or ''}".rstrip())
+        lines += [f"  package {p}" for p in hit.packages]
+        lines += [f"  remote  {r}" for r in hit.remotes]
+    return "\n".join(lines) or f"no server in {registry} matches {query!r}"
+
+
 def plugin_info(found: Info, as_json: bool) -> str:
     """`plugman info`: version, source in words, components and where it is installed."""
     if as_json:
@@ -112,7 +126,7 @@ def source_words(source: dict[str, Any] | None, marketplace: str | None) -> str:
     if not source:
         return "unknown (its marketplace gives none)"
     kind = source.get("type")
-    pin = source.get("commit") or source.get("sha256")
+    pin = source.get("commit") or source.get("sha256") or source.get("integrity")
     ref = f" at {source['ref']}" if source.get("ref") else ""
     if kind == "path" and marketplace and marketplace != "direct":
         text = f"folder {source['path']} of marketplace {marketplace}"
@@ -123,7 +137,9 @@ def source_words(source: dict[str, Any] | None, marketplace: str | None) -> str:
     elif kind == "archive":
         text = f"archive {source['url']}"
     elif kind == "npm":
-        text = f"npm package {source.get('url')}"
+        version = f"@{source['version']}" if source.get("version") else ""
+        text = f"npm package {source.get('package')}{version}"
+        text += f" from {source['registry']}" if source.get("registry") else ""
     elif kind == "oci":
         return f"OCI artifact {source.get('ref')}" + (
             f" (pinned to {source['digest']})" if source.get("digest") else ""

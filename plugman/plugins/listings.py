@@ -55,8 +55,10 @@ class Listed(NamedTuple):
 
     @property
     def pin(self) -> str | None:
-        """What exactly was installed: the git commit or the archive's sha256."""
-        pin = (self.source or {}).get("commit") or (self.source or {}).get("sha256")
+        """What exactly was installed: the git commit, the archive's sha256 or the npm
+        tarball's integrity."""
+        source = self.source or {}
+        pin = source.get("commit") or source.get("sha256") or source.get("integrity")
         return str(pin) if pin else None
 
     def as_json(self) -> dict[str, Any]:

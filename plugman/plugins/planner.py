@@ -23,6 +23,7 @@ from plugman.manifest import plugin as plugins
 from plugman.manifest.model import Plugin, PluginSource
 from plugman.manifest.reader import Report
 from plugman.plugins import marketplaces, registry, versions
+from plugman.plugins.pins import lock_source, version_of
 
 DIRECT = "direct"  # the marketplace name of plugins installed from a path, git URL or archive
 NAME_SPEC = re.compile(
@@ -169,7 +170,7 @@ class _Planner:
         loaded = validate_tree(fetched.root, fields, spec.text, official)
         if loaded.format == "folders":  # no manifest: named for where it came from
             loaded = loaded._replace(name=source_name(source))
-        version = loaded.version or (fetched.pin or "unknown").removeprefix("sha256:")[:12]
+        version = loaded.version or version_of(source.kind, fetched.pin)
         return Planned(
             f"{loaded.name}@{market}",
             loaded.name,
@@ -254,37 +255,3 @@ def source_name(source: PluginSource) -> str:
     for suffix in (".git", *ARCHIVES):
         last = last.removesuffix(suffix)
     return last.rsplit(":", 1)[-1] or "plugin"
-
-
-def lock_source(
-    source: PluginSource, pin: str | None, known: registry.Known | None
-) -> dict[str, Any]:
-    """The source as the lock file records it: enough to fetch the same tree again."""
-    kind = source.kind
-    found: dict[str, Any] = {"type": kind}
-    if kind == "path":
-        found["path"] = source.location
-        if known is not None and known.commit:
-            found["commit"] = known.commit
-    elif kind == "archive":
-        found |= {"url": source.location, "sha256": pin}
-    elif kind == "oci":
-        found |= {"ref": source.location, "digest": pin}
-    else:
-        found[("repo" if kind == "github" else "url")] = source.location
-        found |= {"commit": pin} | ({"ref": source.ref} if source.ref else {})
-        if source.subdir:
-            found["path"] = source.subdir
-    return found
-
-
-def source_from_lock(found: dict[str, Any]) -> PluginSource:
-    """The PluginSource that fetches exactly what a lock entry pins."""
-    kind = found["type"]
-    location = found.get("path") if kind == "path" else found.get("repo") or found.get("url")
-    sha = found.get("sha256") if kind == "archive" else found.get("commit")
-    if kind == "oci":
-        location, sha = found.get("ref"), found.get("digest")
-    return PluginSource(
-        kind, str(location), None, sha, found.get("path") if kind != "path" else None
-    )

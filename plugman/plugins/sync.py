@@ -22,6 +22,7 @@ from plugman.plugins import lockfile, marketplaces, registry
 from plugman.plugins import planner as resolver
 from plugman.plugins.install import components
 from plugman.plugins.installed import Change, save
+from plugman.plugins.pins import source_from_lock
 
 
 def declared_specs(paths: Paths) -> list[resolver.Spec]:
@@ -109,7 +110,7 @@ def _keys(pins: list[dict[str, Any]]) -> set[tuple[str, str]]:
 def _fetch_pin(work: Session, pin: dict[str, Any]) -> tuple[str, Any, dict[str, Any]]:
     from plugman.plugins.sources import fetch
 
-    source = resolver.source_from_lock(pin["source"])
+    source = source_from_lock(pin["source"])
     known = registry.known(work.paths).get(pin["marketplace"])
     fetched = fetch(source, work.store.stage() / "tree", base=known.root if known else None)
     found = tree_hash(fetched.root)

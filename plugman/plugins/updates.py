@@ -17,7 +17,7 @@ from plugman.core.paths import Paths
 from plugman.core.session import Session, session
 from plugman.core.state import SCOPES, Record, Scope
 from plugman.manifest.model import MarketplaceEntry, Plugin
-from plugman.plugins import marketplaces, registry
+from plugman.plugins import marketplaces, pins, registry
 from plugman.plugins import planner as resolver
 from plugman.plugins.installed import Change, save
 from plugman.plugins.listings import Info, Outdated, SearchHit
@@ -213,7 +213,7 @@ def _from_catalog(known: registry.Known, entry: MarketplaceEntry) -> Info:
         marketplace=known.name,
         version=entry.version or (local.version if local else None),
         description=entry.description or (local.description if local else None),
-        source=resolver.lock_source(entry.source, None, None) if entry.source else None,
+        source=pins.lock_source(entry.source, None, None) if entry.source else None,
         components=_components(local),
         installed={},
         enabled={},

@@ -59,13 +59,11 @@ def _oci(
 
 
 def _npm(
-    source: PluginSource, _dest: Path, _base: Path | None, _progress: Progress
+    source: PluginSource, dest: Path, _base: Path | None, progress: Progress
 ) -> tuple[Path, str | None]:
-    raise FetchError(
-        f"npm sources are not supported yet (package {source.location!r})",
-        hint="plugman does not run npm or its lifecycle scripts; ask the publisher for a "
-        "github, git or archive source",
-    )
+    from plugman.plugins.sources.npm import fetch_npm
+
+    return fetch_npm(source, dest, progress)
 
 
 def _command(

@@ -1,0 +1,66 @@
+"""A real HTTP server on 127.0.0.1, in a thread, answering from a table the test fills in:
+an npm registry (packuments and tarballs) or an MCP Registry (server.json, /v0.1/servers)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+# path -> (status, content type, body); or a function of the query that returns one
+Answer = tuple[int, str, bytes]
+Route = Answer | Callable[[dict[str, list[str]]], Answer]
+
+
+class Site:
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.routes: dict[str, Route] = {}
+        self.requests: list[str] = []  # every path asked for, with its query
+
+    def put(self, path: str, body: bytes, kind: str = "application/json", status: int = 200) -> str:
+        self.routes[path] = (status, kind, body)
+        return self.base + path
+
+
+def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            site.requests.append(self.path)
+            parts = urlsplit(self.path)
+            route = site.routes.get(parts.path)
+            if route is None:
+                answer: Answer = (404, "application/json", b'{"error": "Not found"}')
+            elif callable(route):
+                answer = route(parse_qs(parts.query))
+            else:
+                answer = route
+            status, kind, body = answer
+            self.send_response(status)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    return Handler
+
+
+@contextmanager
+def serving() -> Iterator[Site]:
+    site = Site("")
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(site))
+    site.base = f"http://127.0.0.1:{httpd.server_address[1]}"
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        yield site
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()
