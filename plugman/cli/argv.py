@@ -174,9 +174,9 @@ def help_text(spec: Spec, columns: int = 80) -> str:
     for paragraph in spec.epilog.split("\n\n") if spec.epilog else ():
         lines += ["", *wrap(paragraph, columns)]
     if rows:
-        lines += ["", "Arguments:", *_table(rows, columns)]
+        lines += ["", "Arguments:", *table(rows, columns)]
     options = [(_option_name(o), _option_help(o)) for o in spec.options]
-    return "\n".join([*lines, "", "Options:", *_table(options, columns)])
+    return "\n".join([*lines, "", "Options:", *table(options, columns)])
 
 
 def _option_name(option: Option) -> str:
@@ -189,7 +189,8 @@ def _option_help(option: Option) -> str:
     return option.help + (" (repeatable)" if option.takes == MANY else "") + extra
 
 
-def _table(rows: list[tuple[str, str]], columns: int) -> list[str]:
+def table(rows: list[tuple[str, str]], columns: int) -> list[str]:
+    """Rows of name and text, the text wrapped in `columns` beside the widest name."""
     from textwrap import wrap
 
     width = max(len(name) for name, _ in rows)

@@ -2,11 +2,12 @@
 
 `plugman` builds only the command it runs (plugman.cli.app's RootGroup imports the module a
 name points to, on demand), and prints its own help from this table without importing typer,
-rich or any command module: building all 24 commands costs ~50 ms, typer and rich as much
+rich or any command module: building all 27 commands costs ~50 ms, typer and rich as much
 again. tests/cli/test_commands.py checks that every summary is its command's own first
 docstring line, so the two cannot drift.
 
-This module imports only textwrap (for the help): `plugman --help` and `--version` read it and exit.
+This module imports nothing heavy (plugman.cli.argv lays out the help): `plugman --help` and
+`--version` read it and exit.
 """
 
 from __future__ import annotations
@@ -137,19 +138,11 @@ OPTIONS = (
 
 def root_help(columns: int = 80) -> str:
     """`plugman --help`: usage, options and commands, each with its summary, in `columns`."""
-    from textwrap import wrap
-
-    def table(rows: list[tuple[str, str]]) -> list[str]:
-        width = max(len(name) for name, _ in rows)
-        lines = []
-        for name, text in rows:
-            parts = wrap(text, max(columns - width - 4, 20)) or [""]
-            lines.append(f"  {name:<{width}}  {parts[0]}")
-            lines += [" " * (width + 4) + part for part in parts[1:]]
-        return lines
+    from plugman.cli.argv import table
 
     commands = [(name, command.summary) for name, command in COMMANDS.items()]
     lines = ["Usage: plugman [OPTIONS] COMMAND [ARGS]...", "", f"  {SUMMARY}", ""]
-    lines += ["Options:", *table(list(OPTIONS)), "", "Commands:", *table(commands), ""]
+    lines += ["Options:", *table(list(OPTIONS), columns), "", "Commands:"]
+    lines += [*table(commands, columns), ""]
     lines.append("Run `plugman COMMAND --help` for a command's options.")
     return "\n".join(lines)
