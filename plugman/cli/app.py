@@ -14,7 +14,7 @@ from typer._click import exceptions as click  # typer 0.28 vendors click; these 
 from typer.core import TyperGroup
 
 from plugman import __version__, output
-from plugman.cli import fast
+from plugman.cli import fast, running
 from plugman.cli.commands import COMMANDS, root_help
 from plugman.cli.common import forward
 from plugman.core.errors import PlugmanError, UsageError, from_os_error
@@ -38,7 +38,7 @@ class RootGroup(TyperGroup):
         formatter.write(root_help() + "\n")
 
     def invoke(self, ctx: Any) -> Any:
-        with fast.listening():
+        with running.listening():
             return super().invoke(ctx)
 
     def main(  # type: ignore[override]
@@ -60,7 +60,7 @@ class RootGroup(TyperGroup):
             output.emit("error: aborted", err=True)
             code = 1
         except (PlugmanError, OSError, click.ClickException) as exc:
-            code = fast.report(_as_error(exc), argv, _command_name(self, argv))
+            code = running.report(_as_error(exc), argv, _command_name(self, argv))
         if standalone_mode:
             sys.exit(code)
         return code

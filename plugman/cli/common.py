@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from typer.core import TyperCommand
 
-from plugman.cli import fast
+from plugman.cli import fast, running
 from plugman.core import state
 
 if TYPE_CHECKING:
@@ -27,8 +27,8 @@ def project_of(ctx: typer.Context) -> str | None:
 
 
 def paths_of(ctx: typer.Context) -> Paths:
-    """The paths of this run (plugman.cli.fast.paths_for)."""
-    return fast.paths_for(project_of(ctx))
+    """The paths of this run (plugman.cli.running.paths_for)."""
+    return running.paths_for(project_of(ctx))
 
 
 def forward(app: typer.Typer, spec: Spec) -> None:

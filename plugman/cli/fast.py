@@ -4,39 +4,24 @@
 scripts run most, so `plugman.cli.main` runs them from here directly; the typer application
 (plugman.cli.app) mounts the same specs as commands that forward their words here, for shell
 completion and for tests that drive the typer app. Every failure is reported by `report`, the
-one place that turns a PlugmanError into `error:` / `hint:` (and an error envelope under JSON).
+one place that turns a PlugmanError into `error:` / `hint:` (and an error envelope under JSON):
+plugman.cli.running.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from plugman.cli.argv import JSON, MANY, SCOPE, VALUE, Argument, Option, Spec, Values
+from plugman.cli.running import listening, paths_for, report
 from plugman.core.errors import PlugmanError, UsageError, from_os_error
 
 if TYPE_CHECKING:
-    from plugman.core.paths import Paths
     from plugman.core.state import Scope
     from plugman.manifest.model import UserOption
-
-
-def paths_for(project: str | None) -> Paths:
-    """The paths of this run: the --project folder (which must exist), or the project found
-    from the working directory upward."""
-    from plugman.core.paths import Paths
-
-    if project is not None and not Path(project).is_dir():
-        raise UsageError(
-            f"--project {project}: no such folder",
-            hint="pass an existing project folder (or leave --project out: plugman finds the "
-            "project from the current folder upward)",
-        )
-    return Paths.from_env(project=Path(project) if project else None)
 
 
 def _scope(values: Values) -> Scope:
@@ -259,16 +244,6 @@ def run(spec: Spec, args: list[str], project: str | None) -> int:
         return spec.run(values, project) or 0
 
 
-@contextmanager
-def listening() -> Iterator[None]:
-    """Progress (on a terminal) and warnings (always) shown while a command runs."""
-    from plugman import output
-    from plugman.core import progress
-
-    with progress.listening(output.progress_listener(), output.warning_listener()):
-        yield
-
-
 def main(spec: Spec, args: list[str], project: str | None) -> int:
     """`plugman [--project P] WORDS ARGS...` for a fast command: its exit code, every failure
     reported on stderr (and as an error envelope under JSON)."""
@@ -277,25 +252,3 @@ def main(spec: Spec, args: list[str], project: str | None) -> int:
     except (PlugmanError, OSError) as exc:
         failure = exc if isinstance(exc, PlugmanError) else from_os_error(exc)
         return report(failure, args, spec.words)
-
-
-def report(failure: PlugmanError, args: list[str], command: str | None) -> int:
-    """`error:` and `hint:` on stderr, an error envelope on stdout when JSON was asked for;
-    the failure's exit code."""
-    from plugman import output
-
-    output.emit(output.error(failure), err=True)
-    if wants_json(args):
-        output.emit(output.error_envelope(failure, command))
-    return int(failure.exit_code)
-
-
-def wants_json(args: list[str]) -> bool:
-    """--json (or validate's --format json) among plugman's own arguments (not after `--`,
-    where a server's command is)."""
-    own = args[: args.index("--")] if "--" in args else args
-    return (
-        "--json" in own
-        or "--format=json" in own
-        or ["--format", "json"] in (own[i : i + 2] for i in range(len(own)))
-    )

@@ -1,0 +1,61 @@
+"""How every command runs, fast or typer's: the paths of the run (the --project folder), progress
+and warnings shown while it runs, and a failure reported: `error:` / `hint:` on stderr and,
+when JSON was asked for, an error envelope on stdout."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from plugman.core.errors import PlugmanError, UsageError
+
+if TYPE_CHECKING:
+    from plugman.core.paths import Paths
+
+
+def paths_for(project: str | None) -> Paths:
+    """The paths of this run: the --project folder (which must exist), or the project found
+    from the working directory upward."""
+    from plugman.core.paths import Paths
+
+    if project is not None and not Path(project).is_dir():
+        raise UsageError(
+            f"--project {project}: no such folder",
+            hint="pass an existing project folder (or leave --project out: plugman finds the "
+            "project from the current folder upward)",
+        )
+    return Paths.from_env(project=Path(project) if project else None)
+
+
+@contextmanager
+def listening() -> Iterator[None]:
+    """Progress (on a terminal) and warnings (always) shown while a command runs."""
+    from plugman import output
+    from plugman.core import progress
+
+    with progress.listening(output.progress_listener(), output.warning_listener()):
+        yield
+
+
+def report(failure: PlugmanError, args: list[str], command: str | None) -> int:
+    """`error:` and `hint:` on stderr, an error envelope on stdout when JSON was asked for;
+    the failure's exit code."""
+    from plugman import output
+
+    output.emit(output.error(failure), err=True)
+    if wants_json(args):
+        output.emit(output.error_envelope(failure, command))
+    return int(failure.exit_code)
+
+
+def wants_json(args: list[str]) -> bool:
+    """--json (or validate's --format json) among plugman's own arguments (not after `--`,
+    where a server's command is)."""
+    own = args[: args.index("--")] if "--" in args else args
+    return (
+        "--json" in own
+        or "--format=json" in own
+        or ["--format", "json"] in (own[i : i + 2] for i in range(len(own)))
+    )
