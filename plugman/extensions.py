@@ -2,68 +2,78 @@
 point.
 
 The built-ins are registered the way an entry point is: by module name (`BUILTINS`), so this
-seam, which the domain packages call, imports none of them. A built-in wins a clash, so looking
-up one target or source kind asks the built-ins first (`builtin_manager()`) and reads
-the installed entry points only for a name they lack: scanning them (importlib.metadata) costs
-~30 ms of every install."""
+seam, which the domain packages call, imports none of them. Their hook functions carry no
+pluggy marker: the manager takes a built-in module's functions named as a hook (as pytest takes
+`pytest_*` functions), so a built-in wins a clash and looking one up (`builtin(...)`) calls the
+module's function directly, without pluggy (~3 ms) or the installed entry points (scanning
+them, importlib.metadata, costs ~30 ms of every install); those are read only for a name the
+built-ins lack."""
 
 from __future__ import annotations
 
 import functools
 import importlib
-from typing import TYPE_CHECKING
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
-import pluggy
-
-from plugman import hookspecs
 from plugman.core.errors import PlugmanError, UsageError
 
 if TYPE_CHECKING:
+    import pluggy
+
     from plugman.agents.targets import Target
     from plugman.plugins.sources.kind import SourceKind
 
 TARGETS, SOURCES = "plugman.agents.targets.builtin", "plugman.plugins.sources.builtin"
 BUILTINS = (TARGETS, SOURCES)
+HOOKS = ("plugman_targets", "plugman_sources")
 
 
 @functools.cache
 def manager() -> pluggy.PluginManager:
-    """The one plugin manager of this process (built-ins register through the same hook)."""
-    found = _registered()
+    """The one plugin manager of this process: the built-ins, then every entry point."""
+    import pluggy
+
+    from plugman import hookspecs
+
+    class Manager(pluggy.PluginManager):
+        def parse_hookimpl_opts(self, plugin: Any, name: str) -> Any:
+            if isinstance(plugin, ModuleType) and plugin.__name__ in BUILTINS and name in HOOKS:
+                return {}  # a built-in's hook function, unmarked: pluggy's defaults
+            return super().parse_hookimpl_opts(plugin, name)
+
+    found = Manager("plugman")
+    found.add_hookspecs(hookspecs)
+    for name in BUILTINS:
+        found.register(importlib.import_module(name), name)
     found.load_setuptools_entrypoints("plugman")
     return found
 
 
-@functools.cache
-def builtin_manager(name: str) -> pluggy.PluginManager:
-    """A plugin manager with one built-in module alone (the agents' table is not loaded to
-    look up a source kind: ~20 ms)."""
-    return _registered((name,))
-
-
-def _registered(names: tuple[str, ...] = BUILTINS) -> pluggy.PluginManager:
-    found = pluggy.PluginManager("plugman")
-    found.add_hookspecs(hookspecs)
-    for name in names:
-        found.register(importlib.import_module(name), name)
+def builtin(module: str, hook: str) -> list[Any]:
+    """What one built-in module's hook gives, called directly."""
+    found: list[Any] = getattr(importlib.import_module(module), hook)()
     return found
 
 
 def targets(entry_points: bool = True) -> dict[str, Target]:
     """Every target by name; on a clash the one registered first (a built-in) wins."""
     found: dict[str, Target] = {}
-    for batch in (
-        manager() if entry_points else builtin_manager(TARGETS)
-    ).hook.plugman_targets():  # newest registration first
+    batches = (
+        manager().hook.plugman_targets()  # newest registration first
+        if entry_points
+        else [builtin(TARGETS, "plugman_targets")]
+    )
+    for batch in batches:
         for target in batch:
             found[target.name] = target
     return dict(sorted(found.items()))
 
 
 def target(name: str) -> Target:
-    builtin = targets(entry_points=False).get(name)
-    if builtin is not None:
-        return builtin
+    own = targets(entry_points=False).get(name)
+    if own is not None:
+        return own
     available = targets()
     if name not in available:
         raise UsageError(
@@ -75,9 +85,12 @@ def target(name: str) -> Target:
 def source_kinds(entry_points: bool = True) -> dict[str, SourceKind]:
     """Every source kind by its `source` value; on a clash a built-in wins."""
     found: dict[str, SourceKind] = {}
-    for batch in (
-        manager() if entry_points else builtin_manager(SOURCES)
-    ).hook.plugman_sources():  # newest registration first
+    batches = (
+        manager().hook.plugman_sources()  # newest registration first
+        if entry_points
+        else [builtin(SOURCES, "plugman_sources")]
+    )
+    for batch in batches:
         for kind in batch:
             found.update(dict.fromkeys(kind.kinds, kind))
     return found
@@ -90,9 +103,9 @@ def source_locations() -> dict[str, str]:
 
 
 def source_kind(name: str) -> SourceKind:
-    builtin = source_kinds(entry_points=False).get(name)
-    if builtin is not None:
-        return builtin
+    own = source_kinds(entry_points=False).get(name)
+    if own is not None:
+        return own
     available = source_kinds()
     if name not in available:
         raise PlugmanError(

@@ -7,6 +7,7 @@ entry returns the file to its previous bytes.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -137,11 +138,15 @@ def entries(path: Path, table: str) -> dict[str, Any]:
 def add(path: Path, table: str, values: dict[str, Any], owned: dict[str, Any]) -> bytes:
     """The file's bytes with `[table] key = value` set for each of `values`; notes in `owned`
     what it creates."""
+    text = (read_bytes(path) or b"").decode("utf-8")
+    mine = owned.setdefault(str(path), {"file": not path.exists(), "tables": {}})
+    plain = rendered(table, values)
+    if not text and plain is not None:  # a new file: no layout to keep, and tomlkit not loaded
+        mine["tables"][table] = ""
+        return plain.encode()
     import tomlkit
 
-    text = (read_bytes(path) or b"").decode("utf-8")
     doc = load(path)
-    mine = owned.setdefault(str(path), {"file": not path.exists(), "tables": {}})
     if table not in doc:
         mine["tables"][table] = text[len(text.rstrip("\n")) :]  # the ending to restore later
         doc.add(table, tomlkit.table())
@@ -152,13 +157,18 @@ def add(path: Path, table: str, values: dict[str, Any], owned: dict[str, Any]) -
 
 def remove(path: Path, table: str, key: str, owned: dict[str, Any]) -> bytes | None:
     """The file's bytes without `[table] key`; None when plugman made the file and it is empty."""
+    mine = owned.get(str(path), {"file": False, "tables": {}})
+    text = (read_bytes(path) or b"").decode("utf-8")
+    alone = entries(path, table) if mine["file"] and set(mine["tables"]) == {table} else {}
+    if key in alone and len(alone) == 1 and text == rendered(table, alone):
+        owned.pop(str(path), None)  # plugman's file as plugman wrote it: it goes
+        return None
     import tomlkit
 
     doc = load(path)
     section = doc.get(table)
     if isinstance(section, tomlkit.items.Table) and key in section:
         del section[key]
-    mine = owned.get(str(path), {"file": False, "tables": {}})
     text = tomlkit.dumps(doc)
     if table in mine["tables"] and isinstance(section, tomlkit.items.Table) and not section:
         del doc[table]
@@ -168,6 +178,25 @@ def remove(path: Path, table: str, key: str, owned: dict[str, Any]) -> bytes | N
         if mine["file"] and not text.strip():
             return None
     return text.encode()
+
+
+PLAIN_TEXT = re.compile(r"[ !#-\[\]-~]*")  # printable ASCII but '"' and '\\': written as is
+BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def rendered(table: str, values: dict[str, Any]) -> str | None:
+    """`[table]` with `key = "value"` lines, exactly as tomlkit writes them into an empty file
+    (tests/unit/test_declarations.py holds the two together); None unless every key and value
+    is plain text."""
+    texts = [table, *values, *values.values()]
+    if not all(isinstance(t, str) and PLAIN_TEXT.fullmatch(t) for t in texts):
+        return None
+    keys = [k if BARE_KEY.fullmatch(k) else f'"{k}"' for k in (table, *values)]
+    lines = [
+        f"[{keys[0]}]",
+        *(f'{k} = "{v}"' for k, v in zip(keys[1:], values.values(), strict=True)),
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def check_project_file(paths: Paths, target: Path) -> None:

@@ -1,4 +1,6 @@
-"""The built-in source kinds, registered through the same hook third-party extensions use.
+"""The built-in source kinds, registered through the same hook third-party extensions use (the
+function is named as the hook; plugman.extensions takes it without pluggy's marker, so looking
+up a built-in source kind does not import pluggy).
 
 Each kind's module is imported when it fetches: archives and OCI artifacts pull in http and
 ssl.
@@ -9,12 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from plugman.core.errors import FetchError
-from plugman.hookspecs import hookimpl
 from plugman.manifest.model import PluginSource
 from plugman.plugins.sources.kind import Progress, SourceKind
 
 
-@hookimpl
 def plugman_sources() -> list[SourceKind]:
     return [
         SourceKind(("path",), _path),
