@@ -117,3 +117,27 @@ def test_output_names_each_renderer_where_it_lives() -> None:
         assert getattr(output, name) is getattr(
             __import__(f"plugman.output.{module}", fromlist=[name]), name
         )
+
+
+def test_a_fast_command_ends_the_process_with_its_output_flushed(tmp_path: Path) -> None:
+    """Run as the program, a fast command ends with os._exit (no interpreter teardown): its
+    whole output still arrives (here well beyond a pipe's buffer) with its exit code."""
+    corpus = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
+    folders = sorted(str(p) for p in corpus.iterdir() if (p / ".claude-plugin").is_dir())
+    assert len(folders) >= 5, corpus  # marketplaces with every plugin they list
+    done = subprocess.run(
+        [sys.executable, "-m", "plugman", "validate", "--json", *folders],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert len(done.stdout) > 100_000  # pipes hold 64 KiB
+    found = json.loads(done.stdout)
+    assert done.returncode == (1 if found["errors"] else 0), done.stderr[-500:]
+    missing = subprocess.run(
+        [sys.executable, "-m", "plugman", "validate", str(tmp_path / "nothing")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert missing.returncode == 2 and missing.stderr.startswith("error: ")
