@@ -499,7 +499,7 @@ def startup_rows(ctx: Context) -> list[Row]:
                 f"start-up: {label}",
                 fmt_ms(ms),
                 f"{fmt_ms(floor.median_ms)} (floor)",
-                f"floor + {ms - floor.median_ms:.0f} ms",
+                f"floor {'+' if ms >= floor.median_ms else '-'} {abs(ms - floor.median_ms):.0f} ms",
                 note,
                 goal(f"≤ floor + {over} ms", ms <= limit),
             )
