@@ -16,7 +16,7 @@ import typer
 from typer.core import TyperCommand
 
 from plugman import output
-from plugman.cli import runtime, serve
+from plugman.cli import mcp_vars, runtime, serve
 from plugman.cli.common import Json, paths_of
 from plugman.core.errors import UsageError
 from plugman.core.state import Scope
@@ -98,7 +98,8 @@ def add(
     found = registry_entry.imported(source, name, registry_entry.Pick(*picks))
     change = servers.add(paths_of(ctx), name, found.entry, scope, follow(os.environ))
     output.emit(output.mcp_imported(change, found, as_json))
-    if not as_json and (notes := output.mcp_import_warnings(change, found)):
+    kept = [] if as_json else mcp_vars.ask_for(ctx, found.needs)
+    if not as_json and (notes := output.mcp_import_warnings(change, found, kept)):
         output.emit(notes, err=True)
 
 
@@ -247,6 +248,7 @@ def sync(
     )
 
 
+mcp_app.add_typer(mcp_vars.vars_app, name="vars")
 mcp_app.command("probe")(runtime.probe_command)
 mcp_app.command("tools")(runtime.tools_command)
 mcp_app.command("serve")(serve.serve)

@@ -75,14 +75,7 @@ def entry_from(server: ServerJson, name: str, pick: Pick) -> Imported:
     else:
         entry, words = _remote(chosen, renderer), f"remote {chosen.kind} {chosen.url}"
     needs = list(dict.fromkeys(renderer.needs))
-    notes = list(renderer.notes)
-    if needs:
-        notes.insert(
-            0,
-            f"{name} needs {', '.join(needs)} set in the environment (see: plugman "
-            "config resolve); the entry holds references, never values",
-        )
-    return Imported(entry, f"{server.name} {server.version}: {words}", needs, notes)
+    return Imported(entry, f"{server.name} {server.version}: {words}", needs, renderer.notes)
 
 
 def offered(server: ServerJson) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
-from plugman.config import merge, scopes, trust
+from plugman.config import merge, scopes, server_vars, trust
 from plugman.config.contribute import Installed
 from plugman.config.merge import Dropped, Hook, Layers, Server, Skill
 from plugman.config.policy import Policy
@@ -74,7 +74,9 @@ def resolve(
     entries keep their `${VAR}` references (for an agent that expands them); `only`: one scope's
     own entries and plugins (what an export at that scope writes; see `scopes.load`)."""
     found = scopes.load(paths, only, env, references)
-    with_secrets = {**env, **found.secrets}  # sensitive plugin options (config.user_config)
+    stored = {} if references else server_vars.values(paths, env)  # agents expand their own
+    # sensitive plugin options (config.user_config), stored server variables (config.server_vars)
+    with_secrets = {**stored, **env, **found.secrets}
     merged = merge.resolve(
         found.layers, found.policy, with_secrets, trust.approved(paths), references
     )

@@ -39,6 +39,8 @@ if TYPE_CHECKING:  # the names, for type checkers (`X as X`: re-exported)
     from plugman.output.config import problems as problems
     from plugman.output.config import trust_changed as trust_changed
     from plugman.output.config import trusted as trusted
+    from plugman.output.config import var_changed as var_changed
+    from plugman.output.config import vars_listed as vars_listed
     from plugman.output.export import doctored as doctored
     from plugman.output.export import exported as exported
     from plugman.output.findings import FORMATS as FORMATS
@@ -104,6 +106,8 @@ _WHERE = {
         "problems",
         "trust_changed",
         "trusted",
+        "var_changed",
+        "vars_listed",
     ),
     "export": (
         "doctored",

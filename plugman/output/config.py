@@ -1,4 +1,4 @@
-"""Trust, `plugman mcp add|remove` and connectors results."""
+"""Trust, `plugman mcp add|remove|vars` and connectors results."""
 
 from __future__ import annotations
 
@@ -127,9 +127,37 @@ def mcp_imported(change: Any, found: Any, as_json: bool) -> str:
     return f"{mcp_changed('mcp add', change, False)}\n  from {found.chosen}"
 
 
-def mcp_import_warnings(change: Any, found: Any) -> str:
-    """The notes of `mcp add --from`, for stderr ('' when there are none)."""
-    return "\n".join(f"warning: {note}" for note in [*found.notes, *change.warnings])
+def mcp_import_warnings(change: Any, found: Any, kept: list[str]) -> str:
+    """The notes of `mcp add --from`, for stderr ('' when there are none): what must still be
+    set, then the importer's and the config's own notes."""
+    missing = [name for name in found.needs if name not in kept]
+    notes = [*found.notes, *change.warnings]
+    if missing:
+        notes.insert(
+            0,
+            f"{change.name} needs {', '.join(missing)}: set them in the environment, or keep "
+            "them with `plugman mcp vars set NAME` (the entry holds references, never values)",
+        )
+    return "\n".join(f"warning: {note}" for note in notes)
+
+
+def vars_listed(names: list[str], in_env: list[str], as_json: bool) -> str:
+    """`mcp vars list`: the variables with a kept value (names only)."""
+    if as_json:
+        rows = [{"name": n, "environment_overrides": n in in_env} for n in names]
+        return envelope("mcp vars list", variables=rows)
+    if not names:
+        return "no values kept (plugman mcp vars set NAME keeps one)"
+    return "\n".join(f"{n}  (the environment's value wins)" if n in in_env else n for n in names)
+
+
+def var_changed(command: str, name: str, changed: bool, as_json: bool) -> str:
+    """`mcp vars set|unset NAME`: what changed (never the value)."""
+    if as_json:
+        return envelope(f"mcp vars {command}", name=name, changed=changed)
+    if command == "set":
+        return f"kept a value for ${{{name}}}"
+    return f"forgot the value of ${{{name}}}" if changed else f"no value was kept for ${{{name}}}"
 
 
 def connectors_synced(cache: dict[str, Any]) -> str:

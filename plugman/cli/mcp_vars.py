@@ -1,0 +1,71 @@
+"""`plugman mcp vars list|set|unset`: values for the `${VAR}` references in MCP server entries
+(plugman.config.server_vars). A value is read from stdin, or asked for without echo on a
+terminal; never from the command line, where other users and the shell history would see it."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Annotated
+
+import typer
+
+from plugman import output
+from plugman.cli.common import Json, paths_of
+
+vars_app = typer.Typer(
+    help="Values for the ${VAR} references in MCP server entries (kept in the secret store).",
+    no_args_is_help=True,
+)
+Name = Annotated[str, typer.Argument(help="The variable, as in ${NAME}.")]
+
+
+@vars_app.command("list")
+def listing(ctx: typer.Context, as_json: Json = False) -> None:
+    """The variables plugman keeps a value for (names only), and which the environment sets."""
+    from plugman.config import server_vars
+
+    names = server_vars.names(paths_of(ctx))
+    output.emit(output.vars_listed(names, [n for n in names if n in os.environ], as_json))
+
+
+@vars_app.command("set")
+def set_value(ctx: typer.Context, name: Name, as_json: Json = False) -> None:
+    """Keep a value for ${NAME} (from stdin, or asked without echo on a terminal)."""
+    from plugman.config import server_vars
+
+    server_vars.check(name)
+    if sys.stdin.isatty():
+        value = output.ask(f"{name}: ", hidden=True)
+    else:
+        value = sys.stdin.read().rstrip("\r\n")
+    server_vars.set_value(paths_of(ctx), os.environ, name, value)
+    output.emit(output.var_changed("set", name, True, as_json))
+
+
+@vars_app.command("unset")
+def unset(ctx: typer.Context, name: Name, as_json: Json = False) -> None:
+    """Forget the value kept for ${NAME}."""
+    from plugman.config import server_vars
+
+    had = server_vars.unset(paths_of(ctx), os.environ, name)
+    output.emit(output.var_changed("unset", name, had, as_json))
+
+
+def ask_for(ctx: typer.Context, needs: list[str]) -> list[str]:
+    """On a terminal, ask for each variable in `needs` that neither the environment nor the
+    secret store has (an empty answer leaves it to the environment); the ones kept."""
+    from plugman.config import server_vars
+
+    paths = paths_of(ctx)
+    kept = set(server_vars.names(paths))
+    asked = [n for n in needs if n not in os.environ and n not in kept]
+    if not asked or not sys.stdin.isatty():
+        return []
+    done = []
+    for name in asked:
+        value = output.ask(f"{name} (empty: set it in the environment instead): ", hidden=True)
+        if value:
+            server_vars.set_value(paths, os.environ, name, value)
+            done.append(name)
+    return done
