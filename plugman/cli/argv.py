@@ -59,6 +59,7 @@ SCOPE = Option(
     VALUE,
     choices=("user", "project", "local"),
     default="user",
+    metavar="SCOPE",
 )
 
 
@@ -170,7 +171,7 @@ def help_text(spec: Spec, columns: int = 80) -> str:
     from textwrap import wrap
 
     rows = [(a.metavar, a.help) for a in spec.arguments]
-    lines = [spec.usage(), "", spec.summary]
+    lines = [spec.usage(), "", *wrap(spec.summary, columns)]
     for paragraph in spec.epilog.split("\n\n") if spec.epilog else ():
         lines += ["", *wrap(paragraph, columns)]
     if rows:
