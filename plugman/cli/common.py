@@ -38,12 +38,29 @@ def forward(app: typer.Typer, spec: Spec) -> None:
         raise typer.Exit(fast.run(spec, ctx.args, project_of(ctx)))
 
     command.__doc__ = spec.summary
-    app.command(spec.words.split()[-1], cls=Forwarded, add_help_option=False)(command)
+    kind = type("Forwarded", (Forwarded,), {"spec": spec})
+    app.command(spec.words.split()[-1], cls=kind, add_help_option=False)(command)
 
 
 class Forwarded(TyperCommand):
-    """A command that keeps its words as given (`--` included) for plugman.cli.fast."""
+    """A command that keeps its words as given (`--` included) for plugman.cli.fast, and
+    completes its options from its spec."""
+
+    spec: Spec
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         ctx.args = words = list(args)
         return words
+
+    def shell_complete(self, ctx: Any, incomplete: str) -> list[Any]:
+        if not incomplete.startswith("-"):
+            return list(super().shell_complete(ctx, incomplete))
+        from typer._click.shell_completion import CompletionItem
+
+        options = self.spec.options
+        return [
+            CompletionItem(name, help=o.help)
+            for o in options
+            for name in o.names
+            if name.startswith(incomplete)
+        ]

@@ -58,6 +58,11 @@ def test_shell_completion_still_reaches_typer() -> None:
         [sys.executable, "-m", "plugman"], capture_output=True, text=True, env=env, check=False
     )
     assert done.stdout.split() == ["install"], done
+    env["COMP_WORDS"], env["COMP_CWORD"] = "plugman install --sc", "2"  # a fast command's option
+    done = subprocess.run(
+        [sys.executable, "-m", "plugman"], capture_output=True, text=True, env=env, check=False
+    )
+    assert done.stdout.split() == ["--scope"], done
 
 
 def _loaded_by(args: list[str], env: dict[str, str]) -> tuple[int, list[str]]:
