@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from plugman.core.errors import UsageError
-
 FLAG, VALUE, MANY = "flag", "value", "many"  # an option is a switch, takes a value, or repeats
 Given = dict[str, "bool | str | list[str] | None"]
 
@@ -105,8 +103,13 @@ class Spec:
         words = " ".join(a.metavar if a.required else f"[{a.metavar}]" for a in self.arguments)
         return f"Usage: plugman {self.words} [OPTIONS] {words}".rstrip()
 
-    def hint(self) -> str:
-        return f"see: plugman {self.words} --help"
+    def wrong(self, message: str) -> Exception:
+        """The UsageError of a command line this spec does not take (plugman.core.errors is
+        imported here: `plugman --help`, which lays out its table with this module, needs none
+        of it)."""
+        from plugman.core.errors import UsageError
+
+        return UsageError(message, hint=f"see: plugman {self.words} --help")
 
 
 def parse(spec: Spec, args: list[str]) -> Values:
@@ -124,7 +127,7 @@ def parse(spec: Spec, args: list[str]) -> Values:
             name, eq, given = arg.partition("=")
             option = named.get(name)
             if option is None:
-                raise UsageError(f"no such option: {name}", hint=spec.hint())
+                raise spec.wrong(f"no such option: {name}")
             _take(spec, option, values, given if eq else None, items)
         else:
             words.append(arg)
@@ -136,18 +139,16 @@ def _take(
 ) -> None:
     if option.takes == FLAG:
         if given is not None:
-            raise UsageError(f"option {option.names[0]} does not take a value", hint=spec.hint())
+            raise spec.wrong(f"option {option.names[0]} does not take a value")
         values[option.dest] = True
         return
     value = given if given is not None else next(rest, None)
     if value is None:
-        raise UsageError(f"option {option.names[0]} requires an argument", hint=spec.hint())
+        raise spec.wrong(f"option {option.names[0]} requires an argument")
     if option.choices and value not in option.choices:
         choices = ", ".join(repr(c) for c in option.choices)
-        raise UsageError(
-            f"invalid value for {'/'.join(option.names)}: {value!r} is not one of {choices}",
-            hint=spec.hint(),
-        )
+        names = "/".join(option.names)
+        raise spec.wrong(f"invalid value for {names}: {value!r} is not one of {choices}")
     if option.takes == MANY:
         values[option.dest] = [*values[option.dest], value]  # type: ignore[misc]
     else:
@@ -158,11 +159,11 @@ def _arguments(spec: Spec, words: list[str]) -> Given:
     values: Given = {}
     for argument in spec.arguments:
         if argument.required and not words:
-            raise UsageError(f"missing argument {argument.metavar}", hint=spec.hint())
+            raise spec.wrong(f"missing argument {argument.metavar}")
         taken, words = (words, []) if argument.many else (words[:1], words[1:])
         values[argument.dest] = taken if argument.many else (taken[0] if taken else None)
     if words:
-        raise UsageError(f"got unexpected extra argument ({' '.join(words)})", hint=spec.hint())
+        raise spec.wrong(f"got unexpected extra argument ({' '.join(words)})")
     return values
 
 
