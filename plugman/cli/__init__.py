@@ -49,8 +49,8 @@ def main(argv: list[str] | None = None) -> int:
 def done(code: int) -> int:
     """End this process now, its output flushed: everything a fast command writes is committed
     (journaled, fsynced) by then, and tearing the interpreter down (~110 modules) would cost
-    ~3.5 ms, a tenth of `plugman validate`. Output that cannot be flushed (a closed pipe, as
-    in `plugman list | head -1`) makes the exit code 1 when it was 0."""
+    ~3.5 ms, a tenth of `plugman validate`. Output whose reader left (`plugman list | head -1`)
+    ends it with 1 (plugman.cli.running.reader_gone)."""
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

@@ -59,6 +59,8 @@ class RootGroup(TyperGroup):
         except typer.Abort:
             output.emit("error: aborted", err=True)
             code = 1
+        except BrokenPipeError:
+            code = running.reader_gone()
         except (PlugmanError, OSError, click.ClickException) as exc:
             code = running.report(_as_error(exc), argv, _command_name(self, argv))
         if standalone_mode:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from plugman.cli.argv import JSON, MANY, SCOPE, VALUE, Argument, Option, Spec, Values
-from plugman.cli.running import listening, paths_for, report
+from plugman.cli.running import listening, paths_for, reader_gone, report
 from plugman.core.errors import PlugmanError, UsageError, from_os_error
 
 if TYPE_CHECKING:
@@ -249,6 +249,8 @@ def main(spec: Spec, args: list[str], project: str | None) -> int:
     reported on stderr (and as an error envelope under JSON)."""
     try:
         return run(spec, args, project)
+    except BrokenPipeError:
+        return reader_gone()
     except (PlugmanError, OSError) as exc:
         failure = exc if isinstance(exc, PlugmanError) else from_os_error(exc)
         return report(failure, args, spec.words)

@@ -59,3 +59,21 @@ def wants_json(args: list[str]) -> bool:
         or "--format=json" in own
         or ["--format", "json"] in (own[i : i + 2] for i in range(len(own)))
     )
+
+
+READER_GONE = 1  # as click ends a typer command whose reader left (silently, with 1)
+
+
+def reader_gone() -> int:
+    """The exit code when whoever read the output stopped reading (`plugman list | head -1`):
+    not an error of the command (whose changes are committed by then), so nothing is said, as
+    click does for the typer commands; the rest of the output goes nowhere."""
+    import os
+    import sys
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return READER_GONE

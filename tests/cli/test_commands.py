@@ -146,3 +146,25 @@ def test_a_fast_command_ends_the_process_with_its_output_flushed(tmp_path: Path)
         check=False,
     )
     assert missing.returncode == 2 and missing.stderr.startswith("error: ")
+
+
+def test_a_reader_that_leaves_early_ends_a_command_quietly(tmp_path: Path) -> None:
+    """`plugman paths | head -0`: no `error:` about a broken pipe (an install's changes are
+    committed by the time it prints), exit 1 as click gives the typer commands. The pipe's
+    reading end is closed before plugman starts, so every write fails."""
+    env = {**os.environ, "PLUGMAN_HOME": str(tmp_path / "home")}
+    for args in (["paths"], ["mcp", "list"]):
+        read, write = os.pipe()
+        os.close(read)
+        try:
+            done = subprocess.run(
+                [sys.executable, "-m", "plugman", *args],
+                stdout=write,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=env,
+                check=False,
+            )
+        finally:
+            os.close(write)
+        assert (done.returncode, done.stderr) == (1, ""), args
