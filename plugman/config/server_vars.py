@@ -22,7 +22,6 @@ from plugman.core import secrets
 from plugman.core.errors import UsageError
 from plugman.core.fs import read_bytes
 from plugman.core.paths import Paths
-from plugman.core.session import session
 
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 FORMAT = 1
@@ -90,6 +89,8 @@ def values(paths: Paths, env: Mapping[str, str]) -> dict[str, str]:
 
 
 def _write_index(paths: Paths, listed: list[str]) -> None:
+    from plugman.core.session import session  # only to change the index
+
     data = json.dumps({"format": FORMAT, "names": listed}, indent=2).encode() + b"\n"
     with session(paths) as work:
         work.tx.write(_index(paths), data if listed else None)
