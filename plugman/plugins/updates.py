@@ -21,7 +21,7 @@ from plugman.plugins import marketplaces, pins, registry
 from plugman.plugins import planner as resolver
 from plugman.plugins.installed import Change, save
 from plugman.plugins.listings import Info, Outdated, SearchHit
-from plugman.plugins.sources.oci import following
+from plugman.plugins.sources.oci import following, unmoved
 
 
 def _fresh(work: Session, plugin_id: str, entry: dict[str, Any]) -> resolver.Planned:
@@ -99,6 +99,8 @@ def outdated(paths: Paths, *, fetch_catalogs: bool = True) -> list[Outdated]:
             if problem is not None:
                 rows.append(Outdated(plugin_id, record.scope, version, None, problem))
                 continue
+            if unmoved(paths, entry):
+                continue
             fresh = _fresh(work, plugin_id, entry)
             available = tree_hash(fresh.tree)
             if available != entry["content_hash"]:
@@ -146,6 +148,8 @@ def _update_one(
     problem = _gone(work.paths, entry)
     if problem is not None:
         progress.warn(f"{plugin_id} ({record.scope}) is not updated: {problem}")
+        return None
+    if plugin_id not in hashes and unmoved(work.paths, entry):
         return None
     if plugin_id not in hashes:
         fresh = _fresh(work, plugin_id, entry)

@@ -15,6 +15,7 @@ from typing import Any
 
 from plugman.core.errors import FetchError
 from plugman.core.oci.reference import DIGEST, Reference, parse
+from plugman.core.paths import Paths
 from plugman.manifest.model import PluginSource
 from plugman.plugins.sources.common import plugin_root
 from plugman.plugins.sources.extract import extract
@@ -68,3 +69,16 @@ def following(entry: dict[str, Any]) -> PluginSource | None:
         return None
     ref = parse(str(source.get("ref")))
     return PluginSource("oci", str(ref)) if ref.digest is None else None
+
+
+def unmoved(paths: Paths, entry: dict[str, Any]) -> bool:
+    """Whether the tag a directly installed OCI plugin follows still names the manifest it was
+    installed from: one HEAD request, so `outdated` and `update` download no layer for it."""
+    followed = following(entry)
+    if followed is None:
+        return False
+    from plugman.core.oci.client import connect, resolve
+
+    ref, pinned = parse(followed.location), str(entry["source"].get("digest"))
+    with connect(ref, paths) as client:
+        return resolve(client, ref) == pinned

@@ -176,3 +176,15 @@ def test_a_large_layer_pushed_twice_is_uploaded_once(registry: Registry) -> None
     second = push(registry.ref(tag="b"), data, name="plugin", version="1.0.0")
     assert first == second  # the same content: the same manifest, wherever it is tagged
     run("install", registry.ref(tag="b"))
+
+
+def test_an_unmoved_tag_is_checked_without_downloading_its_layer(registry: Registry) -> None:
+    """`outdated` and `update` ask the registry what the tag names (one HEAD) and download no
+    layer when that is the installed manifest: with the layer gone from the registry's
+    storage, both still answer."""
+    data = plugin_tgz()
+    push(registry.ref(), data, name="plugin", version="1.0.0", description="demo")
+    run("install", registry.ref())
+    registry.blob_file("sha256:" + hashlib.sha256(data).hexdigest()).unlink()
+    assert run("outdated")["plugins"] == []
+    assert run("update")["changes"] == []
