@@ -10,8 +10,9 @@ import pytest
 
 from plugman.core.errors import UsageError
 from plugman.core.oci import credentials
+from plugman.core.oci.connections import RegistryError, check_url
 from plugman.core.oci.reference import Reference, parse
-from plugman.core.oci.transport import RegistryError, check_url, parse_challenge
+from plugman.core.oci.transport import parse_challenge
 
 DIGEST = "sha256:" + "ab" * 32
 

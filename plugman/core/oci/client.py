@@ -19,8 +19,9 @@ from typing import IO, Any, NamedTuple
 
 from plugman.core.errors import UsageError
 from plugman.core.oci import credentials
+from plugman.core.oci.connections import RegistryError
 from plugman.core.oci.reference import DIGEST, Reference, parse
-from plugman.core.oci.transport import Client, RegistryError, read_small
+from plugman.core.oci.transport import Client, read_small
 from plugman.core.paths import Paths
 
 MANIFEST = "application/vnd.oci.image.manifest.v1+json"

@@ -19,19 +19,14 @@ from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 from urllib.parse import urlencode, urljoin, urlsplit
 
-from plugman.core.errors import FetchError
+from plugman.core.oci.connections import RegistryError, check_url, opened
 from plugman.core.oci.credentials import Credential
-from plugman.core.oci.reference import LOOPBACK, Reference, hostname
+from plugman.core.oci.reference import Reference
 
-TIMEOUT = 60.0
 MAX_REDIRECTS = 5
 MAX_SMALL = 4 * 1024 * 1024  # manifests, tokens and error bodies
 PARAM = re.compile(r'(\w+)=(?:"([^"]*)"|([^,\s]*))')
 LOGIN_HINT = "run: plugman registry login {registry} (or docker login {registry})"
-
-
-class RegistryError(FetchError):
-    """The registry refused, failed or answered something plugman will not take."""
 
 
 class Challenge(NamedTuple):
@@ -116,7 +111,7 @@ class Client:
         target = parts.path + (f"?{parts.query}" if parts.query else "")
         same = _origin(url) == _origin(self.base)
         for attempt in (1, 2):  # a kept-alive connection the server closed: once more
-            connection = self._open() if same else _connect(url)
+            connection = self._open() if same else opened(url)
             try:
                 connection.request(method, target or "/", body=body, headers=sent)
                 return connection.getresponse()
@@ -143,7 +138,7 @@ class Client:
 
     def _open(self) -> http.client.HTTPConnection:
         if self._connection is None:
-            self._connection = _connect(self.base)
+            self._connection = opened(self.base)
         return self._connection
 
     def _authorize(self, challenge: Challenge) -> str:
@@ -183,7 +178,7 @@ class Client:
             if found is not None and found.password is not None:
                 pair = f"{found.username or ''}:{found.password}".encode()
                 headers["Authorization"] = "Basic " + base64.b64encode(pair).decode()
-        connection = _connect(realm)
+        connection = opened(realm)
         try:
             parts = urlsplit(url)
             target = parts.path + (f"?{parts.query}" if parts.query else "")
@@ -242,31 +237,9 @@ def _token_of(data: bytes) -> str | None:
     return token if isinstance(token, str) and token else None
 
 
-def check_url(url: str, *, redirect: bool, what: str = "redirect") -> None:
-    """https://, or http:// to this machine only."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.scheme == "https" or (parts.scheme == "http" and host in LOOPBACK):
-        return
-    raise RegistryError(
-        f"the registry's {what} {url!r} is not https",
-        hint="plugman talks to registries over https only (plain http to 127.0.0.1 or "
-        "localhost)" + (": a redirect may not leave it" if redirect else ""),
-    )
-
-
 def _origin(url: str) -> tuple[str, str]:
     parts = urlsplit(url)
     return parts.scheme, parts.netloc.lower()
-
-
-def _connect(url: str) -> http.client.HTTPConnection:
-    parts = urlsplit(url)
-    if parts.scheme == "https":
-        return http.client.HTTPSConnection(parts.netloc, timeout=TIMEOUT)
-    if hostname(parts.netloc) not in LOOPBACK:
-        check_url(url, redirect=False)
-    return http.client.HTTPConnection(parts.netloc, timeout=TIMEOUT)
 
 
 def read_small(response: http.client.HTTPResponse, what: str, cap: int = MAX_SMALL) -> bytes:

@@ -14,8 +14,6 @@ import socket
 import subprocess
 import tarfile
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
@@ -36,8 +34,13 @@ storage:
   delete:
     enabled: true
 http:
-  addr: 127.0.0.1:{port}
-{auth}"""
+  addr: {host}:{port}
+{tls}{auth}"""
+TLS = """\
+  tls:
+    certificate: {cert}
+    key: {key}
+"""
 AUTH = """\
 auth:
   htpasswd:
@@ -47,7 +50,7 @@ auth:
 
 
 class Registry(NamedTuple):
-    host: str  # 127.0.0.1:PORT
+    host: str  # 127.0.0.1:PORT (or ADDRESS:PORT)
     storage: Path
     auth: bool
 
@@ -83,7 +86,15 @@ def _htpasswd(path: Path) -> None:
     path.write_text(done.stdout)
 
 
-def start(tmp: Path, auth: bool, auth_config: str | None = None) -> Iterator[Registry]:
+def start(
+    tmp: Path,
+    auth: bool,
+    auth_config: str | None = None,
+    *,
+    address: str = "127.0.0.1",
+    tls: tuple[Path, Path] | None = None,
+) -> Iterator[Registry]:
+    """The registry on `address` (https with `tls`: a certificate and its key)."""
     binary = shutil.which(BINARY)
     if binary is None:
         pytest.fail(f"{BINARY} (CNCF distribution) is not installed: run `make setup-apt`")
@@ -94,13 +105,14 @@ def start(tmp: Path, auth: bool, auth_config: str | None = None) -> Iterator[Reg
     port = _free_port()
     if auth_config is None:
         auth_config = AUTH.format(htpasswd=htpasswd) if auth else ""
-    text = CONFIG.format(storage=storage, port=port, auth=auth_config)
+    served = TLS.format(cert=tls[0], key=tls[1]) if tls else ""
+    text = CONFIG.format(storage=storage, host=address, port=port, tls=served, auth=auth_config)
     config.write_text(text)
     log = (tmp / "registry.out").open("wb")
     process = subprocess.Popen([binary, "serve", str(config)], stdout=log, stderr=log)
     try:
-        _wait(process, port, tmp / "registry.out")
-        yield Registry(f"127.0.0.1:{port}", storage, auth)
+        _wait(process, address, port, tmp / "registry.out")
+        yield Registry(f"{address}:{port}", storage, auth)
     finally:
         process.terminate()
         try:
@@ -111,19 +123,17 @@ def start(tmp: Path, auth: bool, auth_config: str | None = None) -> Iterator[Reg
         log.close()
 
 
-def _wait(process: subprocess.Popen[bytes], port: int, log: Path) -> None:
+def _wait(process: subprocess.Popen[bytes], address: str, port: int, log: Path) -> None:
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline:
         if process.poll() is not None:
             pytest.fail(f"{BINARY} exited {process.returncode}: {log.read_text()[-2000:]}")
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/v2/", timeout=1):
-                return
-        except urllib.error.HTTPError:
-            return  # 401: up, and asking for a login
+            socket.create_connection((address, port), timeout=1).close()
+            return
         except OSError:
             time.sleep(0.02)
-    pytest.fail(f"{BINARY} did not answer on 127.0.0.1:{port} within 15 s")
+    pytest.fail(f"{BINARY} did not answer on {address}:{port} within 15 s")
 
 
 def plugin_tgz(name: str = "plugin", version: str = "1.0.0", text: str = "Hi") -> bytes:
