@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import re
 import sys
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from plugman.agents.targets import Hooks, Place, Servers, Source, Target, hook_id
@@ -143,7 +142,7 @@ def render(
     if gateway:
         written: Servers = {GATEWAY: gateway_entry(place.scope)}
         tool = [h for h in resolution.hooks if h.event in TOOL_EVENTS]
-        resolution = replace(resolution, hooks=[h for h in resolution.hooks if h not in tool])
+        resolution = resolution._replace(hooks=[h for h in resolution.hooks if h not in tool])
         if tool and target.hooks:
             notes.append(
                 f"{len(tool)} tool hook group(s) run in the gateway, around MCP tool calls "
