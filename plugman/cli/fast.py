@@ -15,7 +15,18 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from plugman.cli.argv import JSON, MANY, SCOPE, VALUE, Argument, Option, Spec, Values
+from plugman.cli.argv import (
+    JSON,
+    MANY,
+    SCOPE,
+    VALUE,
+    Argument,
+    Option,
+    Spec,
+    Values,
+    help_text,
+    parse,
+)
 from plugman.cli.running import listening, paths_for, reader_gone, report
 from plugman.core.errors import PlugmanError, UsageError, from_os_error
 
@@ -234,7 +245,6 @@ def find(args: list[str]) -> Spec | None:
 def run(spec: Spec, args: list[str], project: str | None) -> int:
     """Run a fast command; PlugmanError and OSError propagate to the caller's `report`."""
     from plugman import output
-    from plugman.cli.argv import help_text, parse
 
     if {"-h", "--help"} & set(args[: args.index("--")] if "--" in args else args):
         output.emit(help_text(spec))
