@@ -18,6 +18,7 @@ MAX_DOWNLOAD = 256 * 1024 * 1024
 CHUNK = 1024 * 1024
 TIMEOUT = 60.0
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+Headers = dict[str, str]
 NETWORK_HINT = "check the URL and your network connection"
 
 
@@ -60,18 +61,25 @@ class _CheckedRedirects(urllib.request.HTTPRedirectHandler):
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
-def download(url: str, target: Path) -> str:
-    """Write the resource at `url` to the file `target`; return its sha256 (hex)."""
+def download(url: str, target: Path, *, secret: Headers | None = None) -> str:
+    """Write the resource at `url` to the file `target`; return its sha256 (hex). `secret`:
+    credentials for `url` alone (never sent on to where it redirects)."""
     check_url(url)
-    with _opened(url, {}) as response, target.open("wb") as out:
+    with _opened(url, {}, secret or {}) as response, target.open("wb") as out:
         return _stream(url, response, out)
 
 
-def read(url: str, *, accept: str = "application/json", limit: int = 64 * 1024 * 1024) -> bytes:
+def read(
+    url: str,
+    *,
+    accept: str = "application/json",
+    limit: int = 64 * 1024 * 1024,
+    secret: Headers | None = None,
+) -> bytes:
     """The body at `url` (https, or http on this machine; never file://), at most `limit`
     bytes: a registry's JSON document. FetchError (with the HTTP status) on any failure."""
     check_url(url, local=False, what="registry")
-    with _opened(url, {"Accept": accept}) as response:
+    with _opened(url, {"Accept": accept}, secret or {}) as response:
         body = response.read(limit + 1)
     if len(body) > limit:
         raise FetchError(
@@ -81,12 +89,14 @@ def read(url: str, *, accept: str = "application/json", limit: int = 64 * 1024 *
 
 
 @contextmanager
-def _opened(url: str, headers: dict[str, str]) -> Iterator[IO[bytes]]:
+def _opened(url: str, headers: Headers, secret: Headers) -> Iterator[IO[bytes]]:
     handlers: list[urllib.request.BaseHandler] = [_CheckedRedirects()]
     if (urlsplit(url).hostname or "") in LOOPBACK:
         handlers.append(urllib.request.ProxyHandler({}))
     opener = urllib.request.build_opener(*handlers)
     request = urllib.request.Request(url, headers={"User-Agent": "plugman", **headers})
+    for name, value in secret.items():
+        request.add_unredirected_header(name, value)  # not sent on to a redirect's target
     try:
         with opener.open(request, timeout=TIMEOUT) as response:
             yield response

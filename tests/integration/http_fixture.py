@@ -20,6 +20,8 @@ class Site:
         self.base = base
         self.routes: dict[str, Route] = {}
         self.requests: list[str] = []  # every path asked for, with its query
+        self.authorizations: list[str | None] = []  # the Authorization header of each
+        self.token: str | None = None  # when set, only `Bearer <token>` is answered
 
     def put(self, path: str, body: bytes, kind: str = "application/json", status: int = 200) -> str:
         self.routes[path] = (status, kind, body)
@@ -33,10 +35,13 @@ def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:
             site.requests.append(self.path)
+            site.authorizations.append(self.headers.get("Authorization"))
             parts = urlsplit(self.path)
             route = site.routes.get(parts.path)
-            if route is None:
-                answer: Answer = (404, "application/json", b'{"error": "Not found"}')
+            if site.token and self.headers.get("Authorization") != f"Bearer {site.token}":
+                answer: Answer = (401, "application/json", b'{"error": "unauthorized"}')
+            elif route is None:
+                answer = (404, "application/json", b'{"error": "Not found"}')
             elif callable(route):
                 answer = route(parse_qs(parts.query))
             else:

@@ -286,3 +286,50 @@ def test_a_tarball_made_by_npm_pack_installs(registry: Registry, tmp_path: Path)
     assert got.pin == "5.0.0#" + sri(data)
     assert any("installs no dependencies" in w and "left-pad" in w for w in warnings)
     assert any("lifecycle scripts not run (postinstall)" in w for w in warnings)
+
+
+TOKEN = "npm-token-7f3a9c1e5b"  # planted: must appear in no output and no file under the home
+
+
+def test_a_private_registry_gets_the_users_npmrc_token_and_nothing_else_does(
+    tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The packument comes from a registry that wants a token: `~/.npmrc` gives it as
+    `${NPM_TOKEN}`; the tarball lies on another host, which never sees it. Without the token the
+    error says how to give one. A project's own .npmrc is never read."""
+    with serving() as private, serving() as cdn:
+        registry = Registry(private)
+        data = tgz("1.0.0")
+        url = cdn.put("/greeter-1.0.0.tgz", data, "application/octet-stream")
+        registry.versions["1.0.0"] = {
+            "name": PACKAGE,
+            "version": "1.0.0",
+            "dist": {"tarball": url, "integrity": sri(data)},
+        }
+        private.put(PATH, json.dumps({"name": PACKAGE, "versions": registry.versions}).encode())
+        private.token = TOKEN
+        project = tmp_path / "project"
+        marketplace(project / "shelf", registry)
+        (project / ".npmrc").write_text(
+            f"{private.base.removeprefix('http:')}/:_authToken=stolen\n"
+        )
+        run("marketplace", "add", "./shelf", project=project)
+
+        monkeypatch.setenv("HOME", str(tmp_path / "user"))
+        shown = fails("install", "greeter@npmshelf", "--scope", "project", project=project)
+        assert "HTTP 401" in shown and ":_authToken=${NPM_TOKEN}" in shown
+        assert "stolen" not in str(private.authorizations)  # the project's .npmrc is not read
+
+        (tmp_path / "user").mkdir()
+        nerf = private.base.removeprefix("http:")
+        (tmp_path / "user" / ".npmrc").write_text(f"; mine\n{nerf}/:_authToken=${{NPM_TOKEN}}\n")
+        monkeypatch.setenv("NPM_TOKEN", TOKEN)
+        done = run("install", "greeter@npmshelf", "--scope", "project", project=project)
+        assert [c["id"] for c in done["changes"]] == ["greeter@npmshelf"]
+        assert private.authorizations[-1] == f"Bearer {TOKEN}"
+        assert cdn.authorizations == [None]  # the tarball's host got no token
+        assert TOKEN not in json.dumps(done)
+        leaked = [
+            p for p in isolated_home.rglob("*") if p.is_file() and TOKEN.encode() in p.read_bytes()
+        ]
+        assert leaked == []

@@ -25,7 +25,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from plugman.core import progress as notes
 from plugman.core.download import check_url, download, read
@@ -35,6 +35,7 @@ from plugman.plugins import versions
 from plugman.plugins.sources.common import plugin_root
 from plugman.plugins.sources.extract import extract
 from plugman.plugins.sources.integrity import verify
+from plugman.plugins.sources.npmrc import credentials
 
 DEFAULT_REGISTRY = "https://registry.npmjs.org"
 ABBREVIATED = "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8"
@@ -61,7 +62,7 @@ def fetch_npm(
     try:
         if progress:
             progress(f"downloading {package}@{version} from {tarball}")
-        download(tarball, temporary)
+        download(tarball, temporary, secret=credentials(tarball, os.environ))
         integrity = verify(temporary, f"{package}@{version}", dist, source.sha)
         if progress:
             progress("extracting")
@@ -87,15 +88,19 @@ def _package(text: str) -> str:
 def _packument(registry: str, package: str) -> dict[str, Any]:
     url = f"{registry.rstrip('/')}/{quote(package, safe='@')}"
     try:
-        body = read(url, accept=ABBREVIATED)
+        body = read(url, accept=ABBREVIATED, secret=credentials(url, os.environ))
     except FetchError as exc:
         found = "HTTP 404" in exc.message
+        refused = "HTTP 401" in exc.message or "HTTP 403" in exc.message
+        host = f"//{urlsplit(registry).netloc}/"
         raise FetchError(
             f"npm package {package!r} is not in the registry {registry}"
             if found
             else f"cannot read npm package {package!r} from {registry}: {exc.message}",
             hint="check the package name and the marketplace entry's 'registry'"
             if found
+            else f"give the registry a token in ~/.npmrc: {host}:_authToken=${{NPM_TOKEN}}"
+            if refused
             else exc.hint,
         ) from None
     try:
