@@ -4,6 +4,7 @@ tarballs (built with tarfile, and one with `npm pack`), integrity, the lock, --f
 from __future__ import annotations
 
 import base64
+import gzip
 import hashlib
 import io
 import json
@@ -38,12 +39,12 @@ def tgz(version: str, *, extra: dict[str, bytes] | None = None, prefix: str = "p
         **(extra or {}),
     }
     buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
         for name, data in files.items():
             info = tarfile.TarInfo(prefix + name)
             info.size, info.mode = len(data), 0o644
             archive.addfile(info, io.BytesIO(data))
-    return buffer.getvalue()
+    return gzip.compress(buffer.getvalue(), mtime=0)  # the same bytes at every call
 
 
 def sri(data: bytes) -> str:
