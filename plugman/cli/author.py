@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from plugman import output
 from plugman.cli.common import Json
 from plugman.core.errors import UsageError
+
+if TYPE_CHECKING:
+    from plugman.manifest.diagnostics import Diagnostic
 
 Strict = Annotated[bool, typer.Option("--strict", help="Refuse a plugin with warnings too.")]
 Folder = Annotated[
@@ -71,9 +75,7 @@ def pack(
     from plugman.plugins.pack import pack_to
 
     packed = pack_to(directory, to, strict=strict)
-    if packed.warnings and not as_json:
-        output.emit(output.plugin_warnings(packed.warnings), err=True)
-    output.emit(output.packed(packed, as_json))
+    _emit(packed.warnings, output.packed(packed, as_json), as_json)
 
 
 def publish(
@@ -92,9 +94,7 @@ def publish(
     from plugman.plugins.publish import publish as push
 
     done = push(directory, target, paths_of(ctx), os.environ, strict=strict)
-    if done.packed.warnings and not as_json:
-        output.emit(output.plugin_warnings(done.packed.warnings), err=True)
-    output.emit(output.published(done, as_json))
+    _emit(done.packed.warnings, output.published(done, as_json), as_json)
 
 
 def tag(
@@ -123,6 +123,11 @@ def tag(
     done = make_tag(
         directory, message=message, lightweight=lightweight, strict=strict, dry_run=dry_run
     )
-    if done.warnings and not as_json:
-        output.emit(output.plugin_warnings(done.warnings), err=True)
-    output.emit(output.tagged(done, as_json))
+    _emit(done.warnings, output.tagged(done, as_json), as_json)
+
+
+def _emit(warnings: Sequence[Diagnostic], text: str, as_json: bool) -> None:
+    """A command's result, after the validation warnings on stderr (the JSON holds them)."""
+    if warnings and not as_json:
+        output.emit(output.plugin_warnings(warnings), err=True)
+    output.emit(text)

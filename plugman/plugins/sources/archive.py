@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 from plugman.core.download import download
 from plugman.core.errors import FetchError
 from plugman.manifest.model import PluginSource
-from plugman.plugins.sources.common import plugin_root
+from plugman.plugins.sources.common import plugin_root, scratch
 from plugman.plugins.sources.extract import extract
 
 __all__ = ["download", "fetch_archive"]  # download is also used for marketplace.json URLs
@@ -24,10 +22,7 @@ def fetch_archive(
 ) -> tuple[Path, str]:
     """Download and extract the archive into `dest`; return the plugin root and the sha256."""
     expected = _expected(source.sha)
-    handle, name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".download", dir=dest.parent)
-    os.close(handle)
-    temporary = Path(name)
-    try:
+    with scratch(dest, ".download") as temporary:
         if progress:
             progress(f"downloading {source.location}")
         digest = download(source.location, temporary)
@@ -39,8 +34,6 @@ def fetch_archive(
         if progress:
             progress("extracting")
         extract(temporary, dest)
-    finally:
-        temporary.unlink(missing_ok=True)
     return plugin_root(dest, "the archive"), digest
 
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from plugman.core.errors import FetchError
@@ -50,6 +53,19 @@ def write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
+
+
+@contextmanager
+def scratch(dest: Path, suffix: str) -> Iterator[Path]:
+    """An empty file beside `dest` for a download (on the same disk as the store), removed
+    afterwards whatever happens."""
+    handle, name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=suffix, dir=dest.parent)
+    os.close(handle)
+    temporary = Path(name)
+    try:
+        yield temporary
+    finally:
+        temporary.unlink(missing_ok=True)
 
 
 def remove(path: Path) -> None:

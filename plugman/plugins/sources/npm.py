@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -32,7 +31,7 @@ from plugman.core.download import check_url, download, read
 from plugman.core.errors import FetchError, PlugmanError
 from plugman.manifest.model import PluginSource
 from plugman.plugins import versions
-from plugman.plugins.sources.common import plugin_root
+from plugman.plugins.sources.common import plugin_root, scratch
 from plugman.plugins.sources.extract import extract
 from plugman.plugins.sources.integrity import verify
 from plugman.plugins.sources.npmrc import credentials
@@ -56,10 +55,7 @@ def fetch_npm(
     dist = _dist(package, version, packument)
     tarball = _text(dist, "tarball", f"{package}@{version}")
     check_url(tarball, local=False, what="npm tarball")
-    handle, name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tgz", dir=dest.parent)
-    os.close(handle)
-    temporary = Path(name)
-    try:
+    with scratch(dest, ".tgz") as temporary:
         if progress:
             progress(f"downloading {package}@{version} from {tarball}")
         download(tarball, temporary, secret=credentials(tarball, os.environ))
@@ -67,8 +63,6 @@ def fetch_npm(
         if progress:
             progress("extracting")
         extract(temporary, dest)
-    finally:
-        temporary.unlink(missing_ok=True)
     root = plugin_root(dest, f"npm package {package}@{version}")
     _skipped(root, f"{package}@{version}")
     return root, f"{version}#{integrity}"

@@ -8,8 +8,6 @@ whatever the tag names now. The pin returned is the manifest digest that was pul
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +15,7 @@ from plugman.core.errors import FetchError
 from plugman.core.oci.reference import DIGEST, Reference, parse
 from plugman.core.paths import Paths
 from plugman.manifest.model import PluginSource
-from plugman.plugins.sources.common import plugin_root
+from plugman.plugins.sources.common import plugin_root, scratch
 from plugman.plugins.sources.extract import extract
 from plugman.plugins.sources.kind import Progress
 
@@ -47,16 +45,12 @@ def fetch_oci(source: PluginSource, dest: Path, progress: Progress = None) -> tu
     from plugman.core.oci import client  # http.client and ssl: only when pulling
 
     ref = reference(source)
-    handle, name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".layer", dir=dest.parent)
-    temporary = Path(name)
-    try:
-        with os.fdopen(handle, "wb") as out, client.connect(ref) as registry:
+    with scratch(dest, ".layer") as temporary:
+        with temporary.open("wb") as out, client.connect(ref) as registry:
             pulled = client.pull(registry, ref, out, progress)
         if progress:
             progress("extracting")
         extract(temporary, dest)
-    finally:
-        temporary.unlink(missing_ok=True)
     return plugin_root(dest, f"the OCI artifact {ref}"), pulled.digest
 
 
