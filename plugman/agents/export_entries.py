@@ -56,19 +56,37 @@ def servers(
 def hooks(
     resolution: Resolution, choice: Choice, owners: dict[str, str], notes: list[str]
 ) -> Hooks:
-    """The resolved hooks as matcher groups, by event; none with a literal secret when guarded."""
+    """The resolved hooks as matcher groups, by event; none with a literal secret when guarded.
+    Each group is marked with its hook's launcher id (`targets.hooks.MARK`), which the agents
+    that run plugin hooks through `plugman hooks exec` name (plugman.runtime.hook_exec)."""
+    from plugman.agents.targets.hooks import MARK
+    from plugman.runtime.hook_exec import refs
+
     found: Hooks = {}
-    for hook in resolution.hooks:
+    ids = refs(resolution.hooks)
+    for position, hook in enumerate(resolution.hooks):
         handler = hook.handler if choice.show_secrets else redact.hook(hook.handler)
         group: dict[str, Any] = {"hooks": [handler]}
         if hook.matcher:
             group["matcher"] = hook.matcher
         if choice.guard and refused(f"{hook.event} hook", group, hook.origin, notes):
             continue
+        group[MARK] = {"id": str(ids[position]), "plugin": bool(hook.origin.plugin)}
         found.setdefault(hook.event, []).append(group)
         if hook.origin.plugin:
             owners[hook_id(hook.event, group)] = hook.origin.plugin
     return found
+
+
+def direct(target: Target, run: Hooks) -> Hooks:
+    """The hooks whose handlers go into the target's file as they are (not the ones an agent
+    runs through the launcher, whose option values never reach its file)."""
+    from plugman.agents.targets.hooks import MARK
+    from plugman.agents.targets.hooks_tables import LAUNCHED
+
+    if target.name not in LAUNCHED:
+        return run
+    return {e: [g for g in gs if not g.get(MARK, {}).get("plugin")] for e, gs in run.items()}
 
 
 def gateway_entry(scope: Scope) -> dict[str, Any]:
@@ -152,7 +170,7 @@ def render(
     else:
         written = servers(resolution, chosen, owners, notes)
     run = hooks(resolution, chosen, owners, notes) if target.hooks else {}
-    notes += option_notes(target.name, {**written, **run})
+    notes += option_notes(target.name, {**written, **direct(target, run)})
     rendered = target.render(Source(written, run, place.env, place))
     notes += rendered.unsupported
     if resolution.hooks and not target.hooks:

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+from plugman.cli import hook_launcher
 from plugman.cli.argv import (
     JSON,
     MANY,
@@ -235,6 +236,7 @@ SPECS = {
         ),
     )
 }
+SPECS[hook_launcher.SPEC.words] = hook_launcher.SPEC  # an agent runs it on every hook call
 
 
 def find(args: list[str]) -> Spec | None:

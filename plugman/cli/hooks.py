@@ -1,4 +1,5 @@
-"""`plugman hooks list` and `plugman hooks run EVENT` (for agents without a hook system).
+"""`plugman hooks list`, `plugman hooks run EVENT` (for agents without a hook system), and
+`plugman hooks exec` (the launcher agents' hooks files name: plugman.cli.hook_launcher).
 
 `hooks run` reads the event JSON on stdin and exits like a Claude Code hook would: 2 with the
 reason on stderr when the hooks together block, deny or stop (`continue: false`), else 0. A
@@ -17,12 +18,14 @@ from typing import Annotated, Any
 import typer
 
 from plugman import output
-from plugman.cli.common import Json, paths_of
+from plugman.cli import fast
+from plugman.cli.common import Json, forward, paths_of
 
 hooks_app = typer.Typer(
     help="The resolved hooks: list them, or run an event's hooks.", no_args_is_help=True
 )
 BLOCKED = 2
+forward(hooks_app, fast.SPECS["hooks exec"])
 
 
 @hooks_app.command("list")

@@ -3,18 +3,35 @@ config holds) → the parts of the agent's hooks file, by its `Hooks` record.
 
 Every entry keeps the id of the Claude group it came from (`hook_id` of Claude's event and
 group), so the export record's owners and an uninstall find it whatever the agent calls it.
-What the agent cannot take is left out with one line per hook in `unsupported`: an event it
-lacks, a handler type it does not run, a field it has no place for.
+
+A translation never widens what runs. An agent with a launcher (`Hooks.launcher`: every one
+but Claude Code) gets a plugin's handler, and any handler with a field it has no place for
+(`if`, `args`, `shell`, `async`), as `plugman hooks exec AGENT EVENT HOOK-ID` (the group's
+`MARK`, set by `export_entries.hooks`), which runs that handler as Claude Code would: no
+machine path, no option value in the file, Claude's matcher and `if` tested at run time. The
+agent keeps Claude's matcher (tool names in its own spelling) as a cheap pre-filter, never
+narrower than Claude's. A handler the launcher cannot deliver either (`asyncRewake`, `once`,
+`onFailure`, a field plugman does not know) is left out with one line in `unsupported`, as is
+an event the agent lacks or a handler type it does not run; only a cosmetic field
+(`statusMessage`) is dropped from a handler that is still written, with a note.
 """
 
 from __future__ import annotations
 
+import math
 import re
+import shlex
+import sys
 from typing import Any
 
 from plugman.agents.targets.model import Place, hook_id
 from plugman.agents.targets.spec import Entry, Hooks
+from plugman.core.state import Scope
 from plugman.manifest.edit import Part
+from plugman.runtime.hook_exec import COSMETIC, DELIVERED, LAUNCH_MARGIN
+from plugman.runtime.hooks import timeout_of
+
+MARK = "plugman:hook"  # a group's {"id": HOOK-ID, "plugin": bool}; never written to a file
 
 Groups = dict[str, list[Entry]]
 
@@ -32,7 +49,8 @@ def parts(
             if name is None:
                 notes.append(f"{event} hook {said(group)}: {agent} has no {event} event; left out")
                 continue
-            for i, written in enumerate(entries(spec, agent, event, name, group, notes)):
+            scope = place.scope if place is not None else "project"
+            for i, written in enumerate(entries(spec, agent, (event, name), group, scope, notes)):
                 events.setdefault(name, {})[gid if i == 0 else f"{gid}#{i}"] = written
     found = [Part((*spec.key, name), entries, listed=True) for name, entries in events.items()]
     if not found:
@@ -47,18 +65,28 @@ def parts(
 
 
 def entries(
-    spec: Hooks, agent: str, event: str, name: str, group: Entry, notes: list[str]
+    spec: Hooks, agent: str, events: tuple[str, str], group: Entry, scope: Scope, notes: list[str]
 ) -> list[Entry]:
-    """The group as the agent writes it: one group, or (`flat`) one entry per handler."""
-    handlers = [
-        h for h in (handler(spec, agent, event, h, notes) for h in group.get("hooks", [])) if h
-    ]
+    """The group as the agent writes it: one group, or (`flat`) one entry per handler.
+    `events`: Claude's name and the agent's."""
+    event = events[0]
+    mark = group.get(MARK) if isinstance(group.get(MARK), dict) else None
+    handlers = []
+    for given in group.get("hooks", []):
+        launch = spec.launcher is not None and mark is not None and launched(spec, given, mark)
+        if launch and spec.launcher is not None and mark is not None:
+            command = launcher(scope, spec.launcher, event, str(mark["id"]))
+            found = through(spec, agent, event, given, command, notes)
+        else:
+            found = handler(spec, agent, event, given, notes)
+        if found:
+            handlers.append(found)
     if not handlers:
         return []
     matcher = group.get("matcher")
     if isinstance(matcher, str):
         matcher = tools(matcher, spec.tools)
-    for key in sorted(set(group) - {"matcher", "hooks"}):
+    for key in sorted(set(group) - {"matcher", "hooks", MARK}):
         notes.append(
             f"{event} hook {said(group)}: field {key!r} has no {agent} equivalent; left out"
         )
@@ -69,7 +97,78 @@ def entries(
     return [{k: both[k] for k in [*group, "matcher"] if k in both}]  # in the group's order
 
 
+def launched(spec: Hooks, given: Any, mark: dict[str, Any]) -> bool:
+    """Whether the handler goes through the launcher: a plugin's, or one with a field the
+    agent has no place for."""
+    if not isinstance(given, dict):
+        return False
+    keep = set(spec.handler) if spec.handler is not None else set(given)
+    return bool(mark.get("plugin")) or bool(set(given) - keep - COSMETIC)
+
+
+def launcher(scope: Scope, agent: str, event: str, ref: str) -> str:
+    """The launcher's command line, spelled as `export_entries.gateway_entry` spells plugman:
+    `plugman` on PATH in a project file (a teammate's clone), this interpreter elsewhere."""
+    head = "plugman" if scope == "project" else f"{shlex.quote(sys.executable)} -m plugman"
+    return f"{head} hooks exec {agent} {event} {shlex.quote(ref)}"
+
+
+def through(
+    spec: Hooks, agent: str, event: str, given: dict[str, Any], command: str, notes: list[str]
+) -> Entry | None:
+    """The launcher's handler: `command`, and a timeout a little past the handler's own (the
+    launcher enforces that one); None, with one note, when the launcher cannot deliver it."""
+    if not usable(spec, agent, event, given, notes):
+        return None
+    seconds = math.ceil(timeout_of(given, event)) + LAUNCH_MARGIN
+    fields: dict[str, Any] = {"type": "command", "command": command, "timeout": seconds}
+    shown = given.get("statusMessage")
+    if shown is not None and spec.handler is not None and "statusMessage" in spec.handler:
+        fields["statusMessage"] = shown
+    elif shown is not None:
+        notes.append(
+            f"{event} hook {said(given)}: field 'statusMessage' has no {agent} equivalent; left out"
+        )
+    keep = spec.handler if spec.handler is not None else tuple(fields)
+    scale = spec.timeout_scale
+    return {
+        spec.renames.get(key, key): fields[key] * scale if key == "timeout" else fields[key]
+        for key in keep
+        if key in fields
+    }
+
+
+def usable(spec: Hooks, agent: str, event: str, given: dict[str, Any], notes: list[str]) -> bool:
+    """False, with one note naming what cannot be delivered, for a handler the launcher cannot
+    run exactly as Claude Code does."""
+    kind = given.get("type", "command")
+    if kind != "command" or (spec.types is not None and kind not in spec.types):
+        notes.append(f"{event} hook {said(given)}: {agent} runs no {kind!r} hooks; left out")
+        return False
+    beyond = sorted(set(given) - DELIVERED - COSMETIC)
+    if beyond:
+        fields = ", ".join(repr(k) for k in beyond)
+        notes.append(
+            f"{event} hook {said(given)}: left out of {agent}: {fields} cannot be delivered "
+            f"there ({REASONS.get(beyond[0], 'plugman does not know what it does')}), and "
+            "without it the hook would run differently"
+        )
+        return False
+    return True
+
+
+REASONS = {
+    "asyncRewake": "no agent but Claude Code wakes the model when a background hook exits 2",
+    "rewakeMessage": "it belongs to asyncRewake, which only Claude Code delivers",
+    "rewakeSummary": "it belongs to asyncRewake, which only Claude Code delivers",
+    "once": "running once per session needs Claude Code's session",
+    "onFailure": "the agent decides what a failing hook means",
+}
+
+
 def handler(spec: Hooks, agent: str, event: str, given: Any, notes: list[str]) -> Entry | None:
+    """The handler as given, in the agent's spelling; None (with one note) when it has a field
+    the agent cannot take that changes what runs (only cosmetic ones are dropped)."""
     if not isinstance(given, dict):
         return None
     kind = given.get("type", "command")
@@ -77,11 +176,18 @@ def handler(spec: Hooks, agent: str, event: str, given: Any, notes: list[str]) -
         notes.append(f"{event} hook {said(given)}: {agent} runs no {kind!r} hooks; left out")
         return None
     keep = spec.handler if spec.handler is not None else tuple(given)
-    for key in given:
-        if key not in keep:
-            notes.append(
-                f"{event} hook {said(given)}: field {key!r} has no {agent} equivalent; left out"
-            )
+    lost = sorted(set(given) - set(keep) - COSMETIC)
+    if lost:
+        fields = ", ".join(repr(k) for k in lost)
+        notes.append(
+            f"{event} hook {said(given)}: left out: {agent} has no equivalent of {fields}, "
+            "and without it the hook would run differently"
+        )
+        return None
+    for key in sorted(set(given) - set(keep)):
+        notes.append(
+            f"{event} hook {said(given)}: field {key!r} has no {agent} equivalent; left out"
+        )
     found: Entry = {}
     for key in keep:
         if key not in given:

@@ -1,10 +1,13 @@
 """How each agent with a hook system spells hooks (`Hooks` records for `table`), and where
-each mapping comes from. Claude Code's own spelling is `Hooks()`: everything as given."""
+each mapping comes from. Claude Code's own spelling is `Hooks()`: everything as given. Every
+other agent gets plugin hooks (and hooks it cannot take as given) through the launcher,
+`plugman hooks exec AGENT ...` (`launcher`: its AGENT word; plugman.runtime.hook_exec)."""
 
 from __future__ import annotations
 
 from plugman.agents.targets import codex
 from plugman.agents.targets.spec import Hooks
+from plugman.runtime.hook_exec import TOOL_NAMES
 
 COMMAND = ("command",)
 
@@ -27,15 +30,7 @@ GEMINI = Hooks(
         "PreCompact": "PreCompress",
         "Notification": "Notification",
     },
-    tools={
-        "Edit": "replace",
-        "Bash": "run_shell_command",
-        "Read": "read_file",
-        "Write": "write_file",
-        "Glob": "glob",
-        "Grep": "grep_search",
-        "LS": "list_directory",
-    },
+    tools=TOOL_NAMES["gemini"],
     types=COMMAND,
     handler=("type", "command", "timeout"),
     timeout_scale=1000,
@@ -43,6 +38,7 @@ GEMINI = Hooks(
         "$CLAUDE_PROJECT_DIR": "$GEMINI_PROJECT_DIR",
         "${CLAUDE_PROJECT_DIR}": "${GEMINI_PROJECT_DIR}",
     },
+    launcher="gemini",
 )
 
 # Codex 0.169.0: Claude-shaped `hooks.json`; the events its `hooks/list` lists (checked with
@@ -68,6 +64,7 @@ CODEX = Hooks(
     types=COMMAND,
     handler=("type", "command", "timeout", "async", "statusMessage"),
     trust=codex.trust,
+    launcher="codex",
 )
 
 # Cursor (docs only, no binary here): `{"version": 1, "hooks": {"<camelEvent>": [{"command",
@@ -87,11 +84,12 @@ CURSOR = Hooks(
         "SessionEnd": "sessionEnd",
         "PreCompact": "preCompact",
     },
-    tools={"Bash": "Shell"},
+    tools=TOOL_NAMES["cursor"],
     types=COMMAND,
     handler=("type", "command", "timeout"),
     flat=True,
     top={"version": 1},
+    launcher="cursor",
 )
 
 # Copilot CLI 1.0.102 (its changelog; docs): a hooks file of plugman's own in `.github/hooks/`
@@ -118,4 +116,7 @@ COPILOT = Hooks(
     types=COMMAND,
     handler=("type", "command", "timeout"),
     top={"version": 1},
+    launcher="copilot",
 )
+
+LAUNCHED = {"codex": CODEX, "gemini": GEMINI, "cursor": CURSOR, "copilot-cli": COPILOT}

@@ -89,6 +89,7 @@ class Hooks:
     timeout_scale: int = 1  # Claude's timeout is seconds; 1000: the agent's is milliseconds
     text: Mapping[str, str] = field(default_factory=dict)  # replacements in the command
     trust: Trust | None = None  # more parts granting the agent's trust for these hooks
+    launcher: str | None = None  # AGENT of `plugman hooks exec` (None: handlers as given)
     top: Mapping[str, Any] = field(default_factory=dict)  # top-level keys the file needs
 
 

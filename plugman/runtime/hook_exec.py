@@ -1,0 +1,239 @@
+"""The hook launcher: one resolved handler run for an agent other than Claude Code, exactly as
+Claude Code would run it (`plugman hooks exec AGENT EVENT HOOK-ID`).
+
+An agent's hooks file names this command instead of a plugin's handler (see
+`plugman.agents.targets.hooks`), so the file holds neither a machine path nor a secret, and a
+condition the agent cannot spell (`if`, `async`, `shell`, `args`) is still honoured: the
+launcher reads the event JSON the agent pipes on stdin, puts it in Claude's shape (the agent's
+tool names back to Claude's: Gemini's `run_shell_command` is `Bash`), finds the one handler by
+its id in the config resolved here, tests Claude's matcher and `if` rule, and runs it once with
+Claude's environment (`CLAUDE_PLUGIN_ROOT`, `CLAUDE_PLUGIN_DATA`, `CLAUDE_PLUGIN_OPTION_*`,
+sensitive values from the secret store). What the handler prints and its exit code are passed
+back as they are, so the agent reads them as it would have read the handler run directly; a
+handler the event does not select prints nothing and exits 0.
+
+A hook's id is `OWNER#N`: OWNER the plugin's id (`name@marketplace`) or, for a hook of the
+user's or project's own config, its scope (`user`, `project`, `local`); N the handler's
+position among that owner's resolved handlers of the event, in the order they run. It holds no
+path and no content, so it is the same on every machine and stays put when `configure` or
+`update` changes what the handler says (plugman rewrites the agent files after both anyway).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import tempfile
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from plugman.config.merge import Hook
+from plugman.core.errors import PlugmanError
+from plugman.runtime.hook_outcome import Raw
+from plugman.runtime.hooks import _argv, _command, _env_of, selected, timeout_of
+
+if TYPE_CHECKING:
+    from plugman.core.paths import Paths
+
+# Tools each agent names otherwise than Claude Code (Claude's name → the agent's), for the
+# matchers plugman writes (`agents.targets.hooks_tables`) and, reversed, for the event JSON
+# the agent sends. Gemini CLI 0.61: its own tool names, as `gemini hooks migrate` maps them;
+# Cursor: its shell tool `Shell`. Codex 0.169 and Copilot (Claude-named events) send Claude's.
+TOOL_NAMES: dict[str, dict[str, str]] = {
+    "gemini": {
+        "Edit": "replace",
+        "Bash": "run_shell_command",
+        "Read": "read_file",
+        "Write": "write_file",
+        "Glob": "glob",
+        "Grep": "grep_search",
+        "LS": "list_directory",
+    },
+    "cursor": {"Bash": "Shell"},
+    "codex": {},
+    "copilot": {},
+}
+AGENTS = tuple(sorted(TOOL_NAMES))
+# Handler fields the launcher delivers exactly; any other one (asyncRewake, once, onFailure,
+# ...) cannot be, and a handler that has one is left out of the agent's file with a warning.
+DELIVERED = frozenset({"type", "command", "args", "shell", "timeout", "if", "async"})
+COSMETIC = frozenset({"statusMessage"})  # kept where the agent shows it, else left out
+LAUNCH_MARGIN = 5  # seconds the agent waits beyond the handler's own timeout
+NOT_FOUND_HINT = (
+    "the agent's hooks file names a hook this project's config no longer has: run "
+    "'plugman agents sync' (or 'plugman export --write') to rewrite it, and 'plugman hooks list' "
+    "to see the hooks"
+)
+
+
+class Ref(NamedTuple):
+    owner: str  # a plugin's id, or a scope for a hook of the config's own
+    n: int  # its position among the owner's handlers of the event
+
+    def __str__(self) -> str:
+        return f"{self.owner}#{self.n}"
+
+
+def owner(hook: Hook) -> str:
+    return hook.origin.plugin or hook.origin.scope
+
+
+def refs(hooks: list[Hook]) -> dict[int, Ref]:
+    """Each hook's id, by its position in `hooks` (the resolved order)."""
+    counts: dict[tuple[str, str], int] = {}
+    found: dict[int, Ref] = {}
+    for position, hook in enumerate(hooks):
+        key = (owner(hook), hook.event)
+        found[position] = Ref(key[0], counts.get(key, 0))
+        counts[key] = counts.get(key, 0) + 1
+    return found
+
+
+def parse_ref(text: str) -> Ref:
+    head, sep, tail = text.rpartition("#")
+    if not sep or not head or not tail.isdigit():
+        raise PlugmanError(
+            f"not a hook id: {text!r}",
+            hint="a hook id is OWNER#N (a plugin's id or a scope, and a position), "
+            "as plugman writes it into an agent's hooks file",
+        )
+    return Ref(head, int(tail))
+
+
+def find(hooks: list[Hook], event: str, ref: Ref) -> Hook:
+    """The one handler `ref` names among the resolved `hooks` of `event`."""
+    for position, found in refs(hooks).items():
+        if found == ref and hooks[position].event == event:
+            return hooks[position]
+    raise PlugmanError(f"no {event} hook {ref} in the config resolved here", hint=NOT_FOUND_HINT)
+
+
+def claude_payload(agent: str, event: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """The agent's event JSON in Claude Code's shape: Claude's event and tool names."""
+    back = {theirs: ours for ours, theirs in TOOL_NAMES[agent].items()}
+    found = {**payload, "hook_event_name": event}
+    tool = found.get("tool_name")
+    if isinstance(tool, str) and tool in back:
+        found["tool_name"] = back[tool]
+    return found
+
+
+def read_payload(text: str) -> dict[str, Any]:
+    """The event JSON on stdin: an object, or nothing (an empty object)."""
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise PlugmanError(
+            f"the event JSON on stdin is invalid: {exc.msg} at line {exc.lineno} column "
+            f"{exc.colno}; no hook ran",
+            hint="the agent pipes one JSON object; to try a hook by hand: "
+            'echo \'{"tool_name": "Bash", "tool_input": {"command": "ls"}}\' | plugman hooks '
+            "exec AGENT EVENT HOOK-ID",
+        ) from None
+    if not isinstance(data, dict):
+        raise PlugmanError(
+            f"the event JSON on stdin must be an object, not {type(data).__name__}; no hook ran"
+        )
+    return data
+
+
+def check_agent(agent: str) -> None:
+    if agent not in TOOL_NAMES:
+        raise PlugmanError(
+            f"hooks exec: unknown agent {agent!r}", hint=f"agents: {', '.join(AGENTS)}"
+        )
+
+
+def launch(
+    hook: Hook,
+    event: str,
+    payload: dict[str, Any],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    project_dir: Path,
+    plugin_data: Callable[[str], Path] | None = None,
+) -> Raw:
+    """Run `hook` for this event once when Claude's matcher and `if` select it (else a Raw
+    that says so, exit 0 and no output). An `async` handler is started and left running."""
+    if not selected(hook, event, payload):
+        return Raw(exit_code=0, skipped="not selected")
+    body = json.dumps({**payload, "cwd": payload.get("cwd", str(cwd))})
+    full = _env_of(hook, {**env, "CLAUDE_PROJECT_DIR": str(project_dir)}, plugin_data)
+    if hook.handler.get("type", "command") != "command":
+        return Raw(error=f"plugman runs no {hook.handler.get('type')!r} hooks for an agent")
+    if hook.handler.get("async"):
+        return _background(hook.handler, body, cwd, full)
+    sync = {k: v for k, v in hook.handler.items() if k != "async"}
+    return _command(sync, body, cwd, full, timeout_of(hook.handler, event))
+
+
+def _background(handler: dict[str, Any], body: str, cwd: Path, env: dict[str, str]) -> Raw:
+    """Claude's `async`: started in its own session with the event on stdin, never awaited
+    (its output cannot decide anything)."""
+    argv = _argv(handler)
+    if argv is None:
+        return Raw(error="the handler has no command")
+    with tempfile.TemporaryFile() as stdin:
+        stdin.write(body.encode())
+        stdin.seek(0)
+        try:
+            subprocess.Popen(
+                argv,
+                cwd=cwd,
+                env=env,
+                stdin=stdin,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            return Raw(exit_code=127, error=f"could not start {argv[0]}: {exc.strerror or exc}")
+    return Raw(exit_code=0, skipped="async: started in the background")
+
+
+def run_here(
+    paths: Paths, agent: str, event: str, ref: str, stdin: str, env: Mapping[str, str]
+) -> Raw:
+    """`hooks exec`: the handler `ref` names in the config resolved in this project, run for
+    the agent's event JSON `stdin`. A PlugmanError (exit 1) for a bad agent, id or input."""
+    from plugman.config.resolution import resolve
+    from plugman.runtime.hooks import check_event
+
+    check_agent(agent)
+    try:
+        check_event(event)
+    except PlugmanError as exc:  # a usage error exits 2, which blocks in the agent: not here
+        raise PlugmanError(exc.message, hint=exc.hint) from None
+    wanted = parse_ref(ref)
+    payload = claude_payload(agent, event, read_payload(stdin))
+    hook = find(resolve(paths, env).hooks, event, wanted)
+    given = payload.get("cwd")
+    cwd = Path(given) if isinstance(given, str) and Path(given).is_dir() else Path.cwd()
+    return launch(
+        hook,
+        event,
+        payload,
+        cwd=cwd,
+        env=env,
+        project_dir=paths.project_dir,
+        plugin_data=paths.plugin_data,
+    )
+
+
+def exit_code(raw: Raw) -> int:
+    """What the launcher exits with: the handler's own code; 1 (an agent's non-blocking
+    error) when it timed out or could not start."""
+    if raw.timed_out or raw.exit_code is None:
+        return 1
+    return raw.exit_code
+
+
+def failure(raw: Raw, timeout: float | None = None) -> str:
+    """The line the launcher adds on stderr when the handler did not end by itself."""
+    if raw.timed_out:
+        return f"plugman hooks exec: the hook timed out{f' after {timeout:g}s' if timeout else ''}"
+    return f"plugman hooks exec: {raw.error}" if raw.error else ""
