@@ -185,12 +185,14 @@ def test_codex_trusts_the_hooks_left_after_an_uninstall(home: Path, tmp_path: Pa
     cli(project, "install", *names, "--scope", "user")
     env = agent_env(home, Path(sys.executable).parent)
     listed = {h["command"]: h["trustStatus"] for h in rpc_hooks(codex, project, env)}
-    assert listed == {"echo first": "trusted", "echo second": "trusted"}
+    # Plugin hooks reach Codex through the launcher (plugman.runtime.hook_exec).
+    launcher = f"{sys.executable} -m plugman hooks exec codex Stop"
+    assert listed == {f"{launcher} '{n}@hooked#0'": "trusted" for n in names}
     order = [
         g["hooks"][0]["command"]
         for g in json.loads((home / ".codex" / "hooks.json").read_text())["hooks"]["Stop"]
     ]
-    cli(project, "uninstall", order[0].split()[1], "--scope", "user")
+    cli(project, "uninstall", order[0].split("'")[1].split("@")[0], "--scope", "user")
     listed = {h["command"]: h["trustStatus"] for h in rpc_hooks(codex, project, env)}
     assert listed == {order[1]: "trusted"}
     config = (home / ".codex" / "config.toml").read_text()
