@@ -2,8 +2,9 @@
 
 Rows, in order: validate (one plugin; the corpus), install + uninstall, ``config resolve`` at
 10 to 10,000 servers, probe (in process: concurrent against sequential; the CLI against
-``claude mcp list``), the gateway (added latency, first list), start-up (the python floor,
-``--version``, ``--help``, ``list``, ``paths``, ``config resolve`` on an empty config).
+``claude mcp list``), the gateway (added latency, first list), the hook launcher (added per
+hook call), start-up (the python floor, ``--version``, ``--help``, ``list``, ``paths``,
+``config resolve`` on an empty config).
 Columns: benchmark | plugman | reference | ratio | goal, where the reference is Claude Code
 unless the cell says otherwise, the ratio is the reference's time over plugman's (how many
 times faster plugman is), and the goal is issue 15's with whether this run met it; footnotes
@@ -11,8 +12,8 @@ say what each row measures.
 
 Each row calls the function of the script that owns it (``validate_speed.py``,
 ``install_speed.py``, ``resolve_speed.py``, ``probe_speed.py``, ``probe_cli_speed.py``,
-``gateway_overhead.py``, ``startup_speed.py``). ``--quick`` (CI) takes few repetitions and small
-samples; without it every row gets the scripts' usual repetitions.
+``gateway_overhead.py``, ``hook_launcher.py``, ``startup_speed.py``). ``--quick`` (CI) takes few
+repetitions and small samples; without it every row gets the scripts' usual repetitions.
 
 Claude Code (pinned, see ``claude_code.py``) is installed into ``--tools-dir`` when missing. When
 it cannot be installed (npm missing or its registry unreachable) or a Claude Code run fails, its
@@ -40,6 +41,7 @@ from pathlib import Path
 from typing import TypeVar
 
 import gateway_overhead
+import hook_launcher
 import probe_cli_speed
 import probe_speed
 import resolve_speed
@@ -480,6 +482,27 @@ def gateway_rows(ctx: Context) -> list[Row]:
     ]
 
 
+def hook_launcher_rows(ctx: Context) -> list[Row]:
+    runs = 10 if ctx.mode.quick else 40
+    found = hook_launcher.measure(ctx.plugman, runs)
+    note = (
+        f"`plugman hooks exec codex PostToolUse ID` running a plugin's `true` handler (what an "
+        f"agent's hooks file names) vs `sh -c true` (the handler run directly: the reference), "
+        f"the same Codex event JSON on stdin, {runs} runs each, alternating; median "
+        f"{fmt_ms(found['launcher_ms'])} per launcher call, of which "
+        f"{found['added_cpu_ms']:.0f} ms CPU (user + system) more than the direct run"
+    )
+    return [
+        Row(
+            "hook launcher: added per call",
+            f"{found['added_ms']:+.0f} ms",
+            f"{fmt_ms(found['direct_ms'])} (direct)",
+            "",
+            note,
+        )
+    ]
+
+
 def startup_rows(ctx: Context) -> list[Row]:
     runs = ctx.mode.startup_runs
     floor, timed = startup_speed.time_plugman(ctx.plugman, runs)
@@ -513,6 +536,7 @@ SECTIONS: tuple[tuple[str, Callable[[Context], list[Row]]], ...] = (
     ("resolve", resolve_rows),
     ("probe", probe_rows),
     ("gateway overhead", gateway_rows),
+    ("hook launcher", hook_launcher_rows),
     ("start-up", startup_rows),
 )
 

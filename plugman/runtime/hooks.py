@@ -16,10 +16,7 @@ import signal
 import subprocess
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -86,6 +83,8 @@ def run_hooks(
     chosen = [hook for hook in hooks if selected(hook, event, payload)]
     body = json.dumps({**payload, "hook_event_name": event, "cwd": payload.get("cwd", str(cwd))})
     base = {**env, "CLAUDE_PROJECT_DIR": str(project_dir)}
+
+    from concurrent.futures import ThreadPoolExecutor
 
     def one(hook: Hook) -> HandlerResult:
         raw = _execute(hook, event, body, cwd, _env_of(hook, base, plugin_data))
@@ -234,6 +233,9 @@ def _detach(proc: subprocess.Popen[bytes], body: str) -> Raw:
 
 
 def _http(handler: dict[str, Any], body: str, env: dict[str, str], timeout: float) -> Raw:
+    import urllib.error  # only http hooks need it: the launcher starts without it
+    import urllib.request
+
     url = handler.get("url")
     if not isinstance(url, str) or not url.startswith(("http://", "https://")):
         return Raw(error=f"not an http(s) URL: {url!r}")
