@@ -61,9 +61,9 @@ DELIVERED = frozenset({"type", "command", "args", "shell", "timeout", "if", "asy
 COSMETIC = frozenset({"statusMessage"})  # kept where the agent shows it, else left out
 LAUNCH_MARGIN = 5  # seconds the agent waits beyond the handler's own timeout
 NOT_FOUND_HINT = (
-    "the agent's hooks file names a hook this project's config no longer has: run "
-    "'plugman agents sync' (or 'plugman export --write') to rewrite it, and 'plugman hooks list' "
-    "to see the hooks"
+    "the agent's hooks file names a hook the config resolved here does not have: is its plugin "
+    "installed and approved in this project ('plugman sync', then 'plugman trust approve')? "
+    "'plugman hooks list' shows the hooks; 'plugman agents add AGENT' rewrites the agent's files"
 )
 
 
