@@ -1,16 +1,21 @@
-"""A tiny OpenAI Responses endpoint on 127.0.0.1 that makes Codex run one shell command.
+"""Tiny model endpoints on 127.0.0.1 that make a real agent run one shell command.
 
-Codex 0.169 (model `gpt-4.1`, a custom `model_providers` entry with `wire_api = "responses"`)
-POSTs `/v1/responses` and reads a server-sent event stream. The first request (no tool output
-in its input yet) is answered with one `exec_command` function call running `command`; the
-next one (carrying the call's output) with a final assistant message, which ends the turn.
+`responses_server`: OpenAI's Responses API, for Codex 0.169 (model `gpt-4.1`, a custom
+`model_providers` entry with `wire_api = "responses"`), which POSTs `/v1/responses` and reads a
+server-sent event stream. The first request (no tool output in its input yet) is answered with
+one `exec_command` function call running `command`; the next one (carrying the call's output)
+with a final assistant message, which ends the turn.
+
+`gemini_server`: the Gemini API, for Gemini CLI 0.61 (`GOOGLE_GEMINI_BASE_URL`, a fixed model
+so that no routing request is made): a `streamGenerateContent` request without a function
+response yet gets a `run_shell_command` call, any other one the text "done".
 """
 
 from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -53,16 +58,46 @@ def answer(body: dict[str, Any], command: str) -> bytes:
     )
 
 
+def gemini_answer(body: dict[str, Any], command: str) -> bytes:
+    """One `streamGenerateContent?alt=sse` chunk: the shell call first, then "done"."""
+    parts = [p for c in body.get("contents", []) for p in c.get("parts", [])]
+    if body.get("tools") and not any("functionResponse" in p for p in parts):
+        said: dict[str, Any] = {
+            "functionCall": {"name": "run_shell_command", "args": {"command": command}}
+        }
+    else:
+        said = {"text": "done"}
+    chunk = {
+        "candidates": [
+            {"content": {"role": "model", "parts": [said]}, "finishReason": "STOP", "index": 0}
+        ],
+        "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2},
+    }
+    return f"data: {json.dumps(chunk)}\n\n".encode()
+
+
 @contextmanager
 def responses_server(command: str) -> Iterator[str]:
     """Serve on a free loopback port; yields the base URL (`http://127.0.0.1:PORT/v1`)."""
+    with _serving(command, answer) as url:
+        yield f"{url}/v1"
 
+
+@contextmanager
+def gemini_server(command: str) -> Iterator[str]:
+    """Serve on a free loopback port; yields the base URL (`http://127.0.0.1:PORT`)."""
+    with _serving(command, gemini_answer) as url:
+        yield url
+
+
+@contextmanager
+def _serving(command: str, reply: Callable[[dict[str, Any], str], bytes]) -> Iterator[str]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
         def do_POST(self) -> None:
             length = int(self.headers.get("content-length") or 0)
-            data = answer(json.loads(self.rfile.read(length) or b"{}"), command)
+            data = reply(json.loads(self.rfile.read(length) or b"{}"), command)
             self.send_response(200)
             self.send_header("content-type", "text/event-stream")
             self.send_header("content-length", str(len(data)))
@@ -81,7 +116,7 @@ def responses_server(command: str) -> Iterator[str]:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+        yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
         server.shutdown()
         server.server_close()

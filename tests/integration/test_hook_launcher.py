@@ -1,8 +1,9 @@
-"""The hook launcher with the real Codex 0.169: a plugin's conditional hooks (security-guidance's
-shape: `PostToolUse` on `Bash`, one handler `if: "Bash(git commit:*)"`, one `if: "Bash(git
-push:*)"`) installed at project scope with Codex linked run in a real `codex exec` turn only
-for the command their `if` names, exactly once, with the plugin's environment; the project's
-`.codex/hooks.json` names `plugman hooks exec` and holds no machine path."""
+"""The hook launcher with the real Codex 0.169 and Gemini CLI 0.61: a plugin's conditional hooks
+(security-guidance's shape: `PostToolUse` on `Bash`, one handler `if: "Bash(git commit:*)"`,
+one `if: "Bash(git push:*)"`) installed at project scope with the agent linked run in a real
+agent turn (a loopback fake model asks for one shell command: tests/integration/fake_responses)
+only for the command their `if` names, exactly once, with the plugin's environment; the
+project's hooks file names `plugman hooks exec` and holds no machine path."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.agents import agent_env, codex_bin
-from tests.integration.fake_responses import codex_exec_args, responses_server
+from tests.integration.agents import agent_env, codex_bin, gemini_bin, trust_gemini_folder
+from tests.integration.fake_responses import codex_exec_args, gemini_server, responses_server
 from tests.integration.test_export import cli
 
 pytestmark = pytest.mark.slow
@@ -53,56 +54,93 @@ def guard_market(root: Path) -> Path:
     return root
 
 
-def codex_turn(codex: Path, project: Path, env: dict[str, str], command: str) -> str:
+def codex_turn(home: Path, project: Path, command: str) -> str:
     """One real `codex exec` turn in which the (fake) model runs `command` in the shell."""
+    env = {**agent_env(home, Path(sys.executable).parent), "FAKE_OPENAI_KEY": "sk-fake"}
     with responses_server(command) as url:
-        done = subprocess.run(
-            [str(codex), *codex_exec_args(url), "run it"],
-            cwd=project,
-            env={**env, "FAKE_OPENAI_KEY": "sk-fake"},
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-    assert done.returncode == 0, done.stderr[-3000:]
+        return agent_turn([str(codex_bin()), *codex_exec_args(url), "run it"], project, env)
+
+
+def gemini_turn(home: Path, project: Path, command: str) -> str:
+    """One real `gemini -p` turn in which the (fake) model runs `command` in the shell."""
+    env = {**agent_env(home, Path(sys.executable).parent), "GEMINI_API_KEY": "fake"}
+    with gemini_server(command) as url:
+        argv = [str(gemini_bin()), "-m", "gemini-2.5-flash", "-p", "run it", "--yolo"]
+        return agent_turn(argv, project, {**env, "GOOGLE_GEMINI_BASE_URL": url})
+
+
+def agent_turn(argv: list[str], project: Path, env: dict[str, str]) -> str:
+    done = subprocess.run(
+        argv, cwd=project, env=env, capture_output=True, text=True, timeout=180, check=False
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
     return done.stdout + done.stderr
 
 
-def test_codex_runs_a_conditional_plugin_hook_only_for_its_command(
-    home: Path, tmp_path: Path
-) -> None:
-    codex = codex_bin()
+def guarded_project(home: Path, tmp_path: Path, agent: str) -> Path:
+    """A git project with `guard` installed at project scope and `agent` linked there."""
     project = tmp_path / "project"
     project.mkdir()
     for args in (["init", "-q"], ["config", "user.name", "t"], ["config", "user.email", "t@t"]):
         subprocess.run(["git", *args], cwd=project, check=True)
     cli(project, "marketplace", "add", str(guard_market(tmp_path / "market")))
-    cli(project, "agents", "add", "codex", "--scope", "project")
+    cli(project, "agents", "add", agent, "--scope", "project")
     cli(project, "install", "guard", "--scope", "project")
     cli(project, "trust", "approve", "--all")
+    return project
 
-    written = (project / ".codex" / "hooks.json").read_text()
-    assert os.environ["PLUGMAN_HOME"] not in written and str(tmp_path) not in written
-    groups = json.loads(written)["hooks"]["PostToolUse"]
-    assert {g["matcher"] for g in groups} == {"Bash"}  # Codex's own pre-filter, as Claude's
-    assert [h["command"] for g in groups for h in g["hooks"]] == [
-        "plugman hooks exec codex PostToolUse 'guard@guards#0'",
-        "plugman hooks exec codex PostToolUse 'guard@guards#1'",
+
+def launchers(written: str, agent: str, event: str) -> list[str]:
+    """The hooks file holds no machine path; its handlers' commands, in order."""
+    assert os.environ["PLUGMAN_HOME"] not in written and "/tmp" not in written, written
+    found = json.loads(written)["hooks"][event]
+    expected = [
+        f"plugman hooks exec {agent} PostToolUse 'guard@guards#{n}'" for n in range(len(found))
     ]
+    assert [h["command"] for g in found for h in g["hooks"]] == expected
+    return [g["matcher"] for g in found]
+
+
+def marks() -> Path:
+    return Path(os.environ["PLUGMAN_HOME"]) / "data" / "plugins" / "guard-guards" / "marks"
+
+
+def test_codex_runs_a_conditional_plugin_hook_only_for_its_command(
+    home: Path, tmp_path: Path
+) -> None:
+    project = guarded_project(home, tmp_path, "codex")
+    written = (project / ".codex" / "hooks.json").read_text()
+    assert launchers(written, "codex", "PostToolUse") == ["Bash", "Bash"]  # Claude's, a pre-filter
     config = home / ".codex" / "config.toml"  # the user lets Codex read the project's config
     config.write_text(config.read_text() + f'\n[projects."{project}"]\ntrust_level = "trusted"\n')
-    env = agent_env(home, Path(sys.executable).parent)  # `plugman` first on PATH
-    marks = Path(os.environ["PLUGMAN_HOME"]) / "data" / "plugins" / "guard-guards" / "marks"
 
-    said = codex_turn(codex, project, env, "echo hello")
+    said = codex_turn(home, project, "echo hello")
     assert "hook: PostToolUse Completed" in said, said  # Codex ran both handlers' launchers
-    assert not marks.exists()  # neither `if` admits `echo hello`
+    assert not marks().exists()  # neither `if` admits `echo hello`
 
-    said = codex_turn(codex, project, env, "git commit --allow-empty -m first")
+    said = codex_turn(home, project, "git commit --allow-empty -m first")
     assert "hook: PostToolUse Completed" in said, said
-    root = marks.read_text().split()[1]
-    assert marks.read_text().splitlines() == [f"commit {root}"]  # once, and only the commit one
+    root = marks().read_text().split()[1]
+    assert marks().read_text().splitlines() == [f"commit {root}"]  # once, only the commit one
 
-    codex_turn(codex, project, env, "git status")
-    assert marks.read_text().splitlines() == [f"commit {root}"]
+    codex_turn(home, project, "git status")
+    assert marks().read_text().splitlines() == [f"commit {root}"]
+
+
+def test_gemini_runs_a_conditional_plugin_hook_only_for_its_command(
+    home: Path, tmp_path: Path
+) -> None:
+    project = guarded_project(home, tmp_path, "gemini")
+    written = (project / ".gemini" / "settings.json").read_text()
+    assert launchers(written, "gemini", "AfterTool") == ["run_shell_command"] * 2
+    trust_gemini_folder(home, project)
+    settings = {"security": {"auth": {"selectedType": "gemini-api-key"}}}
+    (home / ".gemini" / "settings.json").write_text(json.dumps(settings))
+
+    gemini_turn(home, project, "echo hello")
+    assert (project / ".git").is_dir() and not marks().exists()
+    gemini_turn(home, project, "git commit --allow-empty -m first")
+    root = marks().read_text().split()[1]
+    assert marks().read_text().splitlines() == [f"commit {root}"]
+    log = subprocess.run(["git", "log", "--oneline"], cwd=project, capture_output=True, text=True)
+    assert log.stdout.count("first") == 1  # Gemini really ran the commit
