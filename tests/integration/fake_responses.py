@@ -9,6 +9,10 @@ with a final assistant message, which ends the turn.
 `gemini_server`: the Gemini API, for Gemini CLI 0.61 (`GOOGLE_GEMINI_BASE_URL`, a fixed model
 so that no routing request is made): a `streamGenerateContent` request without a function
 response yet gets a `run_shell_command` call, any other one the text "done".
+
+`chat_server`: OpenAI's Chat Completions API, for Copilot CLI 1.0.102 (BYOK:
+`COPILOT_PROVIDER_BASE_URL`): a request with tools and no tool message yet gets a `bash` call,
+any other one the text "done", each as a streamed completion.
 """
 
 from __future__ import annotations
@@ -74,6 +78,34 @@ def gemini_answer(body: dict[str, Any], command: str) -> bytes:
         "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2},
     }
     return f"data: {json.dumps(chunk)}\n\n".encode()
+
+
+def chat_answer(body: dict[str, Any], command: str) -> bytes:
+    """A streamed chat completion: the `bash` tool call first, then "done"."""
+    answered = any(m.get("role") == "tool" for m in body.get("messages", []))
+    delta: dict[str, Any] = {"role": "assistant", "content": "done"}
+    finish = "stop"
+    if body.get("tools") and not answered:
+        call = {"name": "bash", "arguments": json.dumps({"command": command, "description": "run"})}
+        delta = {
+            "role": "assistant",
+            "tool_calls": [{"index": 0, "id": "call_1", "type": "function", "function": call}],
+        }
+        finish = "tool_calls"
+    head = {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "gpt-4o"}
+    usage = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+    chunks = [
+        {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+        {**head, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}], "usage": usage},
+    ]
+    return b"".join(f"data: {json.dumps(c)}\n\n".encode() for c in chunks) + b"data: [DONE]\n\n"
+
+
+@contextmanager
+def chat_server(command: str) -> Iterator[str]:
+    """Serve on a free loopback port; yields the base URL (`http://127.0.0.1:PORT/v1`)."""
+    with _serving(command, chat_answer) as url:
+        yield f"{url}/v1"
 
 
 @contextmanager

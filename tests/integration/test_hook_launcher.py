@@ -1,9 +1,10 @@
-"""The hook launcher with the real Codex 0.169 and Gemini CLI 0.61: a plugin's conditional hooks
-(security-guidance's shape: `PostToolUse` on `Bash`, one handler `if: "Bash(git commit:*)"`,
-one `if: "Bash(git push:*)"`) installed at project scope with the agent linked run in a real
-agent turn (a loopback fake model asks for one shell command: tests/integration/fake_responses)
-only for the command their `if` names, exactly once, with the plugin's environment; the
-project's hooks file names `plugman hooks exec` and holds no machine path."""
+"""The hook launcher with the real Codex 0.169, Gemini CLI 0.61 and Copilot CLI 1.0.102: a
+plugin's conditional hooks (security-guidance's shape: `PostToolUse` on `Bash`, one handler
+`if: "Bash(git commit:*)"`, one `if: "Bash(git push:*)"`) installed at project scope with the
+agent linked run in a real agent turn (a loopback fake model asks for one shell command:
+tests/integration/fake_responses) only for the command their `if` names, exactly once, with the
+plugin's environment; the project's hooks file names `plugman hooks exec` and holds no machine
+path."""
 
 from __future__ import annotations
 
@@ -15,8 +16,19 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.agents import agent_env, codex_bin, gemini_bin, trust_gemini_folder
-from tests.integration.fake_responses import codex_exec_args, gemini_server, responses_server
+from tests.integration.agents import (
+    agent_env,
+    codex_bin,
+    copilot_bin,
+    gemini_bin,
+    trust_gemini_folder,
+)
+from tests.integration.fake_responses import (
+    chat_server,
+    codex_exec_args,
+    gemini_server,
+    responses_server,
+)
 from tests.integration.test_export import cli
 
 pytestmark = pytest.mark.slow
@@ -67,6 +79,18 @@ def gemini_turn(home: Path, project: Path, command: str) -> str:
     with gemini_server(command) as url:
         argv = [str(gemini_bin()), "-m", "gemini-2.5-flash", "-p", "run it", "--yolo"]
         return agent_turn(argv, project, {**env, "GOOGLE_GEMINI_BASE_URL": url})
+
+
+def copilot_turn(home: Path, project: Path, command: str) -> str:
+    """One real `copilot -p` turn (BYOK) in which the (fake) model runs `command` in the shell."""
+    env = agent_env(home, Path(sys.executable).parent)
+    for name in ("GITHUB_TOKEN", "GH_TOKEN"):  # Copilot refuses the planted classic token
+        env.pop(name, None)
+    with chat_server(command) as url:
+        byok = {"COPILOT_PROVIDER_BASE_URL": url, "COPILOT_PROVIDER_API_KEY": "x"}
+        env = {**env, **byok, "COPILOT_MODEL": "gpt-4o", "COPILOT_OFFLINE": "true"}
+        argv = [str(copilot_bin()), "-p", "run it", "--allow-all-tools"]
+        return agent_turn(argv, project, env)
 
 
 def agent_turn(argv: list[str], project: Path, env: dict[str, str]) -> str:
@@ -144,3 +168,21 @@ def test_gemini_runs_a_conditional_plugin_hook_only_for_its_command(
     assert marks().read_text().splitlines() == [f"commit {root}"]
     log = subprocess.run(["git", "log", "--oneline"], cwd=project, capture_output=True, text=True)
     assert log.stdout.count("first") == 1  # Gemini really ran the commit
+
+
+def test_copilot_runs_a_conditional_plugin_hook_only_for_its_command(
+    home: Path, tmp_path: Path
+) -> None:
+    project = guarded_project(home, tmp_path, "copilot-cli")
+    written = (project / ".github" / "hooks" / "plugman.json").read_text()
+    assert launchers(written, "copilot", "PostToolUse") == ["Bash", "Bash"]
+    (home / ".copilot").mkdir(exist_ok=True)
+    (home / ".copilot" / "config.json").write_text(json.dumps({"trusted_folders": [str(project)]}))
+
+    copilot_turn(home, project, "echo hello")
+    assert not marks().exists()
+    copilot_turn(home, project, "git commit --allow-empty -m first")
+    root = marks().read_text().split()[1]
+    assert marks().read_text().splitlines() == [f"commit {root}"]
+    log = subprocess.run(["git", "log", "--oneline"], cwd=project, capture_output=True, text=True)
+    assert log.stdout.count("first") == 1  # Copilot really ran the commit

@@ -18,9 +18,9 @@ from plugman.config.merge import Hook, Origin
 from plugman.core.paths import Paths
 from plugman.runtime import hook_exec
 
-# Each agent's PostToolUse JSON for one shell command, as it sends it: Codex 0.169's captured
-# from a real `codex exec` run; Gemini CLI's AfterTool (its tool names); Cursor's (`Shell`);
-# Copilot CLI's for a PascalCase (Claude-named) event, which is Claude's shape.
+# Each agent's PostToolUse JSON for one shell command, as it sends it: captured from real runs
+# of Codex 0.169 (`codex exec`), Gemini CLI 0.61 (AfterTool, its own tool names) and Copilot
+# CLI 1.0.102 (a PascalCase event: Claude's shape); Cursor's (`Shell`) from its docs.
 SHELL = {
     "codex": {
         "hook_event_name": "PostToolUse",
@@ -32,8 +32,10 @@ SHELL = {
     },
     "gemini": {
         "hook_event_name": "AfterTool",
+        "timestamp": "2026-11-25T16:29:06.480Z",
         "tool_name": "run_shell_command",
         "tool_input": {"command": "git commit -m x"},
+        "tool_response": {"llmContent": "Output: (empty)", "returnDisplay": ""},
     },
     "cursor": {
         "hook_event_name": "postToolUse",
@@ -43,7 +45,8 @@ SHELL = {
     "copilot": {
         "hook_event_name": "PostToolUse",
         "tool_name": "Bash",
-        "tool_input": {"command": "git commit -m x"},
+        "tool_input": {"command": "git commit -m x", "description": "run"},
+        "tool_result": {"result_type": "success", "text_result_for_llm": ""},
     },
 }
 PLUGIN = Origin("plugin", "/store/abc", "guard@m")
