@@ -50,7 +50,7 @@ def parts(
                 notes.append(f"{event} hook {said(group)}: {agent} has no {event} event; left out")
                 continue
             scope = place.scope if place is not None else "project"
-            for i, written in enumerate(entries(spec, agent, (event, name), group, scope, notes)):
+            for i, written in enumerate(entries(spec, agent, event, group, scope, notes)):
                 events.setdefault(name, {})[gid if i == 0 else f"{gid}#{i}"] = written
     found = [Part((*spec.key, name), entries, listed=True) for name, entries in events.items()]
     if not found:
@@ -65,16 +65,14 @@ def parts(
 
 
 def entries(
-    spec: Hooks, agent: str, events: tuple[str, str], group: Entry, scope: Scope, notes: list[str]
+    spec: Hooks, agent: str, event: str, group: Entry, scope: Scope, notes: list[str]
 ) -> list[Entry]:
-    """The group as the agent writes it: one group, or (`flat`) one entry per handler.
-    `events`: Claude's name and the agent's."""
-    event = events[0]
-    mark = group.get(MARK) if isinstance(group.get(MARK), dict) else None
+    """The group as the agent writes it: one group, or (`flat`) one entry per handler; `event`
+    is Claude's name of it."""
+    mark = group.get(MARK)
     handlers = []
     for given in group.get("hooks", []):
-        launch = spec.launcher is not None and mark is not None and launched(spec, given, mark)
-        if launch and spec.launcher is not None and mark is not None:
+        if spec.launcher and isinstance(mark, dict) and launched(spec, given, mark):
             command = launcher(scope, spec.launcher, event, str(mark["id"]))
             found = through(spec, agent, event, given, command, notes)
         else:
