@@ -129,6 +129,20 @@ def _resolve(values: Values, project: str | None) -> None:
     output.emit(output.resolved(resolution, as_json, explain, secret))
 
 
+def _mcp_run(values: Values, project: str | None) -> int:
+    """Become NAME's stdio server (plugman.runtime.launch); returns only when it cannot."""
+    from plugman.runtime import launch
+
+    ready = launch.prepare(paths_for(project), values.text("name") or "", os.environ)
+    try:
+        launch.execute(ready)
+    except OSError as exc:
+        raise launch.NotStartedError(
+            f"{ready.name}: cannot start {ready.command}: {exc.strerror or exc}",
+            hint=f"run: plugman config explain {ready.name}",
+        ) from None
+
+
 def _validate(values: Values, _project: str | None) -> int:
     from plugman import output
     from plugman.manifest.validate import validate
@@ -209,6 +223,15 @@ SPECS = {
                     ("--target",), "Print the MCP config in AGENT's format.", VALUE, metavar="AGENT"
                 ),
             ),
+        ),
+        Spec(
+            "mcp run",
+            "Start a resolved stdio server in this process (what agents' files name).",
+            _mcp_run,
+            (Argument("name", "The server's resolved name, e.g. plugin:PLUGIN:SERVER."),),
+            epilog="Secrets come from plugman's secret store at start; nothing is written. "
+            "Exit codes: the server's own once it starts; 1 when it is not started (pending "
+            "approval, disabled, denied by policy, an option unset, no such server).",
         ),
         Spec(
             "validate",
