@@ -89,23 +89,25 @@ def git(cwd: Path, *args: str) -> str:
 class Machine:
     """One person's machine: a HOME (plugman's folders under it) and a project clone."""
 
-    def __init__(self, home: Path, project: Path) -> None:
+    def __init__(self, home: Path, project: Path, **more: str) -> None:
         self.home, self.project = home, project.resolve()
         home.mkdir(parents=True)
         env = agent_env(home, BIN)
         for name in ("PLUGMAN_HOME", "PLUGMAN_MANAGED_DIR", "PLUGMAN_SECRETS"):
             env.pop(name, None)
         env.pop("DBUS_SESSION_BUS_ADDRESS", None)
-        self.env = env
+        self.env = env | more
         (home / ".codex").mkdir()
         (home / ".codex" / "config.toml").write_text(
             f'[projects."{self.project}"]\ntrust_level = "trusted"\n'
         )
 
-    def plugman(self, *args: str, code: int = 0) -> subprocess.CompletedProcess[str]:
+    def plugman(
+        self, *args: str, code: int = 0, stdin: str = ""
+    ) -> subprocess.CompletedProcess[str]:
         done = subprocess.run(
             [sys.executable, "-m", "plugman", *args], cwd=self.project, env=self.env,
-            capture_output=True, text=True, timeout=180,
+            capture_output=True, text=True, timeout=180, input=stdin,
         )  # fmt: skip
         assert done.returncode == code, (args, done.stdout, done.stderr)
         return done
@@ -270,3 +272,29 @@ def test_a_teammates_clone_works(tmp_path: Path, origin: Path) -> None:
     assert not config.exists() or EXPORTED not in config.read_text()
     assert not (mate.project / ".agents" / "skills" / "forecast").exists()
     assert "forecast" not in (mate.project / ".git" / "info" / "exclude").read_text()
+
+
+@pytest.mark.slow
+def test_mcp_vars_reach_codex_through_a_user_launcher(tmp_path: Path) -> None:
+    """A user server whose env names an `mcp vars` variable: Codex's own file (user scope)
+    names the launcher with this machine's PLUGMAN_HOME (Codex passes its servers only a few
+    variables), and `mcp vars set` takes effect at the next start, the file untouched."""
+    project = tmp_path / "project"
+    project.mkdir()
+    server = tmp_path / "server.py"
+    server.write_text(SERVER)
+    elsewhere = tmp_path / "plugman-elsewhere"
+    me = Machine(tmp_path / "home", project, PLUGMAN_HOME=str(elsewhere), PLUGMAN_SECRETS="file")
+    me.plugman("agents", "add", "codex")
+    me.plugman("mcp", "add", "wx", "--scope", "user", "-e", "WEATHER_KEY=${WX_TOKEN}",
+               "-e", "WEATHER_UNITS=imperial", "--", "python3", str(server))  # fmt: skip
+    me.plugman("mcp", "vars", "set", "WX_TOKEN", stdin=KEY)
+    config = me.home / ".codex" / "config.toml"
+    text = config.read_text()
+    assert '"mcp", "run", "wx"' in text and str(elsewhere) in text, text
+    assert {f"key_{digest(KEY)}", "units_imperial"} <= me.tools("wx")
+    me.plugman("mcp", "vars", "set", "WX_TOKEN", stdin=KEY2)
+    assert config.read_text() == text
+    assert f"key_{digest(KEY2)}" in me.tools("wx")
+    for key in (KEY, KEY2):
+        assert me.files_holding(key, me.home, elsewhere, project) == []
