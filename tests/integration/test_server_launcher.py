@@ -228,6 +228,15 @@ def test_launcher_refuses_what_is_not_resolved(tmp_path: Path, origin: Path) -> 
     failed = me.plugman("mcp", "run", "plugin:nope:x", code=1)
     assert "no such server" in failed.stderr
     assert KEY not in failed.stderr + failed.stdout
+    me.plugman("enable", PLUGIN, "--scope", "project")
+    managed = me.home / "managed"
+    managed.mkdir()
+    (managed / "managed-settings.toml").write_text(
+        f'deniedMcpServers = [{{ serverName = "{name}" }}]\n'
+    )
+    me.env["PLUGMAN_MANAGED_DIR"] = str(managed)
+    failed = me.plugman("mcp", "run", name, code=1)
+    assert "policy" in failed.stderr and failed.stdout == "", failed.stderr
 
 
 def committed_clean(machine: Machine, *secrets: str) -> list[str]:
@@ -262,6 +271,8 @@ def test_a_teammates_clone_works(tmp_path: Path, origin: Path) -> None:
     assert (mate.project / ".codex" / "config.toml").is_file()
     mate.plugman("sync")
     mate.plugman("configure", PLUGIN, f"api_key={KEY2}", "--scope", "project")  # their own
+    waiting = mate.plugman("mcp", "run", f"plugin:{PLUGIN}:weather", code=1)  # as Codex would
+    assert "pending-approval" in waiting.stderr and "trust approve" in waiting.stderr
     mate.plugman("trust", "approve", "--all")
     assert git(mate.project, "status", "--porcelain", "--untracked-files=all") == ""
     assert (mate.project / ".agents" / "skills" / "forecast" / "SKILL.md").is_file()
