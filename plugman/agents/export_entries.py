@@ -2,11 +2,12 @@
 literal secret into a project file, rendered in the target's form with the notes on what it
 left out (see `plugman.agents.export`).
 
-A stdio server from a plugin, or one whose entry names a value plugman keeps (a sensitive
-plugin option, an `mcp vars` variable) or a path into plugman's store, is written as the server
-launcher (`launcher_entry`: `plugman mcp run NAME`, `plugman.runtime.launch`), which puts those
-in where the agent starts it: the agent's file holds neither a secret nor a machine path, and
-`configure`, `update` and `mcp vars set` need no rewrite of it."""
+A stdio server from a plugin, or any server whose entry names a value plugman keeps (a
+sensitive plugin option, an `mcp vars` variable) or a path into plugman's store, is written as
+the server launcher (`launcher_entry`: `plugman mcp run NAME`, `plugman.runtime.launch`), which
+puts those in where the agent starts it (a remote server is bridged): the agent's file holds
+neither a secret nor a machine path, and `configure`, `update` and `mcp vars set` need no
+rewrite of it."""
 
 from __future__ import annotations
 
@@ -97,11 +98,10 @@ def gateway_entry(scope: Scope) -> dict[str, Any]:
 
 
 def launched(entry: dict[str, Any], origin: Origin, kept: frozenset[str]) -> bool:
-    """Whether a server is written as the launcher: a stdio one from a plugin, or one whose
-    entry names something in `kept` (`${VAR}` of a value plugman keeps, its store folder)."""
-    if transport(entry) != "stdio":
-        return False
-    if origin.plugin:
+    """Whether a server is written as the launcher: a stdio one from a plugin, or any whose
+    entry names something in `kept` (`${VAR}` of a value plugman keeps, its store folder; a
+    remote one is then bridged by the launcher)."""
+    if transport(entry) == "stdio" and origin.plugin:
         return True
     text = json.dumps(entry)
     return any(k in text for k in kept)

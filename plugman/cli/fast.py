@@ -133,7 +133,11 @@ def _mcp_run(values: Values, project: str | None) -> int:
     """Become NAME's stdio server (plugman.runtime.launch); returns only when it cannot."""
     from plugman.runtime import launch
 
-    ready = launch.prepare(paths_for(project), values.text("name") or "", os.environ)
+    paths = paths_for(project)
+    ready = launch.prepare(paths, values.text("name") or "", os.environ)
+    if ready.remote is not None:
+        launch.bridge(paths, ready)
+        return 0
     try:
         launch.execute(ready)
     except OSError as exc:
@@ -226,7 +230,7 @@ SPECS = {
         ),
         Spec(
             "mcp run",
-            "Start a resolved stdio server in this process (what agents' files name).",
+            "Start a resolved server in this process: exec a stdio one, bridge a remote one.",
             _mcp_run,
             (Argument("name", "The server's resolved name, e.g. plugin:PLUGIN:SERVER."),),
             epilog="Secrets come from plugman's secret store at start; nothing is written. "

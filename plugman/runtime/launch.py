@@ -14,15 +14,16 @@ machine path.
 
 A server that is not resolved here starts nothing: pending approval, denied by policy, a
 disabled plugin, a required option or variable unset, or no such name: `NotStartedError` says which,
-where and what to do (exit 1). A remote server (http, sse, ws) is not bridged: the agent's file
-keeps its own entry for it (`NotStartedError` too, should one be named).
+where and what to do (exit 1). A remote server (http, sse, ws) is served over stdio by a
+bridge (`plugman.runtime.bridge`) with its headers and stored OAuth login put in, for an agent
+that cannot hold them.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, NamedTuple, NoReturn
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 from plugman.core.errors import PlugmanError
 
@@ -43,13 +44,16 @@ FIXES = {
 
 
 class Launch(NamedTuple):
-    """One stdio server, ready to exec: every value expanded."""
+    """One server, ready to start: a stdio one to exec, every value expanded, or a remote one
+    to bridge."""
 
     name: str
     command: str
     args: list[str]
     env: dict[str, str]
     cwd: str | None
+    remote: dict[str, Any] | None = None  # a remote server's entry: bridged, not exec'd
+    shared: bool = False  # from a plugin or the project (runtime.headers: its headersHelper)
 
 
 class NotStartedError(PlugmanError):
@@ -67,12 +71,10 @@ def prepare(paths: Paths, name: str, env: Mapping[str, str]) -> Launch:
         raise why(resolution, name, str(paths.project_dir))
     entry = server.entry
     kind = transport(entry) or str(entry.get("type"))
+    given = {str(k): str(v) for k, v in (entry.get("env") or {}).items()}
     if kind != "stdio":
-        raise NotStartedError(
-            f"{name} is a {kind} server: plugman mcp run starts stdio servers only",
-            hint="give the agent the server's URL (plugman export writes it), or link the "
-            "agent --via-gateway",
-        )
+        shared = server.origin.plugin is not None or server.origin.scope == "project"
+        return Launch(name, "", [], {**env}, None, dict(entry), shared)
     command = entry.get("command")
     if not isinstance(command, str) or not command:
         raise NotStartedError(
@@ -80,7 +82,6 @@ def prepare(paths: Paths, name: str, env: Mapping[str, str]) -> Launch:
         )
     args = [str(a) for a in entry.get("args") or []]
     cwd = entry.get("cwd")
-    given = {str(k): str(v) for k, v in (entry.get("env") or {}).items()}
     return Launch(name, command, args, {**env, **given}, cwd if isinstance(cwd, str) else None)
 
 
@@ -118,3 +119,25 @@ def execute(launch: Launch) -> NoReturn:
     if launch.cwd:
         os.chdir(launch.cwd)
     os.execvpe(launch.command, [launch.command, *launch.args], launch.env)
+
+
+def bridge(paths: Paths, launch: Launch) -> None:
+    """Serve the remote server over stdio (`plugman.runtime.bridge`) with its stored OAuth
+    login, if any; `NotStartedError` when it cannot be reached or refuses."""
+    from plugman.runtime import bridge as remote
+    from plugman.runtime.oauth_provider import NeedsLoginError, authorizer
+
+    entry = launch.remote or {}
+    try:
+        auth = authorizer(paths, launch.env)(launch.name, entry)
+    except NeedsLoginError as exc:
+        raise NotStartedError(exc.message, hint=f"run: plugman mcp login {launch.name}") from None
+    failed = remote.serve(
+        launch.name, entry, env=launch.env, cwd=paths.project_dir, auth=auth, shared=launch.shared
+    )
+    if failed is not None:
+        state, reason = failed
+        hint = f"run: plugman mcp probe {launch.name}"
+        if state == "needs-auth":
+            hint = f"run: plugman mcp login {launch.name} (or check its key: plugman configure)"
+        raise NotStartedError(f"{launch.name}: {entry.get('url')}: {reason}", hint=hint)

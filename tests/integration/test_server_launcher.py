@@ -61,10 +61,10 @@ def digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-def market(root: Path) -> None:
+def market(root: Path, manifest: dict[str, Any] = MANIFEST) -> None:
     plugin = root / "plugins" / PLUGIN
     (plugin / ".claude-plugin").mkdir(parents=True)
-    (plugin / ".claude-plugin" / "plugin.json").write_text(json.dumps(MANIFEST))
+    (plugin / ".claude-plugin" / "plugin.json").write_text(json.dumps(manifest))
     (plugin / "server.py").write_text(SERVER)
     (plugin / "skills" / "forecast").mkdir(parents=True)
     (plugin / "skills" / "forecast" / "SKILL.md").write_text(SKILL)
@@ -309,3 +309,34 @@ def test_mcp_vars_reach_codex_through_a_user_launcher(tmp_path: Path) -> None:
     assert f"key_{digest(KEY2)}" in me.tools("wx")
     for key in (KEY, KEY2):
         assert me.files_holding(key, me.home, elsewhere, project) == []
+
+
+@pytest.mark.slow
+def test_a_remote_server_needing_a_secret_is_bridged(tmp_path: Path) -> None:
+    """A plugin's http server whose header is a sensitive option: Codex's file names the
+    launcher, which connects with the key from the store and serves the server over stdio."""
+    from tests.integration.test_remote import remote
+
+    with remote(tmp_path, key=KEY) as server:
+        manifest = json.loads(json.dumps(MANIFEST))
+        headers = {"X-Api-Key": "${user_config.api_key}"}
+        manifest["mcpServers"] = {"api": {"type": "http", "url": server.url, "headers": headers}}
+        market(tmp_path / "market", manifest)
+        project = tmp_path / "project"
+        project.mkdir()
+        git(project, "init", "-q")
+        me = Machine(tmp_path / "home", project)
+        me.plugman("agents", "add", "codex", "--scope", "project")
+        me.plugman("marketplace", "add", str(tmp_path / "market"))
+        done = me.plugman("install", f"{PLUGIN}@wx", "--scope", "project", "--config",
+                          f"api_key={KEY}")  # fmt: skip
+        assert "PLUGMAN_OPT" not in done.stderr, done.stderr
+        config = (me.project / ".codex" / "config.toml").read_text()
+        assert f'args = ["mcp", "run", "plugin:{PLUGIN}:api"]' in config, config
+        assert "add" in me.tools("plugin_weather-tools_api")
+        assert me.files_holding(KEY, me.home, me.project) == []
+        me.plugman("configure", PLUGIN, "api_key=wrong-key", "--scope", "project")
+        status = me.codex_servers()["plugin_weather-tools_api"]
+        assert status["runtimeStatus"] == "failed", status
+        failed = me.plugman("mcp", "run", f"plugin:{PLUGIN}:api", code=1)
+        assert "HTTP 401" in failed.stderr and "plugman mcp login" in failed.stderr

@@ -13,10 +13,13 @@ PLUGIN = Origin("plugin", "/x/plugin.json", "weather@wx")
 USER = Origin("user", "/home/u/.config/plugman/plugman.toml")
 
 
-def test_a_plugins_stdio_server_is_launched_its_remote_one_is_not() -> None:
+def test_a_plugins_stdio_server_is_launched_a_remote_one_when_it_needs_a_kept_value() -> None:
     assert launched({"command": "python3", "args": ["server.py"]}, PLUGIN, KEPT)
     assert not launched({"type": "http", "url": "https://x/mcp"}, PLUGIN, KEPT)
-    assert not launched({"url": "https://x/mcp", "headers": {"K": "${TOKEN}"}}, USER, KEPT)
+    assert not launched({"url": "https://x/mcp", "headers": {"K": "${HOME}"}}, USER, KEPT)
+    assert launched({"url": "https://x/mcp", "headers": {"K": "${TOKEN}"}}, USER, KEPT)
+    headers = {"X-Api-Key": "${PLUGMAN_OPT_WEATHER_API_KEY}"}
+    assert launched({"type": "http", "url": "https://x/mcp", "headers": headers}, PLUGIN, KEPT)
 
 
 def test_a_users_stdio_server_is_launched_only_for_what_plugman_keeps() -> None:
