@@ -1,7 +1,8 @@
 """The hot commands, declared as data (plugman.cli.argv) and run without typer.
 
 `install`, `uninstall`, `list`, `paths`, `config resolve` and `validate` are what users and
-scripts run most, so `plugman.cli.main` runs them from here directly; the typer application
+scripts run most, and `mcp run` starts every server an agent's file names through it
+(plugman.runtime.launch), so `plugman.cli.main` runs them from here directly; the typer application
 (plugman.cli.app) mounts the same specs as commands that forward their words here, for shell
 completion and for tests that drive the typer app. Every failure is reported by `report`, the
 one place that turns a PlugmanError into `error:` / `hint:` (and an error envelope under JSON):
