@@ -3,8 +3,8 @@
 Rows, in order: validate (one plugin; the corpus), install + uninstall, ``config resolve`` at
 10 to 10,000 servers, probe (in process: concurrent against sequential; the CLI against
 ``claude mcp list``), the gateway (added latency, first list), the hook launcher (added per
-hook call), start-up (the python floor, ``--version``, ``--help``, ``list``, ``paths``,
-``config resolve`` on an empty config).
+hook call), the server launcher (added per server start), start-up (the python floor,
+``--version``, ``--help``, ``list``, ``paths``, ``config resolve`` on an empty config).
 Columns: benchmark | plugman | reference | ratio | goal, where the reference is Claude Code
 unless the cell says otherwise, the ratio is the reference's time over plugman's (how many
 times faster plugman is), and the goal is issue 15's with whether this run met it; footnotes
@@ -12,8 +12,9 @@ say what each row measures.
 
 Each row calls the function of the script that owns it (``validate_speed.py``,
 ``install_speed.py``, ``resolve_speed.py``, ``probe_speed.py``, ``probe_cli_speed.py``,
-``gateway_overhead.py``, ``hook_launcher.py``, ``startup_speed.py``). ``--quick`` (CI) takes few
-repetitions and small samples; without it every row gets the scripts' usual repetitions.
+``gateway_overhead.py``, ``hook_launcher.py``, ``launcher_overhead.py``, ``startup_speed.py``).
+``--quick`` (CI) takes few repetitions and small samples; without it every row gets the scripts'
+usual repetitions.
 
 Claude Code (pinned, see ``claude_code.py``) is installed into ``--tools-dir`` when missing. When
 it cannot be installed (npm missing or its registry unreachable) or a Claude Code run fails, its
@@ -42,6 +43,7 @@ from typing import TypeVar
 
 import gateway_overhead
 import hook_launcher
+import launcher_overhead
 import probe_cli_speed
 import probe_speed
 import resolve_speed
@@ -503,6 +505,28 @@ def hook_launcher_rows(ctx: Context) -> list[Row]:
     ]
 
 
+def launcher_rows(ctx: Context) -> list[Row]:
+    found = launcher_overhead.measure(5 if ctx.mode.quick else 20)
+    rows = []
+    for name, row in found.items():
+        note = (
+            f"from spawning to the `initialize` answer: `plugman mcp run {name}` (what an agent's "
+            "file names) vs the server's own command (the reference), alternating, median of "
+            f"{row['runs']}; `minimal` answers by hand (no SDK), `notes` is the sample server "
+            "on the MCP SDK; nothing is added per call (the launcher execs the server)"
+        )
+        rows.append(
+            Row(
+                f"launcher: added per server start ({name})",
+                f"{row['added_ms']:+.0f} ms",
+                f"{fmt_ms(row['direct_ms'])} (direct)",
+                "",
+                note,
+            )
+        )
+    return rows
+
+
 def startup_rows(ctx: Context) -> list[Row]:
     runs = ctx.mode.startup_runs
     floor, timed = startup_speed.time_plugman(ctx.plugman, runs)
@@ -537,6 +561,7 @@ SECTIONS: tuple[tuple[str, Callable[[Context], list[Row]]], ...] = (
     ("probe", probe_rows),
     ("gateway overhead", gateway_rows),
     ("hook launcher", hook_launcher_rows),
+    ("server launcher", launcher_rows),
     ("start-up", startup_rows),
 )
 

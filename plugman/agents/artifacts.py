@@ -6,6 +6,9 @@ is written through the command's transaction, and the record keeps every file's 
 plugin it came from and the links (agent, scope, project) that want it: a folder several agents
 read (`.agents/skills`) is written once and stays while one of them still wants it.
 
+The copies inside a git clone are listed in a plugman block of its `.git/info/exclude`
+(`plugman.agents.git_exclude`), kept in step with the record.
+
 plugman never touches what it did not write: a path that exists and is not in the record is
 taken (the caller namespaces or refuses), and an artifact the user has changed since is theirs
 from then on (left as it is, forgotten, and said so). Removing an artifact removes the folders
@@ -19,6 +22,7 @@ import json
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from plugman.agents import git_exclude
 from plugman.core.folders import Folders
 from plugman.core.fs import read_bytes
 from plugman.core.paths import Paths
@@ -131,9 +135,14 @@ class Ledger:
             self.items[key]["links"] = sorted(others | links)
 
     def save(self) -> None:
+        """Write the record, and the clone's exclude block listing the copies in it
+        (`plugman.agents.git_exclude`), in the same transaction."""
         body = self._body()
         if body != self.before:
             self.work.tx.write(record_path(self.work.paths), body)
+        excluded = git_exclude.wanted(self.work.paths.project_dir, self.items)
+        if excluded is not None:
+            self.work.tx.write(*excluded)
 
     def _changed(self, path: Path, entry: dict[str, Any]) -> bool:
         """True (and forgotten, with a note) when the user changed what plugman wrote."""

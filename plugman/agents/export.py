@@ -196,7 +196,9 @@ def rewrite(
 ) -> tuple[str | None, Written | None, list[str]]:
     """`file`'s new text with plugman's `prior` share replaced by `parts`; the new share (None
     when nothing is written) and the ids left out because the file already has them, with
-    another value (the same value already there is no conflict)."""
+    another value. A plugin's entry already there exactly as plugman would write it (a
+    committed launcher entry, in a teammate's clone) is adopted: plugman's from then on, so a
+    re-export keeps it and uninstalling its plugin takes it out."""
     base = edit.module(fmt).BASE
     text = before
     if before is not None and prior is not None:
@@ -208,12 +210,17 @@ def rewrite(
         after = None
     if before is None and not edited.blocks:
         after = None
+    # a plugin's entry the file already has as plugman writes it is adopted; any other
+    # entry already there (the user's, a constant such as a hooks file's version) is not
+    adopted = {i for i in edited.present if i in owners and i not in edited.differ}
     kept = [
-        p._replace(entries={i: v for i, v in p.entries.items() if i not in edited.present})
+        p._replace(
+            entries={i: v for i, v in p.entries.items() if i not in edited.present or i in adopted}
+        )
         for p in parts
     ]
     kept = [p for p in kept if p.entries]
-    if not edited.blocks:
+    if not kept:
         return after, None, edited.differ
     ids = {i for p in kept for i in p.entries}
     mine = {i: owner for i, owner in owners.items() if i in ids}

@@ -1,12 +1,20 @@
 """What an export writes: one scope's resolved entries, under their exported names, never a
 literal secret into a project file, rendered in the target's form with the notes on what it
-left out (see `plugman.agents.export`)."""
+left out (see `plugman.agents.export`).
+
+A stdio server from a plugin, or any server whose entry names a value plugman keeps (a
+sensitive plugin option, an `mcp vars` variable) or a path into plugman's store, is written as
+the server launcher (`launcher_entry`: `plugman mcp run NAME`, `plugman.runtime.launch`), which
+puts those in where the agent starts it (a remote server is bridged): the agent's file holds
+neither a secret nor a machine path, and `configure`, `update` and `mcp vars set` need no
+rewrite of it."""
 
 from __future__ import annotations
 
 import json
 import re
 import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from plugman.agents.targets import Hooks, Place, Servers, Source, Target, hook_id
@@ -17,19 +25,24 @@ from plugman.core.paths import Paths
 from plugman.core.state import Scope
 from plugman.manifest.edit import Part
 from plugman.manifest.hooks import TOOL_EVENTS
+from plugman.manifest.mcp import transport
 
 if TYPE_CHECKING:
     from plugman.config.resolution import Resolution
 
 
 GATEWAY = "plugman"  # the one server a gateway link writes
-OPTION = re.compile(r"\$\{(" + AGENT_PREFIX + r"\w+)\}")
+RELOCATE = ("PLUGMAN_HOME", "PLUGMAN_SECRETS")  # plugman's environment a user file passes on
+OPTION = re.compile(AGENT_PREFIX + r"\w+")  # in any agent's spelling: ${V}, $V, ${env:V}, "V"
 
 
 class Choice(NamedTuple):
     own: frozenset[str]  # the file being written, and others the agent reads: not written again
     guard: bool  # a project file: no literal secret goes in
     show_secrets: bool  # False: secret values masked (a preview)
+    scope: Scope = "user"  # the file's scope: how a launcher entry names plugman
+    kept: frozenset[str] = frozenset()  # what only plugman can put in: variables, the store
+    env: Mapping[str, str] = {}  # plugman's environment (a user file's launcher keeps its home)
 
 
 def servers(
@@ -45,7 +58,11 @@ def servers(
         plugin, inner = split_server(name)
         exported = f"plugin_{plugin}_{inner}" if plugin else name
         origin = server.origin
-        if origin.file in choice.own or (choice.guard and refused(exported, entry, origin, notes)):
+        if origin.file in choice.own:
+            continue
+        if launched(server.entry, origin, choice.kept):
+            entry = launcher_entry(choice.scope, name, choice.env)
+        elif choice.guard and refused(exported, entry, origin, notes):
             continue
         found[exported] = entry
         if origin.plugin:
@@ -78,17 +95,6 @@ def hooks(
     return found
 
 
-def direct(target: Target, run: Hooks) -> Hooks:
-    """The hooks whose handlers go into the target's file as they are (not the ones an agent
-    runs through the launcher, whose option values never reach its file)."""
-    from plugman.agents.targets.hooks import MARK
-    from plugman.agents.targets.hooks_tables import LAUNCHED
-
-    if target.name not in LAUNCHED:
-        return run
-    return {e: [g for g in gs if not g.get(MARK, {}).get("plugin")] for e, gs in run.items()}
-
-
 def gateway_entry(scope: Scope) -> dict[str, Any]:
     """The server entry that runs plugman's gateway where the agent runs (it finds the project
     from its working folder). A committed project file names `plugman` on PATH; the user's and
@@ -96,6 +102,42 @@ def gateway_entry(scope: Scope) -> dict[str, Any]:
     if scope == "project":
         return {"command": "plugman", "args": ["mcp", "serve"]}
     return {"command": sys.executable, "args": ["-m", "plugman", "mcp", "serve"]}
+
+
+def launched(entry: dict[str, Any], origin: Origin, kept: frozenset[str]) -> bool:
+    """Whether a server is written as the launcher: a stdio one from a plugin, or any whose
+    entry names something in `kept` (`${VAR}` of a value plugman keeps, its store folder; a
+    remote one is then bridged by the launcher)."""
+    if transport(entry) == "stdio" and origin.plugin:
+        return True
+    text = json.dumps(entry)
+    return any(k in text for k in kept)
+
+
+def launcher_entry(scope: Scope, name: str, env: Mapping[str, str]) -> dict[str, Any]:
+    """The entry that starts resolved server `name` through `plugman mcp run`, spelled as
+    `gateway_entry` spells plugman. A user or local file is this machine's: it also passes on
+    the variables that relocate plugman's home and secret store, should plugman's environment
+    set them (an agent may start servers with only some of its own variables, as Codex does)."""
+    if scope == "project":
+        return {"command": "plugman", "args": ["mcp", "run", name]}
+    entry: dict[str, Any] = {
+        "command": sys.executable,
+        "args": ["-m", "plugman", "mcp", "run", name],
+    }
+    moved = {k: env[k] for k in RELOCATE if env.get(k)}
+    if moved:
+        entry["env"] = moved
+    return entry
+
+
+def kept_by_plugman(paths: Paths) -> frozenset[str]:
+    """What only plugman can put into a server entry (see `launched`): a reference to a value
+    it keeps, a path into its store."""
+    from plugman.config import server_vars
+
+    refs = {f"${{{name}{end}" for name in server_vars.names(paths) for end in ("}", ":-")}
+    return frozenset({*refs, "${" + AGENT_PREFIX, str(paths.store_dir)})
 
 
 def refused(name: str, value: dict[str, Any], origin: Origin, notes: list[str]) -> bool:
@@ -114,10 +156,12 @@ def refused(name: str, value: dict[str, Any], origin: Origin, notes: list[str]) 
     return True
 
 
-def option_notes(agent: str, written: dict[str, Any]) -> list[str]:
-    """Where an entry names a sensitive plugin option's variable (`${PLUGMAN_OPT_...}`,
-    `plugman.config.user_config`): which variable the agent needs, or the gateway."""
-    found = sorted(set(OPTION.findall(json.dumps(written))))
+def option_notes(agent: str, rendered: dict[str, list[Part]]) -> list[str]:
+    """Where what the agent gets names a sensitive plugin option's variable (a remote server's
+    header, a hook; `plugman.config.user_config`): which variable the agent needs, or the
+    gateway. What the target left out (said in its own note) needs none."""
+    text = json.dumps([p.entries for parts in rendered.values() for p in parts])
+    found = sorted(set(OPTION.findall(text)))
     return [
         f"{name}: {agent}'s file names this variable for a sensitive plugin option (plugman "
         f"keeps the value in its secret store): set it where {agent} runs (or enter it where "
@@ -156,7 +200,14 @@ def render(
     mcp = target.files(place).get("mcp") if scoped else None
     if mcp is not None:
         own.add(str(mcp.path))
-    chosen = Choice(frozenset(own), guard=only == "project", show_secrets=show_secrets)
+    chosen = Choice(
+        frozenset(own),
+        guard=only == "project",
+        show_secrets=show_secrets,
+        scope=place.scope,
+        kept=kept_by_plugman(paths),
+        env=place.env,
+    )
     if gateway:
         written: Servers = {GATEWAY: gateway_entry(place.scope)}
         tool = [h for h in resolution.hooks if h.event in TOOL_EVENTS]
@@ -170,8 +221,8 @@ def render(
     else:
         written = servers(resolution, chosen, owners, notes)
     run = hooks(resolution, chosen, owners, notes) if target.hooks else {}
-    notes += option_notes(target.name, {**written, **direct(target, run)})
     rendered = target.render(Source(written, run, place.env, place))
+    notes += option_notes(target.name, rendered.files)
     notes += rendered.unsupported
     if resolution.hooks and not target.hooks:
         count = len(resolution.hooks)

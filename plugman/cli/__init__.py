@@ -1,6 +1,6 @@
 """The `plugman` command. `--version`, the root help and the hot commands (plugman.cli.fast:
-`install`, `uninstall`, `list`, `paths`, `config resolve`, `validate`) take paths that do not
-import typer.
+`install`, `uninstall`, `list`, `paths`, `config resolve`, `validate`, `mcp run`) take paths
+that do not import typer.
 
 Importing typer alone costs ~30 ms here, more than validating a plugin and a third of an
 install: `--version` and `--help` are answered from the command table (plugman.cli.commands),

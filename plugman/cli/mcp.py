@@ -1,4 +1,5 @@
-"""`plugman mcp add|add-json|remove|list|get|login|logout|token` and `plugman connectors sync`.
+"""`plugman mcp add|add-json|remove|list|get|login|logout|token|run` and `plugman connectors sync`
+(`run`, the server launcher, is a fast command: plugman.cli.fast, plugman.runtime.launch).
 
 Exit codes of `login` and `logout`: 0 done (logout also when there was no login to forget);
 1 the login failed (refused, timed out, the server unreachable or not asking for one);
@@ -16,8 +17,8 @@ import typer
 from typer.core import TyperCommand
 
 from plugman import output
-from plugman.cli import mcp_vars, runtime, serve
-from plugman.cli.common import Json, paths_of
+from plugman.cli import fast, mcp_vars, runtime, serve
+from plugman.cli.common import Json, forward, paths_of
 from plugman.core.errors import UsageError
 from plugman.core.state import Scope
 
@@ -252,3 +253,4 @@ mcp_app.add_typer(mcp_vars.vars_app, name="vars")
 mcp_app.command("probe")(runtime.probe_command)
 mcp_app.command("tools")(runtime.tools_command)
 mcp_app.command("serve")(serve.serve)
+forward(mcp_app, fast.SPECS["mcp run"])

@@ -32,6 +32,7 @@ def listing(ctx: typer.Context, as_json: Json = False) -> None:
 @vars_app.command("set")
 def set_value(ctx: typer.Context, name: Name, as_json: Json = False) -> None:
     """Keep a value for ${NAME} (from stdin, or asked without echo on a terminal)."""
+    from plugman.agents.deploy import follow
     from plugman.config import server_vars
 
     server_vars.check(name)
@@ -39,16 +40,17 @@ def set_value(ctx: typer.Context, name: Name, as_json: Json = False) -> None:
         value = output.ask(f"{name}: ", hidden=True)
     else:
         value = sys.stdin.read().rstrip("\r\n")
-    server_vars.set_value(paths_of(ctx), os.environ, name, value)
+    server_vars.set_value(paths_of(ctx), os.environ, name, value, follow(os.environ))
     output.emit(output.var_changed("set", name, True, as_json))
 
 
 @vars_app.command("unset")
 def unset(ctx: typer.Context, name: Name, as_json: Json = False) -> None:
     """Forget the value kept for ${NAME}."""
+    from plugman.agents.deploy import follow
     from plugman.config import server_vars
 
-    had = server_vars.unset(paths_of(ctx), os.environ, name)
+    had = server_vars.unset(paths_of(ctx), os.environ, name, follow(os.environ))
     output.emit(output.var_changed("unset", name, had, as_json))
 
 

@@ -17,11 +17,15 @@ import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from plugman.core import secrets
 from plugman.core.errors import UsageError
 from plugman.core.fs import read_bytes
 from plugman.core.paths import Paths
+
+if TYPE_CHECKING:
+    from plugman.core.session import Finish
 
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 FORMAT = 1
@@ -54,22 +58,26 @@ def check(name: str) -> str:
     return name
 
 
-def set_value(paths: Paths, env: Mapping[str, str], name: str, value: str) -> None:
+def set_value(
+    paths: Paths, env: Mapping[str, str], name: str, value: str, finish: Finish | None = None
+) -> None:
     """Keep `value` for `${name}`: the name goes into the index (journaled), then the value
-    into the secret store (a name without a value resolves as if unset)."""
+    into the secret store (a name without a value resolves as if unset). `finish` ends the
+    index's session (the linked agents follow: a server naming a kept variable is written as
+    the launcher, `plugman.agents.export_entries`)."""
     check(name)
     if not value:
         raise UsageError(f"no value given for {name}", hint="type or pipe a value")
-    _write_index(paths, sorted({*names(paths), name}))
+    _write_index(paths, sorted({*names(paths), name}), finish)
     secrets.open_store(paths, env).set(_key(name), value)
 
 
-def unset(paths: Paths, env: Mapping[str, str], name: str) -> bool:
+def unset(paths: Paths, env: Mapping[str, str], name: str, finish: Finish | None = None) -> bool:
     """Forget the value of `${name}`; whether there was one."""
     check(name)
     had = secrets.open_store(paths, env).delete(_key(name))
     if name in names(paths):
-        _write_index(paths, [n for n in names(paths) if n != name])
+        _write_index(paths, [n for n in names(paths) if n != name], finish)
         return True
     return had
 
@@ -88,9 +96,11 @@ def values(paths: Paths, env: Mapping[str, str]) -> dict[str, str]:
     return found
 
 
-def _write_index(paths: Paths, listed: list[str]) -> None:
+def _write_index(paths: Paths, listed: list[str], finish: Finish | None = None) -> None:
     from plugman.core.session import session  # only to change the index
 
     data = json.dumps({"format": FORMAT, "names": listed}, indent=2).encode() + b"\n"
     with session(paths) as work:
         work.tx.write(_index(paths), data if listed else None)
+        if finish is not None:
+            finish(work)

@@ -12,12 +12,13 @@ scopes add `:<record name>`, so two projects keep their own), and nowhere else.
 In the resolved config a value replaces `${user_config.KEY}` in server entries and exec-form hook
 handlers, and `CLAUDE_PLUGIN_OPTION_<KEY>` is set for the plugin's stdio servers (their `env`)
 and hooks. Shell-parsed fields (a shell-form hook `command`, an MCP `headersHelper`) may not use
-`${user_config.*}` (Claude Code rejects it since 2.1.207): the entry is dropped. For an agent's
-file a sensitive value is written as `${PLUGMAN_OPT_<PLUGIN>_<KEY>}`, which the agent expands
-from its environment. Server entries hold that reference in every resolution (so an entry's
-approval hash never depends on a secret), and resolution expands it from the store's values
-where plugman runs the server itself (probe, the gateway); a hook run here gets the value put
-in. A value missing from the store is taken from that variable in plugman's environment (CI).
+`${user_config.*}` (Claude Code rejects it since 2.1.207): the entry is dropped. A sensitive
+value is written `${PLUGMAN_OPT_<PLUGIN>_<KEY>}` in every resolution's server entries (so an
+entry's approval hash never depends on a secret), and resolution expands it from the store's
+values where plugman runs the server itself (probe, the gateway, `plugman mcp run`, which an
+agent's file names in place of a plugin server needing one: `plugman.runtime.launch`). A hook
+run here gets the value put in. A value missing from the
+store is taken from that variable in plugman's environment (CI).
 """
 
 from __future__ import annotations

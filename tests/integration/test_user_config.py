@@ -192,17 +192,16 @@ def test_missing_required_drops_with_fix_and_agent_gets_no_placeholder(env: Env)
     agent_files = files_under(env.project, env.home)
     assert agent_files, "gemini's files were written"
     assert not [f for f, data in agent_files.items() if b"${user_config." in data]
-    # given later, the agent's file names a variable for the sensitive value, never the value
+    # given later, the agent's file names the launcher, which puts the values in at start
     done = env.run("configure", "weather", "--scope", "project", f"api_key={KEY}",
                    "endpoint=https://wx.example.com")  # fmt: skip
-    assert "PLUGMAN_OPT_WEATHER_API_KEY" in done.stderr, done.stderr
+    assert "PLUGMAN_OPT" not in done.stderr, done.stderr
     for committed in ("plugman.toml", "plugman.lock"):  # values are this user's, not the repo's
         assert "example.com" not in (env.project / committed).read_text()
-    settings = (env.project / ".gemini" / "settings.json").read_text()
-    assert "https://wx.example.com/mcp" in settings
-    assert (
-        "$PLUGMAN_OPT_WEATHER_API_KEY" in settings or "${PLUGMAN_OPT_WEATHER_API_KEY}" in settings
-    )
+    settings = json.loads((env.project / ".gemini" / "settings.json").read_text())
+    api = settings["mcpServers"]["plugin_weather_api"]
+    assert api == {"command": "plugman", "args": ["mcp", "run", "plugin:weather:api"]}, api
+    assert "PLUGMAN_OPT" not in json.dumps(settings)
     assert not [f for f, data in files_under(env.project, env.home).items() if KEY.encode() in data]
     # uninstall takes every value out: the store, the record, the agent's file
     env.run("uninstall", "weather@wx", "--scope", "project")
@@ -211,7 +210,7 @@ def test_missing_required_drops_with_fix_and_agent_gets_no_placeholder(env: Env)
         record_path(_paths(env), "project").read_text()
     )
     gemini = env.project / ".gemini" / "settings.json"
-    assert not gemini.exists() or "PLUGMAN_OPT" not in gemini.read_text()
+    assert not gemini.exists() or "plugin_weather" not in gemini.read_text()
 
 
 @pytest.mark.parametrize(

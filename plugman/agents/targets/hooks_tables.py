@@ -118,5 +118,3 @@ COPILOT = Hooks(
     top={"version": 1},
     launcher="copilot",
 )
-
-LAUNCHED = {"codex": CODEX, "gemini": GEMINI, "cursor": CURSOR, "copilot-cli": COPILOT}

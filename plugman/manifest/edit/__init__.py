@@ -106,7 +106,8 @@ def take_out(fmt: str, text: str, blocks: list[Block], parts: list[Part], where:
 
 
 def _same(data: Any, expected: Any, parts: list[Part]) -> bool:
-    """Equal, counting an empty container and a YAML key with nothing under it as the same."""
+    """Equal, counting an empty container, a YAML key with nothing under it and no container
+    as the same."""
 
     def normal(value: Any) -> Any:
         value = copy.deepcopy(value)
@@ -114,6 +115,8 @@ def _same(data: Any, expected: Any, parts: list[Part]) -> bool:
             parent = at(value, part.container[:-1])
             if isinstance(parent, dict) and parent.get(part.container[-1]) in ({}, []):
                 parent[part.container[-1]] = None
+            if isinstance(parent, dict) and parent.get(part.container[-1], 0) is None:
+                del parent[part.container[-1]]  # and an empty one as none at all
         return value
 
     return bool(normal(data) == normal(expected))
@@ -147,7 +150,7 @@ def _structural(
     for path in created:
         if at(mod.load(text, where), path) in ({}, []):
             text = mod.remove(text, Part(path[:-1], {path[-1]: None}), where)
-    if mod.load(text, where) != expected:
+    if not _same(mod.load(text, where), expected, parts):
         raise EditError(
             "cannot take plugman's entries out without touching other settings",
             where=where,

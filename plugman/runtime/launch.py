@@ -1,0 +1,143 @@
+"""`plugman mcp run NAME`: the server launcher an agent's file names in place of a server entry.
+
+An agent that cannot expand a plugin's variables, hold a secret or find a store path gets
+`{"command": "plugman", "args": ["mcp", "run", NAME]}` (`agents.export_entries.launcher_entry`)
+instead of the entry itself. At start, the launcher resolves the config of the project found
+from its working folder, as every plugman command does, takes NAME's entry fully expanded
+(sensitive plugin options and `mcp vars` values from the secret store, `${CLAUDE_PLUGIN_ROOT}`
+as this machine's store path) and, for a stdio server, replaces itself with the server
+(`os.execvpe`): no process stays in between, stdin and stdout are the agent's own pipes, and
+the server gets the agent's environment with the entry's `env` over it (as `runtime.connect`
+gives a server plugman starts itself). So `configure`, `update` and `mcp vars set` take effect
+at the next start without rewriting any agent file, and no agent file holds a secret or a
+machine path.
+
+A server that is not resolved here starts nothing: pending approval, denied by policy, a
+disabled plugin, a required option or variable unset, or no such name: `NotStartedError` says which,
+where and what to do (exit 1). A remote server (http, sse, ws) is served over stdio by a
+bridge (`plugman.runtime.bridge`) with its headers and stored OAuth login put in, for an agent
+that cannot hold them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
+
+from plugman.core.errors import PlugmanError
+
+if TYPE_CHECKING:
+    from plugman.config.resolution import Resolution
+    from plugman.core.paths import Paths
+
+# why a server was left out → what to do about it
+FIXES = {
+    "pending-approval": "run: plugman trust list, then plugman trust approve",
+    "policy": "managed policy denies it; ask your administrator",
+    "needs-config": "set its plugin's options: plugman configure PLUGIN KEY=VALUE",
+    "missing-variable": "set the variable where the agent runs, or: plugman mcp vars set NAME",
+    "unsafe-config": "the plugin uses ${user_config.*} in a shell-parsed field; update it",
+    "managed-exclusive": "managed-mcp.json is present: only its servers run",
+    "endpoint-duplicate": "a server you configured has the same endpoint; that one runs",
+}
+
+
+class Launch(NamedTuple):
+    """One server, ready to start: a stdio one to exec, every value expanded, or a remote one
+    to bridge."""
+
+    name: str
+    command: str
+    args: list[str]
+    env: dict[str, str]
+    cwd: str | None
+    remote: dict[str, Any] | None = None  # a remote server's entry: bridged, not exec'd
+    shared: bool = False  # from a plugin or the project (runtime.headers: its headersHelper)
+
+
+class NotStartedError(PlugmanError):
+    """NAME cannot be started here (exit 1); nothing was started."""
+
+
+def prepare(paths: Paths, name: str, env: Mapping[str, str]) -> Launch:
+    """NAME's stdio server as the config resolved in `paths.project_dir` has it."""
+    from plugman.config.resolution import resolve
+    from plugman.manifest.mcp import transport
+
+    resolution = resolve(paths, env)
+    server = resolution.servers.get(name)
+    if server is None:
+        raise why(resolution, name, str(paths.project_dir))
+    entry = server.entry
+    kind = transport(entry) or str(entry.get("type"))
+    given = {str(k): str(v) for k, v in (entry.get("env") or {}).items()}
+    if kind != "stdio":
+        shared = server.origin.plugin is not None or server.origin.scope == "project"
+        return Launch(name, "", [], {**env}, None, dict(entry), shared)
+    command = entry.get("command")
+    if not isinstance(command, str) or not command:
+        raise NotStartedError(
+            f"{name}: its entry has no command", hint=f"run: plugman config explain {name}"
+        )
+    args = [str(a) for a in entry.get("args") or []]
+    cwd = entry.get("cwd")
+    return Launch(name, command, args, {**env, **given}, cwd if isinstance(cwd, str) else None)
+
+
+def why(resolution: Resolution, name: str, project: str) -> NotStartedError:
+    """The error for a NAME the resolution has no server of: the reason it was left out."""
+    from plugman.runtime.naming import split_server
+
+    dropped = [d for d in resolution.dropped if d.kind == "server" and d.name == name]
+    if dropped:
+        first = dropped[0]
+        return NotStartedError(
+            f"{name} is not started: {first.reason}: {first.detail}",
+            hint=FIXES.get(first.reason, f"run: plugman config explain {name}"),
+        )
+    plugin, _ = split_server(name)
+    off = [p.id for p in resolution.plugins if not p.enabled and p.id.partition("@")[0] == plugin]
+    if off:
+        return NotStartedError(
+            f"{name} is not started: plugin {off[0]} is disabled",
+            hint=f"run: plugman enable {off[0]}",
+        )
+    return NotStartedError(
+        f"{name}: no such server in the config resolved in {project}",
+        hint="run: plugman config resolve (the names it lists are the ones mcp run takes); "
+        "the agent runs this in its working folder, which must be in the project",
+    )
+
+
+def execute(launch: Launch) -> NoReturn:
+    """Replace this process with the server (stdio passes through); an OSError if it cannot."""
+    import sys
+
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    if launch.cwd:
+        os.chdir(launch.cwd)
+    os.execvpe(launch.command, [launch.command, *launch.args], launch.env)
+
+
+def bridge(paths: Paths, launch: Launch) -> None:
+    """Serve the remote server over stdio (`plugman.runtime.bridge`) with its stored OAuth
+    login, if any; `NotStartedError` when it cannot be reached or refuses."""
+    from plugman.runtime import bridge as remote
+    from plugman.runtime.oauth_provider import NeedsLoginError, authorizer
+
+    entry = launch.remote or {}
+    try:
+        auth = authorizer(paths, launch.env)(launch.name, entry)
+    except NeedsLoginError as exc:
+        raise NotStartedError(exc.message, hint=f"run: plugman mcp login {launch.name}") from None
+    failed = remote.serve(
+        launch.name, entry, env=launch.env, cwd=paths.project_dir, auth=auth, shared=launch.shared
+    )
+    if failed is not None:
+        state, reason = failed
+        hint = f"run: plugman mcp probe {launch.name}"
+        if state == "needs-auth":
+            hint = f"run: plugman mcp login {launch.name} (or check its key: plugman configure)"
+        raise NotStartedError(f"{launch.name}: {entry.get('url')}: {reason}", hint=hint)
