@@ -15,13 +15,14 @@ import json
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from plugman.agents import claude_plugin, export
+from plugman.agents import claude_plugin, claude_secrets, export
 from plugman.agents.artifacts import Artifact, Ledger
 from plugman.agents.claude_plugin import NativePlan, NativePlugin
 from plugman.agents.links import Link
 from plugman.agents.targets import Location, Place, Rendered, Source, Target
-from plugman.config import export_record
+from plugman.config import export_record, user_config
 from plugman.config.resolution import Resolution
+from plugman.core import secrets
 from plugman.core.folders import Folders
 from plugman.core.paths import Paths
 from plugman.core.session import Session
@@ -51,7 +52,8 @@ def deploy(
 ) -> Native:
     paths = work.paths
     notes: list[str] = []
-    plugins = [] if resolution is None else _loadable(paths, link, resolution, notes)
+    held: dict[str, list[str]] = {}  # plugman id -> its sensitive keys that have a value
+    plugins = [] if resolution is None else _loadable(paths, link, resolution, notes, held)
     planned = claude_plugin.plan(link.scope, place.home, paths.project_dir, place.env, plugins)
     taken = {item.target for item in planned.links if ledger.taken(item.path)}
     if taken:
@@ -81,11 +83,33 @@ def deploy(
     how = export.How(given=given)
     outcome = export.plan(paths, target, place, exports, resolution is None, how)
     export.write(work, outcome, folders)
+    wanted = _secrets(work, place, link, planned, held)
+    key = export_record.key(NAME, link.scope, paths)
+    storage = claude_plugin.secure_storage(place.home, place.env)
+    notes += claude_secrets.sync(work, folders, key, storage, wanted)
     return Native(frozenset(planned.ids), artifacts, outcome, notes)
 
 
+def _secrets(
+    work: Session, place: Place, link: Link, planned: NativePlan, held: dict[str, list[str]]
+) -> dict[str, dict[str, str]]:
+    """Claude id -> the sensitive option values of each plugin Claude loads, from plugman's
+    secret store (read only when a plugin has one)."""
+    wanted: dict[str, dict[str, str]] = {}
+    if not any(held.get(i) for i in planned.ids):
+        return wanted
+    store = secrets.open_store(work.paths, place.env)
+    tag = Record.load(work.paths, link.scope).path.stem
+    for plugin_id, claude_id in planned.ids.items():
+        for key in held.get(plugin_id, []):
+            value = store.get(user_config.store_key(plugin_id, key, tag))
+            if value is not None:
+                wanted.setdefault(claude_id, {})[key] = value
+    return wanted
+
+
 def _loadable(
-    paths: Paths, link: Link, resolution: Resolution, notes: list[str]
+    paths: Paths, link: Link, resolution: Resolution, notes: list[str], held: dict[str, list[str]]
 ) -> list[NativePlugin]:
     """The scope's enabled plugins Claude can load itself; a note for each it cannot."""
     record = Record.load(paths, link.scope)
@@ -115,6 +139,9 @@ def _loadable(
             fields = _json(file) if file is not None else {}
         manifest = fields if fields is not None else _json(root / ".claude-plugin" / "plugin.json")
         name, version = manifest.get("name"), manifest.get("version")
+        schema = manifest.get("userConfig")
+        schema = schema if isinstance(schema, dict) else {}
+        held[row.id] = list(record.data.get("secrets", {}).get(row.id, []))
         found.append(
             NativePlugin(
                 row.id,
@@ -122,8 +149,28 @@ def _loadable(
                 root,
                 version if isinstance(version, str) else None,
                 fields,
+                _options(record.data.get("config", {}).get(row.id, {}), schema),
             )
         )
+    return found
+
+
+def _options(stored: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    """The non-sensitive values plugman holds, typed as Claude keeps them (a number as a
+    number, a boolean as a boolean, a list as a list)."""
+    found: dict[str, Any] = {}
+    for key, value in stored.items():
+        option = schema.get(key)
+        kind = option.get("type") if isinstance(option, dict) else None
+        if isinstance(option, dict) and option.get("sensitive") is True:
+            continue
+        if kind == "number" and isinstance(value, str):
+            number = float(value)
+            found[key] = int(number) if number.is_integer() else number
+        elif kind == "boolean" and isinstance(value, str):
+            found[key] = value == "true"
+        else:
+            found[key] = value
     return found
 
 

@@ -46,6 +46,10 @@ class NativePlugin(NamedTuple):
     # that does (`strict: false`, or a plugin with no Claude manifest): only a marketplace
     # can carry it, never a skills-folder link.
     entry: Mapping[str, Any] | None = None
+    # Its non-sensitive option values as Claude keeps them (`pluginConfigs[<id>].options` in
+    # the user's settings.json; a sensitive one goes to Claude's secure storage instead,
+    # `claude_secrets`). Claude reads them from user settings only, whatever the scope.
+    options: Mapping[str, Any] | None = None
 
 
 class Link(NamedTuple):
@@ -80,6 +84,17 @@ def config_dir(home: Path, env: Mapping[str, str]) -> Path:
     """Claude's user folder: `CLAUDE_CONFIG_DIR`, else `~/.claude`."""
     given = env.get("CLAUDE_CONFIG_DIR")
     return Path(given) if given else home / ".claude"
+
+
+def secure_storage(home: Path, env: Mapping[str, str]) -> Path:
+    """Claude's secure storage on Linux (no keychain there; macOS uses the keychain instead):
+    `.credentials.json`, 0600, in `CLAUDE_SECURESTORAGE_CONFIG_DIR` (empty: `~/.claude`), else in
+    its config folder. Claude reads a plugin's sensitive options from its `pluginSecrets[<id>]`
+    and refuses to read the file through a symbolic link."""
+    given = env.get("CLAUDE_SECURESTORAGE_CONFIG_DIR")
+    if given is not None:
+        return (Path(given) if given else home / ".claude") / ".credentials.json"
+    return config_dir(home, env) / ".credentials.json"
 
 
 def state_file(home: Path, env: Mapping[str, str]) -> Path:
@@ -123,10 +138,11 @@ def plan(
     """What makes Claude load `plugins` (every plugin of `scope`) natively; empty for none."""
     chosen, problems = _chosen(plugins)
     if scope != "user":
-        return _marketplace(scope, home, project, env, chosen, problems)
+        listed = _marketplace(scope, home, project, env, chosen, problems)
+        return _with_options(listed, home, env, chosen)
     linked = _skills_dir(home, env, [p for p in chosen if p.entry is None], problems)
     listed = _marketplace(scope, home, project, env, [p for p in chosen if p.entry is not None])
-    return NativePlan(
+    planned = NativePlan(
         "user",
         linked.links + listed.links,
         listed.files,
@@ -136,6 +152,23 @@ def plan(
         linked.claude_writes + listed.claude_writes,
         problems,
     )
+    return _with_options(planned, home, env, chosen)
+
+
+def _with_options(
+    planned: NativePlan, home: Path, env: Mapping[str, str], plugins: list[NativePlugin]
+) -> NativePlan:
+    """`planned` with the plugins' option values in the user's settings.json, where Claude
+    reads `pluginConfigs` (it ignores project and local settings for them)."""
+    given = {planned.ids[p.id]: {"options": dict(p.options)} for p in plugins if p.options}
+    if not given:
+        return planned
+    part = Part(("pluginConfigs",), given)
+    user = config_dir(home, env) / "settings.json"
+    edits = [e._replace(parts=[*e.parts, part]) if e.path == user else e for e in planned.edits]
+    if all(e.path != user for e in edits):
+        edits.insert(0, Edit(user, [part]))
+    return planned._replace(edits=edits)
 
 
 def _chosen(plugins: list[NativePlugin]) -> tuple[list[NativePlugin], list[str]]:

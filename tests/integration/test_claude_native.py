@@ -332,3 +332,95 @@ def test_a_plugin_its_entry_defines_reaches_claude_through_plugman(tmp_path: Pat
     assert settings.read_text() == '{\n  "cleanupPeriodDays": 30\n}\n'
     init, _ = _inventory(claude_session_events(project, env))
     assert not [p for p in init["plugins"] if p["name"] == "toolbox"]
+
+
+def _options_plugin(root: Path) -> None:
+    """A marketplace `opts` with the plugin `wx`: one sensitive option, one not, both required,
+    and an MCP server that uses both."""
+    manifest = {
+        "name": "wx",
+        "version": "1.0.0",
+        "userConfig": {
+            "api_key": {"type": "string", "title": "Key", "description": "k", "sensitive": True},
+            "units": {"type": "string", "title": "Units", "description": "u", "required": True},
+        },
+        "mcpServers": {
+            "wx-mcp": {
+                "command": sys.executable,
+                "args": ["-c", "import sys; sys.stdin.read()", "${user_config.units}"],
+                "env": {"WX_KEY": "${user_config.api_key}"},
+            }
+        },
+    }
+    catalog = {
+        "name": "opts",
+        "owner": {"name": "t"},
+        "plugins": [{"name": "wx", "source": "./wx"}],
+    }
+    (root / "wx" / ".claude-plugin").mkdir(parents=True)
+    (root / ".claude-plugin").mkdir()
+    (root / "wx" / ".claude-plugin" / "plugin.json").write_text(json.dumps(manifest))
+    (root / ".claude-plugin" / "marketplace.json").write_text(json.dumps(catalog))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scope", ["user", "project"])
+def test_options_configured_with_plugman_reach_claude_and_leave_with_the_plugin(
+    tmp_path: Path, scope: Scope
+) -> None:
+    """`plugman configure` puts the non-sensitive value into `pluginConfigs[<id>].options` of the
+    user's settings.json and the sensitive one into Claude's secure storage
+    (`~/.claude/.credentials.json`, `pluginSecrets[<id>]`), where Claude reads them: its own
+    `claude plugin configure --json` says both are set and the server that needs them is in the
+    session. The secret is in no file under the project; uninstall takes everything out again."""
+    claude = claude_bin()
+    home, project, market = tmp_path / "home", tmp_path / "project", tmp_path / "market"
+    (project / ".git").mkdir(parents=True)
+    home.mkdir()
+    _options_plugin(market)
+    env = {**agent_env(home, Path(sys.executable).parent), "PLUGMAN_HOME": str(tmp_path / "pm")}
+    env["PLUGMAN_SECRETS"] = "file"
+    secret = "wx-secret-value-42"
+
+    def plugman(*args: str) -> None:
+        cmd = [sys.executable, "-m", "plugman", "--project", str(project), *args]
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+        assert proc.returncode == 0, (args, proc.stdout, proc.stderr)
+        assert secret not in proc.stdout + proc.stderr
+
+    plugman("marketplace", "add", str(market))
+    plugman("agents", "add", "claude-code", "--scope", scope)
+    plugman("install", "wx@opts", "--scope", scope, "--config", "units=metric")
+    plugman("configure", "wx", f"api_key={secret}", "units=imperial", "--scope", scope)
+    mkt = claude_plugin.marketplace_name(scope, project)
+    claude_id = "wx@skills-dir" if scope == "user" else f"wx@{mkt}"
+
+    shown = subprocess.run(
+        [str(claude), "plugin", "configure", claude_id, "--json"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    options = json.loads(shown.stdout)
+    assert (options["inputs"]["units"], sorted(options["configured"])) == (
+        "imperial",
+        ["api_key", "units"],
+    )
+    assert options["unconfigured"] == []
+    init, _ = _inventory(claude_session_events(project, env))
+    assert [s["name"] for s in init["mcp_servers"] if "wx" in s["name"]] == ["plugin:wx:wx-mcp"]
+    storage = home / ".claude" / ".credentials.json"
+    assert stat.S_IMODE(storage.stat().st_mode) == 0o600
+    assert json.loads(storage.read_text())["pluginSecrets"] == {claude_id: {"api_key": secret}}
+    leaked = [p for p in project.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
+    assert leaked == []
+    assert secret not in (home / ".claude" / "settings.json").read_text()
+
+    plugman("uninstall", "wx", "--scope", scope)
+    assert not storage.exists()
+    settings = home / ".claude" / "settings.json"
+    assert not settings.exists() or "pluginConfigs" not in json.loads(settings.read_text())
+    init, _ = _inventory(claude_session_events(project, env))
+    assert not [s for s in init["mcp_servers"] if "wx" in s["name"]]
