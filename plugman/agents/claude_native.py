@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from plugman.agents import claude_plugin, claude_secrets, export
+from plugman.agents import claude_plugin, claude_secrets, export, links
 from plugman.agents.artifacts import Artifact, Ledger
 from plugman.agents.claude_plugin import NativePlan, NativePlugin
 from plugman.agents.links import Link
@@ -35,7 +35,7 @@ NAME = "claude-code-plugins"  # the export record's name for the native plan's s
 
 
 class Native(NamedTuple):
-    ids: frozenset[str]  # plugman ids Claude loads itself
+    ids: frozenset[str]  # plugman ids Claude loads itself (or a same-named one in their place)
     artifacts: list[Artifact]
     outcome: export.Outcome  # the settings entries written
     notes: list[str]
@@ -54,7 +54,14 @@ def deploy(
     notes: list[str] = []
     held: dict[str, list[str]] = {}  # plugman id -> its sensitive keys that have a value
     plugins = [] if resolution is None else _loadable(paths, link, resolution, notes, held)
-    planned = claude_plugin.plan(link.scope, place.home, paths.project_dir, place.env, plugins)
+    dropped, off = _precedence(paths, link, plugins, notes)
+    plugins = [p for p in plugins if p.id not in dropped]
+
+    def plan(plugins: list[NativePlugin]) -> NativePlan:
+        home, project = place.home, paths.project_dir
+        return claude_plugin.plan(link.scope, home, project, place.env, plugins, off)
+
+    planned = plan(plugins)
     taken = {item.target for item in planned.links if ledger.taken(item.path)}
     if taken:
         notes += [
@@ -64,7 +71,7 @@ def deploy(
             if item.target in taken
         ]
         plugins = [p for p in plugins if p.root not in taken]
-        planned = claude_plugin.plan(link.scope, place.home, paths.project_dir, place.env, plugins)
+        planned = plan(plugins)
     notes += planned.problems
     if resolution is not None and link.scope != "user" and planned.ids:
         state = _json(claude_plugin.state_file(place.home, place.env))
@@ -87,7 +94,7 @@ def deploy(
     key = export_record.key(NAME, link.scope, paths)
     storage = claude_plugin.secure_storage(place.home, place.env)
     notes += claude_secrets.sync(work, folders, key, storage, wanted)
-    return Native(frozenset(planned.ids), artifacts, outcome, notes)
+    return Native(frozenset(planned.ids) | dropped, artifacts, outcome, notes)
 
 
 def _secrets(
@@ -108,6 +115,49 @@ def _secrets(
     return wanted
 
 
+def _precedence(
+    paths: Paths, link: Link, plugins: list[NativePlugin], notes: list[str]
+) -> tuple[set[str], list[str]]:
+    """Claude loads two plugins of one name side by side when both come from marketplaces, and
+    a skills-folder one gives way to a marketplace one ("Not loaded — the name ... is already
+    taken"). So that Claude gets the one plugman's scopes put first (local, project, user): a
+    project plugin whose name a local one has is left out (its plugman id, first), and a
+    project or local one turns a same-named user one from `plugman-user` off in the project
+    (its Claude id, second), a skills-folder one giving way by itself. A note says which one
+    Claude gets."""
+    dropped: set[str] = set()
+    off: list[str] = []
+    if link.scope == "user" or not plugins:
+        return dropped, off
+    claude = {item.scope for item in links.every(paths) if item.agent == link.agent}
+    store, home = Store(paths.store_dir), paths.project_dir
+    for other in ("local", "user"):
+        if other == link.scope or other not in claude:
+            continue
+        record = Record.load(paths, other)
+        for plugin_id, entry in record.plugins.items():
+            theirs = _native(store, plugin_id, entry, record)
+            if theirs is None or not entry.get("enabled", True):
+                continue
+            mine = next((p for p in plugins if p.name == theirs.name and p.id not in dropped), None)
+            if mine is None:
+                continue
+            if other == "local":
+                dropped.add(mine.id)
+                notes.append(
+                    f"Claude Code loads {plugin_id} (local) here, not {mine.id} (project): "
+                    f"both are named {theirs.name!r} in Claude, and local comes first"
+                )
+                continue
+            if theirs.entry is not None:  # in plugman-user: it would load beside this one
+                off.append(f"{theirs.name}@{claude_plugin.marketplace_name('user', home)}")
+            notes.append(
+                f"Claude Code loads {mine.id} ({link.scope}) in this project, not {plugin_id} "
+                f"(user): both are named {mine.name!r} in Claude, and {link.scope} comes first"
+            )
+    return dropped, off
+
+
 def _loadable(
     paths: Paths, link: Link, resolution: Resolution, notes: list[str], held: dict[str, list[str]]
 ) -> list[NativePlugin]:
@@ -120,39 +170,49 @@ def _loadable(
         entry = record.plugins.get(row.id)
         if not row.enabled or entry is None or row.scope != link.scope:
             continue
-        root = store.path(entry["content_hash"])
-        kind, file = plugin.manifest_file(root)
         if row.id in waiting:
             notes.append(f"{row.id} waits for approval (plugman trust approve {row.id})")
             continue
-        if kind == "gemini":
+        native = _native(store, row.id, entry, record)
+        if native is None:
             notes.append(
                 f"{row.id} is a Gemini CLI extension, which Claude Code cannot load as a "
                 "plugin: its servers and hooks are written into Claude's files instead"
             )
             continue
-        # What defines it for Claude: its own plugin.json, else the entry that defined it at
-        # install (strict: false), else a root plugin.json Claude does not read, else nothing
-        # (its default folders), the last three carried by a marketplace entry.
-        fields: dict[str, Any] | None = entry.get("entry")
-        if fields is None and kind != "claude":
-            fields = _json(file) if file is not None else {}
-        manifest = fields if fields is not None else _json(root / ".claude-plugin" / "plugin.json")
-        name, version = manifest.get("name"), manifest.get("version")
-        schema = manifest.get("userConfig")
-        schema = schema if isinstance(schema, dict) else {}
         held[row.id] = list(record.data.get("secrets", {}).get(row.id, []))
-        found.append(
-            NativePlugin(
-                row.id,
-                name if isinstance(name, str) else row.id.split("@")[0],
-                root,
-                version if isinstance(version, str) else None,
-                fields,
-                _options(record.data.get("config", {}).get(row.id, {}), schema),
-            )
-        )
+        found.append(native)
     return found
+
+
+def _native(
+    store: Store, plugin_id: str, entry: dict[str, Any], record: Record
+) -> NativePlugin | None:
+    """What Claude loads of one installed plugin (None: a Gemini CLI extension)."""
+    root = store.path(entry["content_hash"])
+    kind, file = plugin.manifest_file(root)
+    if kind == "gemini":
+        return None
+    # What defines it for Claude: its own plugin.json, else the entry that defined it at
+    # install (strict: false), else a root plugin.json Claude does not read, else nothing
+    # (its default folders), the last three carried by a marketplace entry.
+    fields: dict[str, Any] | None = entry.get("entry")
+    if fields is None and kind != "claude":
+        fields = _json(file) if file is not None else {}
+    manifest = fields if fields is not None else _json(root / ".claude-plugin" / "plugin.json")
+    name, version = manifest.get("name"), manifest.get("version")
+    schema = manifest.get("userConfig")
+    return NativePlugin(
+        plugin_id,
+        name if isinstance(name, str) else plugin_id.split("@")[0],
+        root,
+        version if isinstance(version, str) else None,
+        fields,
+        _options(
+            record.data.get("config", {}).get(plugin_id, {}),
+            schema if isinstance(schema, dict) else {},
+        ),
+    )
 
 
 def _options(stored: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -133,12 +133,19 @@ def trust_missing(state: Mapping[str, Any], project: Path) -> bool:
 
 
 def plan(
-    scope: Scope, home: Path, project: Path, env: Mapping[str, str], plugins: list[NativePlugin]
+    scope: Scope,
+    home: Path,
+    project: Path,
+    env: Mapping[str, str],
+    plugins: list[NativePlugin],
+    off: Iterable[str] = (),
 ) -> NativePlan:
-    """What makes Claude load `plugins` (every plugin of `scope`) natively; empty for none."""
+    """What makes Claude load `plugins` (every plugin of `scope`) natively; empty for none.
+    `off`: Claude ids a project or local scope turns off in the project (a user scope plugin
+    of a name this scope takes)."""
     chosen, problems = _chosen(plugins)
     if scope != "user":
-        listed = _marketplace(scope, home, project, env, chosen, problems)
+        listed = _marketplace(scope, home, project, env, chosen, problems, off)
         return _with_options(listed, home, env, chosen)
     linked = _skills_dir(home, env, [p for p in chosen if p.entry is None], problems)
     listed = _marketplace(scope, home, project, env, [p for p in chosen if p.entry is not None])
@@ -202,6 +209,7 @@ def _marketplace(
     env: Mapping[str, str],
     plugins: list[NativePlugin],
     problems: list[str] | None = None,
+    off: Iterable[str] = (),
 ) -> NativePlan:
     problems = problems or []
     if not plugins:
@@ -223,7 +231,8 @@ def _marketplace(
     declared = {name: {"source": {"source": "directory", "path": str(folder)}}}
     ids = {p.id: f"{p.name}@{name}" for p in plugins}
     known = Part(("extraKnownMarketplaces",), declared)
-    enabled = Part(("enabledPlugins",), {ids[p.id]: True for p in plugins})
+    turned = {claude_id: False for claude_id in off if claude_id}
+    enabled = Part(("enabledPlugins",), {**turned, **{ids[p.id]: True for p in plugins}})
     if scope == "user":
         edits = [Edit(config / "settings.json", [known, enabled])]
     else:

@@ -424,3 +424,78 @@ def test_options_configured_with_plugman_reach_claude_and_leave_with_the_plugin(
     assert not settings.exists() or "pluginConfigs" not in json.loads(settings.read_text())
     init, _ = _inventory(claude_session_events(project, env))
     assert not [s for s in init["mcp_servers"] if "wx" in s["name"]]
+
+
+def _two_kinds(root: Path) -> None:
+    """A marketplace `twin`: `kit` (its own plugin.json: a skills-folder link in user scope) and
+    `ent` (defined by its entry, `strict: false`: the marketplace `plugman-user`)."""
+    files = {
+        ".claude-plugin/marketplace.json": json.dumps(
+            {
+                "name": "twin",
+                "owner": {"name": "t"},
+                "plugins": [
+                    {"name": "kit", "source": "./kit"},
+                    {"name": "ent", "source": "./ent", "strict": False, "skills": ["./skills/es"]},
+                ],
+            }
+        ),
+        "kit/.claude-plugin/plugin.json": json.dumps({"name": "kit", "version": "1.0.0"}),
+        "kit/skills/ks/SKILL.md": "---\nname: ks\ndescription: d\n---\nHi.\n",
+        "ent/skills/es/SKILL.md": "---\nname: es\ndescription: d\n---\nHi.\n",
+    }
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+
+
+@pytest.mark.slow
+def test_one_name_in_user_and_project_scope_claude_gets_the_project_one(tmp_path: Path) -> None:
+    """Claude lets a skills-folder plugin give way to a marketplace one of the same name ("Not
+    loaded — the name ... is already taken") and loads two marketplace ones side by side; plugman
+    deploys so that Claude loads the project's (plugman's order: local, project, user), turns
+    the user `plugman-user` one off in the project, and `plugman list` says which one Claude
+    gets. Uninstalling the project ones gives the user ones back."""
+    claude_bin()
+    home, project, market = tmp_path / "home", tmp_path / "project", tmp_path / "market"
+    (project / ".git").mkdir(parents=True)
+    home.mkdir()
+    _two_kinds(market)
+    env = {**agent_env(home, Path(sys.executable).parent), "PLUGMAN_HOME": str(tmp_path / "pm")}
+
+    def plugman(*args: str) -> subprocess.CompletedProcess[str]:
+        cmd = [sys.executable, "-m", "plugman", "--project", str(project), *args]
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+        assert proc.returncode == 0, (args, proc.stdout, proc.stderr)
+        return proc
+
+    def loaded() -> list[str]:
+        init, _ = _inventory(claude_session_events(project, env))
+        return sorted(p["source"] for p in init["plugins"] if p["name"] in ("kit", "ent"))
+
+    plugman("marketplace", "add", str(market))
+    for scope in ("user", "project"):
+        plugman("agents", "add", "claude-code", "--scope", scope)
+    plugman("install", "kit@twin", "ent@twin", "--scope", "user")
+    assert loaded() == ["ent@plugman-user", "kit@skills-dir"]
+    done = plugman("install", "kit@twin", "ent@twin", "--scope", "project")
+    assert (
+        "Claude Code loads kit@twin (project) in this project, not kit@twin (user)" in done.stderr
+    )
+    mkt = claude_plugin.marketplace_name("project", project)
+    assert loaded() == [f"ent@{mkt}", f"kit@{mkt}"]
+    listed = {
+        (r["id"], r["scope"]): r["agents"]
+        for r in json.loads(plugman("list", "--json").stdout)["plugins"]
+    }
+    assert listed[("kit@twin", "project")] == {"claude-code": ["plugin"]}
+    assert listed[("kit@twin", "user")] == {
+        "claude-code": ["plugin, not loaded here: kit@twin (project) comes first"]
+    }
+    plugman("uninstall", "kit@twin", "ent@twin", "--scope", "project")
+    assert loaded() == ["ent@plugman-user", "kit@skills-dir"]
+    listed = {
+        (r["id"], r["scope"]): r["agents"]
+        for r in json.loads(plugman("list", "--json").stdout)["plugins"]
+    }
+    assert listed[("kit@twin", "user")] == {"claude-code": ["plugin"]}
