@@ -12,6 +12,7 @@ it is not loaded natively.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -62,13 +63,14 @@ def deploy(
         return claude_plugin.plan(link.scope, home, project, place.env, plugins, off)
 
     planned = plan(plugins)
-    taken = {item.target for item in planned.links if ledger.taken(item.path)}
+    made = [(i.path, i.target) for i in planned.links] + [(c.path, c.root) for c in planned.copies]
+    taken = {root for path, root in made if ledger.taken(path)}
     if taken:
         notes += [
-            f"{item.path} is not plugman's, so {item.path.name} is not loaded as a plugin there: "
+            f"{path} is not plugman's, so {path.name} is not loaded as a plugin there: "
             "its servers and hooks are written into Claude's files instead"
-            for item in planned.links
-            if item.target in taken
+            for path, root in made
+            if root in taken
         ]
         plugins = [p for p in plugins if p.root not in taken]
         planned = plan(plugins)
@@ -85,6 +87,9 @@ def deploy(
         Artifact(item.path, {}, by_root.get(item.target, ""), "plugin", item.target)
         for item in planned.links
     ] + [Artifact(item.path, {"": item.content.encode()}, "", "plugin") for item in planned.files]
+    artifacts += [
+        Artifact(c.path, _copied(c), by_root.get(c.root, ""), "plugin") for c in planned.copies
+    ]
     target = _settings(planned)
     given = _given(planned)
     how = export.How(given=given)
@@ -92,7 +97,7 @@ def deploy(
     export.write(work, outcome, folders)
     wanted = _secrets(work, place, link, planned, held)
     key = export_record.key(NAME, link.scope, paths)
-    storage = claude_plugin.secure_storage(place.home, place.env)
+    storage = claude_secrets.secure_storage(place.home, place.env)
     notes += claude_secrets.sync(work, folders, key, storage, wanted)
     return Native(frozenset(planned.ids) | dropped, artifacts, outcome, notes)
 
@@ -231,6 +236,19 @@ def _options(stored: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
             found[key] = value == "true"
         else:
             found[key] = value
+    return found
+
+
+def _copied(copy: claude_plugin.Copy) -> dict[str, bytes]:
+    """The files of a store tree, but for `skills/<x>` folders `copy.skills` does not name."""
+    found: dict[str, bytes] = {}
+    for folder, dirs, names in os.walk(copy.root):
+        here = Path(folder).relative_to(copy.root)
+        if here == Path("skills"):
+            dirs[:] = [d for d in dirs if d in copy.skills]
+        for name in names:
+            if (Path(folder) / name).is_file():
+                found[(here / name).as_posix()] = (Path(folder) / name).read_bytes()
     return found
 
 

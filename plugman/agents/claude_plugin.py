@@ -62,6 +62,15 @@ class File(NamedTuple):
     content: str
 
 
+class Copy(NamedTuple):
+    """A folder plugman writes as a copy of a store tree, leaving out the folders `skills/<x>`
+    for every `<x>` not in `skills` (see `_replaces_skills`)."""
+
+    path: Path
+    root: Path
+    skills: tuple[str, ...]
+
+
 class Edit(NamedTuple):
     path: Path  # a Claude settings file (JSON) ...
     parts: list[Part]  # ... and the entries plugman owns in it (`manifest.edit`)
@@ -78,23 +87,13 @@ class NativePlan(NamedTuple):
     data: dict[str, Path]  # plugman id -> the ${CLAUDE_PLUGIN_DATA} Claude gives it
     claude_writes: list[Path]  # what Claude itself creates on its next session and keeps
     problems: list[str]  # plugins left out, and why
+    copies: tuple[Copy, ...] = ()  # plugins Claude must not see whole (`_replaces_skills`)
 
 
 def config_dir(home: Path, env: Mapping[str, str]) -> Path:
     """Claude's user folder: `CLAUDE_CONFIG_DIR`, else `~/.claude`."""
     given = env.get("CLAUDE_CONFIG_DIR")
     return Path(given) if given else home / ".claude"
-
-
-def secure_storage(home: Path, env: Mapping[str, str]) -> Path:
-    """Claude's secure storage on Linux (no keychain there; macOS uses the keychain instead):
-    `.credentials.json`, 0600, in `CLAUDE_SECURESTORAGE_CONFIG_DIR` (empty: `~/.claude`), else in
-    its config folder. Claude reads a plugin's sensitive options from its `pluginSecrets[<id>]`
-    and refuses to read the file through a symbolic link."""
-    given = env.get("CLAUDE_SECURESTORAGE_CONFIG_DIR")
-    if given is not None:
-        return (Path(given) if given else home / ".claude") / ".credentials.json"
-    return config_dir(home, env) / ".credentials.json"
 
 
 def state_file(home: Path, env: Mapping[str, str]) -> Path:
@@ -158,6 +157,7 @@ def plan(
         {**linked.data, **listed.data},
         linked.claude_writes + listed.claude_writes,
         problems,
+        listed.copies,
     )
     return _with_options(planned, home, env, chosen)
 
@@ -216,7 +216,13 @@ def _marketplace(
         return NativePlan(scope, [], [], [], {}, {}, [], problems)
     name = marketplace_name(scope, project)
     folder = marketplace_dir(scope, project, env)
-    links = [Link(folder / "plugins" / p.name, p.root) for p in plugins]
+    copied = {p.id: _replaces_skills(p.entry) for p in plugins}
+    links = [Link(folder / "plugins" / p.name, p.root) for p in plugins if copied[p.id] is None]
+    copies = tuple(
+        Copy(folder / "plugins" / p.name, p.root, keep)
+        for p in plugins
+        if (keep := copied[p.id]) is not None
+    )
     catalog = {
         "name": name,
         "owner": {"name": "plugman"},
@@ -246,7 +252,7 @@ def _marketplace(
         plugins_dir / "marketplaces",
         *data.values(),
     ]
-    return NativePlan(scope, links, files, edits, ids, data, writes, problems)
+    return NativePlan(scope, links, files, edits, ids, data, writes, problems, copies)
 
 
 def _entry(plugin: NativePlugin) -> dict[str, Any]:
@@ -259,4 +265,35 @@ def _entry(plugin: NativePlugin) -> dict[str, Any]:
         entry["strict"] = False  # the entry, not a plugin.json, defines it
     if plugin.version:
         entry["version"] = plugin.version
+    keep = _replaces_skills(plugin.entry)
+    if keep is not None:  # those load from the copy's skills/ folder, the rest from here
+        listed = entry["skills"] if isinstance(entry["skills"], list) else [entry["skills"]]
+        rest = [p for p in listed if _rel(p) not in [f"skills/{k}" for k in keep]]
+        entry.pop("skills")
+        entry.update({"skills": rest} if rest else {})
     return entry
+
+
+def _rel(path: object) -> str:
+    parts = [p for p in str(path).replace("\\", "/").split("/") if p not in ("", ".")]
+    return "/".join(parts)
+
+
+def _replaces_skills(entry: Mapping[str, Any] | None) -> tuple[str, ...] | None:
+    """Claude 2.1.328 (`K0o` in its loader): an entry whose `source` is the marketplace's root
+    (`"./"`) and that lists `skills` loads only those, not its default `skills/` folder
+    (unless one of them is that folder or the root). A generated entry's source is
+    `./plugins/<name>`, where the listed skills add to the default folder; so plugman gives
+    Claude a copy whose `skills/` holds only the listed `skills/<x>` (Claude does not follow a
+    link out of a plugin's folder, so a copy, not links). The names `<x>`; None: no such entry.
+    """
+    if entry is None or "skills" not in entry:
+        return None
+    source = entry.get("source")
+    if not isinstance(source, str) or _rel(source) != "":
+        return None
+    listed = entry["skills"] if isinstance(entry["skills"], list) else [entry["skills"]]
+    paths = [_rel(p) for p in listed]
+    if not paths or any(p in ("", "skills") for p in paths):
+        return None
+    return tuple(p.split("/")[1] for p in paths if p.count("/") == 1 and p.startswith("skills/"))

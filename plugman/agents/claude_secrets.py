@@ -4,7 +4,7 @@ storage, where `claude plugin configure` puts them, never in a settings or proje
 Claude Code 2.1.328 reads a plugin's option values as `pluginConfigs[<id>].options` of the
 user's settings.json (non-sensitive: `claude_plugin.plan` writes those) merged with
 `pluginSecrets[<id>]` of its secure storage (sensitive). On Linux that storage is the file
-`claude_plugin.secure_storage` (`~/.claude/.credentials.json`, 0600, also holding Claude's own
+`secure_storage` (`~/.claude/.credentials.json`, 0600, also holding Claude's own
 login), so a value there is as private as Claude's own credentials and is read by nobody but
 Claude. plugman owns only the `pluginSecrets` entries of the Claude ids it deploys, and only the
 keys it wrote: `<state>/claude-secrets.json` names them per link (file, ids, keys: no value),
@@ -20,12 +20,24 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from plugman.agents.claude_plugin import config_dir
 from plugman.core.folders import Folders
 from plugman.core.session import Session
 from plugman.core.state import read_state
 
 FORMAT = 1
 KEY = "pluginSecrets"
+
+
+def secure_storage(home: Path, env: Mapping[str, str]) -> Path:
+    """Claude's secure storage on Linux (no keychain there; macOS uses the keychain instead):
+    `.credentials.json`, 0600, in `CLAUDE_SECURESTORAGE_CONFIG_DIR` (empty: `~/.claude`), else in
+    its config folder. Claude reads a plugin's sensitive options from its `pluginSecrets[<id>]`
+    and refuses to read the file through a symbolic link."""
+    given = env.get("CLAUDE_SECURESTORAGE_CONFIG_DIR")
+    if given is not None:
+        return (Path(given) if given else home / ".claude") / ".credentials.json"
+    return config_dir(home, env) / ".credentials.json"
 
 
 def record_path(state_dir: Path) -> Path:

@@ -499,3 +499,66 @@ def test_one_name_in_user_and_project_scope_claude_gets_the_project_one(tmp_path
         for r in json.loads(plugman("list", "--json").stdout)["plugins"]
     }
     assert listed[("kit@twin", "user")] == {"claude-code": ["plugin"]}
+
+
+def _root_entry_market(root: Path) -> None:
+    """A marketplace whose entry `docs` is the repository itself (`"source": "./"`, like
+    anthropics/skills' document-skills): five skill folders, the entry lists two; a default
+    `commands/` folder and an entry-listed command elsewhere; a default `agents/` folder."""
+    skills = [f"./skills/s{c}" for c in "ab"]
+    entry = {"name": "docs", "source": "./", "strict": False, "description": "d"}
+    entry |= {"skills": skills, "commands": ["./extra/listed.md"]}
+    files = {
+        ".claude-plugin/marketplace.json": json.dumps(
+            {"name": "rootmk", "owner": {"name": "t"}, "plugins": [entry]}
+        ),
+        "commands/default-cmd.md": "---\ndescription: c\n---\nHi.\n",
+        "extra/listed.md": "---\ndescription: c\n---\nHi.\n",
+        "agents/helper.md": "---\nname: helper\ndescription: d\n---\nBe brief.\n",
+    }
+    for c in "abcde":
+        files[f"skills/s{c}/SKILL.md"] = f"---\nname: s{c}\ndescription: d\n---\nHi.\n"
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"]):
+        subprocess.run(["git", *args], cwd=root, check=True)
+    commit = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "m"]
+    subprocess.run(commit, cwd=root, check=True)
+
+
+@pytest.mark.slow
+def test_an_entry_whose_source_is_the_marketplace_root_loads_only_its_listed_skills(
+    tmp_path: Path,
+) -> None:
+    """Claude reads an entry with `"source": "./"` and `skills` as those skills only (not its
+    default `skills/` folder); plugman's delivery shows Claude the same: 2 skills of 5, and the
+    same commands and agents as Claude's own install."""
+    claude = claude_bin()
+    market = tmp_path / "market"
+    _root_entry_market(market)
+    seen = []
+    for who in ("claude", "plugman"):
+        home = tmp_path / who
+        home.mkdir()
+        env = {**agent_env(home, Path(sys.executable).parent), "PLUGMAN_HOME": str(home / "pm")}
+        if who == "claude":
+            for args in (["marketplace", "add", str(market)], ["install", "docs@rootmk"]):
+                subprocess.run([str(claude), "plugin", *args], cwd=home, env=env, check=True)
+        else:
+            for args in (
+                ["marketplace", "add", str(market)],
+                ["agents", "add", "claude-code", "--scope", "user"],
+                ["install", "docs@rootmk", "--scope", "user"],
+            ):
+                cmd = [sys.executable, "-m", "plugman", *args]
+                subprocess.run(cmd, cwd=home, env=env, check=True, capture_output=True)
+        init, _ = _inventory(claude_session_events(home, env))
+        seen.append(
+            {
+                k: sorted(i for i in init[k] if i.startswith("docs:"))
+                for k in ("skills", "slash_commands", "agents")
+            }
+        )
+    assert seen[0]["skills"] == ["docs:sa", "docs:sb"]
+    assert seen[1] == seen[0]
