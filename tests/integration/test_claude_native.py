@@ -562,3 +562,31 @@ def test_an_entry_whose_source_is_the_marketplace_root_loads_only_its_listed_ski
         )
     assert seen[0]["skills"] == ["docs:sa", "docs:sb"]
     assert seen[1] == seen[0]
+
+
+def test_plan_options_copies_and_names_taken_by_a_nearer_scope(tmp_path: Path) -> None:
+    home, project, env = tmp_path / "h", tmp_path / "p", {"PLUGMAN_HOME": str(tmp_path / "pm")}
+    kit = NativePlugin("kit@m", "kit", tmp_path / "x", None, None, {"units": "metric", "n": 3})
+    user = claude_plugin.plan("user", home, project, env, [kit])
+    assert user.edits == [
+        claude_plugin.Edit(
+            home / ".claude" / "settings.json",
+            [
+                Part(
+                    ("pluginConfigs",), {"kit@skills-dir": {"options": {"units": "metric", "n": 3}}}
+                )
+            ],
+        )
+    ]
+    root = {"name": "docs", "source": "./", "skills": ["./skills/a", "./other/b"], "strict": False}
+    docs = NativePlugin("docs@m", "docs", tmp_path / "y", None, root)
+    local = claude_plugin.plan("local", home, project, env, [docs], ["docs@plugman-user"])
+    folder = claude_plugin.marketplace_dir("local", project, env)
+    assert local.links == []
+    assert local.copies == (claude_plugin.Copy(folder / "plugins" / "docs", docs.root, ("a",)),)
+    [entry] = json.loads(local.files[0].content)["plugins"]
+    assert entry["skills"] == ["./other/b"]
+    enabled = local.edits[1].parts[0]
+    assert enabled.entries == {"docs@plugman-user": False, local.ids["docs@m"]: True}
+    whole = {**root, "skills": ["./skills"]}  # the default folder itself: no copy needed
+    assert claude_plugin.plan("user", home, project, env, [docs._replace(entry=whole)]).copies == ()
