@@ -217,6 +217,7 @@ def _native(
             record.data.get("config", {}).get(plugin_id, {}),
             schema if isinstance(schema, dict) else {},
         ),
+        _not_object(root / "hooks" / "hooks.json"),
     )
 
 
@@ -277,3 +278,11 @@ def _json(path: Path) -> dict[str, object]:
     except (OSError, ValueError):
         return {}
     return found if isinstance(found, dict) else {}
+
+
+def _not_object(path: Path) -> bool:
+    """Whether `path` is a file that does not hold a JSON object."""
+    try:
+        return path.is_file() and not isinstance(json.loads(path.read_bytes()), dict)
+    except (OSError, ValueError):
+        return True

@@ -50,6 +50,9 @@ class NativePlugin(NamedTuple):
     # the user's settings.json; a sensitive one goes to Claude's secure storage instead,
     # `claude_secrets`). Claude reads them from user settings only, whatever the scope.
     options: Mapping[str, Any] | None = None
+    # Through the marketplace despite its plugin.json: its hooks/hooks.json is no object, an
+    # error for Claude's skills-folder loader, passed over by its marketplace one.
+    listed: bool = False
 
 
 class Link(NamedTuple):
@@ -146,8 +149,9 @@ def plan(
     if scope != "user":
         listed = _marketplace(scope, home, project, env, chosen, problems, off)
         return _with_options(listed, home, env, chosen)
-    linked = _skills_dir(home, env, [p for p in chosen if p.entry is None], problems)
-    listed = _marketplace(scope, home, project, env, [p for p in chosen if p.entry is not None])
+    folder = [p for p in chosen if p.entry is None and not p.listed]
+    linked = _skills_dir(home, env, folder, problems)
+    listed = _marketplace(scope, home, project, env, [p for p in chosen if p not in folder])
     planned = NativePlan(
         "user",
         linked.links + listed.links,
@@ -280,13 +284,10 @@ def _rel(path: object) -> str:
 
 
 def _replaces_skills(entry: Mapping[str, Any] | None) -> tuple[str, ...] | None:
-    """Claude 2.1.328 (`K0o` in its loader): an entry whose `source` is the marketplace's root
-    (`"./"`) and that lists `skills` loads only those, not its default `skills/` folder
-    (unless one of them is that folder or the root). A generated entry's source is
-    `./plugins/<name>`, where the listed skills add to the default folder; so plugman gives
-    Claude a copy whose `skills/` holds only the listed `skills/<x>` (Claude does not follow a
-    link out of a plugin's folder, so a copy, not links). The names `<x>`; None: no such entry.
-    """
+    """Claude 2.1.328 loads only the listed `skills` of an entry whose `source` is its
+    marketplace's root (not the default `skills/` folder, unless listed); with plugman's
+    `./plugins/<name>` they would add to it. So Claude gets a copy whose `skills/` holds only
+    the listed `skills/<x>` (it refuses links out of a plugin): the `<x>`; None: no such entry."""
     if entry is None or "skills" not in entry:
         return None
     source = entry.get("source")
