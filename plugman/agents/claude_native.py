@@ -154,7 +154,7 @@ def _precedence(
                     f"both are named {theirs.name!r} in Claude, and local comes first"
                 )
                 continue
-            if theirs.entry is not None:  # in plugman-user: it would load beside this one
+            if theirs.entry is not None or theirs.listed:  # in plugman-user: beside this one
                 off.append(f"{theirs.name}@{claude_plugin.marketplace_name('user', home)}")
             notes.append(
                 f"Claude Code loads {mine.id} ({link.scope}) in this project, not {plugin_id} "
