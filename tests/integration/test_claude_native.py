@@ -455,7 +455,8 @@ def test_one_name_in_user_and_project_scope_claude_gets_the_project_one(tmp_path
     loaded — the name ... is already taken") and loads two marketplace ones side by side; plugman
     deploys so that Claude loads the project's (plugman's order: local, project, user), turns
     the user `plugman-user` one off in the project, and `plugman list` says which one Claude
-    gets. Uninstalling the project ones gives the user ones back."""
+    gets. A local one of that name comes before the project's (which is then not deployed).
+    Uninstalling the nearer ones gives the others back."""
     claude_bin()
     home, project, market = tmp_path / "home", tmp_path / "project", tmp_path / "market"
     (project / ".git").mkdir(parents=True)
@@ -492,6 +493,13 @@ def test_one_name_in_user_and_project_scope_claude_gets_the_project_one(tmp_path
     assert listed[("kit@twin", "user")] == {
         "claude-code": ["plugin, not loaded here: kit@twin (project) comes first"]
     }
+    plugman("agents", "add", "claude-code", "--scope", "local")
+    done = plugman("install", "kit@twin", "--scope", "local")
+    assert "Claude Code loads kit@twin (local) here, not kit@twin (project)" in done.stderr
+    local = claude_plugin.marketplace_name("local", project)
+    assert loaded() == [f"ent@{mkt}", f"kit@{local}"]
+    plugman("uninstall", "kit@twin", "--scope", "local")
+    assert loaded() == [f"ent@{mkt}", f"kit@{mkt}"]
     plugman("uninstall", "kit@twin", "ent@twin", "--scope", "project")
     assert loaded() == ["ent@plugman-user", "kit@skills-dir"]
     listed = {
