@@ -12,16 +12,18 @@ it is not loaded natively.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from plugman.agents import claude_plugin, export
+from plugman.agents import claude_plugin, claude_secrets, export, links
 from plugman.agents.artifacts import Artifact, Ledger
 from plugman.agents.claude_plugin import NativePlan, NativePlugin
 from plugman.agents.links import Link
 from plugman.agents.targets import Location, Place, Rendered, Source, Target
-from plugman.config import export_record
+from plugman.config import export_record, user_config
 from plugman.config.resolution import Resolution
+from plugman.core import secrets
 from plugman.core.folders import Folders
 from plugman.core.paths import Paths
 from plugman.core.session import Session
@@ -34,7 +36,7 @@ NAME = "claude-code-plugins"  # the export record's name for the native plan's s
 
 
 class Native(NamedTuple):
-    ids: frozenset[str]  # plugman ids Claude loads itself
+    ids: frozenset[str]  # plugman ids Claude loads itself (or a same-named one in their place)
     artifacts: list[Artifact]
     outcome: export.Outcome  # the settings entries written
     notes: list[str]
@@ -51,18 +53,27 @@ def deploy(
 ) -> Native:
     paths = work.paths
     notes: list[str] = []
-    plugins = [] if resolution is None else _loadable(paths, link, resolution, notes)
-    planned = claude_plugin.plan(link.scope, place.home, paths.project_dir, place.env, plugins)
-    taken = {item.target for item in planned.links if ledger.taken(item.path)}
+    held: dict[str, list[str]] = {}  # plugman id -> its sensitive keys that have a value
+    plugins = [] if resolution is None else _loadable(paths, link, resolution, notes, held)
+    dropped, off = _precedence(paths, link, plugins, notes)
+    plugins = [p for p in plugins if p.id not in dropped]
+
+    def plan(plugins: list[NativePlugin]) -> NativePlan:
+        home, project = place.home, paths.project_dir
+        return claude_plugin.plan(link.scope, home, project, place.env, plugins, off)
+
+    planned = plan(plugins)
+    made = [(i.path, i.target) for i in planned.links] + [(c.path, c.root) for c in planned.copies]
+    taken = {root for path, root in made if ledger.taken(path)}
     if taken:
         notes += [
-            f"{item.path} is not plugman's, so {item.path.name} is not loaded as a plugin there: "
+            f"{path} is not plugman's, so {path.name} is not loaded as a plugin there: "
             "its servers and hooks are written into Claude's files instead"
-            for item in planned.links
-            if item.target in taken
+            for path, root in made
+            if root in taken
         ]
         plugins = [p for p in plugins if p.root not in taken]
-        planned = claude_plugin.plan(link.scope, place.home, paths.project_dir, place.env, plugins)
+        planned = plan(plugins)
     notes += planned.problems
     if resolution is not None and link.scope != "user" and planned.ids:
         state = _json(claude_plugin.state_file(place.home, place.env))
@@ -76,16 +87,84 @@ def deploy(
         Artifact(item.path, {}, by_root.get(item.target, ""), "plugin", item.target)
         for item in planned.links
     ] + [Artifact(item.path, {"": item.content.encode()}, "", "plugin") for item in planned.files]
+    artifacts += [
+        Artifact(c.path, _copied(c), by_root.get(c.root, ""), "plugin") for c in planned.copies
+    ]
     target = _settings(planned)
     given = _given(planned)
     how = export.How(given=given)
     outcome = export.plan(paths, target, place, exports, resolution is None, how)
     export.write(work, outcome, folders)
-    return Native(frozenset(planned.ids), artifacts, outcome, notes)
+    wanted = _secrets(work, place, link, planned, held)
+    key = export_record.key(NAME, link.scope, paths)
+    storage = claude_secrets.secure_storage(place.home, place.env)
+    notes += claude_secrets.sync(work, folders, key, storage, wanted)
+    return Native(frozenset(planned.ids) | dropped, artifacts, outcome, notes)
+
+
+def _secrets(
+    work: Session, place: Place, link: Link, planned: NativePlan, held: dict[str, list[str]]
+) -> dict[str, dict[str, str]]:
+    """Claude id -> the sensitive option values of each plugin Claude loads, from plugman's
+    secret store (read only when a plugin has one)."""
+    wanted: dict[str, dict[str, str]] = {}
+    if not any(held.get(i) for i in planned.ids):
+        return wanted
+    store = secrets.open_store(work.paths, place.env)
+    tag = Record.load(work.paths, link.scope).path.stem
+    for plugin_id, claude_id in planned.ids.items():
+        for key in held.get(plugin_id, []):
+            value = store.get(user_config.store_key(plugin_id, key, tag))
+            if value is not None:
+                wanted.setdefault(claude_id, {})[key] = value
+    return wanted
+
+
+def _precedence(
+    paths: Paths, link: Link, plugins: list[NativePlugin], notes: list[str]
+) -> tuple[set[str], list[str]]:
+    """Claude loads two plugins of one name side by side when both come from marketplaces, and
+    a skills-folder one gives way to a marketplace one ("Not loaded — the name ... is already
+    taken"). So that Claude gets the one plugman's scopes put first (local, project, user): a
+    project plugin whose name a local one has is left out (its plugman id, first), and a
+    project or local one turns a same-named user one from `plugman-user` off in the project
+    (its Claude id, second), a skills-folder one giving way by itself. A note says which one
+    Claude gets."""
+    dropped: set[str] = set()
+    off: list[str] = []
+    if link.scope == "user" or not plugins:
+        return dropped, off
+    claude = {item.scope for item in links.every(paths) if item.agent == link.agent}
+    store, home = Store(paths.store_dir), paths.project_dir
+    for other in ("local", "user"):
+        if other == link.scope or other not in claude:
+            continue
+        record = Record.load(paths, other)
+        for plugin_id, entry in record.plugins.items():
+            theirs = _native(store, plugin_id, entry, record)
+            if theirs is None or not entry.get("enabled", True):
+                continue
+            mine = next((p for p in plugins if p.name == theirs.name and p.id not in dropped), None)
+            if mine is None:
+                continue
+            if other == "local":
+                dropped.add(mine.id)
+                notes.append(
+                    f"Claude Code loads {plugin_id} (local) here, not {mine.id} (project): "
+                    f"both are named {theirs.name!r} in Claude, and local comes first"
+                )
+                continue
+            if theirs.entry is not None or theirs.listed:  # in plugman-user: beside this one
+                off.append(f"{theirs.name}@{claude_plugin.marketplace_name('user', home)}")
+            notes.append(
+                f"Claude Code loads {mine.id} ({link.scope}) in this project, not {plugin_id} "
+                f"(user): both are named {mine.name!r} in Claude, and {link.scope} comes first"
+            )
+    return dropped, off
 
 
 def _loadable(
-    paths: Paths, link: Link, resolution: Resolution, notes: list[str]
+    paths: Paths, link: Link, resolution: Resolution, notes: list[str], held: dict[str, list[str]]
 ) -> list[NativePlugin]:
     """The scope's enabled plugins Claude can load itself; a note for each it cannot."""
     record = Record.load(paths, link.scope)
@@ -96,34 +175,81 @@ def _loadable(
         entry = record.plugins.get(row.id)
         if not row.enabled or entry is None or row.scope != link.scope:
             continue
-        root = store.path(entry["content_hash"])
-        kind, file = plugin.manifest_file(root)
         if row.id in waiting:
             notes.append(f"{row.id} waits for approval (plugman trust approve {row.id})")
             continue
-        if kind == "gemini":
+        native = _native(store, row.id, entry, record)
+        if native is None:
             notes.append(
                 f"{row.id} is a Gemini CLI extension, which Claude Code cannot load as a "
                 "plugin: its servers and hooks are written into Claude's files instead"
             )
             continue
-        # What defines it for Claude: its own plugin.json, else the entry that defined it at
-        # install (strict: false), else a root plugin.json Claude does not read, else nothing
-        # (its default folders), the last three carried by a marketplace entry.
-        fields: dict[str, Any] | None = entry.get("entry")
-        if fields is None and kind != "claude":
-            fields = _json(file) if file is not None else {}
-        manifest = fields if fields is not None else _json(root / ".claude-plugin" / "plugin.json")
-        name, version = manifest.get("name"), manifest.get("version")
-        found.append(
-            NativePlugin(
-                row.id,
-                name if isinstance(name, str) else row.id.split("@")[0],
-                root,
-                version if isinstance(version, str) else None,
-                fields,
-            )
-        )
+        held[row.id] = list(record.data.get("secrets", {}).get(row.id, []))
+        found.append(native)
+    return found
+
+
+def _native(
+    store: Store, plugin_id: str, entry: dict[str, Any], record: Record
+) -> NativePlugin | None:
+    """What Claude loads of one installed plugin (None: a Gemini CLI extension)."""
+    root = store.path(entry["content_hash"])
+    kind, file = plugin.manifest_file(root)
+    if kind == "gemini":
+        return None
+    # What defines it for Claude: its own plugin.json, else the entry that defined it at
+    # install (strict: false), else a root plugin.json Claude does not read, else nothing
+    # (its default folders), the last three carried by a marketplace entry.
+    fields: dict[str, Any] | None = entry.get("entry")
+    if fields is None and kind != "claude":
+        fields = _json(file) if file is not None else {}
+    manifest = fields if fields is not None else _json(root / ".claude-plugin" / "plugin.json")
+    name, version = manifest.get("name"), manifest.get("version")
+    schema = manifest.get("userConfig")
+    return NativePlugin(
+        plugin_id,
+        name if isinstance(name, str) else plugin_id.split("@")[0],
+        root,
+        version if isinstance(version, str) else None,
+        fields,
+        _options(
+            record.data.get("config", {}).get(plugin_id, {}),
+            schema if isinstance(schema, dict) else {},
+        ),
+        _not_object(root / "hooks" / "hooks.json"),
+    )
+
+
+def _options(stored: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    """The non-sensitive values plugman holds, typed as Claude keeps them (a number as a
+    number, a boolean as a boolean, a list as a list)."""
+    found: dict[str, Any] = {}
+    for key, value in stored.items():
+        option = schema.get(key)
+        kind = option.get("type") if isinstance(option, dict) else None
+        if isinstance(option, dict) and option.get("sensitive") is True:
+            continue
+        if kind == "number" and isinstance(value, str):
+            number = float(value)
+            found[key] = int(number) if number.is_integer() else number
+        elif kind == "boolean" and isinstance(value, str):
+            found[key] = value == "true"
+        else:
+            found[key] = value
+    return found
+
+
+def _copied(copy: claude_plugin.Copy) -> dict[str, bytes]:
+    """The files of a store tree, but for `skills/<x>` folders `copy.skills` does not name."""
+    found: dict[str, bytes] = {}
+    for folder, dirs, names in os.walk(copy.root):
+        here = Path(folder).relative_to(copy.root)
+        if here == Path("skills"):
+            dirs[:] = [d for d in dirs if d in copy.skills]
+        for name in names:
+            if (Path(folder) / name).is_file():
+                found[(here / name).as_posix()] = (Path(folder) / name).read_bytes()
     return found
 
 
@@ -152,3 +278,11 @@ def _json(path: Path) -> dict[str, object]:
     except (OSError, ValueError):
         return {}
     return found if isinstance(found, dict) else {}
+
+
+def _not_object(path: Path) -> bool:
+    """Whether `path` is a file that does not hold a JSON object."""
+    try:
+        return path.is_file() and not isinstance(json.loads(path.read_bytes()), dict)
+    except (OSError, ValueError):
+        return True

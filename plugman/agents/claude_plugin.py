@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -46,6 +46,13 @@ class NativePlugin(NamedTuple):
     # that does (`strict: false`, or a plugin with no Claude manifest): only a marketplace
     # can carry it, never a skills-folder link.
     entry: Mapping[str, Any] | None = None
+    # Its non-sensitive option values as Claude keeps them (`pluginConfigs[<id>].options` in
+    # the user's settings.json; a sensitive one goes to Claude's secure storage instead,
+    # `claude_secrets`). Claude reads them from user settings only, whatever the scope.
+    options: Mapping[str, Any] | None = None
+    # Through the marketplace despite its plugin.json: its hooks/hooks.json is no object, an
+    # error for Claude's skills-folder loader, passed over by its marketplace one.
+    listed: bool = False
 
 
 class Link(NamedTuple):
@@ -56,6 +63,15 @@ class Link(NamedTuple):
 class File(NamedTuple):
     path: Path  # a file plugman generates whole (and removes whole)
     content: str
+
+
+class Copy(NamedTuple):
+    """A folder plugman writes as a copy of a store tree, leaving out the folders `skills/<x>`
+    for every `<x>` not in `skills` (see `_replaces_skills`)."""
+
+    path: Path
+    root: Path
+    skills: tuple[str, ...]
 
 
 class Edit(NamedTuple):
@@ -74,6 +90,7 @@ class NativePlan(NamedTuple):
     data: dict[str, Path]  # plugman id -> the ${CLAUDE_PLUGIN_DATA} Claude gives it
     claude_writes: list[Path]  # what Claude itself creates on its next session and keeps
     problems: list[str]  # plugins left out, and why
+    copies: tuple[Copy, ...] = ()  # plugins Claude must not see whole (`_replaces_skills`)
 
 
 def config_dir(home: Path, env: Mapping[str, str]) -> Path:
@@ -118,15 +135,24 @@ def trust_missing(state: Mapping[str, Any], project: Path) -> bool:
 
 
 def plan(
-    scope: Scope, home: Path, project: Path, env: Mapping[str, str], plugins: list[NativePlugin]
+    scope: Scope,
+    home: Path,
+    project: Path,
+    env: Mapping[str, str],
+    plugins: list[NativePlugin],
+    off: Iterable[str] = (),
 ) -> NativePlan:
-    """What makes Claude load `plugins` (every plugin of `scope`) natively; empty for none."""
+    """What makes Claude load `plugins` (every plugin of `scope`) natively; empty for none.
+    `off`: Claude ids a project or local scope turns off in the project (a user scope plugin
+    of a name this scope takes)."""
     chosen, problems = _chosen(plugins)
     if scope != "user":
-        return _marketplace(scope, home, project, env, chosen, problems)
-    linked = _skills_dir(home, env, [p for p in chosen if p.entry is None], problems)
-    listed = _marketplace(scope, home, project, env, [p for p in chosen if p.entry is not None])
-    return NativePlan(
+        listed = _marketplace(scope, home, project, env, chosen, problems, off)
+        return _with_options(listed, home, env, chosen)
+    folder = [p for p in chosen if p.entry is None and not p.listed]
+    linked = _skills_dir(home, env, folder, problems)
+    listed = _marketplace(scope, home, project, env, [p for p in chosen if p not in folder])
+    planned = NativePlan(
         "user",
         linked.links + listed.links,
         listed.files,
@@ -135,7 +161,25 @@ def plan(
         {**linked.data, **listed.data},
         linked.claude_writes + listed.claude_writes,
         problems,
+        listed.copies,
     )
+    return _with_options(planned, home, env, chosen)
+
+
+def _with_options(
+    planned: NativePlan, home: Path, env: Mapping[str, str], plugins: list[NativePlugin]
+) -> NativePlan:
+    """`planned` with the plugins' option values in the user's settings.json, where Claude
+    reads `pluginConfigs` (it ignores project and local settings for them)."""
+    given = {planned.ids[p.id]: {"options": dict(p.options)} for p in plugins if p.options}
+    if not given:
+        return planned
+    part = Part(("pluginConfigs",), given)
+    user = config_dir(home, env) / "settings.json"
+    edits = [e._replace(parts=[*e.parts, part]) if e.path == user else e for e in planned.edits]
+    if all(e.path != user for e in edits):
+        edits.insert(0, Edit(user, [part]))
+    return planned._replace(edits=edits)
 
 
 def _chosen(plugins: list[NativePlugin]) -> tuple[list[NativePlugin], list[str]]:
@@ -169,13 +213,20 @@ def _marketplace(
     env: Mapping[str, str],
     plugins: list[NativePlugin],
     problems: list[str] | None = None,
+    off: Iterable[str] = (),
 ) -> NativePlan:
     problems = problems or []
     if not plugins:
         return NativePlan(scope, [], [], [], {}, {}, [], problems)
     name = marketplace_name(scope, project)
     folder = marketplace_dir(scope, project, env)
-    links = [Link(folder / "plugins" / p.name, p.root) for p in plugins]
+    copied = {p.id: _replaces_skills(p.entry) for p in plugins}
+    links = [Link(folder / "plugins" / p.name, p.root) for p in plugins if copied[p.id] is None]
+    copies = tuple(
+        Copy(folder / "plugins" / p.name, p.root, keep)
+        for p in plugins
+        if (keep := copied[p.id]) is not None
+    )
     catalog = {
         "name": name,
         "owner": {"name": "plugman"},
@@ -190,7 +241,8 @@ def _marketplace(
     declared = {name: {"source": {"source": "directory", "path": str(folder)}}}
     ids = {p.id: f"{p.name}@{name}" for p in plugins}
     known = Part(("extraKnownMarketplaces",), declared)
-    enabled = Part(("enabledPlugins",), {ids[p.id]: True for p in plugins})
+    turned = {claude_id: False for claude_id in off if claude_id}
+    enabled = Part(("enabledPlugins",), {**turned, **{ids[p.id]: True for p in plugins}})
     if scope == "user":
         edits = [Edit(config / "settings.json", [known, enabled])]
     else:
@@ -204,7 +256,7 @@ def _marketplace(
         plugins_dir / "marketplaces",
         *data.values(),
     ]
-    return NativePlan(scope, links, files, edits, ids, data, writes, problems)
+    return NativePlan(scope, links, files, edits, ids, data, writes, problems, copies)
 
 
 def _entry(plugin: NativePlugin) -> dict[str, Any]:
@@ -217,4 +269,32 @@ def _entry(plugin: NativePlugin) -> dict[str, Any]:
         entry["strict"] = False  # the entry, not a plugin.json, defines it
     if plugin.version:
         entry["version"] = plugin.version
+    keep = _replaces_skills(plugin.entry)
+    if keep is not None:  # those load from the copy's skills/ folder, the rest from here
+        listed = entry["skills"] if isinstance(entry["skills"], list) else [entry["skills"]]
+        rest = [p for p in listed if _rel(p) not in [f"skills/{k}" for k in keep]]
+        entry.pop("skills")
+        entry.update({"skills": rest} if rest else {})
     return entry
+
+
+def _rel(path: object) -> str:
+    parts = [p for p in str(path).replace("\\", "/").split("/") if p not in ("", ".")]
+    return "/".join(parts)
+
+
+def _replaces_skills(entry: Mapping[str, Any] | None) -> tuple[str, ...] | None:
+    """Claude 2.1.328 loads only the listed `skills` of an entry whose `source` is its
+    marketplace's root (not the default `skills/` folder, unless listed); with plugman's
+    `./plugins/<name>` they would add to it. So Claude gets a copy whose `skills/` holds only
+    the listed `skills/<x>` (it refuses links out of a plugin): the `<x>`; None: no such entry."""
+    if entry is None or "skills" not in entry:
+        return None
+    source = entry.get("source")
+    if not isinstance(source, str) or _rel(source) != "":
+        return None
+    listed = entry["skills"] if isinstance(entry["skills"], list) else [entry["skills"]]
+    paths = [_rel(p) for p in listed]
+    if not paths or any(p in ("", "skills") for p in paths):
+        return None
+    return tuple(p.split("/")[1] for p in paths if p.count("/") == 1 and p.startswith("skills/"))

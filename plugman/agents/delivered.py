@@ -1,10 +1,17 @@
 """Which agents received which components of each plugin here (`plugman list`), read from the
 export record (servers and hooks written into agents' files) and the deployment record (skills,
-commands and subagents written as files)."""
+commands and subagents written as files; whole plugins Claude Code loads natively).
+
+Per scope, since one plugin may be installed in several: a plugin Claude Code loads natively
+(kind `plugin`) from the user scope gives way in this project to a project or local one of the
+same name (Claude's own rule, see `claude_native._precedence`); it is then listed as `plugin,
+not loaded here: <id> (<scope>) comes first`, and only the one Claude loads as `plugin`.
+"""
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from plugman.agents import artifacts
 from plugman.config import export_record
@@ -12,27 +19,54 @@ from plugman.core.paths import Paths
 from plugman.core.state import SCOPES
 
 HOOK_ID = re.compile(r"^[A-Za-z]+:[0-9a-f]{12}$")  # targets.hook_id: EVENT:<12 hex>
+CLAUDE = "claude-code"
+FIRST = ("local", "project", "user")  # which of one name Claude loads (claude_native)
 
 
-def delivered(paths: Paths) -> dict[str, dict[str, list[str]]]:
-    """plugin id → agent → the kinds of components it received (`hooks`, `mcp`, `skills`, …),
-    in the user scope and this project's scopes."""
-    here = {export_record.key("", scope, paths).strip() for scope in SCOPES}
-    found: dict[str, dict[str, set[str]]] = {}
+def by_scope(paths: Paths) -> dict[tuple[str, str], dict[str, list[str]]]:
+    """(plugin id, scope) → agent → the kinds of components it received (`hooks`, `mcp`,
+    `skills`, `plugin`, …), in the user scope and this project's scopes."""
+    here = {export_record.key("", scope, paths).strip(): scope for scope in SCOPES}
+    found: dict[tuple[str, str], dict[str, set[str]]] = {}
+    native: dict[str, dict[str, str]] = {}  # scope → Claude's plugin name → plugin id
 
-    def add(plugin: str, key: str, kind: str) -> None:
+    def add(plugin: str, key: str, kind: str) -> str | None:
         agent, _, rest = key.partition(" ")
-        if rest in here:
-            found.setdefault(plugin, {}).setdefault(agent, set()).add(kind)
+        scope = here.get(rest)
+        if scope is not None:
+            found.setdefault((plugin, scope), {}).setdefault(agent, set()).add(kind)
+        return scope if agent == CLAUDE else None
 
     for key, files in export_record.load(paths).items():
         for sealed in files.values():
             for entry, plugin in sealed.owners.items():
                 add(plugin, key, "hooks" if HOOK_ID.match(entry) else "mcp")
-    for item in artifacts.load(paths).values():
+    for path, item in artifacts.load(paths).items():
         for key in item["links"]:
-            add(item["owner"], key, item.get("kind", "files"))
+            scope = add(item["owner"], key, item.get("kind", "files"))
+            if scope is not None and item.get("kind") == "plugin" and item["owner"]:
+                native.setdefault(scope, {})[Path(path).name] = item["owner"]
+    for scope, names in native.items():
+        higher = FIRST[: FIRST.index(scope)]
+        for name, plugin in names.items():
+            winner = next((s for s in higher if name in native.get(s, {})), None)
+            if winner is not None:
+                kinds = found[(plugin, scope)][CLAUDE]
+                kinds.discard("plugin")
+                kinds.add(f"plugin, not loaded here: {native[winner][name]} ({winner}) comes first")
+    return {
+        key: {agent: sorted(kinds) for agent, kinds in sorted(agents.items())}
+        for key, agents in found.items()
+    }
+
+
+def delivered(paths: Paths) -> dict[str, dict[str, list[str]]]:
+    """plugin id → agent → the kinds of components it received, every scope together."""
+    merged: dict[str, dict[str, set[str]]] = {}
+    for (plugin, _), agents in by_scope(paths).items():
+        for agent, kinds in agents.items():
+            merged.setdefault(plugin, {}).setdefault(agent, set()).update(kinds)
     return {
         plugin: {agent: sorted(kinds) for agent, kinds in sorted(agents.items())}
-        for plugin, agents in found.items()
+        for plugin, agents in merged.items()
     }

@@ -87,10 +87,10 @@ class Info(NamedTuple):
 
 def listing(paths: Paths) -> list[Listed]:
     """Every installed plugin in every scope that applies here, and what reached which agent."""
-    from plugman.agents.delivered import delivered
+    from plugman.agents.delivered import by_scope
     from plugman.core.state import SCOPES, Record
 
-    reached = delivered(paths)
+    reached = by_scope(paths)
     return [
         Listed(
             plugin_id,
@@ -101,7 +101,7 @@ def listing(paths: Paths) -> list[Listed]:
             entry["content_hash"],
             entry.get("installed_at"),
             entry.get("components"),
-            reached.get(plugin_id, {}),
+            reached.get((plugin_id, scope), {}),
         )
         for scope in SCOPES
         for plugin_id, entry in sorted(Record.load(paths, scope).plugins.items())

@@ -332,3 +332,269 @@ def test_a_plugin_its_entry_defines_reaches_claude_through_plugman(tmp_path: Pat
     assert settings.read_text() == '{\n  "cleanupPeriodDays": 30\n}\n'
     init, _ = _inventory(claude_session_events(project, env))
     assert not [p for p in init["plugins"] if p["name"] == "toolbox"]
+
+
+def _options_plugin(root: Path) -> None:
+    """A marketplace `opts` with the plugin `wx`: one sensitive option, one not, both required,
+    and an MCP server that uses both."""
+    manifest = {
+        "name": "wx",
+        "version": "1.0.0",
+        "userConfig": {
+            "api_key": {"type": "string", "title": "Key", "description": "k", "sensitive": True},
+            "units": {"type": "string", "title": "Units", "description": "u", "required": True},
+        },
+        "mcpServers": {
+            "wx-mcp": {
+                "command": sys.executable,
+                "args": ["-c", "import sys; sys.stdin.read()", "${user_config.units}"],
+                "env": {"WX_KEY": "${user_config.api_key}"},
+            }
+        },
+    }
+    catalog = {
+        "name": "opts",
+        "owner": {"name": "t"},
+        "plugins": [{"name": "wx", "source": "./wx"}],
+    }
+    (root / "wx" / ".claude-plugin").mkdir(parents=True)
+    (root / ".claude-plugin").mkdir()
+    (root / "wx" / ".claude-plugin" / "plugin.json").write_text(json.dumps(manifest))
+    (root / ".claude-plugin" / "marketplace.json").write_text(json.dumps(catalog))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scope", ["user", "project"])
+def test_options_configured_with_plugman_reach_claude_and_leave_with_the_plugin(
+    tmp_path: Path, scope: Scope
+) -> None:
+    """`plugman configure` puts the non-sensitive value into `pluginConfigs[<id>].options` of the
+    user's settings.json and the sensitive one into Claude's secure storage
+    (`~/.claude/.credentials.json`, `pluginSecrets[<id>]`), where Claude reads them: its own
+    `claude plugin configure --json` says both are set and the server that needs them is in the
+    session. The secret is in no file under the project; uninstall takes everything out again."""
+    claude = claude_bin()
+    home, project, market = tmp_path / "home", tmp_path / "project", tmp_path / "market"
+    (project / ".git").mkdir(parents=True)
+    home.mkdir()
+    _options_plugin(market)
+    env = {**agent_env(home, Path(sys.executable).parent), "PLUGMAN_HOME": str(tmp_path / "pm")}
+    env["PLUGMAN_SECRETS"] = "file"
+    secret = "wx-secret-value-42"
+
+    def plugman(*args: str) -> None:
+        cmd = [sys.executable, "-m", "plugman", "--project", str(project), *args]
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+        assert proc.returncode == 0, (args, proc.stdout, proc.stderr)
+        assert secret not in proc.stdout + proc.stderr
+
+    plugman("marketplace", "add", str(market))
+    plugman("agents", "add", "claude-code", "--scope", scope)
+    plugman("install", "wx@opts", "--scope", scope, "--config", "units=metric")
+    plugman("configure", "wx", f"api_key={secret}", "units=imperial", "--scope", scope)
+    mkt = claude_plugin.marketplace_name(scope, project)
+    claude_id = "wx@skills-dir" if scope == "user" else f"wx@{mkt}"
+
+    shown = subprocess.run(
+        [str(claude), "plugin", "configure", claude_id, "--json"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    options = json.loads(shown.stdout)
+    assert (options["inputs"]["units"], sorted(options["configured"])) == (
+        "imperial",
+        ["api_key", "units"],
+    )
+    assert options["unconfigured"] == []
+    init, _ = _inventory(claude_session_events(project, env))
+    assert [s["name"] for s in init["mcp_servers"] if "wx" in s["name"]] == ["plugin:wx:wx-mcp"]
+    storage = home / ".claude" / ".credentials.json"
+    assert stat.S_IMODE(storage.stat().st_mode) == 0o600
+    assert json.loads(storage.read_text())["pluginSecrets"] == {claude_id: {"api_key": secret}}
+    leaked = [p for p in project.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
+    assert leaked == []
+    assert secret not in (home / ".claude" / "settings.json").read_text()
+
+    plugman("uninstall", "wx", "--scope", scope)
+    assert not storage.exists()
+    settings = home / ".claude" / "settings.json"
+    assert not settings.exists() or "pluginConfigs" not in json.loads(settings.read_text())
+    init, _ = _inventory(claude_session_events(project, env))
+    assert not [s for s in init["mcp_servers"] if "wx" in s["name"]]
+
+
+def _two_kinds(root: Path) -> None:
+    """A marketplace `twin`: `kit` (its own plugin.json: a skills-folder link in user scope) and
+    `ent` (defined by its entry, `strict: false`: the marketplace `plugman-user`)."""
+    files = {
+        ".claude-plugin/marketplace.json": json.dumps(
+            {
+                "name": "twin",
+                "owner": {"name": "t"},
+                "plugins": [
+                    {"name": "kit", "source": "./kit"},
+                    {"name": "ent", "source": "./ent", "strict": False, "skills": ["./skills/es"]},
+                ],
+            }
+        ),
+        "kit/.claude-plugin/plugin.json": json.dumps({"name": "kit", "version": "1.0.0"}),
+        "kit/skills/ks/SKILL.md": "---\nname: ks\ndescription: d\n---\nHi.\n",
+        "ent/skills/es/SKILL.md": "---\nname: es\ndescription: d\n---\nHi.\n",
+    }
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+
+
+@pytest.mark.slow
+def test_one_name_in_user_and_project_scope_claude_gets_the_project_one(tmp_path: Path) -> None:
+    """Claude lets a skills-folder plugin give way to a marketplace one of the same name ("Not
+    loaded — the name ... is already taken") and loads two marketplace ones side by side; plugman
+    deploys so that Claude loads the project's (plugman's order: local, project, user), turns
+    the user `plugman-user` one off in the project, and `plugman list` says which one Claude
+    gets. A local one of that name comes before the project's (which is then not deployed).
+    Uninstalling the nearer ones gives the others back."""
+    claude_bin()
+    home, project, market = tmp_path / "home", tmp_path / "project", tmp_path / "market"
+    (project / ".git").mkdir(parents=True)
+    home.mkdir()
+    _two_kinds(market)
+    env = {**agent_env(home, Path(sys.executable).parent), "PLUGMAN_HOME": str(tmp_path / "pm")}
+
+    def plugman(*args: str) -> subprocess.CompletedProcess[str]:
+        cmd = [sys.executable, "-m", "plugman", "--project", str(project), *args]
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+        assert proc.returncode == 0, (args, proc.stdout, proc.stderr)
+        return proc
+
+    def loaded() -> list[str]:
+        init, _ = _inventory(claude_session_events(project, env))
+        return sorted(p["source"] for p in init["plugins"] if p["name"] in ("kit", "ent"))
+
+    plugman("marketplace", "add", str(market))
+    for scope in ("user", "project"):
+        plugman("agents", "add", "claude-code", "--scope", scope)
+    plugman("install", "kit@twin", "ent@twin", "--scope", "user")
+    assert loaded() == ["ent@plugman-user", "kit@skills-dir"]
+    done = plugman("install", "kit@twin", "ent@twin", "--scope", "project")
+    assert (
+        "Claude Code loads kit@twin (project) in this project, not kit@twin (user)" in done.stderr
+    )
+    mkt = claude_plugin.marketplace_name("project", project)
+    assert loaded() == [f"ent@{mkt}", f"kit@{mkt}"]
+    listed = {
+        (r["id"], r["scope"]): r["agents"]
+        for r in json.loads(plugman("list", "--json").stdout)["plugins"]
+    }
+    assert listed[("kit@twin", "project")] == {"claude-code": ["plugin"]}
+    assert listed[("kit@twin", "user")] == {
+        "claude-code": ["plugin, not loaded here: kit@twin (project) comes first"]
+    }
+    plugman("agents", "add", "claude-code", "--scope", "local")
+    done = plugman("install", "kit@twin", "--scope", "local")
+    assert "Claude Code loads kit@twin (local) here, not kit@twin (project)" in done.stderr
+    local = claude_plugin.marketplace_name("local", project)
+    assert loaded() == [f"ent@{mkt}", f"kit@{local}"]
+    plugman("uninstall", "kit@twin", "--scope", "local")
+    assert loaded() == [f"ent@{mkt}", f"kit@{mkt}"]
+    plugman("uninstall", "kit@twin", "ent@twin", "--scope", "project")
+    assert loaded() == ["ent@plugman-user", "kit@skills-dir"]
+    listed = {
+        (r["id"], r["scope"]): r["agents"]
+        for r in json.loads(plugman("list", "--json").stdout)["plugins"]
+    }
+    assert listed[("kit@twin", "user")] == {"claude-code": ["plugin"]}
+
+
+def _root_entry_market(root: Path) -> None:
+    """A marketplace whose entry `docs` is the repository itself (`"source": "./"`, like
+    anthropics/skills' document-skills): five skill folders, the entry lists two; a default
+    `commands/` folder and an entry-listed command elsewhere; a default `agents/` folder."""
+    skills = [f"./skills/s{c}" for c in "ab"]
+    entry = {"name": "docs", "source": "./", "strict": False, "description": "d"}
+    entry |= {"skills": skills, "commands": ["./extra/listed.md"]}
+    files = {
+        ".claude-plugin/marketplace.json": json.dumps(
+            {"name": "rootmk", "owner": {"name": "t"}, "plugins": [entry]}
+        ),
+        "commands/default-cmd.md": "---\ndescription: c\n---\nHi.\n",
+        "extra/listed.md": "---\ndescription: c\n---\nHi.\n",
+        "agents/helper.md": "---\nname: helper\ndescription: d\n---\nBe brief.\n",
+    }
+    for c in "abcde":
+        files[f"skills/s{c}/SKILL.md"] = f"---\nname: s{c}\ndescription: d\n---\nHi.\n"
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"]):
+        subprocess.run(["git", *args], cwd=root, check=True)
+    commit = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "m"]
+    subprocess.run(commit, cwd=root, check=True)
+
+
+@pytest.mark.slow
+def test_an_entry_whose_source_is_the_marketplace_root_loads_only_its_listed_skills(
+    tmp_path: Path,
+) -> None:
+    """Claude reads an entry with `"source": "./"` and `skills` as those skills only (not its
+    default `skills/` folder); plugman's delivery shows Claude the same: 2 skills of 5, and the
+    same commands and agents as Claude's own install."""
+    claude = claude_bin()
+    market = tmp_path / "market"
+    _root_entry_market(market)
+    seen = []
+    for who in ("claude", "plugman"):
+        home = tmp_path / who
+        home.mkdir()
+        env = {**agent_env(home, Path(sys.executable).parent), "PLUGMAN_HOME": str(home / "pm")}
+        if who == "claude":
+            for args in (["marketplace", "add", str(market)], ["install", "docs@rootmk"]):
+                subprocess.run([str(claude), "plugin", *args], cwd=home, env=env, check=True)
+        else:
+            for args in (
+                ["marketplace", "add", str(market)],
+                ["agents", "add", "claude-code", "--scope", "user"],
+                ["install", "docs@rootmk", "--scope", "user"],
+            ):
+                cmd = [sys.executable, "-m", "plugman", *args]
+                subprocess.run(cmd, cwd=home, env=env, check=True, capture_output=True)
+        init, _ = _inventory(claude_session_events(home, env))
+        seen.append(
+            {
+                k: sorted(i for i in init[k] if i.startswith("docs:"))
+                for k in ("skills", "slash_commands", "agents")
+            }
+        )
+    assert seen[0]["skills"] == ["docs:sa", "docs:sb"]
+    assert seen[1] == seen[0]
+
+
+def test_plan_options_copies_and_names_taken_by_a_nearer_scope(tmp_path: Path) -> None:
+    home, project, env = tmp_path / "h", tmp_path / "p", {"PLUGMAN_HOME": str(tmp_path / "pm")}
+    kit = NativePlugin("kit@m", "kit", tmp_path / "x", None, None, {"units": "metric", "n": 3})
+    user = claude_plugin.plan("user", home, project, env, [kit])
+    assert user.edits == [
+        claude_plugin.Edit(
+            home / ".claude" / "settings.json",
+            [
+                Part(
+                    ("pluginConfigs",), {"kit@skills-dir": {"options": {"units": "metric", "n": 3}}}
+                )
+            ],
+        )
+    ]
+    root = {"name": "docs", "source": "./", "skills": ["./skills/a", "./other/b"], "strict": False}
+    docs = NativePlugin("docs@m", "docs", tmp_path / "y", None, root)
+    local = claude_plugin.plan("local", home, project, env, [docs], ["docs@plugman-user"])
+    folder = claude_plugin.marketplace_dir("local", project, env)
+    assert local.links == []
+    assert local.copies == (claude_plugin.Copy(folder / "plugins" / "docs", docs.root, ("a",)),)
+    [entry] = json.loads(local.files[0].content)["plugins"]
+    assert entry["skills"] == ["./other/b"]
+    enabled = local.edits[1].parts[0]
+    assert enabled.entries == {"docs@plugman-user": False, local.ids["docs@m"]: True}
+    whole = {**root, "skills": ["./skills"]}  # the default folder itself: no copy needed
+    assert claude_plugin.plan("user", home, project, env, [docs._replace(entry=whole)]).copies == ()
