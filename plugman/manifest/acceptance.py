@@ -8,12 +8,17 @@
 - a finding in one component file (a hooks file, `.mcp.json`, a SKILL.md, a command or agent)
   skips that component, which the loaders never return ("Hook load failed" in Claude Code);
 - LINT_ONLY findings are warnings wherever they are (Claude Code installs such plugins);
-- FATAL findings refuse the plugin wherever they are: a path leaving its root, and a
-  duplicate key (a reviewer reads the first value while the agent uses the last), which also
-  refuses a whole marketplace.
+- a plugin.json field Claude Code ignores when malformed (IGNORED_FIELDS: "… is malformed and
+  ignored") is a warning, and so is a component path of plugin.json leaving the plugin (Claude
+  leaves that component out, as plugman does);
+- FATAL findings refuse the plugin wherever they are: a duplicate key (a reviewer reads the
+  first value while the agent uses the last), which also refuses a whole marketplace. Claude
+  Code installs such a file (its `validate` warns); plugman is stricter on purpose.
 
 Everything else in a manifest (the marketplace's top level, plugin.json, the entry that
-defines a plugin) refuses it.
+defines a plugin) refuses it, as it makes Claude Code refuse it. The rules were read from the
+real Claude Code 2.1.328: `tests/claude_rules/rules.json` holds what it did with each mutated
+manifest, and `tests/integration/test_claude_rules.py` holds plugman to it.
 """
 
 from __future__ import annotations
@@ -40,10 +45,26 @@ LINT_ONLY = frozenset(
         "skill-name-mismatch",
     }
 )
-FATAL = frozenset({"path-escape", *REFUSED})
-# Missing marketplace fields Claude Code does without.
-OPTIONAL_KEYS = frozenset({"owner"})
+FATAL = frozenset(REFUSED)
+# plugin.json fields Claude Code drops when malformed, loading the rest ("… is malformed and
+# ignored"); in a marketplace entry the same mistakes make it refuse the entry.
+IGNORED_FIELDS = frozenset(
+    {
+        "description",
+        "displayName",
+        "author",
+        "homepage",
+        "repository",
+        "license",
+        "keywords",
+        "$schema",
+        "metadata",
+    }
+)
+# Missing marketplace fields Claude Code does without (none in 2.1.328: `owner` is required).
+OPTIONAL_KEYS: frozenset[str] = frozenset()
 ENTRY = re.compile(r"^plugins\[(\d+)\]")
+FIELD = re.compile(r"^(?:\[\"(?P<quoted>[^\"]+)\"\]|(?P<plain>[^.\[]+))")
 
 
 class Sorted(NamedTuple):
@@ -55,6 +76,12 @@ class Sorted(NamedTuple):
 def _lint_only(finding: Diagnostic) -> bool:
     if finding.code in LINT_ONLY:
         return True
+    if Path(finding.file).name == "plugin.json":
+        if finding.code == "path-escape":
+            return True
+        field = FIELD.match(finding.path)
+        if field and (field["quoted"] or field["plain"]) in IGNORED_FIELDS:
+            return True
     missing = finding.code == "schema-required" and not finding.path
     return missing and any(finding.message.endswith(f"'{key}'") for key in OPTIONAL_KEYS)
 
@@ -99,3 +126,22 @@ def where(finding: Diagnostic, root: Path | None = None) -> str:
     line = f":{finding.line}" if finding.line else ""
     path = f" {finding.path}" if finding.path else ""
     return f"{file.as_posix()}{line}{path}: {finding.message}"
+
+
+MANIFEST_NAMES = frozenset({"plugin.json", "marketplace-entry"})
+
+
+def claude_refusal(findings: Iterable[Diagnostic]) -> str | None:
+    """Why Claude Code 2.1.328 will not load a plugin with these findings (those of loading it:
+    `plugin.load`'s report), in words for a warning; None when it loads it. Pure: only the
+    findings are read. An error in plugin.json or the entry defining the plugin that Claude does
+    not tolerate is its reason (as `claude plugin list` says "Manifest validation failed");
+    a finding in a component file only leaves that component out, and a duplicate key is
+    plugman's own refusal, not Claude's."""
+    for finding in findings:
+        if finding.severity != ERROR or _lint_only(finding) or finding.code in REFUSED:
+            continue
+        if Path(finding.file).name in MANIFEST_NAMES:
+            path = f"{finding.path}: " if finding.path else ""
+            return f"Claude Code refuses its manifest: {path}{finding.message}"
+    return None
