@@ -107,6 +107,10 @@ def _loadable(
                 "plugin: its servers and hooks are written into Claude's files instead"
             )
             continue
+        refusal = plugin.claude_refusal(root, entry.get("entry")) if kind == "claude" else None
+        if refusal:
+            notes.append(f"{row.id} is not loaded as a Claude Code plugin: {refusal}")
+            continue
         # What defines it for Claude: its own plugin.json, else the entry that defined it at
         # install (strict: false), else a root plugin.json Claude does not read, else nothing
         # (its default folders), the last three carried by a marketplace entry.

@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from plugman.cli.app import app
-from plugman.manifest import acceptance
+from plugman.manifest import acceptance, plugin
 from plugman.manifest.validate import validate
 from tests.claude_rules import build, load_table
 
@@ -80,11 +80,15 @@ def test_install_and_load_agree_with_claude(
     if installed and row["validate"]["verdict"] == "error":
         assert "warning" in output.lower(), (row["validate"], output)
     load = row["load"]
-    if not installed or load["verdict"] == "unknown":
+    if load["verdict"] == "unknown":
         return
-    reason = acceptance.claude_refusal(validate([_target(row, folder, root)]).diagnostics)
+    # what decides whether plugman's native deployment hands the plugin to Claude
+    reason = plugin.claude_refusal(root) if mutation["kind"] == "plugin" else None
+    if mutation["kind"] != "plugin" and installed:
+        reason = acceptance.claude_refusal(validate([folder]).diagnostics)
     if load["verdict"] == "failed":
-        assert reason, (load, output)
+        assert reason or not installed, (load, output)
+        assert reason or mutation["kind"] != "plugin", load
     else:
         assert reason is None, (load, reason)
 
