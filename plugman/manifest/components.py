@@ -90,6 +90,13 @@ def claude_path(rel: str, key: str) -> bool:
     return rel.startswith("./") or (key == "skills" and rel == ".")
 
 
+def escapes(rel: str, container: str) -> str:
+    """`' and leaves the <container> root'` when `rel` is absolute or climbs out, else ''."""
+    normal = os.path.normpath(rel.replace("\\", "/"))
+    out = rel.startswith(("/", "\\", "~")) or normal == ".." or normal.startswith("../")
+    return f" and leaves the {container} root" if out else ""
+
+
 def check_paths(fields: dict[str, Any], sink: Sink) -> None:
     """Report each path of a component field Claude Code refuses (see PATH_FIELDS)."""
     for key, suffixes in PATH_FIELDS.items():
@@ -99,7 +106,7 @@ def check_paths(fields: dict[str, Any], sink: Sink) -> None:
             if not claude_path(rel, key):
                 sink.error(
                     "path-not-relative",
-                    f"{key} path {rel!r} does not start with './'",
+                    f"{key} path {rel!r} does not start with './'{escapes(rel, 'plugin')}",
                     where,
                     f"write it as './{rel.lstrip('./')}' (Claude Code refuses the plugin)",
                 )

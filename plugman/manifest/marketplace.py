@@ -144,7 +144,8 @@ def parse_source(
             # as Claude Code 2.1.328 refuses it
             sink.error(
                 "path-not-relative",
-                f"source path {value!r} does not start with './'",
+                f"source path {value!r} does not start with './'"
+                + components.escapes(value, "marketplace"),
                 path,
                 "write it as './" + value.lstrip("./") + "', or set metadata.pluginRoot to "
                 "allow bare names",
