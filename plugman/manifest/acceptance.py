@@ -73,15 +73,19 @@ class Sorted(NamedTuple):
     tolerated: list[Diagnostic]  # shown as warnings
 
 
+def _ignored(finding: Diagnostic) -> bool:
+    """A malformed plugin.json field Claude Code ignores (IGNORED_FIELDS)."""
+    field = FIELD.match(finding.path)
+    if field is None or Path(finding.file).name != "plugin.json":
+        return False
+    return (field["quoted"] or field["plain"]) in IGNORED_FIELDS
+
+
 def _lint_only(finding: Diagnostic) -> bool:
-    if finding.code in LINT_ONLY:
+    if finding.code in LINT_ONLY or _ignored(finding):
         return True
-    if Path(finding.file).name == "plugin.json":
-        if finding.code == "path-escape":
-            return True
-        field = FIELD.match(finding.path)
-        if field and (field["quoted"] or field["plain"]) in IGNORED_FIELDS:
-            return True
+    if Path(finding.file).name == "plugin.json" and finding.code == "path-escape":
+        return True
     missing = finding.code == "schema-required" and not finding.path
     return missing and any(finding.message.endswith(f"'{key}'") for key in OPTIONAL_KEYS)
 
@@ -109,6 +113,16 @@ def sort(findings: Iterable[Diagnostic], manifests: set[str], entries: bool = Fa
         else:
             result.skipped.append(finding)
     return result
+
+
+def tolerated(finding: Diagnostic, root: Path | None = None) -> str:
+    """A tolerated finding for a warning: `where`, and what Claude Code does with it."""
+    shown = where(finding, root)
+    if _ignored(finding):
+        return f"{shown} (Claude Code ignores this field)"
+    if finding.code == "path-escape":
+        return f"{shown} (that component is left out, as Claude Code leaves it out)"
+    return shown
 
 
 def entry_index(finding: Diagnostic) -> int | None:

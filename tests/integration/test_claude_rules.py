@@ -83,6 +83,8 @@ def test_install_and_load_agree_with_claude(
     assert installed == (claude["verdict"] == "installed"), (claude, output)
     if installed and row["validate"]["verdict"] == "error":
         assert "warning" in output.lower(), (row["validate"], output)
+    if any("malformed and ignored" in note for note in row["load"].get("notes", [])):
+        assert "Claude Code ignores this field" in output, output
     load = row["load"]
     if load["verdict"] == "unknown":
         return
