@@ -32,8 +32,9 @@ from plugman.manifest.diagnostics import ERROR, Diagnostic
 from plugman.manifest.reader import REFUSED
 
 # Claude Code accepts these at install: reserved plugin names (a warning there), declared
-# component paths that do not exist, the standard hooks file listed again, name lengths and
-# rename chains (checked by `claude plugin validate` only).
+# component paths that do not exist (or name a file where a folder belongs), name lengths and
+# rename chains (checked by `claude plugin validate` only). The standard hooks file listed
+# again is a warning already (Claude Code loads it once).
 LINT_ONLY = frozenset(
     {
         "reserved-name",
@@ -43,6 +44,7 @@ LINT_ONLY = frozenset(
         "too-long",
         "bad-rename",
         "skill-name-mismatch",
+        "not-a-folder",
     }
 )
 FATAL = frozenset(REFUSED)

@@ -128,6 +128,15 @@ def check_commands(value: Any, sink: Sink) -> None:
     for name, command in value.items():
         if not isinstance(command, dict):
             continue  # the schema says what is wrong
+        source = command.get("source")
+        if isinstance(source, str) and not claude_path(source, "commands"):
+            sink.error(
+                "path-not-relative",
+                f"command {name!r} source {source!r} does not start with './'"
+                + escapes(source, "plugin"),
+                ("commands", name, "source"),
+                f"write it as './{source.lstrip('./')}' (Claude Code refuses the plugin)",
+            )
         given = [key for key in ("source", "content") if key in command]
         if len(given) != 1:
             sink.error(
@@ -138,9 +147,11 @@ def check_commands(value: Any, sink: Sink) -> None:
             )
 
 
-def resolve_paths(value: Any, root: Path, sink: Sink, path: KeyPath, what: str) -> list[Path]:
-    """Every existing target of a path field; escaping or missing paths are reported (a path
-    Claude Code refuses, by `check_paths`, is skipped)."""
+def resolve_paths(
+    value: Any, root: Path, sink: Sink, path: KeyPath, what: str, folders: bool = False
+) -> list[Path]:
+    """Every existing target of a path field (only folders with `folders`); escaping or
+    missing paths are reported (a path Claude Code refuses, by `check_paths`, is skipped)."""
     found: list[Path] = []
     key = str(path[0]) if path else ""
     for rel, where in as_list(value, path):
@@ -155,6 +166,14 @@ def resolve_paths(value: Any, root: Path, sink: Sink, path: KeyPath, what: str) 
                 f"{what} path {rel!r} does not exist",
                 where,
                 f"create {target} or fix the path",
+            )
+            continue
+        if folders and not target.is_dir():
+            sink.error(
+                "not-a-folder",
+                f"{what} path {rel!r} is a file, not a folder",
+                where,
+                f"name the folder holding it: './{Path(rel).parent.as_posix().lstrip('./')}'",
             )
             continue
         found.append(target)

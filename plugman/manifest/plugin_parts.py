@@ -61,7 +61,7 @@ class Parts:
             if "skills" in fields:
                 declared = True
                 folders += components.resolve_paths(
-                    fields["skills"], self.root, sink, ("skills",), "skill"
+                    fields["skills"], self.root, sink, ("skills",), "skill", folders=True
                 )
         if (self.root / "skills").is_dir():
             folders.insert(0, self.root / "skills")

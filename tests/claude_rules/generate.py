@@ -188,6 +188,34 @@ MUTATIONS: list[dict[str, Any]] = [
     plugin("monitors-number", {"monitors": 5}),
     plugin("themes-number", {"themes": 5}),
     plugin("workflows-number", {"workflows": 5}),
+    # more shapes: valid forms too, so that plugman is held to accept them
+    plugin("version-object", {"version": {"major": 1}}),
+    plugin("icon-number", {"icon": 5}),
+    plugin("engines-string", {"engines": ">=1.0.0"}),
+    plugin("experimental-string", {"experimental": "x"}),
+    plugin("experimental-themes-number", {"experimental": {"themes": 5}}),
+    plugin(
+        "userConfig-ok",
+        {
+            "userConfig": {
+                "api_key": {"type": "string", "title": "Key", "description": "d", "sensitive": True}
+            }
+        },
+    ),
+    plugin("channels-ok", {"channels": [{"server": "echo"}]}),
+    plugin("channels-no-server", {"channels": [{"displayName": "x"}]}),
+    plugin("mcp-mcpb-url", {"mcpServers": "https://example.test/server.mcpb"}),
+    plugin("mcp-inline-url", {"mcpServers": {"web": {"type": "http", "url": "https://x.test/m"}}}),
+    plugin("commands-object-no-dot", {"commands": {"hi": {"source": "commands/hello.md"}}}),
+    plugin(
+        "outputStyles-ok", {"outputStyles": "./styles"}, files={"styles/terse.md": "Be terse.\n"}
+    ),
+    plugin(
+        "lspServers-ok",
+        {"lspServers": {"ts": {"command": "tsls", "extensionToLanguage": {".ts": "typescript"}}}},
+    ),
+    plugin("hooks-inline-list", {"hooks": [INLINE_HOOKS]}),
+    plugin("skills-file", {"skills": ["./skills/greet/SKILL.md"]}),
     # whole files
     plugin("manifest-not-json", raw="{not json"),
     plugin("manifest-array", raw="[]"),
@@ -227,12 +255,20 @@ MUTATIONS: list[dict[str, Any]] = [
     entry("entry-commands-number", {"commands": 5}),
     entry("entry-hooks-number", {"hooks": 5}),
     entry("entry-name-space", {"name": "has space"}),
+    entry("entry-source-github-no-repo", {"source": {"source": "github"}}),
+    entry("entry-source-dot-slash", {"source": "./{name}/"}),
+    entry("entry-skills-no-dot", {"skills": ["skills/greet"]}),
+    entry("entry-mcp-inline", {"mcpServers": {"inline": SERVER}}),
     # marketplace top level
     market("market-owner-missing", unset=["owner"]),
     market("market-owner-string", {"owner": "Jane"}),
     market("market-name-space", {"name": "has space"}),
     market("market-unknown-key", {"frobnicate": True}),
     market("market-description-number", {"description": 5}),
+    market("market-owner-no-name", {"owner": {"email": "x@example.test"}}),
+    market("market-metadata-string", {"metadata": "x"}),
+    market("market-plugins-object", {"plugins": {}}),
+    market("market-renames-cycle", {"renames": {"a": "b", "b": "a"}}),
 ]
 
 
