@@ -5,13 +5,16 @@ rebuilt and given to plugman, whose verdicts must agree with Claude's:
 - `validate`: an error where `claude plugin validate` has one (and none where it has none);
 - install: what Claude installs, plugman installs, with a warning where Claude's validate
   flags it; what Claude refuses, plugman refuses;
-- loads: what Claude will not load is not delivered to Claude: plugman refuses it, or
-  `acceptance.claude_refusal` names Claude's reason (the plugin then goes to the other agents
-  only); what Claude loads, `claude_refusal` lets through.
+- loads: what Claude will not load is not delivered to Claude: plugman refuses it, and
+  `plugin.claude_refusal` (over `acceptance.claude_refusal`) names Claude's reason, so the
+  native Claude deployment leaves it out with that note; what Claude loads, it lets through.
+
+Where plugman is stricter on purpose (STRICTER), the test asserts plugman's own refusal.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +72,7 @@ def test_install_and_load_agree_with_claude(
     mutation = row["mutation"]
     folder = tmp_path / "market"
     root = build(folder, mutation, mutation["id"], "rules")
-    name = acceptance_name(folder) or mutation["id"]
+    name = entry_name(folder) or mutation["id"]
     added = CliRunner().invoke(app, ["marketplace", "add", str(folder)])
     installed = added.exit_code == 0
     output = added.output
@@ -99,9 +102,8 @@ def test_install_and_load_agree_with_claude(
         assert reason is None, (load, reason)
 
 
-def acceptance_name(folder: Path) -> str | None:
-    import json
-
+def entry_name(folder: Path) -> str | None:
+    """The name of the marketplace's first entry (what `install NAME@rules` names)."""
     doc = json.loads((folder / ".claude-plugin" / "marketplace.json").read_text())
     plugins = doc.get("plugins") if isinstance(doc, dict) else None
     first = plugins[0] if isinstance(plugins, list) and plugins else None
