@@ -185,6 +185,11 @@ def _loadable(
                 "plugin: its servers and hooks are written into Claude's files instead"
             )
             continue
+        if plugin.manifest_file(native.root)[0] == "claude":
+            refusal = plugin.claude_refusal(native.root, entry.get("entry"))
+            if refusal:
+                notes.append(f"{row.id} is not loaded as a Claude Code plugin: {refusal}")
+                continue
         held[row.id] = list(record.data.get("secrets", {}).get(row.id, []))
         found.append(native)
     return found

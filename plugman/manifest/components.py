@@ -69,32 +69,111 @@ def inside(
     return target
 
 
+# Claude Code 2.1.328's shapes for the path fields of plugin.json and a marketplace entry: every
+# path starts with './' ('.' too for skills), and these end in a suffix (a folder of agents is
+# refused: list its files). A path that breaks either makes Claude refuse the whole plugin.
+PATH_FIELDS = {
+    "agents": (".md",),
+    "commands": (),
+    "skills": (),
+    "hooks": (".json",),
+    "mcpServers": (".json", ".mcpb", ".dxt"),
+    "lspServers": (".json",),
+    "outputStyles": (),
+    "themes": (),
+    "workflows": (),
+}
+
+
+def claude_path(rel: str, key: str) -> bool:
+    """Whether Claude Code accepts `rel` as a path of the field `key`."""
+    return rel.startswith("./") or (key == "skills" and rel == ".")
+
+
+def escapes(rel: str, container: str) -> str:
+    """`' and leaves the <container> root'` when `rel` is absolute or climbs out, else ''."""
+    normal = os.path.normpath(rel.replace("\\", "/"))
+    out = rel.startswith(("/", "\\", "~")) or normal == ".." or normal.startswith("../")
+    return f" and leaves the {container} root" if out else ""
+
+
+def check_paths(fields: dict[str, Any], sink: Sink) -> None:
+    """Report each path of a component field Claude Code refuses (see PATH_FIELDS)."""
+    for key, suffixes in PATH_FIELDS.items():
+        for rel, where in as_list(fields.get(key), (key,)):
+            if is_remote(rel) and key == "mcpServers":
+                continue
+            if not claude_path(rel, key):
+                sink.error(
+                    "path-not-relative",
+                    f"{key} path {rel!r} does not start with './'{escapes(rel, 'plugin')}",
+                    where,
+                    f"write it as './{rel.lstrip('./')}' (Claude Code refuses the plugin)",
+                )
+            elif suffixes and not rel.endswith(suffixes):
+                sink.error(
+                    "path-suffix",
+                    f"{key} path {rel!r} does not end in {' or '.join(suffixes)}",
+                    where,
+                    "list each agent file ('./agents/x.md'), not a folder"
+                    if key == "agents"
+                    else f"name a {suffixes[0]} file",
+                )
+
+
+def check_commands(value: Any, sink: Sink) -> None:
+    """The object form of `commands`: each command has a `source` or a `content`, not both."""
+    if not isinstance(value, dict):
+        return
+    for name, command in value.items():
+        if not isinstance(command, dict):
+            continue  # the schema says what is wrong
+        source = command.get("source")
+        if isinstance(source, str) and not claude_path(source, "commands"):
+            sink.error(
+                "path-not-relative",
+                f"command {name!r} source {source!r} does not start with './'"
+                + escapes(source, "plugin"),
+                ("commands", name, "source"),
+                f"write it as './{source.lstrip('./')}' (Claude Code refuses the plugin)",
+            )
+        given = [key for key in ("source", "content") if key in command]
+        if len(given) != 1:
+            sink.error(
+                "schema-required",
+                f"command {name!r} has {' and '.join(given) or 'neither source nor content'}",
+                ("commands", name),
+                "give a 'source' (a markdown file) or a 'content' (inline markdown), not both",
+            )
+
+
 def resolve_paths(
-    value: Any, root: Path, sink: Sink, path: KeyPath, what: str, suffix: str | None = None
+    value: Any, root: Path, sink: Sink, path: KeyPath, what: str, folders: bool = False
 ) -> list[Path]:
-    """Every existing target of a path field; bad, escaping or missing paths are reported."""
+    """Every existing target of a path field (only folders with `folders`); escaping or
+    missing paths are reported (a path Claude Code refuses, by `check_paths`, is skipped)."""
     found: list[Path] = []
+    key = str(path[0]) if path else ""
     for rel, where in as_list(value, path):
-        if is_remote(rel):
+        if is_remote(rel) or (key in PATH_FIELDS and not claude_path(rel, key)):
             continue
         target = inside(root, rel, sink, where, what)
         if target is None:
             continue
-        if not (rel.startswith("./") or rel == "."):
-            sink.warning(
-                "path-not-relative",
-                f"{what} path {rel!r} does not start with './'",
-                where,
-                f"write it as './{rel.lstrip('./')}'",
-            )
-        if suffix and not rel.endswith(suffix) and not target.is_dir():
-            sink.warning("path-suffix", f"{what} path {rel!r} should end in {suffix}", where)
         if not target.exists():
             sink.error(
                 "missing-file",
                 f"{what} path {rel!r} does not exist",
                 where,
                 f"create {target} or fix the path",
+            )
+            continue
+        if folders and not target.is_dir():
+            sink.error(
+                "not-a-folder",
+                f"{what} path {rel!r} is a file, not a folder",
+                where,
+                f"name the folder holding it: './{Path(rel).parent.as_posix().lstrip('./')}'",
             )
             continue
         found.append(target)

@@ -108,6 +108,7 @@ def _entries(
             )
             continue
         seen[name] = index
+        components.check_paths(item, sink.child(path))
         where = (*path, "source")
         source = parse_source(item.get("source"), root, plugin_root, sink, where, kinds)
         version, description = item.get("version"), item.get("description")
@@ -139,6 +140,17 @@ def parse_source(
         rel = value
         if isinstance(plugin_root, str) and "/" not in value and not value.startswith("."):
             rel = f"{plugin_root.rstrip('/')}/{value}"
+        elif not value.startswith("./") and value != "." and not value.startswith(("/", "~")):
+            # as Claude Code 2.1.328 refuses it
+            sink.error(
+                "path-not-relative",
+                f"source path {value!r} does not start with './'"
+                + components.escapes(value, "marketplace"),
+                path,
+                "write it as './" + value.lstrip("./") + "', or set metadata.pluginRoot to "
+                "allow bare names",
+            )
+            return None
         if components.inside(root, rel, sink, path, "source", "marketplace") is None:
             return None
         return PluginSource("path", rel)

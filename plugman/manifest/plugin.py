@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from plugman.manifest import gemini, schema
+from plugman.manifest import acceptance, gemini, schema
 from plugman.manifest.model import Dependency, Plugin, UserOption
 from plugman.manifest.names import check_plugin_name
 from plugman.manifest.plugin_parts import DEFAULT_HOOKS, Parts
@@ -81,6 +81,18 @@ def load(
         return None
     kind = kind if entry is None or strict else "marketplace-entry"
     return _build(root, kind, manifest, declarations, entry, report, official)
+
+
+def claude_refusal(root: Path, fields: dict[str, Any] | None = None) -> str | None:
+    """Why Claude Code will not load the plugin at `root` (`fields`: the marketplace entry
+    defining it, for `strict: false`), in words for a note; None when it loads it. See
+    `acceptance.claude_refusal`."""
+    report = Report()
+    entry = None
+    if fields is not None:
+        entry = Declaration(fields, report.sink(root / ".claude-plugin" / "marketplace-entry"))
+    load(root, report, entry, strict=fields is None)
+    return acceptance.claude_refusal(report.diagnostics)
 
 
 def _with_entry(

@@ -35,6 +35,10 @@ class Parts:
         self.kind = kind
         self.declarations = declarations
         self.report = report
+        for fields, sink, _official in declarations:
+            if not sink.file.endswith("marketplace.json"):  # entries: checked with the catalog
+                components.check_paths(fields, sink)
+            components.check_commands(fields.get("commands"), sink)
 
     def _intact(self, file: Path, start: int) -> bool:
         """No finding since `start` keeps `file` from being used: a broken component (a hooks
@@ -57,7 +61,7 @@ class Parts:
             if "skills" in fields:
                 declared = True
                 folders += components.resolve_paths(
-                    fields["skills"], self.root, sink, ("skills",), "skill"
+                    fields["skills"], self.root, sink, ("skills",), "skill", folders=True
                 )
         if (self.root / "skills").is_dir():
             folders.insert(0, self.root / "skills")
@@ -111,11 +115,9 @@ class Parts:
                 found += hooks.handlers(value, sink, ("hooks",))
                 continue
             for rel, where in components.as_list(value, ("hooks",)):
-                for target in components.resolve_paths(
-                    rel, self.root, sink, where, "hooks", ".json"
-                ):
-                    if target.resolve() == default.resolve():
-                        sink.error(
+                for target in components.resolve_paths(rel, self.root, sink, where, "hooks"):
+                    if target.resolve() == default.resolve():  # Claude Code loads it once
+                        sink.warning(
                             "duplicate-hooks",
                             f"{rel!r} is the standard hooks file, which is loaded anyway",
                             where,
@@ -144,9 +146,7 @@ class Parts:
             for rel, where in components.as_list(value, ("mcpServers",)):
                 if rel.endswith(".mcpb") or components.is_remote(rel):
                     continue  # an MCP bundle: fetched and checked at install time
-                for target in components.resolve_paths(
-                    rel, self.root, sink, where, "MCP config", ".json"
-                ):
+                for target in components.resolve_paths(rel, self.root, sink, where, "MCP config"):
                     if target.is_file() and target.resolve() != default.resolve():
                         found += self._load(target, partial(mcp.load_file, target, self.report))
         return found

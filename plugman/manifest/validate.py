@@ -148,8 +148,8 @@ class _Run:
             if root is None:
                 continue  # remote sources are fetched and checked at install time
             where = ("plugins", index)
-            if not root.is_dir():
-                sink.error(
+            if not root.is_dir():  # a warning, as in `claude plugin validate`
+                sink.warning(
                     "missing-file",
                     f"plugin folder {entry.source.location!r} does not exist"
                     if entry.source

@@ -232,7 +232,7 @@ def validate_tree(
             hint="run: plugman validate on the plugin to see every issue",
         )
     for finding in found.tolerated:
-        progress.warn(f"{loaded.name}: {acceptance.where(finding, root)}")
+        progress.warn(f"{loaded.name}: {acceptance.tolerated(finding, root)}")
     for file in dict.fromkeys(d.file for d in found.skipped):
         first = next(d for d in found.skipped if d.file == file)
         progress.warn(

@@ -287,7 +287,7 @@ def test_default_output_in_the_plugin_folder_is_never_packed_into_itself(
     assert "demo-0.1.0.tgz" not in json.loads(second.stdout)["files"]
 
 
-BROKEN = '{\n  "name": "demo",\n  "keywords": "not-a-list",\n  "skills": ["../escape"]\n}\n'
+BROKEN = '{\n  "name": "demo",\n  "keywords": "not-a-list",\n  "skills": ["./../escape"]\n}\n'
 
 
 def test_pack_refuses_an_invalid_plugin_with_every_finding(tmp_path: Path) -> None:

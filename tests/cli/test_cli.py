@@ -13,7 +13,7 @@ from plugman.cli import main
 from plugman.cli.app import app
 from tests.conftest import SAMPLES
 
-BROKEN = '{\n  "name": "demo",\n  "keywords": "not-a-list",\n  "skills": ["../escape"]\n}\n'
+BROKEN = '{\n  "name": "demo",\n  "keywords": "not-a-list",\n  "skills": ["./../escape"]\n}\n'
 
 
 def broken_plugin(tmp_path: Path) -> Path:
@@ -68,7 +68,7 @@ def test_text_format_names_file_line_path_and_hint(
     root = broken_plugin(tmp_path)
     assert main(["validate", str(root)]) == 1
     out = capsys.readouterr().out
-    assert "plugin.json:4:14: error [path-escape] skills[0]: skill path '../escape' leaves" in out
+    assert "plugin.json:4:14: error [path-escape] skills[0]: skill path './../escape' leaves" in out
     assert "    hint: only the plugin folder is installed" in out
     assert out.rstrip().endswith("2 errors, 0 warnings")
 

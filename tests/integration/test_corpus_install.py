@@ -106,8 +106,11 @@ def test_every_corpus_plugin_installs_and_uninstalls_without_a_trace(
             assert snapshot(isolated_home, project) == before, spec
             installed.append(spec)
         run("marketplace", "remove", market, project=project)
-    assert refused == []
-    assert len(installed) == 165  # Claude Code installs 164 of them: see the slow test below
+    # As Claude Code 2.1.328 refuses it: its plugin.json lists the folder "./agents" as an agent
+    # path, which must end in .md (tests/claude_rules/rules.json, row agents-folder-list).
+    assert [line.split(":")[0] for line in refused] == ["pptx-deck-creation@claude-code-workflows"]
+    # Claude Code installs the same 164: the slow test below compares them one by one.
+    assert len(installed) == 164
     record_property("summary", f"corpus install: {len(installed)} installed and removed")
 
 
@@ -170,6 +173,7 @@ def test_plugman_installs_every_plugin_claude_code_installs(
             if CliRunner().invoke(app, ["install", spec]).exit_code == 0:
                 plugman_installed.add(spec)
     assert claude_installed - plugman_installed == set()
+    assert plugman_installed - claude_installed == set()
     record_property(
         "summary",
         f"corpus oracle: Claude Code 2.1.328 installs {len(claude_installed)}, plugman "

@@ -65,15 +65,16 @@ def test_a_bad_entry_is_skipped_with_a_warning_and_the_rest_installs(tmp_path: P
     assert "its marketplace entry is invalid" in refused.stderr
 
 
-def test_a_missing_owner_is_a_warning(tmp_path: Path) -> None:
+def test_a_missing_owner_refuses_the_marketplace(tmp_path: Path) -> None:
+    """Claude Code 2.1.328 refuses it too (tests/claude_rules/rules.json, market-owner-missing)."""
     plugin(tmp_path / "m" / "good", "good")
     market = marketplace(tmp_path / "m", [{"name": "good", "source": "./good"}])
     doc = json.loads((market / ".claude-plugin" / "marketplace.json").read_text())
     del doc["owner"]
     (market / ".claude-plugin" / "marketplace.json").write_text(json.dumps(doc))
     added = invoke("marketplace", "add", str(market))
-    assert added.exit_code == 0, added.output
-    assert "warning: marketplace 'mkt'" in added.stderr
+    assert added.exit_code == 1, added.output
+    assert "marketplace 'mkt' is invalid" in added.stderr
     assert "'owner'" in added.stderr
 
 
