@@ -32,6 +32,7 @@ from typing import Any, NamedTuple
 
 from plugman.core.paths import Paths
 from plugman.core.state import Scope
+from plugman.manifest import components
 from plugman.manifest.edit import Part
 
 SKILLS_DIR = "skills-dir"  # the marketplace name Claude gives a plugin found in a skills folder
@@ -272,15 +273,10 @@ def _entry(plugin: NativePlugin) -> dict[str, Any]:
     keep = _replaces_skills(plugin.entry)
     if keep is not None:  # those load from the copy's skills/ folder, the rest from here
         listed = entry["skills"] if isinstance(entry["skills"], list) else [entry["skills"]]
-        rest = [p for p in listed if _rel(p) not in [f"skills/{k}" for k in keep]]
+        rest = [p for p in listed if components.relative(p) not in [f"skills/{k}" for k in keep]]
         entry.pop("skills")
         entry.update({"skills": rest} if rest else {})
     return entry
-
-
-def _rel(path: object) -> str:
-    parts = [p for p in str(path).replace("\\", "/").split("/") if p not in ("", ".")]
-    return "/".join(parts)
 
 
 def _replaces_skills(entry: Mapping[str, Any] | None) -> tuple[str, ...] | None:
@@ -288,13 +284,7 @@ def _replaces_skills(entry: Mapping[str, Any] | None) -> tuple[str, ...] | None:
     marketplace's root (not the default `skills/` folder, unless listed); with plugman's
     `./plugins/<name>` they would add to it. So Claude gets a copy whose `skills/` holds only
     the listed `skills/<x>` (it refuses links out of a plugin): the `<x>`; None: no such entry."""
-    if entry is None or "skills" not in entry:
-        return None
-    source = entry.get("source")
-    if not isinstance(source, str) or _rel(source) != "":
-        return None
-    listed = entry["skills"] if isinstance(entry["skills"], list) else [entry["skills"]]
-    paths = [_rel(p) for p in listed]
-    if not paths or any(p in ("", "skills") for p in paths):
+    paths = None if entry is None else components.only_listed_skills(dict(entry))
+    if paths is None:
         return None
     return tuple(p.split("/")[1] for p in paths if p.count("/") == 1 and p.startswith("skills/"))

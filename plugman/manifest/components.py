@@ -189,3 +189,24 @@ def markdown_files(paths: list[Path]) -> list[Path]:
         elif target.suffix == ".md":
             files.append(target)
     return files
+
+
+def relative(path: object) -> str:
+    """A component path's plain relative form: `./skills/x/` -> `skills/x`, `./` -> ``."""
+    parts = [p for p in str(path).replace("\\", "/").split("/") if p not in ("", ".")]
+    return "/".join(parts)
+
+
+def only_listed_skills(fields: dict[str, Any]) -> list[str] | None:
+    """The `skills` an entry lists, when they are all a plugin gets: Claude Code 2.1.328 loads
+    only the listed skills of an entry whose `source` is its marketplace's root (anthropics/
+    skills' `document-skills` lists 4 of the repository's 17), and its default `skills/`
+    folder only when listed (as `skills` or the root). None: the default folder loads too."""
+    source = fields.get("source")
+    if "skills" not in fields or not isinstance(source, str) or relative(source) != "":
+        return None
+    given = fields["skills"]
+    listed = [relative(p) for p in (given if isinstance(given, list) else [given])]
+    if not listed or any(p in ("", "skills") for p in listed):
+        return None
+    return listed

@@ -63,7 +63,8 @@ class Parts:
                 folders += components.resolve_paths(
                     fields["skills"], self.root, sink, ("skills",), "skill", folders=True
                 )
-        if (self.root / "skills").is_dir():
+        only = any(components.only_listed_skills(d.fields) is not None for d in self.declarations)
+        if (self.root / "skills").is_dir() and not only:
             folders.insert(0, self.root / "skills")
         elif not declared and (self.root / "SKILL.md").is_file():
             folders.append(self.root)

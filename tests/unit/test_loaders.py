@@ -73,6 +73,42 @@ def write(path: Path, data: object) -> None:
     path.write_text(json.dumps(data))
 
 
+def test_an_entry_at_the_marketplace_root_gets_only_the_skills_it_lists(tmp_path: Path) -> None:
+    """anthropics/skills' `document-skills` (`source: "./"`, `strict: false`, 4 of 17 skills
+    listed): Claude Code 2.1.328 loads the listed ones only; any other source adds them to the
+    default `skills/` folder."""
+    for name in ("xlsx", "docx", "pdf", "pptx", "canvas"):
+        (tmp_path / "skills" / name).mkdir(parents=True)
+        (tmp_path / "skills" / name / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: d\n---\nbody\n"
+        )
+    listed = ["./skills/xlsx", "./skills/pdf"]
+
+    def skills(fields: dict[str, object]) -> list[str]:
+        report = Report()
+        entry = plugin.Declaration(fields, report.sink(tmp_path / "entry"))
+        loaded = plugin.load(tmp_path, report, entry, strict=False)
+        assert loaded is not None
+        return sorted(s.name for s in loaded.skills)
+
+    entry = {"name": "document-skills", "strict": False, "skills": listed}
+    assert skills({**entry, "source": "./"}) == ["pdf", "xlsx"]
+    assert skills({**entry, "source": "./", "skills": [*listed, "./skills"]}) == [
+        "canvas",
+        "docx",
+        "pdf",
+        "pptx",
+        "xlsx",
+    ]
+    assert skills({**entry, "source": "./plugins/document-skills"}) == [
+        "canvas",
+        "docx",
+        "pdf",
+        "pptx",
+        "xlsx",
+    ]
+
+
 def test_agent_plugins_format(tmp_path: Path) -> None:
     write(tmp_path / "plugin.json", {"name": "portable", "version": "1.0.0"})
     write(
