@@ -3,6 +3,7 @@ needs), in one transaction; its data folder and secrets go after the commit."""
 
 from __future__ import annotations
 
+from plugman.agents import handedits
 from plugman.config import declarations
 from plugman.core import progress
 from plugman.core.errors import PlugmanError
@@ -21,6 +22,9 @@ def uninstall(
         record = Record.load(paths, scope)
         ids = [find_installed(record, name) for name in names]
         removed = ids + _orphans(record, ids)
+        edits = handedits.for_plugins(paths, set(removed), scope)
+        for note in handedits.refuse(edits, f"uninstalling {', '.join(ids)}", force):
+            progress.warn(note)
         changes = [_remove(work, record, plugin_id, ids, force) for plugin_id in removed]
         secret_keys = [key for plugin_id in removed for key in configure.forget(record, plugin_id)]
         _undeclare_marketplaces(work, record)

@@ -4,6 +4,8 @@ It reads; it never repairs. It checks the journal (an interrupted command), ever
 the configuration of every scope (plugman.toml files, .mcp.json, managed settings), every
 install record and the store copy it points to, the project's entries pending approval, and
 every agent file plugman exported to (missing, unreadable, edited by hand, or out of date).
+`doctor.agents` adds the agent side: entries and links naming store folders that are gone, and
+(`diagnose`) what the linked agents' own CLIs say they failed to load.
 """
 
 from __future__ import annotations
@@ -38,12 +40,18 @@ class Problem(NamedTuple):
 
 def check(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     found = _journal(paths) + _state_files(paths)
-    for probe in (_config, _installed, _pending, _exports, _deployed, _secrets):
+    for probe in (_config, _installed, _pending, _exports, _deployed, _secrets, _gone):
         try:
             found += probe(paths, env)
         except PlugmanError as exc:  # a broken file the probe needs: said once, with its place
             found.append(Problem(ERROR, exc.where or "plugman", exc.message, exc.hint or ""))
     return _once(found)
+
+
+def _gone(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
+    from plugman.doctor import agents
+
+    return agents.gone(paths, env)
 
 
 def _secrets(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
