@@ -47,6 +47,7 @@ class Item(NamedTuple):
     name: str  # the agent's id for it: Claude's plugin id, a server name
     state: str  # ok | failed | disabled | missing | unconfirmed
     detail: str  # what the agent said
+    scope: str = ""  # the scope plugman delivered it in
 
     def as_json(self) -> dict[str, Any]:
         return self._asdict()
@@ -151,7 +152,7 @@ def ask(
     chosen = [a for a in dict.fromkeys(agents) if a in ASKS]
     if not chosen:
         return []
-    with ThreadPoolExecutor(max_workers=len(chosen)) as pool:
+    with ThreadPoolExecutor(max_workers=len(chosen)) as pool:  # each waits on its process
         runs = [
             pool.submit(_one, a, ASKS[a], paths.project_dir, env, timeout, expected.get(a, {}))
             for a in chosen
@@ -165,7 +166,7 @@ def _one(
     cwd: Path,
     env: Mapping[str, str],
     timeout: float,
-    expected: dict[str, str | None],
+    expected: dict[str, tuple[str | None, str]],
 ) -> Report:
     command = " ".join((how.binary, *how.args))
     found = shutil.which(how.binary, path=env.get("PATH", ""))
@@ -198,9 +199,9 @@ def _one(
     return Report(agent, command, True, "", _items(how, seen, expected))
 
 
-def _items(how: Ask, seen: Seen, expected: dict[str, str | None]) -> list[Item]:
+def _items(how: Ask, seen: Seen, expected: dict[str, tuple[str | None, str]]) -> list[Item]:
     items = []
-    for name, plugin in sorted(expected.items()):
+    for name, (plugin, scope) in sorted(expected.items()):
         if name in seen:
             state, words = seen[name]
         elif how.kind == "plugins" and not name.endswith("@skills-dir"):
@@ -213,18 +214,19 @@ def _items(how: Ask, seen: Seen, expected: dict[str, str | None]) -> list[Item]:
             )
         else:
             state, words = MISSING, f"not in `{how.binary} {' '.join(how.args)}`"
-        items.append(Item(plugin, name, state, words))
+        items.append(Item(plugin, name, state, words, scope))
     return items
 
 
-def _expected(paths: Paths) -> dict[str, dict[str, str | None]]:
-    """agent → its id for each thing plugman delivered to it here → plugman's plugin id."""
+def _expected(paths: Paths) -> dict[str, dict[str, tuple[str | None, str]]]:
+    """agent → its id for each thing plugman delivered to it here → plugman's plugin id and
+    the scope."""
     from plugman.agents import artifacts
     from plugman.agents.delivered import HOOK_ID
     from plugman.config import export_record
 
     here = {export_record.key("", scope, paths).strip() for scope in SCOPES}
-    found: dict[str, dict[str, str | None]] = {}
+    found: dict[str, dict[str, tuple[str | None, str]]] = {}
     for key, files in export_record.load(paths).items():
         agent, _, rest = key.partition(" ")
         if rest not in here or ASKS.get(agent, ASKS["claude-code"]).kind != "servers":
@@ -233,13 +235,15 @@ def _expected(paths: Paths) -> dict[str, dict[str, str | None]]:
             for part in sealed.parts:
                 for entry in part.entries:
                     if not HOOK_ID.match(entry):
-                        found.setdefault(agent, {})[entry] = sealed.owners.get(entry)
+                        owner = sealed.owners.get(entry)
+                        found.setdefault(agent, {})[entry] = (owner, rest.split(" ")[0])
     for path, item in artifacts.load(paths).items():
         links = [link.partition(" ") for link in item["links"]]
         if item.get("kind") == "plugin" and item.get("owner"):
             for agent, _, rest in links:
                 if rest in here and agent == "claude-code":
-                    found.setdefault(agent, {})[claude_id(Path(path))] = item["owner"]
+                    scope = rest.split(" ")[0]
+                    found.setdefault(agent, {})[claude_id(Path(path))] = (item["owner"], scope)
     return found
 
 
@@ -250,11 +254,13 @@ def claude_id(link: Path) -> str:
     return f"{link.name}@skills-dir"  # <claude config>/skills/NAME
 
 
-def by_plugin(reports: list[Report]) -> dict[str, dict[str, list[Item]]]:
-    """plugin id → agent → what the agent said of it (for `list --check`, `info --check`)."""
-    found: dict[str, dict[str, list[Item]]] = {}
+def by_plugin(reports: list[Report]) -> dict[tuple[str, str], dict[str, list[Item]]]:
+    """(plugin id, scope) → agent → what the agent said of it (`list --check`,
+    `info --check`)."""
+    found: dict[tuple[str, str], dict[str, list[Item]]] = {}
     for report in reports:
         for item in report.items:
             if item.plugin:
-                found.setdefault(item.plugin, {}).setdefault(report.agent, []).append(item)
+                key = (item.plugin, item.scope)
+                found.setdefault(key, {}).setdefault(report.agent, []).append(item)
     return found
