@@ -82,7 +82,11 @@ def _files(paths: Paths, env: Mapping[str, str]) -> dict[str, str]:
         for files in export_record.load(paths).values()
         for file, written in files.items()
     }
-    for link in linked.every(paths):
+    try:
+        every = linked.every(paths)
+    except PlugmanError:  # a broken plugman.toml: doctor reports it once, on its own
+        every = []
+    for link in every:
         try:
             target = extensions.target(link.agent)
         except PlugmanError:

@@ -34,6 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
 from plugman.core.state import SCOPES
 
@@ -148,7 +149,11 @@ def ask(
 
     expected = _expected(paths)
     if agents is None:
-        agents = sorted({link.agent for link in links.every(paths)} | set(expected))
+        try:
+            linked = {link.agent for link in links.every(paths)}
+        except PlugmanError:  # a broken plugman.toml: the caller reports it; ask the others
+            linked = set()
+        agents = sorted(linked | set(expected))
     chosen = [a for a in dict.fromkeys(agents) if a in ASKS]
     if not chosen:
         return []

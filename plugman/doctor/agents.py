@@ -9,6 +9,7 @@ from typing import NamedTuple
 
 from plugman.agents import dangling, readback
 from plugman.agents.readback import DISABLED, FAILED, MISSING, Report
+from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
 from plugman.doctor import ERROR, WARNING, Problem, check
 
@@ -20,7 +21,10 @@ class Diagnosis(NamedTuple):
 
 def diagnose(paths: Paths, env: Mapping[str, str], ask: bool = True) -> Diagnosis:
     """`plugman doctor`: every check, and with `ask` what the linked agents say they loaded."""
-    reports = readback.ask(paths, env) if ask else []
+    try:
+        reports = readback.ask(paths, env) if ask else []
+    except PlugmanError:  # a broken record it needs: `check` reports that file, with its place
+        reports = []
     return Diagnosis(check(paths, env) + said(reports), reports)
 
 
