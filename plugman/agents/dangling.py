@@ -20,6 +20,7 @@ from plugman.config import export_record
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import read_bytes
 from plugman.core.paths import Paths
+from plugman.core.state import Scope
 from plugman.manifest import edit
 
 
@@ -40,7 +41,7 @@ def entries(paths: Paths, env: Mapping[str, str]) -> list[Dangling]:
     """Every string naming a store tree that is gone, in every agent file plugman knows."""
     pattern = re.compile(re.escape(str(paths.store_dir)) + r"/[0-9a-f]{64}")
     found: list[Dangling] = []
-    for file, fmt in sorted(_files(paths, env).items()):
+    for file, fmt in sorted(files(paths, env).items()):
         data = read_bytes(Path(file))
         if data is None or str(paths.store_dir).encode() not in data:
             continue
@@ -48,12 +49,11 @@ def entries(paths: Paths, env: Mapping[str, str]) -> list[Dangling]:
             doc = edit.module(fmt).load(data.decode("utf-8"), file)
         except (PlugmanError, UnicodeDecodeError):
             continue  # doctor reports an unreadable exported file on its own
-        owned = _owned(paths, file, doc)
-        for key, text in _strings(doc, ""):
+        owned = plugmans(paths, file, doc)
+        for key, text in strings(doc, ""):
             for hit in dict.fromkeys(pattern.findall(text)):
                 if not Path(hit).is_dir():
-                    mine = any(key == o or key.startswith((o + ".", o + "[")) for o in owned)
-                    found.append(Dangling(file, key, hit, mine))
+                    found.append(Dangling(file, key, hit, under(key, owned)))
     return found
 
 
@@ -70,23 +70,27 @@ def links(paths: Paths) -> list[GoneLink]:
     return found
 
 
-def _files(paths: Paths, env: Mapping[str, str]) -> dict[str, str]:
-    """file → format: every file plugman exported to, and every file of a linked agent."""
+def files(paths: Paths, env: Mapping[str, str], scope: Scope | None = None) -> dict[str, str]:
+    """file → format: every file plugman exported to, and every file of a linked agent (of
+    `scope` only, when given)."""
     from plugman import extensions
     from plugman.agents import links as linked
     from plugman.agents.export import home_of
     from plugman.agents.targets import Place
 
+    exports = export_record.load(paths)
+    keys = {export_record.key(k.split(" ")[0], scope, paths) for k in exports} if scope else set()
     found = {
         file: written.fmt
-        for files in export_record.load(paths).values()
-        for file, written in files.items()
+        for key, exported in exports.items()
+        if scope is None or key in keys
+        for file, written in exported.items()
     }
     try:
         every = linked.every(paths)
     except PlugmanError:  # a broken plugman.toml: doctor reports it once, on its own
         every = []
-    for link in every:
+    for link in [link for link in every if scope in (None, link.scope)]:
         try:
             target = extensions.target(link.agent)
         except PlugmanError:
@@ -97,11 +101,11 @@ def _files(paths: Paths, env: Mapping[str, str]) -> dict[str, str]:
     return found
 
 
-def _owned(paths: Paths, file: str, doc: Any) -> list[str]:
+def plugmans(paths: Paths, file: str, doc: Any) -> list[str]:
     """The key paths of the entries in `file` that are still as plugman wrote them."""
     owned = []
-    for files in export_record.load(paths).values():
-        sealed = files.get(file)
+    for exported in export_record.load(paths).values():
+        sealed = exported.get(file)
         for part in sealed.parts if sealed else []:
             container = edit.at(doc, part.container)
             where = ".".join(part.container)
@@ -116,12 +120,18 @@ def _owned(paths: Paths, file: str, doc: Any) -> list[str]:
     return owned
 
 
-def _strings(value: Any, key: str) -> Iterator[tuple[str, str]]:
+def strings(value: Any, key: str) -> Iterator[tuple[str, str]]:
+    """Every string in a document, with its key path."""
     if isinstance(value, str):
         yield key, value
     elif isinstance(value, dict):
         for name, item in value.items():
-            yield from _strings(item, f"{key}.{name}" if key else str(name))
+            yield from strings(item, f"{key}.{name}" if key else str(name))
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            yield from _strings(item, f"{key}[{index}]")
+            yield from strings(item, f"{key}[{index}]")
+
+
+def under(key: str, tops: list[str]) -> bool:
+    """Whether key path `key` is one of `tops` or inside one."""
+    return any(key == t or key.startswith((t + ".", t + "[")) for t in tops)

@@ -17,10 +17,11 @@ user's own items, and is not looked for.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from plugman.agents import dangling
 from plugman.config import export_record
 from plugman.config.export_record import Sealed, digest
 from plugman.core.errors import PlugmanError
@@ -38,12 +39,26 @@ class HandEdit(NamedTuple):
     plugin: str | None  # the plugin it came from; None for plugman.toml's own entries
 
 
-def for_plugins(paths: Paths, plugin_ids: set[str], scope: Scope) -> list[HandEdit]:
-    """The edited entries that uninstalling `plugin_ids` from `scope` leaves behind."""
+def for_plugins(
+    paths: Paths, plugin_ids: set[str], scope: Scope, env: Mapping[str, str]
+) -> list[HandEdit]:
+    """The edited entries that uninstalling `plugin_ids` from `scope` leaves behind: those the
+    export record still knows, and any other entry in the scope's agent files that names one
+    of the plugins (an edit plugman has handed to the user at an earlier deployment)."""
     if not plugin_ids:
         return []
     mine = {export_record.key(name, scope, paths) for name in _exported(paths)}
-    return _find(paths, lambda key, owner: key in mine and owner in plugin_ids)
+    found = _find(paths, lambda key, owner: key in mine and owner in plugin_ids)
+    marks = {m: p for p, ms in _marks(paths).items() if p in plugin_ids for m in ms}
+    for file, fmt in dangling.files(paths, env, scope).items():
+        doc = _load(file, fmt)
+        known = [e.key for e in found if e.file == file] + dangling.plugmans(paths, file, doc)
+        for key, text in dangling.strings(doc, ""):
+            owner = next((p for m, p in marks.items() if m in text), None)
+            if owner and not dangling.under(key, known):
+                found.append(HandEdit(file, key, "", owner))
+                known.append(key)
+    return found
 
 
 def for_export(paths: Paths, target: str, scope: Scope) -> list[HandEdit]:
@@ -75,7 +90,7 @@ def refuse(found: list[HandEdit], what: str, force: bool) -> list[str]:
 
 
 def _whose(found: HandEdit) -> str:
-    return f"{found.plugin}'s {found.entry}" if found.plugin else found.entry
+    return f"{found.plugin}'s {found.entry or 'entry'}" if found.plugin else found.entry
 
 
 def _exported(paths: Paths) -> set[str]:
@@ -107,16 +122,24 @@ def _marks(paths: Paths) -> dict[str, set[str]]:
     return found
 
 
+def _load(file: str, fmt: str) -> Any:
+    """The file's data; None when it is missing or unreadable (plugman's removal refuses an
+    unreadable file on its own, with its place)."""
+    data = read_bytes(Path(file))
+    if data is None:
+        return None
+    try:
+        return edit.module(fmt).load(data.decode("utf-8"), file)
+    except (PlugmanError, UnicodeDecodeError):
+        return None
+
+
 def _in_file(
     file: str, sealed: Sealed, ids: set[str], marks: dict[str, set[str]]
 ) -> list[HandEdit]:
-    data = read_bytes(Path(file))
-    if data is None:
+    doc = _load(file, sealed.fmt)
+    if doc is None:
         return []
-    try:
-        doc = edit.module(sealed.fmt).load(data.decode("utf-8"), file)
-    except (PlugmanError, UnicodeDecodeError):
-        return []  # an unreadable file: plugman's removal refuses it on its own, with its place
     found: list[HandEdit] = []
     for part in sealed.parts:
         container = edit.at(doc, part.container)

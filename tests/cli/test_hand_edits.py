@@ -179,3 +179,22 @@ def test_doctor_finds_a_deployed_link_and_entries_whose_store_folder_is_gone(
     assert agents["gemini"]["checked"] is False and "not on PATH" in agents["gemini"]["reason"]
     quiet = json.loads(world.run("doctor", "--no-check", "--json").stdout)
     assert quiet["agents"] == []
+
+
+def test_an_edit_handed_to_the_user_by_a_later_deployment_still_stops_uninstall(
+    world: World,
+) -> None:
+    world.ok("agents", "add", "codex", "--scope", "project")
+    world.ok("install", "guardrails", "--scope", "project")
+    hooks = world.project / ".codex" / "hooks.json"
+    edit_hook(hooks)
+    world.ok("install", "notes-server", "--scope", "project")  # redeploys: the edit is the user's
+    before = world.files()
+    done = world.run("uninstall", "guardrails", "--scope", "project")
+    assert done.returncode == 1, done
+    assert (
+        f"{hooks}: hooks.PreToolUse" in done.stderr
+        and "guardrails@plugman-samples's" in done.stderr
+    )
+    assert world.files() == before
+    assert world.run("uninstall", "notes-server", "--scope", "project").returncode == 0
