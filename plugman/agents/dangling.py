@@ -75,7 +75,6 @@ def files(paths: Paths, env: Mapping[str, str], scope: Scope | None = None) -> d
     `scope` only, when given)."""
     from plugman import extensions
     from plugman.agents import links as linked
-    from plugman.agents.export import home_of
     from plugman.agents.targets import Place
 
     exports = export_record.load(paths)
@@ -95,7 +94,8 @@ def files(paths: Paths, env: Mapping[str, str], scope: Scope | None = None) -> d
             target = extensions.target(link.agent)
         except PlugmanError:
             continue  # an agent no longer known: `agents list` says so
-        place = Place(link.scope, home_of(env), paths.project_dir, env)
+        home = Path(env.get("HOME") or Path.home())  # as `export.home_of`, without the cycle
+        place = Place(link.scope, home, paths.project_dir, env)
         for loc in target.files(place).values():
             found.setdefault(str(loc.path), loc.fmt or target.fmt)
     return found
