@@ -67,6 +67,12 @@ def for_export(paths: Paths, target: str, scope: Scope) -> list[HandEdit]:
     return _find(paths, lambda key, owner: key == wanted)
 
 
+def edited(paths: Paths, file: str, sealed: Sealed) -> dict[str, str]:
+    """plugman's entries in `file` that the user has edited: entry id → its key path now."""
+    ids = {i for p in sealed.parts for i in p.entries}
+    return {e.entry: e.key for e in _in_file(file, sealed, ids, _marks(paths))}
+
+
 def refuse(found: list[HandEdit], what: str, force: bool) -> list[str]:
     """Raise when `found` is not empty and not `force`d; else the notes on what stays."""
     if not found:

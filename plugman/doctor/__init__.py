@@ -48,6 +48,12 @@ def check(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     return _once(found)
 
 
+def _deployed(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
+    from plugman.doctor import agents
+
+    return agents.deployed(paths)
+
+
 def _gone(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     from plugman.doctor import agents
 
@@ -193,7 +199,7 @@ def _exports(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
         target, word, *_ = key.split(" ", 2)
         command = f"plugman export --target {target} --scope {word}"
         for file, written in files.items():
-            found += _exported_file(Path(file), written, command)
+            found += _exported_file(paths, Path(file), written, command)
         scope = as_scope(word)
         if scope is None or found:
             continue
@@ -202,7 +208,7 @@ def _exports(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     return found
 
 
-def _exported_file(file: Path, written: Sealed, command: str) -> list[Problem]:
+def _exported_file(paths: Paths, file: Path, written: Sealed, command: str) -> list[Problem]:
     if not file.exists():
         return [
             Problem(
@@ -216,11 +222,16 @@ def _exported_file(file: Path, written: Sealed, command: str) -> list[Problem]:
         data = edit.module(written.fmt).load(file.read_text(encoding="utf-8"), str(file))
     except (PlugmanError, UnicodeDecodeError) as exc:
         return [Problem(ERROR, str(file), f"unreadable: {exc}", "fix the file by hand")]
+    from plugman.agents import handedits
+
+    edited = handedits.edited(paths, str(file), written)  # a list item: found by what it names
     found = []
     for part in written.parts:
         container = edit.at(data, part.container)
         for entry_id, wanted in part.entries.items():
             now = _now(container, entry_id, wanted, part.listed)
+            if now == "missing" and entry_id in edited:
+                now, entry_id = "edited", f"{entry_id} ({edited[entry_id]})"
             if now == "missing":
                 found.append(
                     Problem(
@@ -236,7 +247,8 @@ def _exported_file(file: Path, written: Sealed, command: str) -> list[Problem]:
                         WARNING,
                         str(file),
                         f"{entry_id!r} was edited by hand; plugman will leave it as it is",
-                        f"to hand it back to plugman: {command} --write",
+                        f"it is yours now (uninstalling its plugin asks first); to have plugman's "
+                        f"again, delete it, then: {command} --write",
                     )
                 )
     return found
@@ -268,29 +280,3 @@ def _stale(
             f"see what changed: {command} --dry-run; then: {command} --write",
         )
     ]
-
-
-def _deployed(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
-    """Each skill, command, subagent or plugin link deployed into an agent's folders that is
-    gone, or changed since plugman wrote it (drift)."""
-    from plugman.agents import artifacts
-
-    found = []
-    for key, entry in artifacts.load(paths).items():
-        drift = artifacts.drift(Path(key), entry)
-        for link in entry["links"] if drift else []:
-            agent, scope = link.split(" ")[:2]
-            found.append(
-                Problem(
-                    WARNING,
-                    key,
-                    f"{drift} since plugman deployed it to {agent} ({scope} scope)",
-                    f"to deploy it again: plugman agents add {agent} --scope {scope}"
-                    + (
-                        " (a changed one is yours: move it away first)"
-                        if drift == "changed"
-                        else ""
-                    ),
-                )
-            )
-    return found

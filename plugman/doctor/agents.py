@@ -5,6 +5,7 @@ gone (`agents.dangling`), and what the agents' own CLIs say they failed to load
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import NamedTuple
 
 from plugman.agents import dangling, readback
@@ -91,6 +92,32 @@ def said(reports: list[Report]) -> list[Problem]:
                     report.agent,
                     f"{report.agent} {verb} {whose}{item.name}: {item.detail}",
                     hint.format(agent=report.agent),
+                )
+            )
+    return found
+
+
+def deployed(paths: Paths) -> list[Problem]:
+    """Each skill, command, subagent or plugin link deployed into an agent's folders that is
+    gone, or changed since plugman wrote it (drift)."""
+    from plugman.agents import artifacts
+
+    found = []
+    for key, entry in artifacts.load(paths).items():
+        drift = artifacts.drift(Path(key), entry)
+        for link in entry["links"] if drift else []:
+            agent, scope = link.split(" ")[:2]
+            found.append(
+                Problem(
+                    WARNING,
+                    key,
+                    f"{drift} since plugman deployed it to {agent} ({scope} scope)",
+                    f"to deploy it again: plugman agents add {agent} --scope {scope}"
+                    + (
+                        " (a changed one is yours: move it away first)"
+                        if drift == "changed"
+                        else ""
+                    ),
                 )
             )
     return found

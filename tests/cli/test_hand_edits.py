@@ -82,6 +82,8 @@ def test_uninstall_refuses_to_leave_a_hand_edited_codex_hook_behind(world: World
     error = json.loads(failed.stdout)["error"]
     assert (failed.returncode, error["exit_code"], error["where"]) == (1, 1, str(hooks))
     assert world.files() == before
+    said = world.run("doctor").stdout  # an edited hook, not a removed one
+    assert "(hooks.PreToolUse[0])' was edited by hand" in said and "removed by hand" not in said
 
     forced = world.run("uninstall", "guardrails", "--scope", "project", "--force")
     assert forced.returncode == 0, forced
