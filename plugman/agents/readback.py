@@ -253,10 +253,13 @@ def _expected(paths: Paths) -> dict[str, dict[str, tuple[str | None, str]]]:
 
 
 def claude_id(link: Path) -> str:
-    """Claude's plugin id for a plugin plugman deployed as `link`."""
+    """Claude's plugin id for a plugin plugman deployed as `link`, as `claude_plugin.plan`
+    names it (`NativePlan.ids`)."""
+    from plugman.agents.claude_plugin import SKILLS_DIR
+
     if link.parent.name == "plugins":  # <marketplace folder>/plugins/NAME
         return f"{link.name}@{link.parent.parent.name}"
-    return f"{link.name}@skills-dir"  # <claude config>/skills/NAME
+    return f"{link.name}@{SKILLS_DIR}"  # <claude config>/skills/NAME
 
 
 def by_plugin(reports: list[Report]) -> dict[tuple[str, str], dict[str, list[Item]]]:
