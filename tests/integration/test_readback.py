@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +28,7 @@ from tests.integration.agents import (
     codex_bin,
     copilot_bin,
     gemini_bin,
+    trust_gemini_folder,
 )
 
 BIN = Path(sys.executable).parent
@@ -171,3 +174,31 @@ def test_an_agent_cli_that_fails_is_slow_or_is_missing_is_not_checked(
     done = world.run("doctor")
     assert "codex: not checked (codex is not on PATH)" in done.stdout
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.slow
+def test_gemini_says_a_server_whose_store_folder_is_gone_does_not_connect(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    world = World(tmp_path, isolated_home, [gemini_bin().parent])
+    trust_gemini_folder(world.home, world.project)
+    world.json("marketplace", "add", str(SAMPLES))
+    world.json("agents", "add", "gemini")
+    world.json("install", "notes-server")
+    (row,) = world.json("list", "--check")["plugins"]
+    assert [i["detail"] for i in row["checked"]["gemini"]] == ["Connected"]
+
+    store = isolated_home / "data" / "store"
+    for tree in store.iterdir():  # the store tree goes, the entry stays
+        for path in [tree, *tree.rglob("*")]:
+            path.chmod(path.stat().st_mode | stat.S_IWUSR)
+        shutil.rmtree(tree)
+    doctor = world.json("doctor", code=1)
+    messages = [p["message"] for p in doctor["problems"]]
+    assert (
+        "gemini failed to load notes-server@plugman-samples's plugin_notes-server_notes: "
+        "Disconnected"
+    ) in messages
+    assert any(
+        m.startswith("mcpServers.plugin_notes-server_notes.args[0] names ") for m in messages
+    )
