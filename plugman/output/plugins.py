@@ -132,6 +132,8 @@ def plugin_info(found: Info, as_json: bool, checked: list[Report] | None = None)
     `checked` (`--check`), what each agent said of it."""
     from plugman.output import readback
 
+    if checked is not None:  # only what the agents said of this plugin
+        checked = [r._replace(items=[i for i in r.items if i.plugin == found.id]) for r in checked]
     said = _by_plugin(checked)
     mine = {
         scope: said.get((found.id, scope), {}) for scope in found.installed if checked is not None
