@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from plugman import extensions
-from plugman.agents import claude_native, export, files, links
+from plugman.agents import claude_native, export, files, handedits, links
 from plugman.agents.artifacts import Artifact, Ledger
 from plugman.agents.export import Outcome
 from plugman.agents.links import Link
@@ -117,9 +117,12 @@ def link(
     return [d for d in done if d.link.agent in names and d.link.scope == scope]
 
 
-def unlink(paths: Paths, names: list[str], scope: Scope, env: Mapping[str, str]) -> list[Deployed]:
+def unlink(
+    paths: Paths, names: list[str], scope: Scope, env: Mapping[str, str], force: bool = False
+) -> list[Deployed]:
     """`plugman agents remove`: take plugman's entries out of the agents' `scope` files and
-    their declaration out of `scope`, one transaction."""
+    their declaration out of `scope`, one transaction; entries the user has edited since stay
+    only with `force` (`handedits`), with a warning each."""
     links.check(names, scope, _scopes())
     declared = {link.agent for link in links.linked(paths, scope)}
     missing = [n for n in names if n not in declared]
@@ -129,6 +132,10 @@ def unlink(paths: Paths, names: list[str], scope: Scope, env: Mapping[str, str])
             hint="see what is linked: plugman agents list",
         )
     with session(paths) as work:
+        for name in names:
+            found = handedits.for_export(paths, name, scope)
+            for note in handedits.refuse(found, f"unlinking {name}", force):
+                progress.warn(note)
         record = Record.load(paths, scope)
         for name in names:
             declarations.drop_entry(work.tx, paths, record, links.TABLE, name)

@@ -39,11 +39,20 @@ def add(
 
 
 @agents_app.command("remove")
-def remove(ctx: typer.Context, names: Agents, scope: Scope = "user", as_json: Json = False) -> None:
+def remove(
+    ctx: typer.Context,
+    names: Agents,
+    scope: Scope = "user",
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="Go on when an entry plugman wrote was edited by hand."),
+    ] = False,
+    as_json: Json = False,
+) -> None:
     """Unlink agents from a scope, taking out everything plugman deployed to them there."""
     from plugman.agents.deploy import unlink
 
-    done = unlink(paths_of(ctx), names, scope, os.environ)
+    done = unlink(paths_of(ctx), names, scope, os.environ, force)
     output.emit(output.deployed("agents remove", done, as_json))
 
 

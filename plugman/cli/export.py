@@ -29,6 +29,10 @@ def export(
     show_secrets: Annotated[
         bool, typer.Option("--show-secrets", help="Show secret values in the diff unmasked.")
     ] = False,
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="With --remove: go on when an entry was edited by hand."),
+    ] = False,
     as_json: Json = False,
 ) -> None:
     """Write the resolved MCP servers (and Claude Code hooks) into AGENT's own config file,
@@ -40,19 +44,29 @@ def export(
             "say --write or --remove (add --dry-run to see the diff first)",
             hint=f"plugman export --target {target} --write --dry-run",
         )
-    outcome = run(paths_of(ctx), os.environ, target, scope, remove=remove, dry_run=dry_run)
+    outcome = run(
+        paths_of(ctx), os.environ, target, scope, remove=remove, dry_run=dry_run, force=force
+    )
     output.emit(output.exported(outcome, dry_run, as_json, show_secrets))
     if outcome.notes and not as_json:
         output.emit("\n".join(f"warning: {n}" for n in outcome.notes), err=True)
 
 
-def doctor(ctx: typer.Context, as_json: Json = False) -> None:
+def doctor(
+    ctx: typer.Context,
+    no_check: Annotated[
+        bool,
+        typer.Option("--no-check", help="Do not ask the linked agents' CLIs what they loaded."),
+    ] = False,
+    as_json: Json = False,
+) -> None:
     """Check the store, the state, pending approvals and every file plugman exported to."""
     from plugman.core.secrets import describe
-    from plugman.doctor import check
+    from plugman.doctor.agents import diagnose
 
     paths = paths_of(ctx)
-    problems = check(paths, os.environ)
-    output.emit(output.doctored(problems, as_json, describe(paths, os.environ)))
+    found = diagnose(paths, os.environ, ask=not no_check)
+    problems = found.problems
+    output.emit(output.doctored(problems, as_json, describe(paths, os.environ), found.agents))
     if any(p.severity == "error" for p in problems):
         raise typer.Exit(1)

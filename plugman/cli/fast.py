@@ -86,7 +86,13 @@ def _list(values: Values, project: str | None) -> None:
     from plugman import output
     from plugman.plugins.listings import listing
 
-    output.emit(output.installed(listing(paths_for(project)), values.flag("json")))
+    paths = paths_for(project)
+    checked = None
+    if values.flag("check"):  # opt-in: asking the agents' CLIs takes seconds
+        from plugman.agents.readback import ask
+
+        checked = ask(paths, os.environ)
+    output.emit(output.installed(listing(paths), values.flag("json"), checked))
 
 
 def _paths(values: Values, project: str | None) -> None:
@@ -210,7 +216,19 @@ SPECS = {
                 JSON,
             ),
         ),
-        Spec("list", "List installed plugins in every scope.", _list, options=(JSON,)),
+        Spec(
+            "list",
+            "List installed plugins in every scope.",
+            _list,
+            options=(
+                Option(
+                    ("--check",),
+                    "Also ask each linked agent's own CLI what it loaded, and show what it "
+                    "failed to load.",
+                ),
+                JSON,
+            ),
+        ),
         Spec(
             "paths",
             "Show every location plugman reads or writes (PLUGMAN_HOME relocates them).",

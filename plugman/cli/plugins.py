@@ -113,8 +113,25 @@ def search(
     output.emit(output.searched(updates.search(paths_of(ctx), query), query, as_json))
 
 
-def info(ctx: typer.Context, plugin: str, as_json: Json = False) -> None:
+def info(
+    ctx: typer.Context,
+    plugin: str,
+    check: Annotated[
+        bool,
+        typer.Option("--check", help="Also ask each linked agent's CLI what it loaded of it."),
+    ] = False,
+    as_json: Json = False,
+) -> None:
     """Show a plugin's catalog entry and where it is installed."""
+    import os
+
     from plugman.plugins import updates
 
-    output.emit(output.plugin_info(updates.info(paths_of(ctx), plugin), as_json))
+    paths = paths_of(ctx)
+    found = updates.info(paths, plugin)
+    checked = None
+    if check:
+        from plugman.agents.readback import ask
+
+        checked = ask(paths, os.environ)
+    output.emit(output.plugin_info(found, as_json, checked))

@@ -9,6 +9,7 @@ from plugman.output.common import display_path, envelope
 
 if TYPE_CHECKING:
     from plugman.agents.export import Change, Outcome
+    from plugman.agents.readback import Report
     from plugman.doctor import Problem
 
 
@@ -65,13 +66,25 @@ def _diff(change: Change) -> str:
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
-def doctored(problems: list[Problem], as_json: bool, secret_store: str = "") -> str:
-    """The problems found, and (first, when given) which secret store is in use."""
+def doctored(
+    problems: list[Problem],
+    as_json: bool,
+    secret_store: str = "",
+    agents: list[Report] | None = None,
+) -> str:
+    """The problems found, and (first, when given) which secret store is in use and what each
+    linked agent was asked."""
+    from plugman.output.readback import summary
+
     if as_json:
         return envelope(
-            "doctor", problems=[p._asdict() for p in problems], secret_store=secret_store or None
+            "doctor",
+            problems=[p._asdict() for p in problems],
+            secret_store=secret_store or None,
+            agents=[r.as_json() for r in agents or []],
         )
     head = [f"secret store: {secret_store}"] if secret_store else []
+    head += summary(agents or [])
     if not problems:
         return "\n".join([*head, "no problems found"])
     lines = [f"{p.severity}: {p.where}: {p.message}\n  hint: {p.hint}" for p in problems]

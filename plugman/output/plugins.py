@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from plugman.output.common import envelope
 
 if TYPE_CHECKING:
+    from plugman.agents.readback import Item, Report
     from plugman.plugins.configure import Option
     from plugman.plugins.installed import Change
     from plugman.plugins.listings import Info, Listed, Outdated, SearchHit
@@ -24,9 +25,21 @@ def changes(command: str, done: list[Change], as_json: bool) -> str:
     return "\n".join(f"{c.action} {c.id} {c.version} ({c.scope})" for c in done)
 
 
-def installed(rows: list[Listed], as_json: bool) -> str:
+def installed(rows: list[Listed], as_json: bool, checked: list[Report] | None = None) -> str:
+    """`plugman list`; with `checked` (`--check`), what each agent said of each plugin."""
+    from plugman.output import readback
+
+    said = _by_plugin(checked)
     if as_json:
-        return envelope("list", plugins=[row.as_json() for row in rows])
+        plugins = [row.as_json() for row in rows]
+        if checked is None:
+            return envelope("list", plugins=plugins)
+        for doc in plugins:
+            doc["checked"] = {
+                agent: [item.as_json() for item in items]
+                for agent, items in said.get((doc["id"], doc["scope"]), {}).items()
+            }
+        return envelope("list", plugins=plugins, agents=[r.as_json() for r in checked])
     if not rows:
         return "no plugins installed"
     width = max(len(row.id) for row in rows)
@@ -39,7 +52,17 @@ def installed(rows: list[Listed], as_json: bool) -> str:
         if row.agents:
             reached = ", ".join(f"{a} ({', '.join(kinds)})" for a, kinds in row.agents.items())
             lines.append(f"{'':{width}}  agents: {reached}")
-    return "\n".join(lines)
+        for agent, items in said.get((row.id, row.scope), {}).items():
+            lines += [f"{'':{width}}  {line}" for line in readback.said(agent, items)]
+    return "\n".join(lines + readback.summary(checked or []))
+
+
+def _by_plugin(checked: list[Report] | None) -> dict[tuple[str, str], dict[str, list[Item]]]:
+    if checked is None:
+        return {}
+    from plugman.agents.readback import by_plugin  # only when asked: list is a hot command
+
+    return by_plugin(checked)
 
 
 def markets(command: str, found: list[Known], as_json: bool, verb: str = "") -> str:
@@ -104,10 +127,28 @@ def registry_searched(found: list[RegistryHit], query: str, registry: str, as_js
     return "\n".join(lines) or f"no server in {registry} matches {query!r}"
 
 
-def plugin_info(found: Info, as_json: bool) -> str:
-    """`plugman info`: version, source in words, components and where it is installed."""
+def plugin_info(found: Info, as_json: bool, checked: list[Report] | None = None) -> str:
+    """`plugman info`: version, source in words, components and where it is installed; with
+    `checked` (`--check`), what each agent said of it."""
+    from plugman.output import readback
+
+    if checked is not None:  # only what the agents said of this plugin
+        checked = [r._replace(items=[i for i in r.items if i.plugin == found.id]) for r in checked]
+    said = _by_plugin(checked)
+    mine = {
+        scope: said.get((found.id, scope), {}) for scope in found.installed if checked is not None
+    }
     if as_json:
-        return envelope("info", plugin=found.as_json())
+        if checked is None:
+            return envelope("info", plugin=found.as_json())
+        doc = {
+            **found.as_json(),
+            "checked": {
+                scope: {a: [i.as_json() for i in items] for a, items in agents.items()}
+                for scope, agents in mine.items()
+            },
+        }
+        return envelope("info", plugin=doc, agents=[r.as_json() for r in checked])
     lines = [f"{found.id} {found.version or '(no version)'}"]
     if found.description:
         lines.append(f"  {found.description}")
@@ -118,7 +159,10 @@ def plugin_info(found: Info, as_json: bool) -> str:
         for scope, version in found.installed.items()
     ]
     lines.append(f"installed:  {', '.join(scopes) or 'no'}")
-    return "\n".join(lines)
+    for scope, agents in mine.items():
+        for agent, items in agents.items():
+            lines += [f"  {scope}: {line}" for line in readback.said(agent, items)]
+    return "\n".join(lines + readback.summary(checked or []))
 
 
 def source_words(source: dict[str, Any] | None, marketplace: str | None) -> str:

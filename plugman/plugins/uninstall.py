@@ -3,6 +3,8 @@ needs), in one transaction; its data folder and secrets go after the commit."""
 
 from __future__ import annotations
 
+import os
+
 from plugman.config import declarations
 from plugman.core import progress
 from plugman.core.errors import PlugmanError
@@ -21,6 +23,7 @@ def uninstall(
         record = Record.load(paths, scope)
         ids = [find_installed(record, name) for name in names]
         removed = ids + _orphans(record, ids)
+        _hand_edits(paths, set(removed), scope, f"uninstalling {', '.join(ids)}", force)
         changes = [_remove(work, record, plugin_id, ids, force) for plugin_id in removed]
         secret_keys = [key for plugin_id in removed for key in configure.forget(record, plugin_id)]
         _undeclare_marketplaces(work, record)
@@ -33,6 +36,20 @@ def uninstall(
         for plugin_id in unused:
             _drop_data(paths, plugin_id)
     return changes
+
+
+def _hand_edits(paths: Paths, removed: set[str], scope: Scope, what: str, force: bool) -> None:
+    """Refuse to leave an agent-file entry the user edited behind, unless `force` (then a
+    warning each). Nothing linked or exported: nothing to look at, and nothing loaded."""
+    from plugman.agents import links
+    from plugman.config import export_record
+
+    if export_record.path(paths).exists() or links.every(paths):
+        from plugman.agents import handedits
+
+        found = handedits.for_plugins(paths, removed, scope, os.environ)
+        for note in handedits.refuse(found, what, force):
+            progress.warn(note)
 
 
 def _installed_anywhere(paths: Paths, plugin_id: str) -> bool:

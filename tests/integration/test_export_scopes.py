@@ -242,7 +242,11 @@ def test_an_entry_edited_after_the_export_is_the_users(home: Path, project: Path
     assert next(p["message"] for p in found if p["severity"] == "warning") == (
         "'v' was edited by hand; plugman will leave it as it is"
     )
-    cli(project, "export", "--target", "cursor", "--remove")
+    before = file.read_bytes()
+    refused = cli(project, "export", "--target", "cursor", "--remove", code=1)
+    assert "mcpServers.v" in refused.stderr
+    assert "--force" in refused.stderr and file.read_bytes() == before
+    cli(project, "export", "--target", "cursor", "--remove", "--force")
     assert json.loads(file.read_text())["mcpServers"]["v"]["env"] == {"API_KEY": "changed-by-hand"}
 
 

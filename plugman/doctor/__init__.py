@@ -4,6 +4,8 @@ It reads; it never repairs. It checks the journal (an interrupted command), ever
 the configuration of every scope (plugman.toml files, .mcp.json, managed settings), every
 install record and the store copy it points to, the project's entries pending approval, and
 every agent file plugman exported to (missing, unreadable, edited by hand, or out of date).
+`doctor.agents` adds the agent side: entries and links naming store folders that are gone, and
+(`diagnose`) what the linked agents' own CLIs say they failed to load.
 """
 
 from __future__ import annotations
@@ -38,12 +40,24 @@ class Problem(NamedTuple):
 
 def check(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     found = _journal(paths) + _state_files(paths)
-    for probe in (_config, _installed, _pending, _exports, _deployed, _secrets):
+    for probe in (_config, _installed, _pending, _exports, _deployed, _secrets, _gone):
         try:
             found += probe(paths, env)
         except PlugmanError as exc:  # a broken file the probe needs: said once, with its place
             found.append(Problem(ERROR, exc.where or "plugman", exc.message, exc.hint or ""))
     return _once(found)
+
+
+def _deployed(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
+    from plugman.doctor import agents
+
+    return agents.deployed(paths)
+
+
+def _gone(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
+    from plugman.doctor import agents
+
+    return agents.gone(paths, env)
 
 
 def _secrets(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
@@ -185,7 +199,7 @@ def _exports(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
         target, word, *_ = key.split(" ", 2)
         command = f"plugman export --target {target} --scope {word}"
         for file, written in files.items():
-            found += _exported_file(Path(file), written, command)
+            found += _exported_file(paths, Path(file), written, command)
         scope = as_scope(word)
         if scope is None or found:
             continue
@@ -194,7 +208,7 @@ def _exports(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     return found
 
 
-def _exported_file(file: Path, written: Sealed, command: str) -> list[Problem]:
+def _exported_file(paths: Paths, file: Path, written: Sealed, command: str) -> list[Problem]:
     if not file.exists():
         return [
             Problem(
@@ -208,11 +222,16 @@ def _exported_file(file: Path, written: Sealed, command: str) -> list[Problem]:
         data = edit.module(written.fmt).load(file.read_text(encoding="utf-8"), str(file))
     except (PlugmanError, UnicodeDecodeError) as exc:
         return [Problem(ERROR, str(file), f"unreadable: {exc}", "fix the file by hand")]
+    from plugman.agents import handedits
+
+    edited = handedits.edited(paths, str(file), written)  # a list item: found by what it names
     found = []
     for part in written.parts:
         container = edit.at(data, part.container)
         for entry_id, wanted in part.entries.items():
             now = _now(container, entry_id, wanted, part.listed)
+            if now == "missing" and entry_id in edited:
+                now, entry_id = "edited", f"{entry_id} ({edited[entry_id]})"
             if now == "missing":
                 found.append(
                     Problem(
@@ -228,7 +247,8 @@ def _exported_file(file: Path, written: Sealed, command: str) -> list[Problem]:
                         WARNING,
                         str(file),
                         f"{entry_id!r} was edited by hand; plugman will leave it as it is",
-                        f"to hand it back to plugman: {command} --write",
+                        f"it is yours now (uninstalling its plugin asks first); to have plugman's "
+                        f"again, delete it, then: {command} --write",
                     )
                 )
     return found
@@ -260,29 +280,3 @@ def _stale(
             f"see what changed: {command} --dry-run; then: {command} --write",
         )
     ]
-
-
-def _deployed(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
-    """Each skill, command, subagent or plugin link deployed into an agent's folders that is
-    gone, or changed since plugman wrote it (drift)."""
-    from plugman.agents import artifacts
-
-    found = []
-    for key, entry in artifacts.load(paths).items():
-        drift = artifacts.drift(Path(key), entry)
-        for link in entry["links"] if drift else []:
-            agent, scope = link.split(" ")[:2]
-            found.append(
-                Problem(
-                    WARNING,
-                    key,
-                    f"{drift} since plugman deployed it to {agent} ({scope} scope)",
-                    f"to deploy it again: plugman agents add {agent} --scope {scope}"
-                    + (
-                        " (a changed one is yours: move it away first)"
-                        if drift == "changed"
-                        else ""
-                    ),
-                )
-            )
-    return found

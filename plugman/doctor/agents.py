@@ -1,0 +1,123 @@
+"""The agent side of `plugman doctor`: entries and links pointing into store folders that are
+gone (`agents.dangling`), and what the agents' own CLIs say they failed to load
+(`agents.readback`), each as a problem with what to do."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import NamedTuple
+
+from plugman.agents import dangling, readback
+from plugman.agents.readback import DISABLED, FAILED, MISSING, Report
+from plugman.core.errors import PlugmanError
+from plugman.core.paths import Paths
+from plugman.doctor import ERROR, WARNING, Problem, check
+
+
+class Diagnosis(NamedTuple):
+    problems: list[Problem]
+    agents: list[Report]  # what each agent's CLI was asked and said; [] when not asked
+
+
+def diagnose(paths: Paths, env: Mapping[str, str], ask: bool = True) -> Diagnosis:
+    """`plugman doctor`: every check, and with `ask` what the linked agents say they loaded."""
+    try:
+        reports = readback.ask(paths, env) if ask else []
+    except PlugmanError:  # a broken record it needs: `check` reports that file, with its place
+        reports = []
+    return Diagnosis(check(paths, env) + said(reports), reports)
+
+
+def gone(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
+    found = []
+    for entry in dangling.entries(paths, env):
+        whose = "plugman wrote it" if entry.plugmans else "it was edited by hand, so it is yours"
+        hint = (
+            "reinstall the plugin it comes from (doctor names its missing stored copy), then "
+            "run: plugman sync"
+            if entry.plugmans
+            else "delete the entry, or point it at a path that exists; plugman leaves an entry "
+            "edited by hand alone"
+        )
+        found.append(
+            Problem(
+                ERROR,
+                entry.file,
+                f"{entry.key} names {entry.target}, a store folder that no longer exists ({whose})",
+                hint,
+            )
+        )
+    for link in dangling.links(paths):
+        agent, scope, *_ = (link.links[0] if link.links else "AGENT SCOPE").split(" ")
+        found.append(
+            Problem(
+                ERROR,
+                link.path,
+                f"links to {link.target}, which no longer exists",
+                f"deploy again: plugman agents add {agent} --scope {scope}",
+            )
+        )
+    return found
+
+
+_SAID = {
+    FAILED: (ERROR, "failed to load", "fix what {agent} says, or uninstall the plugin"),
+    DISABLED: (
+        WARNING,
+        "has but does not use",
+        "{agent} says why; trust the project folder in {agent} if it asks for that",
+    ),
+    MISSING: (
+        WARNING,
+        "does not list",
+        "{agent} does not read the file plugman wrote it in here (is the project folder "
+        "trusted in {agent}?); to write it again: plugman agents add {agent}",
+    ),
+}
+
+
+def said(reports: list[Report]) -> list[Problem]:
+    """A problem for each thing an agent says it failed to load, left unused or lacks."""
+    found = []
+    for report in reports:
+        for item in report.items:
+            if item.state not in _SAID:
+                continue
+            severity, verb, hint = _SAID[item.state]
+            whose = f"{item.plugin}'s " if item.plugin else ""
+            found.append(
+                Problem(
+                    severity,
+                    report.agent,
+                    f"{report.agent} {verb} {whose}{item.name}: {item.detail}",
+                    hint.format(agent=report.agent),
+                )
+            )
+    return found
+
+
+def deployed(paths: Paths) -> list[Problem]:
+    """Each skill, command, subagent or plugin link deployed into an agent's folders that is
+    gone, or changed since plugman wrote it (drift)."""
+    from plugman.agents import artifacts
+
+    found = []
+    for key, entry in artifacts.load(paths).items():
+        drift = artifacts.drift(Path(key), entry)
+        for link in entry["links"] if drift else []:
+            agent, scope = link.split(" ")[:2]
+            found.append(
+                Problem(
+                    WARNING,
+                    key,
+                    f"{drift} since plugman deployed it to {agent} ({scope} scope)",
+                    f"to deploy it again: plugman agents add {agent} --scope {scope}"
+                    + (
+                        " (a changed one is yours: move it away first)"
+                        if drift == "changed"
+                        else ""
+                    ),
+                )
+            )
+    return found

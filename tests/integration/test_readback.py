@@ -1,0 +1,204 @@
+"""Read-back: `plugman list --check`, `info --check` and `doctor` ask each linked agent's own CLI
+what it loaded and report what it failed to load in the agent's words; an agent CLI that is
+missing, failing or slow is "not checked", with why, and never fails the command.
+
+The real agents from `.tools` (slow tests), each with a throwaway HOME, offline; the failing
+and slow agents are real processes (scripts on PATH) standing in for a broken install.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from plugman.agents import readback
+from plugman.core.paths import Paths
+from tests.conftest import SAMPLES
+from tests.integration.agents import (
+    agent_env,
+    claude_bin,
+    codex_bin,
+    copilot_bin,
+    gemini_bin,
+    trust_gemini_folder,
+)
+
+BIN = Path(sys.executable).parent
+
+
+class World:
+    def __init__(self, root: Path, plugman_home: Path, tools: list[Path]) -> None:
+        self.home, self.project = root / "home", root / "project"
+        self.home.mkdir()
+        self.project.mkdir()
+        self.env = agent_env(self.home, BIN) | {"PLUGMAN_HOME": str(plugman_home)}
+        self.env["PATH"] = os.pathsep.join([*map(str, tools), str(BIN), "/usr/bin", "/bin"])
+        self.env["COPILOT_OFFLINE"] = "true"
+
+    def run(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "plugman", "--project", str(self.project), *args],
+            cwd=self.project, env=self.env, capture_output=True, text=True, timeout=300,
+            check=False,
+        )  # fmt: skip
+
+    def json(self, *args: str, code: int = 0) -> Any:
+        done = self.run(*args, "--json")
+        assert done.returncode == code, (args, done.stdout, done.stderr)
+        return json.loads(done.stdout)
+
+
+def bad_plugin(root: Path) -> Path:
+    """A plugin Claude Code refuses to load: `agents` names a folder, not `.md` files."""
+    (root / ".claude-plugin").mkdir(parents=True)
+    (root / "agents").mkdir()
+    manifest = {"name": "badagents", "version": "1.0.0", "agents": ["./agents"]}
+    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps(manifest))
+    (root / "agents" / "a1.md").write_text("---\nname: a1\ndescription: x\n---\nhi\n")
+    return root
+
+
+@pytest.mark.slow
+def test_claude_says_in_its_own_words_what_it_failed_to_load(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    world = World(tmp_path, isolated_home, [claude_bin().parent])
+    world.json("marketplace", "add", str(SAMPLES))
+    world.json("agents", "add", "claude-code")
+    world.json("install", str(bad_plugin(tmp_path / "bad")), "writing-skills")
+
+    plain = world.json("list")
+    assert "agents" not in plain and all("checked" not in p for p in plain["plugins"])
+    listed = world.json("list", "--check")
+    said = {p["id"]: p["checked"]["claude-code"] for p in listed["plugins"]}
+    (bad,) = said["badagents@direct"]
+    assert (bad["name"], bad["state"]) == ("badagents@skills-dir", "failed")
+    assert bad["detail"].startswith("Manifest validation failed: agents.0:")  # Claude's words
+    assert [(i["name"], i["state"]) for i in said["writing-skills@plugman-samples"]] == [
+        ("writing-skills@skills-dir", "ok")
+    ]
+    (report,) = listed["agents"]
+    assert (report["agent"], report["checked"]) == ("claude-code", True)
+
+    text = world.run("list", "--check").stdout
+    assert "claude-code says badagents@skills-dir: failed: Manifest validation failed" in text
+    info = world.run("info", "badagents@direct", "--check").stdout
+    assert "user: claude-code says badagents@skills-dir: failed: Manifest validation" in info
+
+    doctor = world.json("doctor", code=1)
+    failed = [p for p in doctor["problems"] if p["where"] == "claude-code"]
+    assert len(failed) == 1 and failed[0]["severity"] == "error"
+    assert failed[0]["message"].startswith(
+        "claude-code failed to load badagents@direct's badagents@skills-dir: Manifest validation"
+    )
+
+
+@pytest.mark.slow
+def test_codex_gemini_and_copilot_say_which_servers_they_use(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    tools = [codex_bin().parent, gemini_bin().parent, copilot_bin().parent]
+    world = World(tmp_path, isolated_home, tools)
+    project = world.project
+    # the user trusts the folder in Codex and Copilot CLI, not (yet) in Gemini CLI
+    (world.home / ".codex").mkdir()
+    (world.home / ".codex" / "config.toml").write_text(
+        f'[projects."{project}"]\ntrust_level = "trusted"\n'
+    )
+    (world.home / ".copilot").mkdir()
+    (world.home / ".copilot" / "config.json").write_text(
+        json.dumps({"trusted_folders": [str(project)]})
+    )
+    world.json("marketplace", "add", str(SAMPLES))
+    world.json("agents", "add", "codex", "gemini", "copilot-cli", "--scope", "project")
+    world.json("install", "notes-server", "--scope", "project")
+
+    listed = world.json("list", "--check")
+    (row,) = listed["plugins"]
+    said = {agent: items[0] for agent, items in row["checked"].items()}
+    server = "plugin_notes-server_notes"
+    assert {a: (i["name"], i["state"]) for a, i in said.items()} == {
+        "codex": (server, "ok"),
+        "copilot-cli": (server, "ok"),
+        "gemini": (server, "disabled"),
+    }
+    assert "untrusted" in said["gemini"]["detail"]  # Gemini's own warning
+    commands = {r["agent"]: r["command"] for r in listed["agents"]}
+    assert commands == {
+        "codex": "codex mcp list --json",
+        "copilot-cli": "copilot mcp list --json",
+        "gemini": "gemini mcp list",
+    }
+    assert "NOTES_OWNER" not in json.dumps(listed)  # codex prints env values; never passed on
+
+    doctor = world.json("doctor")  # a disabled server is a warning, not an error
+    (warning,) = [p for p in doctor["problems"] if p["where"] == "gemini"]
+    assert warning["severity"] == "warning" and server in warning["message"]
+    assert "trust the project folder in gemini" in warning["hint"]
+
+
+def fake_agent(folder: Path, name: str, body: str) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    script = folder / name
+    script.write_text(f"#!/bin/sh\n{body}\n")
+    script.chmod(0o755)
+
+
+def test_an_agent_cli_that_fails_is_slow_or_is_missing_is_not_checked(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    world = World(tmp_path, isolated_home, [tmp_path / "bin"])
+    world.json("marketplace", "add", str(SAMPLES))
+    world.json("agents", "add", "codex", "gemini", "claude-code", "--scope", "project")
+    world.json("install", "notes-server", "--scope", "project")
+    fake_agent(tmp_path / "bin", "codex", "echo 'config.toml: bad key' >&2; exit 3")
+    fake_agent(tmp_path / "bin", "gemini", "sleep 30")
+    fake_agent(tmp_path / "bin", "claude", "echo 'not json at all'")
+    paths = Paths.from_env(world.env, project=world.project)
+    reports = {r.agent: r for r in readback.ask(paths, world.env, timeout=2)}
+    assert not any(r.checked for r in reports.values())
+    assert reports["codex"].reason == "exit code 3: config.toml: bad key"
+    assert reports["gemini"].reason == "gemini gave no answer in 2 s"
+    assert reports["claude-code"].reason.startswith("its output could not be read")
+
+    (tmp_path / "bin" / "codex").unlink()
+    (tmp_path / "bin" / "gemini").unlink()
+    done = world.run("doctor")
+    assert "codex: not checked (codex is not on PATH)" in done.stdout
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.slow
+def test_gemini_says_a_server_whose_store_folder_is_gone_does_not_connect(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    world = World(tmp_path, isolated_home, [gemini_bin().parent])
+    trust_gemini_folder(world.home, world.project)
+    world.json("marketplace", "add", str(SAMPLES))
+    world.json("agents", "add", "gemini")
+    world.json("install", "notes-server")
+    (row,) = world.json("list", "--check")["plugins"]
+    assert [i["detail"] for i in row["checked"]["gemini"]] == ["Connected"]
+
+    store = isolated_home / "data" / "store"
+    for tree in store.iterdir():  # the store tree goes, the entry stays
+        for path in [tree, *tree.rglob("*")]:
+            path.chmod(path.stat().st_mode | stat.S_IWUSR)
+        shutil.rmtree(tree)
+    doctor = world.json("doctor", code=1)
+    messages = [p["message"] for p in doctor["problems"]]
+    assert (
+        "gemini failed to load notes-server@plugman-samples's plugin_notes-server_notes: "
+        "Disconnected"
+    ) in messages
+    assert any(
+        m.startswith("mcpServers.plugin_notes-server_notes.args[0] names ") for m in messages
+    )
