@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from plugman.agents.targets import Hooks, Place, Servers, Source, Target, hook_id
+from plugman.agents.targets.quirks import RELOCATE  # plugman's environment a user file passes on
 from plugman.config import redact
 from plugman.config.merge import Origin
 from plugman.config.user_config import AGENT_PREFIX
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
 
 
 GATEWAY = "plugman"  # the one server a gateway link writes
-RELOCATE = ("PLUGMAN_HOME", "PLUGMAN_SECRETS")  # plugman's environment a user file passes on
 OPTION = re.compile(AGENT_PREFIX + r"\w+")  # in any agent's spelling: ${V}, $V, ${env:V}, "V"
 
 

@@ -3,9 +3,10 @@
 git clones, and the real Codex asked through `codex app-server` (`mcpServerStatus/list` starts
 each server and lists its tools).
 
-plugman runs here with no PLUGMAN_HOME: its folders follow HOME (as for a user), so the
-launcher Codex starts (Codex passes its servers HOME and PATH, not every variable) finds the
-same home. The secret store is the file one (no D-Bus session).
+plugman runs here with no PLUGMAN_HOME (its folders follow HOME, as for a user), except in the
+teammate flow, where each clone's PLUGMAN_HOME is set elsewhere: Codex passes its servers only
+HOME, PATH and a few more, so a committed entry asks for plugman's own variables by name. The
+secret store is the file one (no D-Bus session).
 """
 
 from __future__ import annotations
@@ -251,36 +252,109 @@ def committed_clean(machine: Machine, *secrets: str) -> list[str]:
     return changed
 
 
+MARK = 'mkdir -p "$CLAUDE_PLUGIN_DATA"\necho "$1" >> "$CLAUDE_PLUGIN_DATA/marks"\n'
+GUARD = {"matcher": "Bash", "hooks": [{
+    "type": "command", "command": 'sh "${CLAUDE_PLUGIN_ROOT}/mark.sh" commit',
+    "if": "Bash(git commit:*)",
+}]}  # fmt: skip
+HOOK = f"plugman hooks exec codex PostToolUse '{PLUGIN}@wx#0'"  # what .codex/hooks.json names
+
+
+@pytest.fixture
+def hooked_origin(tmp_path: Path) -> Path:
+    """The team's repository whose plugin also has a conditional hook (security-guidance's
+    shape: `PostToolUse` on `Bash`, `if: "Bash(git commit:*)"`) calling a script of its own,
+    which appends its argument to a file in the plugin's data folder (under plugman's home)."""
+    work = tmp_path / "seed"
+    work.mkdir()
+    git(work, "init", "-q", "-b", "main")
+    market(work / "market")
+    plugin = work / "market" / "plugins" / PLUGIN
+    (plugin / "mark.sh").write_text(MARK)
+    (plugin / "hooks").mkdir()
+    (plugin / "hooks" / "hooks.json").write_text(json.dumps({"hooks": {"PostToolUse": [GUARD]}}))
+    git(work, "add", ".")
+    git(work, "commit", "-q", "-m", "marketplace")
+    bare = tmp_path / "origin.git"
+    git(tmp_path, "clone", "-q", "--bare", str(work), str(bare))
+    return bare
+
+
+def codex_hooks(machine: Machine) -> dict[str, str]:
+    """Codex's own list of the project's hooks (`hooks/list`): command → trust status."""
+    from tests.integration.test_agent_hooks import rpc_hooks
+
+    listed = rpc_hooks(codex_bin(), machine.project, machine.env)
+    return {h["command"]: h["trustStatus"] for h in listed}
+
+
+def codex_turn(machine: Machine, command: str) -> list[str]:
+    """One real `codex exec` turn in the project in which the (fake) model runs `command`
+    (tests/integration/fake_responses); the lines the plugin's hook has written so far."""
+    from tests.integration.fake_responses import codex_exec_args, responses_server
+
+    with responses_server(command) as url:
+        done = subprocess.run(
+            [str(codex_bin()), *codex_exec_args(url), "run it"], cwd=machine.project,
+            env={**machine.env, "FAKE_OPENAI_KEY": "sk-fake"}, capture_output=True, text=True,
+            timeout=180, check=False,
+        )  # fmt: skip
+    said = done.stdout + done.stderr
+    assert done.returncode == 0, said[-4000:]
+    assert "hook: PostToolUse Completed" in said, said[-4000:]  # Codex ran the launcher
+    found = list(Path(machine.env["PLUGMAN_HOME"]).rglob("marks"))
+    return found[0].read_text().splitlines() if found else []
+
+
 @pytest.mark.slow
-def test_a_teammates_clone_works(tmp_path: Path, origin: Path) -> None:
-    me = Machine(tmp_path / "a" / "home", clone(origin, tmp_path / "a" / "repo"))
+def test_a_teammates_clone_works(tmp_path: Path, hooked_origin: Path) -> None:
+    """The issue's teammate flow: one person installs a plugin with a server, a skill, a
+    subagent and a conditional hook at project scope with Codex linked and commits only what
+    is meant to be shared; a teammate (another HOME and PLUGMAN_HOME, which the launchers Codex
+    starts must find) syncs, configures, approves, and the real Codex in their clone trusts
+    the hook, runs it only for `git commit`, exactly once, and connects the server."""
+    a, b = tmp_path / "a", tmp_path / "b" / "elsewhere"
+    me = Machine(a / "home", clone(hooked_origin, a / "repo"), PLUGMAN_HOME=str(a / "plugman"))
     me.plugman("agents", "add", "codex", "--scope", "project")
     me.plugman("marketplace", "add", "./market", "--scope", "project")
     me.plugman("install", f"{PLUGIN}@wx", "--scope", "project", "--config", f"api_key={KEY}")
+    me.plugman("trust", "approve", "--all")
     assert (me.project / ".agents" / "skills" / "forecast" / "SKILL.md").is_file()
     assert list((me.project / ".codex" / "agents").glob("*.toml"))
-    changed = committed_clean(me, KEY)
-    assert changed == [".codex/config.toml", "plugman.lock", "plugman.toml"], changed
+    changed = committed_clean(me, KEY, str(tmp_path))
+    shared = [".codex/config.toml", ".codex/hooks.json", "plugman.lock", "plugman.toml"]
+    assert changed == shared, changed
     exclude = (me.project / ".git" / "info" / "exclude").read_text()
     assert "/.agents/skills/forecast" in exclude, exclude
+    assert codex_hooks(me) == {HOOK: "trusted"}
+    assert f"key_{digest(KEY)}" in me.tools(EXPORTED)
     git(me.project, "add", *changed)
     git(me.project, "commit", "-q", "-m", "weather tools")
     git(me.project, "push", "-q", "origin", "main")
 
-    mate = Machine(tmp_path / "b" / "elsewhere" / "home", clone(origin, tmp_path / "b" / "wt"))
-    assert (mate.project / ".codex" / "config.toml").is_file()
+    mate = Machine(b / "home", clone(hooked_origin, b / "wt"), PLUGMAN_HOME=str(b / "ph"))
+    assert (mate.project / ".codex" / "hooks.json").is_file()
     mate.plugman("sync")
     mate.plugman("configure", PLUGIN, f"api_key={KEY2}", "--scope", "project")  # their own
     waiting = mate.plugman("mcp", "run", f"plugin:{PLUGIN}:weather", code=1)  # as Codex would
     assert "pending-approval" in waiting.stderr and "trust approve" in waiting.stderr
+    assert codex_hooks(mate) == {HOOK: "untrusted"}  # Codex does not run it yet
     mate.plugman("trust", "approve", "--all")
     assert git(mate.project, "status", "--porcelain", "--untracked-files=all") == ""
     assert (mate.project / ".agents" / "skills" / "forecast" / "SKILL.md").is_file()
+    assert codex_hooks(mate) == {HOOK: "trusted"}
+    git(mate.project, "config", "user.name", "mate")
+    git(mate.project, "config", "user.email", "mate@example.com")
+    assert codex_turn(mate, "echo hello") == []  # its `if` does not admit another command
+    assert codex_turn(mate, "git commit --allow-empty -m second") == ["commit"]  # once
+    assert "second" in git(mate.project, "log", "--oneline")  # Codex really committed
     assert f"key_{digest(KEY2)}" in mate.tools(EXPORTED)
-    # the committed entry is plugman's in this clone too: uninstall takes it out
+    # the committed entries are plugman's in this clone too: uninstall takes them out
     mate.plugman("uninstall", f"{PLUGIN}@wx", "--scope", "project")
-    config = mate.project / ".codex" / "config.toml"
-    assert not config.exists() or EXPORTED not in config.read_text()
+    status = git(mate.project, "status", "--porcelain", "--untracked-files=all")
+    assert sorted(line[3:] for line in status.splitlines()) == shared, status
+    config = (mate.project / ".codex" / "config.toml").read_text()
+    assert EXPORTED not in config and HOOK not in codex_hooks(mate)
     assert not (mate.project / ".agents" / "skills" / "forecast").exists()
     assert "forecast" not in (mate.project / ".git" / "info" / "exclude").read_text()
 

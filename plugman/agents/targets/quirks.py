@@ -11,6 +11,7 @@ from plugman.agents.targets.refs import Form, exact_reference
 
 Entry = dict[str, Any]
 BEARER = re.compile(r"^Bearer \$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
+RELOCATE = ("PLUGMAN_HOME", "PLUGMAN_SECRETS")  # the variables that move plugman's home, store
 
 
 def same_name(env: dict[str, Any]) -> list[str]:
@@ -21,13 +22,18 @@ def same_name(env: dict[str, Any]) -> list[str]:
 def codex_by_name(given: Entry) -> tuple[Entry, Entry]:
     """Codex expands no `${}` but looks secrets up by name: `TOKEN=${TOKEN}` goes in `env_vars`,
     `Authorization: Bearer ${VAR}` in `bearer_token_env_var`, a header that is exactly `${VAR}`
-    in `env_http_headers`."""
+    in `env_http_headers`. Codex starts a server with only a few of its own variables (HOME,
+    PATH, ...): an entry naming `plugman` on PATH (a committed project file's launcher or
+    gateway) asks by name for those that relocate plugman's home and secret store, so each
+    teammate's own setting of them reaches the plugman it starts (an unset one is not passed)."""
     rest: Entry = dict(given)
     by_name: Entry = {}
+    if given.get("command") == "plugman":
+        by_name["env_vars"] = list(RELOCATE)
     if "env" in given:
         names = same_name(given["env"])
         if names:
-            by_name["env_vars"] = names
+            by_name["env_vars"] = [*by_name.get("env_vars", []), *names]
         rest["env"] = {k: v for k, v in given["env"].items() if k not in names}
     if "headers" in given:
         headers: dict[str, str] = {}
