@@ -124,12 +124,20 @@ def test_codex_writes_plain_variables_as_values_and_secrets_by_name() -> None:
 
 def test_codex_passes_plugmans_own_variables_to_plugman_on_path() -> None:
     """Codex starts a server with only HOME, PATH and a few more: a committed entry naming
-    `plugman` asks by name for the variables that relocate plugman's home and secret store."""
+    `plugman` asks by name for the variables that relocate plugman's home, secret store and policy."""
     launcher = {"command": "plugman", "args": ["mcp", "run", "plugin:w:s"]}
     servers: Servers = {"s": launcher, "t": {**launcher, "env": {"GH_TOKEN": "${GH_TOKEN}"}}}
     written = tomllib.loads(render("codex", servers)[0])["mcp_servers"]
-    assert written["s"] == {**launcher, "env_vars": ["PLUGMAN_HOME", "PLUGMAN_SECRETS"]}
-    assert written["t"]["env_vars"] == ["PLUGMAN_HOME", "PLUGMAN_SECRETS", "GH_TOKEN"]
+    assert written["s"] == {
+        **launcher,
+        "env_vars": ["PLUGMAN_HOME", "PLUGMAN_SECRETS", "PLUGMAN_MANAGED_DIR"],
+    }
+    assert written["t"]["env_vars"] == [
+        "PLUGMAN_HOME",
+        "PLUGMAN_SECRETS",
+        "PLUGMAN_MANAGED_DIR",
+        "GH_TOKEN",
+    ]
     assert (
         "env_vars"
         not in tomllib.loads(render("codex", {"x": {"command": "x"}})[0])["mcp_servers"]["x"]

@@ -11,7 +11,9 @@ from plugman.agents.targets.refs import Form, exact_reference
 
 Entry = dict[str, Any]
 BEARER = re.compile(r"^Bearer \$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
-RELOCATE = ("PLUGMAN_HOME", "PLUGMAN_SECRETS")  # the variables that move plugman's home, store
+# The variables that move plugman's home, secret store and managed policy: a launcher an agent
+# starts must see what the plugman that wrote its entry saw (a deny rule included).
+RELOCATE = ("PLUGMAN_HOME", "PLUGMAN_SECRETS", "PLUGMAN_MANAGED_DIR")
 
 
 def same_name(env: dict[str, Any]) -> list[str]:
@@ -24,7 +26,7 @@ def codex_by_name(given: Entry) -> tuple[Entry, Entry]:
     `Authorization: Bearer ${VAR}` in `bearer_token_env_var`, a header that is exactly `${VAR}`
     in `env_http_headers`. Codex starts a server with only a few of its own variables (HOME,
     PATH, ...): an entry naming `plugman` on PATH (a committed project file's launcher or
-    gateway) asks by name for those that relocate plugman's home and secret store, so each
+    gateway) asks by name for those that relocate plugman's home, secret store and policy, so each
     teammate's own setting of them reaches the plugman it starts (an unset one is not passed)."""
     rest: Entry = dict(given)
     by_name: Entry = {}
