@@ -124,7 +124,8 @@ def test_codex_writes_plain_variables_as_values_and_secrets_by_name() -> None:
 
 def test_codex_passes_plugmans_own_variables_to_plugman_on_path() -> None:
     """Codex starts a server with only HOME, PATH and a few more: a committed entry naming
-    `plugman` asks by name for the variables that relocate plugman's home, secret store and policy."""
+    `plugman` asks by name for the variables that relocate plugman's home, secret store and
+    policy."""
     launcher = {"command": "plugman", "args": ["mcp", "run", "plugin:w:s"]}
     servers: Servers = {"s": launcher, "t": {**launcher, "env": {"GH_TOKEN": "${GH_TOKEN}"}}}
     written = tomllib.loads(render("codex", servers)[0])["mcp_servers"]
