@@ -10,10 +10,9 @@ error envelope on stdout, which has `error` where a run has `blocked`).
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -43,33 +42,15 @@ def run_command(
     as_json: Json = False,
 ) -> None:
     """Run EVENT's hooks with the event JSON read from stdin; exit 2 when they block."""
+    from plugman.core.errors import UsageError
+    from plugman.runtime.hook_exec import read_payload
     from plugman.runtime.hooks import check_event, run_here
 
     check_event(event)  # before stdin is read: an unknown event is the error to report
-    payload = _payload(sys.stdin.read() if not sys.stdin.isatty() else "")
+    text = sys.stdin.read() if not sys.stdin.isatty() else ""
+    payload = read_payload(text, UsageError, "run EVENT")
     run = run_here(paths_of(ctx), event, payload, os.environ)
     output.emit(output.hook_run(run, as_json))
     if run.blocked or not run.continue_:
         output.emit(output.hook_block_reason(run), err=True)
         raise typer.Exit(BLOCKED)
-
-
-def _payload(text: str) -> dict[str, Any]:
-    from plugman.core.errors import UsageError
-
-    if not text.strip():
-        return {}
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(
-            f"the event JSON on stdin is invalid: {exc.msg} at line {exc.lineno} column "
-            f"{exc.colno} (char {exc.pos})",
-            hint='pipe one JSON object, e.g. echo \'{"tool_name": "Bash"}\' | plugman hooks run',
-        ) from None
-    if not isinstance(data, dict):
-        raise UsageError(
-            f"the event JSON on stdin must be an object, not {type(data).__name__}",
-            hint='e.g. {"tool_name": "Bash", "tool_input": {"command": "ls"}}',
-        )
-    return data

@@ -119,23 +119,30 @@ def claude_payload(agent: str, event: str, payload: dict[str, Any]) -> dict[str,
     return found
 
 
-def read_payload(text: str) -> dict[str, Any]:
-    """The event JSON on stdin: an object, or nothing (an empty object)."""
+EXAMPLE = 'echo \'{"tool_name": "Bash", "tool_input": {"command": "ls"}}\''
+
+
+def read_payload(
+    text: str, error: type[PlugmanError] = PlugmanError, command: str = "exec AGENT EVENT HOOK-ID"
+) -> dict[str, Any]:
+    """The event JSON on stdin: an object, or nothing (an empty object). A bad one is an
+    `error`: the launcher's own failure exits 1, which blocks no agent; `hooks run` reports a
+    usage error (2)."""
+    hint = f"pipe one JSON object, e.g. {EXAMPLE} | plugman hooks {command}"
     if not text.strip():
         return {}
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise PlugmanError(
+        raise error(
             f"the event JSON on stdin is invalid: {exc.msg} at line {exc.lineno} column "
             f"{exc.colno}; no hook ran",
-            hint="the agent pipes one JSON object; to try a hook by hand: "
-            'echo \'{"tool_name": "Bash", "tool_input": {"command": "ls"}}\' | plugman hooks '
-            "exec AGENT EVENT HOOK-ID",
+            hint=hint,
         ) from None
     if not isinstance(data, dict):
-        raise PlugmanError(
-            f"the event JSON on stdin must be an object, not {type(data).__name__}; no hook ran"
+        raise error(
+            f"the event JSON on stdin must be an object, not {type(data).__name__}; no hook ran",
+            hint=hint,
         )
     return data
 
