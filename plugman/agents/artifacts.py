@@ -94,6 +94,10 @@ class Ledger:
         self.items = load(work.paths)
         self.before = self._body()
         self.notes: list[str] = []
+        # Files plugman edits that hold what only this machine means (Claude Code's
+        # `.claude/settings.local.json` naming a marketplace of this machine's project path):
+        # kept out of git with the copies, for as long as this refresh edits them.
+        self.local: set[str] = set()
 
     def _body(self) -> bytes | None:
         if not self.items:
@@ -135,12 +139,12 @@ class Ledger:
             self.items[key]["links"] = sorted(others | links)
 
     def save(self) -> None:
-        """Write the record, and the clone's exclude block listing the copies in it
-        (`plugman.agents.git_exclude`), in the same transaction."""
+        """Write the record, and the clone's exclude block listing the copies in it and the
+        machine-local files edited (`plugman.agents.git_exclude`), in the same transaction."""
         body = self._body()
         if body != self.before:
             self.work.tx.write(record_path(self.work.paths), body)
-        excluded = git_exclude.wanted(self.work.paths.project_dir, self.items)
+        excluded = git_exclude.wanted(self.work.paths.project_dir, {*self.items, *self.local})
         if excluded is not None:
             self.work.tx.write(*excluded)
 

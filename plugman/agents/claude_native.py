@@ -90,6 +90,9 @@ def deploy(
     artifacts += [
         Artifact(c.path, _copied(c), by_root.get(c.root, ""), "plugin") for c in planned.copies
     ]
+    # The only project file the plan edits is Claude's local settings, which name this
+    # machine's marketplace (`plugman-<scope>-<hash of the project path>`): never committed.
+    ledger.local.update(str(e.path) for e in planned.edits if paths.project_dir in e.path.parents)
     target = _settings(planned)
     given = _given(planned)
     how = export.How(given=given)

@@ -261,3 +261,41 @@ def test_an_agent_that_reads_the_projects_mcp_json_does_not_get_its_servers_twic
     run("install", "notes-server", "--scope", "project", project=project)
     assert servers(project / ".github" / "mcp.json") == {"plugin_notes-server_notes"}
     assert servers(project / ".gemini" / "settings.json") == {"mine", "plugin_notes-server_notes"}
+
+
+def test_a_project_install_leaves_git_status_with_what_a_team_commits(
+    project: Path, home: Path
+) -> None:
+    """Claude Code's `.claude/settings.local.json` names a marketplace of this machine's project
+    path, and the skill copies are this machine's output: both stay out of `git status`
+    (through the clone's info/exclude); the files left hold no path of this machine."""
+    import subprocess
+
+    def status() -> set[str]:
+        done = subprocess.run(
+            ["git", "status", "--porcelain", "-uall"],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PATH": REAL_PATH},
+        )
+        return {line[3:] for line in done.stdout.splitlines()}
+
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True, env={"PATH": REAL_PATH})
+    before = status()
+    run("agents", "add", "claude-code", "codex", "--scope", "project", project=project)
+    run("install", "writing-skills", "notes-server", "--scope", "project", project=project)
+    assert (project / ".claude" / "settings.local.json").is_file()
+    assert (project / ".agents" / "skills" / "commit-message" / "SKILL.md").is_file()
+    shown = status() - before
+    assert shown == {".codex/config.toml", "plugman.lock", "plugman.toml"}
+    for name in shown:
+        text = (project / name).read_text()
+        assert str(home) not in text and str(project) not in text and "/store/" not in text
+    exclude = (project / ".git" / "info" / "exclude").read_text()
+    assert "/.claude/settings.local.json" in exclude
+    run("uninstall", "writing-skills", "notes-server", "--scope", "project", project=project)
+    run("agents", "remove", "claude-code", "codex", "--scope", "project", project=project)
+    assert "plugman" not in (project / ".git" / "info" / "exclude").read_text()
+    assert not (project / ".claude" / "settings.local.json").exists()
