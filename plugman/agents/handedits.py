@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from plugman.agents import dangling
 from plugman.config import export_record
@@ -30,6 +30,9 @@ from plugman.core.paths import Paths
 from plugman.core.state import SCOPES, Record, Scope
 from plugman.core.store import Store
 from plugman.manifest import edit
+
+if TYPE_CHECKING:
+    from plugman.agents.export import Outcome
 
 
 class HandEdit(NamedTuple):
@@ -65,6 +68,20 @@ def for_export(paths: Paths, target: str, scope: Scope) -> list[HandEdit]:
     """The edited entries that taking `target`'s `scope` export out leaves behind."""
     wanted = export_record.key(target, scope, paths)
     return _find(paths, lambda key, owner: key == wanted)
+
+
+def remove_export(
+    paths: Paths, env: Mapping[str, str], target: str, scope: Scope, force: bool
+) -> Outcome:
+    """`plugman export --remove`: refused, nothing changed, when it would leave entries the user
+    edited since (unless `force`; the outcome's notes then say what stays). The check reads
+    before the export takes the lock: another plugman run in between can at worst leave an
+    edited entry with no refusal, and an edited entry stays in any case (`manifest.edit`)."""
+    from plugman.agents.export import export
+
+    kept = refuse(for_export(paths, target, scope), f"removing the {target} export", force)
+    outcome = export(paths, env, target, scope, remove=True, dry_run=False)
+    return outcome._replace(notes=outcome.notes + kept)
 
 
 def edited(paths: Paths, file: str, sealed: Sealed) -> dict[str, str]:
