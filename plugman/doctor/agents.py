@@ -36,15 +36,17 @@ _GONE_HINTS = {
     (True, False): "install the plugin (plugman sync installs the ones the project declares)",
     (False, True): "delete the entry, or point it at a path that exists; plugman leaves an "
     "entry edited by hand alone",
-    (False, False): "delete the entry, or install the plugin again; plugman leaves an entry "
-    "edited by hand alone",
+    (False, False): "install the plugin (plugman sync installs the ones the project declares), "
+    "or delete the entry; plugman leaves an entry it did not write here alone",
 }
 
 
 def gone(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     found = []
     for entry in dangling.entries(paths, env):
-        whose = "plugman wrote it" if entry.plugmans else "it was edited by hand, so it is yours"
+        whose = (
+            "plugman wrote it" if entry.plugmans else "yours: edited by hand, or not plugman's here"
+        )
         hint = _GONE_HINTS[entry.plugmans, entry.gone == dangling.STORE_GONE]
         message = f"{entry.key} names {entry.target}, {entry.gone} ({whose})"
         found.append(Problem(ERROR, entry.file, message, hint))

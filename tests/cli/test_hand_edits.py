@@ -99,9 +99,9 @@ def test_uninstall_refuses_to_leave_a_hand_edited_codex_hook_behind(world: World
     assert (
         f"error: {hooks}: hooks.PreToolUse[0].hooks[0].command names the hook "
         "guardrails@plugman-samples#0, of guardrails@plugman-samples, which is not installed "
-        "here (it was edited by hand, so it is yours)"
+        "here (yours: edited by hand, or not plugman's here)"
     ) in doctor.stdout
-    assert "delete the entry, or install the plugin again" in doctor.stdout
+    assert "install the plugin (plugman sync installs the ones the project" in doctor.stdout
     assert "codex: not checked (codex is not on PATH)" in doctor.stdout
 
 
@@ -150,10 +150,10 @@ def test_a_hand_edited_server_stops_uninstall_and_agents_remove(world: World) ->
         "severity": "error",
         "where": str(settings),
         "message": "mcpServers.plugin_notes-server_notes.args[2] names the server "
-        "plugin:notes-server:notes, of notes-server, which is not installed here (it was "
-        "edited by hand, so it is yours)",
-        "hint": "delete the entry, or install the plugin again; plugman leaves an entry edited "
-        "by hand alone",
+        "plugin:notes-server:notes, of notes-server, which is not installed here (yours: "
+        "edited by hand, or not plugman's here)",
+        "hint": "install the plugin (plugman sync installs the ones the project declares), or "
+        "delete the entry; plugman leaves an entry it did not write here alone",
     } in json.loads(doctor.stdout)["problems"]
 
 
@@ -210,7 +210,7 @@ def test_doctor_finds_a_deployed_link_and_entries_whose_store_folder_is_gone(
     assert mine["where"] == str(settings)
     assert mine["message"] == (
         f"mcpServers.my-notes.args[0] names {script.parents[1]}, a store folder that no longer "
-        "exists (it was edited by hand, so it is yours)"
+        "exists (yours: edited by hand, or not plugman's here)"
     )
     assert mine["hint"].startswith("delete the entry, or point it at a path that exists")
     # plugman's launcher entry stays right; what it would start is gone, and doctor says so

@@ -76,9 +76,10 @@ def test_codex_keeps_running_the_edited_hook_until_the_user_forces_the_uninstall
         "severity": "error",
         "where": str(hooks),
         "message": "hooks.Stop[0].hooks[0].command names the hook first@hooked#0, of "
-        "first@hooked, which is not installed here (it was edited by hand, so it is yours)",
-        "hint": "delete the entry, or install the plugin again; plugman leaves an entry edited "
-        "by hand alone",
+        "first@hooked, which is not installed here (yours: edited by hand, or not plugman's "
+        "here)",
+        "hint": "install the plugin (plugman sync installs the ones the project declares), or "
+        "delete the entry; plugman leaves an entry it did not write here alone",
     } in problems
 
 
