@@ -1,12 +1,15 @@
-"""Agent-file entries and deployed links that point into plugman's store at a tree that is gone
-(`plugman doctor`).
+"""Agent-file entries and deployed links that point at what is gone (`plugman doctor`): a store
+tree, or a plugin a launcher names.
 
-A store tree goes when no install record refers to it any more (uninstall, update). An entry
-plugman wrote goes with it; an entry the user edited by hand stays (`handedits`), and so does
-one written by an older plugman or copied by hand: every string in each agent file plugman
-exported to or feeds (a linked agent's files) that names `<store>/<hash>` is checked, with its
-key path. A link plugman deployed (a Claude Code plugin, a skill folder) whose target is gone is
-reported too. Reading only: nothing here changes a file.
+A store tree goes when no install record refers to it any more (uninstall, update). plugman's
+own entries in agents other than Claude Code name no store path (they name the launchers,
+`plugman hooks exec AGENT EVENT 'OWNER#N'` and `plugman mcp run plugin:NAME:SERVER`), but the
+user's own entries may, and so may one written by an older plugman or copied by hand: every
+string in each agent file plugman exported to or feeds (a linked agent's files) that names
+`<store>/<hash>` is checked, with its key path. A launcher entry naming a plugin that is not
+installed (one the user edited by hand, so it stayed when the plugin was uninstalled) fails at
+each hook call or server start, and is reported too, as is a link plugman deployed (a Claude
+Code plugin, a skill folder) whose target is gone. Reading only: nothing here changes a file.
 """
 
 from __future__ import annotations
@@ -20,15 +23,26 @@ from plugman.config import export_record
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import read_bytes
 from plugman.core.paths import Paths
-from plugman.core.state import Scope
+from plugman.core.state import SCOPES, Record, Scope
 from plugman.manifest import edit
+from plugman.runtime.naming import split_server
+
+STORE_GONE = "a store folder that no longer exists"
+HOOK_LAUNCHER = re.compile(r"\bhooks exec \S+ \S+ '?([^'\s]+@[^'\s]+)#(\d+)'?")
 
 
 class Dangling(NamedTuple):
     file: str
     key: str  # `mcp_servers.plugin_x_y.args[0]`, `hooks.PreToolUse[0].hooks[0].command`
-    target: str  # the store path named that is gone
+    target: str  # what it names that is gone: a store path, a launched hook or server
     plugmans: bool  # the entry is still as plugman wrote it (else it is the user's)
+    gone: str = STORE_GONE  # why the target is gone
+
+
+class Launched(NamedTuple):
+    key: str  # where the launcher names it
+    target: str  # `the hook OWNER#N`, `the server plugin:NAME:SERVER`
+    plugin: str  # the plugin's id (a hook's owner) or name (a server's)
 
 
 class GoneLink(NamedTuple):
@@ -38,12 +52,14 @@ class GoneLink(NamedTuple):
 
 
 def entries(paths: Paths, env: Mapping[str, str]) -> list[Dangling]:
-    """Every string naming a store tree that is gone, in every agent file plugman knows."""
+    """Every string naming a store tree that is gone, and every launcher naming a plugin that
+    is not installed, in every agent file plugman knows."""
     pattern = re.compile(re.escape(str(paths.store_dir)) + r"/[0-9a-f]{64}")
+    here = installed(paths)
     found: list[Dangling] = []
     for file, fmt in sorted(files(paths, env).items()):
         data = read_bytes(Path(file))
-        if data is None or str(paths.store_dir).encode() not in data:
+        if data is None:
             continue
         try:
             doc = edit.module(fmt).load(data.decode("utf-8"), file)
@@ -54,7 +70,42 @@ def entries(paths: Paths, env: Mapping[str, str]) -> list[Dangling]:
             for hit in dict.fromkeys(pattern.findall(text)):
                 if not Path(hit).is_dir():
                     found.append(Dangling(file, key, hit, under(key, owned)))
+        for named in launched(doc, ""):
+            if here is not None and named.plugin not in here:
+                gone = f"of {named.plugin}, which is not installed here"
+                found.append(Dangling(file, named.key, named.target, under(named.key, owned), gone))
     return found
+
+
+def installed(paths: Paths) -> set[str] | None:
+    """The ids and names of the plugins installed in any scope; None when a record is broken
+    (doctor reports that file on its own)."""
+    try:
+        ids = {i for scope in SCOPES for i in Record.load(paths, scope).plugins}
+    except PlugmanError:
+        return None
+    return ids | {i.partition("@")[0] for i in ids}
+
+
+def launched(value: Any, key: str) -> Iterator[Launched]:
+    """Each plugin hook and server a launcher entry in a document names, with its key path."""
+    if isinstance(value, str):
+        hook = HOOK_LAUNCHER.search(value)
+        if hook is not None:
+            owner, n = hook.groups()
+            yield Launched(key, f"the hook {owner}#{n}", owner)
+    elif isinstance(value, dict):
+        given = value.get("args")
+        args: list[Any] = given if isinstance(given, list) else []
+        for at in range(2, len(args)):
+            plugin = split_server(str(args[at]))[0]
+            if args[at - 2 : at] == ["mcp", "run"] and plugin:
+                yield Launched(f"{key}.args[{at}]", f"the server {args[at]}", plugin)
+        for name, item in value.items():
+            yield from launched(item, f"{key}.{name}" if key else str(name))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from launched(item, f"{key}[{index}]")
 
 
 def links(paths: Paths) -> list[GoneLink]:

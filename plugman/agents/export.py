@@ -63,19 +63,11 @@ def home_of(env: Mapping[str, str]) -> Path:
 
 
 def export(
-    paths: Paths,
-    env: Mapping[str, str],
-    name: str,
-    scope: Scope,
-    *,
-    remove: bool,
-    dry_run: bool,
-    force: bool = False,
+    paths: Paths, env: Mapping[str, str], name: str, scope: Scope, *, remove: bool, dry_run: bool
 ) -> Outcome:
     """Write (or with `remove`, take out) `name`'s export at `scope`; `dry_run` writes nothing.
-    Taking out entries the user has edited since is refused unless `force` (`handedits`)."""
+    `plugman export --remove` goes through `handedits.remove_export`, which refuses first."""
     from plugman import extensions
-    from plugman.agents import handedits
     from plugman.core.session import session
 
     target = extensions.target(name)
@@ -88,11 +80,8 @@ def export(
     if dry_run:
         return plan(paths, target, place, export_record.load(paths), remove)
     with session(paths) as work:
-        left = handedits.for_export(paths, name, scope) if remove else []
-        kept = handedits.refuse(left, f"removing the {name} export", force)
         exports = export_record.load(paths)
         outcome = plan(paths, target, place, exports, remove)
-        outcome = outcome._replace(notes=outcome.notes + kept)
         folders = Folders(paths)
         write(work, outcome, folders)
         folders.save(work.tx)

@@ -3,15 +3,17 @@
 An entry the user changed after plugman wrote it is theirs and stays (`plugman.manifest.edit`):
 taking plugman's share out of the file leaves it. When that share goes because its plugin is
 uninstalled (or the agent unlinked, or the export removed), the edited entry would stay behind
-pointing at what is gone (a store folder, a data folder), so those commands ask first: they
-refuse and name each entry, and `--force` goes on and leaves the entries, said once each
-(`plugman doctor` then reports the ones that point into a deleted store folder).
+pointing at what is gone (a plugin a launcher names, a store folder, a data folder), so those
+commands ask first: they refuse and name each entry, and `--force` goes on and leaves the
+entries, said once each (`plugman doctor` then reports the ones naming a plugin that is not
+installed or a deleted store folder: `dangling`).
 
 Which entry is the edited one: in a map (an MCP server), the entry of plugman's id whose value
 is no longer as written; in a list (Claude-format hook groups, which have no id), an item that
-is not one plugman wrote as it is and that still names the plugin (its id, its store folder or
-its data folder). A list item of plugman.toml's own hooks (no plugin) cannot be told from the
-user's own items, and is not looked for.
+is not one plugman wrote as it is and that still names the plugin (its id, as a hook launcher
+does; a server name of it, as a server launcher does; its store folder or its data folder). A
+list item of plugman.toml's own hooks (no plugin) cannot be told from the user's own items, and
+is not looked for.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from plugman.agents import dangling
 from plugman.config import export_record
@@ -30,6 +32,9 @@ from plugman.core.paths import Paths
 from plugman.core.state import SCOPES, Record, Scope
 from plugman.core.store import Store
 from plugman.manifest import edit
+
+if TYPE_CHECKING:
+    from plugman.agents.export import Outcome
 
 
 class HandEdit(NamedTuple):
@@ -65,6 +70,20 @@ def for_export(paths: Paths, target: str, scope: Scope) -> list[HandEdit]:
     """The edited entries that taking `target`'s `scope` export out leaves behind."""
     wanted = export_record.key(target, scope, paths)
     return _find(paths, lambda key, owner: key == wanted)
+
+
+def remove_export(
+    paths: Paths, env: Mapping[str, str], target: str, scope: Scope, force: bool
+) -> Outcome:
+    """`plugman export --remove`: refused, nothing changed, when it would leave entries the user
+    edited since (unless `force`; the outcome's notes then say what stays). The check reads
+    before the export takes the lock: another plugman run in between can at worst leave an
+    edited entry with no refusal, and an edited entry stays in any case (`manifest.edit`)."""
+    from plugman.agents.export import export
+
+    kept = refuse(for_export(paths, target, scope), f"removing the {target} export", force)
+    outcome = export(paths, env, target, scope, remove=True, dry_run=False)
+    return outcome._replace(notes=outcome.notes + kept)
 
 
 def edited(paths: Paths, file: str, sealed: Sealed) -> dict[str, str]:
@@ -117,14 +136,15 @@ def _find(paths: Paths, chosen: Callable[[str, str | None], bool]) -> list[HandE
 
 
 def _marks(paths: Paths) -> dict[str, set[str]]:
-    """plugin id → the strings an entry for it holds: its id, its store and data folders."""
+    """plugin id → the strings an entry for it holds: its id (a hook launcher's `OWNER#N`), its
+    servers' names (`plugin:NAME:`, a server launcher's), its store and data folders."""
     store = Store(paths.store_dir)
     found: dict[str, set[str]] = {}
     for scope in SCOPES:
         for plugin_id, entry in Record.load(paths, scope).plugins.items():
-            found.setdefault(plugin_id, {plugin_id, str(paths.plugin_data(plugin_id))}).add(
-                str(store.path(entry["content_hash"]))
-            )
+            servers = f"plugin:{plugin_id.partition('@')[0]}:"
+            marks = found.setdefault(plugin_id, {plugin_id, servers})
+            marks |= {str(paths.plugin_data(plugin_id)), str(store.path(entry["content_hash"]))}
     return found
 
 

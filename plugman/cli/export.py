@@ -44,9 +44,12 @@ def export(
             "say --write or --remove (add --dry-run to see the diff first)",
             hint=f"plugman export --target {target} --write --dry-run",
         )
-    outcome = run(
-        paths_of(ctx), os.environ, target, scope, remove=remove, dry_run=dry_run, force=force
-    )
+    if remove and not dry_run:
+        from plugman.agents.handedits import remove_export
+
+        outcome = remove_export(paths_of(ctx), os.environ, target, scope, force)
+    else:
+        outcome = run(paths_of(ctx), os.environ, target, scope, remove=remove, dry_run=dry_run)
     output.emit(output.exported(outcome, dry_run, as_json, show_secrets))
     if outcome.notes and not as_json:
         output.emit("\n".join(f"warning: {n}" for n in outcome.notes), err=True)

@@ -1,8 +1,9 @@
 """The hot commands, declared as data (plugman.cli.argv) and run without typer.
 
 `install`, `uninstall`, `list`, `paths`, `config resolve` and `validate` are what users and
-scripts run most, and `mcp run` starts every server an agent's file names through it
-(plugman.runtime.launch), so `plugman.cli.main` runs them from here directly; the typer application
+scripts run most, and the launchers agents' files name, `hooks exec` and `mcp run`
+(plugman.cli.hook_launcher, plugman.cli.server_launcher), run on every hook call and server
+start, so `plugman.cli.main` runs them from here directly; the typer application
 (plugman.cli.app) mounts the same specs as commands that forward their words here, for shell
 completion and for tests that drive the typer app. Every failure is reported by `report`, the
 one place that turns a PlugmanError into `error:` / `hint:` (and an error envelope under JSON):
@@ -16,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from plugman.cli import hook_launcher
+from plugman.cli import hook_launcher, server_launcher
 from plugman.cli.argv import (
     JSON,
     MANY,
@@ -137,24 +138,6 @@ def _resolve(values: Values, project: str | None) -> None:
     output.emit(output.resolved(resolution, as_json, explain, secret))
 
 
-def _mcp_run(values: Values, project: str | None) -> int:
-    """Become NAME's stdio server (plugman.runtime.launch); returns only when it cannot."""
-    from plugman.runtime import launch
-
-    paths = paths_for(project)
-    ready = launch.prepare(paths, values.text("name") or "", os.environ)
-    if ready.remote is not None:
-        launch.bridge(paths, ready)
-        return 0
-    try:
-        launch.execute(ready)
-    except OSError as exc:
-        raise launch.NotStartedError(
-            f"{ready.name}: cannot start {ready.command}: {exc.strerror or exc}",
-            hint=f"run: plugman config explain {ready.name}",
-        ) from None
-
-
 def _validate(values: Values, _project: str | None) -> int:
     from plugman import output
     from plugman.manifest.validate import validate
@@ -249,15 +232,6 @@ SPECS = {
             ),
         ),
         Spec(
-            "mcp run",
-            "Start a resolved server in this process: exec a stdio one, bridge a remote one.",
-            _mcp_run,
-            (Argument("name", "The server's resolved name, e.g. plugin:PLUGIN:SERVER."),),
-            epilog="Secrets come from plugman's secret store at start; nothing is written. "
-            "Exit codes: the server's own once it starts; 1 when it is not started (pending "
-            "approval, disabled, denied by policy, an option unset, no such server).",
-        ),
-        Spec(
             "validate",
             "Check plugins, marketplaces, hooks, MCP configs and SKILL.md files.",
             _validate,
@@ -283,6 +257,7 @@ SPECS = {
     )
 }
 SPECS[hook_launcher.SPEC.words] = hook_launcher.SPEC  # an agent runs it on every hook call
+SPECS[server_launcher.SPEC.words] = server_launcher.SPEC  # and on every server start
 
 
 def find(args: list[str]) -> Spec | None:

@@ -85,6 +85,19 @@ def substitute_all(value: Any, env: dict[str, str] | None) -> Any:
     return value
 
 
+MISSING_COPY = "stored-copy-missing"
+
+
+def missing_copy(plugin_id: str, scope: Scope, state: str = "missing") -> tuple[str, str]:
+    """What is said (and what to do) when an installed plugin's stored copy is gone (or
+    modified): the resolution's diagnostic, `plugman doctor`'s problem, `mcp run`'s error."""
+    return (
+        f"the stored copy of {plugin_id} ({scope}) is {state}",
+        f"reinstall it: plugman uninstall {plugin_id.split('@')[0]} --scope {scope} && "
+        f"plugman install {plugin_id} --scope {scope}",
+    )
+
+
 def contribute(
     found: Contributions,
     paths: Paths,
@@ -96,6 +109,10 @@ def contribute(
 ) -> None:
     """Add what one enabled plugin brings, its own variables and userConfig values put in."""
     root = Store(paths.store_dir).path(entry["content_hash"])
+    if not root.is_dir():  # removed by hand: nothing of it resolves, and this says why
+        message, hint = missing_copy(plugin_id, scope)
+        report.sink(root).error(MISSING_COPY, message, (), hint)
+        return
     fields = entry.get("entry")
     declaration = plugin.Declaration(fields, Sink(str(root))) if fields else None
     loaded = plugin.load(root, report, declaration, strict=fields is None)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from plugman.config import export_record
+from plugman.config.contribute import missing_copy
 from plugman.config.export_record import Sealed, current
 from plugman.core import secrets
 from plugman.core.errors import PlugmanError
@@ -160,15 +161,8 @@ def _installed(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
             if state is None and tree_hash(copy) != entry["content_hash"]:
                 state = "modified"
             if state:
-                found.append(
-                    Problem(
-                        ERROR,
-                        str(copy),
-                        f"the stored copy of {plugin_id} ({scope}) is {state}",
-                        f"reinstall it: plugman uninstall {plugin_id.split('@')[0]} --scope "
-                        f"{scope} && plugman install {plugin_id} --scope {scope}",
-                    )
-                )
+                message, hint = missing_copy(plugin_id, scope, state)
+                found.append(Problem(ERROR, str(copy), message, hint))
     return found
 
 

@@ -29,25 +29,27 @@ def diagnose(paths: Paths, env: Mapping[str, str], ask: bool = True) -> Diagnosi
     return Diagnosis(check(paths, env) + said(reports), reports)
 
 
+# (plugman wrote it, it names a store folder) → what to do
+_GONE_HINTS = {
+    (True, True): "reinstall the plugin it comes from (doctor names its missing stored copy), "
+    "then run: plugman sync",
+    (True, False): "install the plugin (plugman sync installs the ones the project declares)",
+    (False, True): "delete the entry, or point it at a path that exists; plugman leaves an "
+    "entry edited by hand alone",
+    (False, False): "install the plugin (plugman sync installs the ones the project declares), "
+    "or delete the entry; plugman leaves an entry it did not write here alone",
+}
+
+
 def gone(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     found = []
     for entry in dangling.entries(paths, env):
-        whose = "plugman wrote it" if entry.plugmans else "it was edited by hand, so it is yours"
-        hint = (
-            "reinstall the plugin it comes from (doctor names its missing stored copy), then "
-            "run: plugman sync"
-            if entry.plugmans
-            else "delete the entry, or point it at a path that exists; plugman leaves an entry "
-            "edited by hand alone"
+        whose = (
+            "plugman wrote it" if entry.plugmans else "yours: edited by hand, or not plugman's here"
         )
-        found.append(
-            Problem(
-                ERROR,
-                entry.file,
-                f"{entry.key} names {entry.target}, a store folder that no longer exists ({whose})",
-                hint,
-            )
-        )
+        hint = _GONE_HINTS[entry.plugmans, entry.gone == dangling.STORE_GONE]
+        message = f"{entry.key} names {entry.target}, {entry.gone} ({whose})"
+        found.append(Problem(ERROR, entry.file, message, hint))
     for link in dangling.links(paths):
         agent, scope, *_ = (link.links[0] if link.links else "AGENT SCOPE").split(" ")
         found.append(

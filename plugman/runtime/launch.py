@@ -87,6 +87,7 @@ def prepare(paths: Paths, name: str, env: Mapping[str, str]) -> Launch:
 
 def why(resolution: Resolution, name: str, project: str) -> NotStartedError:
     """The error for a NAME the resolution has no server of: the reason it was left out."""
+    from plugman.config.contribute import MISSING_COPY, missing_copy
     from plugman.runtime.naming import split_server
 
     dropped = [d for d in resolution.dropped if d.kind == "server" and d.name == name]
@@ -103,6 +104,11 @@ def why(resolution: Resolution, name: str, project: str) -> NotStartedError:
             f"{name} is not started: plugin {off[0]} is disabled",
             hint=f"run: plugman enable {off[0]}",
         )
+    said = {d.message for d in resolution.diagnostics if d.code == MISSING_COPY}
+    for row in resolution.plugins:  # installed, but its files are gone from the store
+        message, hint = missing_copy(row.id, row.scope)
+        if row.id.partition("@")[0] == plugin and message in said:
+            return NotStartedError(f"{name} is not started: {message}", hint=hint)
     return NotStartedError(
         f"{name}: no such server in the config resolved in {project}",
         hint="run: plugman config resolve (the names it lists are the ones mcp run takes); "

@@ -1,7 +1,9 @@
 """Hand edits, as the README promises: after a user edits an entry plugman wrote into an agent's
 file, `uninstall`, `agents remove` and `export --remove` refuse (exit 1, every file as it was)
 and name the file, the entry and the choice; with `--force` they go on, leave the entry and say
-so, and `doctor` then reports it pointing into a store folder that is gone.
+so, and `doctor` then reports it naming a plugin that is no longer installed (plugman's entries
+name the launchers, `plugman hooks exec ... 'OWNER#N'` and `plugman mcp run NAME`) or, for an
+entry of the user's own, a store folder that is gone.
 
 The real CLI as a process (`python -m plugman`), a throwaway HOME and PLUGMAN_HOME, the sample
 marketplace; no agent on PATH, so `doctor` says each linked agent was not checked and why.
@@ -95,10 +97,11 @@ def test_uninstall_refuses_to_leave_a_hand_edited_codex_hook_behind(world: World
     doctor = world.run("doctor")
     assert doctor.returncode == 1
     assert (
-        f"error: {hooks}: hooks.PreToolUse[0].hooks[0].command names "
-        f"{world.plugman_home / 'data' / 'store'}/"
+        f"error: {hooks}: hooks.PreToolUse[0].hooks[0].command names the hook "
+        "guardrails@plugman-samples#0, of guardrails@plugman-samples, which is not installed "
+        "here (yours: edited by hand, or not plugman's here)"
     ) in doctor.stdout
-    assert "a store folder that no longer exists (it was edited by hand" in doctor.stdout
+    assert "install the plugin (plugman sync installs the ones the project" in doctor.stdout
     assert "codex: not checked (codex is not on PATH)" in doctor.stdout
 
 
@@ -107,7 +110,9 @@ def test_a_hand_edited_server_stops_uninstall_and_agents_remove(world: World) ->
     world.ok("install", "notes-server", "--scope", "project")
     settings = world.project / ".gemini" / "settings.json"
     doc = json.loads(settings.read_text())
-    doc["mcpServers"]["plugin_notes-server_notes"]["env"]["NOTES_OWNER"] = "me"
+    launcher = doc["mcpServers"]["plugin_notes-server_notes"]
+    assert launcher == {"command": "plugman", "args": ["mcp", "run", "plugin:notes-server:notes"]}
+    launcher["command"] = "/opt/tools/bin/plugman"  # plugman is not on this user's agent PATH
     settings.write_text(json.dumps(doc, indent=2))
     before = world.files()
 
@@ -124,11 +129,32 @@ def test_a_hand_edited_server_stops_uninstall_and_agents_remove(world: World) ->
     assert forced.returncode == 0, forced
     assert "mcpServers.plugin_notes-server_notes" in forced.stderr
     kept = json.loads(settings.read_text())["mcpServers"]["plugin_notes-server_notes"]
-    assert kept["env"] == {"NOTES_OWNER": "me"}
+    assert kept["command"] == "/opt/tools/bin/plugman"
     # codex's entry is as plugman wrote it: unlinking codex goes through without a word
     done = world.run("agents", "remove", "codex", "--scope", "project")
     assert (done.returncode, done.stderr) == (0, ""), done
     assert not (world.project / ".codex").exists()
+
+    # linked again, gemini's file keeps the user's entry (now theirs): uninstalling the plugin
+    # it launches still asks first, and with --force leaves it, which doctor then reports
+    world.ok("agents", "add", "gemini", "--scope", "project")
+    assert json.loads(settings.read_text())["mcpServers"]["plugin_notes-server_notes"] == kept
+    before = world.files()
+    done = world.run("uninstall", "notes-server", "--scope", "project")
+    assert done.returncode == 1 and "mcpServers.plugin_notes-server_notes" in done.stderr, done
+    assert world.files() == before
+    assert world.run("uninstall", "notes-server", "--scope", "project", "--force").returncode == 0
+    doctor = world.run("doctor", "--json")
+    assert doctor.returncode == 1
+    assert {
+        "severity": "error",
+        "where": str(settings),
+        "message": "mcpServers.plugin_notes-server_notes.args[2] names the server "
+        "plugin:notes-server:notes, of notes-server, which is not installed here (yours: "
+        "edited by hand, or not plugman's here)",
+        "hint": "install the plugin (plugman sync installs the ones the project declares), or "
+        "delete the entry; plugman leaves an entry it did not write here alone",
+    } in json.loads(doctor.stdout)["problems"]
 
 
 def test_export_remove_refuses_to_leave_a_hand_edited_entry(world: World) -> None:
@@ -161,6 +187,14 @@ def test_doctor_finds_a_deployed_link_and_entries_whose_store_folder_is_gone(
     world.ok("agents", "add", "claude-code", "gemini")
     world.ok("install", "writing-skills", "notes-server")
     store = world.plugman_home / "data" / "store"
+    # plugman's own Gemini entry names the launcher, no store path; a user who copied the
+    # server's path out of the store (or a file an older plugman wrote) names one
+    (script,) = store.glob("*/server/notes_server.py")
+    settings = world.home / ".gemini" / "settings.json"
+    doc = json.loads(settings.read_text())
+    doc["mcpServers"]["my-notes"] = {"command": "python3", "args": [str(script)]}
+    settings.write_text(json.dumps(doc, indent=2))
+    assert world.run("doctor", "--no-check").returncode == 0
     for tree in store.iterdir():  # as a user clearing space by hand would
         for path in [tree, *tree.rglob("*")]:
             path.chmod(path.stat().st_mode | stat.S_IWUSR)
@@ -168,15 +202,24 @@ def test_doctor_finds_a_deployed_link_and_entries_whose_store_folder_is_gone(
     done = world.run("doctor", "--json")
     assert done.returncode == 1
     found = json.loads(done.stdout)
-    problems = {(p["where"], p["message"].split(" names ")[0]) for p in found["problems"]}
     link = str(world.home / ".claude" / "skills" / "writing-skills")
     assert any(
         p["where"] == link and "which no longer exists" in p["message"] for p in found["problems"]
     )
-    gemini = str(world.home / ".gemini" / "settings.json")
-    assert (gemini, "mcpServers.plugin_notes-server_notes.args[0]") in problems
-    hints = [p["hint"] for p in found["problems"] if p["message"].startswith("mcpServers.")]
-    assert hints and "reinstall the plugin" in hints[0]  # plugman's own entry
+    (mine,) = [p for p in found["problems"] if p["message"].startswith("mcpServers.my-notes")]
+    assert mine["where"] == str(settings)
+    assert mine["message"] == (
+        f"mcpServers.my-notes.args[0] names {script.parents[1]}, a store folder that no longer "
+        "exists (yours: edited by hand, or not plugman's here)"
+    )
+    assert mine["hint"].startswith("delete the entry, or point it at a path that exists")
+    # plugman's launcher entry stays right; what it would start is gone, and doctor says so
+    missing = [p for p in found["problems"] if p["where"] == str(script.parents[1])]
+    assert any(
+        p["message"] == "the stored copy of notes-server@plugman-samples (user) is missing"
+        and "plugman install notes-server@plugman-samples" in p["hint"]
+        for p in missing
+    )
     agents = {a["agent"]: a for a in found["agents"]}
     assert agents["gemini"]["checked"] is False and "not on PATH" in agents["gemini"]["reason"]
     quiet = json.loads(world.run("doctor", "--no-check", "--json").stdout)

@@ -57,12 +57,18 @@ class World:
 
 
 def bad_plugin(root: Path) -> Path:
-    """A plugin Claude Code refuses to load: `agents` names a folder, not `.md` files."""
+    """A plugin Claude Code installs and loads only in part: its skill loads, its hooks file
+    (no `hooks` key, the events at the top) fails to (tests/claude_rules: hooks-file-no-hooks-key,
+    load verdict "partial"). plugman installs it too, as Claude does, and says the hooks file is
+    left out for the agents it exports hooks to."""
     (root / ".claude-plugin").mkdir(parents=True)
-    (root / "agents").mkdir()
-    manifest = {"name": "badagents", "version": "1.0.0", "agents": ["./agents"]}
+    (root / "hooks").mkdir()
+    (root / "skills" / "s1").mkdir(parents=True)
+    manifest = {"name": "badhooks", "version": "1.0.0"}
     (root / ".claude-plugin" / "plugin.json").write_text(json.dumps(manifest))
-    (root / "agents" / "a1.md").write_text("---\nname: a1\ndescription: x\n---\nhi\n")
+    stop = [{"hooks": [{"type": "command", "command": "true"}]}]
+    (root / "hooks" / "hooks.json").write_text(json.dumps({"Stop": stop}))
+    (root / "skills" / "s1" / "SKILL.md").write_text("---\nname: s1\ndescription: x\n---\nhi\n")
     return root
 
 
@@ -79,9 +85,10 @@ def test_claude_says_in_its_own_words_what_it_failed_to_load(
     assert "agents" not in plain and all("checked" not in p for p in plain["plugins"])
     listed = world.json("list", "--check")
     said = {p["id"]: p["checked"]["claude-code"] for p in listed["plugins"]}
-    (bad,) = said["badagents@direct"]
-    assert (bad["name"], bad["state"]) == ("badagents@skills-dir", "failed")
-    assert bad["detail"].startswith("Manifest validation failed: agents.0:")  # Claude's words
+    (bad,) = said["badhooks@direct"]
+    assert (bad["name"], bad["state"]) == ("badhooks@skills-dir", "failed")
+    assert bad["detail"].startswith("Hook load failed:")  # Claude's words
+    assert "hooks.json must have" in bad["detail"]
     assert [(i["name"], i["state"]) for i in said["writing-skills@plugman-samples"]] == [
         ("writing-skills@skills-dir", "ok")
     ]
@@ -89,15 +96,15 @@ def test_claude_says_in_its_own_words_what_it_failed_to_load(
     assert (report["agent"], report["checked"]) == ("claude-code", True)
 
     text = world.run("list", "--check").stdout
-    assert "claude-code says badagents@skills-dir: failed: Manifest validation failed" in text
-    info = world.run("info", "badagents@direct", "--check").stdout
-    assert "user: claude-code says badagents@skills-dir: failed: Manifest validation" in info
+    assert "claude-code says badhooks@skills-dir: failed: Hook load failed:" in text
+    info = world.run("info", "badhooks@direct", "--check").stdout
+    assert "user: claude-code says badhooks@skills-dir: failed: Hook load failed:" in info
 
     doctor = world.json("doctor", code=1)
     failed = [p for p in doctor["problems"] if p["where"] == "claude-code"]
     assert len(failed) == 1 and failed[0]["severity"] == "error"
     assert failed[0]["message"].startswith(
-        "claude-code failed to load badagents@direct's badagents@skills-dir: Manifest validation"
+        "claude-code failed to load badhooks@direct's badhooks@skills-dir: Hook load failed:"
     )
 
 
@@ -193,12 +200,23 @@ def test_gemini_says_a_server_whose_store_folder_is_gone_does_not_connect(
         for path in [tree, *tree.rglob("*")]:
             path.chmod(path.stat().st_mode | stat.S_IWUSR)
         shutil.rmtree(tree)
+    # Gemini's entry names the launcher, which now says why it starts nothing (exit 1)
+    entry = json.loads((world.home / ".gemini" / "settings.json").read_text())["mcpServers"]
+    launcher = entry["plugin_notes-server_notes"]
+    started = subprocess.run(
+        [launcher["command"], *launcher["args"]], cwd=world.project,
+        env=world.env | launcher.get("env", {}), stdin=subprocess.DEVNULL, capture_output=True,
+        text=True, timeout=60, check=False,
+    )  # fmt: skip
+    missing = "the stored copy of notes-server@plugman-samples (user) is missing"
+    assert started.returncode == 1 and started.stdout == "", started
+    assert f"error: plugin:notes-server:notes is not started: {missing}" in started.stderr
+    assert "hint: reinstall it: plugman uninstall notes-server --scope user" in started.stderr
+
     doctor = world.json("doctor", code=1)
-    messages = [p["message"] for p in doctor["problems"]]
-    assert (
+    errors = [p["message"] for p in doctor["problems"] if p["severity"] == "error"]
+    assert errors == [  # said once each: the resolution's note and the store check agree
+        missing,
         "gemini failed to load notes-server@plugman-samples's plugin_notes-server_notes: "
-        "Disconnected"
-    ) in messages
-    assert any(
-        m.startswith("mcpServers.plugin_notes-server_notes.args[0] names ") for m in messages
-    )
+        "Disconnected",
+    ]
