@@ -62,3 +62,12 @@ def spawn(
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def git(cwd: Path, *args: str) -> str:
+    """`git ARGS` in `cwd` with a throwaway identity; its stdout (fails on a non-zero exit)."""
+    done = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=cwd, capture_output=True, text=True, check=True, timeout=60,
+    )  # fmt: skip
+    return done.stdout

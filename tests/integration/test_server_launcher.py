@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from tests.integration.agents import agent_env, codex_bin
+from tests.integration.helpers import git
 
 BIN = Path(sys.executable).parent
 KEY = "wx-secret-" + "7f3a9c1e5b"  # a sensitive option's value
@@ -77,14 +78,6 @@ def market(root: Path, manifest: dict[str, Any] = MANIFEST) -> None:
     catalog = {"name": "wx", "owner": {"name": "t"},
                "plugins": [{"name": PLUGIN, "source": f"./plugins/{PLUGIN}"}]}  # fmt: skip
     (root / ".claude-plugin" / "marketplace.json").write_text(json.dumps(catalog))
-
-
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=cwd, capture_output=True, text=True, check=True, timeout=60,
-    )  # fmt: skip
-    return done.stdout
 
 
 class Machine:

@@ -7,14 +7,7 @@ import subprocess
 from pathlib import Path
 
 from plugman.agents.git_exclude import BEGIN, END, clone_of, rewritten, wanted
-
-
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=cwd, capture_output=True, text=True, check=True, timeout=60,
-    )  # fmt: skip
-    return done.stdout
+from tests.integration.helpers import git
 
 
 def ignored(root: Path, *paths: str) -> set[str]:
