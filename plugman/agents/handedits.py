@@ -198,10 +198,7 @@ def _named(container: Any, ours: set[str], marks: set[str]) -> list[int]:
 
 
 def _once(found: list[HandEdit]) -> list[HandEdit]:
-    seen: set[tuple[str, str]] = set()
-    kept = []
+    first: dict[tuple[str, str], HandEdit] = {}
     for item in found:
-        if (item.file, item.key) not in seen:
-            seen.add((item.file, item.key))
-            kept.append(item)
-    return kept
+        first.setdefault((item.file, item.key), item)
+    return list(first.values())

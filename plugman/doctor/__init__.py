@@ -71,13 +71,10 @@ def _secrets(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
 def _once(found: list[Problem]) -> list[Problem]:
     """Each problem once: a broken file is reported by the check for it, not again by every
     probe that tripped over it."""
-    seen: set[tuple[str, str]] = set()
-    unique = []
+    first: dict[tuple[str, str], Problem] = {}
     for problem in found:
-        if (problem.where, problem.message) not in seen:
-            seen.add((problem.where, problem.message))
-            unique.append(problem)
-    return unique
+        first.setdefault((problem.where, problem.message), problem)
+    return list(first.values())
 
 
 def _state_files(paths: Paths) -> list[Problem]:

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from plugman.config.merge import Hook
 from plugman.core.errors import PlugmanError
 from plugman.runtime.hook_outcome import Raw
-from plugman.runtime.hooks import _argv, _command, _env_of, selected, timeout_of
+from plugman.runtime.hooks import env_of, handler_argv, run_command, selected, timeout_of
 
 if TYPE_CHECKING:
     from plugman.core.paths import Paths
@@ -169,19 +169,19 @@ def launch(
     if not selected(hook, event, payload):
         return Raw(exit_code=0, skipped="not selected")
     body = json.dumps({**payload, "cwd": payload.get("cwd", str(cwd))})
-    full = _env_of(hook, {**env, "CLAUDE_PROJECT_DIR": str(project_dir)}, plugin_data)
+    full = env_of(hook, {**env, "CLAUDE_PROJECT_DIR": str(project_dir)}, plugin_data)
     if hook.handler.get("type", "command") != "command":
         return Raw(error=f"plugman runs no {hook.handler.get('type')!r} hooks for an agent")
     if hook.handler.get("async"):
         return _background(hook.handler, body, cwd, full)
     sync = {k: v for k, v in hook.handler.items() if k != "async"}
-    return _command(sync, body, cwd, full, timeout_of(hook.handler, event))
+    return run_command(sync, body, cwd, full, timeout_of(hook.handler, event))
 
 
 def _background(handler: dict[str, Any], body: str, cwd: Path, env: dict[str, str]) -> Raw:
     """Claude's `async`: started in its own session with the event on stdin, never awaited
     (its output cannot decide anything)."""
-    argv = _argv(handler)
+    argv = handler_argv(handler)
     if argv is None:
         return Raw(error="the handler has no command")
     with tempfile.TemporaryFile() as stdin:

@@ -87,7 +87,7 @@ def run_hooks(
     from concurrent.futures import ThreadPoolExecutor
 
     def one(hook: Hook) -> HandlerResult:
-        raw = _execute(hook, event, body, cwd, _env_of(hook, base, plugin_data))
+        raw = _execute(hook, event, body, cwd, env_of(hook, base, plugin_data))
         result = _result(hook, raw)
         interpret(event, payload, raw, result)
         return result
@@ -97,7 +97,7 @@ def run_hooks(
     return combine(event, results)
 
 
-def _env_of(
+def env_of(
     hook: Hook, base: dict[str, str], plugin_data: Callable[[str], Path] | None
 ) -> dict[str, str]:
     """A plugin hook also gets its root (origin.file is the store folder), data folder and
@@ -146,7 +146,7 @@ def _execute(hook: Hook, event: str, body: str, cwd: Path, env: dict[str, str]) 
     kind = hook.handler.get("type")
     timeout = timeout_of(hook.handler, event)
     if kind == "command":
-        return _command(hook.handler, body, cwd, env, timeout)
+        return run_command(hook.handler, body, cwd, env, timeout)
     if kind == "http":
         return _http(hook.handler, body, env, timeout)
     if kind in ("prompt", "agent", "mcp_tool"):
@@ -154,7 +154,7 @@ def _execute(hook: Hook, event: str, body: str, cwd: Path, env: dict[str, str]) 
     return Raw(skipped=f"skipped: unknown hook type {kind!r}")
 
 
-def _argv(handler: dict[str, Any]) -> list[str] | None:
+def handler_argv(handler: dict[str, Any]) -> list[str] | None:
     command = handler.get("command")
     if not isinstance(command, str) or not command:
         return None
@@ -164,10 +164,10 @@ def _argv(handler: dict[str, Any]) -> list[str] | None:
     return [*SHELLS.get(str(handler.get("shell")), ["sh", "-c"]), command]
 
 
-def _command(
+def run_command(
     handler: dict[str, Any], body: str, cwd: Path, env: dict[str, str], timeout: float
 ) -> Raw:
-    argv = _argv(handler)
+    argv = handler_argv(handler)
     if argv is None:
         return Raw(error="the handler has no command")
     started = time.monotonic()
