@@ -24,11 +24,12 @@ forward(config_app, fast.SPECS["config resolve"])
 def explain_command(
     ctx: typer.Context, name: str, as_json: Json = False, show_secrets: Secrets = False
 ) -> None:
-    """Why server NAME resolves as it does: the winner, what it shadows, what was dropped."""
+    """Why server NAME resolves as it does: the winner, what it shadows, what was dropped. NAME
+    may be an installed plugin (NAME or NAME@MARKETPLACE): then each of its servers."""
     from plugman.config.resolution import resolve
 
-    about = resolve(paths_of(ctx), os.environ).about(name)
-    output.emit(output.explained(about, as_json, show_secrets))
+    found = resolve(paths_of(ctx), os.environ).explain(name)
+    output.emit(output.explained(found, as_json, show_secrets))
 
 
 @trust_app.command("list")

@@ -83,8 +83,10 @@ def _uninstall(values: Values, project: str | None) -> None:
     output.emit(output.changes("uninstall", changes, values.flag("json")))
 
 
-def _list(values: Values, project: str | None) -> None:
+def _list(values: Values, project: str | None) -> int:
+    """Every installed plugin; exit 1 when a scope's plugman.toml is broken (stderr says it)."""
     from plugman import output
+    from plugman.config.declarations import problems
     from plugman.plugins.listings import listing
 
     paths = paths_for(project)
@@ -93,7 +95,11 @@ def _list(values: Values, project: str | None) -> None:
         from plugman.agents.readback import ask
 
         checked = ask(paths, os.environ)
-    output.emit(output.installed(listing(paths), values.flag("json"), checked))
+    broken = problems(paths)
+    output.emit(output.installed(listing(paths), values.flag("json"), checked, broken))
+    if broken and not values.flag("json"):
+        output.emit(output.problems(broken), err=True)
+    return 1 if broken else 0
 
 
 def _paths(values: Values, project: str | None) -> None:
@@ -111,7 +117,8 @@ def _paths(values: Values, project: str | None) -> None:
     output.emit(output.located(found, values.flag("json")))
 
 
-def _resolve(values: Values, project: str | None) -> None:
+def _resolve(values: Values, project: str | None) -> int:
+    """The resolved config; exit 1 when a file of yours it reads is broken, as mcp list."""
     from plugman import output
 
     as_json, explain, secret = (
@@ -131,11 +138,15 @@ def _resolve(values: Values, project: str | None) -> None:
         text, notes = native(paths_for(project), os.environ, target, secret)
         output.emit(text)
         output.emit(output.warnings(notes), err=True)
-        return
+        return 0
     from plugman.config.resolution import resolve
 
-    resolution = resolve(paths_for(project), os.environ)
+    paths = paths_for(project)
+    resolution = resolve(paths, os.environ)
     output.emit(output.resolved(resolution, as_json, explain, secret))
+    if resolution.diagnostics and not as_json:
+        output.emit(output.problems(resolution.diagnostics), err=True)
+    return 1 if resolution.broken(paths) else 0
 
 
 def _validate(values: Values, _project: str | None) -> int:

@@ -142,12 +142,13 @@ def remove(
 
 @mcp_app.command("list")
 def listing(ctx: typer.Context, as_json: Json = False, show_secrets: Secrets = False) -> None:
-    """Every scope's servers and their status (active, shadowed, or why dropped); exit 1 when a
-    file they are read from is broken (its problems are shown)."""
+    """Every scope's servers and their status (active, shadowed, or why dropped), plugins'
+    included; exit 1 when a file of yours they are read from is broken (its problems are shown:
+    where, and what it leaves out)."""
     from plugman.config import server_list
 
     found = server_list.listing(paths_of(ctx), os.environ)
-    errors = any(d.severity == "error" for d in found.diagnostics)
+    errors = found.broken
     if as_json:
         rows = [output.status_row(row, show_secrets) for row in found.rows]
         problems = [output.diagnostic_dict(d) for d in found.diagnostics]

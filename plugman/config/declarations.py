@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING, Any
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import read_bytes
 from plugman.core.paths import Paths
-from plugman.core.state import Scope
+from plugman.core.state import SCOPES, Scope
 
 if TYPE_CHECKING:
     from tomlkit import TOMLDocument
 
     from plugman.core.state import Record
     from plugman.core.transaction import Transaction
+    from plugman.manifest.diagnostics import Diagnostic
 
 # In a `.plugman/` plugman creates: everything there (local.toml) stays out of git, as Claude
 # Code keeps `.claude/settings.local.json` out, and as uv does for `.venv`.
@@ -126,6 +127,39 @@ def read(path: Path) -> dict[str, Any]:
         raise PlugmanError(
             f"{path} is not valid TOML: {exc}", hint="fix the file; plugman leaves it as it is"
         ) from None
+    return found
+
+
+FIX = "fix the file"
+_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+
+
+def broken(path: Path, exc: PlugmanError) -> list[Diagnostic]:
+    """What `read`'s error means to a command that reads every scope: the problem, located,
+    and what is left out (everything the file declares; the rest is read without it)."""
+    from plugman.manifest.diagnostics import ERROR, WARNING, Diagnostic
+
+    message = exc.message.splitlines()[0].removeprefix(f"{path} is ")  # the file is its place
+    at = _AT.search(message)
+    line, column = (int(at.group(1)), int(at.group(2))) if at else (None, None)
+    left = "left out: everything in this file (its MCP servers and hooks, and the plugins and "
+    left += "marketplaces it declares for sync); the rest is read without it"
+    return [
+        Diagnostic(ERROR, "toml-syntax", _AT.sub("", message), str(path), "", line, column, FIX),
+        Diagnostic(WARNING, "left-out", left, str(path)),
+    ]
+
+
+def problems(paths: Paths) -> list[Diagnostic]:
+    """The declaration files (user, project, local) that cannot be read, as `broken` says."""
+    found: list[Diagnostic] = []
+    for scope in SCOPES:
+        file = path_for(paths, scope)
+        if file.is_file():
+            try:
+                read(file)
+            except PlugmanError as exc:
+                found += broken(file, exc)
     return found
 
 

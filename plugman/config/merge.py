@@ -63,6 +63,7 @@ Reason = Literal[
     "shadowed",  # a skill whose name a higher scope has
     "needs-config",  # a plugin's userConfig value is unset (plugman configure)
     "unsafe-config",  # ${user_config.*} in a field a shell parses
+    "invalid",  # an entry its file gets wrong (the file's problems say where)
 ]
 
 
@@ -84,7 +85,7 @@ class Layers(NamedTuple):
     # plugins whose servers and hooks wait for approval (nobody on this machine chose them:
     # `sync` installed them from the project's declaration): plugin id -> its tree's hash
     unconsented: Mapping[str, str] = MappingProxyType({})
-    dropped: tuple[Dropped, ...] = ()  # left out while read (a plugin's unset userConfig)
+    dropped: tuple[Dropped, ...] = ()  # left out while read (unset userConfig, a bad entry)
 
 
 class Resolved(NamedTuple):

@@ -6,6 +6,7 @@ value in `plugman.output`, never parsed back."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import NamedTuple
 
 from plugman.config import merge, scopes, server_vars, trust
@@ -15,7 +16,7 @@ from plugman.config.policy import Policy
 from plugman.core.errors import UsageError
 from plugman.core.paths import Paths
 from plugman.core.state import Scope
-from plugman.manifest.diagnostics import Diagnostic
+from plugman.manifest.diagnostics import ERROR, Diagnostic
 
 
 class About(NamedTuple):
@@ -25,6 +26,15 @@ class About(NamedTuple):
     winner: Server | None
     shadowed: list[Server]
     dropped: list[Dropped]
+
+
+class PluginAbout(NamedTuple):
+    """What resolution did with one installed plugin's servers and hooks (`config explain
+    PLUGIN`): its servers by the name every other command takes, its hooks left out."""
+
+    plugin: Installed
+    servers: list[About]
+    hooks: list[Dropped]
 
 
 class Resolution(NamedTuple):
@@ -42,6 +52,16 @@ class Resolution(NamedTuple):
     policy: Policy
     plugins: list[Installed]
     diagnostics: list[Diagnostic]  # problems in the files read
+
+    def broken(self, paths: Paths) -> list[Diagnostic]:
+        """The errors in the files the user keeps (every scope's plugman.toml, the project's
+        .mcp.json, the managed files): what makes `config resolve` and `mcp list` exit 1. A
+        plugin's broken component was accepted, and said, at install: it is only left out."""
+        return [
+            d
+            for d in self.diagnostics
+            if d.severity == ERROR and not Path(d.file).is_relative_to(paths.store_dir)
+        ]
 
     def pending(self) -> list[Dropped]:
         """The entries waiting for `plugman trust approve`."""
@@ -65,6 +85,31 @@ class Resolution(NamedTuple):
                 f"no MCP server named {name!r} in any scope", hint="see them all: plugman mcp list"
             )
         return About(name, winner, self.shadowed.get(name, []), dropped)
+
+    def explain(self, name: str) -> About | list[PluginAbout]:
+        """`about` a server called `name`; else each installed plugin `name` names (`NAME` or
+        `NAME@MARKETPLACE`): every server it brings, and the hooks it has left out."""
+        if (
+            name in self.servers
+            or name in self.shadowed
+            or any(d.name == name for d in self.dropped)
+        ):
+            return self.about(name)
+        chosen = [p for p in self.plugins if name in (p.id, p.id.partition("@")[0])]
+        if not chosen:
+            raise UsageError(
+                f"no MCP server or installed plugin named {name!r}",
+                hint="see the servers: plugman mcp list; the plugins: plugman list",
+            )
+        return [self._plugin(p) for p in chosen]
+
+    def _plugin(self, plugin: Installed) -> PluginAbout:
+        mine = [s.name for s in self.layers.servers if s.origin.plugin == plugin.id]
+        mine += [
+            d.name for d in self.dropped if d.kind == "server" and d.origin.plugin == plugin.id
+        ]
+        hooks = [d for d in self.dropped if d.kind == "hook" and d.origin.plugin == plugin.id]
+        return PluginAbout(plugin, [self.about(n) for n in sorted(set(mine))], hooks)
 
 
 def resolve(

@@ -3,7 +3,9 @@
 managed: `managed-settings.toml` (policy, hooks) and `managed-mcp.json` (exclusive when present);
 claude.ai: the connectors cache; plugin: every enabled plugin's servers, hooks and skills;
 user, project, local: `[mcp_servers]` and `[hooks]` in their plugman.toml, plus the project's
-`.mcp.json`. Problems in these files become diagnostics, never crashes.
+`.mcp.json`. Problems in these files become diagnostics, never crashes, and what they leave
+out is said: an entry a file gets wrong is dropped as `invalid` (so `mcp list` and `config
+explain` show it), and a file that cannot be read at all adds a `left-out` warning.
 
 A project plugin that nobody installed on this machine (`sync` installed it from the project's
 committed declaration: its record entry has no `consented` flag, which `plugman install` sets)
@@ -18,9 +20,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from plugman.config import declarations, export_record, policy, user_config
+from plugman.config import declarations, export_record, policy, unread, user_config
 from plugman.config.contribute import Contributions, Given, Installed, contribute, substitute_hook
-from plugman.config.merge import Hook, Layers, Origin, Server
+from plugman.config.merge import Dropped, Hook, Layers, Origin, Server
 from plugman.config.policy import Policy
 from plugman.core import progress, secrets
 from plugman.core.errors import PlugmanError
@@ -28,7 +30,7 @@ from plugman.core.paths import Paths
 from plugman.core.state import PRECEDENCE, SCOPES, Layer, Record, Scope
 from plugman.manifest import hooks as hook_files
 from plugman.manifest import mcp, schema
-from plugman.manifest.diagnostics import Diagnostic
+from plugman.manifest.diagnostics import ERROR, Diagnostic
 from plugman.manifest.reader import Report
 
 POLICY_KEYS = frozenset(
@@ -70,14 +72,17 @@ def load(
     connectors and managed servers and hooks are left out (agents read those from their own
     sources), and a present managed-mcp.json still excludes everything else. `env` and
     `references`: how plugins' userConfig values are put in (`plugman.config.contribute`)."""
-    report = Report()
+    report, invalid = Report(), list[Dropped]()
     settings = policy.managed_settings(paths)
     managed = None
     if paths.managed_mcp.is_file():
-        managed = () if only else tuple(_servers_of_file(paths.managed_mcp, "managed", report))
+        managed = (
+            () if only else tuple(_servers_of_file(paths.managed_mcp, "managed", report, invalid))
+        )
     chosen = (only,) if only else SCOPES
     tables = {scope: _toml(declarations.path_for(paths, scope), report) for scope in chosen}
-    servers = [*([] if only else _connectors(paths)), *_manual(paths, report, tables, only)]
+    manual = _manual(paths, report, tables, invalid, only)
+    servers = [*([] if only else _connectors(paths)), *manual]
     hooks = (
         [] if only else _hooks_of(settings.get("hooks"), "managed", paths.managed_settings, report)
     )
@@ -94,7 +99,7 @@ def load(
         tuple(found.commands),
         tuple(found.agents),
         found.unconsented,
-        tuple(found.dropped),
+        (*invalid, *found.dropped),
     )
     diagnostics = list(dict.fromkeys(report.diagnostics))  # a file read twice, reported once
     return Scopes(layers, policy.parse(settings), found.rows, diagnostics, found.secrets)
@@ -118,40 +123,59 @@ def _toml(file: Path, report: Report) -> dict[str, Any]:
         return {}
     try:
         return declarations.read(file)
-    except Exception as exc:  # a PlugmanError naming the file and the TOML problem
-        message = str(exc).splitlines()[0].removeprefix(f"{file} is ")  # the file is its place
-        report.sink(file).error("toml-syntax", message, (), "fix the file")
+    except PlugmanError as exc:  # naming the file and the TOML problem
+        report.diagnostics += declarations.broken(file, exc)
         return {}
 
 
-def _servers_of_file(file: Path, scope: Layer, report: Report) -> list[Server]:
+def _servers_of_file(
+    file: Path, scope: Layer, report: Report, invalid: list[Dropped]
+) -> list[Server]:
     origin = Origin(scope, str(file))
-    return [Server(s.name, s.entry, origin) for s in mcp.load_file(file, report)]
+    before = len(report.diagnostics)
+    found = [Server(s.name, s.entry, origin) for s in mcp.load_file(file, report)]
+    if any(d.severity == ERROR for d in report.diagnostics[before:]):
+        names, prefix = unread.declared(file)
+        report.diagnostics += unread.left_out(names, prefix, found, origin, report, before, invalid)
+    return found
 
 
-def _servers_of_table(value: Any, scope: Layer, file: Path, report: Report) -> list[Server]:
+def _servers_of_table(
+    value: Any, scope: Layer, file: Path, report: Report, invalid: list[Dropped]
+) -> list[Server]:
     if value is None:
         return []
     sink = report.sink(file)
+    before = len(report.diagnostics)
     schema.validate(value, "mcp-config.schema.json#/$defs/serverMap", sink, ("mcp_servers",))
     origin = Origin(scope, str(file))
-    return [Server(s.name, s.entry, origin) for s in mcp.servers(value, sink, ("mcp_servers",))]
+    found = [Server(s.name, s.entry, origin) for s in mcp.servers(value, sink, ("mcp_servers",))]
+    names = list(value) if isinstance(value, dict) else None
+    report.diagnostics += unread.left_out(
+        names, ("mcp_servers",), found, origin, report, before, invalid
+    )
+    return found
 
 
 def _manual(
-    paths: Paths, report: Report, tables: dict[Scope, dict[str, Any]], only: Scope | None = None
+    paths: Paths,
+    report: Report,
+    tables: dict[Scope, dict[str, Any]],
+    invalid: list[Dropped],
+    only: Scope | None = None,
 ) -> list[Server]:
     found: list[Server] = []
     if paths.project_mcp.is_file() and only in (None, "project"):
         exported = export_record.owned(paths, paths.project_mcp, ("mcpServers",))
         found += [
             s
-            for s in _servers_of_file(paths.project_mcp, "project", report)
+            for s in _servers_of_file(paths.project_mcp, "project", report, invalid)
             if exported.get(s.name) != export_record.digest(s.entry)  # plugman's export
         ]
     for scope in (only,) if only else SCOPES:
         file = declarations.path_for(paths, scope)
-        found += _servers_of_table(tables[scope].get("mcp_servers"), scope, file, report)
+        value = tables[scope].get("mcp_servers")
+        found += _servers_of_table(value, scope, file, report, invalid)
     return found
 
 

@@ -2,7 +2,9 @@
 
 Status is `active` (it is the one agents get), `shadowed` (a higher scope has the name) or the
 reason resolution dropped it: `policy`, `pending-approval`, `managed-exclusive`,
-`endpoint-duplicate`, `missing-variable`.
+`endpoint-duplicate`, `missing-variable`, and for an entry left out as it was read (so it has
+no resolved entry to show), `needs-config`, `unsafe-config` (a plugin's options) or `invalid`
+(its file gets it wrong).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ class Status(NamedTuple):
 class Listing(NamedTuple):
     rows: list[Status]
     diagnostics: list[Diagnostic]  # problems in the files the servers come from
+    broken: bool  # errors in a file the user keeps (Resolution.broken)
 
 
 def listing(paths: Paths, env: Mapping[str, str]) -> Listing:
@@ -34,10 +37,11 @@ def listing(paths: Paths, env: Mapping[str, str]) -> Listing:
     resolution = resolve(paths, env)
     layers = resolution.layers
     dropped = {(d.name, d.origin): d for d in resolution.dropped if d.kind == "server"}
-    every = [*(layers.managed or ()), *layers.servers]
+    unread = [Server(d.name, {}, d.origin) for d in layers.dropped if d.kind == "server"]
+    every = [*(layers.managed or ()), *layers.servers, *unread]
     ordered = sorted(every, key=lambda s: (s.name, rank(s.origin), s.origin.file))
     rows = [Status(server, *_status(server, resolution, dropped)) for server in ordered]
-    return Listing(rows, resolution.diagnostics)
+    return Listing(rows, resolution.diagnostics, bool(resolution.broken(paths)))
 
 
 def get(paths: Paths, env: Mapping[str, str], name: str) -> list[Status]:

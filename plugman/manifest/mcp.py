@@ -44,6 +44,14 @@ def load_file(file: Path, report: Report, *, agent_plugins: bool = False) -> lis
     if isinstance(value.get("mcpServers"), dict):
         schema.validate(value, "mcp-config.schema.json", sink)
         return servers(value["mcpServers"], sink, ("mcpServers",))
+    if "mcpServers" in value:  # not a map: not a server called mcpServers either
+        sink.error(
+            "schema-type",
+            f"must be an object of servers by name, not {_kind(value['mcpServers'])}",
+            ("mcpServers",),
+            'write {"mcpServers": {"name": {...}}}',
+        )
+        return []
     if isinstance(value.get("servers"), dict):
         if not vscode:
             hint = "Claude Code reads 'mcpServers'; rename the key"
@@ -54,6 +62,12 @@ def load_file(file: Path, report: Report, *, agent_plugins: bool = False) -> lis
     flat = {key: item for key, item in value.items() if key != "$schema"}
     schema.validate(flat, "mcp-config.schema.json#/$defs/serverMap", sink)
     return servers(flat, sink, ())
+
+
+def _kind(value: Any) -> str:
+    """A JSON value's kind, in words."""
+    kinds = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+    return kinds.get(type(value), "a number")
 
 
 def servers(value: Any, sink: Sink, path: KeyPath) -> list[McpServer]:

@@ -171,9 +171,13 @@ def diagnostic_dict(d: Diagnostic) -> dict[str, Any]:
 
 
 def problems(diagnostics: list[Diagnostic]) -> str:
-    """Problems in the files a command read, for stderr: `error: FILE:LINE:COL: message`."""
-    lines = []
+    """Problems in the files a command read, for stderr: `error: FILE:LINE:COL: message`, and
+    under a file's errors what they leave out."""
+    lines: list[str] = []
     for d in diagnostics:
+        if d.code == "left-out" and lines:
+            lines.append(f"  {d.message}")
+            continue
         where = display_path(d.file) + (f":{d.line}:{d.column or 1}" if d.line else "")
         at = f" {d.path}:" if d.path else ""
         lines.append(f"{d.severity}: {where}:{at} {d.message}")

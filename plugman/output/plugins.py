@@ -3,12 +3,14 @@ commands."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from plugman.output.common import envelope
+from plugman.output.common import display_path, envelope
 
 if TYPE_CHECKING:
     from plugman.agents.readback import Item, Report
+    from plugman.manifest.diagnostics import Diagnostic
     from plugman.plugins.configure import Option
     from plugman.plugins.installed import Change
     from plugman.plugins.listings import Info, Listed, Outdated, SearchHit
@@ -25,21 +27,29 @@ def changes(command: str, done: list[Change], as_json: bool) -> str:
     return "\n".join(f"{c.action} {c.id} {c.version} ({c.scope})" for c in done)
 
 
-def installed(rows: list[Listed], as_json: bool, checked: list[Report] | None = None) -> str:
-    """`plugman list`; with `checked` (`--check`), what each agent said of each plugin."""
+def installed(
+    rows: list[Listed],
+    as_json: bool,
+    checked: list[Report] | None = None,
+    broken: Sequence[Diagnostic] = (),
+) -> str:
+    """`plugman list`; with `checked` (`--check`), what each agent said of each plugin; under
+    JSON, `broken`: the problems of the declaration files (text shows them on stderr)."""
     from plugman.output import readback
 
     said = _by_plugin(checked)
     if as_json:
         plugins = [row.as_json() for row in rows]
+        problems = [{**d._asdict(), "file": display_path(d.file)} for d in broken]
         if checked is None:
-            return envelope("list", plugins=plugins)
+            return envelope("list", plugins=plugins, diagnostics=problems)
         for doc in plugins:
             doc["checked"] = {
                 agent: [item.as_json() for item in items]
                 for agent, items in said.get((doc["id"], doc["scope"]), {}).items()
             }
-        return envelope("list", plugins=plugins, agents=[r.as_json() for r in checked])
+        agents = [r.as_json() for r in checked]
+        return envelope("list", plugins=plugins, agents=agents, diagnostics=problems)
     if not rows:
         return "no plugins installed"
     width = max(len(row.id) for row in rows)

@@ -11,8 +11,9 @@ from plugman.output.common import display_path, envelope
 
 if TYPE_CHECKING:
     from plugman.config.merge import Dropped, Hook, Origin, Server
-    from plugman.config.resolution import About, Resolution
+    from plugman.config.resolution import About, PluginAbout, Resolution
     from plugman.config.server_list import Status
+    from plugman.manifest.diagnostics import Diagnostic
 
 FORMAT = 1
 
@@ -78,20 +79,25 @@ def notes(resolution: Resolution) -> list[dict[str, Any]]:
             }
             for loser in losers
         ]
-    return found + [
-        {
-            "severity": d.severity,
-            "code": d.code,
-            "message": d.message,
-            "file": d.file,
-            "path": d.path,
-        }
-        for d in resolution.diagnostics
-    ]
+    return found + [_finding(d) for d in resolution.diagnostics]
+
+
+def _finding(d: Diagnostic) -> dict[str, Any]:
+    """A problem in a file read, located (line and column when known) with its hint."""
+    found: dict[str, Any] = {
+        "severity": d.severity,
+        "code": d.code,
+        "message": d.message,
+        "file": d.file,
+        "path": d.path,
+    }
+    if d.line is not None:
+        found |= {"line": d.line, "column": d.column or 1}
+    return found | ({"hint": d.hint} if d.hint else {})
 
 
 def _dropped(item: Dropped) -> dict[str, Any]:
-    where = f"{item.origin.scope} ({item.origin.file})"
+    where = _at(item.origin)
     return {
         "severity": "info",
         "code": item.reason,
@@ -121,32 +127,83 @@ def resolved(resolution: Resolution, as_json: bool, explain: bool, show_secrets:
     found = notes(resolution)
     if explain:
         lines.append(f"notes ({len(found)}):")
-        lines += [f"  {n['code']}: {n['message']}" for n in found]
+        lines += [f"  {n['code']}: {_located(n)}{n['message']}" for n in found]
     elif found:
         count = "1 entry" if len(found) == 1 else f"{len(found)} entries"
         lines.append(f"{count} dropped, shadowed or invalid; see --explain")
     return "\n".join(lines)
 
 
+def _located(note: dict[str, Any]) -> str:
+    """`FILE:LINE:COL: PATH: ` for a problem in a file read ('' for a drop, which says where)."""
+    if note["severity"] == "info":
+        return ""
+    where = display_path(note["file"]) + (
+        f":{note['line']}:{note['column']}" if "line" in note else ""
+    )
+    return f"{where}: " + (f"{note['path']}: " if note.get("path") else "")
+
+
 def _target(value: dict[str, Any]) -> str:
     if isinstance(value.get("url"), str):
         return str(value["url"])
+    if "command" not in value:
+        return "-"  # left out as it was read: no resolved entry
     return " ".join([str(value.get("command")), *[str(a) for a in value.get("args", [])]])
 
 
-def explained(about: About, as_json: bool, show_secrets: bool) -> str:
-    """`plugman config explain NAME`."""
+def explained(found: About | list[PluginAbout], as_json: bool, show_secrets: bool) -> str:
+    """`plugman config explain NAME`: a server, or each plugin NAME names and its servers."""
+    if isinstance(found, list):
+        return _plugins_explained(found, as_json, show_secrets)
     if as_json:
-        return envelope(
-            "config explain",
-            name=about.name,
-            winner=server(about.winner, show_secrets) if about.winner else None,
-            shadowed=[server(s, show_secrets) for s in about.shadowed],
-            dropped=[
-                {"reason": d.reason, "detail": d.detail, "origin": origin(d.origin), "kind": d.kind}
-                for d in about.dropped
-            ],
-        )
+        return envelope("config explain", **_about(found, show_secrets))
+    return _server_explained(found)
+
+
+def _about(about: About, show_secrets: bool) -> dict[str, Any]:
+    return {
+        "name": about.name,
+        "winner": server(about.winner, show_secrets) if about.winner else None,
+        "shadowed": [server(s, show_secrets) for s in about.shadowed],
+        "dropped": [_gone(d) for d in about.dropped],
+    }
+
+
+def _gone(d: Dropped) -> dict[str, Any]:
+    return {"reason": d.reason, "detail": d.detail, "origin": origin(d.origin), "kind": d.kind}
+
+
+def _plugins_explained(found: list[PluginAbout], as_json: bool, show_secrets: bool) -> str:
+    if as_json:
+        rows = [
+            {
+                **p.plugin._asdict(),
+                "servers": [_about(a, show_secrets) for a in p.servers],
+                "hooks_dropped": [_gone(d) for d in p.hooks],
+            }
+            for p in found
+        ]
+        return envelope("config explain", name=found[0].plugin.id, plugins=rows)
+    lines = []
+    for p in found:
+        plugin, short = p.plugin, p.plugin.id.partition("@")[0]
+        lines.append(f"{plugin.id} is a plugin ({plugin.scope} scope). Its MCP servers are named "
+                     f"plugin:{short}:SERVER; that name is what mcp get, mcp run and "
+                     "config explain take.")  # fmt: skip
+        if not plugin.enabled:
+            where = "" if plugin.scope == "user" else f" --scope {plugin.scope}"
+            lines.append(
+                f"  disabled: nothing of it is used (run: plugman enable {plugin.id}{where})"
+            )
+        elif not p.servers and not p.hooks:
+            lines.append("  it brings no MCP servers, and none of its hooks is left out")
+        lines += [f"  {line}" for a in p.servers for line in _server_explained(a).splitlines()]
+        lines += [f"  hook {d.name}: dropped: {d.reason} — {d.detail}" for d in p.hooks]
+    return "\n".join(lines)
+
+
+def _server_explained(about: About) -> str:
     lines = [f"{about.name}:"]
     if about.winner:
         lines.append(f"  wins: {_at(about.winner.origin)}")
@@ -158,7 +215,9 @@ def explained(about: About, as_json: bool, show_secrets: bool) -> str:
 
 
 def _at(value: Origin) -> str:
-    return f"{value.scope} ({display_path(value.file)})"
+    return (
+        f"plugin {value.plugin}" if value.plugin else f"{value.scope} ({display_path(value.file)})"
+    )
 
 
 def status_row(row: Status, show_secrets: bool) -> dict[str, Any]:
@@ -183,6 +242,8 @@ def mcp_listed(rows: list[Status], show_secrets: bool, broken: bool = False) -> 
             else "no MCP servers configured"
         )
     shown = [status_row(row, show_secrets) for row in rows]
+    for row in shown:  # which plugin, where the scope is `plugin`
+        row["scope"] = f"plugin {row['plugin']}" if row.get("plugin") else row["scope"]
     keys = ("name", "scope", "status")
     widths = {key: max(len(str(row[key])) for row in shown) for key in keys}
     lines = []
@@ -198,6 +259,7 @@ def mcp_got(rows: list[Status], show_secrets: bool) -> str:
     for row in rows:
         note = f" — {row.detail}" if row.detail else ""
         lines.append(f"  {_at(row.server.origin)}: {row.status}{note}")
-        dumped = json.dumps(entry(row.server, show_secrets), indent=2)
-        lines += [f"    {line}" for line in dumped.splitlines()]
+        if row.server.entry:  # an entry left out as it was read has none to show
+            dumped = json.dumps(entry(row.server, show_secrets), indent=2)
+            lines += [f"    {line}" for line in dumped.splitlines()]
     return "\n".join(lines)

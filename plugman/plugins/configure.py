@@ -54,7 +54,7 @@ class Writes(NamedTuple):
 def apply(
     record: Record,
     plugin_id: str,
-    options: tuple[UserOption, ...],
+    plugin: Plugin,
     given: Mapping[str, str],
     unset: Sequence[str] = (),
     ask: Ask | None = None,
@@ -62,6 +62,7 @@ def apply(
     """Check `given` (and what `ask` answers for required options still missing), then put the
     non-sensitive values into `record` and return the secret store's writes. A bad value is a
     usage error and changes nothing."""
+    options = plugin.user_config
     checked = user_config.check(plugin_id, options, given)
     known = {o.key: o for o in options}
     for key in unset:
@@ -91,11 +92,34 @@ def apply(
     if left:
         keys = [o.key for o in left]
         progress.warn(
-            f"{plugin_id}: required option(s) {', '.join(keys)} not set: what uses them is left "
-            f"out until you {user_config.fix_command(plugin_id, keys, record.scope)}"
+            f"{plugin_id}: required option(s) {', '.join(keys)} not set, so {_users(plugin, keys)}"
+            f" left out until you {user_config.fix_command(plugin_id, keys, record.scope)}"
+            f" (details: plugman config explain {plugin_id})"
         )
     _tidy(record, plugin_id)
     return writes
+
+
+def _users(plugin: Plugin, keys: list[str]) -> str:
+    """What needs one of `keys`, by the names `config explain` and `mcp get` take."""
+    wanted = set(keys)
+    names = [
+        f"MCP server plugin:{plugin.name}:{s.name}"
+        for s in plugin.mcp_servers
+        if user_config.used(s.entry) & wanted
+    ]
+    names += sorted(
+        {
+            f"hook {h.event}:{h.matcher or '*'}"
+            for h in plugin.hooks
+            if user_config.used(h.entry) & wanted
+        }
+    )
+    if not names:
+        return "what uses them is"
+    return (", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]) + (
+        " are" if len(names) > 1 else " is"
+    )
 
 
 def forget(record: Record, plugin_id: str) -> list[str]:

@@ -68,7 +68,7 @@ def _options(
         configure.apply(
             record,
             p.id,
-            p.plugin.user_config,
+            p.plugin,
             {k: v for k, v in given.items() if k in keys[p.id]},
             ask=ask,
         )

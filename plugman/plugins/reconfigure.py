@@ -36,9 +36,10 @@ def run(
     with session(paths) as work:
         record = Record.load(paths, chosen)
         plugin_id = find_installed(record, name)
-        options = configure.loaded(paths, record.plugins[plugin_id]).user_config
+        found = configure.loaded(paths, record.plugins[plugin_id])
+        options = found.user_config
         given = user_config.parse_pairs(pairs, plugin_id)
-        writes = configure.apply(record, plugin_id, options, given, unset)
+        writes = configure.apply(record, plugin_id, found, given, unset)
         with configure.writing(paths, env, [writes]):
             save(work, record)
             deploy.refresh(work, env)

@@ -118,8 +118,12 @@ def test_doctor_reports_invalid_config_files(tmp_path: Path, isolated_home: Path
     done = cli("doctor", "--json", project=project)
     assert done.exit_code == 1, done.output
     problems = json.loads(done.stdout)["problems"]
-    assert [p["severity"] for p in problems] == ["error"] * 3
-    assert sorted(p["where"].split(":")[0] for p in problems) == sorted(map(str, files))
+    errors = [p for p in problems if p["severity"] == "error"]
+    assert sorted(p["where"].split(":")[0] for p in errors) == sorted(map(str, files))
+    # and, for each broken file, what it leaves out
+    left_out = [p for p in problems if p["severity"] == "warning"]
+    assert sorted(p["where"] for p in left_out) == sorted(map(str, files))
+    assert all(p["message"].startswith("left out: every") for p in left_out)
     assert (
         f"error: {project / '.mcp.json'}:1:39: invalid JSON"
         in cli("doctor", project=project).stdout
@@ -146,9 +150,15 @@ def test_mcp_list_shows_what_is_wrong_with_the_config(tmp_path: Path, isolated_h
     assert "no MCP servers configured" not in done.output
     assert "not valid TOML" in done.stderr and "invalid JSON" in done.stderr
     assert done.stderr.count("error: ") == 3
+    assert done.stderr.count("  left out: every") == 3
     as_json = cli("mcp", "list", "--json", project=project)
     found = json.loads(as_json.stdout)
-    assert found["servers"] == [] and len(found["diagnostics"]) == 3
+    codes = sorted(d["code"] for d in found["diagnostics"])
+    assert found["servers"] == [] and codes == [
+        "json-syntax",
+        *["left-out"] * 3,
+        *["toml-syntax"] * 2,
+    ]
 
 
 # 7. every usage error exits 2; hooks run tells a usage error from a block by `error:`
@@ -157,7 +167,7 @@ def test_mcp_list_shows_what_is_wrong_with_the_config(tmp_path: Path, isolated_h
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        (("config", "explain", "NOSUCH"), "no MCP server named 'NOSUCH'"),
+        (("config", "explain", "NOSUCH"), "no MCP server or installed plugin named 'NOSUCH'"),
         (("mcp", "get", "NOSUCH"), "no MCP server named 'NOSUCH'"),
         (("hooks", "run", "NoSuchEvent"), "unknown hook event 'NoSuchEvent'"),
         (("install", "toolbox@plugman-samples>=abc"), "'>=abc' is not a version range"),
