@@ -91,6 +91,8 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
         for item in resolved.dropped:
             if item.kind == "server" and item.name not in servers:
                 log.warning("%s: not served (%s: %s)", item.name, item.reason, item.detail)
+        for problem in resolved.broken(paths):  # what it leaves out: `plugman config resolve`
+            log.warning("%s:%s: %s", problem.file, problem.line or "", problem.message)
         errlogs = {
             name: stack.enter_context(_errlog(log_dir, name, servers[name])) for name in servers
         }
