@@ -134,12 +134,13 @@ FIX = "fix the file"
 _AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
 
 
-def broken(path: Path, exc: PlugmanError) -> list[Diagnostic]:
+def broken(path: Path, exc: Exception) -> list[Diagnostic]:
     """What `read`'s error means to a command that reads every scope: the problem, located,
     and what is left out (everything the file declares; the rest is read without it)."""
     from plugman.manifest.diagnostics import ERROR, WARNING, Diagnostic
 
-    message = exc.message.splitlines()[0].removeprefix(f"{path} is ")  # the file is its place
+    message = str(exc).splitlines()[0].removeprefix(f"{path} is ")  # the file is its place
+    message = message or f"cannot be read ({type(exc).__name__})"
     at = _AT.search(message)
     line, column = (int(at.group(1)), int(at.group(2))) if at else (None, None)
     left = "left out: everything in this file (its MCP servers and hooks, and the plugins and "
@@ -158,7 +159,7 @@ def problems(paths: Paths) -> list[Diagnostic]:
         if file.is_file():
             try:
                 read(file)
-            except PlugmanError as exc:
+            except Exception as exc:  # as config.scopes reads it: a PlugmanError, or worse
                 found += broken(file, exc)
     return found
 

@@ -123,7 +123,7 @@ def _toml(file: Path, report: Report) -> dict[str, Any]:
         return {}
     try:
         return declarations.read(file)
-    except PlugmanError as exc:  # naming the file and the TOML problem
+    except Exception as exc:  # a PlugmanError naming the file and the TOML problem, or worse
         report.diagnostics += declarations.broken(file, exc)
         return {}
 

@@ -11,15 +11,17 @@ from pathlib import Path
 
 from plugman.config.merge import Dropped, Origin, Server
 from plugman.manifest.diagnostics import ERROR, WARNING, Diagnostic, KeyPath, format_path
-from plugman.manifest.reader import Report
+from plugman.manifest.reader import MAX_FILE_BYTES, Report
 
 
 def declared(file: Path) -> tuple[list[str] | None, KeyPath]:
     """The server names an MCP config file declares, and where its map is (None: the file
     cannot be read as one, so none of its servers is)."""
     try:
-        doc = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        if file.stat().st_size > MAX_FILE_BYTES:
+            return None, ()
+        doc = json.loads(file.read_bytes())
+    except (OSError, ValueError, RecursionError):  # a file too deep to read is not read
         return None, ()
     if not isinstance(doc, dict):
         return None, ()

@@ -256,6 +256,12 @@ def succeeds(*argv: str, message: str = "", check: Check | None = None, **kw: An
     return Step(tuple(argv), OK, message, check=check, **kw)
 
 
+def reports(*argv: str, check: Check | None = None, **kw: Any) -> Step:
+    """A command that prints what it could and exits 1 for a broken file of the user's (as
+    `config resolve` does for the project's .mcp.json or plugman.toml)."""
+    return Step(tuple(argv), RAN, check=check, **kw)
+
+
 def store_files(setup: Setup) -> list[Path]:
     store = setup.home / "data" / "store"
     return [p for p in store.rglob("*") if ".staging" not in p.parts] if store.is_dir() else []
@@ -961,7 +967,7 @@ def j02(s: Setup) -> list[Step]:
         codes = {d["code"] for d in json_out(out)["diagnostics"]}
         assert {"json-syntax", "toml-syntax"} <= codes, codes
 
-    return [succeeds("config", "resolve", "--json", isolated=True, check=reported)]
+    return [reports("config", "resolve", "--json", isolated=True, check=reported)]
 
 
 def j03(s: Setup) -> list[Step]:
@@ -977,7 +983,7 @@ def j03(s: Setup) -> list[Step]:
 
     return [
         install(str(plugin), "larger than"),
-        succeeds("config", "resolve", "--json", check=reported),
+        reports("config", "resolve", "--json", check=reported),
     ]
 
 
@@ -996,7 +1002,7 @@ def j04(s: Setup) -> list[Step]:
         '{"name": "demo", "name": "../../canary", "version": "1.0.0"}'
     )
     return [
-        succeeds("config", "resolve", "--json", check=flagged),
+        reports("config", "resolve", "--json", check=flagged),
         install(str(plugin), "plugin name '../../canary'"),
     ]
 
@@ -1067,7 +1073,7 @@ def u02(s: Setup) -> list[Step]:
         assert "UTF-8" in messages or "utf-8" in messages, messages
 
     return [
-        succeeds("config", "resolve", "--json", check=reported),
+        reports("config", "resolve", "--json", check=reported),
         refuses("install", str(s.plugin(s.src / "p")), "--scope", "project",
                 message="not valid TOML"),
     ]  # fmt: skip
