@@ -162,3 +162,9 @@ def test_broken_project_files_are_reported_with_what_they_leave_out(machine: Mac
     problems = machine.json("list", code=1)["diagnostics"]
     assert [(p["code"], p["line"]) for p in problems] == [("toml-syntax", 2), ("left-out", None)]
     assert "plugman.toml:2:7" in machine.run("config", "resolve", code=1).stderr
+    # a command that writes a linked agent's files says what they were resolved without
+    (machine.project / "plugman.toml").unlink()
+    mcp_json.write_text('{"mcpServers": {"a": {"command": "x"}}\n')
+    done = machine.run("agents", "add", "codex", "--scope", "project")
+    assert "codex (project): .mcp.json:2:1: invalid JSON" in done.stderr, done.stderr
+    assert "what it declares is left out (plugman config resolve)" in done.stderr
