@@ -24,7 +24,7 @@ from plugman.agents.export import Outcome
 from plugman.agents.links import Link
 from plugman.agents.targets import Place, table
 from plugman.config import declarations, export_record
-from plugman.config.resolution import Resolution, resolve
+from plugman.config.resolution import resolve
 from plugman.core import progress
 from plugman.core.errors import UsageError
 from plugman.core.folders import Folders
@@ -59,7 +59,7 @@ def refresh(work: Session, env: Mapping[str, str], unlink: Iterable[Link] = ()) 
         before = export_record.dump(exports)
         place = Place(link.scope, export.home_of(env), paths.project_dir, env)
         resolution = None if remove else resolve(paths, env, references=True, only=link.scope)
-        notes = [] if resolution is None else _unread(resolution, paths)
+        notes: list[str] = []
         mine: list[Artifact] = []
         native: frozenset[str] = frozenset()
         if link.agent == CLAUDE and not link.via_gateway:
@@ -83,21 +83,6 @@ def refresh(work: Session, env: Mapping[str, str], unlink: Iterable[Link] = ()) 
     folders.save(work.tx)
     _warn(done, ledger.notes)
     return done
-
-
-def _unread(resolution: Resolution, paths: Paths) -> list[str]:
-    """The user's broken config files the agent's entries were resolved without."""
-    found = []
-    for d in resolution.broken(paths):
-        file = Path(d.file)
-        where = (
-            file.relative_to(paths.project_dir) if file.is_relative_to(paths.project_dir) else file
-        )
-        at = f":{d.line}:{d.column or 1}" if d.line else ""
-        found.append(
-            f"{where}{at}: {d.message}; what it declares is left out (plugman config resolve)"
-        )
-    return found
 
 
 def _key(link: Link, paths: Paths) -> str:

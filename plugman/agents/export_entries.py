@@ -15,6 +15,7 @@ import json
 import re
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from plugman.agents.targets import Hooks, Place, Servers, Source, Target, hook_id
@@ -194,7 +195,7 @@ def render(
     resolution = resolve(paths, place.env, references=True, only=only)
     if native:
         resolution = resolution.without(native)
-    notes: list[str] = []
+    notes = unread(resolution, paths)
     owners: dict[str, str] = {}
     own = {str(place.project / f) for f in target.reads_too} if scoped else set()
     mcp = target.files(place).get("mcp") if scoped else None
@@ -246,3 +247,18 @@ def _connectors(paths: Paths) -> bool:
     from plugman.config.scopes import connectors_path
 
     return connectors_path(paths).is_file()
+
+
+def unread(resolution: Resolution, paths: Paths) -> list[str]:
+    """The user's broken config files the entries were resolved without (a note each)."""
+    found = []
+    for d in resolution.broken(paths):
+        file = Path(d.file)
+        where = (
+            file.relative_to(paths.project_dir) if file.is_relative_to(paths.project_dir) else file
+        )
+        at = f":{d.line}:{d.column or 1}" if d.line else ""
+        found.append(
+            f"{where}{at}: {d.message}; what it declares is left out (plugman config resolve)"
+        )
+    return found

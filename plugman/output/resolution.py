@@ -184,7 +184,9 @@ def _plugins_explained(found: list[PluginAbout], as_json: bool, show_secrets: bo
             }
             for p in found
         ]
-        return envelope("config explain", name=found[0].plugin.id, plugins=rows)
+        ids = {p.plugin.id for p in found}  # one plugin, or a name several marketplaces have
+        name = found[0].plugin.id if len(ids) == 1 else found[0].plugin.id.partition("@")[0]
+        return envelope("config explain", name=name, plugins=rows)
     lines = []
     for p in found:
         plugin, short = p.plugin, p.plugin.id.partition("@")[0]
