@@ -190,16 +190,18 @@ def _plugins_explained(found: list[PluginAbout], as_json: bool, show_secrets: bo
     lines = []
     for p in found:
         plugin, short = p.plugin, p.plugin.id.partition("@")[0]
-        lines.append(f"{plugin.id} is a plugin ({plugin.scope} scope). Its MCP servers are named "
-                     f"plugin:{short}:SERVER; that name is what mcp get, mcp run and "
-                     "config explain take.")  # fmt: skip
+        head = f"{plugin.id} is a plugin ({plugin.scope} scope)."
+        if p.servers:
+            head += (f" Its MCP servers are named plugin:{short}:SERVER; that name is what "
+                     "mcp get, mcp run and config explain take.")  # fmt: skip
+        lines.append(head)
         if not plugin.enabled:
             where = "" if plugin.scope == "user" else f" --scope {plugin.scope}"
             lines.append(
                 f"  disabled: nothing of it is used (run: plugman enable {plugin.id}{where})"
             )
         elif not p.servers and not p.hooks:
-            lines.append("  it brings no MCP servers, and none of its hooks is left out")
+            lines.append("  it brings no MCP server, and none of its hooks is left out")
         lines += [f"  {line}" for a in p.servers for line in _server_explained(a).splitlines()]
         lines += [f"  hook {d.name}: dropped: {d.reason} — {d.detail}" for d in p.hooks]
     return "\n".join(lines)
