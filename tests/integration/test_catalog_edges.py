@@ -1,0 +1,108 @@
+"""Rough edges of the catalog commands a new user hit (issue 24, section 2), each kept fixed
+with the real CLI on real files: `info` and `search` show the version `install` installs,
+`outdated` and `update` say what moved, `marketplace add` says what is wrong with a path, and
+marketplace names follow Claude Code's rule."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import Result
+from typer.testing import CliRunner
+
+from plugman.cli.app import app
+from tests.conftest import SAMPLES
+from tests.integration.helpers import run, snapshot
+from tests.integration.test_marketplaces import files
+
+
+def cli(*args: str, project: Path) -> Result:
+    return CliRunner().invoke(app, ["--project", str(project), *args])
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    folder = tmp_path / "project"
+    folder.mkdir()
+    return folder
+
+
+def sample_market(folder: Path, name: str = "plugman-samples") -> Path:
+    shutil.copytree(SAMPLES, folder, ignore=shutil.ignore_patterns("invalid"))
+    edit_json(folder / ".claude-plugin" / "marketplace.json", lambda doc: doc.update(name=name))
+    return folder
+
+
+def edit_json(file: Path, change: Any) -> None:
+    doc = json.loads(file.read_text())
+    change(doc)
+    file.write_text(json.dumps(doc, indent=2) + "\n")
+
+
+# marketplace add: a missing folder is a missing folder; a file is not a marketplace
+
+
+def test_a_missing_folder_is_said_to_be_missing(project: Path, isolated_home: Path) -> None:
+    missing = cli("marketplace", "add", "/does/not/exist", project=project)
+    assert missing.exit_code == 1
+    assert "the folder '/does/not/exist' does not exist" in missing.stderr
+    relative = cli("marketplace", "add", "./nowhere", project=project)
+    assert relative.exit_code == 1
+    assert f"the folder './nowhere' does not exist (looked for {project / 'nowhere'})" in (
+        relative.stderr
+    )
+    assert "github" not in relative.stderr.lower()  # never taken for owner/repo
+    not_json = json.loads(
+        cli("marketplace", "add", "/does/not/exist", "--json", project=project).stdout
+    )
+    assert "does not exist" in not_json["error"]["message"]
+    assert not (isolated_home / "state" / "marketplaces.json").exists()
+
+
+def test_a_local_file_that_is_not_an_archive_is_named_as_such(
+    project: Path, isolated_home: Path
+) -> None:
+    (project / "plugin.zip").write_text("not a zip\n")
+    before = files(snapshot(isolated_home, project))
+    failed = cli("install", "./plugin.zip", project=project)
+    assert failed.exit_code == 1, failed.output
+    said = failed.stderr
+    assert f"the local file {project / 'plugin.zip'} is not a valid archive" in said
+    assert "zip or tar" in said
+    assert "download" not in said and "URL" not in said
+    assert files(snapshot(isolated_home, project)) == before
+    added = cli("marketplace", "add", "./plugin.zip", project=project)
+    assert added.exit_code == 1
+    assert "'./plugin.zip' is a file, not a marketplace" in added.stderr
+
+
+# marketplace names: Claude Code's rule, for marketplace.json's name and for --name
+
+
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        ("bad name", "cannot contain spaces"),
+        ("a..b", "cannot contain '..'"),
+        ("Inline", "is reserved for Claude Code's --plugin-dir session plugins"),
+        ("claude-plugins-extra", "impersonates an official Anthropic/Claude marketplace"),
+    ],
+)
+def test_marketplace_names_follow_claude_codes_rule(
+    name: str, says: str, tmp_path: Path, project: Path, isolated_home: Path
+) -> None:
+    given = cli(
+        "marketplace", "add", str(sample_market(tmp_path / "m1")), "--name", name, project=project
+    )
+    assert given.exit_code == 1, given.output
+    assert f"marketplace name {name!r} {says}" in given.stderr
+    own = cli("marketplace", "add", str(sample_market(tmp_path / "m2", name)), project=project)
+    assert own.exit_code == 1, own.output
+    assert f"marketplace name {name!r} {says}" in own.stderr
+    assert run("marketplace", "list", project=project)["marketplaces"] == []
+    shown = cli("validate", str(tmp_path / "m2"), project=project)
+    assert shown.exit_code == 1 and f"marketplace name {name!r} {says}" in shown.stdout
