@@ -110,8 +110,31 @@ def searched(found: list[SearchHit], query: str, as_json: bool) -> str:
     """`plugman search`: one line per catalog entry that matches."""
     if as_json:
         return envelope("search", plugins=[hit.as_json() for hit in found])
-    lines = [f"{hit.id} {hit.version or ''}  {hit.description or ''}" for hit in found]
+    lines = [
+        f"{hit.id} {hit.version or ''}{_catalog_says(hit.version, hit.catalog_version)}  "
+        f"{hit.description or ''}"
+        for hit in found
+    ]
     return "\n".join(lines) or f"no plugin matches {query!r}"
+
+
+def _catalog_says(version: str | None, catalog: str | None) -> str:
+    """After the version install would install: what the catalog says, where it differs."""
+    return f" (catalog: {catalog})" if catalog and version and catalog != version else ""
+
+
+def _version_line(found: Info) -> list[str]:
+    """Where the catalog entry and plugin.json disagree, or plugin.json is not read yet: which
+    version install takes (plugin.json's wins, as in Claude Code)."""
+    own, listed = found.plugin_json_version, found.catalog_version
+    if own and listed and own != listed:
+        return [f"version:    {own} from its plugin.json (the catalog entry says {listed})"]
+    if listed and not own and found.source and found.source.get("type") != "path":
+        return [
+            f"version:    {listed} per the catalog entry (install takes the version in the "
+            "plugin's plugin.json instead, if it names one)"
+        ]
+    return []
 
 
 def registry_searched(found: list[RegistryHit], query: str, registry: str, as_json: bool) -> str:
@@ -152,6 +175,7 @@ def plugin_info(found: Info, as_json: bool, checked: list[Report] | None = None)
     lines = [f"{found.id} {found.version or '(no version)'}"]
     if found.description:
         lines.append(f"  {found.description}")
+    lines += _version_line(found)
     lines.append(f"source:     {source_words(found.source, found.marketplace)}")
     lines.append(f"components: {_components(found.components)}")
     scopes = [

@@ -30,11 +30,14 @@ class Outdated(NamedTuple):
 
 
 class SearchHit(NamedTuple):
-    """A catalog entry a search query matches."""
+    """A catalog entry a search query matches; `version` is the one install would install
+    (plugin.json's, else the catalog entry's), the other two what each of them says."""
 
     id: str
     version: str | None
     description: str | None
+    catalog_version: str | None = None
+    plugin_json_version: str | None = None  # None: not readable before it is fetched
 
     def as_json(self) -> dict[str, Any]:
         return self._asdict()
@@ -69,7 +72,7 @@ class Listed(NamedTuple):
 
 class Info(NamedTuple):
     """What `plugman info` knows of a plugin: its catalog entry (or its record, for a direct
-    install) and where it is installed."""
+    install) and where it is installed; `version` is the one install would install."""
 
     id: str
     name: str | None
@@ -80,6 +83,8 @@ class Info(NamedTuple):
     components: dict[str, Any] | None
     installed: dict[str, str]  # scope -> version
     enabled: dict[str, bool]  # scope -> enabled
+    catalog_version: str | None = None  # what the catalog entry says
+    plugin_json_version: str | None = None  # what its plugin.json says, when read before install
 
     def as_json(self) -> dict[str, Any]:
         return self._asdict()

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from plugman.cli.app import app
 from tests.conftest import SAMPLES
-from tests.integration.helpers import run, snapshot
+from tests.integration.helpers import git, run, snapshot
 from tests.integration.test_marketplaces import files
 
 
@@ -106,3 +106,71 @@ def test_marketplace_names_follow_claude_codes_rule(
     assert run("marketplace", "list", project=project)["marketplaces"] == []
     shown = cli("validate", str(tmp_path / "m2"), project=project)
     assert shown.exit_code == 1 and f"marketplace name {name!r} {says}" in shown.stdout
+
+
+# info and search show the version install installs (plugin.json's wins, as in Claude Code)
+
+
+def git_market(folder: Path, plugins: dict[str, dict[str, Any]]) -> Path:
+    """A real git repository holding a marketplace `versions` of these plugins, each with a
+    skill: name -> {"listed": catalog version or None, "own": plugin.json version or None}."""
+    entries = []
+    for name, versions in plugins.items():
+        root = folder / "plugins" / name
+        (root / ".claude-plugin").mkdir(parents=True)
+        (root / "skills" / "hello").mkdir(parents=True)
+        manifest = {"name": name, "description": f"The {name} plugin."}
+        if versions.get("own"):
+            manifest["version"] = versions["own"]
+        (root / ".claude-plugin" / "plugin.json").write_text(json.dumps(manifest))
+        (root / "skills" / "hello" / "SKILL.md").write_text(
+            "---\nname: hello\ndescription: Says hello.\n---\nSay hello.\n"
+        )
+        entry = {"name": name, "source": f"./plugins/{name}", "description": f"The {name} one."}
+        if versions.get("listed"):
+            entry["version"] = versions["listed"]
+        entries.append(entry)
+    catalog = {"name": "versions", "owner": {"name": "Tester"}, "plugins": entries}
+    (folder / ".claude-plugin").mkdir(parents=True, exist_ok=True)
+    (folder / ".claude-plugin" / "marketplace.json").write_text(json.dumps(catalog, indent=2))
+    git(folder, "init", "-q", "-b", "main")
+    git(folder, "add", "-A")
+    git(folder, "commit", "-qm", "first")
+    return folder
+
+
+def test_info_and_search_show_the_version_install_installs(tmp_path: Path, project: Path) -> None:
+    upstream = git_market(
+        tmp_path / "upstream",
+        {"bumped": {"listed": "1.0.0", "own": "2.0.0"}, "listed-only": {"listed": "0.4.0"}},
+    )
+    run("marketplace", "add", f"file://{upstream}", project=project)
+    shown = cli("info", "bumped", project=project)
+    assert shown.exit_code == 0, shown.output
+    lines = shown.stdout.splitlines()
+    assert lines[0] == "bumped@versions 2.0.0"
+    assert "version:    2.0.0 from its plugin.json (the catalog entry says 1.0.0)" in lines
+    doc = run("info", "bumped", project=project)["plugin"]
+    assert (doc["version"], doc["catalog_version"], doc["plugin_json_version"]) == (
+        "2.0.0",
+        "1.0.0",
+        "2.0.0",
+    )
+    found = cli("search", "bumped", project=project).stdout
+    assert found.startswith("bumped@versions 2.0.0 (catalog: 1.0.0)  The bumped one."), found
+    hit = run("search", "bumped", project=project)["plugins"][0]
+    assert (hit["version"], hit["catalog_version"], hit["plugin_json_version"]) == (
+        "2.0.0",
+        "1.0.0",
+        "2.0.0",
+    )
+    done = run("install", "bumped", "listed-only", project=project)["changes"]
+    assert {c["id"]: c["version"] for c in done} == {
+        "bumped@versions": "2.0.0",
+        "listed-only@versions": "0.4.0",  # no version in plugin.json: the entry's, as Claude's
+    }
+    assert cli("info", "bumped", project=project).stdout.splitlines()[0] == "bumped@versions 2.0.0"
+    assert "installed:  user 2.0.0" in cli("info", "bumped", project=project).stdout
+    assert cli("info", "listed-only", project=project).stdout.splitlines()[0] == (
+        "listed-only@versions 0.4.0"
+    )
