@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from plugman.output.common import envelope
+from plugman.output.versions import catalog_says, change_json, moved, version_line
 
 if TYPE_CHECKING:
     from plugman.agents.readback import Item, Report
@@ -19,10 +20,18 @@ if TYPE_CHECKING:
 def changes(command: str, done: list[Change], as_json: bool) -> str:
     """What an install, uninstall, enable or disable did."""
     if as_json:
-        return envelope(command, changes=[c._asdict() for c in done])
+        return envelope(command, changes=[change_json(c) for c in done])
     if not done:
         return "nothing to do"
-    return "\n".join(f"{c.action} {c.id} {c.version} ({c.scope})" for c in done)
+    return "\n".join(
+        f"{c.action} {c.id} ({c.scope}): "
+        + moved(
+            c.from_version, c.version, (c.from_pin, c.pin), (c.from_content_hash, c.content_hash)
+        )
+        if c.from_version is not None
+        else f"{c.action} {c.id} {c.version} ({c.scope})"
+        for c in done
+    )
 
 
 def installed(rows: list[Listed], as_json: bool, checked: list[Report] | None = None) -> str:
@@ -111,30 +120,11 @@ def searched(found: list[SearchHit], query: str, as_json: bool) -> str:
     if as_json:
         return envelope("search", plugins=[hit.as_json() for hit in found])
     lines = [
-        f"{hit.id} {hit.version or ''}{_catalog_says(hit.version, hit.catalog_version)}  "
+        f"{hit.id} {hit.version or ''}{catalog_says(hit.version, hit.catalog_version)}  "
         f"{hit.description or ''}"
         for hit in found
     ]
     return "\n".join(lines) or f"no plugin matches {query!r}"
-
-
-def _catalog_says(version: str | None, catalog: str | None) -> str:
-    """After the version install would install: what the catalog says, where it differs."""
-    return f" (catalog: {catalog})" if catalog and version and catalog != version else ""
-
-
-def _version_line(found: Info) -> list[str]:
-    """Where the catalog entry and plugin.json disagree, or plugin.json is not read yet: which
-    version install takes (plugin.json's wins, as in Claude Code)."""
-    own, listed = found.plugin_json_version, found.catalog_version
-    if own and listed and own != listed:
-        return [f"version:    {own} from its plugin.json (the catalog entry says {listed})"]
-    if listed and not own and found.source and found.source.get("type") != "path":
-        return [
-            f"version:    {listed} per the catalog entry (install takes the version in the "
-            "plugin's plugin.json instead, if it names one)"
-        ]
-    return []
 
 
 def registry_searched(found: list[RegistryHit], query: str, registry: str, as_json: bool) -> str:
@@ -175,7 +165,7 @@ def plugin_info(found: Info, as_json: bool, checked: list[Report] | None = None)
     lines = [f"{found.id} {found.version or '(no version)'}"]
     if found.description:
         lines.append(f"  {found.description}")
-    lines += _version_line(found)
+    lines += version_line(found)
     lines.append(f"source:     {source_words(found.source, found.marketplace)}")
     lines.append(f"components: {_components(found.components)}")
     scopes = [
@@ -228,10 +218,11 @@ def _components(components: dict[str, list[str]] | None) -> str:
 
 
 def _outdated_line(row: Outdated) -> str:
-    head = f"{row.id} ({row.scope}): {row.version}"
+    head = f"{row.id} ({row.scope}): "
     if row.problem:
-        return f"{head}: {row.problem}"
-    return f"{head} -> {row.available}"
+        return f"{head}{row.version}: {row.problem}"
+    hashes = (row.content_hash, row.available_hash)
+    return head + moved(row.version, row.available, (row.pin, row.available_pin), hashes)
 
 
 def configured(rows: list[Option], as_json: bool) -> str:

@@ -19,7 +19,7 @@ from plugman.core.state import SCOPES, Record, Scope
 from plugman.plugins import marketplaces, registry
 from plugman.plugins import planner as resolver
 from plugman.plugins.installed import Change, save
-from plugman.plugins.listings import Outdated
+from plugman.plugins.listings import Outdated, pin_of
 from plugman.plugins.sources.oci import following, unmoved
 
 
@@ -105,7 +105,14 @@ def outdated(paths: Paths, *, fetch_catalogs: bool = True) -> list[Outdated]:
             if available != entry["content_hash"]:
                 installed = entry["content_hash"]
                 row = Outdated(plugin_id, record.scope, version, fresh.version)
-                rows.append(row._replace(content_hash=installed, available_hash=available))
+                rows.append(
+                    row._replace(
+                        content_hash=installed,
+                        available_hash=available,
+                        pin=pin_of(entry.get("source")),
+                        available_pin=pin_of(fresh.source),
+                    )
+                )
     return rows
 
 
@@ -156,7 +163,9 @@ def _update_one(
     fresh, content_hash = hashes[plugin_id]
     if content_hash == entry["content_hash"]:
         return None
+    was = (entry["version"], entry["content_hash"], pin_of(entry.get("source")))
     entry.update(
         version=fresh.version, source=fresh.source, content_hash=content_hash, entry=fresh.entry
     )
-    return Change("updated", plugin_id, fresh.version, record.scope, content_hash)
+    moved = Change("updated", plugin_id, fresh.version, record.scope, content_hash, *was)
+    return moved._replace(pin=pin_of(fresh.source))

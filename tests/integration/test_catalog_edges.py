@@ -174,3 +174,53 @@ def test_info_and_search_show_the_version_install_installs(tmp_path: Path, proje
     assert cli("info", "listed-only", project=project).stdout.splitlines()[0] == (
         "listed-only@versions 0.4.0"
     )
+
+
+# outdated says when new content keeps its version; update says what it moved from
+
+
+def test_outdated_and_update_say_what_moves(tmp_path: Path, project: Path) -> None:
+    upstream = git_market(
+        tmp_path / "upstream",
+        {"steady": {"listed": "1.6.0", "own": "1.6.0"}, "bumped": {"own": "1.0.0"}},
+    )
+    first = git(upstream, "rev-parse", "HEAD").strip()
+    run("marketplace", "add", f"file://{upstream}", project=project)
+    run("install", "steady", "bumped", project=project)
+    (upstream / "plugins" / "steady" / "skills" / "hello" / "SKILL.md").write_text(
+        "---\nname: hello\ndescription: Says hello.\n---\nSay hello, warmly.\n"
+    )
+    edit_json(
+        upstream / "plugins" / "bumped" / ".claude-plugin" / "plugin.json",
+        lambda doc: doc.update(version="1.1.0"),
+    )
+    git(upstream, "commit", "-qam", "new content")
+    second = git(upstream, "rev-parse", "HEAD").strip()
+    shown = cli("outdated", project=project)
+    assert shown.exit_code == 0, shown.output
+    assert sorted(shown.stdout.splitlines()) == [
+        "bumped@versions (user): 1.0.0 -> 1.1.0",
+        "steady@versions (user): new content, same version 1.6.0 "
+        f"(commit {first[:7]} -> {second[:7]})",
+    ]
+    rows = {r["id"]: r for r in run("outdated", project=project)["plugins"]}
+    steady = rows["steady@versions"]
+    assert (steady["version"], steady["available"], steady["same_version"]) == (
+        "1.6.0",
+        "1.6.0",
+        True,
+    )
+    assert (steady["pin"], steady["available_pin"]) == (first, second)
+    assert steady["content_hash"] != steady["available_hash"]
+    assert rows["bumped@versions"]["same_version"] is False
+    done = cli("update", "steady", project=project)
+    assert done.exit_code == 0, done.output
+    assert done.stdout.strip() == (
+        "updated steady@versions (user): new content, same version 1.6.0 "
+        f"(commit {first[:7]} -> {second[:7]})"
+    )
+    change = run("update", "bumped", project=project)["changes"][0]
+    assert (change["from_version"], change["version"]) == ("1.0.0", "1.1.0")
+    assert (change["from_pin"], change["pin"]) == (first, second)
+    assert change["from_content_hash"] != change["content_hash"]
+    assert "from_version" not in run("uninstall", "bumped", project=project)["changes"][0]
