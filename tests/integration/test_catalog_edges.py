@@ -224,3 +224,39 @@ def test_outdated_and_update_say_what_moves(tmp_path: Path, project: Path) -> No
     assert (change["from_pin"], change["pin"]) == (first, second)
     assert change["from_content_hash"] != change["content_hash"]
     assert "from_version" not in run("uninstall", "bumped", project=project)["changes"][0]
+
+
+@pytest.mark.slow
+def test_the_marketplace_name_rule_agrees_with_claude_code(tmp_path: Path) -> None:
+    """Claude Code 2.1.328's own `plugin validate` refuses exactly the names plugman refuses."""
+    import subprocess
+    import sys
+
+    from plugman.manifest.names import marketplace_refusal, unsafe_reason
+    from tests.integration.agents import agent_env, claude_bin
+
+    names = {
+        "bad space": True,
+        "Inline": True,
+        "a..b": True,
+        "claude-plugins-extra": True,
+        "official.claude": True,
+        "claude-code-marketplace-2": False,
+        "my-agent-skills": False,
+        "claude.code.official": False,
+        "Upper.Case_ok": False,
+    }
+    home = tmp_path / "home"
+    home.mkdir()
+    env = agent_env(home, Path(sys.executable).parent)
+    for index, (name, refused) in enumerate(names.items()):
+        folder = tmp_path / f"m{index}"
+        (folder / ".claude-plugin").mkdir(parents=True)
+        catalog = {"name": name, "owner": {"name": "x"}, "description": "d", "plugins": []}
+        (folder / ".claude-plugin" / "marketplace.json").write_text(json.dumps(catalog))
+        claude = subprocess.run(
+            [str(claude_bin()), "plugin", "validate", str(folder)],
+            env=env, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert (claude.returncode != 0) is refused, (name, claude.stdout + claude.stderr)
+        assert bool(unsafe_reason(name) or marketplace_refusal(name)) is refused, name
