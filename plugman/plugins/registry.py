@@ -117,20 +117,22 @@ def check_name(name: str, source: Source, *, given: bool = False) -> None:
     """Refuse a marketplace name (its own, or the one given with --name) that is unsafe,
     passes for another, or that Claude Code refuses (spaces, '..', its own sources' names,
     impersonating an official one), or that is reserved for Anthropic's marketplaces while
-    `source` is not one of theirs (as Claude Code does). `given`: the name came from --name."""
+    `source` is not one of theirs (as Claude Code does). `given`: a name the user chose
+    (--name, a plugman.toml key), not the marketplace's own."""
     reason = unsafe_reason(name) or lookalike(name)
     if reason:
         raise PlugmanError(
             f"marketplace name {name!r} {reason}; plugman will not use it",
-            hint="ask the marketplace's owner to fix its name, or pass --name",
+            hint="choose a name of letters, digits and '-'"
+            if given
+            else "ask the marketplace's owner to fix its name, or pass --name",
         )
     refused = marketplace_refusal(name)
     if refused:
         _code, reason, hint = refused
-        asked = "the --name" if given else "its owner, or pass --name with another name"
+        other = "" if given else ": ask its owner to rename it, or pass --name with another"
         raise PlugmanError(
-            f"marketplace name {name!r} {reason} (Claude Code refuses it too)",
-            hint=f"{hint}; change {asked}" if given else f"{hint}: ask {asked}",
+            f"marketplace name {name!r} {reason} (Claude Code refuses it too)", hint=hint + other
         )
     if name.lower() in RESERVED_MARKETPLACES and not official(source):
         raise PlugmanError(
