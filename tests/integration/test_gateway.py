@@ -445,6 +445,41 @@ def test_catalog_names_cuts_and_conflicts(tmp_path: Path) -> None:
     anyio.run(main)
 
 
+def test_colliding_long_names_get_distinct_names(tmp_path: Path) -> None:
+    """Two long tool names whose shortened names collide (a real 32-bit hash collision, found
+    by search) and two servers whose names normalize alike: every tool is listed, each under
+    its own valid name, the same in every build."""
+    from mcp import types
+
+    from plugman.runtime.backends import Backend
+    from plugman.runtime.catalog import build
+    from plugman.runtime.health import Health
+    from plugman.runtime.naming import AGENT_PREFIX, VALID, gateway_name
+
+    stem = "fetch_every_forecast_for_every_city_in_the_world_"
+    one, two = f"{stem}12146", f"{stem}119117"
+    assert gateway_name("weather", one) == gateway_name("weather", two)  # the collision
+
+    async def ignore(backend: Backend, kinds: frozenset[str]) -> None:
+        pass
+
+    def backend(name: str, tools: list[str]) -> Backend:
+        found = Backend(
+            name, {}, errlog=sys.stderr, env={}, cwd=tmp_path, health=Health(), on_change=ignore
+        )
+        found.state = "up"
+        found.tools = [types.Tool(name=t, input_schema={}) for t in tools]
+        return found
+
+    backends = [backend("weather", [one, two, "x" * 80]), backend("weather.", [one])]
+    catalog = build(backends)
+    assert len(catalog.tools) == 4
+    assert all(VALID.match(AGENT_PREFIX + name) for name in catalog.tools)
+    owners = {(route.backend.name, route.name) for route in catalog.tools.values()}
+    assert owners == {("weather", one), ("weather", two), ("weather", "x" * 80), ("weather.", one)}
+    assert set(build(reversed(backends)).tools) == set(catalog.tools)
+
+
 def test_cuts_and_backoff() -> None:
     from mcp import types
 
@@ -463,3 +498,9 @@ def test_cuts_and_backoff() -> None:
     assert Health.from_env({"PLUGMAN_GATEWAY_BACKOFF": "0.2"}).delay(2) == 0.4
     with pytest.raises(PlugmanError):
         Health.from_env({"PLUGMAN_GATEWAY_BACKOFF": "soon"})
+    assert Health.from_env({}).first_list_wait == 5
+    assert Health.from_env({"PLUGMAN_GATEWAY_FIRST_LIST_WAIT": "0"}).first_list_wait == 0
+    assert Health.from_env({"PLUGMAN_GATEWAY_FIRST_LIST_WAIT": "9"}, 30, 2).first_list_wait == 2
+    for bad in ("-1", "later", "nan"):
+        with pytest.raises(PlugmanError, match="PLUGMAN_GATEWAY_FIRST_LIST_WAIT"):
+            Health.from_env({"PLUGMAN_GATEWAY_FIRST_LIST_WAIT": bad})
