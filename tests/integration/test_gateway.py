@@ -256,9 +256,7 @@ def test_gateway_pools_calls_blocks_and_survives_a_dropped_backend(
 
                     added = await client.call_tool("notes__add", {"a": 2, "b": 3})
                     assert (added.is_error, text(added)) == (False, "5")
-                    saved = await client.call_tool(
-                        "web__add_note", {"title": "t", "body": "b"}
-                    )
+                    saved = await client.call_tool("web__add_note", {"title": "t", "body": "b"})
                     assert not saved.is_error, text(saved)
                     got = await client.call_tool("web__get_note", {"title": "t"})
                     assert (got.is_error, text(got)) == (False, "b")
