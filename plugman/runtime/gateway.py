@@ -200,7 +200,9 @@ class Gateway:
         return types.ListToolsResult(tools=self.catalog.listing("tools"))
 
     async def call(self, ctx: Context, params: types.CallToolRequestParams) -> Any:
-        route = await self._route("tools", params.name)
+        route = self.catalog.tools.get(params.name)  # the hot path: no await before the call
+        if route is None or route.recalled:
+            route = await self._route("tools", params.name)
         if route is not None:
             return await call_tool(route, dict(params.arguments or {}), self.guard)
         down = self._down(params.name)

@@ -13,10 +13,12 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 
 from tests.integration.test_gateway import NOTES, notes, plugman_argv, text
 
@@ -112,6 +114,7 @@ async def changed(seen: list[Any], deadline: float = 60) -> None:
             await anyio.sleep(0.1)
 
 
+@pytest.mark.slow
 def test_a_client_listing_once_sees_every_tool(tmp_path: Path, isolated_home: Path) -> None:
     folder = tmp_path / "slow"
     script = slow_server(folder, SLOW_DELAY, ["alpha", "beta"])
@@ -135,6 +138,7 @@ def test_a_client_listing_once_sees_every_tool(tmp_path: Path, isolated_home: Pa
     assert anyio.run(first_list, tmp_path, "0", before_it_is_up) == everything
 
 
+@pytest.mark.slow
 def test_a_changed_catalog_is_announced_and_a_failed_server_withdrawn(
     tmp_path: Path, isolated_home: Path
 ) -> None:
@@ -167,6 +171,7 @@ def test_a_changed_catalog_is_announced_and_a_failed_server_withdrawn(
     assert {"slow__alpha", "slow__gamma"} <= first
 
 
+@pytest.mark.slow
 def test_a_changed_entry_is_not_recalled_and_the_wait_is_bounded(
     tmp_path: Path, isolated_home: Path
 ) -> None:
@@ -176,3 +181,9 @@ def test_a_changed_entry_is_not_recalled_and_the_wait_is_bounded(
     moved = tmp_path / "moved"
     configure(isolated_home, slow_server(moved, 30, ["alpha"]))  # another command line
     assert anyio.run(first_list, tmp_path, "1") == notes("notes__")  # waited 1 s, not 30
+
+    failing = tmp_path / "failing"
+    configure(isolated_home, slow_server(failing, 0, ["alpha"], fail=True))
+    started = time.monotonic()
+    assert anyio.run(first_list, tmp_path, "90") == notes("notes__")
+    assert time.monotonic() - started < 60, "the list waited out the budget for a failed server"
