@@ -62,5 +62,5 @@ def _seconds(env: Mapping[str, str], variable: str, default: float, *, zero: boo
         value = math.nan
     if not math.isfinite(value) or value < 0 or (value == 0 and not zero):
         what = "a number of seconds, 0 or more" if zero else "a positive number of seconds"
-        raise PlugmanError(f"{variable}={text!r} is not {what}")
+        raise PlugmanError(f"{variable} is set to {text}, which is not {what}")
     return value
