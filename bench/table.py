@@ -2,7 +2,7 @@
 
 Rows, in order: validate (one plugin; the corpus), install + uninstall, ``config resolve`` at
 10 to 10,000 servers, probe (in process: concurrent against sequential; the CLI against
-``claude mcp list``), the gateway (added latency, first list), the hook launcher (added per
+``claude mcp list``), the gateway (added latency, first lists), the hook launcher (added per
 hook call), the server launcher (added per server start), start-up (the python floor,
 ``--version``, ``--help``, ``list``, ``paths``, ``config resolve`` on an empty config).
 Columns: benchmark | plugman | reference | ratio | goal, where the reference is Claude Code
