@@ -15,10 +15,17 @@ pipes, and the gateway's routing), not of running hooks.
 Goals (issue 15): the gateway adds at most 1 ms at p50 and 3 ms at p99.
 
 Then the first answers: a gateway with the notes server and a server that takes SLOW_START
-seconds to start is spawned, and the bench times (from the spawn) its initialize result, its
-first ``tools/list`` (which should hold the notes tools only: the gateway answers with the
-backends that are ready) and the ``tools/list_changed`` that announces the slow server's tool.
-Before issue 15 the first list waited for every backend.
+seconds to start is spawned with ``--first-list-wait 0``, and the bench times (from the spawn)
+its initialize result, its first ``tools/list`` (which should hold the notes tools only: the
+gateway answers with the backends that are ready) and the ``tools/list_changed`` that announces
+the slow server's tool. Before issue 15 the first list waited for every backend.
+
+Then the first lists (issue 24): the notes server and one that takes SLOW_LIST seconds to start,
+each time from a fresh spawn to its first ``tools/list`` answer and how many tools it held:
+"today" (``--first-list-wait 0`` and nothing remembered: issue 15's answer at once, with the
+backends up by then), "first session" (nothing remembered, the default wait of 5 s, shorter than
+the slow server takes), and "remembered" (after one session that saw every server up: the
+catalogs are listed from the gateway's memory while the slow server still starts).
 
 Results go to ``bench/results/gateway-overhead.json``.
 
@@ -38,6 +45,7 @@ import tempfile
 import time
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +71,7 @@ def ping() -> str:
 
 server.run()
 """
+SLOW_LIST = 6.0
 QUICK_CALLS = 300
 QUICK_WARMUP = 30
 READ_TIMEOUT = 30.0
@@ -134,7 +143,7 @@ async def measure(args: argparse.Namespace, home: Path, errlog: Any) -> list[Lan
     direct = StdioServerParameters(command=sys.executable, args=[str(NOTES)], env=env)
     argv = gateway_argv(project)
     through = StdioServerParameters(command=argv[0], args=argv[1:], env=env)
-    paths = [Lane("direct", "echo"), Lane("gateway", "mcp__notes__echo")]
+    paths = [Lane("direct", "echo"), Lane("gateway", "notes__echo")]
     async with AsyncExitStack() as stack:
         for path, params in zip(paths, (direct, through), strict=True):
             client = Client(
@@ -188,7 +197,7 @@ async def first_answers(home: Path, errlog: Any) -> dict[str, float]:
     project = home / "project"
     project.mkdir()
     env = {**os.environ, "PLUGMAN_HOME": str(home), "PLUGMAN_MANAGED_DIR": str(home / "managed")}
-    argv = gateway_argv(project)
+    argv = [*gateway_argv(project), "--first-list-wait", "0"]  # issue 15's answer at once
     params = StdioServerParameters(command=argv[0], args=argv[1:], env=env)
     changed = anyio.Event()
 
@@ -207,14 +216,14 @@ async def first_answers(home: Path, errlog: Any) -> dict[str, float]:
         initialized = time.perf_counter() - started
         first = {tool.name for tool in (await client.list_tools(cache_mode="refresh")).tools}
         listed = time.perf_counter() - started
-        if "mcp__slow__ping" in first:
+        if "slow__ping" in first:
             raise BenchError("the first list waited for the slow server")
         while True:
             with anyio.fail_after(SLOW_START + READ_TIMEOUT):
                 await changed.wait()
             changed = anyio.Event()
             now = await client.list_tools(cache_mode="refresh")
-            if "mcp__slow__ping" in {tool.name for tool in now.tools}:
+            if "slow__ping" in {tool.name for tool in now.tools}:
                 return {
                     "initialize_s": initialized,
                     "first_list_s": listed,
@@ -232,6 +241,51 @@ def run_first_answers() -> dict[str, float]:
             return anyio.run(first_answers, home, errlog)
 
 
+@dataclass
+class FirstList:
+    seconds: float  # from the spawn to the first tools/list answer
+    tools: int
+    of: int  # tools of every backend
+
+
+async def first_list(home: Path, errlog: Any, *options: str, until: str = "") -> FirstList:
+    """A gateway spawned in `home`: its first tools/list, timed; with `until`, the session then
+    stays until that tool is listed (so the gateway remembers every server)."""
+    from mcp import Client, StdioServerParameters, stdio_client
+
+    env = {**os.environ, "PLUGMAN_HOME": str(home), "PLUGMAN_MANAGED_DIR": str(home / "managed")}
+    argv = [*gateway_argv(home / "project"), *options]
+    params = StdioServerParameters(command=argv[0], args=argv[1:], env=env)
+    started = time.perf_counter()
+    client = Client(stdio_client(params, errlog=errlog), mode="legacy", read_timeout_seconds=60)
+    async with client:
+        first = {tool.name for tool in (await client.list_tools(cache_mode="refresh")).tools}
+        took = time.perf_counter() - started
+        names = first
+        with anyio.fail_after(SLOW_LIST + READ_TIMEOUT):
+            while until and until not in names:
+                await anyio.sleep(0.2)
+                names = {t.name for t in (await client.list_tools(cache_mode="refresh")).tools}
+    return FirstList(took, len(first), len(names))
+
+
+def run_first_lists() -> dict[str, FirstList]:
+    """The three first lists (see the module docstring), each gateway in its own home."""
+    found: dict[str, FirstList] = {}
+    for label, options in (("today", ("--first-list-wait", "0")), ("first session", ())):
+        with tempfile.TemporaryDirectory(prefix="plugman-bench-") as tmp:
+            home = Path(tmp)
+            (home / "project").mkdir()
+            (home / "slow.py").write_text(SLOW.replace(f"{SLOW_START}", f"{SLOW_LIST}"))
+            write_config(home, notes=NOTES, slow=home / "slow.py")
+            with (home / "servers.stderr").open("w") as errlog:
+                found[label] = anyio.run(first_list, home, errlog, *options)
+                if label == "first session":
+                    every = anyio.run(partial(first_list, home, errlog, until="slow__ping")).of
+                    found["remembered"] = anyio.run(first_list, home, errlog)
+    return {label: FirstList(f.seconds, f.tools, every) for label, f in found.items()}
+
+
 def overhead_ms(paths: list[Lane]) -> dict[str, float]:
     """What the gateway adds over the direct path: p50, p95 and mean, in ms."""
     rows = {path.label: path.summary() for path in paths}
@@ -245,11 +299,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         paths = run_lanes(args)
         first = run_first_answers()
+        lists = run_first_lists()
     except BenchError as exc:
         print(f"FAILED: {exc}", file=sys.stderr)
         return 1
     load_after = os.getloadavg()
-    report(args, paths, (load_before[0], load_after[0]), first)
+    report(args, paths, (load_before[0], load_after[0]), first, lists)
     return 0
 
 
@@ -258,6 +313,7 @@ def report(
     paths: list[Lane],
     load: tuple[float, float],
     first: dict[str, float],
+    lists: dict[str, FirstList],
 ) -> None:
     rows = {path.label: path.summary() for path in paths}
     overhead = overhead_ms(paths)
@@ -286,6 +342,9 @@ def report(
         f"({first['first_list_tools']:.0f} tools), slow server announced "
         f"{first['slow_announced_s']:.2f} s"
     )
+    print(f"\nfirst tools/list, notes + a server {SLOW_LIST:g} s slow to start:")
+    for label, found in lists.items():
+        print(f"  {label:<14} {found.seconds:5.2f} s, {found.tools} of {found.of} tools")
     payload = {
         "python": platform.python_version(),
         "platform": platform.platform(),
@@ -298,6 +357,7 @@ def report(
         "goal_p50_ms": GOAL_P50_MS,
         "goal_p99_ms": GOAL_P99_MS,
         "first_answers": first,
+        "first_lists": {label: vars(found) for label, found in lists.items()},
         "goal_met": passed,
     }
     RESULTS.parent.mkdir(parents=True, exist_ok=True)

@@ -96,13 +96,19 @@ def hooks(
     return found
 
 
-def gateway_entry(scope: Scope) -> dict[str, Any]:
+def gateway_entry(scope: Scope, env: Mapping[str, str]) -> dict[str, Any]:
     """The server entry that runs plugman's gateway where the agent runs (it finds the project
     from its working folder). A committed project file names `plugman` on PATH; the user's and
-    local files name this very interpreter, so the entry works whatever PATH the agent has."""
+    local files name this very interpreter, so the entry works whatever PATH the agent has, and
+    pass on the variables that relocate plugman's home (as `launcher_entry` does: Codex starts
+    servers with only some of its own variables)."""
     if scope == "project":
         return {"command": "plugman", "args": ["mcp", "serve"]}
-    return {"command": sys.executable, "args": ["-m", "plugman", "mcp", "serve"]}
+    entry: dict[str, Any] = {"command": sys.executable, "args": ["-m", "plugman", "mcp", "serve"]}
+    moved = {k: env[k] for k in RELOCATE if env.get(k)}
+    if moved:
+        entry["env"] = moved
+    return entry
 
 
 def launched(entry: dict[str, Any], origin: Origin, kept: frozenset[str]) -> bool:
@@ -210,7 +216,7 @@ def render(
         env=place.env,
     )
     if gateway:
-        written: Servers = {GATEWAY: gateway_entry(place.scope)}
+        written: Servers = {GATEWAY: gateway_entry(place.scope, place.env)}
         tool = [h for h in resolution.hooks if h.event in TOOL_EVENTS]
         resolution = resolution._replace(hooks=[h for h in resolution.hooks if h not in tool])
         if tool and target.hooks:

@@ -108,9 +108,9 @@ def search(
         found = mcp_registry.search(registry, query, limit)
         output.emit(output.registry_searched(found, query, registry, as_json))
         return
-    from plugman.plugins import updates
+    from plugman.plugins import lookup
 
-    output.emit(output.searched(updates.search(paths_of(ctx), query), query, as_json))
+    output.emit(output.searched(lookup.search(paths_of(ctx), query), query, as_json))
 
 
 def info(
@@ -125,10 +125,10 @@ def info(
     """Show a plugin's catalog entry and where it is installed."""
     import os
 
-    from plugman.plugins import updates
+    from plugman.plugins import lookup
 
     paths = paths_of(ctx)
-    found = updates.info(paths, plugin)
+    found = lookup.info(paths, plugin)
     checked = None
     if check:
         from plugman.agents.readback import ask

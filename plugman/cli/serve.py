@@ -44,6 +44,16 @@ def serve(
             "keeps). Required on any address but loopback.",
         ),
     ] = "none",
+    first_list_wait: Annotated[
+        float | None,
+        typer.Option(
+            "--first-list-wait",
+            min=0,
+            help="Seconds from the start during which a list waits for servers still starting "
+            "that the gateway remembers nothing of (default 5, or "
+            "PLUGMAN_GATEWAY_FIRST_LIST_WAIT; 0: never).",
+        ),
+    ] = None,
     stateless: Annotated[
         bool,
         typer.Option(
@@ -55,12 +65,20 @@ def serve(
 ) -> None:
     """Serve the tools, resources and prompts of every resolved MCP server as one server.
 
-    Tools are named mcp__<server>__<tool>; PreToolUse and PostToolUse hooks run around calls.
-    Logs: <state>/logs/gateway.log.
+    Tools are listed as <server>__<tool> (the agent adds its own mcp__<its name>__); PreToolUse
+    and PostToolUse hooks see mcp__<server>__<tool> and run around calls. Servers still
+    starting are listed with what they offered last time. Logs: <state>/logs/gateway.log.
     """
     from plugman.runtime.gateway_run import Options, serve_paths
 
     options = Options(
-        transport, host, port, call_timeout, deny_destructive, auth=auth, stateless=stateless
+        transport,
+        host,
+        port,
+        call_timeout,
+        deny_destructive,
+        auth=auth,
+        stateless=stateless,
+        first_list_wait=first_list_wait,
     )
     serve_paths(paths_of(ctx), options, announce=output.announced)

@@ -44,13 +44,13 @@ def load(
     doc, sink = read_json(file, report)
     if doc is None:
         return None, sink
-    schema.validate(doc.value, "marketplace.schema.json", sink)
     value = doc.value
+    name = value.get("name") if isinstance(value, dict) else None
+    if isinstance(name, str):  # first: its finding says what Claude Code says of the name
+        check_marketplace_name(name, sink, ("name",))
+    schema.validate(value, "marketplace.schema.json", sink)
     if not isinstance(value, dict):
         return None, sink
-    name = value.get("name")
-    if isinstance(name, str):
-        check_marketplace_name(name, sink, ("name",))
     owner = value.get("owner")
     if official is None:
         official = isinstance(name, str) and name in RESERVED_MARKETPLACES

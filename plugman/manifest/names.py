@@ -28,8 +28,19 @@ RESERVED_MARKETPLACES = frozenset(
         "financial-services-plugins",
         "first-party-plugins",
         "healthcare",
+        "claude-tag-plugins",
+        "anthropic-plugin-directory",
+        "claude-plugin-directory",
     }
 )
+# Marketplace names Claude Code keeps for its own plugin sources (compared in lowercase).
+SESSION_MARKETPLACES = {
+    "inline": "--plugin-dir session plugins",
+    "builtin": "built-in plugins",
+    "skills-dir": "plugins auto-loaded from .claude/skills/",
+    "synced": "plugins synced from your claude.ai account",
+    "claude-plugin-test": "plugins loaded by claude plugin test",
+}
 DESKTOP_REJECTED_MARKETPLACES = frozenset({"org", "org-provisioned", "unknown"})
 # Plugin names only Anthropic's own marketplaces may use, as Claude Code 2.1.328 enforces them.
 _ANTHROPIC_PREFIX = re.compile(r"^(?:claude|anthropics?|cc[-_.]?plugin)[-_.]", re.IGNORECASE)
@@ -37,6 +48,19 @@ _ANTHROPIC_NAMES = frozenset({"claude", "anthropic", "anthropics", "claude-code"
 _OFFICIAL_BESIDE = re.compile(
     r"official[-_.]?(?:claude|anthropic)|(?:claude|anthropic)s?[-_.]?official", re.IGNORECASE
 )
+# Claude Code 2.1.328's test for a marketplace name passing for an official one: "official"
+# next to "anthropic"/"claude", or "anthropic"/"claude" followed by one of these words, with
+# anything but letters and digits between (also once the words are run together).
+_OFFICIAL_WORDS = ("marketplace", "plugins", "official", "directory", "directories")
+_OFFICIAL_NEAR = "official[^a-z0-9]*(?:anthropic|claude)|(?:anthropic|claude)[^a-z0-9]*official"
+_POSING = re.compile(
+    rf"{_OFFICIAL_NEAR}|^(?:anthropic|claude)[^a-z0-9]*(?:{'|'.join(_OFFICIAL_WORDS)})",
+    re.IGNORECASE,
+)
+_POSING_JOINED = re.compile(
+    rf"^(?:anthropic|claude)(?:{'|'.join(_OFFICIAL_WORDS)})s?$", re.IGNORECASE
+)
+_JOINED_MAX = len("anthropic") + max(len(w) for w in _OFFICIAL_WORDS) + 1
 RESERVED_SERVERS = frozenset(
     {"workspace", "claude-in-chrome", "computer-use", "Claude Preview", "Claude Browser"}
 )
@@ -115,26 +139,58 @@ def check_plugin_name(name: str, sink: Sink, path: KeyPath, *, official: bool = 
 
 
 def impersonates(name: str) -> bool:
-    """A marketplace name made to pass for one of Anthropic's official marketplaces."""
-    if name in RESERVED_MARKETPLACES:
+    """A marketplace name made to pass for one of Anthropic's official marketplaces, as Claude
+    Code 2.1.328 decides it (the reserved names themselves are checked against their source)."""
+    if name.lower() in RESERVED_MARKETPLACES:
         return False
-    lowered = name.lower()
-    return bool(_OFFICIAL_BESIDE.search(name)) or any(r in lowered for r in RESERVED_MARKETPLACES)
+    if any(not " " <= char <= "~" for char in name):
+        return True  # a non-ASCII or control character (a look-alike letter)
+    trimmed = re.sub(r"^[^a-z0-9]+", "", name, flags=re.IGNORECASE)
+    if _POSING.search(name) or _POSING.search(trimmed):
+        return True
+    run_together = re.sub(r"[^a-z0-9]+", "", name, flags=re.IGNORECASE)
+    if re.search(r"official(?:anthropic|claude)|(?:anthropic|claude)official", run_together, re.I):
+        return True
+    joined = ""
+    for word in filter(None, re.split(r"[^a-z0-9]+", name, flags=re.IGNORECASE)):
+        joined += word
+        if _POSING_JOINED.match(joined):
+            return True
+        if len(joined) > _JOINED_MAX:
+            break
+    return False
+
+
+def marketplace_refusal(name: str) -> tuple[str, str, str] | None:
+    """Why Claude Code 2.1.328 refuses `name` as a marketplace name beyond what makes it unsafe
+    as a path segment (`unsafe_reason`): (finding code, reason, what to do), or None."""
+    if " " in name:
+        return "unsafe-name", "cannot contain spaces", "use kebab-case, e.g. 'my-marketplace'"
+    if ".." in name:
+        return "unsafe-name", "cannot contain '..'", "use letters, digits and '-' only"
+    if name.lower() in SESSION_MARKETPLACES:
+        why = f"is reserved for Claude Code's {SESSION_MARKETPLACES[name.lower()]}"
+        return "reserved-name", why, "choose another name"
+    if impersonates(name):
+        return (
+            "reserved-name",
+            "impersonates an official Anthropic/Claude marketplace",
+            "choose a name without 'official' next to 'claude' or 'anthropic', and not "
+            "'claude' or 'anthropic' followed by 'marketplace', 'plugins' or 'directory'",
+        )
+    return None
 
 
 def check_marketplace_name(name: str, sink: Sink, path: KeyPath) -> bool:
     if not check_segment(name, "marketplace", sink, path):
         return False
+    refusal = marketplace_refusal(name)
+    if refusal is not None:
+        code, reason, hint = refusal
+        sink.error(code, f"marketplace name {name!r} {reason}", path, hint)
+        return False
     check_kebab(name, "marketplace", sink, path)
-    if impersonates(name):
-        sink.error(
-            "reserved-name",
-            f"marketplace name {name!r} impersonates an official Anthropic marketplace",
-            path,
-            "choose a name without 'official' next to 'claude' or 'anthropic', and not "
-            "containing a reserved marketplace name",
-        )
-    elif name in RESERVED_MARKETPLACES:
+    if name.lower() in RESERVED_MARKETPLACES:
         sink.warning(
             "reserved-name",
             f"marketplace name {name!r} is reserved for Anthropic's official marketplaces",

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from plugman.output.common import display_path, envelope
+from plugman.output.versions import catalog_says, change_json, moved, version_line
 
 if TYPE_CHECKING:
     from plugman.agents.readback import Item, Report
@@ -21,10 +22,18 @@ if TYPE_CHECKING:
 def changes(command: str, done: list[Change], as_json: bool) -> str:
     """What an install, uninstall, enable or disable did."""
     if as_json:
-        return envelope(command, changes=[c._asdict() for c in done])
+        return envelope(command, changes=[change_json(c) for c in done])
     if not done:
         return "nothing to do"
-    return "\n".join(f"{c.action} {c.id} {c.version} ({c.scope})" for c in done)
+    return "\n".join(
+        f"{c.action} {c.id} ({c.scope}): "
+        + moved(
+            c.from_version, c.version, (c.from_pin, c.pin), (c.from_content_hash, c.content_hash)
+        )
+        if c.from_version is not None
+        else f"{c.action} {c.id} {c.version} ({c.scope})"
+        for c in done
+    )
 
 
 def installed(
@@ -120,7 +129,11 @@ def searched(found: list[SearchHit], query: str, as_json: bool) -> str:
     """`plugman search`: one line per catalog entry that matches."""
     if as_json:
         return envelope("search", plugins=[hit.as_json() for hit in found])
-    lines = [f"{hit.id} {hit.version or ''}  {hit.description or ''}" for hit in found]
+    lines = [
+        f"{hit.id} {hit.version or ''}{catalog_says(hit.version, hit.catalog_version)}  "
+        f"{hit.description or ''}"
+        for hit in found
+    ]
     return "\n".join(lines) or f"no plugin matches {query!r}"
 
 
@@ -162,6 +175,7 @@ def plugin_info(found: Info, as_json: bool, checked: list[Report] | None = None)
     lines = [f"{found.id} {found.version or '(no version)'}"]
     if found.description:
         lines.append(f"  {found.description}")
+    lines += version_line(found)
     lines.append(f"source:     {source_words(found.source, found.marketplace)}")
     lines.append(f"components: {_components(found.components)}")
     scopes = [
@@ -214,10 +228,11 @@ def _components(components: dict[str, list[str]] | None) -> str:
 
 
 def _outdated_line(row: Outdated) -> str:
-    head = f"{row.id} ({row.scope}): {row.version}"
+    head = f"{row.id} ({row.scope}): "
     if row.problem:
-        return f"{head}: {row.problem}"
-    return f"{head} -> {row.available}"
+        return f"{head}{row.version}: {row.problem}"
+    hashes = (row.content_hash, row.available_hash)
+    return head + moved(row.version, row.available, (row.pin, row.available_pin), hashes)
 
 
 def configured(rows: list[Option], as_json: bool) -> str:

@@ -21,6 +21,11 @@ class Change(NamedTuple):
     version: str
     scope: Scope
     content_hash: str
+    # an update: what it moved from, and the commit / sha256 / digest it moved from and to
+    from_version: str | None = None
+    from_content_hash: str | None = None
+    from_pin: str | None = None
+    pin: str | None = None
 
 
 def find_installed(record: Record, name: str) -> str:

@@ -9,6 +9,17 @@ from plugman.core.paths import Paths
 from plugman.core.state import Scope
 
 
+def pin_of(source: dict[str, Any] | None) -> str | None:
+    """What exactly a lock-file source fetched: the git commit (of the plugin's repository, or
+    of the marketplace holding its folder), the archive's sha256, the OCI digest or the npm
+    tarball's integrity."""
+    source = source or {}
+    pin = next(
+        (source[k] for k in ("commit", "sha256", "digest", "integrity") if source.get(k)), None
+    )
+    return str(pin) if pin else None
+
+
 class Outdated(NamedTuple):
     """An installed plugin whose catalog offers a different tree, or one that cannot be checked
     (with why, in `problem`)."""
@@ -20,21 +31,28 @@ class Outdated(NamedTuple):
     problem: str | None = None
     content_hash: str | None = None  # what is installed
     available_hash: str | None = None  # what the catalog offers
+    pin: str | None = None  # the commit / sha256 / digest installed (pin_of)
+    available_pin: str | None = None  # and offered
 
     def as_json(self) -> dict[str, Any]:
         row = {"id": self.id, "scope": self.scope, "version": self.version}
         if self.problem is not None:
             return {**row, "available": None, "problem": self.problem}
         hashes = {"content_hash": self.content_hash, "available_hash": self.available_hash}
-        return {**row, "available": self.available, **hashes}
+        pins = {"pin": self.pin, "available_pin": self.available_pin}
+        same = {"same_version": self.available == self.version}
+        return {**row, "available": self.available, **same, **hashes, **pins}
 
 
 class SearchHit(NamedTuple):
-    """A catalog entry a search query matches."""
+    """A catalog entry a search query matches; `version` is the one install would install
+    (plugin.json's, else the catalog entry's), the other two what each of them says."""
 
     id: str
     version: str | None
     description: str | None
+    catalog_version: str | None = None
+    plugin_json_version: str | None = None  # None: not readable before it is fetched
 
     def as_json(self) -> dict[str, Any]:
         return self._asdict()
@@ -69,7 +87,7 @@ class Listed(NamedTuple):
 
 class Info(NamedTuple):
     """What `plugman info` knows of a plugin: its catalog entry (or its record, for a direct
-    install) and where it is installed."""
+    install) and where it is installed; `version` is the one install would install."""
 
     id: str
     name: str | None
@@ -80,6 +98,8 @@ class Info(NamedTuple):
     components: dict[str, Any] | None
     installed: dict[str, str]  # scope -> version
     enabled: dict[str, bool]  # scope -> enabled
+    catalog_version: str | None = None  # what the catalog entry says
+    plugin_json_version: str | None = None  # what its plugin.json says, when read before install
 
     def as_json(self) -> dict[str, Any]:
         return self._asdict()

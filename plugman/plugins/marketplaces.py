@@ -113,6 +113,8 @@ def add(paths: Paths, text: str, name: str | None = None, scope: Scope = "user")
     local scope, also name it in that scope's plugman.toml."""
     source = classify(text, paths.project_dir)
     check_policy(paths, source)  # before any I/O
+    if name is not None:
+        check_name(name, source, given=True)
     with session(paths) as work:
         return add_in(work, source, name, scope)
 
@@ -124,7 +126,7 @@ def add_in(work: Session, source: Source, name: str | None, scope: Scope = "user
     root, commit = fetch(source, staging)
     found = read(Known(name or "", source, root, commit))
     final = name or found.market.name
-    check_name(final, source)
+    check_name(final, source, given=name is not None)
     for message in found.warnings:
         progress.warn(message)
     entries = registry(paths)

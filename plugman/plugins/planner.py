@@ -150,6 +150,8 @@ class _Planner:
             )
         fields = None if entry.strict else entry.entry
         planned = self.fetch(entry.source, known, known.name, fields, spec, chain)
+        if planned.plugin.version is None and entry.version:  # as Claude Code: plugin.json's
+            planned = planned._replace(version=entry.version)  # version, else the entry's
         # the marketplace's name for a plugin is the one used, whatever its plugin.json says
         return self.add(planned._replace(id=plugin_id, name=entry.name))
 

@@ -20,7 +20,7 @@ from plugman.core.state import read_state, timestamp
 from plugman.core.transaction import Transaction
 from plugman.manifest import marketplace as catalog
 from plugman.manifest.model import PluginSource
-from plugman.manifest.names import RESERVED_MARKETPLACES, impersonates, unsafe_reason
+from plugman.manifest.names import RESERVED_MARKETPLACES, marketplace_refusal, unsafe_reason
 
 FORMAT = 1
 
@@ -33,6 +33,8 @@ GITHUB_URL = "https://github.com"
 
 GIT_PREFIXES = ("file://", "ssh://", "git@", "git://")
 
+
+PATH_PREFIXES = ("/", "./", "../", "~", ".\\", "..\\")  # what can only be a path
 
 DRIVE = re.compile(r"^[a-z]:[\\/]")  # a Windows path, C:\ or C:/
 
@@ -54,8 +56,21 @@ def classify(text: str, cwd: Path) -> Source:
     """What kind of marketplace source `text` is (a folder, a git repository, a URL)."""
     local = (cwd / Path(text).expanduser()) if not text.startswith(("http", "git@")) else None
     if local is not None and local.exists():
+        if local.is_file() and not local.name.endswith(".json"):
+            raise PlugmanError(
+                f"{text!r} is a file, not a marketplace: plugman adds a marketplace from its "
+                "folder (the one holding .claude-plugin/marketplace.json) or that JSON file",
+                hint="for an archive, extract it and add the folder it holds",
+            )
         folder = catalog.root_of(local) if local.is_file() else local
         return Source("directory", str(folder.resolve()))
+    if local is not None and (text.startswith(PATH_PREFIXES) or DRIVE.match(text.lower())):
+        relative = not Path(text).expanduser().is_absolute()
+        raise PlugmanError(
+            f"the folder {text!r} does not exist" + (f" (looked for {local})" if relative else ""),
+            hint="check the path"
+            + ("; a relative path is read from the project folder" if relative else ""),
+        )
     base, _, ref = text.partition("#")
     if base.startswith(("http://", "https://")) and base.endswith(".json"):
         return Source("url", base)
@@ -98,16 +113,28 @@ def write_registry(paths: Paths, entries: dict[str, dict[str, Any]], tx: Transac
     tx.write(registry_path(paths), data)
 
 
-def check_name(name: str, source: Source) -> None:
-    """Refuse a marketplace name that is unsafe, passes for another, or is reserved for
-    Anthropic's marketplaces while `source` is not one of theirs (as Claude Code does)."""
+def check_name(name: str, source: Source, *, given: bool = False) -> None:
+    """Refuse a marketplace name (its own, or the one given with --name) that is unsafe,
+    passes for another, or that Claude Code refuses (spaces, '..', its own sources' names,
+    impersonating an official one), or that is reserved for Anthropic's marketplaces while
+    `source` is not one of theirs (as Claude Code does). `given`: a name the user chose
+    (--name, a plugman.toml key), not the marketplace's own."""
     reason = unsafe_reason(name) or lookalike(name)
     if reason:
         raise PlugmanError(
             f"marketplace name {name!r} {reason}; plugman will not use it",
-            hint="ask the marketplace's owner to fix its name, or pass --name",
+            hint="choose a name of letters, digits and '-'"
+            if given
+            else "ask the marketplace's owner to fix its name, or pass --name",
         )
-    if (name in RESERVED_MARKETPLACES or impersonates(name)) and not official(source):
+    refused = marketplace_refusal(name)
+    if refused:
+        _code, reason, hint = refused
+        other = "" if given else ": ask its owner to rename it, or pass --name with another"
+        raise PlugmanError(
+            f"marketplace name {name!r} {reason} (Claude Code refuses it too)", hint=hint + other
+        )
+    if name.lower() in RESERVED_MARKETPLACES and not official(source):
         raise PlugmanError(
             f"the name {name!r} is reserved for official Anthropic marketplaces and can only "
             "be used with GitHub sources from the 'anthropics' organization",

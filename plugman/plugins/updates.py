@@ -1,4 +1,4 @@
-"""`plugman outdated`, `update`, `search` and `info`: installed plugins against their catalogs.
+"""`plugman outdated` and `update`: installed plugins against their catalogs.
 
 An update is content-hash aware: a changed tree under an unchanged version string is still an
 update. A plugin installed directly from an OCI tag follows that tag.
@@ -11,16 +11,15 @@ from typing import Any
 
 from plugman.agents import deploy
 from plugman.core import progress
-from plugman.core.errors import PlugmanError, UsageError
+from plugman.core.errors import PlugmanError
 from plugman.core.fs import tree_hash
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
 from plugman.core.state import SCOPES, Record, Scope
-from plugman.manifest.model import MarketplaceEntry, Plugin
-from plugman.plugins import marketplaces, pins, registry
+from plugman.plugins import marketplaces, registry
 from plugman.plugins import planner as resolver
 from plugman.plugins.installed import Change, save
-from plugman.plugins.listings import Info, Outdated, SearchHit
+from plugman.plugins.listings import Outdated, pin_of
 from plugman.plugins.sources.oci import following, unmoved
 
 
@@ -106,7 +105,14 @@ def outdated(paths: Paths, *, fetch_catalogs: bool = True) -> list[Outdated]:
             if available != entry["content_hash"]:
                 installed = entry["content_hash"]
                 row = Outdated(plugin_id, record.scope, version, fresh.version)
-                rows.append(row._replace(content_hash=installed, available_hash=available))
+                rows.append(
+                    row._replace(
+                        content_hash=installed,
+                        available_hash=available,
+                        pin=pin_of(entry.get("source")),
+                        available_pin=pin_of(fresh.source),
+                    )
+                )
     return rows
 
 
@@ -157,134 +163,9 @@ def _update_one(
     fresh, content_hash = hashes[plugin_id]
     if content_hash == entry["content_hash"]:
         return None
+    was = (entry["version"], entry["content_hash"], pin_of(entry.get("source")))
     entry.update(
         version=fresh.version, source=fresh.source, content_hash=content_hash, entry=fresh.entry
     )
-    return Change("updated", plugin_id, fresh.version, record.scope, content_hash)
-
-
-def search(paths: Paths, query: str) -> list[SearchHit]:
-    """Catalog entries whose name, description, category or tags mention `query`."""
-    needle = query.lower()
-    rows = []
-    for market in registry.known(paths).values():
-        for entry in marketplaces.load(market).plugins:
-            fields = entry.entry
-            words = [
-                entry.name,
-                entry.description or "",
-                str(fields.get("category", "")),
-                *[str(t) for t in fields.get("tags", []) + fields.get("keywords", [])],
-            ]
-            if any(needle in word.lower() for word in words):
-                hit = SearchHit(f"{entry.name}@{market.name}", entry.version, entry.description)
-                rows.append(hit)
-    return rows
-
-
-def info(paths: Paths, text: str) -> Info:
-    """A plugin's catalog entry (none for a direct install) and where it is installed: its
-    version (the catalog's, else its plugin.json's), source, components and scopes."""
-    name, _, market = text.partition("@")
-    catalog = _catalog(paths, name, market or None)
-    installed = _installed_as(paths, name, market or None, catalog)
-    if catalog is None and not installed:
-        listed = "" if market == resolver.DIRECT else " and no known marketplace lists it"
-        raise PlugmanError(
-            f"plugin {text!r} is not installed{listed}",
-            hint=f"run: plugman search {name}, or plugman list",
-        )
-    ids = sorted({plugin_id for plugin_id, _entry in installed.values()})
-    if catalog is None and len(ids) > 1:
-        raise UsageError(f"{name!r} matches {', '.join(ids)}", hint="say which: NAME@MARKETPLACE")
-    record = next((entry for _id, entry in installed.values()), None)
-    found = _from_catalog(*catalog) if catalog else _from_record(ids[0], record or {})
-    if record is not None:  # what is installed is what it has, whatever the catalog says now
-        found = found._replace(
-            components=record.get("components"), version=found.version or record["version"]
-        )
-    return found._replace(
-        installed={scope: e["version"] for scope, (_id, e) in installed.items()},
-        enabled={scope: e.get("enabled", True) for scope, (_id, e) in installed.items()},
-    )
-
-
-def _from_catalog(known: registry.Known, entry: MarketplaceEntry) -> Info:
-    local = _local_plugin(known, entry)
-    return Info(
-        id=f"{entry.name}@{known.name}",
-        name=entry.name,
-        marketplace=known.name,
-        version=entry.version or (local.version if local else None),
-        description=entry.description or (local.description if local else None),
-        source=pins.lock_source(entry.source, None, None) if entry.source else None,
-        components=_components(local),
-        installed={},
-        enabled={},
-    )
-
-
-def _from_record(plugin_id: str, record: dict[str, Any]) -> Info:
-    return Info(
-        id=plugin_id,
-        name=record.get("name"),
-        marketplace=record.get("marketplace"),
-        version=record.get("version"),
-        description=(record.get("entry") or {}).get("description"),
-        source=record.get("source"),
-        components=record.get("components"),
-        installed={},
-        enabled={},
-    )
-
-
-def _catalog(
-    paths: Paths, name: str, market: str | None
-) -> tuple[registry.Known, MarketplaceEntry] | None:
-    if market == resolver.DIRECT:
-        return None
-    try:
-        return marketplaces.find(paths, name, market)
-    except PlugmanError:
-        return None
-
-
-def _installed_as(
-    paths: Paths,
-    name: str,
-    market: str | None,
-    catalog: tuple[registry.Known, MarketplaceEntry] | None,
-) -> dict[str, tuple[str, dict[str, Any]]]:
-    """scope -> (id, record entry) of the plugin `name` (from `market`) in every scope here."""
-    wanted = f"{catalog[1].name}@{catalog[0].name}" if catalog else None
-    found: dict[str, tuple[str, dict[str, Any]]] = {}
-    for scope in SCOPES:
-        for plugin_id, entry in Record.load(paths, scope).plugins.items():
-            same = (
-                plugin_id == wanted
-                if wanted
-                else entry["name"] == name and (market is None or entry["marketplace"] == market)
-            )
-            if same:
-                found[scope] = (plugin_id, entry)
-    return found
-
-
-def _local_plugin(known: registry.Known, entry: MarketplaceEntry) -> Plugin | None:
-    """The plugin a local marketplace lists in one of its folders, loaded as install would."""
-    source = entry.source
-    if source is None or source.kind != "path" or registry.remote(known.source):
-        return None
-    root = (known.root / source.location).resolve()
-    if not root.is_dir():
-        return None
-    try:
-        return resolver.validate_tree(root, None if entry.strict else entry.entry, entry.name)
-    except PlugmanError:
-        return None
-
-
-def _components(local: Plugin | None) -> dict[str, list[str]] | None:
-    from plugman.plugins.install import components
-
-    return components(local) if local else None
+    moved = Change("updated", plugin_id, fresh.version, record.scope, content_hash, *was)
+    return moved._replace(pin=pin_of(fresh.source))

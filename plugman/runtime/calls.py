@@ -2,7 +2,9 @@
 
 1. `--deny-destructive` refuses a tool whose `destructiveHint` is true (an explicit hint only:
    the MCP default, destructive unless annotated, would refuse nearly every tool).
-2. The resolved `PreToolUse` hooks run with `{tool_name, tool_input, session_id, cwd}`: deny
+2. The resolved `PreToolUse` hooks run with `{tool_name, tool_input, session_id, cwd}`, the tool
+   named as an agent connected to its server would name it (`mcp__<server>__<tool>`, not the
+   gateway's listed name), so the plugins' matchers hold through the gateway: deny
    (a JSON decision or exit 2) refuses the call, and so do `ask` and `defer` (nobody can answer
    them here) and `continue: false`; `updatedInput` replaces the arguments.
 3. The backend gets the call with a read timeout of `call_timeout` (through
@@ -71,7 +73,8 @@ async def call_tool(route: Route, arguments: dict[str, Any], guard: Guard) -> Ca
             f"{tool.name} is marked destructive (destructiveHint) and plugman mcp serve runs "
             "with --deny-destructive: not called"
         )
-    payload = {"tool_name": tool.name, "tool_input": arguments, "session_id": SESSION_ID}
+    agent = route.agent or tool.name  # hooks match `mcp__<server>__<tool>`, as in an agent
+    payload = {"tool_name": agent, "tool_input": arguments, "session_id": SESSION_ID}
     payload["cwd"] = str(guard.project)
     try:
         pre = await hooks("PreToolUse", payload, guard)

@@ -7,16 +7,25 @@ every client is told (`notifications/*/list_changed` on 2025-era connections, a
 through plugman.runtime.calls (hooks, timeouts, cuts). Resource reads and prompt gets are
 routed to their backend as they are.
 
-The gateway answers at once: `initialize` (its instructions: plugman.runtime.instructions) and
-every list with the backends up by then; the others are announced as they come up, by the
-notifications above. Only a request naming what no backend offers yet (a client that knew the
-names from an earlier session) waits, at most the connect timeout, until every backend is up or
-has failed once.
+The first list is complete for a client that lists once (Codex never lists again):
+
+- `initialize` is answered at once (its instructions: plugman.runtime.instructions).
+- A backend still starting that the gateway remembers (plugman.runtime.memory: its catalog from
+  an earlier session, with the same entry) is listed at once with that catalog. A call, read or
+  prompt get on it waits for the backend (at most the connect timeout), then goes by its real
+  catalog; when that differs from the remembered one, clients are told; when the backend fails
+  its first attempt, what was remembered is withdrawn (and clients told).
+- Every list asked within `Health.first_list_wait` seconds of the start waits (until then at
+  most) for the backends still starting that nothing is remembered of, answering as soon as
+  each is up or has failed once. What comes up later is announced as above.
+- A request naming what no backend offers yet (a client that knew the names from an earlier
+  session) waits, at most the connect timeout, until every backend is up or has failed once.
 
 Nothing is printed: logs go to `<state>/logs/gateway.log`, a stdio server's stderr to
 `<state>/logs/<name>.stderr` (both appended to); stdout is the protocol channel. The transports
-(stdio, streamable HTTP) live in plugman.runtime.gateway_run. `mcp` is imported only inside
-functions, like the rest of plugman.runtime.
+(stdio, streamable HTTP) live in plugman.runtime.gateway_run, the low-level server in
+plugman.runtime.gateway_server. `mcp` is imported only inside functions, like the rest of
+plugman.runtime.
 """
 
 from __future__ import annotations
@@ -28,24 +37,23 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import anyio
 
-from plugman import __version__
-from plugman.runtime.backends import Backend
+from plugman.runtime.backends import KINDS, Backend
 from plugman.runtime.calls import Guard, call_tool, refusal
 from plugman.runtime.catalog import Catalog, Route, build
 from plugman.runtime.forward import UnansweredError, send
+from plugman.runtime.gateway_server import mcp_server
 from plugman.runtime.health import Health
-from plugman.runtime.instructions import Remembered, compose
-from plugman.runtime.naming import server_prefix
+from plugman.runtime.instructions import compose
+from plugman.runtime.memory import Memory, dumped
+from plugman.runtime.naming import gateway_prefix
 from plugman.runtime.oauth_provider import AuthFor
 
 if TYPE_CHECKING:
     from mcp import types
-    from mcp.server.lowlevel.server import Server
     from mcp.server.session import ServerSession
 
 log = logging.getLogger("plugman.gateway")
 
-NAME = "plugman-gateway"
 NOTIFY_TIMEOUT = 5.0
 MAX_SESSIONS = 1000
 LISTED = {"tools": ("tools",), "prompts": ("prompts",), "resources": ("resources", "templates")}
@@ -64,12 +72,12 @@ class Gateway:
         cwd: Path,
         auth_for: AuthFor | None = None,
         shared: frozenset[str] = frozenset(),
-        remembered: Remembered | None = None,
+        memory: Memory | None = None,
     ) -> None:
         from mcp.server.subscriptions import InMemorySubscriptionBus
 
         self.guard, self.health = guard, health
-        self.remembered = remembered or Remembered()
+        self.memory = memory or Memory()
         self.backends = {
             name: Backend(
                 name,
@@ -84,15 +92,45 @@ class Gateway:
             )
             for name, entry in servers.items()
         }
-        self.catalog = Catalog()
+        recalled = {name: self.memory.recall(name, entry) for name, entry in servers.items()}
+        self.recalled = {name: found for name, found in recalled.items() if found is not None}
+        self.unknown = [b for b in self.backends.values() if b.name not in self.recalled]
+        self.catalog = build(self.backends.values(), self.recalled)
+        self.deadline = 0.0  # until then, a list waits for the `unknown` backends
         self.sessions: list[ServerSession] = []
         self.stateless = False  # HTTP --stateless: a session ends with its request
         self.bus = InMemorySubscriptionBus()
-        self.server = _server(self)
+        self.server = mcp_server(self)
 
     def start(self, group: anyio.abc.TaskGroup) -> None:
+        self.deadline = anyio.current_time() + self.health.first_list_wait
         for backend in self.backends.values():
             group.start_soon(backend.run, name=f"backend {backend.name}")
+            if backend.name in self.recalled:
+                group.start_soon(self._first_round, backend, name=f"recalled {backend.name}")
+
+    async def _first_round(self, backend: Backend) -> None:
+        """A remembered backend whose first attempt failed: what was remembered is withdrawn."""
+        await backend.first_round.wait()
+        if backend.client is None and self.recalled.pop(backend.name, None) is not None:
+            log.info("%s: not up; its remembered catalog is withdrawn", backend.name)
+            await self._changed(backend, KINDS)
+
+    async def ready(self) -> None:
+        """Within `first_list_wait` of the start, until every backend nothing is remembered of
+        is up or has failed once."""
+        left = self.deadline - anyio.current_time()
+        if left > 0:
+            with anyio.move_on_after(left):
+                for backend in self.unknown:
+                    await backend.first_round.wait()
+
+    async def up(self, route: Route) -> None:
+        """A route from a remembered catalog: until its backend is up or has failed once (at
+        most the connect timeout)."""
+        if route.recalled:
+            with anyio.move_on_after(self.health.connect_timeout + 5):
+                await route.backend.first_round.wait()
 
     async def settling(self) -> None:
         """Until every backend is up or has failed once (at most the connect timeout): for a
@@ -104,7 +142,7 @@ class Gateway:
     def instructions(self) -> str:
         """plugman.runtime.instructions: each backend's own, or what it said last time."""
         return compose(
-            (b.name, b.instructions if b.client else self.remembered.get(b.name, b.entry))
+            (b.name, b.instructions if b.client else self.memory.instructions(b.name, b.entry))
             for b in self.backends.values()
         )
 
@@ -112,13 +150,14 @@ class Gateway:
 
     async def _changed(self, backend: Backend, kinds: frozenset[str]) -> None:
         if backend.client is not None:
-            self.remembered.put(backend.name, backend.entry, backend.instructions)
+            self.recalled.pop(backend.name, None)  # its real catalog from now on
+            self.memory.keep(backend.name, backend.entry, backend.instructions, backend)
             self.server.instructions = self.instructions()  # for the next initialize
-        before, self.catalog = self.catalog, build(self.backends.values())
+        before, self.catalog = self.catalog, build(self.backends.values(), self.recalled)
         for conflict in sorted(set(self.catalog.conflicts) - set(before.conflicts)):
             log.warning("%s", conflict)
         for kind in sorted(kinds):
-            if any(before.listing(k) != self.catalog.listing(k) for k in LISTED[kind]):
+            if any(_listed(before, k) != _listed(self.catalog, k) for k in LISTED[kind]):
                 log.info(
                     "%s: %s changed; telling %d clients", backend.name, kind, len(self.sessions)
                 )
@@ -157,13 +196,13 @@ class Gateway:
     async def list_tools(self, ctx: Context, params: Any) -> types.ListToolsResult:
         from mcp import types
 
+        await self.ready()
         return types.ListToolsResult(tools=self.catalog.listing("tools"))
 
     async def call(self, ctx: Context, params: types.CallToolRequestParams) -> Any:
-        route = self.catalog.tools.get(params.name)
-        if route is None:
-            await self.settling()
-            route = self.catalog.tools.get(params.name)
+        route = self.catalog.tools.get(params.name)  # the hot path: no await before the call
+        if route is None or route.recalled:
+            route = await self._route("tools", params.name)
         if route is not None:
             return await call_tool(route, dict(params.arguments or {}), self.guard)
         down = self._down(params.name)
@@ -177,18 +216,32 @@ class Gateway:
         matching = [
             (len(prefix), backend)
             for backend in self.backends.values()
-            if backend.client is None and tool.startswith(prefix := server_prefix(backend.name))
+            if backend.client is None and tool.startswith(prefix := gateway_prefix(backend.name))
         ]
         return max(matching, key=lambda pair: pair[0])[1] if matching else None
+
+    async def _route(self, kind: str, name: str) -> Route | None:
+        """The route of tool or prompt `name` (`kind`: tools or prompts), once its backend is up
+        if it was recalled; after the backends settled if nothing offers it yet."""
+        route: Route | None = getattr(self.catalog, kind).get(name)
+        if route is not None and route.recalled:
+            await self.up(route)
+            route = getattr(self.catalog, kind).get(name)
+        if route is None:
+            await self.settling()
+            route = getattr(self.catalog, kind).get(name)
+        return route
 
     async def list_resources(self, ctx: Context, params: Any) -> types.ListResourcesResult:
         from mcp import types
 
+        await self.ready()
         return types.ListResourcesResult(resources=self.catalog.listing("resources"))
 
     async def list_templates(self, ctx: Context, params: Any) -> types.ListResourceTemplatesResult:
         from mcp import types
 
+        await self.ready()
         return types.ListResourceTemplatesResult(
             resource_templates=self.catalog.listing("templates")
         )
@@ -198,6 +251,9 @@ class Gateway:
 
         uri = str(params.uri)
         route = self.catalog.resource_route(uri)
+        if route is not None and route.recalled:
+            await self.up(route)
+            route = self.catalog.resource_route(uri)
         if route is None:
             await self.settling()
             route = self.catalog.resource_route(uri)
@@ -210,15 +266,13 @@ class Gateway:
     async def list_prompts(self, ctx: Context, params: Any) -> types.ListPromptsResult:
         from mcp import types
 
+        await self.ready()
         return types.ListPromptsResult(prompts=self.catalog.listing("prompts"))
 
     async def prompt(self, ctx: Context, params: types.GetPromptRequestParams) -> Any:
         from mcp import MCPError
 
-        route = self.catalog.prompts.get(params.name)
-        if route is None:
-            await self.settling()
-            route = self.catalog.prompts.get(params.name)
+        route = await self._route("prompts", params.name)
         if route is None:
             raise MCPError(-32602, f"Unknown prompt: {params.name}")
         arguments = dict(params.arguments or {})
@@ -240,32 +294,6 @@ class Gateway:
             raise MCPError(-32001, f"{backend.name} did not answer within {timeout:g} s") from None
 
 
-def _server(gateway: Gateway) -> Server[Any]:
-    """The low-level MCP server, advertising `listChanged` on every transport."""
-    from mcp import types
-    from mcp.server.lowlevel.server import NotificationOptions, Server
-    from mcp.server.subscriptions import ListenHandler
-
-    class GatewayServer(Server[Any]):
-        def create_initialization_options(self, *args: Any, **kwargs: Any) -> Any:
-            options = args[0] if args else kwargs.pop("notification_options", None)
-            changed = options or NotificationOptions(True, True, True)
-            return super().create_initialization_options(changed, *args[1:], **kwargs)
-
-    server = GatewayServer(
-        NAME,
-        version=__version__,
-        instructions=gateway.instructions(),
-        on_list_tools=gateway.list_tools,
-        on_call_tool=gateway.call,
-        on_list_resources=gateway.list_resources,
-        on_list_resource_templates=gateway.list_templates,
-        on_read_resource=gateway.read,
-        on_list_prompts=gateway.list_prompts,
-        on_get_prompt=gateway.prompt,
-        on_subscriptions_listen=ListenHandler(gateway.bus),
-    )
-    server.add_notification_handler(
-        "notifications/initialized", types.NotificationParams, gateway.joined
-    )
-    return server
+def _listed(catalog: Catalog, kind: str) -> list[dict[str, Any]]:
+    """What a client lists of `kind`, as JSON: a remembered item equals the same one listed."""
+    return [dumped(item) for item in catalog.listing(kind)]

@@ -38,7 +38,7 @@ from plugman.runtime.calls import Guard
 from plugman.runtime.connect import transport_of
 from plugman.runtime.gateway import Gateway
 from plugman.runtime.health import Health
-from plugman.runtime.instructions import Remembered
+from plugman.runtime.memory import FILE, Memory
 from plugman.runtime.oauth_provider import authorizer
 from plugman.runtime.pipes import stdio_streams
 from plugman.runtime.probe import log_path
@@ -63,6 +63,7 @@ class Options:
     connect_timeout: float = 30.0
     auth: str = "none"
     stateless: bool = False
+    first_list_wait: float | None = None  # None: PLUGMAN_GATEWAY_FIRST_LIST_WAIT, or 5 s
 
 
 def serve_paths(paths: Paths, options: Options, announce: Announce | None = None) -> None:
@@ -73,7 +74,7 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
     address = _checked(options)
     token = gateway_token.obtain(paths, env) if options.auth == "token" else None
     env.pop(gateway_token.VARIABLE, None)  # not for backends and hooks
-    health = Health.from_env(env, options.connect_timeout)
+    health = Health.from_env(env, options.connect_timeout, options.first_list_wait)
     resolved = resolve(paths, env)
     servers = {name: server.entry for name, server in resolved.servers.items()}
     guard = Guard(
@@ -105,7 +106,7 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
             cwd=paths.project_dir,
             auth_for=authorizer(paths, env),
             shared=headers.shared(resolved.servers),
-            remembered=Remembered(paths.state_dir / "gateway-instructions.json"),
+            memory=Memory(paths.state_dir / FILE),
         )
         log.info("serving %d servers over %s", len(servers), options.transport)
         if sock is None or address is None:

@@ -1,4 +1,4 @@
-"""Namespaced MCP tool names, as agents build them (spec §7.6).
+"""Namespaced MCP tool names, as agents build them (spec §7.6), and as the gateway lists them.
 
 | server | tool name |
 |---|---|
@@ -10,6 +10,15 @@ Every character outside `[A-Za-z0-9_-]` in the plugin, server and tool parts bec
 64 characters (the limit agents enforce) keeps its first 55 characters, then `_` and the first
 8 hex digits of the SHA-256 of the whole name: deterministic, and distinct names stay distinct
 (short of a 32-bit hash collision, which the pool still reports as a collision).
+
+The gateway (`gateway_name`) lists the same names without `mcp__`: the agent adds its own
+`mcp__<server>__` (`mcp__plugman__` for the server `agents add --via-gateway` writes). Claude Code
+2.1.328 sends that final name to the model unchanged, whatever its length, and the Messages API
+refuses a request with a tool name over 64 characters; Codex 0.169 sends `<name>` inside a
+`mcp__plugman` namespace, also unchanged. So a gateway name keeps to GATEWAY_LENGTH (50) = 64 -
+len(`mcp__plugman__`), and one over it is shortened the same way. A `salt` (1, 2, ...) gives
+another name for a tool whose name is taken (plugman.runtime.catalog): the hash of
+`<name>#<salt>`.
 """
 
 from __future__ import annotations
@@ -18,6 +27,8 @@ import hashlib
 import re
 
 MAX_LENGTH = 64
+AGENT_PREFIX = "mcp__plugman__"  # an agent linked --via-gateway puts it before the gateway's
+GATEWAY_LENGTH = MAX_LENGTH - len(AGENT_PREFIX)
 HASH_LENGTH = 8
 UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 VALID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -51,8 +62,19 @@ def tool_name(server: str, tool: str, plugin: str | None = None) -> str:
     return shorten(server_prefix(server, plugin) + normalize(tool))
 
 
-def shorten(name: str, limit: int = MAX_LENGTH) -> str:
-    if len(name) <= limit:
+def gateway_prefix(server: str) -> str:
+    """`<server>__` or `plugin_<plugin>_<server>__`: the agent's prefix without `mcp__`."""
+    return server_prefix(server).removeprefix("mcp__")
+
+
+def gateway_name(server: str, tool: str, salt: int = 0) -> str:
+    """The name the gateway lists for `tool` of `server` (at most GATEWAY_LENGTH characters)."""
+    return shorten(gateway_prefix(server) + normalize(tool), GATEWAY_LENGTH, salt)
+
+
+def shorten(name: str, limit: int = MAX_LENGTH, salt: int = 0) -> str:
+    if len(name) <= limit and not salt:
         return name
-    digest = hashlib.sha256(name.encode()).hexdigest()[:HASH_LENGTH]
+    hashed = f"{name}#{salt}" if salt else name
+    digest = hashlib.sha256(hashed.encode()).hexdigest()[:HASH_LENGTH]
     return f"{name[: limit - HASH_LENGTH - 1]}_{digest}"

@@ -109,9 +109,10 @@ def chat_server(command: str) -> Iterator[str]:
 
 
 @contextmanager
-def responses_server(command: str) -> Iterator[str]:
-    """Serve on a free loopback port; yields the base URL (`http://127.0.0.1:PORT/v1`)."""
-    with _serving(command, answer) as url:
+def responses_server(command: str, heard: list[dict[str, Any]] | None = None) -> Iterator[str]:
+    """Serve on a free loopback port; yields the base URL (`http://127.0.0.1:PORT/v1`). Each
+    request's body is appended to `heard` (its `tools`: what Codex offers the model)."""
+    with _serving(command, answer, heard) as url:
         yield f"{url}/v1"
 
 
@@ -123,13 +124,20 @@ def gemini_server(command: str) -> Iterator[str]:
 
 
 @contextmanager
-def _serving(command: str, reply: Callable[[dict[str, Any], str], bytes]) -> Iterator[str]:
+def _serving(
+    command: str,
+    reply: Callable[[dict[str, Any], str], bytes],
+    heard: list[dict[str, Any]] | None = None,
+) -> Iterator[str]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
         def do_POST(self) -> None:
             length = int(self.headers.get("content-length") or 0)
-            data = reply(json.loads(self.rfile.read(length) or b"{}"), command)
+            body = json.loads(self.rfile.read(length) or b"{}")
+            if heard is not None:
+                heard.append(body)
+            data = reply(body, command)
             self.send_response(200)
             self.send_header("content-type", "text/event-stream")
             self.send_header("content-length", str(len(data)))

@@ -3,7 +3,7 @@
 Backends: the sample notes server over stdio (started by the gateway from a user-scope
 `[mcp_servers.notes]` entry) and a second notes server over streamable HTTP that the test
 starts, kills and restarts on the same port. A PreToolUse hook in the user plugman.toml blocks
-`mcp__notes__delete_note`. Every wait is bounded; polls have deadlines.
+`notes__delete_note`. Every wait is bounded; polls have deadlines.
 """
 
 from __future__ import annotations
@@ -248,46 +248,44 @@ def test_gateway_pools_calls_blocks_and_survives_a_dropped_backend(
             with anyio.fail_after(240):
                 async with gateway(tmp_path, seen=seen) as client:
                     assert client.server_capabilities.tools.list_changed is True
-                    both = notes("mcp__notes__") | notes("mcp__web__")
+                    both = notes("notes__") | notes("web__")
                     first = await tool_names(client)  # at once: the backends up by now
                     assert first <= both
                     assert await poll(client, lambda n: n == both, START_TIMEOUT) == both
                     assert first == both or await told(seen), "no list_changed as they came up"
 
-                    added = await client.call_tool("mcp__notes__add", {"a": 2, "b": 3})
+                    added = await client.call_tool("notes__add", {"a": 2, "b": 3})
                     assert (added.is_error, text(added)) == (False, "5")
-                    saved = await client.call_tool(
-                        "mcp__web__add_note", {"title": "t", "body": "b"}
-                    )
+                    saved = await client.call_tool("web__add_note", {"title": "t", "body": "b"})
                     assert not saved.is_error, text(saved)
-                    got = await client.call_tool("mcp__web__get_note", {"title": "t"})
+                    got = await client.call_tool("web__get_note", {"title": "t"})
                     assert (got.is_error, text(got)) == (False, "b")
 
-                    blocked = await client.call_tool("mcp__notes__delete_note", {"title": "todo"})
+                    blocked = await client.call_tool("notes__delete_note", {"title": "todo"})
                     assert blocked.is_error and "blocked-by-test" in text(blocked), blocked
-                    kept = await client.call_tool("mcp__notes__get_note", {"title": "todo"})
+                    kept = await client.call_tool("notes__get_note", {"title": "todo"})
                     assert not kept.is_error, "the blocked call reached the server"
-                    other = await client.call_tool("mcp__web__delete_note", {"title": "t"})
+                    other = await client.call_tool("web__delete_note", {"title": "t"})
                     assert not other.is_error, "the hook's matcher is for the stdio server only"
 
-                    long = await client.call_tool("mcp__notes__echo", {"text": "x" * 150_000})
+                    long = await client.call_tool("notes__echo", {"text": "x" * 150_000})
                     assert not long.is_error
                     assert text(long) == "x" * 100_000 + "… [cut by plugman: 50000 characters]"
 
                     seen.clear()
                     web.kill()
-                    names = await poll(client, lambda n: not n & notes("mcp__web__"), 30)
-                    assert names == notes("mcp__notes__"), "the dropped backend's tools stayed"
+                    names = await poll(client, lambda n: not n & notes("web__"), 30)
+                    assert names == notes("notes__"), "the dropped backend's tools stayed"
                     assert await told(seen), "no tools/list_changed after the drop"
-                    still = await client.call_tool("mcp__notes__add", {"a": 1, "b": 1})
+                    still = await client.call_tool("notes__add", {"a": 1, "b": 1})
                     assert text(still) == "2"
-                    gone = await client.call_tool("mcp__web__add", {"a": 1, "b": 1})
+                    gone = await client.call_tool("web__add", {"a": 1, "b": 1})
                     assert gone.is_error
 
                     web.start()
-                    names = await poll(client, lambda n: n >= notes("mcp__web__"), 60)
+                    names = await poll(client, lambda n: n >= notes("web__"), 60)
                     assert names == both, "the restarted backend did not come back"
-                    back = await client.call_tool("mcp__web__add", {"a": 20, "b": 22})
+                    back = await client.call_tool("web__add", {"a": 20, "b": 22})
                     assert (back.is_error, text(back)) == (False, "42")
 
         anyio.run(session)
@@ -319,33 +317,33 @@ def test_deny_destructive_hooks_and_a_growing_backend(tmp_path: Path, isolated_h
         options = ("--deny-destructive", "--call-timeout", "20")
         with anyio.fail_after(120):
             async with gateway(tmp_path, *options, seen=seen) as client:
-                refused = await client.call_tool("mcp__notes__delete_note", {"title": "welcome"})
+                refused = await client.call_tool("notes__delete_note", {"title": "welcome"})
                 assert refused.is_error and "--deny-destructive" in text(refused), refused
-                kept = await client.call_tool("mcp__notes__get_note", {"title": "welcome"})
+                kept = await client.call_tool("notes__get_note", {"title": "welcome"})
                 assert not kept.is_error, "the refused call reached the server"
-                echoed = await client.call_tool("mcp__notes__echo", {"text": "quiet"})
+                echoed = await client.call_tool("notes__echo", {"text": "quiet"})
                 assert (echoed.is_error, text(echoed)) == (False, "QUIET")
-                listed = await client.call_tool("mcp__notes__list_notes", {})
+                listed = await client.call_tool("notes__list_notes", {})
                 assert not listed.is_error
                 assert "PostToolUse hook: post-feedback" in text(listed)
                 assert "welcome" in text(listed), "the feedback replaced the result"
 
                 read = await client.read_resource("notes://note/welcome")
                 assert "Welcome to the plugman notes server" in read.contents[0].text
-                await poll(client, lambda n: "mcp__growing__grow" in n, START_TIMEOUT)
+                await poll(client, lambda n: "growing__grow" in n, START_TIMEOUT)
                 prompts = {p.name for p in (await client.list_prompts()).prompts}
-                assert prompts == {"mcp__notes__summarize_notes"}
-                prompt = await client.get_prompt("mcp__notes__summarize_notes", {"style": "terse"})
+                assert prompts == {"notes__summarize_notes"}
+                prompt = await client.get_prompt("notes__summarize_notes", {"style": "terse"})
                 assert "terse style" in prompt.messages[0].content.text
 
-                assert "mcp__growing__grow" in await tool_names(client)
+                assert "growing__grow" in await tool_names(client)
                 seen.clear()
-                grown = await client.call_tool("mcp__growing__grow", {"name": "sprout"})
+                grown = await client.call_tool("growing__grow", {"name": "sprout"})
                 assert text(grown) == "ok"
-                names = await poll(client, lambda n: "mcp__growing__sprout" in n, 30)
-                assert "mcp__growing__sprout" in names
+                names = await poll(client, lambda n: "growing__sprout" in n, 30)
+                assert "growing__sprout" in names
                 assert await told(seen), "no tools/list_changed after the new tool"
-                sprout = await client.call_tool("mcp__growing__sprout", {})
+                sprout = await client.call_tool("growing__sprout", {})
                 assert (sprout.is_error, text(sprout)) == (False, "grown")
 
     anyio.run(session)
@@ -374,9 +372,9 @@ def test_http_transport_serves_a_modern_client(tmp_path: Path, isolated_home: Pa
 
             with anyio.fail_after(120):
                 async with Client(url, read_timeout_seconds=READ_TIMEOUT) as client:
-                    wanted = notes("mcp__notes__")
+                    wanted = notes("notes__")
                     assert await poll(client, lambda n: n == wanted, START_TIMEOUT) == wanted
-                    added = await client.call_tool("mcp__notes__add", {"a": 4, "b": 5})
+                    added = await client.call_tool("notes__add", {"a": 4, "b": 5})
                     assert text(added) == "9"
 
         anyio.run(session)
@@ -396,6 +394,7 @@ def test_catalog_names_cuts_and_conflicts(tmp_path: Path) -> None:
     from plugman.runtime.backends import Backend
     from plugman.runtime.catalog import build
     from plugman.runtime.health import Health
+    from plugman.runtime.naming import gateway_name
 
     async def ignore(backend: Backend, kinds: frozenset[str]) -> None:
         pass
@@ -425,18 +424,58 @@ def test_catalog_names_cuts_and_conflicts(tmp_path: Path) -> None:
                 down,
             ]
         )
-        assert set(catalog.tools) == {"mcp__x_y__t", "mcp__plugin_kit_Synapse_org__search"}
-        route = catalog.tools["mcp__x_y__t"]
+        salted = gateway_name("x_y", "t", salt=1)
+        assert set(catalog.tools) == {"x_y__t", salted, "plugin_kit_Synapse_org__search"}
+        route = catalog.tools["x_y__t"]
         assert (route.backend.name, route.name) == ("x.y", "t")  # first by name keeps it
+        assert route.agent == "mcp__x_y__t"  # what hook matchers see
+        assert catalog.tools[salted].backend.name == "x_y"  # the other one: listed too
         assert route.item.annotations.destructive_hint is True
         assert len(route.item.description) == 2048 and route.item.description.endswith("]")
         assert catalog.resources["notes://index"].backend.name == "x.y"
         assert catalog.resource_route("notes://note/todo") is not None
         assert catalog.resource_route("notes://note/a/b") is None
-        assert any("tool mcp__x_y__t of x_y is hidden: x.y" in c for c in catalog.conflicts)
+        assert f"tool t of x_y is listed as {salted}: x_y__t was taken" in catalog.conflicts
+        agent = catalog.tools["plugin_kit_Synapse_org__search"].agent
+        assert agent == "mcp__plugin_kit_Synapse_org__search"
         assert any("resource notes://index of x_y" in c for c in catalog.conflicts)
 
     anyio.run(main)
+
+
+def test_colliding_long_names_get_distinct_names(tmp_path: Path) -> None:
+    """Two long tool names whose shortened names collide (a real 32-bit hash collision, found
+    by search) and two servers whose names normalize alike: every tool is listed, each under
+    its own valid name, the same in every build."""
+    from mcp import types
+
+    from plugman.runtime.backends import Backend
+    from plugman.runtime.catalog import build
+    from plugman.runtime.health import Health
+    from plugman.runtime.naming import AGENT_PREFIX, VALID, gateway_name
+
+    stem = "fetch_every_forecast_for_every_city_in_the_world_"
+    one, two = f"{stem}12146", f"{stem}119117"
+    assert gateway_name("weather", one) == gateway_name("weather", two)  # the collision
+
+    async def ignore(backend: Backend, kinds: frozenset[str]) -> None:
+        pass
+
+    def backend(name: str, tools: list[str]) -> Backend:
+        found = Backend(
+            name, {}, errlog=sys.stderr, env={}, cwd=tmp_path, health=Health(), on_change=ignore
+        )
+        found.state = "up"
+        found.tools = [types.Tool(name=t, input_schema={}) for t in tools]
+        return found
+
+    backends = [backend("weather", [one, two, "x" * 80]), backend("weather.", [one])]
+    catalog = build(backends)
+    assert len(catalog.tools) == 4
+    assert all(VALID.match(AGENT_PREFIX + name) for name in catalog.tools)
+    owners = {(route.backend.name, route.name) for route in catalog.tools.values()}
+    assert owners == {("weather", one), ("weather", two), ("weather", "x" * 80), ("weather.", one)}
+    assert set(build(reversed(backends)).tools) == set(catalog.tools)
 
 
 def test_cuts_and_backoff() -> None:
@@ -457,3 +496,9 @@ def test_cuts_and_backoff() -> None:
     assert Health.from_env({"PLUGMAN_GATEWAY_BACKOFF": "0.2"}).delay(2) == 0.4
     with pytest.raises(PlugmanError):
         Health.from_env({"PLUGMAN_GATEWAY_BACKOFF": "soon"})
+    assert Health.from_env({}).first_list_wait == 5
+    assert Health.from_env({"PLUGMAN_GATEWAY_FIRST_LIST_WAIT": "0"}).first_list_wait == 0
+    assert Health.from_env({"PLUGMAN_GATEWAY_FIRST_LIST_WAIT": "9"}, 30, 2).first_list_wait == 2
+    for bad in ("-1", "later", "nan"):
+        with pytest.raises(PlugmanError, match="PLUGMAN_GATEWAY_FIRST_LIST_WAIT"):
+            Health.from_env({"PLUGMAN_GATEWAY_FIRST_LIST_WAIT": bad})

@@ -36,7 +36,7 @@ from tests.integration.test_gateway import (
     text,
 )
 
-TOOLS = notes("mcp__notes__")
+TOOLS = notes("notes__")
 
 
 def outside_address() -> tuple[str, str]:
@@ -198,7 +198,7 @@ def test_a_token_keeps_out_whoever_does_not_send_it(
                 transport = streamable_http_client(url, http_client=web)
                 async with web, Client(transport, mode="legacy") as client:
                     assert await listed(client) == TOOLS
-                    added = await client.call_tool("mcp__notes__add", {"a": 4, "b": 5})
+                    added = await client.call_tool("notes__add", {"a": 4, "b": 5})
                     assert text(added) == "9"
 
         anyio.run(session)
@@ -234,13 +234,13 @@ def test_a_token_from_the_environment_is_not_passed_on(tmp_path: Path, isolated_
                 transport = streamable_http_client(url, http_client=web)
                 async with web, Client(transport, mode="legacy") as client:
                     end = anyio.current_time() + START_TIMEOUT
-                    while "mcp__envy__has" not in {
+                    while "envy__has" not in {
                         t.name for t in (await client.list_tools(cache_mode="refresh")).tools
                     }:
                         assert anyio.current_time() < end, "the envy backend did not come up"
                         await anyio.sleep(0.2)
                     for name, seen in (("PLUGMAN_HOME", "yes"), ("PLUGMAN_GATEWAY_TOKEN", "no")):
-                        result = await client.call_tool("mcp__envy__has", {"name": name})
+                        result = await client.call_tool("envy__has", {"name": name})
                         assert text(result) == seen, name
 
         anyio.run(session)
@@ -307,7 +307,7 @@ def test_two_stateless_gateways_answer_a_client_that_alternates(
                 async with web, Client(transport, mode=mode) as client:
                     assert await listed(client) == TOOLS
                     for a in range(4):
-                        added = await client.call_tool("mcp__notes__add", {"a": a, "b": 1})
+                        added = await client.call_tool("notes__add", {"a": a, "b": 1})
                         assert text(added) == str(a + 1)
 
         for mode in ("legacy", "auto"):

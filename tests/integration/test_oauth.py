@@ -276,17 +276,17 @@ def test_gateway_serves_the_protected_tools_after_login(setup: Setup) -> None:
             ) as client:
                 names: set[str] = set()
                 end = time.monotonic() + 60
-                while "mcp__prot__add" not in names and time.monotonic() < end:
+                while "prot__add" not in names and time.monotonic() < end:
                     listed = await client.list_tools(cache_mode="refresh")
                     names = {tool.name for tool in listed.tools}
                     await anyio.sleep(0.2)
-                result = await client.call_tool("mcp__prot__add", {"a": 2, "b": 3})
+                result = await client.call_tool("prot__add", {"a": 2, "b": 3})
                 text = "".join(b.text for b in result.content if b.type == "text")
         setup.outputs.append(errlog_path.read_text())
         return names, text
 
     names, text = anyio.run(main)
-    assert {"mcp__prot__add", "mcp__prot__whoami"} <= names
+    assert {"prot__add", "prot__whoami"} <= names
     assert text == "5"
     setup.assert_no_token_leaked()
 

@@ -129,9 +129,9 @@ def test_the_gateway_calls_a_ws_backend(tmp_path: Path, isolated_home: Path) -> 
 
         async def session() -> None:
             async with gateway(tmp_path) as client:
-                names = await poll(client, lambda n: "mcp__sock__add" in n, START_TIMEOUT)
-                assert "mcp__sock__add" in names
-                result = await client.call_tool("mcp__sock__add", {"a": 2, "b": 40})
+                names = await poll(client, lambda n: "sock__add" in n, START_TIMEOUT)
+                assert "sock__add" in names
+                result = await client.call_tool("sock__add", {"a": 2, "b": 40})
                 assert not result.is_error, text(result)
                 assert text(result) == "42"
 
@@ -237,17 +237,17 @@ def test_an_expired_session_is_initialized_again_and_the_call_goes_through(
 
         async def session() -> None:
             async with gateway(tmp_path) as client:
-                await poll(client, lambda n: "mcp__web__add" in n, START_TIMEOUT)
-                first = await client.call_tool("mcp__web__add", {"a": 1, "b": 2})
+                await poll(client, lambda n: "web__add" in n, START_TIMEOUT)
+                first = await client.call_tool("web__add", {"a": 1, "b": 2})
                 assert text(first) == "3"
                 assert server.test("GET", "/test/stats")["initializes"] == 1
                 for round_ in range(3):  # the server forgets its sessions, as on a restart
                     server.test("POST", "/test/forget")
-                    again = await client.call_tool("mcp__web__add", {"a": round_, "b": 10})
+                    again = await client.call_tool("web__add", {"a": round_, "b": 10})
                     assert not again.is_error, text(again)
                     assert text(again) == str(round_ + 10)
                 assert server.test("GET", "/test/stats")["initializes"] == 4
-                assert "mcp__web__add" in await poll(client, lambda n: True, 0)
+                assert "web__add" in await poll(client, lambda n: True, 0)
 
         anyio.run(session)
 
@@ -307,19 +307,19 @@ def test_three_connection_errors_in_a_row_reconnect_at_once(
 
         async def session() -> None:
             async with gateway(tmp_path, backoff="60") as client:
-                await poll(client, lambda n: "mcp__web__add" in n, START_TIMEOUT)
+                await poll(client, lambda n: "web__add" in n, START_TIMEOUT)
                 server.kill()
-                gone = await poll(client, lambda n: "mcp__web__add" not in n, START_TIMEOUT)
-                assert "mcp__web__add" not in gone  # the ping saw it go: down, 60 s backoff
+                gone = await poll(client, lambda n: "web__add" not in n, START_TIMEOUT)
+                assert "web__add" not in gone  # the ping saw it go: down, 60 s backoff
                 server.start()
                 errors = []
                 for _ in range(3):
-                    failed = await client.call_tool("mcp__web__add", {"a": 1, "b": 1})
+                    failed = await client.call_tool("web__add", {"a": 1, "b": 1})
                     errors.append(text(failed))
                 assert all("web is not connected" in e for e in errors), errors
-                back = await poll(client, lambda n: "mcp__web__add" in n, 20)
-                assert "mcp__web__add" in back
-                result = await client.call_tool("mcp__web__add", {"a": 5, "b": 5})
+                back = await poll(client, lambda n: "web__add" in n, 20)
+                assert "web__add" in back
+                result = await client.call_tool("web__add", {"a": 5, "b": 5})
                 assert text(result) == "10"
 
         started = time.monotonic()
@@ -335,18 +335,18 @@ def test_backend_instructions_reach_the_gateway_clients(
 ) -> None:
     """The gateway answers initialize before its backends are up, so the first session may not
     carry them yet; every later one does (what each said last time, or says now), and they
-    never reach the state file's neighbours: only gateway-instructions.json holds them."""
-    section = f"## web (tools mcp__web__*)\n{INSTRUCTIONS}"
+    never reach the state file's neighbours: only gateway-memory.json holds them."""
+    section = f"## web (tools web__*)\n{INSTRUCTIONS}"
     with remote(tmp_path, "http") as server:
         user_servers(isolated_home, {"web": {"type": "http", "url": server.url}})
 
         async def session() -> str:
             async with gateway(tmp_path) as client:
-                await poll(client, lambda n: "mcp__web__add" in n, START_TIMEOUT)
+                await poll(client, lambda n: "web__add" in n, START_TIMEOUT)
                 return client.instructions or ""
 
         first, second = anyio.run(session), anyio.run(session)
     assert first.startswith("Every MCP server plugman resolved")
     assert section in second
     holding = [p.name for p in isolated_home.rglob("*") if p.is_file() and INSTRUCTIONS in _read(p)]
-    assert holding == ["gateway-instructions.json"]
+    assert holding == ["gateway-memory.json"]

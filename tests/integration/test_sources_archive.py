@@ -252,7 +252,12 @@ def test_http_errors_and_bad_urls(server: Server, store: Path, tmp_path: Path) -
 
 
 def test_not_an_archive_or_damaged(server: Server, store: Path, tmp_path: Path) -> None:
-    refused(tmp_path, store, server.publish("page.zip", b"<html>nope</html>"), "not a zip or tar")
+    refused(
+        tmp_path,
+        store,
+        server.publish("page.zip", b"<html>nope</html>"),
+        "the download is not a valid archive",
+    )
     truncated = plugin_tar()[:-40]
     refused(tmp_path, store, server.publish("cut.tgz", truncated), "damaged")
     two_roots = zip_of(("a/.claude-plugin/plugin.json", b"{}"), ("b/x", b""))

@@ -70,7 +70,18 @@ def test_official_marketplaces_may_use_reserved_plugin_names() -> None:
         ("claude-tools", False),
         ("my-anthropic-market", False),
         ("claude-plugins-official", False),
+        ("Claude-Plugins-Official", False),  # a reserved name: checked against its source
         ("org", False),
+        # Claude Code 2.1.328's rule (its marketplace.json schema), beyond the cases above
+        ("claude-plugins-extra", True),
+        ("Claude_Marketplace", True),
+        ("--claude-directory", True),
+        ("claudeplugins", True),
+        ("claude.code.official", False),
+        ("my-agent-skills", False),
+        ("claude-code-marketplace-2", False),
+        ("healthcare-tools", False),
+        ("café", True),
     ],
 )
 def test_marketplace_impersonation(name: str, verdict: bool) -> None:

@@ -11,7 +11,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from plugman.runtime.listing import ToolInfo
-from plugman.runtime.naming import MAX_LENGTH, VALID, normalize, shorten, split_server, tool_name
+from plugman.runtime.naming import (
+    AGENT_PREFIX,
+    GATEWAY_LENGTH,
+    MAX_LENGTH,
+    VALID,
+    gateway_name,
+    normalize,
+    shorten,
+    split_server,
+    tool_name,
+)
 from plugman.runtime.pool import MARKER, MAX_DESCRIPTION, assemble, cut, token_estimate
 from plugman.runtime.probe import ProbeResult
 
@@ -60,7 +70,30 @@ def test_long_names_are_shortened_deterministically() -> None:
     assert shorten(exact) == exact
 
 
+def test_gateway_names_leave_room_for_the_agents_prefix() -> None:
+    assert gateway_name("plugin:weather-tools:weather", "alerts") == (
+        "plugin_weather-tools_weather__alerts"
+    )
+    assert gateway_name("notes", "add") == "notes__add"
+    long = gateway_name("plugin:a-rather-long-plugin:server", "fetch_the_forecast_for_a_city")
+    assert len(long) == GATEWAY_LENGTH and VALID.match(AGENT_PREFIX + long)
+    assert long == gateway_name(
+        "plugin:a-rather-long-plugin:server", "fetch_the_forecast_for_a_city"
+    )
+    assert gateway_name("notes", "add", salt=1) != gateway_name("notes", "add", salt=2)
+
+
 text = st.text(min_size=1, max_size=80)
+
+
+@given(server=text, tool_a=text, tool_b=text)
+def test_gateway_names_fit_behind_the_agents_prefix_and_stay_distinct(
+    server: str, tool_a: str, tool_b: str
+) -> None:
+    first, second = gateway_name(server, tool_a), gateway_name(server, tool_b)
+    assert VALID.match(AGENT_PREFIX + first) and VALID.match(AGENT_PREFIX + second)
+    if normalize(tool_a) != normalize(tool_b):
+        assert first != second
 
 
 @given(server=text, tool_a=text, tool_b=text)

@@ -14,6 +14,7 @@ BEARER = re.compile(r"^Bearer \$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
 # The variables that move plugman's home, secret store and managed policy: a launcher an agent
 # starts must see what the plugman that wrote its entry saw (a deny rule included).
 RELOCATE = ("PLUGMAN_HOME", "PLUGMAN_SECRETS", "PLUGMAN_MANAGED_DIR")
+GATEWAY_ARGS = ["mcp", "serve"]  # how every gateway entry ends (export_entries.gateway_entry)
 
 
 def same_name(env: dict[str, Any]) -> list[str]:
@@ -27,11 +28,18 @@ def codex_by_name(given: Entry) -> tuple[Entry, Entry]:
     in `env_http_headers`. Codex starts a server with only a few of its own variables (HOME,
     PATH, ...): an entry naming `plugman` on PATH (a committed project file's launcher or
     gateway) asks by name for those that relocate plugman's home, secret store and policy, so each
-    teammate's own setting of them reaches the plugman it starts (an unset one is not passed)."""
+    teammate's own setting of them reaches the plugman it starts (an unset one is not passed).
+
+    The gateway (`mcp serve`) is `required`: Codex 0.169 starts its first turn without waiting
+    for an optional server (`mcp_optional_startup_grace_ms`, under a second), and never lists
+    again, so it would see no tool at all; it waits for a required one (and says so if it cannot
+    start), and the gateway answers its first list complete (plugman.runtime.gateway)."""
     rest: Entry = dict(given)
     by_name: Entry = {}
     if given.get("command") == "plugman":
         by_name["env_vars"] = list(RELOCATE)
+    if list(given.get("args", []))[-2:] == GATEWAY_ARGS:
+        by_name["required"] = True
     if "env" in given:
         names = same_name(given["env"])
         if names:

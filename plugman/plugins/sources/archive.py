@@ -22,9 +22,10 @@ def fetch_archive(
 ) -> tuple[Path, str]:
     """Download and extract the archive into `dest`; return the plugin root and the sha256."""
     expected = _expected(source.sha)
+    local = _local_path(source.location)
     with scratch(dest, ".download") as temporary:
         if progress:
-            progress(f"downloading {source.location}")
+            progress(f"reading {local}" if local else f"downloading {source.location}")
         digest = download(source.location, temporary)
         if expected and digest != expected:
             raise FetchError(
@@ -33,8 +34,17 @@ def fetch_archive(
             )
         if progress:
             progress("extracting")
-        extract(temporary, dest)
+        extract(temporary, dest, local)
     return plugin_root(dest, "the archive"), digest
+
+
+def _local_path(location: str) -> str | None:
+    """The file a file:// archive URL names (a local archive), else None."""
+    if not location.startswith("file:"):
+        return None
+    from urllib.parse import unquote, urlsplit
+
+    return unquote(urlsplit(location).path)
 
 
 def _expected(sha: str | None) -> str | None:

@@ -46,10 +46,12 @@ class Readable(Protocol):
     def read(self, size: int, /) -> bytes: ...
 
 
-def extract(archive: Path, dest: Path) -> None:
-    """Extract `archive` (zip, tar, tar.gz/bz2/xz, told apart by content) into the new `dest`."""
+def extract(archive: Path, dest: Path, local: str | None = None) -> None:
+    """Extract `archive` (zip, tar, tar.gz/bz2/xz, told apart by content) into the new `dest`;
+    `local`: the archive is that file of this machine (said so in errors), not a download."""
     with archive.open("rb") as raw:
         head = raw.read(512)
+    what = f"the local file {local}" if local else "the download"
     try:
         if head.startswith((b"PK\x03\x04", b"PK\x05\x06")):
             _extract_zip(archive, dest)
@@ -57,11 +59,14 @@ def extract(archive: Path, dest: Path) -> None:
             _extract_tar(archive, dest)
         else:
             raise FetchError(
-                "the download is not a zip or tar archive",
-                hint="the archive URL must point at a .zip, .tar, .tar.gz or .tgz file",
+                f"{what} is not a valid archive: plugman expects a zip or tar file (a tar "
+                "may be gzip, bzip2 or xz compressed)",
+                hint="give a .zip, .tar, .tar.gz, .tgz, .tar.bz2 or .tar.xz file"
+                if local
+                else "the archive URL must point at a .zip, .tar, .tar.gz or .tgz file",
             )
     except DAMAGED as exc:
-        raise FetchError(f"the archive is damaged: {exc}", hint=REFUSED) from None
+        raise FetchError(f"{what} is a damaged archive: {exc}", hint=REFUSED) from None
     except NotImplementedError as exc:
         raise FetchError(
             f"the archive uses an unsupported feature: {exc}",
