@@ -5,8 +5,14 @@ command prints, Ctrl-C, the link wording, the scope Claude shows for a project p
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
+from subprocess import PIPE
 
 import pytest
 from click.testing import Result
@@ -14,7 +20,7 @@ from typer.testing import CliRunner
 
 from plugman.cli.app import app
 from tests.conftest import SAMPLES
-from tests.integration.helpers import run
+from tests.integration.helpers import run, snapshot
 
 
 def cli(*args: str, project: Path) -> Result:
@@ -49,3 +55,49 @@ def test_doctor_checks_claudes_native_plugin_entries_in_a_project(
     (problem,) = json.loads(result.stdout)["problems"]
     assert claude_id in problem["message"] and "edited by hand" in problem["message"]
     assert problem["hint"].endswith("plugman agents add claude-code --scope project")
+
+
+# 3. Ctrl-C printed a Python traceback
+
+
+def _interrupted(
+    project: Path, tmp_path: Path, fault: str, *args: str
+) -> subprocess.CompletedProcess[str]:
+    """`plugman ARGS` as a real process, stopped at the transaction step `fault` names and sent
+    SIGINT there, as Ctrl-C in a terminal does."""
+    flag = tmp_path / "paused"
+    env = {**os.environ, "PLUGMAN_FAULT": fault, "PLUGMAN_FAULT_FLAG": str(flag)}
+    argv = [sys.executable, "-m", "plugman", "--project", str(project), *args]
+    with subprocess.Popen(argv, env=env, stdout=PIPE, stderr=PIPE, text=True) as proc:
+        deadline = time.monotonic() + 60
+        while not flag.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert flag.exists(), proc.communicate()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("install", "writing-skills"), ("agents", "add", "gemini")],
+    ids=["install", "agents-add"],  # a fast command, a typer one
+)
+def test_ctrl_c_is_one_line_exit_130_and_nothing_changed(
+    project: Path, home: Path, isolated_home: Path, tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    run("agents", "add", "codex", project=project)
+    before = snapshot(isolated_home, home, project)
+    done = _interrupted(project, tmp_path, "pause-write:2", *args)  # one file already written
+    assert done.returncode == 130, done
+    assert done.stderr == "error: interrupted; nothing was changed\n"
+    assert snapshot(isolated_home, home, project) == before
+
+
+def test_ctrl_c_after_the_commit_says_what_stays(project: Path, home: Path, tmp_path: Path) -> None:
+    done = _interrupted(project, tmp_path, "pause-commit", "install", "writing-skills")
+    assert done.returncode == 130, done
+    assert done.stderr.count("\n") == 1 and "part of its work was saved" in done.stderr
+    assert [p["id"] for p in run("list", project=project)["plugins"]] == [
+        "writing-skills@plugman-samples"
+    ]
