@@ -29,14 +29,32 @@ def deployed(command: str, done: list[Deployed], as_json: bool) -> str:
         return envelope(command, agents=rows)
     lines = []
     for d in done:
-        verb = "unlinked" if command == "agents remove" else "linked"
-        owned = sum(len(ids) for ids in d.outcome.entries.values())
-        entries = "1 entry" if owned == 1 else f"{owned} entries"
-        lines.append(f"{verb} {d.link.agent} ({d.link.scope}): plugman owns {entries} there")
+        head = f"{d.link.agent} ({d.link.scope})"
+        lines.append(
+            f"unlinked {head}" if command == "agents remove" else f"linked {head}: {_ours(d)}"
+        )
         lines += [
             f"  {_action(c.before, c.after)} {display_path(str(c.path))}" for c in d.outcome.changes
         ]
     return "\n".join(lines)
+
+
+def _ours(d: Deployed) -> str:
+    """What of plugman's the agent has in that scope now, in a user's words."""
+    entries = sum(len(ids) for ids in d.outcome.entries.values())
+    counted = [
+        f"{n} {one if n == 1 else many}"
+        for n, one, many in (
+            (entries, "config entry", "config entries"),
+            (len(d.files), "file", "files"),
+        )
+        if n
+    ]
+    return (
+        f"plugman has {' and '.join(counted)} there"
+        if counted
+        else "nothing of plugman's there yet"
+    )
 
 
 def _action(before: str | None, after: str | None) -> str:

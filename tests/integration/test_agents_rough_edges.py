@@ -101,3 +101,18 @@ def test_ctrl_c_after_the_commit_says_what_stays(project: Path, home: Path, tmp_
     assert [p["id"] for p in run("list", project=project)["plugins"]] == [
         "writing-skills@plugman-samples"
     ]
+
+
+# 4. linking said "plugman owns 0 entries there"
+
+
+def test_linking_says_what_of_plugmans_is_there_in_a_users_words(project: Path, home: Path) -> None:
+    first = cli("agents", "add", "codex", project=project)
+    assert first.exit_code == 0, first.output
+    assert first.stdout.splitlines()[0] == "linked codex (user): nothing of plugman's there yet"
+    run("install", "notes-server", project=project)
+    second = cli("agents", "add", "gemini", project=project)
+    assert second.stdout.splitlines()[0] == "linked gemini (user): plugman has 1 config entry there"
+    gone = cli("agents", "remove", "gemini", project=project)
+    assert gone.stdout.splitlines()[0] == "unlinked gemini (user)"
+    assert "owns" not in first.stdout + second.stdout + gone.stdout
