@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from plugman.output.common import display_path, envelope
+from plugman.output.warned import grouped, short
 
 if TYPE_CHECKING:
     from plugman.agents.deploy import Deployed
     from plugman.agents.links import Agent
+    from plugman.agents.warnings import Warned
 
 
 def deployed(command: str, done: list[Deployed], as_json: bool) -> str:
@@ -63,8 +65,9 @@ def _action(before: str | None, after: str | None) -> str:
     return "created" if before is None else "updated"
 
 
-def agents_listed(found: list[Agent], as_json: bool) -> str:
-    """Every agent: present here or not, and the scopes it is linked in."""
+def agents_listed(found: list[Agent], standing: Warned, as_json: bool) -> str:
+    """Every agent: present here or not, and the scopes it is linked in; then what the linked
+    agents cannot take of what is deployed to them (the standing warnings), grouped."""
     if as_json:
         rows = [
             {
@@ -75,7 +78,15 @@ def agents_listed(found: list[Agent], as_json: bool) -> str:
             }
             for a in found
         ]
-        return envelope("agents list", agents=rows)
+        said = [
+            {
+                "agent": n.agent or None,
+                "scope": n.scope or None,
+                "message": short(n.note, standing),
+            }
+            for n in standing.fresh
+        ]
+        return envelope("agents list", agents=rows, warnings=said)
     width = max(len(a.name) for a in found)
     lines = [f"{'agent':{width}}  {'present':8} linked"]
     for a in found:
@@ -83,4 +94,8 @@ def agents_listed(found: list[Agent], as_json: bool) -> str:
             link.scope + (" (via gateway)" if link.via_gateway else "") for link in a.links
         )
         lines.append(f"{a.name:{width}}  {'yes' if a.present else 'no':8} {linked or '-'}")
+    standing_lines = grouped(standing)
+    if standing_lines:
+        lines += ["", "what the linked agents cannot take (standing warnings):"]
+        lines += [f"  {line}" for line in standing_lines]
     return "\n".join(lines)

@@ -116,3 +116,39 @@ def test_linking_says_what_of_plugmans_is_there_in_a_users_words(project: Path, 
     gone = cli("agents", "remove", "gemini", project=project)
     assert gone.stdout.splitlines()[0] == "unlinked gemini (user)"
     assert "owns" not in first.stdout + second.stdout + gone.stdout
+
+
+# 2. every mutating command reprinted every linked agent's warnings, for every scope
+
+
+def test_a_command_tells_only_the_warnings_it_brought_and_agents_list_the_standing_ones(
+    project: Path, home: Path
+) -> None:
+    cli("agents", "add", "codex", "cursor", "--scope", "project", project=project)
+    cli("agents", "add", "codex", project=project)
+    taken = home / ".agents" / "skills"
+    for name in ("commit-message", "writing-skills-commit-message"):  # the user's own skills
+        (taken / name).mkdir(parents=True)
+        (taken / name / "SKILL.md").write_text("---\nname: mine\ndescription: mine\n---\n")
+    first = cli("install", "toolbox", "--scope", "project", project=project)
+    told = [line for line in first.stderr.splitlines() if line.startswith("warning:")]
+    assert told, first.stderr  # what Codex and Cursor cannot take of toolbox's commands
+    assert all(line.count("codex (project)") <= 1 for line in told), told
+    assert len(told) == len(set(told))
+    user = cli("install", "writing-skills", project=project)  # the user scope only
+    said = [line for line in user.stderr.splitlines() if line.startswith("warning:")]
+    assert said == [
+        "warning: codex (user): skill commit-message of writing-skills: "
+        "~/.agents/skills/commit-message is taken; not deployed"
+    ]
+    again = cli("install", "notes-server", project=project)
+    assert "warning:" not in again.stderr  # nothing new: the standing ones are not said again
+    listed = cli("agents", "list", project=project).stdout
+    for line in told + said:
+        assert f"  {line.removeprefix('warning: ')}" in listed.splitlines()
+    assert str(home) not in listed
+    standing = json.loads(cli("agents", "list", "--json", project=project).stdout)["warnings"]
+    assert {(w["agent"], w["scope"]) for w in standing} >= {
+        ("codex", "user"),
+        ("cursor", "project"),
+    }
