@@ -20,7 +20,9 @@ from typer.testing import CliRunner
 
 from plugman.cli.app import app
 from tests.conftest import SAMPLES
-from tests.integration.helpers import run, snapshot
+from tests.integration.agents import claude_bin
+from tests.integration.helpers import git, run, snapshot
+from tests.integration.test_readback import World
 
 
 def cli(*args: str, project: Path) -> Result:
@@ -152,3 +154,38 @@ def test_a_command_tells_only_the_warnings_it_brought_and_agents_list_the_standi
         ("codex", "user"),
         ("cursor", "project"),
     }
+
+
+# 5. Claude's `plugin list` shows plugman's project plugins as "Scope: local"
+
+
+@pytest.mark.slow
+def test_list_check_says_why_claude_calls_a_project_plugin_local(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    world = World(tmp_path, isolated_home, [claude_bin().parent])
+    git(world.project, "init", "-q")
+    world.json("marketplace", "add", str(SAMPLES))
+    world.json("agents", "add", "claude-code", "--scope", "project")
+    world.json("install", "writing-skills", "--scope", "project")
+    offline = {"ANTHROPIC_API_KEY": "sk-ant-fake", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}
+    for _ in range(2):  # Claude records the marketplace in its first session, the plugin next
+        session = subprocess.run(  # a whole session, whose model call fails at once
+            [str(claude_bin()), "-p", "hi", "--output-format", "stream-json", "--verbose"],
+            cwd=world.project, env=world.env | offline | {"CLAUDE_CODE_MAX_RETRIES": "0"},
+            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+        init = json.loads(session.stdout.splitlines()[0])
+        assert "writing-skills:commit-message" in init["skills"]  # loaded from the first
+    claude = subprocess.run(
+        [str(claude_bin()), "plugin", "list", "--json"],
+        cwd=world.project, env=world.env, capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    (listed,) = json.loads(claude.stdout)
+    assert listed["scope"] == "local"  # Claude's own words: settings.local.json turns it on
+    (said,) = world.json("list", "--check")["plugins"][0]["checked"]["claude-code"]
+    assert said["state"] == "ok", said
+    assert 'Claude calls its scope "local"' in said["detail"]
+    assert ".claude/settings.local.json" in said["detail"]
+    git(world.project, "check-ignore", "-q", ".claude/settings.local.json")  # this machine's
+    assert not (world.project / ".claude" / "settings.json").exists()  # nothing committed
