@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
+from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
 from plugman.core.state import all_records, read_state
 from plugman.core.store import Store
@@ -50,8 +51,15 @@ def general(paths: Paths) -> str:
 
 
 def load(paths: Paths) -> Record:
-    data = read_state(path(paths), "move it away (plugman tells every warning again)", FORMAT)
-    found = (data or {}).get("warnings", {})
+    """The record; empty when it cannot be read (it only spares repeating warnings: a command
+    then tells them all and writes it afresh; `plugman doctor` reports the unreadable file)."""
+    try:
+        data = read_state(path(paths), "move it away (plugman tells every warning again)", FORMAT)
+    except PlugmanError:
+        return {}
+    found = (data or {}).get("warnings")
+    if not isinstance(found, dict):
+        return {}
     return {str(k): [str(n) for n in v] for k, v in found.items() if isinstance(v, list)}
 
 

@@ -79,7 +79,7 @@ def _once(found: list[Problem]) -> list[Problem]:
 
 def _state_files(paths: Paths) -> list[Problem]:
     """Every state file plugman keeps, read as the commands read it."""
-    from plugman.agents import artifacts
+    from plugman.agents import artifacts, warnings
     from plugman.config import trust
     from plugman.plugins import registry
 
@@ -97,6 +97,11 @@ def _state_files(paths: Paths) -> list[Problem]:
             "move it away (plugman forgets what it exported; take those entries out of the "
             "agent files by hand), then export again",
             export_record.FORMAT,
+        ),
+        (
+            warnings.path(paths),
+            "move it away (plugman tells the agents' warnings again on the next change)",
+            warnings.FORMAT,
         ),
         (
             artifacts.record_path(paths),
