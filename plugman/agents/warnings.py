@@ -11,6 +11,7 @@ and came back is told again.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
@@ -77,10 +78,33 @@ def fresh(before: Record, now: Record, owners: Mapping[str, tuple[str, str]]) ->
     found: list[Notice] = []
     for key, notes in now.items():
         agent, scope = owners.get(key, ("", ""))
+        earlier = before.get(key, [])
         found += [
-            Notice(agent, scope, n) for n in dict.fromkeys(notes) if n not in before.get(key, [])
+            Notice(agent, scope, n)
+            for n in dict.fromkeys(notes)
+            if not any(n == e or _fewer(n, e) for e in earlier)
         ]
     return found
+
+
+_ITEM = re.compile(r"`[^`]*`|(?<![\w/.-])\d+(?![\w/.-])")  # a quoted name, a number
+
+
+def _shape(note: str) -> str:
+    """The note with its names and numbers taken out (a list of names is one)."""
+    return re.sub(r"#(?:, #)*", "#", _ITEM.sub("#", note))
+
+
+def _fewer(note: str, earlier: str) -> bool:
+    """Whether `note` says what `earlier` said, of fewer things (`a` of `a`, `b`; 4 hook groups
+    of 5): no news, as after an uninstall."""
+    if _shape(note) != _shape(earlier):
+        return False
+    words, said = _ITEM.findall(note), _ITEM.findall(earlier)
+    numbers = [(int(w), int(b)) for w, b in zip(words, said, strict=False) if w.isdigit()]
+    if len(words) == len(said) and numbers and len(numbers) == len(words):
+        return all(w <= b for w, b in numbers)
+    return set(words) <= set(said)
 
 
 def stores(paths: Paths) -> dict[str, str]:

@@ -132,7 +132,7 @@ def test_a_command_tells_only_the_warnings_it_brought_and_agents_list_the_standi
     for name in ("commit-message", "writing-skills-commit-message"):  # the user's own skills
         (taken / name).mkdir(parents=True)
         (taken / name / "SKILL.md").write_text("---\nname: mine\ndescription: mine\n---\n")
-    first = cli("install", "toolbox", "--scope", "project", project=project)
+    first = cli("install", "toolbox", "code-review", "--scope", "project", project=project)
     told = [line for line in first.stderr.splitlines() if line.startswith("warning:")]
     assert told, first.stderr  # what Codex and Cursor cannot take of toolbox's commands
     assert all(line.count("codex (project)") <= 1 for line in told), told
@@ -154,6 +154,9 @@ def test_a_command_tells_only_the_warnings_it_brought_and_agents_list_the_standi
         ("codex", "user"),
         ("cursor", "project"),
     }
+    fewer = cli("uninstall", "code-review", "--scope", "project", project=project)
+    assert fewer.exit_code == 0 and "warning:" not in fewer.stderr  # fewer of the same: no news
+    assert "left out" in cli("agents", "list", project=project).stdout  # toolbox's still stand
 
 
 # 5. Claude's `plugin list` shows plugman's project plugins as "Scope: local"
