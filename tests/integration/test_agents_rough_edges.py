@@ -159,6 +159,31 @@ def test_a_command_tells_only_the_warnings_it_brought_and_agents_list_the_standi
     assert "left out" in cli("agents", "list", project=project).stdout  # toolbox's still stand
 
 
+def test_a_warning_names_a_store_tree_by_its_plugin_and_each_agent_once(tmp_path: Path) -> None:
+    from plugman.agents.warnings import Notice, Warned
+    from plugman.output.warned import deploy_warnings
+
+    home, project, tree = tmp_path / "home", tmp_path / "project", tmp_path / "store" / "ab12"
+    hook = f"Stop hook 'python3 {tree}/hooks/log.py': the agent has no Stop event; left out"
+    taken = f"{home}/.cursor/rules/x.mdc exists and is not plugman's; left as it is"
+    mine = f"{project}/.codex/config.toml was changed since plugman wrote it; left as it is"
+    fresh = [
+        Notice("codex", "project", hook),
+        Notice("codex", "project", hook),  # two plugins' hooks, one note
+        Notice("cursor", "project", hook),
+        Notice("", "", taken),
+        Notice("codex", "project", mine),
+    ]
+    said = deploy_warnings(Warned(fresh, home, project, {str(tree): "guardrails@samples"}))
+    assert said.splitlines() == [
+        "warning: codex (project), cursor (project): Stop hook 'python3 "
+        "<guardrails@samples>/hooks/log.py': the agent has no Stop event; left out",
+        "warning: ~/.cursor/rules/x.mdc exists and is not plugman's; left as it is",
+        "warning: codex (project): .codex/config.toml was changed since plugman wrote it; "
+        "left as it is",
+    ]
+
+
 # 5. Claude's `plugin list` shows plugman's project plugins as "Scope: local"
 
 
