@@ -105,9 +105,8 @@ def _warn(
     owners = {_key(d.link, paths): (d.link.agent, d.link.scope) for d in [*kept, *gone]}
     fresh = warnings.fresh(before, now, owners)
     fresh += warnings.fresh({}, {_key(d.link, paths): d.notes for d in gone}, owners)
-    record = {
-        k: v for k, v in ({k: v for k, v in before.items() if k not in owners} | now).items() if v
-    }
+    kept_before = {k: v for k, v in before.items() if k not in owners}
+    record = {k: v for k, v in (kept_before | now).items() if v}
     if record != before:
         work.tx.write(warnings.path(paths), warnings.dump(record))
     if fresh:

@@ -3,9 +3,9 @@
 Every deployment (`deploy.refresh`) finds, per linked agent and scope, what that agent cannot
 take of what is resolved (a field left out, hooks an agent has no place for, a file that is not
 plugman's). Those stand as long as their cause does. The record keeps each link's standing
-ones, so that a command tells only the ones it brought (`Warned.fresh`: not standing before
-it ran), once, and `plugman agents list` shows them all (`standing`). A cause that went away
-and came back is told again.
+ones, so that a command tells only the ones it brought (`fresh`: not standing before it ran,
+nor saying what a standing one said of fewer things), once, and `plugman agents list` shows
+them all (`standing`). A cause that went away and came back is told again.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ class Notice(NamedTuple):
 class Warned(NamedTuple):
     """What a deployment tells: the warnings it brought, and where paths are (for short ones)."""
 
-    fresh: list[Notice]
+    notices: list[Notice]  # a command's: the ones it brought; `standing`'s: every one
     home: Path
     project: Path
     stores: dict[str, str]  # store tree path → the plugin id installed from it

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from plugman.output.common import display_path, envelope
@@ -35,10 +37,17 @@ def deployed(command: str, done: list[Deployed], as_json: bool) -> str:
         lines.append(
             f"unlinked {head}" if command == "agents remove" else f"linked {head}: {_ours(d)}"
         )
-        lines += [
-            f"  {_action(c.before, c.after)} {display_path(str(c.path))}" for c in d.outcome.changes
-        ]
+        lines += [f"  {_action(c.before, c.after)} {_shown(c.path)}" for c in d.outcome.changes]
     return "\n".join(lines)
+
+
+def _shown(path: Path) -> str:
+    """A changed file, relative to the working folder or as `~/…`."""
+    shown = display_path(str(path))
+    home = os.environ.get("HOME", "")
+    if home not in ("", os.sep) and shown.startswith(home + os.sep):
+        return "~" + shown[len(home) :]
+    return shown
 
 
 def _ours(d: Deployed) -> str:
@@ -84,7 +93,7 @@ def agents_listed(found: list[Agent], standing: Warned, as_json: bool) -> str:
                 "scope": n.scope or None,
                 "message": short(n.note, standing),
             }
-            for n in standing.fresh
+            for n in standing.notices
         ]
         return envelope("agents list", agents=rows, warnings=said)
     width = max(len(a.name) for a in found)

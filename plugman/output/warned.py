@@ -26,7 +26,7 @@ def deploy_warnings(message: object) -> str:
 
 def grouped(warned: Warned) -> list[str]:
     whom: dict[str, dict[str, None]] = {}
-    for n in warned.fresh:
+    for n in warned.notices:
         label = f"{n.agent} ({n.scope})" if n.agent else ""
         whom.setdefault(short(n.note, warned), {})[label] = None
     lines = []
