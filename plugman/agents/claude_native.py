@@ -32,7 +32,7 @@ from plugman.core.store import Store
 from plugman.manifest import plugin
 from plugman.manifest.edit import Part
 
-NAME = "claude-code-plugins"  # the export record's name for the native plan's settings entries
+NAME = export_record.CLAUDE_NATIVE  # the record's name for the native plan's settings entries
 
 
 class Native(NamedTuple):

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from plugman import extensions
-from plugman.agents import claude_native, export, files, handedits, links
+from plugman.agents import claude_native, export, files, handedits, links, warnings
 from plugman.agents.artifacts import Artifact, Ledger
 from plugman.agents.export import Outcome
 from plugman.agents.links import Link
@@ -81,7 +81,8 @@ def refresh(work: Session, env: Mapping[str, str], unlink: Iterable[Link] = ()) 
     ledger.apply(artifacts, {_key(link, paths) for link, _ in wanted})
     ledger.save()
     folders.save(work.tx)
-    _warn(done, ledger.notes)
+    gone = len(wanted) - len(linked)  # `wanted` has the unlinked ones first
+    _warn(work, env, done[gone:], done[:gone], ledger.notes)
     return done
 
 
@@ -89,16 +90,28 @@ def _key(link: Link, paths: Paths) -> str:
     return export_record.key(link.agent, link.scope, paths)
 
 
-def _warn(done: list[Deployed], general: list[str]) -> None:
-    """Each note once, naming every agent (and scope) it applies to."""
-    whom: dict[str, list[str]] = {}
-    for item in done:
-        for note in item.notes:
-            whom.setdefault(note, []).append(f"{item.link.agent} ({item.link.scope})")
-    for note, agents in whom.items():
-        progress.warn(f"{', '.join(agents)}: {note}")
-    for note in general:
-        progress.warn(note)
+def _warn(
+    work: Session,
+    env: Mapping[str, str],
+    kept: list[Deployed],
+    gone: list[Deployed],
+    general: list[str],
+) -> None:
+    """Tell what this deployment brought that was not standing before (an unlinked agent's
+    notes are all new), each once, and keep what stands for `plugman agents list`."""
+    paths = work.paths
+    before = warnings.load(paths)
+    now = {_key(d.link, paths): d.notes for d in kept} | {warnings.general(paths): general}
+    owners = {_key(d.link, paths): (d.link.agent, d.link.scope) for d in [*kept, *gone]}
+    fresh = warnings.fresh(before, now, owners)
+    fresh += warnings.fresh({}, {_key(d.link, paths): d.notes for d in gone}, owners)
+    kept_before = {k: v for k, v in before.items() if k not in owners}
+    record = {k: v for k, v in (kept_before | now).items() if v}
+    if record != before:
+        work.tx.write(warnings.path(paths), warnings.dump(record))
+    if fresh:
+        stores = warnings.stores(paths)
+        progress.warn(warnings.Warned(fresh, export.home_of(env), paths.project_dir, stores))
 
 
 def link(

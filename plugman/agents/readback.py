@@ -16,11 +16,12 @@ checked", with why, and never fails the caller. Output is read for names and sta
 
 What the agents' lists can say (checked with Claude Code 2.1.328, Codex 0.169.0, Gemini CLI
 0.61.0, Copilot CLI 1.0.102): `claude plugin list --json` lists skills-folder plugins and
-plugins `claude plugin install` installed, each with its load `errors`; a plugin plugman enables
-from its generated marketplace is not listed there (it loads, but the list cannot confirm it:
-`unconfirmed`). `gemini mcp list` starts every server and says `Connected`, `Disconnected` or
-`Disabled`. `codex mcp list --json` and `copilot mcp list --json` say which servers the agent
-read and whether each is enabled; they start none.
+the plugins in Claude's install record, each with its load `errors`; a plugin plugman enables
+from its generated marketplace gets there only once a Claude session records it (it loads
+either way; until then the list cannot confirm it: `unconfirmed`), and a project one is then
+listed with scope `local` (said in `LOCAL_SCOPE`). `gemini mcp list` starts every server and
+says `Connected`, `Disconnected` or `Disabled`. `codex mcp list --json` and `copilot mcp list
+--json` say which servers the agent read and whether each is enabled; they start none.
 """
 
 from __future__ import annotations
@@ -82,8 +83,21 @@ def _claude(out: str) -> Seen:
         errors = [str(e) for e in item.get("errors") or []]
         state = FAILED if errors else OK if item.get("enabled") else DISABLED
         words = "; ".join(errors) or ("loaded" if state == OK else "not enabled")
-        seen[str(item.get("id"))] = (state, words)
+        claude_id = str(item.get("id"))
+        if state == OK and item.get("scope") == "local" and PROJECT_NATIVE.search(claude_id):
+            words += f" ({LOCAL_SCOPE})"
+        seen[claude_id] = (state, words)
     return seen
+
+
+PROJECT_NATIVE = re.compile(r"@plugman-project-[0-9a-f]+$")  # claude_plugin.plan's project ids
+# Claude reports a plugin's scope from the settings file that turns it on; plugman turns a
+# project plugin on in .claude/settings.local.json (docs/claude-native.md, "Scope: local").
+LOCAL_SCOPE = (
+    'Claude calls its scope "local": plugman turns the project\'s plugins on for this machine '
+    "in .claude/settings.local.json, kept out of git; the project shares them through "
+    "plugman.toml and plugman.lock"
+)
 
 
 def _codex(out: str) -> Seen:
@@ -213,8 +227,10 @@ def _items(how: Ask, seen: Seen, expected: dict[str, tuple[str | None, str]]) ->
             state, words = (
                 UNCONFIRMED,
                 (
-                    "not listed: `claude plugin list` lists only plugins it installed itself and "
-                    "skills-folder plugins, not one enabled from plugman's generated marketplace"
+                    "not listed: `claude plugin list` lists a plugin from plugman's generated "
+                    "marketplace only once a Claude session has recorded it (in a project, only "
+                    "in a git repository that ignores .claude/settings.local.json); it loads "
+                    "either way"
                 ),
             )
         else:

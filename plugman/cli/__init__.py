@@ -21,18 +21,27 @@ COMPLETION = "_PLUGMAN_COMPLETE"  # set when the shell asks typer for completion
 def main(argv: list[str] | None = None) -> int:
     """Run `plugman ARGS` (`argv`, or this process's own arguments) and return its exit code.
     Run as the program itself (no `argv`), a command answered without typer ends the process
-    at once (`done`)."""
+    at once (`done`). Ctrl-C is one line on stderr and exit code 130, whenever it comes."""
     args = sys.argv[1:] if argv is None else argv
+    try:
+        return _main(args, argv is None)
+    except KeyboardInterrupt:  # outside a command's own handling (while starting, say)
+        from plugman.cli.running import interrupted, report
+
+        return report(interrupted(), args, None)
+
+
+def _main(args: list[str], alone: bool) -> int:
     if args == ["--version"]:
         from plugman import __version__
 
         sys.stdout.write(f"plugman {__version__}\n")
-        return 0 if argv is not None else done(0)
+        return done(0) if alone else 0
     if (not args or args in HELP) and COMPLETION not in os.environ:
         from plugman.cli.commands import root_help
 
         sys.stdout.write(root_help() + "\n")
-        return (0 if args else USAGE) if argv is not None else done(0 if args else USAGE)
+        return done(0 if args else USAGE) if alone else (0 if args else USAGE)
     project, words = _project(args)
     if COMPLETION not in os.environ and words:
         from plugman.cli import fast
@@ -40,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
         spec = fast.find(words)
         if spec is not None:
             code = fast.main(spec, words[len(spec.words.split()) :], project)
-            return code if argv is not None else done(code)
+            return done(code) if alone else code
     from plugman.cli.app import run_app
 
     return run_app(args)

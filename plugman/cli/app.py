@@ -39,7 +39,10 @@ class RootGroup(TyperGroup):
 
     def invoke(self, ctx: Any) -> Any:
         with running.listening():
-            return super().invoke(ctx)
+            try:
+                return super().invoke(ctx)
+            except KeyboardInterrupt:  # before click makes it "Aborted!" with exit code 1
+                raise running.interrupted() from None
 
     def main(  # type: ignore[override]
         self,

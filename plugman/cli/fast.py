@@ -30,7 +30,7 @@ from plugman.cli.argv import (
     help_text,
     parse,
 )
-from plugman.cli.running import listening, paths_for, reader_gone, report
+from plugman.cli.running import interrupted, listening, paths_for, reader_gone, report
 from plugman.core.errors import PlugmanError, UsageError, from_os_error
 
 if TYPE_CHECKING:
@@ -295,6 +295,8 @@ def main(spec: Spec, args: list[str], project: str | None) -> int:
         return run(spec, args, project)
     except BrokenPipeError:
         return reader_gone()
+    except KeyboardInterrupt:
+        return report(interrupted(), args, spec.words)
     except (PlugmanError, OSError) as exc:
         failure = exc if isinstance(exc, PlugmanError) else from_os_error(exc)
         return report(failure, args, spec.words)

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from plugman.core.errors import PlugmanError, UsageError
+from plugman.core.errors import InterruptError, PlugmanError, UsageError
 
 if TYPE_CHECKING:
     from plugman.core.paths import Paths
@@ -48,6 +48,20 @@ def report(failure: PlugmanError, args: list[str], command: str | None) -> int:
     if wants_json(args):
         output.emit(output.error_envelope(failure, command))
     return int(failure.exit_code)
+
+
+def interrupted() -> InterruptError:
+    """Ctrl-C, said in one line: by the time the interrupt reaches here the open transaction
+    has rolled back (a second Ctrl-C in between leaves its journal, which the next command
+    rolls back), so only what an earlier transaction of this command committed stands."""
+    from plugman.core.transaction import commits
+
+    if not commits():
+        return InterruptError("interrupted; nothing was changed")
+    return InterruptError(
+        "interrupted after part of its work was saved: that part stays (see: plugman list), "
+        "the rest was not changed"
+    )
 
 
 def wants_json(args: list[str]) -> bool:

@@ -187,8 +187,37 @@ def path(paths: Paths) -> Path:
     return paths.state_dir / "exports.json"
 
 
+# The name Claude Code's native plugins' settings entries are recorded under
+# (`agents.claude_native`): written by a claude-code link's deployment, never an export target.
+CLAUDE_NATIVE = "claude-code-plugins"
+
+
 def key(target: str, scope: Scope, paths: Paths) -> str:
     return f"{target} {scope}" if scope == "user" else f"{target} {scope} {paths.project_dir}"
+
+
+class Key(NamedTuple):
+    """A record key read back: what wrote the entries, in which scope, for which project."""
+
+    name: str  # an export target's name, or CLAUDE_NATIVE
+    scope: str
+    project: str  # "" in the user scope
+
+    @property
+    def target(self) -> str | None:
+        """The export target that wrote these entries; None for Claude's native plugins."""
+        return None if self.name == CLAUDE_NATIVE else self.name
+
+    @property
+    def agent(self) -> str:
+        """The agent whose files hold the entries."""
+        return "claude-code" if self.name == CLAUDE_NATIVE else self.name
+
+
+def parse(text: str) -> Key:
+    name, _, rest = text.partition(" ")
+    scope, _, project = rest.partition(" ")
+    return Key(name, scope, project)
 
 
 Exports = dict[str, dict[str, Sealed]]  # export key → file → what plugman wrote there

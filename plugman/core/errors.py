@@ -12,6 +12,7 @@ class ExitCode(IntEnum):
     OK = 0
     FAILED = 1  # the command ran and found problems (validation issues, a failed operation)
     USAGE = 2  # bad command line: unknown option, missing or unreadable argument
+    INTERRUPTED = 130  # Ctrl-C (128 + SIGINT), as a shell reports a command it interrupted
 
 
 class PlugmanError(Exception):
@@ -34,6 +35,12 @@ class UsageError(PlugmanError):
     """The command line itself is wrong."""
 
     exit_code = ExitCode.USAGE
+
+
+class InterruptError(PlugmanError):
+    """The user pressed Ctrl-C: the open transaction has rolled back by the time it is said."""
+
+    exit_code = ExitCode.INTERRUPTED
 
 
 class FetchError(PlugmanError):

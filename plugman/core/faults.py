@@ -2,8 +2,10 @@
 the process reaches `point`.
 
 Points `journal`, `write`, `store` and `commit` are the transaction's journaled steps: reaching
-one kills the process (SIGKILL). Points `enospc` and `eacces` are reached by every durable file
-write: reaching one makes that write fail as a full disk or a denied permission would.
+one kills the process (SIGKILL); `pause-<step>` instead stops the process there (it writes its
+pid to the file `PLUGMAN_FAULT_FLAG` names, then sleeps), for a test to interrupt it (Ctrl-C).
+Points `enospc` and `eacces` are reached by every durable file write: reaching one makes that
+write fail as a full disk or a denied permission would.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import errno
 import os
 import signal
+import time
 from pathlib import Path
 
 _reached: dict[str, int] = {}
@@ -32,6 +35,11 @@ def checkpoint(point: str) -> None:
     """A place where a crash is survivable; tests kill the process here."""
     if _due(point):
         os.kill(os.getpid(), signal.SIGKILL)
+    if _due(f"pause-{point}"):
+        flag = os.environ.get("PLUGMAN_FAULT_FLAG")
+        if flag:
+            Path(flag).write_text(str(os.getpid()))
+        time.sleep(600)
 
 
 def before_write(path: Path) -> None:

@@ -1,9 +1,10 @@
 """Progress messages from long steps (clones, downloads) and warnings, for whoever listens.
 
 Core code calls `say` (progress) and `warn` (something the user should know that does not fail
-the command, e.g. a cleanup after a commit that could not finish); the CLI decides whether and
-how to show them (progress on a terminal only, warnings always on stderr), so the core still
-never prints.
+the command, e.g. a cleanup after a commit that could not finish: a sentence, or a typed value
+`plugman.output` renders, such as a deployment's `agents.warnings.Warned`); the CLI decides
+whether and how to show them (progress on a terminal only, warnings always on stderr), so the
+core still never prints.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 
 Listener = Callable[[str], None]
+Warner = Callable[[object], None]
 _listener: ContextVar[Listener | None] = ContextVar("plugman_progress", default=None)
-_warner: ContextVar[Listener | None] = ContextVar("plugman_warnings", default=None)
+_warner: ContextVar[Warner | None] = ContextVar("plugman_warnings", default=None)
 
 
 def say(message: str) -> None:
@@ -23,14 +25,14 @@ def say(message: str) -> None:
         listener(message)
 
 
-def warn(message: str) -> None:
+def warn(message: object) -> None:
     warner = _warner.get()
     if warner is not None:
         warner(message)
 
 
 @contextmanager
-def listening(listener: Listener | None, warner: Listener | None = None) -> Iterator[None]:
+def listening(listener: Listener | None, warner: Warner | None = None) -> Iterator[None]:
     """Send progress to `listener` and warnings to `warner` while the block runs."""
     tokens = _listener.set(listener), _warner.set(warner)
     try:

@@ -24,6 +24,12 @@ from plugman.core.fs import atomic_write, file_mode, read_bytes, remove_tree, sy
 from plugman.core.store import Store
 
 JOURNAL = "journal.json"
+_commits: list[int] = [0]  # the transactions this process has committed
+
+
+def commits() -> int:
+    """How many transactions this process has committed so far (what an interrupt keeps)."""
+    return _commits[0]
 
 
 def _public(path: Path) -> bool:
@@ -143,6 +149,7 @@ class Transaction:
         to delete the journal is a warning, and the next command deletes it."""
         self._save("committed")
         self.committed = True
+        _commits[0] += 1
         checkpoint("commit")
         discard(self.dir)
 

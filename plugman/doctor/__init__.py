@@ -79,7 +79,7 @@ def _once(found: list[Problem]) -> list[Problem]:
 
 def _state_files(paths: Paths) -> list[Problem]:
     """Every state file plugman keeps, read as the commands read it."""
-    from plugman.agents import artifacts
+    from plugman.agents import artifacts, warnings
     from plugman.config import trust
     from plugman.plugins import registry
 
@@ -97,6 +97,11 @@ def _state_files(paths: Paths) -> list[Problem]:
             "move it away (plugman forgets what it exported; take those entries out of the "
             "agent files by hand), then export again",
             export_record.FORMAT,
+        ),
+        (
+            warnings.path(paths),
+            "move it away (plugman tells the agents' warnings again on the next change)",
+            warnings.FORMAT,
         ),
         (
             artifacts.record_path(paths),
@@ -187,26 +192,33 @@ def _whose(entry: Entry) -> str:
 def _exports(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     found = []
     for key, files in export_record.load(paths).items():
-        target, word, *_ = key.split(" ", 2)
-        command = f"plugman export --target {target} --scope {word}"
-        for file, written in files.items():
-            found += _exported_file(paths, Path(file), written, command)
-        scope = as_scope(word)
-        if scope is None or found:
+        read = export_record.parse(key)
+        target, scope = read.target, as_scope(read.scope)
+        command = f"plugman export --target {target} --scope {read.scope}"
+        again, forget = f"{command} --write", f"{command} --remove"
+        if target is None:  # Claude's native plugins: written by a claude-code link's deployment
+            again, forget = f"plugman agents add {read.agent} --scope {read.scope}", ""
+        here = [
+            p for f, w in files.items() for p in _exported_file(paths, Path(f), w, again, forget)
+        ]
+        found += here
+        if target is None or scope is None or here:
             continue
         if scope == "user" or key == export_record.key(target, scope, paths):
             found += _stale(paths, env, target, scope, command)
     return found
 
 
-def _exported_file(paths: Paths, file: Path, written: Sealed, command: str) -> list[Problem]:
+def _exported_file(
+    paths: Paths, file: Path, written: Sealed, again: str, forget: str
+) -> list[Problem]:
     if not file.exists():
         return [
             Problem(
                 ERROR,
                 str(file),
                 "plugman exported here, but the file is gone",
-                f"write it again: {command} --write (or forget it: {command} --remove)",
+                f"write it again: {again}" + (f" (or forget it: {forget})" if forget else ""),
             )
         ]
     try:
@@ -229,7 +241,7 @@ def _exported_file(paths: Paths, file: Path, written: Sealed, command: str) -> l
                         ERROR,
                         str(file),
                         f"{entry_id!r} was removed by hand",
-                        f"restore it: {command} --write",
+                        f"restore it: {again}",
                     )
                 )
             elif now == "edited":
@@ -239,7 +251,7 @@ def _exported_file(paths: Paths, file: Path, written: Sealed, command: str) -> l
                         str(file),
                         f"{entry_id!r} was edited by hand; plugman will leave it as it is",
                         f"it is yours now (uninstalling its plugin asks first); to have plugman's "
-                        f"again, delete it, then: {command} --write",
+                        f"again, delete it, then: {again}",
                     )
                 )
     return found

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from plugman.output.common import display_path, envelope
+from plugman.output.warned import grouped, short
 
 if TYPE_CHECKING:
     from plugman.agents.deploy import Deployed
     from plugman.agents.links import Agent
+    from plugman.agents.warnings import Warned
 
 
 def deployed(command: str, done: list[Deployed], as_json: bool) -> str:
@@ -29,14 +33,39 @@ def deployed(command: str, done: list[Deployed], as_json: bool) -> str:
         return envelope(command, agents=rows)
     lines = []
     for d in done:
-        verb = "unlinked" if command == "agents remove" else "linked"
-        owned = sum(len(ids) for ids in d.outcome.entries.values())
-        entries = "1 entry" if owned == 1 else f"{owned} entries"
-        lines.append(f"{verb} {d.link.agent} ({d.link.scope}): plugman owns {entries} there")
-        lines += [
-            f"  {_action(c.before, c.after)} {display_path(str(c.path))}" for c in d.outcome.changes
-        ]
+        head = f"{d.link.agent} ({d.link.scope})"
+        lines.append(
+            f"unlinked {head}" if command == "agents remove" else f"linked {head}: {_ours(d)}"
+        )
+        lines += [f"  {_action(c.before, c.after)} {_shown(c.path)}" for c in d.outcome.changes]
     return "\n".join(lines)
+
+
+def _shown(path: Path) -> str:
+    """A changed file, relative to the working folder or as `~/…`."""
+    shown = display_path(str(path))
+    home = os.environ.get("HOME", "")
+    if home not in ("", os.sep) and shown.startswith(home + os.sep):
+        return "~" + shown[len(home) :]
+    return shown
+
+
+def _ours(d: Deployed) -> str:
+    """What of plugman's the agent has in that scope now, in a user's words."""
+    entries = sum(len(ids) for ids in d.outcome.entries.values())
+    counted = [
+        f"{n} {one if n == 1 else many}"
+        for n, one, many in (
+            (entries, "config entry", "config entries"),
+            (len(d.files), "file", "files"),
+        )
+        if n
+    ]
+    return (
+        f"plugman has {' and '.join(counted)} there"
+        if counted
+        else "nothing of plugman's there yet"
+    )
 
 
 def _action(before: str | None, after: str | None) -> str:
@@ -45,8 +74,9 @@ def _action(before: str | None, after: str | None) -> str:
     return "created" if before is None else "updated"
 
 
-def agents_listed(found: list[Agent], as_json: bool) -> str:
-    """Every agent: present here or not, and the scopes it is linked in."""
+def agents_listed(found: list[Agent], standing: Warned, as_json: bool) -> str:
+    """Every agent: present here or not, and the scopes it is linked in; then what the linked
+    agents cannot take of what is deployed to them (the standing warnings), grouped."""
     if as_json:
         rows = [
             {
@@ -57,7 +87,15 @@ def agents_listed(found: list[Agent], as_json: bool) -> str:
             }
             for a in found
         ]
-        return envelope("agents list", agents=rows)
+        said = [
+            {
+                "agent": n.agent or None,
+                "scope": n.scope or None,
+                "message": short(n.note, standing),
+            }
+            for n in standing.notices
+        ]
+        return envelope("agents list", agents=rows, warnings=said)
     width = max(len(a.name) for a in found)
     lines = [f"{'agent':{width}}  {'present':8} linked"]
     for a in found:
@@ -65,4 +103,8 @@ def agents_listed(found: list[Agent], as_json: bool) -> str:
             link.scope + (" (via gateway)" if link.via_gateway else "") for link in a.links
         )
         lines.append(f"{a.name:{width}}  {'yes' if a.present else 'no':8} {linked or '-'}")
+    standing_lines = grouped(standing)
+    if standing_lines:
+        lines += ["", "what the linked agents cannot take (standing warnings):"]
+        lines += [f"  {line}" for line in standing_lines]
     return "\n".join(lines)

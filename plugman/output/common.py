@@ -42,9 +42,21 @@ def progress_listener() -> Callable[[str], None] | None:
     )
 
 
-def warning_listener() -> Callable[[str], None]:
-    """Show warnings on stderr, always (stdout stays the command's result, e.g. its JSON)."""
-    return lambda message: emit(f"warning: {printable(message)}", err=True)
+def warning_listener() -> Callable[[object], None]:
+    """Show warnings on stderr, always (stdout stays the command's result, e.g. its JSON): a
+    sentence as one `warning:` line, a deployment's warnings grouped (`output.agents`)."""
+
+    def show(message: object) -> None:
+        if isinstance(message, str):
+            emit(f"warning: {printable(message)}", err=True)
+            return
+        from plugman.output.warned import deploy_warnings
+
+        text = deploy_warnings(message)
+        if text:
+            emit(text, err=True)
+
+    return show
 
 
 def warnings(notes: list[str]) -> str:

@@ -38,7 +38,8 @@ def exported(outcome: Outcome, dry_run: bool, as_json: bool, show_secrets: bool 
     lines = [f"{action(c)} {display_path(str(c.path))}" for c in outcome.changes]
     owned = sum(len(ids) for ids in outcome.entries.values())
     entries = "1 entry" if owned == 1 else f"{owned} entries"
-    lines.append(f"{outcome.target} ({outcome.scope}): plugman owns {entries} there now")
+    ours = f"plugman owns {entries} there now" if owned else "nothing of plugman's there now"
+    lines.append(f"{outcome.target} ({outcome.scope}): {ours}")
     return "\n".join(lines)
 
 
