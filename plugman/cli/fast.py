@@ -121,12 +121,8 @@ def _resolve(values: Values, project: str | None) -> int:
     """The resolved config; exit 1 when a file of yours it reads is broken, as mcp list."""
     from plugman import output
 
-    as_json, explain, secret = (
-        values.flag("json"),
-        values.flag("explain"),
-        values.flag("show_secrets"),
-    )
-    target = values.text("target")
+    as_json, explain = values.flag("json"), values.flag("explain")
+    secret, target, paths = values.flag("show_secrets"), values.text("target"), paths_for(project)
     if target is not None:
         from plugman.agents.export import native
 
@@ -135,13 +131,12 @@ def _resolve(values: Values, project: str | None) -> int:
                 "--target prints the agent's own config file; it takes no --json or --explain",
                 hint="plugman config resolve --json (plugman's document), or --target alone",
             )
-        text, notes = native(paths_for(project), os.environ, target, secret)
+        text, notes = native(paths, os.environ, target, secret)
         output.emit(text)
         output.emit(output.warnings(notes), err=True)
         return 0
     from plugman.config.resolution import resolve
 
-    paths = paths_for(project)
     resolution = resolve(paths, os.environ)
     output.emit(output.resolved(resolution, as_json, explain, secret))
     if resolution.diagnostics and not as_json:
