@@ -299,3 +299,28 @@ def test_a_project_install_leaves_git_status_with_what_a_team_commits(
     run("agents", "remove", "claude-code", "codex", "--scope", "project", project=project)
     assert "plugman" not in (project / ".git" / "info" / "exclude").read_text()
     assert not (project / ".claude" / "settings.local.json").exists()
+
+
+def test_claude_linked_via_the_gateway_is_asked_to_wait_for_it_and_left_as_it_was(
+    project: Path, home: Path
+) -> None:
+    """Claude Code's first turn waits only ~2 s for MCP servers unless its own
+    CLAUDE_CODE_MCP_STARTUP_WAIT_MS says otherwise (a real session proves the effect:
+    tests/integration/test_gateway_agents.py); the link sets it in the scope's settings file,
+    keeps a value the user set, and unlinking takes back exactly what it added."""
+    settings = project / ".claude" / "settings.json"
+    before = snapshot(project, home)
+    run("agents", "add", "claude-code", "--scope", "project", "--via-gateway", project=project)
+    assert json.loads(settings.read_text())["env"] == {"CLAUDE_CODE_MCP_STARTUP_WAIT_MS": "10000"}
+    run("agents", "remove", "claude-code", "--scope", "project", project=project)
+    assert snapshot(project, home) == before
+
+    settings.parent.mkdir(exist_ok=True)
+    settings.write_text('{"env": {"CLAUDE_CODE_MCP_STARTUP_WAIT_MS": "3000"}}\n')
+    code, _out, err = cli(
+        project, "agents", "add", "claude-code", "--scope", "project", "--via-gateway"
+    )
+    assert code == 0 and "'CLAUDE_CODE_MCP_STARTUP_WAIT_MS' is already there" in err
+    assert json.loads(settings.read_text())["env"] == {"CLAUDE_CODE_MCP_STARTUP_WAIT_MS": "3000"}
+    run("agents", "add", "claude-code", "--scope", "project", project=project)  # no gateway
+    assert json.loads(settings.read_text())["env"] == {"CLAUDE_CODE_MCP_STARTUP_WAIT_MS": "3000"}

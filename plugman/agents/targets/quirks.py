@@ -17,6 +17,11 @@ RELOCATE = ("PLUGMAN_HOME", "PLUGMAN_SECRETS", "PLUGMAN_MANAGED_DIR")
 GATEWAY_ARGS = ["mcp", "serve"]  # how every gateway entry ends (export_entries.gateway_entry)
 
 
+def runs_gateway(entry: Entry) -> bool:
+    """Does this server entry start plugman's gateway?"""
+    return list(entry.get("args", []))[-2:] == GATEWAY_ARGS
+
+
 def same_name(env: dict[str, Any]) -> list[str]:
     """The variables whose value is exactly a reference to the same name: `TOKEN=${TOKEN}`."""
     return [key for key, value in env.items() if exact_reference(value) == key]
@@ -38,7 +43,7 @@ def codex_by_name(given: Entry) -> tuple[Entry, Entry]:
     by_name: Entry = {}
     if given.get("command") == "plugman":
         by_name["env_vars"] = list(RELOCATE)
-    if list(given.get("args", []))[-2:] == GATEWAY_ARGS:
+    if runs_gateway(given):
         by_name["required"] = True
     if "env" in given:
         names = same_name(given["env"])

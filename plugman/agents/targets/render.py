@@ -7,15 +7,19 @@ import functools
 import re
 from collections.abc import Callable, Iterable, Mapping
 
-from plugman.agents.targets import hooks
+from plugman.agents.targets import hooks, quirks
 from plugman.agents.targets.model import Location, Place, Rendered, Source, Target, kind
 from plugman.agents.targets.places import one_file
 from plugman.agents.targets.refs import Form, Unwritable, rewrite
 from plugman.agents.targets.spec import AgentSpec, Entry
 from plugman.config.redact import is_secret_name
 from plugman.manifest.edit import Part
+from plugman.runtime.health import FIRST_LIST_WAIT
 
 ESSENTIAL = ("command", "url")
+# How long an agent waits for its servers before its first turn, when one is the gateway: the
+# gateway's own start, then its first list's wait for slow backends, with room to spare.
+GATEWAY_STARTUP_MS = int((FIRST_LIST_WAIT + 5) * 1000)
 MAPS = ("env", "headers")  # the fields whose items are named (a secret name, a secret value)
 FormOf = Callable[[str, str | None], Form | None]  # (field, item name) → form; None: as given
 
@@ -51,6 +55,9 @@ def render(spec: AgentSpec, source: Source) -> Rendered:
     if declared and mcp.secret_refs is not None:
         parts.append(Part(mcp.secret_refs.key, declared, listed=True))
     rendered = {"mcp": parts}
+    if mcp.startup_wait is not None and any(quirks.runs_gateway(e) for e in entries.values()):
+        role, variable = mcp.startup_wait
+        rendered[role] = [Part(("env",), {variable: str(GATEWAY_STARTUP_MS)})]
     if spec.hooks is not None and source.hooks:
         written = hooks.parts(spec.hooks, spec.label, source.hooks, source.place, notes)
         for role, more in written.items():

@@ -61,6 +61,9 @@ class Mcp:
     constants: Mapping[str, Any] = field(default_factory=dict)  # in every entry, after the fields
     by_name: ByName | None = None
     secret_refs: SecretRefs | None = None
+    # (file role, variable): where the agent reads how long its first turn waits for its MCP
+    # servers, set when it runs plugman's gateway (whose first list may wait for slow backends)
+    startup_wait: tuple[str, str] | None = None
 
     def keep(self, transport: str) -> tuple[str, ...] | None:
         return self.stdio if transport == "stdio" else self.remote

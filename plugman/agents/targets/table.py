@@ -28,7 +28,14 @@ SPECS: tuple[AgentSpec, ...] = (
         files=quirks.claude_files,
         scopes=SCOPES,
         hooks=Hooks(),
-        mcp=Mcp(transports=None, stdio=None, remote=None, typed=True, refs=AS_GIVEN),
+        mcp=Mcp(
+            transports=None,
+            stdio=None,
+            remote=None,
+            typed=True,
+            refs=AS_GIVEN,
+            startup_wait=("settings", "CLAUDE_CODE_MCP_STARTUP_WAIT_MS"),
+        ),
     ),
     # Remote is `url` + `headers` with no `type`.
     AgentSpec(
