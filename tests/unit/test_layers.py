@@ -1,6 +1,7 @@
 """The rules the tree keeps (ARCHITECTURE.md): imports only point down the layers, at module
-level or inside a function; no import cycle; no module over 300 lines; nothing below `cli/` and
-`output/` prints, exits or imports typer."""
+level or inside a function; no import cycle; a module holds one idea (a guide, not a cap: one
+over 500 lines fails, as a sign that it holds more than one); nothing below `cli/` and `output/`
+prints, exits or imports typer."""
 
 from __future__ import annotations
 
@@ -122,13 +123,20 @@ def test_no_import_cycles(module_level_only: bool) -> None:
             pytest.fail("import cycle: " + " -> ".join(cycle))
 
 
-def test_no_module_over_300_lines() -> None:
+# A guide, not a cap: a module holds one idea; past ~500 lines it likely holds two.
+MODULE_LINES = 500
+
+
+def test_modules_hold_one_idea() -> None:
     long = {
         str(f.relative_to(ROOT.parent)): n
         for f in MODULES.values()
-        if (n := len(f.read_text(encoding="utf-8").splitlines())) > 300
+        if (n := len(f.read_text(encoding="utf-8").splitlines())) > MODULE_LINES
     }
-    assert long == {}
+    assert long == {}, (
+        f"a module holds one idea; these are over {MODULE_LINES} lines, so split each where "
+        f"its ideas part (not just to get under the line count): {long}"
+    )
 
 
 def test_only_cli_and_output_print_exit_or_import_typer() -> None:
