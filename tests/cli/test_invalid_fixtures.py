@@ -197,3 +197,55 @@ def test_unreachable_schema_codes_stay_unreachable() -> None:
         _refs(file, schema, False, refs)
     loose = [p for f, s in schemas.items() for p in _loose_consts(f, s, f, False, False, refs)]
     assert not loose, f"consts outside oneOf discriminators can emit schema-const: {loose}"
+
+
+# The README's tables, checked against the fixtures and the real validator rather than kept by
+# hand: `| [`folder`](folder/) (target `t`) | `code` | severity | description |`.
+README = FIXTURES / "README.md"
+ROW = re.compile(
+    r"^\| \[`(?P<folder>[\w-]+)`\]\((?P=folder)/\)(?: \(target `(?P<target>[^`]+)`\))? "
+    r"\| `(?P<code>[a-z0-9-]+)` \| (?P<severity>error|warning) \| (?P<what>.+) \|$"
+)
+
+
+def _readme_rows() -> dict[str, re.Match[str]]:
+    rows: dict[str, re.Match[str]] = {}
+    for line in README.read_text(encoding="utf-8").splitlines():
+        if (row := ROW.match(line)) is not None:
+            assert row["folder"] not in rows, f"{row['folder']} is in the README table twice"
+            rows[row["folder"]] = row
+    return rows
+
+
+def test_readme_table_lists_every_fixture() -> None:
+    listed = set(_readme_rows())
+    folders = {f.name for f in _fixtures()}
+    assert folders, FIXTURES
+    assert not folders - listed, f"fixtures missing from {README.name}'s table: {folders - listed}"
+    assert not listed - folders, (
+        f"{README.name} lists fixtures that do not exist: {listed - folders}"
+    )
+
+
+@pytest.mark.parametrize("folder", _fixtures(), ids=lambda p: p.name)
+def test_readme_row_is_what_validate_reports(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    row = _readme_rows().get(folder.name)
+    assert row is not None, f"{folder.name} has no row in {README}"
+    expected = _expected(folder)
+    assert (row["target"] or ".") == expected["target"]
+    assert row["what"] == expected["description"]
+    # Without --strict, so a warning is reported as one.
+    main(["validate", str(folder / expected["target"]), "--format", "json"])
+    reported = {
+        (d["code"], d["severity"]) for d in json.loads(capsys.readouterr().out)["diagnostics"]
+    }
+    assert (row["code"], row["severity"]) in reported, f"validate reported {sorted(reported)}"
+
+
+def test_readme_lists_the_unreachable_codes() -> None:
+    text = README.read_text(encoding="utf-8").partition("## Codes without a fixture")[2]
+    listed = set(re.findall(r"^\| ((?:`[a-z-]+`(?:, )?)+) \|", text, re.M))
+    codes = {code for cell in listed for code in re.findall(r"`([a-z-]+)`", cell)}
+    assert codes == UNREACHABLE
