@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from plugman import extensions
 from plugman.cli.app import app
 from plugman.core.paths import Paths
 from tests.conftest import SAMPLES
@@ -134,7 +135,7 @@ def test_agents_list_says_what_is_here_and_what_is_linked(project: Path, home: P
     (home / ".gemini").mkdir()
     run("agents", "add", "cursor", "--scope", "project", "--via-gateway", project=project)
     rows = {a["name"]: a for a in run("agents", "list", project=project)["agents"]}
-    assert len(rows) == 12
+    assert set(rows) == set(extensions.targets())  # every registered agent, built-in or not
     assert rows["codex"]["present"] and rows["gemini"]["present"]
     assert not rows["zed"]["present"]
     assert rows["cursor"]["linked"] == {"project": {"via_gateway": True}}

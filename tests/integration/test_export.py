@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from plugman import extensions
 from plugman.agents.targets import Place
+from plugman.agents.targets.table import SPECS
 from plugman.cli.app import app
 from plugman.core.paths import Paths
 from plugman.manifest import edit
@@ -34,21 +35,23 @@ OWN: dict[str, str] = {
     "yaml": "# mine\nGOOSE_PROVIDER: openai\nCONTAINER:\n  mine:  # keep\n    cmd: x\nother: 1\n",
     "yaml-list": "# mine\nCONTAINER:\n- name: mine\n  command: x\nmodels: []\n",
 }
-CONTAINER = {
-    "claude-code": "mcpServers",
-    "cursor": "mcpServers",
-    "vscode": "servers",
-    "codex": "mcp_servers",
-    "gemini": "mcpServers",
-    "zed": "context_servers",
-    "windsurf": "mcpServers",
-    "opencode": "mcp",
-    "goose": "extensions",
-    "continue": "mcpServers",
-    "copilot-cli": "mcpServers",
-    "kiro": "mcpServers",
-}
-KIND = {"codex": "toml", "goose": "yaml", "continue": "yaml-list", "claude-code": "strict-json"}
+# Each built-in target's own file, shaped from its record in the registry: the key its servers
+# sit under, and its format. Claude Code's files are strict JSON (no comments).
+SPECS_BY_NAME = {spec.name: spec for spec in SPECS}
+STRICT_JSON = {"claude-code"}
+
+
+def container(name: str) -> str:
+    key = SPECS_BY_NAME[name].mcp.key
+    assert len(key) == 1, f"{name}: OWN has no shape for servers nested under {key}"
+    return key[0]
+
+
+def kind(name: str) -> str:
+    spec = SPECS_BY_NAME[name]
+    if name in STRICT_JSON:
+        return "strict-json"
+    return f"{spec.fmt}-list" if spec.mcp.listed else spec.fmt
 
 
 @pytest.fixture
@@ -116,7 +119,11 @@ def scopes_of(name: str) -> list[str]:
     return [s for s in extensions.target(name).scopes if s != "local"]
 
 
-CASES = [(name, scope) for name in sorted(CONTAINER) for scope in scopes_of(name)]
+CASES = [
+    (name, scope)
+    for name in sorted(extensions.targets(entry_points=False))
+    for scope in scopes_of(name)
+]
 
 
 @pytest.mark.parametrize(("name", "scope"), CASES)
@@ -126,13 +133,13 @@ def test_write_then_remove_leaves_the_users_file_byte_identical(
     add_servers(project, scope)
     target = file_of(name, scope, home, project)
     target.parent.mkdir(parents=True, exist_ok=True)
-    own = OWN[KIND.get(name, "json")].replace("CONTAINER", CONTAINER[name])
+    own = OWN[kind(name)].replace("CONTAINER", container(name))
     target.write_text(own)
     before = snapshot(home, project)
     cli(project, "export", "--target", name, "--scope", scope, "--write")
     written = target.read_text()
     data = edit.module(extensions.target(name).fmt).load(written, str(target))
-    servers = data[CONTAINER[name]]
+    servers = data[container(name)]
     names = [s["name"] for s in servers] if isinstance(servers, list) else list(servers)
     assert names[0] == "mine" and "tool" in names, written
     assert own.splitlines()[0] in written  # the user's first line (a comment) is still there

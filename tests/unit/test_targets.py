@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -39,51 +40,44 @@ WS = "socket: transport 'ws' is not supported by {}; skipped"
 TOKEN = "local: env TOKEN needs ${{TOKEN}}, which {} cannot expand; left out"
 BEARER = "api: headers Authorization needs ${{API_KEY}}, which {} cannot expand; left out"
 HEADERS = "api: field 'headers' has no {} equivalent; left out"
-EXPECTED: dict[str, tuple[str, list[str]]] = {
-    "claude-code": ("json", []),
-    "codex": (
-        "toml",
-        [
-            SSE.format("Codex"),
-            WS.format("Codex"),
-            "bad name.x: Codex server names must match ^[a-zA-Z0-9_-]+$; skipped",
-        ],
-    ),
-    "continue": (
-        "yaml",
-        [
-            TOKEN.format("Continue"),
-            HEADERS.format("Continue"),
-            SSE.format("Continue"),
-            WS.format("Continue"),
-        ],
-    ),
-    "copilot-cli": ("json", [BEARER.format("Copilot CLI"), WS.format("Copilot CLI")]),
-    "cursor": ("json", [WS.format("Cursor")]),
-    "gemini": ("json", [WS.format("Gemini CLI")]),
-    "goose": ("yaml", [BEARER.format("Goose"), SSE.format("Goose"), WS.format("Goose")]),
-    "kiro": (
-        "json",
-        [TOKEN.format("Kiro"), HEADERS.format("Kiro"), SSE.format("Kiro"), WS.format("Kiro")],
-    ),
-    "opencode": ("json", [SSE.format("OpenCode"), WS.format("OpenCode")]),
-    "vscode": ("json", [WS.format("VS Code")]),
-    "windsurf": ("json", [WS.format("Windsurf")]),
-    "zed": (
-        "json",
-        [TOKEN.format("Zed"), BEARER.format("Zed"), SSE.format("Zed"), WS.format("Zed")],
-    ),
+# The built-in targets, from the registry: each needs a golden file and a row in UNSUPPORTED.
+BUILTIN = sorted(extensions.targets(entry_points=False))
+# What each built-in target cannot express of SERVERS (its golden file shows what it can).
+UNSUPPORTED: dict[str, list[str]] = {
+    "claude-code": [],
+    "codex": [
+        SSE.format("Codex"),
+        WS.format("Codex"),
+        "bad name.x: Codex server names must match ^[a-zA-Z0-9_-]+$; skipped",
+    ],
+    "continue": [
+        TOKEN.format("Continue"),
+        HEADERS.format("Continue"),
+        SSE.format("Continue"),
+        WS.format("Continue"),
+    ],
+    "copilot-cli": [BEARER.format("Copilot CLI"), WS.format("Copilot CLI")],
+    "cursor": [WS.format("Cursor")],
+    "gemini": [WS.format("Gemini CLI")],
+    "goose": [BEARER.format("Goose"), SSE.format("Goose"), WS.format("Goose")],
+    "kiro": [TOKEN.format("Kiro"), HEADERS.format("Kiro"), SSE.format("Kiro"), WS.format("Kiro")],
+    "opencode": [SSE.format("OpenCode"), WS.format("OpenCode")],
+    "vscode": [WS.format("VS Code")],
+    "windsurf": [WS.format("Windsurf")],
+    "zed": [TOKEN.format("Zed"), BEARER.format("Zed"), SSE.format("Zed"), WS.format("Zed")],
 }
 PARSE = {"json": json.loads, "toml": tomllib.loads, "yaml": yaml.safe_load}
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED))
+@pytest.mark.parametrize("name", BUILTIN)
 def test_target_matches_golden(name: str) -> None:
-    ext, unsupported = EXPECTED[name]
+    ext = extensions.target(name).fmt
+    assert name in UNSUPPORTED, f"{name}: add what it cannot express of SERVERS to UNSUPPORTED"
+    assert (GOLDEN / f"{name}.{ext}").is_file(), f"{name}: add its golden file {name}.{ext}"
     text, notes = render(name, SERVERS)
     golden = (GOLDEN / f"{name}.{ext}").read_text()
     assert text == golden
-    assert notes == unsupported
+    assert notes == UNSUPPORTED[name]
     parsed = PARSE[ext](golden)
     assert parsed  # the golden is a well-formed document
 
@@ -96,7 +90,10 @@ def render(name: str, servers: Servers, env: dict[str, str] | None = None) -> tu
 
 
 def test_builtin_targets_are_listed() -> None:
-    assert set(EXPECTED) <= set(extensions.targets())
+    assert len(BUILTIN) > 1 and set(BUILTIN) <= set(extensions.targets())
+    assert set(UNSUPPORTED) == set(BUILTIN), "UNSUPPORTED has a row for an unknown target"
+    goldens = {path.stem for path in GOLDEN.iterdir()}
+    assert goldens == set(BUILTIN), "a golden file for a target that is not registered"
 
 
 def test_unsupported_fields_are_reported_not_dropped() -> None:
@@ -218,7 +215,13 @@ def test_unknown_target_lists_the_available_ones(tmp_path: Path) -> None:
     )
     assert run.exit_code == 2
     assert "unknown target 'nope'" in run.stderr
-    assert (
-        "claude-code, codex, continue, copilot-cli, cursor, gemini, goose, kiro, opencode,"
-        " vscode, windsurf, zed" in run.stderr
-    )
+    assert "available targets: " + ", ".join(sorted(extensions.targets())) in run.stderr
+
+
+def test_readme_names_every_builtin_target() -> None:
+    """The README's `Targets:` list is written by hand; it names exactly the registered ones."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    listed = re.search(r"^Targets: (.+?) \(`plugman/agents/targets/`\)", readme, re.M | re.S)
+    assert listed is not None, "README.md has no `Targets:` list"
+    names = {name.strip() for name in listed[1].replace("\n", " ").split(",")}
+    assert names == set(BUILTIN), f"README.md lists {sorted(names)}; registered: {BUILTIN}"

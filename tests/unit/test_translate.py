@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from plugman import extensions
 from plugman.agents.skill_names import Deployed, deployed, namespaced, renamed
 from plugman.agents.targets.components import Presence, home, missing, present, shared
 from plugman.agents.targets.table import SPECS
@@ -226,7 +227,8 @@ def test_renamed_keeps_every_other_byte() -> None:
 
 def test_every_agent_has_its_places() -> None:
     by_name = {spec.name: spec for spec in SPECS}
-    assert len(by_name) == 12
+    assert len(by_name) == len(SPECS), "two agents share a name"
+    assert set(by_name) == set(extensions.targets(entry_points=False))
     for spec in SPECS:
         assert spec.presence is not None, spec.name
         for component in (spec.skills, spec.commands, spec.agents):
