@@ -1,6 +1,7 @@
 """Resolution: every scope's MCP servers, hooks and skills merged into one config, with why.
 
-A pure function. Rules (spec §1, §7): a present managed-mcp.json is exclusive (only its servers,
+A pure function. Rules (docs/claude-format.md#scopes-and-precedence): a present
+managed-mcp.json is exclusive (only its servers,
 plus claude.ai connectors with `allowAllClaudeAiMcps`); otherwise precedence is
 claude.ai < plugin < user < project < local and the whole entry wins, never a field merge.
 Plugin and connector servers are dropped when their endpoint (URL, or command + args) is a

@@ -1,4 +1,5 @@
-"""Managed MCP policy: `allowedMcpServers` / `deniedMcpServers` (spec §7.5). Deny wins.
+"""Managed MCP policy: `allowedMcpServers` / `deniedMcpServers`. Deny wins
+(docs/claude-format.md#mcp-policy).
 
 Each entry has exactly one key: `serverName` (exact), `serverCommand` (the command and its
 arguments, exactly and in order, after expansion) or `serverUrl` (`*` wildcards anywhere; the

@@ -1,4 +1,4 @@
-"""Reading every scope's files into resolution layers (DESIGN §3).
+"""Reading every scope's files into resolution layers (docs/claude-format.md#scopes-and-precedence).
 
 managed: `managed-settings.toml` (policy, hooks) and `managed-mcp.json` (exclusive when present);
 claude.ai: the connectors cache; plugin: every enabled plugin's servers, hooks and skills;

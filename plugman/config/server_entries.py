@@ -1,7 +1,8 @@
 """What `plugman mcp add` and `add-json` mean: the entry from the command line or JSON, checked.
 
 `mcp add NAME -- CMD ARGS` is a stdio server, `mcp add NAME URL` a remote one (http unless
-`--transport` says sse or ws); names are `[A-Za-z0-9_-]+` and not reserved (spec §7.2, §7.8).
+`--transport` says sse or ws); names are `[A-Za-z0-9_-]+` and not reserved
+(docs/claude-format.md#mcp-server-entries).
 Entries are checked against the MCP config schema and plugman's per-transport rules.
 """
 

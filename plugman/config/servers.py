@@ -3,8 +3,9 @@
 user and local servers are `[mcp_servers.<name>]` tables in their plugman.toml (edited through
 plugman.config.declarations, so comments survive and removing restores the bytes); project
 servers go in `<project>/.mcp.json` (plugman.config.mcp_json). A present managed-mcp.json refuses
-every change (spec §7.5); bad or reserved names (plugman.config.server_entries) and duplicates
-are refused as `claude mcp add` does (§7.8).
+every change (docs/claude-format.md#mcp-policy); bad or reserved names
+(plugman.config.server_entries) and duplicates are refused as `claude mcp add` does
+(docs/claude-format.md#mcp-server-entries).
 """
 
 from __future__ import annotations

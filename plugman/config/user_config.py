@@ -1,5 +1,5 @@
-"""A plugin's `userConfig` (spec §2.5): checking the values given, where they live, and putting
-them into the plugin's MCP servers and hooks.
+"""A plugin's `userConfig` (docs/claude-format.md#user-config): checking the values given,
+where they live, and putting them into the plugin's MCP servers and hooks.
 
 Where values live. Non-sensitive values go into the scope's install record, under its top-level
 `config` table (`<state>/installed/<scope>.json`), never into plugman.toml or plugman.lock: those

@@ -3,8 +3,9 @@ files, output or logs.
 
 The OS keychain through `keyring` when it has a working backend (a test write, read and delete
 succeed); otherwise `<config>/secrets.json`, mode 0600, as Claude Code and Gemini CLI store
-theirs on Linux (see ../shared/reference/credentials.md). `PLUGMAN_SECRETS=keyring|file`
-forces either (`keyring` with no working backend is an error, never a silent fallback).
+theirs on Linux (`~/.claude/.credentials.json`, plain JSON, mode 0600).
+`PLUGMAN_SECRETS=keyring|file` forces either (`keyring` with no working backend is an error,
+never a silent fallback).
 `keyrings.alt`'s plaintext and "fail" backends do not count as working: they only encode.
 
 Keys are plain strings chosen by the owner of each kind of secret (`plugin-config:<id>:<KEY>`,

@@ -17,7 +17,7 @@ from plugman.core.paths import Paths
 
 FORMAT = 1
 # The scopes plugman writes, lowest precedence first, and every layer a resolved entry can come
-# from, highest first (DESIGN §3). The one place they are spelled.
+# from, highest first (docs/claude-format.md#scopes-and-precedence). The one place they are spelled.
 Scope = Literal["user", "project", "local"]
 Layer = Literal["managed", "local", "project", "user", "plugin", "claude.ai"]
 SCOPES: tuple[Scope, ...] = get_args(Scope)

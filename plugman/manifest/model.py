@@ -33,7 +33,8 @@ class Dependency(NamedTuple):
 
 
 class UserOption(NamedTuple):
-    """One `userConfig` option (spec §2.5): a value the user supplies for the plugin."""
+    """One `userConfig` option (docs/claude-format.md#user-config): a value the user supplies
+    for the plugin."""
 
     key: str
     type: str  # string | number | boolean | directory | file

@@ -1,7 +1,8 @@
 """`plugman tag`: the git tag `{name}--v{version}` for a plugin's committed state.
 
 That is the form Claude Code resolves a dependency's version range against (`claude plugin
-tag`; spec §2.7), so a plugin other plugins depend on is released by tagging it. The plugin
+tag`; docs/claude-format.md#dependencies-and-tags), so a plugin other plugins depend on is
+released by tagging it. The plugin
 is validated first; the tag goes on HEAD of the repository holding the plugin, and only when
 the plugin's folder there has nothing uncommitted (what is tagged is what was validated).
 A tag already there is left as it is, when the plugin's folder in its commit is the same

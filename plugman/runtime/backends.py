@@ -1,4 +1,4 @@
-"""One server behind the gateway: its connection, what it offers, its health (spec §7.6).
+"""One server behind the gateway: its connection, what it offers, its health.
 
 A backend is one task: connect (plugman.runtime.connect, legacy mode), list the tools (every
 page, at most MAX_PAGES), resources, resource templates and prompts, then watch. Watching means

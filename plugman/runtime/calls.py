@@ -1,4 +1,5 @@
-"""One `tools/call` through the gateway, as Claude Code runs an MCP tool (spec §5.5).
+"""One `tools/call` through the gateway, as Claude Code runs an MCP tool (hooks:
+docs/claude-format.md#hook-exit-codes-and-output).
 
 1. `--deny-destructive` refuses a tool whose `destructiveHint` is true (an explicit hint only:
    the MCP default, destructive unless annotated, would refuse nearly every tool).

@@ -1,4 +1,5 @@
-"""Which hooks an event reaches: matchers (spec §5.3) and `if` permission rules (§5.4).
+"""Which hooks an event reaches: matchers and `if` permission rules
+(docs/claude-format.md#hook-matchers, #hook-if-rules-and-timeouts).
 
 The matcher is tested against one field of the event's input; the fields are:
 
@@ -77,7 +78,7 @@ def matcher_value(event: str, payload: dict[str, Any]) -> str | None:
 
 
 def matches(event: str, matcher: str | None, payload: dict[str, Any]) -> bool:
-    """Whether a hook group's matcher selects this event (spec §5.3)."""
+    """Whether a hook group's matcher selects this event (docs/claude-format.md#hook-matchers)."""
     if matcher in (None, "", "*") or event in NO_MATCHER or event not in MATCH_FIELDS:
         return True
     assert matcher is not None

@@ -1,4 +1,5 @@
-"""What a hook's exit code and output mean (spec §5.5), and what several hooks decide together.
+"""What a hook's exit code and output mean, and what several hooks decide together
+(docs/claude-format.md#hook-exit-codes-and-output).
 
 Exit 0: stdout is JSON when it starts with `{`, else plain text (context only for
 UserPromptSubmit, UserPromptExpansion and SessionStart). Exit 2 blocks on blockable events, with

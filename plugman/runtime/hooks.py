@@ -1,4 +1,5 @@
-"""Running the resolved hooks of one event, for agents that have no hook system (spec §5).
+"""Running the resolved hooks of one event, for agents that have no hook system
+(docs/claude-format.md#hooks).
 
 Every matching handler runs at once, each in its own thread. `command` handlers run through
 `sh -c` (or `bash`/`pwsh` when `shell` says so; exec form when `args` is given) in a new process
@@ -107,7 +108,7 @@ def env_of(
     found = {**base, **dict(hook.env), "CLAUDE_PLUGIN_ROOT": hook.origin.file}
     if plugin_data is not None:
         data = plugin_data(hook.origin.plugin)
-        data.mkdir(parents=True, exist_ok=True)  # created on first reference (spec §2.3)
+        data.mkdir(parents=True, exist_ok=True)  # created on first reference
         found["CLAUDE_PLUGIN_DATA"] = str(data)
     return found
 

@@ -1,4 +1,5 @@
-"""Namespaced MCP tool names, as agents build them (spec §7.6), and as the gateway lists them.
+"""Namespaced MCP tool names, as agents build them, and as the gateway lists them
+(docs/claude-format.md#tool-names).
 
 | server | tool name |
 |---|---|

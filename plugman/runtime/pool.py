@@ -1,4 +1,5 @@
-"""The tool pool an agent would assemble from the probed MCP servers (spec §7.6).
+"""The tool pool an agent would assemble from the probed MCP servers
+(docs/claude-format.md#tool-names).
 
 - Every tool of every connected server gets its namespaced name (plugman.runtime.naming).
 - Built-in tool names (`--builtin`) always win: an MCP tool with such a name is dropped and

@@ -11,9 +11,9 @@ with `git init`, JSON/TOML/Markdown files as text, all at run time, into one fol
 
 Every payload aims at the case root (`canary/pwned`, `../../canary/x`, `touch …/canary/pwned`),
 so "nothing outside plugman's own folders changed" is one snapshot comparison of that root.
-Case ids follow ../shared/reference/reliability.md §6 where one matches (A.., G.., M.., F..);
-the other groups are N (names), P (project files), E (expansion), J (JSON/TOML), U (encodings),
-R (remote marketplaces pointing at local files).
+Case ids group by what they attack: A (archives), G (git sources), M (manifests and agent
+configs), F (file-system state), N (names), P (project files), E (expansion), J (JSON/TOML),
+U (encodings), R (remote marketplaces pointing at local files).
 
 Importable (`CASES`, `Setup`, `Step`, `Case`, `serve`) for tests/attacks/test_attacks.py, and a
 script: `python tests/attacks/build.py OUT` writes every case into OUT/<id>/ and an index.json

@@ -1,4 +1,5 @@
-"""Which hooks an event reaches: matcher forms (spec §5.3), `if` rules and timeouts (§5.4)."""
+"""Which hooks an event reaches: matcher forms, `if` rules and timeouts
+(docs/claude-format.md#hook-matchers, #hook-if-rules-and-timeouts)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Namespaced MCP tool names and the tool pool (spec §7.6), without any server."""
+"""Namespaced MCP tool names and the tool pool, without any server
+(docs/claude-format.md#tool-names)."""
 
 from __future__ import annotations
 

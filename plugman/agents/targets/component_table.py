@@ -1,6 +1,6 @@
 """Where each built-in agent reads a plugin's skills, commands and subagents, in which form,
 and how to tell it is installed: one `Places` per agent, applied to its `AgentSpec` in `table`
-(reference: /work/shared/reference/agent-components.md §1-3, checked against the real agents in
+(why: docs/claude-format.md#component-locations; checked against the real agents in
 tests/integration/test_agent_components.py)."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ class Places(NamedTuple):
 
 
 # Where each agent reads a plugin's skills, commands and subagents, and in which form
-# (/work/shared/reference/agent-components.md §1-3). Kept apart from the MCP entries above so
+# (docs/claude-format.md#component-locations). Kept apart from the MCP entries above so
 # each can change alone. Skills go to the shared `.agents/skills` wherever the agent reads it
 # (written once for all its readers: `components.shared`); a command for Codex or Copilot CLI
 # becomes a skill in the agent's own skills folder, so the agents sharing `.agents/skills` do
