@@ -33,6 +33,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from gateway_overhead import write_config
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 NOTES = REPO_ROOT / "sample-plugins" / "plugins" / "notes-server" / "server" / "notes_server.py"
 RESULTS = REPO_ROOT / "bench" / "results" / "launcher-overhead.json"
@@ -55,19 +57,6 @@ INITIALIZE = {
         "clientInfo": {"name": "bench", "version": "1"},
     },
 }
-
-
-def write_config(home: Path, scripts: dict[str, Path]) -> None:
-    """User scope: one stdio server per name, running that Python script."""
-    config = home / "config"
-    config.mkdir(parents=True, exist_ok=True)
-    (config / "plugman.toml").write_text(
-        "".join(
-            f"[mcp_servers.{name}]\ncommand = {json.dumps(sys.executable)}\n"
-            f"args = [{json.dumps(str(script))}]\n"
-            for name, script in scripts.items()
-        )
-    )
 
 
 def start(argv: list[str], env: dict[str, str], cwd: Path) -> float:
@@ -101,7 +90,7 @@ def measure(runs: int) -> dict[str, Any]:
         minimal = root / "minimal.py"
         minimal.write_text(MINIMAL)
         scripts = {"minimal": minimal, "notes": NOTES}
-        write_config(home, scripts)
+        write_config(home, **scripts)
         env = {**os.environ, "PLUGMAN_HOME": str(home), "PLUGMAN_SECRETS": "file"}
         found: dict[str, Any] = {}
         for name, script in scripts.items():

@@ -6,6 +6,10 @@ import json
 import os
 import subprocess
 import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -71,3 +75,18 @@ def git(cwd: Path, *args: str) -> str:
         cwd=cwd, capture_output=True, text=True, check=True, timeout=60,
     )  # fmt: skip
     return done.stdout
+
+
+@contextmanager
+def serving(handler: Callable[..., BaseHTTPRequestHandler]) -> Iterator[str]:
+    """A real HTTP server on a free 127.0.0.1 port, in a thread, answering with `handler`;
+    yields its base URL (`http://127.0.0.1:PORT`) and stops it afterwards."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()

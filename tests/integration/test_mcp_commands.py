@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import functools
 import json
-import threading
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,7 @@ from plugman.cli.app import RootGroup, app, root
 from plugman.config import declarations, scopes
 from plugman.core.paths import Paths
 from plugman.core.state import record_path
-from tests.integration.helpers import snapshot
+from tests.integration.helpers import serving, snapshot
 
 USER_TOML = '# my plugman settings\n[plugins]\n"a@b" = "*"  # pinned\n'
 MCP_JSON = (
@@ -297,15 +296,8 @@ def served(tmp_path: Path) -> Iterator[str]:
     folder.mkdir()
     (folder / "connectors.json").write_text(json.dumps(CONNECTORS))
     handler = functools.partial(SimpleHTTPRequestHandler, directory=str(folder))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    with serving(handler) as url:
+        yield url
 
 
 def test_connectors_sync_from_a_url(project: Path, paths: Paths, served: str) -> None:
