@@ -42,6 +42,17 @@ NAMES = {f"notes__{t}" for t in NOTES_TOOLS} | {f"slow__{t}" for t in SLOW}
 LATER_DELAY = 40.0  # far beyond what either agent waits for a server
 
 
+def linked(agent: str, delay: float, tmp_path: Path, isolated_home: Path) -> tuple[Path, Path]:
+    """A project whose user scope has the notes server and one that takes `delay` s to serve,
+    with `agent` linked through the gateway: (the project, the slow server's folder)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    folder = tmp_path / "slow"
+    configure(isolated_home, slow_server(folder, delay, sorted(SLOW)))
+    run("agents", "add", agent, "--via-gateway", project=project)
+    return project, folder
+
+
 def claude_tools(project: Path, env: dict[str, str]) -> set[str]:
     events = claude_session_events(project, env)
     init = next(e for e in events if e.get("subtype") == "init")
@@ -54,11 +65,7 @@ def claude_tools(project: Path, env: dict[str, str]) -> set[str]:
 def test_claude_sees_every_tool_in_its_first_session_and_later_ones(
     tmp_path: Path, home: Path, isolated_home: Path
 ) -> None:
-    project = tmp_path / "project"
-    project.mkdir()
-    folder = tmp_path / "slow"
-    configure(isolated_home, slow_server(folder, 3, sorted(SLOW)))
-    run("agents", "add", "claude-code", "--via-gateway", project=project)
+    project, folder = linked("claude-code", 3, tmp_path, isolated_home)
     env = agent_env(home, BIN)
     assert "CLAUDE_CODE_MCP_STARTUP_WAIT_MS" not in env
     wanted = {f"mcp__plugman__{name}" for name in NAMES}
@@ -108,11 +115,7 @@ def codex_offers(project: Path, env: dict[str, str]) -> dict[str, set[str]]:
 def test_codex_offers_the_model_every_tool_in_its_first_session_and_later_ones(
     tmp_path: Path, home: Path, isolated_home: Path
 ) -> None:
-    project = tmp_path / "project"
-    project.mkdir()
-    folder = tmp_path / "slow"
-    configure(isolated_home, slow_server(folder, 2, sorted(SLOW)))
-    run("agents", "add", "codex", "--via-gateway", project=project)
+    project, folder = linked("codex", 2, tmp_path, isolated_home)
     env = agent_env(home, BIN)  # Codex passes the gateway only some variables: not this one
     env.pop("PLUGMAN_GATEWAY_FIRST_LIST_WAIT", None)
 
