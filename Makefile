@@ -58,8 +58,8 @@ demo: setup
 	status=$$?; rm -rf "$$home"; exit $$status
 
 lint: setup
-	$(BIN)/ruff check plugman tests bench sample-plugins
-	$(BIN)/ruff format --check plugman tests bench sample-plugins
+	$(BIN)/ruff check plugman tests bench sample-plugins examples
+	$(BIN)/ruff format --check plugman tests bench sample-plugins examples
 	$(BIN)/mypy
 
 test: setup-apt lint

@@ -6,6 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.integration.extension import example_extension, example_site
+
+__all__ = ["example_extension", "example_site"]  # fixtures for every integration test
+
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
