@@ -6,11 +6,13 @@ plugin.json gets from its pin (`version_of`): each asked of the plugin's source 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from plugman import extensions
 from plugman.manifest.model import PluginSource
-from plugman.plugins import registry
+
+if TYPE_CHECKING:
+    from plugman.plugins import registry
 
 
 def version_of(kind: str, pin: str | None) -> str:

@@ -13,7 +13,6 @@ from typing import NamedTuple
 
 from plugman.core.errors import FetchError, PlugmanError
 from plugman.manifest.model import PluginSource
-from plugman.plugins.sources.common import remove
 from plugman.plugins.sources.kind import Fetcher, Progress, SourceKind
 
 __all__ = ["FetchError", "Fetched", "Fetcher", "Progress", "SourceKind", "claim", "fetch"]
@@ -38,6 +37,8 @@ def fetch(
     parent exists). `base` is the marketplace root for relative `path` sources; without it a
     `path` location is used as given. Raises PlugmanError (with a hint) on any failure, and
     then leaves nothing behind in `dest`."""
+    from plugman.plugins.sources.common import remove
+
     if os.path.lexists(dest):
         raise FetchError(
             f"staging folder {str(dest)!r} already exists", where=str(dest), hint=FRESH

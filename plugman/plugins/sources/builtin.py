@@ -10,13 +10,19 @@ and OCI artifacts pull in http and ssl.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, assert_never
 
 from plugman.core.errors import FetchError, UsageError
 from plugman.manifest.model import PluginSource
-from plugman.plugins.sources.kind import SCHEMED, LockFields, Progress, SourceKind, pinned
+from plugman.plugins.sources.kind import (
+    SCHEMED,
+    Fetcher,
+    LockFields,
+    Progress,
+    SourceKind,
+    pinned,
+)
 
 # What pins a built-in kind's tree in its lock entry: a closed set.
 PinField = Literal["commit", "sha256", "digest", "integrity"]
@@ -37,11 +43,18 @@ def plugman_sources() -> list[SourceKind]:
     ]
 
 
-@dataclass(frozen=True)
 class Builtin(SourceKind):
     """A built-in kind: its pin is one of `PinField`, under that name in its lock entry."""
 
-    pin_field: PinField = "commit"
+    def __init__(
+        self,
+        kinds: tuple[str, ...],
+        fetch: Fetcher,
+        location: str = "url",
+        pin_field: PinField = "commit",
+    ) -> None:
+        super().__init__(kinds, fetch, location)
+        self.pin_field: PinField = pin_field
 
     def pin_of(self, fields: LockFields) -> str | None:
         pin = fields.get(self.pin_field)
@@ -67,7 +80,6 @@ class Builtin(SourceKind):
                 assert_never(self.pin_field)
 
 
-@dataclass(frozen=True)
 class Folder(Builtin):
     """`path`: a folder of the marketplace (pinned by the marketplace's commit), or one given
     on the command line."""
@@ -100,7 +112,6 @@ class Folder(Builtin):
         return PluginSource("path", str(local.resolve()))
 
 
-@dataclass(frozen=True)
 class Git(Builtin):
     """`github` (`owner/repo`), `url` and `git-subdir` (a git URL): a commit of a repository."""
 
@@ -135,7 +146,6 @@ class Git(Builtin):
         return None
 
 
-@dataclass(frozen=True)
 class Archive(Builtin):
     """`archive`: a .zip or .tar(.gz) at a URL, or a local file, pinned by its sha256."""
 
@@ -165,7 +175,6 @@ class Archive(Builtin):
         return None
 
 
-@dataclass(frozen=True)
 class Oci(Builtin):
     """`oci`: a plugin artifact in an OCI registry, pinned by its manifest digest."""
 
@@ -196,7 +205,6 @@ class Oci(Builtin):
         return PluginSource("oci", str(reference.parse(text)))
 
 
-@dataclass(frozen=True)
 class Npm(Builtin):
     """`npm`: a package of an npm registry, pinned by its exact version and integrity."""
 
@@ -223,7 +231,6 @@ class Npm(Builtin):
         return False  # a package name; its registry is checked when it is asked
 
 
-@dataclass(frozen=True)
 class Command(Builtin):
     """`command`: a command that would build the plugin; never run (see `_command`)."""
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -51,16 +50,17 @@ def pinned(text: str, pin: str | None, width: int = 12) -> str:
     return text + (f" (pinned to {pin[:width] if width else pin})" if pin else "")
 
 
-@dataclass(frozen=True)
 class SourceKind:
-    """A kind of plugin source (hook `plugman_sources`); see the module docstring."""
+    """A kind of plugin source (hook `plugman_sources`); see the module docstring. (A plain
+    class, not a dataclass: `dataclasses` costs the hot commands ~8 ms to import.)"""
 
-    kinds: tuple[str, ...]  # the `source` values of marketplace entries it takes
-    fetch: Fetcher
-    # The key of a marketplace entry's source object that names what to fetch (it becomes
-    # `PluginSource.location`), e.g. "package" for `{"source": "shelf", "package": "tool"}`;
-    # "" for a kind with no object form (a plain path string).
-    location: str = "url"
+    def __init__(self, kinds: tuple[str, ...], fetch: Fetcher, location: str = "url") -> None:
+        self.kinds = kinds  # the `source` values of marketplace entries it takes
+        self.fetch = fetch
+        # The key of a marketplace entry's source object that names what to fetch (it becomes
+        # `PluginSource.location`), e.g. "package" for `{"source": "shelf", "package": "tool"}`;
+        # "" for a kind with no object form (a plain path string).
+        self.location = location
 
     def lock_fields(
         self, source: PluginSource, pin: str | None, marketplace_commit: str | None
