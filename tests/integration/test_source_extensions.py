@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from plugman import extensions
-from plugman.core.errors import PlugmanError
+from plugman.core.errors import PlugmanError, UsageError
 from plugman.hookspecs import hookimpl
 from plugman.manifest.model import PluginSource
 from plugman.manifest.validate import validate
-from plugman.plugins import pins
+from plugman.plugins import pins, planner
 from plugman.plugins.sources import Progress, SourceKind, fetch
 from tests.integration.helpers import run
 
@@ -86,6 +86,14 @@ def test_a_locked_source_of_a_kind_nothing_registers_is_never_read_as_git() -> N
         "a source of type hg (no installed plugman extension reads it)"
     )
     assert pins.pin_of(locked) is None
+
+
+def test_a_prefixed_spec_no_kind_claims_is_not_taken_for_git(tmp_path: Path) -> None:
+    assert planner.parse_spec("https://example.org/r.git#v1", tmp_path).direct == PluginSource(
+        "url", "https://example.org/r.git", ref="v1"
+    )
+    with pytest.raises(UsageError, match=r"'hg\+https://example.org/r.git' is not a plugin spec"):
+        planner.parse_spec("hg+https://example.org/r.git", tmp_path)
 
 
 def _market(folder: Path, source: dict[str, str]) -> Path:
