@@ -83,33 +83,42 @@ def target(name: str) -> Target:
 
 
 def source_kinds(entry_points: bool = True) -> dict[str, SourceKind]:
-    """Every source kind by its `source` value; on a clash a built-in wins."""
+    """Every source kind by its `source` value, the built-ins first (in their order); on a
+    clash a built-in wins."""
+    own: dict[str, SourceKind] = {}
+    for kind in builtin(SOURCES, "plugman_sources"):
+        own.update(dict.fromkeys(kind.kinds, kind))
+    if not entry_points:
+        return own
     found: dict[str, SourceKind] = {}
-    batches = (
-        manager().hook.plugman_sources()  # newest registration first
-        if entry_points
-        else [builtin(SOURCES, "plugman_sources")]
-    )
-    for batch in batches:
+    for batch in manager().hook.plugman_sources():  # newest registration first
         for kind in batch:
             found.update(dict.fromkeys(kind.kinds, kind))
-    return found
+    return own | {name: kind for name, kind in found.items() if name not in own}
 
 
-def source_locations() -> dict[str, str]:
+def source_locations(entry_points: bool = True) -> dict[str, str]:
     """Every source kind by its `source` value: the key of a source object naming what to
-    fetch (what `manifest.marketplace.load` takes as `extension_kinds`)."""
-    return {name: kind.location for name, kind in source_kinds().items()}
+    fetch ("" for a kind with no object form), in the order install specs are tried (what
+    `manifest.marketplace.load` takes as `source_keys`; `entry_points=False`: the built-ins)."""
+    return {name: kind.location for name, kind in source_kinds(entry_points).items()}
+
+
+def found_source_kind(name: str) -> SourceKind | None:
+    """The source kind registered as `name` (a built-in without loading any extension)."""
+    own = source_kinds(entry_points=False).get(name)
+    return own if own is not None else source_kinds().get(name)
 
 
 def source_kind(name: str) -> SourceKind:
-    own = source_kinds(entry_points=False).get(name)
-    if own is not None:
-        return own
-    available = source_kinds()
-    if name not in available:
+    """The source kind registered as `name`; PlugmanError naming the registered ones when
+    none is (never a guess: an unknown kind is not fetched, locked or shown as another)."""
+    found = found_source_kind(name)
+    if found is None:
         raise PlugmanError(
             f"unknown plugin source type {name!r}",
-            hint="supported types: " + ", ".join(sorted(available)),
+            hint="supported types: "
+            + ", ".join(sorted(source_kinds()))
+            + "; an installed plugman extension can add others (hook plugman_sources)",
         )
-    return available[name]
+    return found

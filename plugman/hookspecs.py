@@ -21,4 +21,6 @@ def plugman_targets() -> list[Target]:  # type: ignore[empty-body]
 
 @hookspec
 def plugman_sources() -> list[SourceKind]:  # type: ignore[empty-body]
-    """The plugin source kinds this extension can fetch (`github`, `archive`, …)."""
+    """The plugin source kinds this extension adds (`github`, `archive`, …): each a
+    `SourceKind`, the whole contract of a kind (fetch, lock fields, words, local-file check,
+    plugin name, install specs; see plugman.plugins.sources.kind)."""

@@ -152,17 +152,17 @@ def _validate(values: Values, _project: str | None) -> int:
     strict, fmt = values.flag("strict"), values.text("format") or "text"
     if values.flag("json"):
         fmt = "json"
-    result = validate(paths, strict=strict, extension_kinds=_source_kinds)
+    result = validate(paths, strict=strict, source_keys=_source_keys)
     output.emit(output.validation(result, fmt))
     return 1 if result.errors else 0
 
 
-def _source_kinds() -> dict[str, str]:
-    """The source types installed extensions add (loaded only when a marketplace needs them:
-    the plugin manager loads every entry point)."""
+def _source_keys(entry_points: bool = True) -> dict[str, str]:
+    """The registered source kinds (the extensions' loaded only when a marketplace names a
+    kind the built-ins lack: the plugin manager loads every entry point)."""
     from plugman import extensions
 
-    return extensions.source_locations()
+    return extensions.source_locations(entry_points)
 
 
 SHOW_SECRETS = Option(("--show-secrets",), "Show secret values unmasked.")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from plugman.manifest import components, schema
 from plugman.manifest.diagnostics import KeyPath, Sink
@@ -12,19 +12,14 @@ from plugman.manifest.model import Marketplace, MarketplaceEntry, PluginSource
 from plugman.manifest.names import RESERVED_MARKETPLACES, check_marketplace_name, check_plugin_name
 from plugman.manifest.reader import Report, read_json
 
-LOCATION_KEYS = {
-    "github": "repo",
-    "url": "url",
-    "git-subdir": "url",
-    "npm": "package",
-    "archive": "url",
-    "oci": "ref",
-    "command": "command",
-}
-# The source types extensions add, by name: the key of a source object that holds what to
-# fetch. Asked for only when an entry names a type that is not built in (the caller knows the
-# registered types; this layer does not).
-ExtensionKinds = Callable[[], Mapping[str, str]]
+
+class SourceKeys(Protocol):
+    """The registered source kinds by their `source` value: the key of a source object naming
+    what to fetch ("" for a kind with no object form). This layer knows no kind: the caller
+    passes `plugman.extensions.source_locations`. `entry_points=False` asks the built-in kinds
+    only, which loads no extension; the rest are asked for only when an entry names another."""
+
+    def __call__(self, entry_points: bool = True) -> Mapping[str, str]: ...
 
 
 def root_of(file: Path) -> Path:
@@ -36,11 +31,12 @@ def load(
     file: Path,
     report: Report,
     official: bool | None = None,
-    extension_kinds: ExtensionKinds | None = None,
+    *,
+    source_keys: SourceKeys,
 ) -> tuple[Marketplace | None, Sink]:
     """A marketplace catalog; `official` says whether it is one of Anthropic's own (by default:
     whether its name is reserved, as `claude plugin validate` decides). An entry of a source
-    type neither built in nor in `extension_kinds` is an error (none: built-in types only)."""
+    type `source_keys` does not register is an error."""
     doc, sink = read_json(file, report)
     if doc is None:
         return None, sink
@@ -54,7 +50,7 @@ def load(
     owner = value.get("owner")
     if official is None:
         official = isinstance(name, str) and name in RESERVED_MARKETPLACES
-    kinds = _Kinds(extension_kinds)
+    kinds = _Kinds(source_keys)
     entries = _entries(value, root_of(file), sink, official, kinds)
     if not entries:
         sink.warning("empty-marketplace", "the marketplace lists no plugins", ("plugins",))
@@ -70,20 +66,26 @@ def load(
 
 
 class _Kinds:
-    """The extensions' source types, asked for once, when the first entry needs them."""
+    """The registered source kinds, asked for once each (the built-ins when the first entry
+    needs them, the extensions' when an entry names a kind the built-ins lack)."""
 
-    def __init__(self, given: ExtensionKinds | None) -> None:
+    def __init__(self, given: SourceKeys) -> None:
         self.given = given
-        self.found: Mapping[str, str] | None = None
+        self.found: dict[bool, Mapping[str, str]] = {}
 
-    def __call__(self) -> Mapping[str, str]:
-        if self.found is None:
-            self.found = self.given() if self.given is not None else {}
-        return self.found
+    def asked(self, entry_points: bool) -> Mapping[str, str]:
+        if entry_points not in self.found:
+            self.found[entry_points] = self.given(entry_points=entry_points)
+        return self.found[entry_points]
+
+    def key(self, kind: str) -> str | None:
+        """The key naming what a `kind` source fetches; None when no kind is registered so."""
+        own = self.asked(False)
+        return own[kind] if kind in own else self.asked(True).get(kind)
 
 
 def _entries(
-    value: dict[str, Any], root: Path, sink: Sink, official: bool, kinds: ExtensionKinds
+    value: dict[str, Any], root: Path, sink: Sink, official: bool, kinds: _Kinds
 ) -> list[MarketplaceEntry]:
     plugins = value.get("plugins")
     if not isinstance(plugins, list):
@@ -127,15 +129,10 @@ def _entries(
 
 
 def parse_source(
-    value: Any,
-    root: Path,
-    plugin_root: Any,
-    sink: Sink,
-    path: KeyPath,
-    extension_kinds: ExtensionKinds | None = None,
+    value: Any, root: Path, plugin_root: Any, sink: Sink, path: KeyPath, kinds: _Kinds
 ) -> PluginSource | None:
     """A plugin source; relative paths must stay inside the marketplace, and a source object's
-    type must be built in or added by an extension (`extension_kinds`)."""
+    type must be a registered source kind (built in, or added by an extension)."""
     if isinstance(value, str):
         rel = value
         if isinstance(plugin_root, str) and "/" not in value and not value.startswith("."):
@@ -153,16 +150,19 @@ def parse_source(
             return None
         if components.inside(root, rel, sink, path, "source", "marketplace") is None:
             return None
-        return PluginSource("path", rel)
+        return PluginSource("path", rel)  # a plain string names a folder of the marketplace
     if not isinstance(value, dict):
         return None
     kind = value.get("source")
-    if not isinstance(kind, str) or kind == "path":  # the schema says what is wrong
+    if not isinstance(kind, str):  # the schema says what is wrong
         return None
-    key = LOCATION_KEYS.get(kind) or _extension_key(kind, extension_kinds, sink, path)
-    location = value.get(key, "") if key else ""
+    key = kinds.key(kind)
+    if key is None:
+        _unknown(kind, kinds, sink, path)
+        return None
+    location = value.get(key, "") if key else ""  # "": a kind with no object form
     if not isinstance(location, str) or not location:
-        if key and kind not in LOCATION_KEYS:
+        if key and kind not in kinds.asked(False):  # the schema names the built-ins' keys
             sink.error(
                 "schema-required",
                 f"missing required key {key!r}",
@@ -170,30 +170,25 @@ def parse_source(
                 f"a {kind!r} source names what to fetch in {key!r}",
             )
         return None
+    # the schema allows each of these keys only in the source types that take it
     sha = value.get("sha") or value.get("sha256") or value.get("digest")
     fields = {key: value.get(key) for key in ("ref", "path", "version", "registry")}
-    ref, subdir, version, npm = (v if isinstance(v, str) else None for v in fields.values())
-    sha = sha if isinstance(sha, str) and kind != "npm" else None  # npm: only the lock pins
-    return PluginSource(kind, location, ref, sha, subdir, version, npm if kind == "npm" else None)
+    ref, subdir, version, registry = (v if isinstance(v, str) else None for v in fields.values())
+    sha = sha if isinstance(sha, str) else None
+    return PluginSource(kind, location, ref, sha, subdir, version, registry)
 
 
-def _extension_key(
-    kind: str, extension_kinds: ExtensionKinds | None, sink: Sink, path: KeyPath
-) -> str | None:
-    """The key holding the location of an extension's source type; an error when no installed
-    extension adds `kind`."""
-    added = extension_kinds() if extension_kinds is not None else {}
-    if kind in added:
-        return added[kind]
-    others = sorted(name for name in added if name not in LOCATION_KEYS and name != "path")
-    known = ", ".join(repr(name) for name in [*LOCATION_KEYS, *others])
+def _unknown(kind: str, kinds: _Kinds, sink: Sink, path: KeyPath) -> None:
+    """An entry of a source type no registered kind (built in or an extension's) takes."""
+    own = [name for name, key in kinds.asked(False).items() if key]
+    others = sorted(name for name, key in kinds.asked(True).items() if key and name not in own)
+    known = ", ".join(repr(name) for name in [*own, *others])
     sink.error(
         "schema-enum",
         f"unknown source type {kind!r}: must be one of {known}",
         (*path, "source"),
         "an installed plugman extension can add source types (hook plugman_sources)",
     )
-    return None
 
 
 def local_root(market: Marketplace, entry: MarketplaceEntry) -> Path | None:

@@ -65,10 +65,10 @@ class Plugin(NamedTuple):
 
 
 class PluginSource(NamedTuple):
-    kind: str  # path | github | url | git-subdir | npm | archive | command
+    kind: str  # a registered source kind: path | github | url | … | an extension's
     location: str  # a relative path, repo, URL, package or command
     ref: str | None = None
-    sha: str | None = None  # a git commit, or an archive's sha256
+    sha: str | None = None  # what pins it: a git commit, an archive's sha256, …
     subdir: str | None = None
     version: str | None = None  # npm version range (an exact version when from the lock)
     registry: str | None = None  # npm registry URL (None: https://registry.npmjs.org)

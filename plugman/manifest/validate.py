@@ -30,11 +30,12 @@ def validate(
     paths: Iterable[Path],
     *,
     strict: bool = False,
-    extension_kinds: marketplace.ExtensionKinds | None = None,
+    source_keys: marketplace.SourceKeys,
 ) -> Validation:
     """Validate every path (warnings become errors when `strict`); UsageError for a bad path.
-    `extension_kinds`: the marketplace source types extensions add (none: built-in only)."""
-    run = _Run(extension_kinds)
+    `source_keys`: the registered source kinds, for marketplaces
+    (`plugman.extensions.source_locations`)."""
+    run = _Run(source_keys)
     for path in paths:
         run.path(path)
     found = run.report.diagnostics
@@ -64,7 +65,7 @@ def valid_plugin(root: Path, *, strict: bool = False) -> tuple[Plugin, list[Diag
             hint="a plugin has .claude-plugin/plugin.json (plugman new NAME makes one)"
             + ("; this is a marketplace: pass one of its plugin folders" if _market(root) else ""),
         )
-    run = _Run()
+    run = _Run(_no_sources)  # a plugin folder: no marketplace is read
     loaded = run.plugin(root.absolute())
     found = sorted(run.report.diagnostics, key=lambda d: (d.file, d.line or 0, d.column or 0))
     if strict:
@@ -85,9 +86,13 @@ def _market(root: Path) -> bool:
     return (root / ".claude-plugin" / "marketplace.json").is_file()
 
 
+def _no_sources(entry_points: bool = True) -> dict[str, str]:
+    return {}
+
+
 class _Run:
-    def __init__(self, extension_kinds: marketplace.ExtensionKinds | None = None) -> None:
-        self.extension_kinds = extension_kinds
+    def __init__(self, source_keys: marketplace.SourceKeys) -> None:
+        self.source_keys = source_keys
         self.report = Report()
         self.plugins: set[Path] = set()
 
@@ -140,7 +145,7 @@ class _Run:
             self.plugin(file.parent, manifest=file)
 
     def marketplace(self, file: Path) -> None:
-        market, sink = marketplace.load(file, self.report, extension_kinds=self.extension_kinds)
+        market, sink = marketplace.load(file, self.report, source_keys=self.source_keys)
         if market is None:
             return
         for index, entry in enumerate(market.plugins):

@@ -190,33 +190,13 @@ def plugin_info(found: Info, as_json: bool, checked: list[Report] | None = None)
 
 
 def source_words(source: dict[str, Any] | None, marketplace: str | None) -> str:
-    """Where a plugin comes from, as a sentence fragment (a lock-file source)."""
+    """Where a plugin comes from, as a sentence fragment (a lock-file source), in its source
+    kind's words."""
     if not source:
         return "unknown (its marketplace gives none)"
-    kind = source.get("type")
-    pin = source.get("commit") or source.get("sha256") or source.get("integrity")
-    ref = f" at {source['ref']}" if source.get("ref") else ""
-    if kind == "path" and marketplace and marketplace != "direct":
-        text = f"folder {source['path']} of marketplace {marketplace}"
-    elif kind == "path":
-        text = f"folder {source['path']}"
-    elif kind == "github":
-        text = f"GitHub repository {source['repo']}{ref}"
-    elif kind == "archive":
-        text = f"archive {source['url']}"
-    elif kind == "npm":
-        version = f"@{source['version']}" if source.get("version") else ""
-        text = f"npm package {source.get('package')}{version}"
-        text += f" from {source['registry']}" if source.get("registry") else ""
-    elif kind == "oci":
-        return f"OCI artifact {source.get('ref')}" + (
-            f" (pinned to {source['digest']})" if source.get("digest") else ""
-        )
-    else:
-        text = f"git repository {source.get('url')}{ref}"
-    if kind != "path" and source.get("path"):
-        text = f"folder {source['path']} of {text}"
-    return text + (f" (pinned to {str(pin)[:12]})" if pin else "")
+    from plugman.plugins.pins import describe
+
+    return describe(source, marketplace if marketplace != "direct" else None)
 
 
 def _components(components: dict[str, list[str]] | None) -> str:

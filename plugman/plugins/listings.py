@@ -10,14 +10,12 @@ from plugman.core.state import Scope
 
 
 def pin_of(source: dict[str, Any] | None) -> str | None:
-    """What exactly a lock-file source fetched: the git commit (of the plugin's repository, or
-    of the marketplace holding its folder), the archive's sha256, the OCI digest or the npm
-    tarball's integrity."""
-    source = source or {}
-    pin = next(
-        (source[k] for k in ("commit", "sha256", "digest", "integrity") if source.get(k)), None
-    )
-    return str(pin) if pin else None
+    """What exactly a lock-file source fetched, as its source kind reads it: the git commit (of
+    the plugin's repository, or of the marketplace holding its folder), the archive's sha256,
+    the OCI digest, the npm tarball's integrity, or an extension kind's own pin."""
+    from plugman.plugins import pins
+
+    return pins.pin_of(source)
 
 
 class Outdated(NamedTuple):
@@ -73,11 +71,8 @@ class Listed(NamedTuple):
 
     @property
     def pin(self) -> str | None:
-        """What exactly was installed: the git commit, the archive's sha256 or the npm
-        tarball's integrity."""
-        source = self.source or {}
-        pin = source.get("commit") or source.get("sha256") or source.get("integrity")
-        return str(pin) if pin else None
+        """What exactly was installed (`pin_of`)."""
+        return pin_of(self.source)
 
     def as_json(self) -> dict[str, Any]:
         keys = ("id", "version", "scope", "enabled", "source", "content_hash", "installed_at")

@@ -20,7 +20,7 @@ from plugman.manifest.model import Marketplace, MarketplaceEntry, PluginSource
 from plugman.manifest.reader import Report
 from plugman.plugins.registry import (
     Known,
-    Source,
+    MarketplaceSource,
     as_known,
     check_name,
     check_policy,
@@ -55,7 +55,7 @@ def read(market: Known) -> Catalog:
     report = Report()
     file = market.root / ".claude-plugin" / "marketplace.json"
     loaded, _sink = catalog.load(
-        file, report, official=official(market.source), extension_kinds=extensions.source_locations
+        file, report, official=official(market.source), source_keys=extensions.source_locations
     )
     found = acceptance.sort(report.diagnostics, {str(file)}, entries=True)
     if loaded is None or found.fatal:
@@ -89,7 +89,7 @@ def _entry_name(market: Marketplace, index: int | None) -> str:
     return name if isinstance(name, str) else ""
 
 
-def fetch(source: Source, staging: Path) -> tuple[Path, str | None]:
+def fetch(source: MarketplaceSource, staging: Path) -> tuple[Path, str | None]:
     """Bring a marketplace into `staging` (git, url) or find it in place (directory)."""
     if source.kind == "directory":
         return Path(source.location), None
@@ -119,7 +119,9 @@ def add(paths: Paths, text: str, name: str | None = None, scope: Scope = "user")
         return add_in(work, source, name, scope)
 
 
-def add_in(work: Session, source: Source, name: str | None, scope: Scope = "user") -> Known:
+def add_in(
+    work: Session, source: MarketplaceSource, name: str | None, scope: Scope = "user"
+) -> Known:
     """`add`, as part of the caller's transaction."""
     paths = work.paths
     staging = work.store.stage()
@@ -144,7 +146,7 @@ def add_in(work: Session, source: Source, name: str | None, scope: Scope = "user
     return Known(final, source, root, commit)
 
 
-def _check_free(name: str, registered: dict[str, Any] | None, source: Source) -> None:
+def _check_free(name: str, registered: dict[str, Any] | None, source: MarketplaceSource) -> None:
     """Refuse to replace a registered marketplace of the same name from another source."""
     if registered is None:
         return
@@ -157,7 +159,7 @@ def _check_free(name: str, registered: dict[str, Any] | None, source: Source) ->
         )
 
 
-def declare(work: Session, record: Record, name: str, source: Source) -> bool:
+def declare(work: Session, record: Record, name: str, source: MarketplaceSource) -> bool:
     """Name a marketplace in the scope's plugman.toml (unless it is there); whether it wrote."""
     if name in declarations.declared(work.paths, record.scope, "marketplaces"):
         return False

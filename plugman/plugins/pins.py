@@ -1,60 +1,53 @@
 """The source of an installed plugin as the lock and the install record write it (`lock_source`),
-read back into the source that fetches exactly that tree (`source_from_lock`), and the version
-a plugin without one in its plugin.json gets from its pin (`version_of`)."""
+read back into the source that fetches exactly that tree (`source_from_lock`), what pins it
+(`pin_of`), how it is said to users (`describe`), and the version a plugin without one in its
+plugin.json gets from its pin (`version_of`): each asked of the plugin's source kind
+(plugman.plugins.sources.kind), so an extension's kind keeps its own fields and words."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from plugman import extensions
 from plugman.manifest.model import PluginSource
-from plugman.plugins import registry
+
+if TYPE_CHECKING:
+    from plugman.plugins import registry
 
 
 def version_of(kind: str, pin: str | None) -> str:
-    """A plugin's version when its plugin.json has none: an npm package's own version, else
-    the first 12 characters of the pin (commit, sha256, OCI digest), else "unknown"."""
-    if kind == "npm":
-        return (pin or "").partition("#")[0] or "unknown"
-    return (pin or "unknown").removeprefix("sha256:")[:12]
+    """A plugin's version when its plugin.json has none, from its pin (an npm package's own
+    version; else the first 12 characters of a commit, sha256 or OCI digest)."""
+    return extensions.source_kind(kind).version_of(pin)
 
 
 def lock_source(
     source: PluginSource, pin: str | None, known: registry.Known | None
 ) -> dict[str, Any]:
-    """The source as the lock file records it: enough to fetch the same tree again."""
-    kind = source.kind
-    found: dict[str, Any] = {"type": kind}
-    if kind == "path":
-        found["path"] = source.location
-        if known is not None and known.commit:
-            found["commit"] = known.commit
-    elif kind == "archive":
-        found |= {"url": source.location, "sha256": pin}
-    elif kind == "oci":
-        found |= {"ref": source.location, "digest": pin}
-    elif kind == "npm":
-        from plugman.plugins.sources.npm import lock_fields
-
-        found |= lock_fields(source, pin)
-    else:
-        found[("repo" if kind == "github" else "url")] = source.location
-        found |= {"commit": pin} | ({"ref": source.ref} if source.ref else {})
-        if source.subdir:
-            found["path"] = source.subdir
-    return found
+    """The source as the lock file records it: enough to fetch the same tree again (a folder of
+    a marketplace is pinned by the marketplace's commit)."""
+    kind = extensions.source_kind(source.kind)
+    fields = kind.lock_fields(source, pin, known.commit if known is not None else None)
+    return {"type": source.kind} | {k: v for k, v in fields.items() if k != "type"}
 
 
 def source_from_lock(found: dict[str, Any]) -> PluginSource:
-    """The PluginSource that fetches exactly what a lock entry pins."""
-    kind = found["type"]
-    if kind == "npm":
-        from plugman.plugins.sources.npm import from_lock
+    """The PluginSource that fetches exactly what a lock entry pins; PlugmanError for a kind
+    nothing registers (an extension that is not installed)."""
+    return extensions.source_kind(str(found.get("type"))).from_lock(found)
 
-        return from_lock(found)
-    location = found.get("path") if kind == "path" else found.get("repo") or found.get("url")
-    sha = found.get("sha256") if kind == "archive" else found.get("commit")
-    if kind == "oci":
-        location, sha = found.get("ref"), found.get("digest")
-    return PluginSource(
-        kind, str(location), None, sha, found.get("path") if kind != "path" else None
-    )
+
+def pin_of(found: dict[str, Any] | None) -> str | None:
+    """What exactly a lock entry fetched (a commit, sha256, OCI digest, npm integrity, or an
+    extension kind's own pin); None when it says none or no installed kind reads it."""
+    kind = extensions.found_source_kind(str((found or {}).get("type")))
+    return kind.pin_of(found) if kind is not None and found else None
+
+
+def describe(found: dict[str, Any], marketplace: str | None) -> str:
+    """A lock entry's source in a user's words (`marketplace`: None for a direct install)."""
+    name = str(found.get("type"))
+    kind = extensions.found_source_kind(name)
+    if kind is None:  # said, not guessed: the kind's extension is not installed here
+        return f"a source of type {name} (no installed plugman extension reads it)"
+    return kind.describe(found, marketplace)

@@ -2,8 +2,9 @@
 
 A spec is `name`, `name@marketplace`, either with a PEP 440 specifier (`x@m==1.2.0`,
 `x>=1.2,<2`), a local path, a git URL (`…#ref`), an archive URL (`…#sha256=…`) or an OCI
-artifact (`oci://REGISTRY/REPO:TAG` or `…@sha256:…`). Every
-plugin in the plan is fetched into staging and validated; its `dependencies` join the plan,
+artifact (`oci://REGISTRY/REPO:TAG` or `…@sha256:…`), or a spec an extension's source kind
+claims (`hg+https://…`); the source kinds say which (`SourceKind.claim`). Every plugin in the
+plan is fetched into staging and validated; its `dependencies` join the plan,
 and a version conflict is reported with the chains that caused it.
 """
 
@@ -15,9 +16,9 @@ from typing import Any, NamedTuple
 
 from plugman.core import progress
 from plugman.core.errors import PlugmanError, UsageError
-from plugman.core.oci import reference
 from plugman.core.paths import Paths
 from plugman.core.store import Store
+from plugman.extensions import source_kind
 from plugman.manifest import acceptance
 from plugman.manifest import plugin as plugins
 from plugman.manifest.model import Plugin, PluginSource
@@ -30,11 +31,12 @@ NAME_SPEC = re.compile(
     r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?:@(?P<market>[A-Za-z0-9][A-Za-z0-9._-]*))?"
     r"\s*(?P<spec>[=<>!~^].*)?$"
 )
-ARCHIVES = (".zip", ".tar.gz", ".tgz", ".tar")
-OCI = "oci://"
 
 
-class Spec(NamedTuple):
+class PluginRequest(NamedTuple):
+    """A plugin asked for: by name (in a marketplace, with a version specifier), or by a
+    source given directly (`direct`)."""
+
     text: str
     name: str | None = None
     marketplace: str | None = None
@@ -55,39 +57,33 @@ class Planned(NamedTuple):
     required_by: tuple[str, ...]
 
 
-def parse_spec(text: str, cwd: Path) -> Spec:
-    if text.startswith(OCI):
-        return Spec(text, direct=PluginSource("oci", str(reference.parse(text))))
-    base, _, fragment = text.partition("#")
-    if base.startswith(("http://", "https://", "file://")) and base.endswith(ARCHIVES):
-        sha = fragment.removeprefix("sha256=") if fragment.startswith("sha256=") else None
-        return Spec(text, direct=PluginSource("archive", base, sha=sha))
-    git_prefixes = (*registry.GIT_PREFIXES, "https://", "http://")
-    if base.startswith(git_prefixes) or base.endswith(".git"):
-        return Spec(text, direct=PluginSource("url", base, ref=fragment or None))
-    local = (cwd / text).expanduser()
-    if base.endswith(ARCHIVES) and local.is_file():  # a local archive: fetched as file://
-        return Spec(text, direct=PluginSource("archive", local.resolve().as_uri(), sha=None))
-    if text.startswith((".", "/", "~")) or local.is_dir():
-        if not local.exists():
-            raise UsageError(
-                f"{text!r}: no such folder or archive",
-                hint="give a plugin folder, a .zip/.tar.gz archive, or NAME[@MARKETPLACE]",
-            )
-        return Spec(text, direct=PluginSource("path", str(local.resolve())))
+def parse_spec(text: str, cwd: Path) -> PluginRequest:
+    """What an install spec asks for: a source a built-in kind claims (a folder, an archive, a
+    git or OCI URL), a plugin by name, or a source an extension's kind claims (`hg+https://…`);
+    the extensions are loaded only for a spec that is neither of the first two."""
+    from plugman.plugins.sources import claim
+
+    direct = claim(text, cwd)
+    if direct is not None:
+        return PluginRequest(text, direct=direct)
     match = NAME_SPEC.match(text.strip())
+    direct = None if match else claim(text, cwd, entry_points=True)
+    if direct is not None:
+        return PluginRequest(text, direct=direct)
     if not match:
         raise UsageError(
             f"{text!r} is not a plugin spec",
             hint="use NAME, NAME@MARKETPLACE, NAME@MARKETPLACE>=1.0, a folder, a git "
-            "URL or an archive URL",
+            "URL, an archive URL, or a source an installed extension adds",
         )
     specifier = (match["spec"] or "").strip()
     versions.check(specifier)
-    return Spec(text, match["name"], match["market"], specifier)
+    return PluginRequest(text, match["name"], match["market"], specifier)
 
 
-def plan(paths: Paths, store: Store, specs: list[Spec], installed: dict[str, Any]) -> list[Planned]:
+def plan(
+    paths: Paths, store: Store, specs: list[PluginRequest], installed: dict[str, Any]
+) -> list[Planned]:
     """Fetch and validate every requested plugin and its dependencies."""
     return _Planner(paths, store, installed).run(specs)
 
@@ -100,15 +96,15 @@ class _Planner:
         self.planned: dict[str, Planned] = {}
         self.wanted: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
 
-    def run(self, specs: list[Spec]) -> list[Planned]:
-        queue: list[tuple[Spec, tuple[str, ...]]] = [(spec, ()) for spec in specs]
+    def run(self, specs: list[PluginRequest]) -> list[Planned]:
+        queue: list[tuple[PluginRequest, tuple[str, ...]]] = [(spec, ()) for spec in specs]
         while queue:
             spec, chain = queue.pop(0)
             found = self.one(spec, chain)
             if found is not None:
                 queue += [
                     (
-                        Spec(
+                        PluginRequest(
                             dep.name,
                             dep.name,
                             dep.marketplace or found.marketplace,
@@ -120,7 +116,7 @@ class _Planner:
                 ]
         return list(self.planned.values())
 
-    def one(self, spec: Spec, chain: tuple[str, ...]) -> Planned | None:
+    def one(self, spec: PluginRequest, chain: tuple[str, ...]) -> Planned | None:
         if spec.direct is not None:
             return self.add(self.fetch(spec.direct, None, DIRECT, None, spec, chain))
         known, entry = marketplaces.find(self.paths, str(spec.name), spec.marketplace)
@@ -141,7 +137,9 @@ class _Planner:
                 f"{plugin_id} has no usable source in its marketplace",
                 hint=f"run: plugman validate {known.root}",
             )
-        if registry.remote(known.source) and registry.local_plugin_source(entry.source):
+        if registry.remote(known.source) and source_kind(entry.source.kind).names_local_file(
+            entry.source
+        ):
             raise PlugmanError(
                 f"{plugin_id} comes from the remote marketplace {known.name!r} but names a file "
                 f"on this machine ({entry.source.location!r}); plugman will not fetch it",
@@ -161,7 +159,7 @@ class _Planner:
         known: registry.Known | None,
         market: str,
         fields: dict[str, Any] | None,
-        spec: Spec,
+        spec: PluginRequest,
         chain: tuple[str, ...],
     ) -> Planned:
         from plugman.plugins.sources import fetch
@@ -171,7 +169,7 @@ class _Planner:
         official = known is not None and registry.official(known.source)
         loaded = validate_tree(fetched.root, fields, spec.text, official)
         if loaded.format == "folders":  # no manifest: named for where it came from
-            loaded = loaded._replace(name=source_name(source))
+            loaded = loaded._replace(name=source_kind(source.kind).plugin_name(source))
         version = loaded.version or version_of(source.kind, fetched.pin)
         return Planned(
             f"{loaded.name}@{market}",
@@ -247,13 +245,3 @@ def validate_tree(
 def _relative(file: str, root: Path) -> str:
     path = Path(file)
     return path.relative_to(root).as_posix() if path.is_relative_to(root) else file
-
-
-def source_name(source: PluginSource) -> str:
-    """The name of a plugin without a manifest: its folder's, repository's or archive's."""
-    if source.kind == "oci":
-        return reference.parse(source.location).repository.rsplit("/", 1)[-1]
-    last = source.subdir or source.location.rstrip("/").rsplit("/", 1)[-1]
-    for suffix in (".git", *ARCHIVES):
-        last = last.removesuffix(suffix)
-    return last.rsplit(":", 1)[-1] or "plugin"

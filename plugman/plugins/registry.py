@@ -19,8 +19,9 @@ from plugman.core.paths import Paths
 from plugman.core.state import read_state, timestamp
 from plugman.core.transaction import Transaction
 from plugman.manifest import marketplace as catalog
-from plugman.manifest.model import PluginSource
 from plugman.manifest.names import RESERVED_MARKETPLACES, marketplace_refusal, unsafe_reason
+from plugman.plugins.sources.builtin import GIT_PREFIXES
+from plugman.plugins.sources.kind import DRIVE
 
 FORMAT = 1
 
@@ -31,15 +32,10 @@ GITHUB = re.compile(r"^(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)(?:@(?P<ref>[^\s
 GITHUB_URL = "https://github.com"
 
 
-GIT_PREFIXES = ("file://", "ssh://", "git@", "git://")
-
-
 PATH_PREFIXES = ("/", "./", "../", "~", ".\\", "..\\")  # what can only be a path
 
-DRIVE = re.compile(r"^[a-z]:[\\/]")  # a Windows path, C:\ or C:/
 
-
-class Source(NamedTuple):
+class MarketplaceSource(NamedTuple):
     kind: str  # directory | git | url
     location: str  # an absolute folder, a git URL or a marketplace.json URL
     ref: str | None = None
@@ -47,12 +43,12 @@ class Source(NamedTuple):
 
 class Known(NamedTuple):
     name: str
-    source: Source
+    source: MarketplaceSource
     root: Path  # the folder holding .claude-plugin/marketplace.json
     commit: str | None
 
 
-def classify(text: str, cwd: Path) -> Source:
+def classify(text: str, cwd: Path) -> MarketplaceSource:
     """What kind of marketplace source `text` is (a folder, a git repository, a URL)."""
     local = (cwd / Path(text).expanduser()) if not text.startswith(("http", "git@")) else None
     if local is not None and local.exists():
@@ -63,7 +59,7 @@ def classify(text: str, cwd: Path) -> Source:
                 hint="for an archive, extract it and add the folder it holds",
             )
         folder = catalog.root_of(local) if local.is_file() else local
-        return Source("directory", str(folder.resolve()))
+        return MarketplaceSource("directory", str(folder.resolve()))
     if local is not None and (text.startswith(PATH_PREFIXES) or DRIVE.match(text.lower())):
         relative = not Path(text).expanduser().is_absolute()
         raise PlugmanError(
@@ -73,13 +69,15 @@ def classify(text: str, cwd: Path) -> Source:
         )
     base, _, ref = text.partition("#")
     if base.startswith(("http://", "https://")) and base.endswith(".json"):
-        return Source("url", base)
+        return MarketplaceSource("url", base)
     if base.startswith(GIT_PREFIXES) or base.endswith(".git") or base.startswith("https://"):
-        return Source("git", base, ref or None)
+        return MarketplaceSource("git", base, ref or None)
     github = GITHUB.match(text)
     if github:
         url = f"{os.environ.get('PLUGMAN_GITHUB_URL', GITHUB_URL)}/{github['repo']}"
-        return Source("git", url if url.endswith(".git") else url + ".git", github["ref"])
+        return MarketplaceSource(
+            "git", url if url.endswith(".git") else url + ".git", github["ref"]
+        )
     raise PlugmanError(
         f"{text!r} is not a marketplace source plugman understands",
         hint="use a folder, a git URL (https://, ssh://, file://, with an optional #ref), "
@@ -103,7 +101,7 @@ def known(paths: Paths) -> dict[str, Known]:
 
 
 def as_known(name: str, entry: dict[str, Any]) -> Known:
-    source = Source(entry["kind"], entry["location"], entry.get("ref"))
+    source = MarketplaceSource(entry["kind"], entry["location"], entry.get("ref"))
     return Known(name, source, Path(entry["root"]), entry.get("commit"))
 
 
@@ -113,7 +111,7 @@ def write_registry(paths: Paths, entries: dict[str, dict[str, Any]], tx: Transac
     tx.write(registry_path(paths), data)
 
 
-def check_name(name: str, source: Source, *, given: bool = False) -> None:
+def check_name(name: str, source: MarketplaceSource, *, given: bool = False) -> None:
     """Refuse a marketplace name (its own, or the one given with --name) that is unsafe,
     passes for another, or that Claude Code refuses (spaces, '..', its own sources' names,
     impersonating an official one), or that is reserved for Anthropic's marketplaces while
@@ -157,7 +155,7 @@ def lookalike(name: str) -> str | None:
     )
 
 
-def official(source: Source) -> bool:
+def official(source: MarketplaceSource) -> bool:
     """Whether a marketplace is one of Anthropic's own, as Claude Code decides it: fetched with
     git from GitHub's `anthropics` organization (`PLUGMAN_GITHUB_URL` stands for GitHub)."""
     if source.kind != "git":
@@ -168,23 +166,14 @@ def official(source: Source) -> bool:
     return source.location.lower().startswith(tuple(prefixes))
 
 
-def remote(source: Source) -> bool:
+def remote(source: MarketplaceSource) -> bool:
     """A marketplace fetched from another machine (a URL, or a git URL that is not local)."""
     if source.kind == "url":
         return True
     return source.kind == "git" and not source.location.lower().startswith(("file:", "/"))
 
 
-def local_plugin_source(source: PluginSource) -> bool:
-    """A plugin source naming this machine's files: a file:// URL or an absolute path (a
-    relative `path` source stays inside its marketplace, which is checked when it is copied)."""
-    if source.kind not in ("url", "git-subdir", "archive"):
-        return False
-    location = source.location.strip().lower()
-    return location.startswith(("file:", "/", "~", "\\")) or bool(DRIVE.match(location))
-
-
-def check_policy(paths: Paths, source: Source) -> None:
+def check_policy(paths: Paths, source: MarketplaceSource) -> None:
     """Refuse a marketplace source the managed policy does not allow."""
     from plugman.config import policy
 
@@ -198,14 +187,14 @@ def check_policy(paths: Paths, source: Source) -> None:
         )
 
 
-def portable(source: Source, project: Path) -> str:
+def portable(source: MarketplaceSource, project: Path) -> str:
     """How a project's plugman.toml names this source: folders inside the project relatively."""
     if source.kind == "directory" and Path(source.location).is_relative_to(project):
         return "./" + Path(source.location).relative_to(project).as_posix()
     return source.location
 
 
-def entry_for(source: Source, root: Path, commit: str | None) -> dict[str, Any]:
+def entry_for(source: MarketplaceSource, root: Path, commit: str | None) -> dict[str, Any]:
     return {
         "kind": source.kind,
         "location": source.location,

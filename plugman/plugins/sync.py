@@ -25,12 +25,14 @@ from plugman.plugins.installed import Change, save
 from plugman.plugins.pins import source_from_lock
 
 
-def declared_specs(paths: Paths) -> list[resolver.Spec]:
+def declared_specs(paths: Paths) -> list[resolver.PluginRequest]:
     found = []
     for plugin_id, value in declarations.entries(paths.project_config, "plugins").items():
         specifier = value if isinstance(value, str) else value.get("version", "*")
         name, _, market = plugin_id.partition("@")
-        found.append(resolver.Spec(plugin_id, name, market, "" if specifier == "*" else specifier))
+        found.append(
+            resolver.PluginRequest(plugin_id, name, market, "" if specifier == "*" else specifier)
+        )
     return found
 
 

@@ -24,9 +24,9 @@ from plugman.plugins.sources.oci import following, unmoved
 
 
 def _fresh(work: Session, plugin_id: str, entry: dict[str, Any]) -> resolver.Planned:
-    spec = resolver.Spec(plugin_id, entry["name"], entry["marketplace"])
+    spec = resolver.PluginRequest(plugin_id, entry["name"], entry["marketplace"])
     if entry["marketplace"] == resolver.DIRECT:
-        spec = resolver.Spec(plugin_id, direct=following(entry))
+        spec = resolver.PluginRequest(plugin_id, direct=following(entry))
     found = resolver.plan(work.paths, work.store, [spec], {})
     fresh = next((p for p in found if p.id == plugin_id), None)
     if fresh is None:

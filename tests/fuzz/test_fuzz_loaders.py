@@ -13,6 +13,7 @@ from hypothesis import given, note
 from hypothesis import strategies as st
 
 from plugman.core.errors import UsageError
+from plugman.extensions import source_locations
 from plugman.manifest.validate import validate
 from tests.fuzz import harness, mutators
 from tests.fuzz.mutators import Mutation
@@ -63,7 +64,7 @@ def run_validate(root: Path, file: Path, data: bytes, render: bool = False) -> N
     note(f"{file.name}: {data[:4000]!r}")
     file.parent.mkdir(parents=True, exist_ok=True)
     file.write_bytes(data)
-    harness.check_validation(validate([file]), root, render=render)
+    harness.check_validation(validate([file], source_keys=source_locations), root, render=render)
 
 
 @pytest.mark.parametrize("name", sorted(KINDS))
@@ -154,12 +155,14 @@ def test_mutated_plugin_folders(
             harness.write(root, rel, data)
         (root / "escape").symlink_to(tmp_path)
         try:
-            first = validate([root])
+            first = validate([root], source_keys=source_locations)
         except UsageError as exc:  # documented: a folder with neither manifest nor components
             assert "is not a plugin or marketplace folder" in exc.message
             return
         harness.check_validation(first, root)
-        assert harness.summary(validate([root])) == harness.summary(first)
+        assert harness.summary(validate([root], source_keys=source_locations)) == harness.summary(
+            first
+        )
 
     run()
     cases.report(record_property)
@@ -190,7 +193,7 @@ def test_marketplace_folders(
                 harness.write(root, f"plugins/p{number}/{rel}", content)
         harness.write(root, ".claude-plugin/marketplace.json", data)
         (root / "escape").symlink_to(tmp_path)
-        harness.check_validation(validate([root]), root)
+        harness.check_validation(validate([root], source_keys=source_locations), root)
         assert market.is_file()
 
     run()

@@ -14,6 +14,7 @@ import pytest
 from plugman.config.merge import Layers, Origin, Server, resolve
 from plugman.config.policy import Policy, marketplace_refusal, url_matches
 from plugman.core.errors import PlugmanError
+from plugman.extensions import source_locations
 from plugman.manifest import frontmatter, jsonloc
 from plugman.manifest.diagnostics import Sink, format_path
 from plugman.manifest.validate import validate
@@ -27,7 +28,7 @@ def write(root: Path, rel: str, text: str) -> Path:
 
 def checked(root: Path, file: Path) -> list[str]:
     """Validate `file`, hold every finding to the fuzz checks, render every output format."""
-    result = validate([file])
+    result = validate([file], source_keys=source_locations)
     harness.check_validation(result, root, render=True)
     return [d.code for d in result.diagnostics]
 
@@ -49,7 +50,7 @@ def test_keys_with_control_characters_or_lone_surrogates_print_safely(tmp_path: 
         ".claude-plugin/plugin.json",
         '{"name": "p", "\\ud800": 1, "\\u001b[2J": 2, "skills": "\\u001f"}',
     )
-    result = validate([file])
+    result = validate([file], source_keys=source_locations)
     paths = sorted(d.path for d in result.diagnostics)
     # one finding at `skills`: a path not starting with './' is refused as Claude Code refuses
     # it, before its file is looked for
@@ -161,9 +162,9 @@ def test_front_matter_aliases_cannot_expand_without_end(tmp_path: Path) -> None:
     assert "aliases" in sink.items[0].message
     # an error even in a SKILL.md, where broken YAML is only a warning: plugman's own limit
     file = write(tmp_path, "skills/s/SKILL.md", "---\n" + "\n".join(lines) + "\n---\n")
-    assert [(d.severity, d.code) for d in validate([file]).diagnostics] == [
-        ("error", "yaml-syntax")
-    ]
+    assert [
+        (d.severity, d.code) for d in validate([file], source_keys=source_locations).diagnostics
+    ] == [("error", "yaml-syntax")]
 
 
 @pytest.mark.parametrize("value", ["[" * 50_000 + "]" * 50_000, "- " * 50_000 + "x"])
@@ -175,7 +176,8 @@ def test_deeply_nested_front_matter_does_not_crash_the_interpreter(
     file = write(tmp_path, "skills/s/SKILL.md", f"---\na: {value}\n---\nbody\n")
     code = (
         "import sys; from pathlib import Path; from plugman.manifest.validate import validate; "
-        "print([d.code for d in validate([Path(sys.argv[1])]).diagnostics])"
+        "from plugman.extensions import source_locations as keys; "
+        "print([d.code for d in validate([Path(sys.argv[1])], source_keys=keys).diagnostics])"
     )
     done = subprocess.run(
         [sys.executable, "-c", code, str(file)], capture_output=True, text=True, timeout=60

@@ -22,6 +22,7 @@ import pytest
 from typer.testing import CliRunner
 
 from plugman.cli.app import app
+from plugman.extensions import source_locations
 from plugman.manifest import acceptance, plugin
 from plugman.manifest.validate import validate
 from tests.claude_rules import build, load_table
@@ -57,7 +58,7 @@ def test_validate_agrees_with_claude_plugin_validate(row: dict[str, Any], tmp_pa
     mutation = row["mutation"]
     folder = tmp_path / "market"
     root = build(folder, mutation, mutation["id"], "rules")
-    result = validate([_target(row, folder, root)])
+    result = validate([_target(row, folder, root)], source_keys=source_locations)
     claude = row["validate"]
     shown = [acceptance.where(d, folder) for d in result.diagnostics]
     if mutation["id"] in STRICTER:  # plugman's own error, where Claude only warns
@@ -94,7 +95,9 @@ def test_install_and_load_agree_with_claude(
     # what decides whether plugman's native deployment hands the plugin to Claude
     reason = plugin.claude_refusal(root) if mutation["kind"] == "plugin" else None
     if mutation["kind"] != "plugin" and installed:
-        reason = acceptance.claude_refusal(validate([folder]).diagnostics)
+        reason = acceptance.claude_refusal(
+            validate([folder], source_keys=source_locations).diagnostics
+        )
     if load["verdict"] == "failed":
         assert reason or not installed, (load, output)
         assert reason or mutation["kind"] != "plugin", load

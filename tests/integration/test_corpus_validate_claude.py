@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from plugman.extensions import source_locations
 from plugman.manifest.validate import validate
 from tests.integration import agents
 from tests.unit.test_corpus import corpus_files
@@ -53,7 +54,7 @@ def plugman_verdict(manifest: Path) -> tuple[bool, list[str]]:
     """Whether `plugman validate` finds an error in the manifest (the component files it names
     are judged with their own files, as Claude's `contents`). A marketplace's verdict takes in
     the plugin.json of each plugin it lists, as Claude's does."""
-    result = validate([manifest])
+    result = validate([manifest], source_keys=source_locations)
     own = {str(manifest.absolute())}
     errors = [
         f"{d.path}: {d.message}"

@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 
 from plugman import extensions
-from plugman.core.errors import PlugmanError
+from plugman.core.errors import PlugmanError, UsageError
 from plugman.hookspecs import hookimpl
 from plugman.manifest.model import PluginSource
 from plugman.manifest.validate import validate
+from plugman.plugins import pins, planner
 from plugman.plugins.sources import Progress, SourceKind, fetch
 from tests.integration.helpers import run
 
@@ -63,6 +64,38 @@ def test_an_unknown_source_kind_names_the_registered_ones() -> None:
         extensions.source_kind("carrier-pigeon")
 
 
+def test_a_minimal_kind_gets_its_own_lock_fields_words_and_local_check(shelf: Path) -> None:
+    source = PluginSource("shelf", "tool")
+    locked = pins.lock_source(source, "shelf-1", None)
+    assert locked == {"type": "shelf", "package": "tool", "pin": "shelf-1"}  # no git `commit`
+    assert pins.source_from_lock(locked) == source._replace(sha="shelf-1")
+    assert pins.pin_of(locked) == "shelf-1"
+    assert pins.describe(locked, "shelved") == "shelf source tool (pinned to shelf-1)"
+    kind = extensions.source_kind("shelf")
+    assert not kind.names_local_file(source)
+    assert kind.names_local_file(PluginSource("shelf", "file:///etc"))  # safe by default
+    assert kind.claim("shelf+tool", Path.cwd()) is None  # claims no install spec by default
+
+
+def test_a_locked_source_of_a_kind_nothing_registers_is_never_read_as_git() -> None:
+    locked = {"type": "hg", "url": "https://hg.example.org/tool", "commit": "0" * 40}
+    with pytest.raises(PlugmanError, match=r"unknown plugin source type 'hg'") as raised:
+        pins.source_from_lock(locked)
+    assert "archive" in str(raised.value.hint)
+    assert pins.describe(locked, None) == (
+        "a source of type hg (no installed plugman extension reads it)"
+    )
+    assert pins.pin_of(locked) is None
+
+
+def test_a_prefixed_spec_no_kind_claims_is_not_taken_for_git(tmp_path: Path) -> None:
+    assert planner.parse_spec("https://example.org/r.git#v1", tmp_path).direct == PluginSource(
+        "url", "https://example.org/r.git", ref="v1"
+    )
+    with pytest.raises(UsageError, match=r"'hg\+https://example.org/r.git' is not a plugin spec"):
+        planner.parse_spec("hg+https://example.org/r.git", tmp_path)
+
+
 def _market(folder: Path, source: dict[str, str]) -> Path:
     """A marketplace listing one plugin, `tool`, from `source`."""
     (folder / ".claude-plugin").mkdir(parents=True)
@@ -76,7 +109,7 @@ def test_a_marketplace_entry_of_an_extension_kind_validates_and_installs(
     tmp_path: Path, shelf: Path
 ) -> None:
     market = _market(tmp_path / "market", {"source": "shelf", "package": "tool"})
-    found = validate([market], extension_kinds=extensions.source_locations)
+    found = validate([market], source_keys=extensions.source_locations)
     assert found.diagnostics == []
     run("marketplace", "add", str(market))
     done = run("install", "tool@shelved")["changes"]
@@ -89,7 +122,7 @@ def test_a_marketplace_entry_of_an_extension_kind_validates_and_installs(
 
 def test_an_entry_of_a_kind_no_extension_adds_is_refused_by_name(tmp_path: Path) -> None:
     market = _market(tmp_path / "market", {"source": "shelf", "package": "tool"})
-    found = validate([market], extension_kinds=extensions.source_locations)
+    found = validate([market], source_keys=extensions.source_locations)
     assert [(d.code, d.path) for d in found.diagnostics] == [
         ("schema-enum", "plugins[0].source.source")
     ]

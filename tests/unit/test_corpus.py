@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+from plugman.extensions import source_locations
 from plugman.manifest.validate import validate
 from tests.conftest import CORPUS
 
@@ -40,7 +41,9 @@ def test_every_corpus_file_loads_with_located_diagnostics(
     assert len(files) > 800, f"the corpus is missing at {CORPUS}"
     counts: dict[str, Counter[str]] = {}
     for path, kind in sorted(files.items()):
-        result = validate([path])  # must not raise: a crash fails the test with its traceback
+        result = validate(
+            [path], source_keys=source_locations
+        )  # must not raise: a crash fails the test with its traceback
         for d in result.diagnostics:
             assert d.file and d.message and d.code
             assert d.line is not None or d.path or d.code in ("not-a-plugin",), d

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from plugman.extensions import source_locations
 from plugman.manifest import gemini, marketplace, mcp, plugin
 from plugman.manifest.model import Marketplace, Plugin, PluginSource
 from plugman.manifest.reader import Report
@@ -13,7 +14,9 @@ from tests.conftest import SAMPLES
 
 def load_samples() -> tuple[Marketplace, dict[str, Plugin], Report]:
     report = Report()
-    market, sink = marketplace.load(SAMPLES / ".claude-plugin" / "marketplace.json", report)
+    market, sink = marketplace.load(
+        SAMPLES / ".claude-plugin" / "marketplace.json", report, source_keys=source_locations
+    )
     assert market is not None
     plugins = {}
     for index, entry in enumerate(market.plugins):
@@ -190,7 +193,9 @@ def test_all_marketplace_source_types(tmp_path: Path) -> None:
             ],
         },
     )
-    market, _sink = marketplace.load(tmp_path / ".claude-plugin" / "marketplace.json", Report())
+    market, _sink = marketplace.load(
+        tmp_path / ".claude-plugin" / "marketplace.json", Report(), source_keys=source_locations
+    )
     assert market is not None
     sources = {e.name: e.source for e in market.plugins}
     assert sources["p1"] == PluginSource("path", "./p1")

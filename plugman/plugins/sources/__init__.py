@@ -1,7 +1,8 @@
-"""Fetching a plugin tree from any source kind into a staging folder, safely.
+"""Fetching a plugin tree from any source kind into a staging folder, safely, and the source
+an install spec names (`claim`).
 
-`fetch` is the only entry point: it dispatches on `PluginSource.kind` and, whatever goes
-wrong, raises PlugmanError and leaves nothing behind in `dest`."""
+`fetch` dispatches on `PluginSource.kind` through the registered source kinds and, whatever
+goes wrong, raises PlugmanError and leaves nothing behind in `dest`."""
 
 from __future__ import annotations
 
@@ -12,10 +13,9 @@ from typing import NamedTuple
 
 from plugman.core.errors import FetchError, PlugmanError
 from plugman.manifest.model import PluginSource
-from plugman.plugins.sources.common import remove
 from plugman.plugins.sources.kind import Fetcher, Progress, SourceKind
 
-__all__ = ["FetchError", "Fetched", "Fetcher", "Progress", "SourceKind", "fetch"]
+__all__ = ["FetchError", "Fetched", "Fetcher", "Progress", "SourceKind", "claim", "fetch"]
 
 FRESH = "a fetch needs a new folder (that does not exist yet) inside an existing one"
 
@@ -37,6 +37,8 @@ def fetch(
     parent exists). `base` is the marketplace root for relative `path` sources; without it a
     `path` location is used as given. Raises PlugmanError (with a hint) on any failure, and
     then leaves nothing behind in `dest`."""
+    from plugman.plugins.sources.common import remove
+
     if os.path.lexists(dest):
         raise FetchError(
             f"staging folder {str(dest)!r} already exists", where=str(dest), hint=FRESH
@@ -64,3 +66,21 @@ def _dispatch(source: PluginSource, dest: Path, base: Path | None, progress: Pro
 
     root, pin = extensions.source_kind(source.kind).fetch(source, dest, base, progress)
     return Fetched(root, pin, source.kind)
+
+
+def claim(text: str, cwd: Path, *, entry_points: bool = False) -> PluginSource | None:
+    """The source the install spec `text` names, as the first kind that claims it says: the
+    built-in kinds, in their order (with `entry_points`: the extensions' kinds instead). None
+    when none claims it."""
+    from plugman import extensions
+
+    own = extensions.source_kinds(entry_points=False)
+    kinds = own
+    if entry_points:
+        kinds = {name: kind for name, kind in extensions.source_kinds().items() if name not in own}
+    for name, kind in kinds.items():
+        if name == kind.kinds[0]:  # a kind registered under several names is asked once
+            found = kind.claim(text, cwd)
+            if found is not None:
+                return found
+    return None

@@ -1,29 +1,249 @@
 """The built-in source kinds, registered through the same hook third-party extensions use (the
 function is named as the hook; plugman.extensions takes it without pluggy's marker, so looking
-up a built-in source kind does not import pluggy).
+up a built-in source kind does not import pluggy). Each is a `SourceKind` (the contract, in
+plugman.plugins.sources.kind) with its own lock fields, words, locality and install specs.
 
-Each kind's module is imported when it fetches: archives and OCI artifacts pull in http and
-ssl.
+The order is the one install specs are tried in: an archive URL before a git URL (both may
+start with https://), a folder last. Each kind's module is imported when it fetches: archives
+and OCI artifacts pull in http and ssl.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal, assert_never
 
-from plugman.core.errors import FetchError
+from plugman.core.errors import FetchError, UsageError
 from plugman.manifest.model import PluginSource
-from plugman.plugins.sources.kind import Progress, SourceKind
+from plugman.plugins.sources.kind import (
+    SCHEMED,
+    Fetcher,
+    LockFields,
+    Progress,
+    SourceKind,
+    pinned,
+)
+
+# What pins a built-in kind's tree in its lock entry: a closed set.
+PinField = Literal["commit", "sha256", "digest", "integrity"]
+ARCHIVES = (".zip", ".tar.gz", ".tgz", ".tar")
+GIT_PREFIXES = ("file://", "ssh://", "git@", "git://")  # what can only be a git URL
+OCI = "oci://"
 
 
 def plugman_sources() -> list[SourceKind]:
     return [
-        SourceKind(("path",), _path),
-        SourceKind(("github", "git-subdir", "url"), _git),
-        SourceKind(("archive",), _archive),
-        SourceKind(("oci",), _oci, location="ref"),
-        SourceKind(("npm",), _npm),
-        SourceKind(("command",), _command),
+        Oci(("oci",), _oci, location="ref", pin_field="digest"),
+        Archive(("archive",), _archive, pin_field="sha256"),
+        Git(("github",), _git, location="repo"),
+        Git(("url", "git-subdir"), _git),
+        Npm(("npm",), _npm, location="package", pin_field="integrity"),
+        Command(("command",), _command, location="command"),
+        Folder(("path",), _path, location=""),
     ]
+
+
+class Builtin(SourceKind):
+    """A built-in kind: its pin is one of `PinField`, under that name in its lock entry."""
+
+    def __init__(
+        self,
+        kinds: tuple[str, ...],
+        fetch: Fetcher,
+        location: str = "url",
+        pin_field: PinField = "commit",
+    ) -> None:
+        super().__init__(kinds, fetch, location)
+        self.pin_field: PinField = pin_field
+
+    def pin_of(self, fields: LockFields) -> str | None:
+        pin = fields.get(self.pin_field)
+        return str(pin) if pin else None
+
+    def version_of(self, pin: str | None) -> str:
+        match self.pin_field:
+            case "integrity":  # an npm pin is `VERSION#INTEGRITY`: the package's own version
+                return (pin or "").partition("#")[0] or "unknown"
+            case "commit" | "sha256" | "digest":
+                return (pin or "unknown").removeprefix("sha256:")[:12]
+            case _:
+                assert_never(self.pin_field)
+
+    def pinned(self, text: str, fields: LockFields) -> str:
+        """`text` with the pin of `fields`, shortened but for an OCI digest."""
+        match self.pin_field:
+            case "digest":
+                return pinned(text, self.pin_of(fields), width=0)
+            case "commit" | "sha256" | "integrity":
+                return pinned(text, self.pin_of(fields))
+            case _:
+                assert_never(self.pin_field)
+
+
+class Folder(Builtin):
+    """`path`: a folder of the marketplace (pinned by the marketplace's commit), or one given
+    on the command line."""
+
+    def lock_fields(
+        self, source: PluginSource, pin: str | None, marketplace_commit: str | None
+    ) -> LockFields:
+        found: LockFields = {"path": source.location}
+        return found | ({"commit": marketplace_commit} if marketplace_commit else {})
+
+    def from_lock(self, fields: LockFields) -> PluginSource:
+        return PluginSource("path", str(fields.get("path")), None, fields.get("commit"))
+
+    def describe(self, fields: LockFields, marketplace: str | None) -> str:
+        text = f"folder {fields.get('path')}"
+        return self.pinned(text + (f" of marketplace {marketplace}" if marketplace else ""), fields)
+
+    def names_local_file(self, source: PluginSource) -> bool:
+        return False  # relative to its marketplace: checked to stay inside it when copied
+
+    def claim(self, text: str, cwd: Path) -> PluginSource | None:
+        local = (cwd / text).expanduser()
+        if not (text.startswith((".", "/", "~")) or local.is_dir()):
+            return None
+        if not local.exists():
+            raise UsageError(
+                f"{text!r}: no such folder or archive",
+                hint="give a plugin folder, a .zip/.tar.gz archive, or NAME[@MARKETPLACE]",
+            )
+        return PluginSource("path", str(local.resolve()))
+
+
+class Git(Builtin):
+    """`github` (`owner/repo`), `url` and `git-subdir` (a git URL): a commit of a repository."""
+
+    def lock_fields(
+        self, source: PluginSource, pin: str | None, marketplace_commit: str | None
+    ) -> LockFields:
+        found: LockFields = {self.location: source.location, "commit": pin}
+        found |= {"ref": source.ref} if source.ref else {}
+        return found | ({"path": source.subdir} if source.subdir else {})
+
+    def from_lock(self, fields: LockFields) -> PluginSource:
+        location, path = str(fields.get(self.location)), fields.get("path")
+        return PluginSource(str(fields["type"]), location, None, fields.get("commit"), path)
+
+    def describe(self, fields: LockFields, marketplace: str | None) -> str:
+        ref = f" at {fields['ref']}" if fields.get("ref") else ""
+        host = "GitHub repository" if self.location == "repo" else "git repository"
+        text = f"{host} {fields.get(self.location)}{ref}"
+        return self.pinned(
+            f"folder {fields['path']} of {text}" if fields.get("path") else text, fields
+        )
+
+    def plugin_name(self, source: PluginSource) -> str:
+        return super().plugin_name(source).removesuffix(".git") or "plugin"
+
+    def claim(self, text: str, cwd: Path) -> PluginSource | None:
+        base, _, fragment = text.partition("#")
+        if self.location == "repo" or SCHEMED.match(text):
+            return None
+        if base.startswith((*GIT_PREFIXES, "https://", "http://")) or base.endswith(".git"):
+            return PluginSource("url", base, ref=fragment or None)
+        return None
+
+
+class Archive(Builtin):
+    """`archive`: a .zip or .tar(.gz) at a URL, or a local file, pinned by its sha256."""
+
+    def lock_fields(
+        self, source: PluginSource, pin: str | None, marketplace_commit: str | None
+    ) -> LockFields:
+        return {"url": source.location, "sha256": pin}
+
+    def from_lock(self, fields: LockFields) -> PluginSource:
+        return PluginSource("archive", str(fields.get("url")), None, fields.get("sha256"))
+
+    def describe(self, fields: LockFields, marketplace: str | None) -> str:
+        return self.pinned(f"archive {fields.get('url')}", fields)
+
+    def plugin_name(self, source: PluginSource) -> str:
+        name = super().plugin_name(source)
+        return next((name.removesuffix(s) for s in ARCHIVES if name.endswith(s)), name)
+
+    def claim(self, text: str, cwd: Path) -> PluginSource | None:
+        base, _, fragment = text.partition("#")
+        if base.startswith(("http://", "https://", "file://")) and base.endswith(ARCHIVES):
+            sha = fragment.removeprefix("sha256=") if fragment.startswith("sha256=") else None
+            return PluginSource("archive", base, sha=sha)
+        local = (cwd / text).expanduser()
+        if base.endswith(ARCHIVES) and local.is_file():  # a local archive: fetched as file://
+            return PluginSource("archive", local.resolve().as_uri())
+        return None
+
+
+class Oci(Builtin):
+    """`oci`: a plugin artifact in an OCI registry, pinned by its manifest digest."""
+
+    def lock_fields(
+        self, source: PluginSource, pin: str | None, marketplace_commit: str | None
+    ) -> LockFields:
+        return {"ref": source.location, "digest": pin}
+
+    def from_lock(self, fields: LockFields) -> PluginSource:
+        return PluginSource("oci", str(fields.get("ref")), None, fields.get("digest"))
+
+    def describe(self, fields: LockFields, marketplace: str | None) -> str:
+        return self.pinned(f"OCI artifact {fields.get('ref')}", fields)
+
+    def names_local_file(self, source: PluginSource) -> bool:
+        return False  # a registry reference
+
+    def plugin_name(self, source: PluginSource) -> str:
+        from plugman.core.oci import reference
+
+        return reference.parse(source.location).repository.rsplit("/", 1)[-1]
+
+    def claim(self, text: str, cwd: Path) -> PluginSource | None:
+        if not text.startswith(OCI):
+            return None
+        from plugman.core.oci import reference
+
+        return PluginSource("oci", str(reference.parse(text)))
+
+
+class Npm(Builtin):
+    """`npm`: a package of an npm registry, pinned by its exact version and integrity."""
+
+    def lock_fields(
+        self, source: PluginSource, pin: str | None, marketplace_commit: str | None
+    ) -> LockFields:
+        from plugman.plugins.sources.npm import lock_fields
+
+        return lock_fields(source, pin)
+
+    def from_lock(self, fields: LockFields) -> PluginSource:
+        from plugman.plugins.sources.npm import from_lock
+
+        return from_lock(fields)
+
+    def describe(self, fields: LockFields, marketplace: str | None) -> str:
+        version = f"@{fields['version']}" if fields.get("version") else ""
+        text = f"npm package {fields.get('package')}{version}"
+        return self.pinned(
+            text + (f" from {fields['registry']}" if fields.get("registry") else ""), fields
+        )
+
+    def names_local_file(self, source: PluginSource) -> bool:
+        return False  # a package name; its registry is checked when it is asked
+
+
+class Command(Builtin):
+    """`command`: a command that would build the plugin; never run (see `_command`)."""
+
+    def lock_fields(
+        self, source: PluginSource, pin: str | None, marketplace_commit: str | None
+    ) -> LockFields:
+        return {"command": source.location}
+
+    def from_lock(self, fields: LockFields) -> PluginSource:
+        return PluginSource("command", str(fields.get("command")))
+
+    def describe(self, fields: LockFields, marketplace: str | None) -> str:
+        return f"command {fields.get('command')} (plugman does not run it)"
 
 
 def _path(

@@ -1,24 +1,108 @@
-"""What an extension implements to add a kind of plugin source (hook `plugman_sources`)."""
+"""The source-kind contract: everything plugman knows of a kind of plugin source, in one object
+(hook `plugman_sources`; the built-in kinds in plugman.plugins.sources.builtin implement it the
+same way).
+
+A source-kind author gives `SourceKind(kinds, fetch, location=KEY)` and, for a kind of its
+own, subclasses it to override what the defaults guess:
+
+- `fetch(source, dest, base, progress) -> (root, pin)`: put the plugin tree into `dest` (a
+  new folder; `base` is the marketplace root), return the plugin folder and what pins it.
+- `lock_fields(source, pin, marketplace_commit)` and `from_lock(fields)`: the fields of the
+  plugin's lock entry (its own names; plugman adds `type`) and the source that fetches exactly
+  that tree again. Default: `{LOCATION: …, "pin": pin, "ref": …, "path": …}`.
+- `describe(fields, marketplace)`: how a locked source is said to users ("archive …").
+- `pin_of(fields)`, `version_of(pin)`: what pins it, and a plugin's version without one.
+- `names_local_file(source)`: whether it names this machine's files; a remote marketplace (or
+  a project's shared declaration of one) may not list such a source. Default: a file: URL or
+  an absolute path (`looks_local`).
+- `plugin_name(source)`: the name of a plugin without a manifest. Default: the location's last
+  part.
+- `claim(text, cwd)`: the source an install spec on the command line names (`hg+https://…`),
+  else None. Default: none claimed. A spec starting `NAME+` is left to extensions.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any
 
 from plugman.manifest.model import PluginSource
 
 Progress = Callable[[str], None] | None
 # Fetch `source` into `dest` (`base`: the marketplace root): the plugin folder and its pin.
 Fetcher = Callable[[PluginSource, Path, Path | None, Progress], tuple[Path, str | None]]
+LockFields = dict[str, Any]  # a lock entry's source table (TOML values), without its `type`
+
+DRIVE = re.compile(r"^[a-z]:[\\/]")  # a Windows path, C:\ or C:/
+SCHEMED = re.compile(r"^[A-Za-z][A-Za-z0-9.-]*\+")  # `hg+https://…`: a spec left to extensions
 
 
-class SourceKind(NamedTuple):
-    """A kind of plugin source an extension can fetch (hook `plugman_sources`)."""
+def looks_local(location: str) -> bool:
+    """Whether a location names this machine's files: a file: URL or an absolute path."""
+    text = location.strip().lower()
+    return text.startswith(("file:", "/", "~", "\\")) or bool(DRIVE.match(text))
 
-    kinds: tuple[str, ...]  # the `source` values of marketplace entries it takes
-    fetch: Fetcher
-    # The key of a marketplace entry's source object that names what to fetch (it becomes
-    # `PluginSource.location`), e.g. "package" for `{"source": "shelf", "package": "tool"}`.
-    # The built-in types have their own keys, in the marketplace schema.
-    location: str = "url"
+
+def pinned(text: str, pin: str | None, width: int = 12) -> str:
+    """A description with its pin (its first `width` characters; 0: all of it)."""
+    return text + (f" (pinned to {pin[:width] if width else pin})" if pin else "")
+
+
+class SourceKind:
+    """A kind of plugin source (hook `plugman_sources`); see the module docstring. (A plain
+    class, not a dataclass: `dataclasses` costs the hot commands ~8 ms to import.)"""
+
+    def __init__(self, kinds: tuple[str, ...], fetch: Fetcher, location: str = "url") -> None:
+        self.kinds = kinds  # the `source` values of marketplace entries it takes
+        self.fetch = fetch
+        # The key of a marketplace entry's source object that names what to fetch (it becomes
+        # `PluginSource.location`), e.g. "package" for `{"source": "shelf", "package": "tool"}`;
+        # "" for a kind with no object form (a plain path string).
+        self.location = location
+
+    def lock_fields(
+        self, source: PluginSource, pin: str | None, marketplace_commit: str | None
+    ) -> LockFields:
+        """What the lock records of a source fetched at `pin` (None: not fetched yet)."""
+        found: LockFields = {self.location: source.location}
+        return found | _present(pin=pin, ref=source.ref, path=source.subdir)
+
+    def from_lock(self, fields: LockFields) -> PluginSource:
+        """The source that fetches exactly what `fields` (a lock entry's) pin."""
+        ref, path = fields.get("ref"), fields.get("path")
+        return PluginSource(
+            self.kinds[0], str(fields.get(self.location)), ref, self.pin_of(fields), path
+        )
+
+    def pin_of(self, fields: LockFields) -> str | None:
+        """What exactly a lock entry fetched (a commit, a digest), if it says."""
+        pin = fields.get("pin")
+        return str(pin) if pin else None
+
+    def describe(self, fields: LockFields, marketplace: str | None) -> str:
+        """A locked source in a user's words (`marketplace`: None for a direct install)."""
+        what = f"{fields.get('type')} source {fields.get(self.location)}"
+        return pinned(what, self.pin_of(fields))
+
+    def version_of(self, pin: str | None) -> str:
+        """A plugin's version when its plugin.json has none: the start of its pin."""
+        return (pin or "unknown").removeprefix("sha256:")[:12]
+
+    def names_local_file(self, source: PluginSource) -> bool:
+        """Whether `source` names this machine's files."""
+        return looks_local(source.location)
+
+    def plugin_name(self, source: PluginSource) -> str:
+        """The name of a plugin without a manifest, from where it came from."""
+        last = source.subdir or source.location.rstrip("/").rsplit("/", 1)[-1]
+        return last.rsplit(":", 1)[-1] or "plugin"
+
+    def claim(self, text: str, cwd: Path) -> PluginSource | None:
+        """The source the install spec `text` names, if it is one of this kind."""
+        return None
+
+
+def _present(**fields: str | None) -> LockFields:
+    return {key: value for key, value in fields.items() if value}
