@@ -8,8 +8,7 @@ from typing import Annotated
 import typer
 
 from plugman import output
-from plugman.cli import fast
-from plugman.cli.common import Json, forward, paths_of
+from plugman.cli.common import Json, paths_of
 
 config_app = typer.Typer(help="The resolved config every agent is fed.", no_args_is_help=True)
 trust_app = typer.Typer(
@@ -17,7 +16,6 @@ trust_app = typer.Typer(
     no_args_is_help=True,
 )
 Secrets = Annotated[bool, typer.Option("--show-secrets", help="Show secret values unmasked.")]
-forward(config_app, fast.SPECS["config resolve"])
 
 
 @config_app.command("explain")

@@ -17,8 +17,8 @@ import typer
 from typer.core import TyperCommand
 
 from plugman import output
-from plugman.cli import fast, mcp_vars, runtime, serve
-from plugman.cli.common import Json, forward, paths_of
+from plugman.cli import mcp_vars, runtime, serve
+from plugman.cli.common import Json, paths_of
 from plugman.core.errors import UsageError
 from plugman.core.state import Scope
 
@@ -254,4 +254,3 @@ mcp_app.add_typer(mcp_vars.vars_app, name="vars")
 mcp_app.command("probe")(runtime.probe_command)
 mcp_app.command("tools")(runtime.tools_command)
 mcp_app.command("serve")(serve.serve)
-forward(mcp_app, fast.SPECS["mcp run"])
