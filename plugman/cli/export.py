@@ -70,6 +70,6 @@ def doctor(
     paths = paths_of(ctx)
     found = diagnose(paths, os.environ, ask=not no_check)
     problems = found.problems
-    output.emit(output.doctored(problems, as_json, describe(paths, os.environ), found.agents))
+    output.emit(output.doctor_report(problems, as_json, describe(paths, os.environ), found.agents))
     if any(p.severity == "error" for p in problems):
         raise typer.Exit(1)

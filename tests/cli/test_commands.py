@@ -106,9 +106,10 @@ def test_the_fast_commands_run_without_typer(tmp_path: Path) -> None:
 
 def test_output_names_each_renderer_where_it_lives() -> None:
     """plugman.output imports a renderer's module when its name is first asked for: the table
-    it reads and the names type checkers see are the same, and each name is found (also after
-    its module was imported directly, which sets the module as an attribute of the package:
-    hence no renderer is named like a module)."""
+    it reads, derived from its import lines, holds every name type checkers see (no import line
+    written so that the table misses it), and each name is found (also after its module was
+    imported directly, which sets the module as an attribute of the package: hence no renderer
+    is named like a module)."""
     import ast
 
     from plugman import output
