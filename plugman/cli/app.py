@@ -5,6 +5,7 @@ plugman.cli.commands), and turns every failure into `error:` / `hint:` on stderr
 from __future__ import annotations
 
 import importlib
+import inspect
 import sys
 from collections.abc import Sequence
 from typing import Annotated, Any
@@ -90,24 +91,25 @@ def _as_error(exc: Exception) -> PlugmanError:
 
 
 def _built(name: str) -> Any:
-    """The click command `name` names in plugman.cli.commands: a fast command as its
-    declaration says, a typer group with the fast commands declared under it, or a function as
-    a command of its own."""
+    """The click command `name` names in plugman.cli.commands, with the summary written there: a
+    fast command as its declaration says, a typer group with the fast commands declared under
+    it, or a function as a command of its own."""
     declared = COMMANDS[name]
     if isinstance(declared, FastCommand):
         built: Any = forwarded(declared)
     else:
-        target = getattr(
-            importlib.import_module(f"plugman.cli.{declared.module}"), declared.attribute
-        )
+        module = importlib.import_module(f"plugman.cli.{declared.module}")
+        target = getattr(module, declared.attribute)
         if isinstance(target, typer.Typer):
             built = typer.main.get_group(target)
+            built.help = declared.summary
             for words, command in COMMANDS.items():
                 if isinstance(command, FastCommand) and words.startswith(f"{name} "):
                     built.add_command(forwarded(command), words.split()[-1])
-        else:
+        else:  # its help: the summary, then what its docstring adds
+            more = inspect.cleandoc(target.__doc__ or "")
             single = typer.Typer(add_completion=False)
-            single.command(name)(target)
+            single.command(name, help="\n".join(filter(None, (declared.summary, more))))(target)
             built = typer.main.get_command(single)
     built.name = name
     return built

@@ -5,13 +5,14 @@ launchers agents' files name, `hooks exec` and `mcp run`) is a `FastCommand` (pl
 its words, summary, arguments, options and the function that runs it. plugman.cli.fast parses
 and runs it without typer, and the typer application (plugman.cli.app) derives its mount of the
 same command from it (for completion and its test runner). Every other command is a `Lazy`
-row: the module and attribute of its typer function or group, and its summary.
+row: the module and attribute of its typer function or group (which declares its options),
+and its summary, written only here: the typer command's help starts with it, and its
+docstring, if any, adds the rest.
 
 `plugman` builds only the command it runs (plugman.cli.app's RootGroup imports the module a
 row points to, on demand), and prints its own help from this table without importing typer,
 rich or any command module: building all 28 commands costs ~50 ms, typer and rich as much
-again. tests/cli/test_commands.py checks that every summary is its command's own first
-docstring line, so the two cannot drift.
+again.
 
 This module imports nothing heavy (plugman.cli.argv lays out the help): `plugman --help` and
 `--version` read it and exit.

@@ -35,8 +35,6 @@ def export(
     ] = False,
     as_json: Json = False,
 ) -> None:
-    """Write the resolved MCP servers (and Claude Code hooks) into AGENT's own config file,
-    owning only the entries plugman writes."""
     from plugman.agents.export import export as run
 
     if (write and remove) or not (write or remove or dry_run):
@@ -63,7 +61,6 @@ def doctor(
     ] = False,
     as_json: Json = False,
 ) -> None:
-    """Check the store, the state, pending approvals and every file plugman exported to."""
     from plugman.core.secrets import describe
     from plugman.doctor.agents import diagnose
 

@@ -19,9 +19,7 @@ import typer
 from plugman import output
 from plugman.cli.common import Json, paths_of
 
-hooks_app = typer.Typer(
-    help="The resolved hooks: list them, or run an event's hooks.", no_args_is_help=True
-)
+hooks_app = typer.Typer(no_args_is_help=True)  # its help: plugman.cli.commands
 BLOCKED = 2
 
 

@@ -22,10 +22,8 @@ from plugman.cli.common import Json, paths_of
 from plugman.core.errors import UsageError
 from plugman.core.state import Scope
 
-mcp_app = typer.Typer(
-    help="MCP servers in the user, project and local scopes.", no_args_is_help=True
-)
-connectors_app = typer.Typer(help="claude.ai connectors as MCP servers.", no_args_is_help=True)
+mcp_app = typer.Typer(no_args_is_help=True)  # its help: plugman.cli.commands
+connectors_app = typer.Typer(no_args_is_help=True)  # its help: plugman.cli.commands
 
 COMMAND = "plugman.command"
 McpScope = Annotated[Scope, typer.Option("--scope", "-s", help="user, project or local.")]

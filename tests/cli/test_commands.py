@@ -3,6 +3,7 @@ it must say what the commands themselves say, and the fast paths must stay light
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
@@ -10,10 +11,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import typer
 import typer.main
 
 from plugman.cli import USAGE
 from plugman.cli.app import app
+from plugman.cli.argv import FastCommand
 from plugman.cli.commands import COMMANDS, TOP_LEVEL, root_help
 from plugman.core.errors import ExitCode
 
@@ -32,6 +35,18 @@ def test_every_summary_is_its_commands_own() -> None:
             assert command is not None, words
         assert command.name == words.split()[-1]
         assert command.get_short_help_str(limit=300) == entry.summary, words
+
+
+def test_every_command_is_declared_once() -> None:
+    """A summary is written only in the table: no command's docstring, nor its group's help,
+    repeats it; and every fast command's function is where its declaration says."""
+    for words, entry in COMMANDS.items():
+        if isinstance(entry, FastCommand):
+            assert callable(entry.runner()), words
+            continue
+        target = getattr(importlib.import_module(f"plugman.cli.{entry.module}"), entry.attribute)
+        written = target.info.help if isinstance(target, typer.Typer) else target.__doc__
+        assert entry.summary[:40] not in " ".join(str(written or "").split()), words
 
 
 def test_the_root_help_names_every_command_and_the_exit_codes_agree() -> None:
