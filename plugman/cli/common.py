@@ -3,14 +3,15 @@ form of a fast command."""
 
 from __future__ import annotations
 
+import inspect
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 import typer.main
-from typer.core import TyperCommand, TyperOption
+from typer.core import TyperCommand
 
 from plugman.cli import fast, running
-from plugman.cli.argv import FLAG, MANY
+from plugman.cli.argv import FLAG, MANY, VALUE
 from plugman.core import state
 
 if TYPE_CHECKING:
@@ -36,26 +37,32 @@ def paths_of(ctx: typer.Context) -> Paths:
 
 def forwarded(command: FastCommand) -> Any:
     """A fast command (plugman.cli.commands) as a click command of typer's, derived from its
-    declaration: its words go to plugman.cli.fast as they are; its options complete."""
+    declaration: its words go to plugman.cli.fast as they are; its options are typer options
+    too, for shell completion only (Forwarded parses none of them)."""
 
-    def run(ctx: typer.Context) -> None:
+    def run(ctx: typer.Context, **_: object) -> None:
         raise typer.Exit(fast.run(command, ctx.args, project_of(ctx)))
 
     run.__doc__ = command.summary
-    single = typer.Typer(add_completion=False)
-    single.command(command.words.split()[-1], cls=Forwarded, add_help_option=False)(run)
-    built = typer.main.get_command(single)
-    built.params += [  # for completion only: Forwarded.parse_args reads none of them
-        TyperOption(
-            param_decls=list(option.names),
-            help=option.help,
-            is_flag=option.takes == FLAG,
-            multiple=option.takes == MANY,
-            expose_value=False,
+    options = [
+        inspect.Parameter(
+            option.dest,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=typer.Option(
+                False if option.takes == FLAG else None, *option.names, help=option.help
+            ),
+            annotation=_TAKES[option.takes],
         )
         for option in command.options
     ]
-    return built
+    context = inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    run.__signature__ = inspect.Signature([context, *options])  # type: ignore[attr-defined]
+    single = typer.Typer(add_completion=False)
+    single.command(command.words.split()[-1], cls=Forwarded, add_help_option=False)(run)
+    return typer.main.get_command(single)
+
+
+_TAKES = {FLAG: bool, VALUE: str | None, MANY: list[str] | None}  # each option's typer type
 
 
 class Forwarded(TyperCommand):
