@@ -83,6 +83,11 @@ def test_shell_completion_still_reaches_typer() -> None:
         [sys.executable, "-m", "plugman"], capture_output=True, text=True, env=env, check=False
     )
     assert done.stdout.split() == ["--scope"], done
+    env["COMP_WORDS"], env["COMP_CWORD"] = "plugman config resolve --ex", "3"  # one of a group
+    done = subprocess.run(
+        [sys.executable, "-m", "plugman"], capture_output=True, text=True, env=env, check=False
+    )
+    assert done.stdout.split() == ["--explain"], done
 
 
 def _loaded_by(args: list[str], env: dict[str, str]) -> tuple[int, list[str]]:
