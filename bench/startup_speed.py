@@ -1,5 +1,6 @@
-"""Start-up time: the python floor, ``plugman --version``, ``--help``, ``list``, ``paths`` and
-``config resolve``, against ``claude --version``.
+"""Start-up time: the python floor, ``plugman --version``, ``--help``, ``list``, ``paths``,
+``config resolve``, ``install --help`` and ``validate`` of one sample plugin, against
+``claude --version``.
 
 Each command is timed as the median of N fresh processes (default 5) after one untimed warm-up,
 all in the same run. The floor is ``python -c pass`` with the venv's interpreter, the one
@@ -9,8 +10,9 @@ command and reading every scope. Every run must exit 0 (``--help`` too) and prin
 command prints when it worked.
 
 Goals (issue 15): ``--version`` and ``--help`` within floor + 25 ms; ``list``, ``paths`` and
-``config resolve`` within floor + 60 ms. Claude Code (pinned, see ``claude_code.py``) has only
-``claude --version`` to compare with.
+``config resolve`` within floor + 60 ms, and so the two other hot commands here (issue 25):
+``install --help`` (a hot command's own parsing and help) and ``validate`` of one plugin.
+Claude Code (pinned, see ``claude_code.py``) has only ``claude --version`` to compare with.
 
 Results go to ``bench/results/startup-speed.json``.
 
@@ -40,7 +42,14 @@ from claude_code import (
     ensure_plugman,
     results_dir,
 )
-from validate_speed import CLAUDE_VERSION_DONE, BenchError, Check, Timing, time_command
+from validate_speed import (
+    CLAUDE_VERSION_DONE,
+    SAMPLE_PLUGIN,
+    BenchError,
+    Check,
+    Timing,
+    time_command,
+)
 
 PASSING = frozenset({0})
 # (label, arguments after `plugman`, what its output must hold, the goal over the floor in ms)
@@ -50,6 +59,8 @@ COMMANDS = (
     ("list", ["list"], r"no plugins installed", 60),
     ("paths", ["paths"], r"store_dir", 60),
     ("config resolve (empty)", ["config", "resolve"], r"MCP servers \(0\)", 60),
+    ("install --help", ["install", "--help"], r"Usage: plugman install", 60),
+    ("validate (one plugin)", ["validate", str(SAMPLE_PLUGIN)], r"0 errors", 60),
 )
 
 

@@ -4,8 +4,9 @@ that do not import typer.
 
 Importing typer alone costs ~30 ms here, more than validating a plugin and a third of an
 install: `--version` and `--help` are answered from the command table (plugman.cli.commands),
-the hot commands are parsed from their specs (plugman.cli.argv), and every other command goes
-to the typer application, which mounts the same specs (for completion and its test runner).
+where every command is declared once; the hot commands are parsed from their declarations
+(plugman.cli.argv), and every other command goes to the typer application, which derives its
+commands from the same table (for completion and its test runner).
 """
 
 from __future__ import annotations
@@ -46,9 +47,9 @@ def _main(args: list[str], alone: bool) -> int:
     if COMPLETION not in os.environ and words:
         from plugman.cli import fast
 
-        spec = fast.find(words)
-        if spec is not None:
-            code = fast.main(spec, words[len(spec.words.split()) :], project)
+        command = fast.find(words)
+        if command is not None:
+            code = fast.main(command, words[len(command.words.split()) :], project)
             return done(code) if alone else code
     from plugman.cli.app import run_app
 

@@ -10,9 +10,7 @@ import typer
 from plugman import output
 from plugman.cli.common import Json, Scope, paths_of
 
-agents_app = typer.Typer(
-    help="The agents each scope feeds: every change is deployed to them.", no_args_is_help=True
-)
+agents_app = typer.Typer(no_args_is_help=True)  # its help: plugman.cli.commands
 Agents = Annotated[list[str], typer.Argument(help="Agents, e.g. claude-code gemini codex.")]
 
 

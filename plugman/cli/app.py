@@ -5,18 +5,20 @@ plugman.cli.commands), and turns every failure into `error:` / `hint:` on stderr
 from __future__ import annotations
 
 import importlib
+import inspect
 import sys
 from collections.abc import Sequence
 from typing import Annotated, Any
 
 import typer
-from typer._click import exceptions as click  # typer 0.28 vendors click; these are its errors
+import typer.main
 from typer.core import TyperGroup
 
 from plugman import __version__, output
-from plugman.cli import fast, running
-from plugman.cli.commands import COMMANDS, root_help
-from plugman.cli.common import forward
+from plugman.cli import running
+from plugman.cli.argv import FastCommand
+from plugman.cli.commands import COMMANDS, TOP_LEVEL, root_help
+from plugman.cli.common import forwarded
 from plugman.core.errors import PlugmanError, UsageError, from_os_error
 
 
@@ -26,11 +28,11 @@ class RootGroup(TyperGroup):
     operation, or a command line click could not parse."""
 
     def list_commands(self, ctx: Any) -> list[str]:
-        return [*self.commands, *(name for name in COMMANDS if name not in self.commands)]
+        return [*self.commands, *(name for name in TOP_LEVEL if name not in self.commands)]
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         found = self.commands.get(cmd_name)
-        if found is None and cmd_name in COMMANDS:
+        if found is None and cmd_name in TOP_LEVEL:
             found = self.commands[cmd_name] = _built(cmd_name)
         return found
 
@@ -56,15 +58,18 @@ class RootGroup(TyperGroup):
         try:
             result = super().main(argv, prog_name, complete_var, standalone_mode=False, **extra)
             code = result if isinstance(result, int) else 0
-        except click.NoArgsIsHelpError as exc:  # a group without its command: its help
-            output.emit(exc.format_message())  # (typer's rich help prints itself, returns "")
-            code = int(UsageError.exit_code)
+        except typer.TyperException as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # a group without its command: its
+                output.emit(exc.format_message())  # help (typer's rich help prints itself)
+                code = int(UsageError.exit_code)
+            else:
+                code = running.report(_as_error(exc), argv, _command_name(self, argv))
         except typer.Abort:
             output.emit("error: aborted", err=True)
             code = 1
         except BrokenPipeError:
             code = running.reader_gone()
-        except (PlugmanError, OSError, click.ClickException) as exc:
+        except (PlugmanError, OSError) as exc:
             code = running.report(_as_error(exc), argv, _command_name(self, argv))
         if standalone_mode:
             sys.exit(code)
@@ -76,31 +81,36 @@ def _as_error(exc: Exception) -> PlugmanError:
         return exc
     if isinstance(exc, OSError):  # a full disk, a denied path: said plainly, never a traceback
         return from_os_error(exc)
-    assert isinstance(exc, click.ClickException)
+    assert isinstance(exc, typer.TyperException)  # click's errors, as typer vendors them
     message = exc.format_message().rstrip(".")
     message = message[:1].lower() + message[1:]
     context = getattr(exc, "ctx", None)
     where = context.command_path if context is not None else "plugman"
-    kind = UsageError if isinstance(exc, click.UsageError) else PlugmanError
+    kind = UsageError if exc.exit_code == UsageError.exit_code else PlugmanError
     return kind(message, hint=f"see: {where} --help")
 
 
 def _built(name: str) -> Any:
-    """The click command `name` names in plugman.cli.commands: a typer group as it is, or a
-    function as a command of its own."""
-    where = COMMANDS[name]
-    single = typer.Typer(add_completion=False)
-    if where.module == "fast":
-        forward(single, fast.SPECS[where.attribute])
-        built: Any = typer.main.get_command(single)
-        built.name = name
-        return built
-    target = getattr(importlib.import_module(f"plugman.cli.{where.module}"), where.attribute)
-    if isinstance(target, typer.Typer):
-        built = typer.main.get_group(target)
+    """The click command `name` names in plugman.cli.commands, with the summary written there: a
+    fast command as its declaration says, a typer group with the fast commands declared under
+    it, or a function as a command of its own."""
+    declared = COMMANDS[name]
+    if isinstance(declared, FastCommand):
+        built: Any = forwarded(declared)
     else:
-        single.command(name)(target)
-        built = typer.main.get_command(single)
+        module = importlib.import_module(f"plugman.cli.{declared.module}")
+        target = getattr(module, declared.attribute)
+        if isinstance(target, typer.Typer):
+            built = typer.main.get_group(target)
+            built.help = declared.summary
+            for words, command in COMMANDS.items():
+                if isinstance(command, FastCommand) and words.startswith(f"{name} "):
+                    built.add_command(forwarded(command), words.split()[-1])
+        else:  # its help: the summary, then what its docstring adds
+            more = inspect.cleandoc(target.__doc__ or "")
+            single = typer.Typer(add_completion=False)
+            single.command(name, help="\n".join(filter(None, (declared.summary, more))))(target)
+            built = typer.main.get_command(single)
     built.name = name
     return built
 

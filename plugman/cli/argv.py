@@ -3,9 +3,10 @@
 Importing typer and click costs ~30 ms of a process that installs a plugin in ~80 ms, and the
 commands a user or a script runs most (`install`, `uninstall`, `list`, `paths`, `config resolve`,
 `validate`) need none of what they offer here: a few flags, an option or two, positional words.
-So these commands are declared once, as a `Spec` (plugman.cli.fast), and this module parses a
-command line against one and writes its `--help`; the typer application mounts the same specs
-as commands that forward their words here, so both ways in parse alike.
+So each of these commands is declared once, as a `FastCommand` in the command table
+(plugman.cli.commands), and this module parses a command line against one and writes its
+`--help`; the typer application derives its mount of the same command from that declaration
+(plugman.cli.app), forwarding the words here, so both ways in parse alike.
 
 Errors read as click's did (`no such option: --x`, `missing argument SPEC...`, `'x' is not one
 of ...`), as UsageErrors with a hint to the command's help.
@@ -44,9 +45,17 @@ class Argument:
 
     __slots__ = ("dest", "help", "many", "metavar", "required")
 
-    def __init__(self, dest: str, help: str, *, many: bool = False, required: bool = True) -> None:
+    def __init__(
+        self,
+        dest: str,
+        help: str,
+        *,
+        many: bool = False,
+        required: bool = True,
+        metavar: str = "",
+    ) -> None:
         self.dest, self.help, self.many, self.required = dest, help, many, required
-        self.metavar = dest.upper() + ("..." if many else "")
+        self.metavar = metavar or dest.upper() + ("..." if many else "")
 
 
 HELP = Option(("--help", "-h"), "Show this message and exit.")
@@ -81,30 +90,41 @@ class Values:
         return value if isinstance(value, list) else []
 
 
-class Spec:
-    """One command: its words (`config resolve`), summary, arguments, options, and the function
-    that runs it with the parsed values and the --project folder given (or None)."""
+class FastCommand:
+    """One command plugman parses and runs itself: its words (`config resolve`), summary,
+    arguments, options, epilog, and where the function that runs it lives (`runs`: `MODULE:NAME`
+    in plugman.cli, imported only to run it), called with the parsed values and the --project
+    folder given (or None)."""
 
-    __slots__ = ("arguments", "epilog", "options", "run", "summary", "words")
+    __slots__ = ("arguments", "epilog", "options", "runs", "summary", "words")
 
     def __init__(
         self,
         words: str,
         summary: str,
-        run: Callable[[Values, str | None], int | None],
+        runs: str,
         arguments: tuple[Argument, ...] = (),
         options: tuple[Option, ...] = (),
         epilog: str = "",
     ) -> None:
-        self.words, self.summary, self.run = words, summary, run
+        self.words, self.summary, self.runs = words, summary, runs
         self.arguments, self.options, self.epilog = arguments, (*options, HELP), epilog
+
+    def runner(self) -> Callable[[Values, str | None], int | None]:
+        """The function that runs this command (its module imported now)."""
+        from importlib import import_module
+
+        module, _, name = self.runs.partition(":")
+        found: Callable[[Values, str | None], int | None]
+        found = getattr(import_module(f"plugman.cli.{module}"), name)
+        return found
 
     def usage(self) -> str:
         words = " ".join(a.metavar if a.required else f"[{a.metavar}]" for a in self.arguments)
         return f"Usage: plugman {self.words} [OPTIONS] {words}".rstrip()
 
     def wrong(self, message: str) -> Exception:
-        """The UsageError of a command line this spec does not take (plugman.core.errors is
+        """The UsageError of a command line this command does not take (plugman.core.errors is
         imported here: `plugman --help`, which lays out its table with this module, needs none
         of it)."""
         from plugman.core.errors import UsageError
@@ -112,13 +132,13 @@ class Spec:
         return UsageError(message, hint=f"see: plugman {self.words} --help")
 
 
-def parse(spec: Spec, args: list[str]) -> Values:
+def parse(command: FastCommand, args: list[str]) -> Values:
     """The values of a command line: every option's (its default when absent) and every
     argument's, or a UsageError saying what is wrong."""
-    values: Given = {o.dest: ([] if o.takes == MANY else o.default) for o in spec.options}
-    values |= {o.dest: False for o in spec.options if o.takes == FLAG}
+    values: Given = {o.dest: ([] if o.takes == MANY else o.default) for o in command.options}
+    values |= {o.dest: False for o in command.options if o.takes == FLAG}
     words: list[str] = []
-    named = {name: option for option in spec.options for name in option.names}
+    named = {name: option for option in command.options for name in option.names}
     items = iter(args)
     for arg in items:
         if arg == "--":
@@ -127,57 +147,57 @@ def parse(spec: Spec, args: list[str]) -> Values:
             name, eq, given = arg.partition("=")
             option = named.get(name)
             if option is None:
-                raise spec.wrong(f"no such option: {name}")
-            _take(spec, option, values, given if eq else None, items)
+                raise command.wrong(f"no such option: {name}")
+            _take(command, option, values, given if eq else None, items)
         else:
             words.append(arg)
-    return Values(values | _arguments(spec, words))
+    return Values(values | _arguments(command, words))
 
 
 def _take(
-    spec: Spec, option: Option, values: Given, given: str | None, rest: Iterator[str]
+    command: FastCommand, option: Option, values: Given, given: str | None, rest: Iterator[str]
 ) -> None:
     if option.takes == FLAG:
         if given is not None:
-            raise spec.wrong(f"option {option.names[0]} does not take a value")
+            raise command.wrong(f"option {option.names[0]} does not take a value")
         values[option.dest] = True
         return
     value = given if given is not None else next(rest, None)
     if value is None:
-        raise spec.wrong(f"option {option.names[0]} requires an argument")
+        raise command.wrong(f"option {option.names[0]} requires an argument")
     if option.choices and value not in option.choices:
         choices = ", ".join(repr(c) for c in option.choices)
         names = "/".join(option.names)
-        raise spec.wrong(f"invalid value for {names}: {value!r} is not one of {choices}")
+        raise command.wrong(f"invalid value for {names}: {value!r} is not one of {choices}")
     if option.takes == MANY:
         values[option.dest] = [*values[option.dest], value]  # type: ignore[misc]
     else:
         values[option.dest] = value
 
 
-def _arguments(spec: Spec, words: list[str]) -> Given:
+def _arguments(command: FastCommand, words: list[str]) -> Given:
     values: Given = {}
-    for argument in spec.arguments:
+    for argument in command.arguments:
         if argument.required and not words:
-            raise spec.wrong(f"missing argument {argument.metavar}")
+            raise command.wrong(f"missing argument {argument.metavar}")
         taken, words = (words, []) if argument.many else (words[:1], words[1:])
         values[argument.dest] = taken if argument.many else (taken[0] if taken else None)
     if words:
-        raise spec.wrong(f"got unexpected extra argument ({' '.join(words)})")
+        raise command.wrong(f"got unexpected extra argument ({' '.join(words)})")
     return values
 
 
-def help_text(spec: Spec, columns: int = 80) -> str:
+def help_text(command: FastCommand, columns: int = 80) -> str:
     """`plugman WORDS --help`: usage, summary, arguments and options."""
     from textwrap import wrap
 
-    rows = [(a.metavar, a.help) for a in spec.arguments]
-    lines = [spec.usage(), "", *wrap(spec.summary, columns)]
-    for paragraph in spec.epilog.split("\n\n") if spec.epilog else ():
+    rows = [(a.metavar, a.help) for a in command.arguments]
+    lines = [command.usage(), "", *wrap(command.summary, columns)]
+    for paragraph in command.epilog.split("\n\n") if command.epilog else ():
         lines += ["", *wrap(paragraph, columns)]
     if rows:
         lines += ["", "Arguments:", *table(rows, columns)]
-    options = [(_option_name(o), _option_help(o)) for o in spec.options]
+    options = [(_option_name(o), _option_help(o)) for o in command.options]
     return "\n".join([*lines, "", "Options:", *table(options, columns)])
 
 

@@ -44,7 +44,6 @@ def new(
     ] = None,
     as_json: Json = False,
 ) -> None:
-    """Create a plugin (or, with --marketplace, a marketplace) that passes validate --strict."""
     from plugman.plugins import scaffold
 
     if marketplace and with_:
@@ -71,7 +70,6 @@ def pack(
     strict: Strict = False,
     as_json: Json = False,
 ) -> None:
-    """Validate a plugin and write it as a reproducible .tar.gz (same bytes on every run)."""
     from plugman.plugins.pack import pack_to
 
     packed = pack_to(directory, to, strict=strict)
@@ -87,7 +85,6 @@ def publish(
     strict: Strict = False,
     as_json: Json = False,
 ) -> None:
-    """Validate and pack a plugin, then push it to an OCI registry as an artifact."""
     import os
 
     from plugman.cli.common import paths_of
@@ -112,7 +109,6 @@ def tag(
     strict: Strict = False,
     as_json: Json = False,
 ) -> None:
-    """Validate a plugin and tag its committed state in git as NAME--vVERSION."""
     from plugman.plugins.tagging import tag as make_tag
 
     if message is not None and lightweight:

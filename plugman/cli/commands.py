@@ -1,10 +1,18 @@
-"""Every top-level command: where it lives and its one-line summary, as data.
+"""Every command, declared once, as data: the hot ones whole, the rest by where they live.
+
+A hot command (`install`, `uninstall`, `list`, `paths`, `config resolve`, `validate`, and the
+launchers agents' files name, `hooks exec` and `mcp run`) is a `FastCommand` (plugman.cli.argv):
+its words, summary, arguments, options and the function that runs it. plugman.cli.fast parses
+and runs it without typer, and the typer application (plugman.cli.app) derives its mount of the
+same command from it (for completion and its test runner). Every other command is a `Lazy`
+row: the module and attribute of its typer function or group (which declares its options),
+and its summary, written only here: the typer command's help starts with it, and its
+docstring, if any, adds the rest.
 
 `plugman` builds only the command it runs (plugman.cli.app's RootGroup imports the module a
-name points to, on demand), and prints its own help from this table without importing typer,
+row points to, on demand), and prints its own help from this table without importing typer,
 rich or any command module: building all 28 commands costs ~50 ms, typer and rich as much
-again. tests/cli/test_commands.py checks that every summary is its command's own first
-docstring line, so the two cannot drift.
+again.
 
 This module imports nothing heavy (plugman.cli.argv lays out the help): `plugman --help` and
 `--version` read it and exit.
@@ -12,113 +20,255 @@ This module imports nothing heavy (plugman.cli.argv lays out the help): `plugman
 
 from __future__ import annotations
 
-
-class Command:
-    """Where a command lives (`plugman.cli.<module>`, and the function that is the command or
-    the typer.Typer that is the group; for module `fast`, the words of its spec there) and its
-    summary. (Not a NamedTuple: `typing` costs
-    ~5 ms to import, a third of `plugman --help`.)"""
-
-    __slots__ = ("attribute", "module", "summary")
-
-    def __init__(self, module: str, attribute: str, summary: str) -> None:
-        self.module, self.attribute, self.summary = module, attribute, summary
+from plugman.cli.argv import JSON, MANY, SCOPE, VALUE, Argument, FastCommand, Option
 
 
-COMMANDS: dict[str, Command] = {
-    "validate": Command(
-        "fast", "validate", "Check plugins, marketplaces, hooks, MCP configs and SKILL.md files."
+class Lazy:
+    """A command typer parses: its words, where it lives (`plugman.cli.<module>`, and the
+    function that is the command or the typer.Typer that is the group) and its summary. (Not a
+    NamedTuple: `typing` costs ~5 ms to import, a third of `plugman --help`.)"""
+
+    __slots__ = ("attribute", "module", "summary", "words")
+
+    def __init__(self, words: str, module: str, attribute: str, summary: str) -> None:
+        self.words, self.module, self.attribute, self.summary = words, module, attribute, summary
+
+
+SHOW_SECRETS = Option(("--show-secrets",), "Show secret values unmasked.")
+HOOK_WORDS = Argument(
+    "words",
+    "AGENT (codex, copilot, cursor, gemini), EVENT and HOOK-ID.",
+    many=True,
+    required=False,  # taken as words: a missing one exits 1, not 2
+    metavar="AGENT EVENT HOOK-ID",
+)
+
+
+def _by_words(*commands: FastCommand | Lazy) -> dict[str, FastCommand | Lazy]:
+    return {command.words: command for command in commands}
+
+
+# Every command: the top-level ones in the order `plugman --help` lists them, then the hot
+# commands of a group (plugman.cli.app mounts them on it).
+COMMANDS = _by_words(
+    FastCommand(
+        "validate",
+        "Check plugins, marketplaces, hooks, MCP configs and SKILL.md files.",
+        "fast:run_validate",
+        (Argument("paths", "Plugin or marketplace folders, or manifest files.", many=True),),
+        (
+            Option(("--strict",), "Treat warnings as errors."),
+            Option(
+                ("--format",),
+                "text, json, sarif or github (workflow annotations).",
+                VALUE,
+                choices=("text", "json", "sarif", "github"),
+                default="text",
+                metavar="FORMAT",
+            ),
+            Option(("--json",), "The same as --format json."),
+        ),
+        epilog="A folder is validated as a marketplace (with every local plugin it lists) "
+        "and/or a plugin; a file (plugin.json, marketplace.json, gemini-extension.json, "
+        "hooks.json, .mcp.json, SKILL.md, agents/ or commands/ *.md) on its own. Every issue "
+        "is reported at once with its file, line:column and key path.\n\nExit codes: 0 "
+        "no errors, 1 errors found, 2 usage error.",
     ),
-    "new": Command(
+    Lazy(
+        "new",
         "author",
         "new",
         "Create a plugin (or, with --marketplace, a marketplace) that passes validate --strict.",
     ),
-    "pack": Command(
+    Lazy(
+        "pack",
         "author",
         "pack",
         "Validate a plugin and write it as a reproducible .tar.gz (same bytes on every run).",
     ),
-    "publish": Command(
+    Lazy(
+        "publish",
         "author",
         "publish",
         "Validate and pack a plugin, then push it to an OCI registry as an artifact.",
     ),
-    "tag": Command(
-        "author", "tag", "Validate a plugin and tag its committed state in git as NAME--vVERSION."
+    Lazy(
+        "tag",
+        "author",
+        "tag",
+        "Validate a plugin and tag its committed state in git as NAME--vVERSION.",
     ),
-    "paths": Command(
-        "fast",
+    FastCommand(
         "paths",
         "Show every location plugman reads or writes (PLUGMAN_HOME relocates them).",
+        "fast:run_paths",
+        options=(JSON,),
     ),
-    "install": Command("fast", "install", "Install plugins (and their dependencies) into a scope."),
-    "uninstall": Command(
-        "fast", "uninstall", "Uninstall plugins: remove exactly what their install wrote."
+    FastCommand(
+        "install",
+        "Install plugins (and their dependencies) into a scope.",
+        "fast:run_install",
+        (
+            Argument(
+                "specs",
+                "NAME[@MARKETPLACE][SPECIFIER], a folder, a git URL, an archive URL or oci://REF.",
+                many=True,
+            ),
+        ),
+        (
+            SCOPE,
+            Option(("--dry-run",), "Show what would happen."),
+            Option(
+                ("--config", "-c"),
+                "KEY=VALUE: a userConfig value of the plugin. On a terminal, required "
+                "values not given are asked.",
+                MANY,
+                metavar="KEY=VALUE",
+            ),
+            JSON,
+        ),
     ),
-    "enable": Command("plugins", "enable", "Enable an installed plugin in a scope."),
-    "disable": Command(
-        "plugins", "disable", "Disable an installed plugin in a scope (it stays installed)."
+    FastCommand(
+        "uninstall",
+        "Uninstall plugins: remove exactly what their install wrote.",
+        "fast:run_uninstall",
+        (Argument("names", "NAME or NAME@MARKETPLACE.", many=True),),
+        (
+            SCOPE,
+            Option(("--keep-data",), "Keep the plugin's data folder."),
+            Option(("--force",), "Remove even if needed or changed."),
+            JSON,
+        ),
     ),
-    "configure": Command("configure", "configure", "Show or change a plugin's userConfig values."),
-    "list": Command("fast", "list", "List installed plugins in every scope."),
-    "update": Command(
+    Lazy("enable", "plugins", "enable", "Enable an installed plugin in a scope."),
+    Lazy(
+        "disable",
+        "plugins",
+        "disable",
+        "Disable an installed plugin in a scope (it stays installed).",
+    ),
+    Lazy("configure", "configure", "configure", "Show or change a plugin's userConfig values."),
+    FastCommand(
+        "list",
+        "List installed plugins in every scope.",
+        "fast:run_list",
+        options=(
+            Option(
+                ("--check",),
+                "Also ask each linked agent's own CLI what it loaded, and show what it "
+                "failed to load.",
+            ),
+            JSON,
+        ),
+    ),
+    Lazy(
+        "update",
         "plugins",
         "update",
         "Refresh the marketplaces, then update installed plugins to what they offer now.",
     ),
-    "outdated": Command(
+    Lazy(
+        "outdated",
         "plugins",
         "outdated",
         "Refresh the marketplaces, then list installed plugins they offer different content for.",
     ),
-    "sync": Command(
-        "plugins", "sync", "Install exactly what the project's plugman.toml / plugman.lock declare."
+    Lazy(
+        "sync",
+        "plugins",
+        "sync",
+        "Install exactly what the project's plugman.toml / plugman.lock declare.",
     ),
-    "lock": Command(
-        "plugins", "lock", "Resolve plugman.toml and write plugman.lock (installs nothing)."
+    Lazy(
+        "lock",
+        "plugins",
+        "lock",
+        "Resolve plugman.toml and write plugman.lock (installs nothing).",
     ),
-    "search": Command(
+    Lazy(
+        "search",
         "plugins",
         "search",
         "Search the known marketplaces, or an MCP Registry's servers (--registry URL).",
     ),
-    "info": Command("plugins", "info", "Show a plugin's catalog entry and where it is installed."),
-    "export": Command(
+    Lazy("info", "plugins", "info", "Show a plugin's catalog entry and where it is installed."),
+    Lazy(
+        "export",
         "export",
         "export",
         "Write the resolved MCP servers (and Claude Code hooks) into AGENT's own config file, "
         "owning only the entries plugman writes.",
     ),
-    "doctor": Command(
+    Lazy(
+        "doctor",
         "export",
         "doctor",
         "Check the store, the state, pending approvals and every file plugman exported to.",
     ),
-    "marketplace": Command(
-        "marketplace", "app", "Add, list, update and remove plugin marketplaces; build your own."
+    Lazy(
+        "marketplace",
+        "marketplace",
+        "app",
+        "Add, list, update and remove plugin marketplaces; build your own.",
     ),
-    "config": Command("config", "config_app", "The resolved config every agent is fed."),
-    "trust": Command(
+    Lazy("config", "config", "config_app", "The resolved config every agent is fed."),
+    Lazy(
+        "trust",
         "config",
         "trust_app",
         "Approve the MCP servers and hooks a project supplies (its own, and its synced plugins').",
     ),
-    "mcp": Command("mcp", "mcp_app", "MCP servers in the user, project and local scopes."),
-    "connectors": Command("mcp", "connectors_app", "claude.ai connectors as MCP servers."),
-    "hooks": Command(
-        "hooks", "hooks_app", "The resolved hooks: list them, or run an event's hooks."
+    Lazy("mcp", "mcp", "mcp_app", "MCP servers in the user, project and local scopes."),
+    Lazy("connectors", "mcp", "connectors_app", "claude.ai connectors as MCP servers."),
+    Lazy("hooks", "hooks", "hooks_app", "The resolved hooks: list them, or run an event's hooks."),
+    Lazy(
+        "agents",
+        "agents",
+        "agents_app",
+        "The agents each scope feeds: every change is deployed to them.",
     ),
-    "agents": Command(
-        "agents", "agents_app", "The agents each scope feeds: every change is deployed to them."
-    ),
-    "registry": Command(
+    Lazy(
+        "registry",
         "registry",
         "registry_app",
         "Log in to and out of OCI registries (credentials for oci:// sources).",
     ),
-}
+    FastCommand(
+        "config resolve",
+        "Merge every scope into one config (managed, claude.ai, plugin, user, project, local).",
+        "fast:run_resolve",
+        options=(
+            JSON,
+            Option(("--explain",), "Say why for every entry."),
+            SHOW_SECRETS,
+            Option(
+                ("--target",), "Print the MCP config in AGENT's format.", VALUE, metavar="AGENT"
+            ),
+        ),
+    ),
+    FastCommand(
+        "hooks exec",
+        "Run one hook for an agent, as Claude Code would (the command agents' hooks files name).",
+        "hook_launcher:run",
+        (HOOK_WORDS,),
+        epilog="Written by plugman into the hooks files of agents other than Claude Code; it runs "
+        "the one handler HOOK-ID names exactly as Claude Code would (matcher, `if`, `async`, "
+        "environment). Exit codes: the handler's own; 0 when the event does not select it; 1 when "
+        "the launcher could not run it (never 2, which would block the agent).",
+    ),
+    FastCommand(
+        "mcp run",
+        "Start a resolved server in this process: exec a stdio one, bridge a remote one.",
+        "server_launcher:run",
+        (Argument("name", "The server's resolved name, e.g. plugin:PLUGIN:SERVER."),),
+        epilog="Secrets come from plugman's secret store at start; nothing is written. "
+        "Exit codes: the server's own once it starts; 1 when it is not started (pending "
+        "approval, disabled, denied by policy, an option unset, no such server).",
+    ),
+)
 
+
+TOP_LEVEL = [words for words in COMMANDS if " " not in words]  # the root group's commands
 SUMMARY = "A package manager and marketplace CLI for agent plugins."
 OPTIONS = (
     ("--version", "Show the version."),
@@ -140,7 +290,7 @@ def root_help(columns: int = 80) -> str:
     """`plugman --help`: usage, options and commands, each with its summary, in `columns`."""
     from plugman.cli.argv import table
 
-    commands = [(name, command.summary) for name, command in COMMANDS.items()]
+    commands = [(name, COMMANDS[name].summary) for name in TOP_LEVEL]
     lines = ["Usage: plugman [OPTIONS] COMMAND [ARGS]...", "", f"  {SUMMARY}", ""]
     lines += ["Options:", *table(list(OPTIONS), columns), "", "Commands:"]
     lines += [*table(commands, columns), ""]

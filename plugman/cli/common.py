@@ -1,17 +1,21 @@
-"""Shared pieces of the typer commands: the paths of this run and common options."""
+"""Shared pieces of the typer commands: the paths of this run, common options, and the typer
+form of a fast command."""
 
 from __future__ import annotations
 
+import inspect
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+import typer.main
 from typer.core import TyperCommand
 
 from plugman.cli import fast, running
+from plugman.cli.argv import FLAG, MANY, VALUE
 from plugman.core import state
 
 if TYPE_CHECKING:
-    from plugman.cli.argv import Spec
+    from plugman.cli.argv import FastCommand
     from plugman.core.paths import Paths
 
 Scope = Annotated[
@@ -31,36 +35,39 @@ def paths_of(ctx: typer.Context) -> Paths:
     return running.paths_for(project_of(ctx))
 
 
-def forward(app: typer.Typer, spec: Spec) -> None:
-    """Mount a fast command on a typer app: its words go to plugman.cli.fast as they are."""
+def forwarded(command: FastCommand) -> Any:
+    """A fast command (plugman.cli.commands) as a click command of typer's, derived from its
+    declaration: its words go to plugman.cli.fast as they are; its options are typer options
+    too, for shell completion only (Forwarded parses none of them)."""
 
-    def command(ctx: typer.Context) -> None:
-        raise typer.Exit(fast.run(spec, ctx.args, project_of(ctx)))
+    def run(ctx: typer.Context, **_: object) -> None:
+        raise typer.Exit(fast.run(command, ctx.args, project_of(ctx)))
 
-    command.__doc__ = spec.summary
-    kind = type("Forwarded", (Forwarded,), {"spec": spec})
-    app.command(spec.words.split()[-1], cls=kind, add_help_option=False)(command)
+    run.__doc__ = command.summary
+    options = [
+        inspect.Parameter(
+            option.dest,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=typer.Option(
+                False if option.takes == FLAG else None, *option.names, help=option.help
+            ),
+            annotation=_TAKES[option.takes],
+        )
+        for option in command.options
+    ]
+    context = inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    run.__signature__ = inspect.Signature([context, *options])  # type: ignore[attr-defined]
+    single = typer.Typer(add_completion=False)
+    single.command(command.words.split()[-1], cls=Forwarded, add_help_option=False)(run)
+    return typer.main.get_command(single)
+
+
+_TAKES = {FLAG: bool, VALUE: str | None, MANY: list[str] | None}  # each option's typer type
 
 
 class Forwarded(TyperCommand):
-    """A command that keeps its words as given (`--` included) for plugman.cli.fast, and
-    completes its options from its spec."""
-
-    spec: Spec
+    """A command that keeps its words as given (`--` included) for plugman.cli.fast."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         ctx.args = words = list(args)
         return words
-
-    def shell_complete(self, ctx: Any, incomplete: str) -> list[Any]:
-        if not incomplete.startswith("-"):
-            return list(super().shell_complete(ctx, incomplete))
-        from typer._click.shell_completion import CompletionItem
-
-        options = self.spec.options
-        return [
-            CompletionItem(name, help=o.help)
-            for o in options
-            for name in o.names
-            if name.startswith(incomplete)
-        ]

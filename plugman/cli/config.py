@@ -8,16 +8,11 @@ from typing import Annotated
 import typer
 
 from plugman import output
-from plugman.cli import fast
-from plugman.cli.common import Json, forward, paths_of
+from plugman.cli.common import Json, paths_of
 
-config_app = typer.Typer(help="The resolved config every agent is fed.", no_args_is_help=True)
-trust_app = typer.Typer(
-    help="Approve the MCP servers and hooks a project supplies (its own, and its synced plugins').",
-    no_args_is_help=True,
-)
+config_app = typer.Typer(no_args_is_help=True)  # their help: plugman.cli.commands
+trust_app = typer.Typer(no_args_is_help=True)
 Secrets = Annotated[bool, typer.Option("--show-secrets", help="Show secret values unmasked.")]
-forward(config_app, fast.SPECS["config resolve"])
 
 
 @config_app.command("explain")

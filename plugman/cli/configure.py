@@ -26,8 +26,7 @@ def configure(
     ] = None,
     as_json: Json = False,
 ) -> None:
-    """Show or change a plugin's userConfig values. Sensitive ones go to the secret store and
-    are shown only as set or unset."""
+    """Sensitive ones go to the secret store and are shown only as set or unset."""
     from plugman.plugins import reconfigure
 
     rows = reconfigure.run(paths_of(ctx), plugin, scope, pairs or [], unset or [])

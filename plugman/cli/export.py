@@ -35,8 +35,6 @@ def export(
     ] = False,
     as_json: Json = False,
 ) -> None:
-    """Write the resolved MCP servers (and Claude Code hooks) into AGENT's own config file,
-    owning only the entries plugman writes."""
     from plugman.agents.export import export as run
 
     if (write and remove) or not (write or remove or dry_run):
@@ -63,13 +61,12 @@ def doctor(
     ] = False,
     as_json: Json = False,
 ) -> None:
-    """Check the store, the state, pending approvals and every file plugman exported to."""
     from plugman.core.secrets import describe
     from plugman.doctor.agents import diagnose
 
     paths = paths_of(ctx)
     found = diagnose(paths, os.environ, ask=not no_check)
     problems = found.problems
-    output.emit(output.doctored(problems, as_json, describe(paths, os.environ), found.agents))
+    output.emit(output.doctor_report(problems, as_json, describe(paths, os.environ), found.agents))
     if any(p.severity == "error" for p in problems):
         raise typer.Exit(1)

@@ -17,14 +17,10 @@ from typing import Annotated
 import typer
 
 from plugman import output
-from plugman.cli import fast
-from plugman.cli.common import Json, forward, paths_of
+from plugman.cli.common import Json, paths_of
 
-hooks_app = typer.Typer(
-    help="The resolved hooks: list them, or run an event's hooks.", no_args_is_help=True
-)
+hooks_app = typer.Typer(no_args_is_help=True)  # its help: plugman.cli.commands
 BLOCKED = 2
-forward(hooks_app, fast.SPECS["hooks exec"])
 
 
 @hooks_app.command("list")

@@ -10,9 +10,7 @@ import typer
 from plugman import output
 from plugman.cli.common import Json, Scope, paths_of
 
-app = typer.Typer(
-    help="Add, list, update and remove plugin marketplaces; build your own.", no_args_is_help=True
-)
+app = typer.Typer(no_args_is_help=True)  # its help: plugman.cli.commands
 
 
 @app.command()

@@ -17,15 +17,13 @@ import typer
 from typer.core import TyperCommand
 
 from plugman import output
-from plugman.cli import fast, mcp_vars, runtime, serve
-from plugman.cli.common import Json, forward, paths_of
+from plugman.cli import mcp_vars, runtime, serve
+from plugman.cli.common import Json, paths_of
 from plugman.core.errors import UsageError
 from plugman.core.state import Scope
 
-mcp_app = typer.Typer(
-    help="MCP servers in the user, project and local scopes.", no_args_is_help=True
-)
-connectors_app = typer.Typer(help="claude.ai connectors as MCP servers.", no_args_is_help=True)
+mcp_app = typer.Typer(no_args_is_help=True)  # its help: plugman.cli.commands
+connectors_app = typer.Typer(no_args_is_help=True)  # its help: plugman.cli.commands
 
 COMMAND = "plugman.command"
 McpScope = Annotated[Scope, typer.Option("--scope", "-s", help="user, project or local.")]
@@ -254,4 +252,3 @@ mcp_app.add_typer(mcp_vars.vars_app, name="vars")
 mcp_app.command("probe")(runtime.probe_command)
 mcp_app.command("tools")(runtime.tools_command)
 mcp_app.command("serve")(serve.serve)
-forward(mcp_app, fast.SPECS["mcp run"])

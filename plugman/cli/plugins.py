@@ -17,7 +17,6 @@ if TYPE_CHECKING:
 
 
 def enable(ctx: typer.Context, name: str, scope: Scope = "user", as_json: Json = False) -> None:
-    """Enable an installed plugin in a scope."""
     from plugman.plugins import installed
 
     change = installed.set_enabled(paths_of(ctx), name, scope, True)
@@ -25,7 +24,6 @@ def enable(ctx: typer.Context, name: str, scope: Scope = "user", as_json: Json =
 
 
 def disable(ctx: typer.Context, name: str, scope: Scope = "user", as_json: Json = False) -> None:
-    """Disable an installed plugin in a scope (it stays installed)."""
     from plugman.plugins import installed
 
     change = installed.set_enabled(paths_of(ctx), name, scope, False)
@@ -42,7 +40,6 @@ def sync(
     ] = False,
     as_json: Json = False,
 ) -> None:
-    """Install exactly what the project's plugman.toml / plugman.lock declare."""
     from plugman.plugins import sync as syncing
 
     if frozen and locked:
@@ -52,7 +49,6 @@ def sync(
 
 
 def lock(ctx: typer.Context, as_json: Json = False) -> None:
-    """Resolve plugman.toml and write plugman.lock (installs nothing)."""
     from plugman.plugins import sync as syncing
 
     output.emit(output.locked(syncing.lock(paths_of(ctx)), as_json))
@@ -76,7 +72,6 @@ def update(
     no_refresh: NoRefresh = False,
     as_json: Json = False,
 ) -> None:
-    """Refresh the marketplaces, then update installed plugins to what they offer now."""
     from plugman.plugins import updates
 
     done = updates.update(paths_of(ctx), names or [], scope, fetch_catalogs=not no_refresh)
@@ -84,7 +79,6 @@ def update(
 
 
 def outdated(ctx: typer.Context, no_refresh: NoRefresh = False, as_json: Json = False) -> None:
-    """Refresh the marketplaces, then list installed plugins they offer different content for."""
     from plugman.plugins import updates
 
     found = updates.outdated(paths_of(ctx), fetch_catalogs=not no_refresh)
@@ -101,7 +95,6 @@ def search(
     limit: Annotated[int, typer.Option("--limit", min=1, help="With --registry: at most N.")] = 30,
     as_json: Json = False,
 ) -> None:
-    """Search the known marketplaces, or an MCP Registry's servers (--registry URL)."""
     if registry is not None:
         from plugman.plugins import mcp_registry
 
@@ -122,7 +115,6 @@ def info(
     ] = False,
     as_json: Json = False,
 ) -> None:
-    """Show a plugin's catalog entry and where it is installed."""
     import os
 
     from plugman.plugins import lookup

@@ -16,10 +16,7 @@ from plugman import output
 from plugman.cli.common import Json, paths_of
 from plugman.core.errors import UsageError
 
-registry_app = typer.Typer(
-    help="Log in to and out of OCI registries (credentials for oci:// sources).",
-    no_args_is_help=True,
-)
+registry_app = typer.Typer(no_args_is_help=True)  # its help: plugman.cli.commands
 Registry = Annotated[str, typer.Argument(help="The registry: HOST or HOST:PORT.")]
 
 

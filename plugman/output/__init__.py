@@ -2,7 +2,9 @@
 
 The renderers return strings; `emit` is the one place that writes to the terminal. One module
 per family of results; this package re-exports them all, each module imported when a name of
-its own is first asked for (PEP 562): a command loads only the renderers it uses.
+its own is first asked for (PEP 562): a command loads only the renderers it uses. Each name is
+listed once, in the import lines below that type checkers read; the table `__getattr__` looks a
+name up in (`HOME`) is read from those lines.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ if TYPE_CHECKING:  # the names, for type checkers (`X as X`: re-exported)
     from plugman.output.config import trusted as trusted
     from plugman.output.config import var_changed as var_changed
     from plugman.output.config import vars_listed as vars_listed
-    from plugman.output.export import doctored as doctored
+    from plugman.output.export import doctor_report as doctor_report
     from plugman.output.export import exported as exported
     from plugman.output.findings import FORMATS as FORMATS
     from plugman.output.findings import validation as validation
@@ -70,90 +72,19 @@ if TYPE_CHECKING:  # the names, for type checkers (`X as X`: re-exported)
     from plugman.output.runtime import probed as probed
     from plugman.output.runtime import tool_pool as tool_pool
 
-_WHERE = {
-    "agents": (
-        "agents_listed",
-        "deployed",
-    ),
-    "author": (
-        "built",
-        "packed",
-        "plugin_warnings",
-        "published",
-        "scaffolded",
-        "tagged",
-    ),
-    "common": (
-        "FORMAT_VERSION",
-        "announced",
-        "ask",
-        "display_path",
-        "emit",
-        "envelope",
-        "error",
-        "error_envelope",
-        "located",
-        "progress_listener",
-        "warning_listener",
-        "warnings",
-    ),
-    "config": (
-        "connectors_synced",
-        "diagnostic_dict",
-        "mcp_changed",
-        "mcp_import_warnings",
-        "mcp_imported",
-        "problems",
-        "trust_changed",
-        "trusted",
-        "var_changed",
-        "vars_listed",
-    ),
-    "export": (
-        "doctored",
-        "exported",
-    ),
-    "gateway": ("gateway_token",),
-    "oauth": (
-        "logged_in",
-        "logged_out",
-    ),
-    "plugins": (
-        "changes",
-        "configured",
-        "installed",
-        "locked",
-        "markets",
-        "outdated",
-        "plugin_info",
-        "registry_searched",
-        "searched",
-    ),
-    "registry": (
-        "registry_logged_in",
-        "registry_logged_out",
-    ),
-    "resolution": (
-        "explained",
-        "mcp_got",
-        "mcp_listed",
-        "resolved",
-        "status_row",
-    ),
-    "runtime": (
-        "hook_block_reason",
-        "hook_run",
-        "hooks_listed",
-        "probed",
-        "tool_pool",
-    ),
-    "findings": (
-        "FORMATS",
-        "validation",
-    ),
-}
 
-HOME = {name: module for module, names in _WHERE.items() for name in names}
+def _homes() -> dict[str, str]:
+    """Each name imported above and the module it lives in, read from those lines themselves:
+    they are the one list of the names (the type checkers' view too)."""
+    import re
+    from pathlib import Path
+
+    lines = Path(__file__).read_text(encoding="utf-8")
+    found = re.findall(r"(?m)^    from plugman\.output\.(\w+) import (\w+) as \2$", lines)
+    return {name: module for module, name in found}
+
+
+HOME = _homes()
 
 
 def __getattr__(name: str) -> Any:

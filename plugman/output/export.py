@@ -67,7 +67,7 @@ def _diff(change: Change) -> str:
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
-def doctored(
+def doctor_report(
     problems: list[Problem],
     as_json: bool,
     secret_store: str = "",

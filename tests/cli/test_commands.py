@@ -3,35 +3,55 @@ it must say what the commands themselves say, and the fast paths must stay light
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import typer
 import typer.main
 
 from plugman.cli import USAGE
 from plugman.cli.app import app
-from plugman.cli.commands import COMMANDS, root_help
+from plugman.cli.argv import FastCommand
+from plugman.cli.commands import COMMANDS, TOP_LEVEL, root_help
 from plugman.core.errors import ExitCode
 
 HEAVY = ("typer", "rich", "mcp", "pydantic", "tomlkit", "yaml", "plugman.output")
 
 
 def test_every_summary_is_its_commands_own() -> None:
+    """The typer application has every command of the table, where its words say (a fast
+    command of a group mounted on it), with the table's summary."""
     group = typer.main.get_command(app)
-    assert group.list_commands(None) == list(COMMANDS)  # type: ignore[attr-defined]
-    for name, entry in COMMANDS.items():
-        command = group.get_command(None, name)  # type: ignore[attr-defined]
-        assert command is not None, name
-        assert command.name == name
-        assert command.get_short_help_str(limit=300) == entry.summary, name
+    assert group.list_commands(None) == TOP_LEVEL  # type: ignore[attr-defined]
+    for words, entry in COMMANDS.items():
+        command: Any = group
+        for word in words.split():
+            command = command.get_command(None, word)
+            assert command is not None, words
+        assert command.name == words.split()[-1]
+        assert command.get_short_help_str(limit=300) == entry.summary, words
+
+
+def test_every_command_is_declared_once() -> None:
+    """A summary is written only in the table: no command's docstring, nor its group's help,
+    repeats it; and every fast command's function is where its declaration says."""
+    for words, entry in COMMANDS.items():
+        if isinstance(entry, FastCommand):
+            assert callable(entry.runner()), words
+            continue
+        target = getattr(importlib.import_module(f"plugman.cli.{entry.module}"), entry.attribute)
+        written = target.info.help if isinstance(target, typer.Typer) else target.__doc__
+        assert entry.summary[:40] not in " ".join(str(written or "").split()), words
 
 
 def test_the_root_help_names_every_command_and_the_exit_codes_agree() -> None:
     text = root_help()
-    assert all(f"\n  {name} " in text for name in COMMANDS)
+    assert all(f"\n  {name} " in text for name in TOP_LEVEL)
     assert max(len(line) for line in text.splitlines()) <= 80
     assert USAGE == ExitCode.USAGE
 
@@ -63,6 +83,11 @@ def test_shell_completion_still_reaches_typer() -> None:
         [sys.executable, "-m", "plugman"], capture_output=True, text=True, env=env, check=False
     )
     assert done.stdout.split() == ["--scope"], done
+    env["COMP_WORDS"], env["COMP_CWORD"] = "plugman config resolve --ex", "3"  # one of a group
+    done = subprocess.run(
+        [sys.executable, "-m", "plugman"], capture_output=True, text=True, env=env, check=False
+    )
+    assert done.stdout.split() == ["--explain"], done
 
 
 def _loaded_by(args: list[str], env: dict[str, str]) -> tuple[int, list[str]]:
@@ -101,9 +126,10 @@ def test_the_fast_commands_run_without_typer(tmp_path: Path) -> None:
 
 def test_output_names_each_renderer_where_it_lives() -> None:
     """plugman.output imports a renderer's module when its name is first asked for: the table
-    it reads and the names type checkers see are the same, and each name is found (also after
-    its module was imported directly, which sets the module as an attribute of the package:
-    hence no renderer is named like a module)."""
+    it reads, derived from its import lines, holds every name type checkers see (no import line
+    written so that the table misses it), and each name is found (also after its module was
+    imported directly, which sets the module as an attribute of the package: hence no renderer
+    is named like a module)."""
     import ast
 
     from plugman import output

@@ -13,8 +13,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from plugman.cli import config, mcp
-from plugman.cli.app import RootGroup, app, root
+from plugman.cli.app import app
 from plugman.config import declarations, scopes
 from plugman.core.paths import Paths
 from plugman.core.state import record_path
@@ -28,16 +27,9 @@ MCP_JSON = (
 
 
 def cli() -> typer.Typer:
-    """plugman's app when it registers the mcp commands, else one that does."""
-    if {"mcp", "connectors"} <= {group.name for group in app.registered_groups}:
-        return app
-    local = typer.Typer(cls=RootGroup, no_args_is_help=True, pretty_exceptions_enable=False)
-    local.callback()(root)
-    local.add_typer(config.config_app, name="config")
-    local.add_typer(config.trust_app, name="trust")
-    local.add_typer(mcp.mcp_app, name="mcp")
-    local.add_typer(mcp.connectors_app, name="connectors")
-    return local
+    """plugman's app: its root group builds the command a line names from the command table
+    (with the fast commands declared under a group, as `config resolve`)."""
+    return app
 
 
 def invoke(project: Path, *args: str) -> Any:
