@@ -248,9 +248,14 @@ class _Reader:
         return self.input(data, path, name) if data is not None and name else None
 
     def input(self, data: dict[str, Any], path: KeyPath, name: str) -> Input | None:
-        value, default = self.string(data, "value", path), self.string(data, "default", path)
-        required, secret = self.flag(data, "isRequired", path), self.flag(data, "isSecret", path)
-        return Input(name, value, default, required, secret, self.variables(data, path))
+        return Input(
+            name=name,
+            value=self.string(data, "value", path),
+            default=self.string(data, "default", path),
+            required=self.flag(data, "isRequired", path),
+            secret=self.flag(data, "isSecret", path),
+            variables=self.variables(data, path),
+        )
 
     def variables(self, data: dict[str, Any], path: KeyPath) -> dict[str, Input]:
         value = data.get("variables", {})

@@ -53,7 +53,10 @@ class JsonDocument:
     a file `json.loads` read cleanly are found when first asked for (most files never are)."""
 
     def __init__(self, text: str, value: Any, offsets: Offsets | None, problems: list[Problem]):
-        self.text, self.value, self._offsets, self.problems = text, value, offsets, problems
+        self.text = text
+        self.value = value
+        self._offsets = offsets
+        self.problems = problems
         self._line_starts: list[int] | None = None
 
     @property

@@ -214,7 +214,9 @@ def _archive(members: list[_Member], mtime: int) -> bytes:
     with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
         for member in members:
             info = tarfile.TarInfo(member.name.rstrip("/"))
-            info.mtime, info.uid, info.gid, info.uname, info.gname = mtime, 0, 0, "", ""
+            info.mtime = mtime
+            info.uid = info.gid = 0  # no owner: the same bytes on every machine
+            info.uname = info.gname = ""
             if member.path is None:
                 info.type, info.mode = tarfile.DIRTYPE, EXEC_MODE
                 tar.addfile(info)

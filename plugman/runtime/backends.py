@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping
+from contextlib import AsyncExitStack
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -32,6 +34,7 @@ from plugman.runtime.oauth_provider import AuthFor
 
 if TYPE_CHECKING:
     from mcp import Client
+    from mcp.client.session import ClientSession
 
 log = logging.getLogger("plugman.gateway")
 
@@ -58,9 +61,13 @@ class Backend:
         auth_for: AuthFor | None = None,
         shared: bool = False,
     ) -> None:
-        self.name, self.entry = name, entry
+        self.name = name
+        self.entry = entry
         self.plugin, self.server = split_server(name)
-        self.errlog, self.env, self.cwd, self.health = errlog, env, cwd, health
+        self.errlog = errlog
+        self.env = env
+        self.cwd = cwd
+        self.health = health
         self.on_change = on_change
         self.auth_for = auth_for  # a stored OAuth login, asked again at every connection
         self.shared = shared  # from a plugin or a project: see plugman.runtime.headers
@@ -199,11 +206,15 @@ class Backend:
                 on_message=self.on_message,
                 auth=None if self.auth_for is None else self.auth_for(self.name, self.entry),
                 shared=self.shared,
+                client_type=relaying_client(),
             ) as client:
-                client.session.validate_tool_result = _relayed  # type: ignore[method-assign]
                 await self._list(client, KINDS)
-                self.client, self.state, self.reason, came_up = client, "up", None, True
-                self.instructions, self.errors = client.instructions, 0
+                self.client = client
+                self.state = "up"
+                self.reason = None
+                came_up = True
+                self.instructions = client.instructions
+                self.errors = 0
                 self._notify()
                 log.info("%s: up, %d tools", self.name, len(self.tools))
                 await self.on_change(self, KINDS)
@@ -225,7 +236,10 @@ class Backend:
             return  # reconnecting at once: keep what it offers listed
         if self.state in ("up", "renewing"):
             self._set_state("down")
-            self.tools, self.resources, self.templates, self.prompts = [], [], [], []
+            self.tools = []
+            self.resources = []
+            self.templates = []
+            self.prompts = []
             await self.on_change(self, KINDS)
 
     async def _watch(self, client: Client, trace: Trace) -> None:
@@ -294,7 +308,31 @@ def _reason(exc: BaseException, trace: Trace, timeout: float, was_up: bool) -> s
     return failure(exc, trace, timeout)[1]
 
 
-async def _relayed(name: str, result: Any) -> None:
-    """In place of the SDK's check of a tool's result against its output schema: the gateway
-    relays the result to a client that checks it against the same (relayed) schema, and the
-    check here costs about 0.1 ms a call."""
+@cache
+def relaying_client() -> type[Client]:
+    """The gateway's `mcp.Client`: its session does not check a tool's result against the
+    tool's output schema. The gateway relays the result to a client that checks it against the
+    same (relayed) schema, and the check here costs about 0.1 ms a call.
+
+    The SDK has no option for this. Both of its `call_tool` paths (direct and through an
+    extension's claim) call the session's public `validate_tool_result`, so the session is a
+    subclass that overrides it, and the client builds that session: `Client._build_session`
+    makes the SDK's session (with everything the client was given), not yet entered, and it
+    becomes a `RelayingSession`, which adds no state (`__slots__ = ()`).
+    """
+    from mcp import Client
+    from mcp.client.session import ClientSession
+
+    class RelayingSession(ClientSession):
+        __slots__ = ()
+
+        async def validate_tool_result(self, name: str, result: Any) -> None:
+            """Nothing to check: the client the result is relayed to checks it."""
+
+    class RelayingClient(Client):
+        async def _build_session(self, exit_stack: AsyncExitStack) -> ClientSession:
+            session = await super()._build_session(exit_stack)
+            session.__class__ = RelayingSession
+            return session
+
+    return RelayingClient

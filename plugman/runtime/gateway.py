@@ -22,10 +22,11 @@ The first list is complete for a client that lists once (Codex never lists again
   session) waits, at most the connect timeout, until every backend is up or has failed once.
 
 Nothing is printed: logs go to `<state>/logs/gateway.log`, a stdio server's stderr to
-`<state>/logs/<name>.stderr` (both appended to); stdout is the protocol channel. The transports
-(stdio, streamable HTTP) live in plugman.runtime.gateway_run, the low-level server in
-plugman.runtime.gateway_server. `mcp` is imported only inside functions, like the rest of
-plugman.runtime.
+`<state>/logs/<name>.stderr` (both appended to); stdout is the protocol channel. The low-level
+MCP server in front of the Gateway (`mcp_server`: its handlers are the Gateway's methods) is
+built here and advertises `listChanged` for tools, prompts and resources on every transport;
+the transports (stdio, streamable HTTP) live in plugman.runtime.gateway_run. `mcp` is imported
+only inside functions, like the rest of plugman.runtime.
 """
 
 from __future__ import annotations
@@ -37,11 +38,11 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import anyio
 
+from plugman import __version__
 from plugman.runtime.backends import KINDS, Backend
 from plugman.runtime.calls import Guard, call_tool, refusal
 from plugman.runtime.catalog import Catalog, Route, build
 from plugman.runtime.forward import UnansweredError, send
-from plugman.runtime.gateway_server import mcp_server
 from plugman.runtime.health import Health
 from plugman.runtime.instructions import compose
 from plugman.runtime.memory import Memory, dumped
@@ -50,10 +51,12 @@ from plugman.runtime.oauth_provider import AuthFor
 
 if TYPE_CHECKING:
     from mcp import types
+    from mcp.server.lowlevel.server import Server
     from mcp.server.session import ServerSession
 
 log = logging.getLogger("plugman.gateway")
 
+NAME = "plugman-gateway"  # the server name clients see
 NOTIFY_TIMEOUT = 5.0
 MAX_SESSIONS = 1000
 LISTED = {"tools": ("tools",), "prompts": ("prompts",), "resources": ("resources", "templates")}
@@ -76,7 +79,8 @@ class Gateway:
     ) -> None:
         from mcp.server.subscriptions import InMemorySubscriptionBus
 
-        self.guard, self.health = guard, health
+        self.guard = guard
+        self.health = health
         self.memory = memory or Memory()
         self.backends = {
             name: Backend(
@@ -297,3 +301,35 @@ class Gateway:
 def _listed(catalog: Catalog, kind: str) -> list[dict[str, Any]]:
     """What a client lists of `kind`, as JSON: a remembered item equals the same one listed."""
     return [dumped(item) for item in catalog.listing(kind)]
+
+
+def mcp_server(gateway: Gateway) -> Server[Any]:
+    """The low-level MCP server whose handlers are `gateway`'s methods, advertising
+    `listChanged` on every transport."""
+    from mcp import types
+    from mcp.server.lowlevel.server import NotificationOptions, Server
+    from mcp.server.subscriptions import ListenHandler
+
+    class GatewayServer(Server[Any]):
+        def create_initialization_options(self, *args: Any, **kwargs: Any) -> Any:
+            options = args[0] if args else kwargs.pop("notification_options", None)
+            changed = options or NotificationOptions(True, True, True)
+            return super().create_initialization_options(changed, *args[1:], **kwargs)
+
+    server = GatewayServer(
+        NAME,
+        version=__version__,
+        instructions=gateway.instructions(),
+        on_list_tools=gateway.list_tools,
+        on_call_tool=gateway.call,
+        on_list_resources=gateway.list_resources,
+        on_list_resource_templates=gateway.list_templates,
+        on_read_resource=gateway.read,
+        on_list_prompts=gateway.list_prompts,
+        on_get_prompt=gateway.prompt,
+        on_subscriptions_listen=ListenHandler(gateway.bus),
+    )
+    server.add_notification_handler(
+        "notifications/initialized", types.NotificationParams, gateway.joined
+    )
+    return server

@@ -1,22 +1,45 @@
-"""Running the gateway (plugman.runtime.gateway) over stdio or streamable HTTP.
+"""Serving the gateway (plugman.runtime.gateway): over stdio or streamable HTTP, where it
+listens, and who may talk to it.
 
 - stdio (default): the MCP protocol on stdin/stdout until the client closes stdin, through
   `mcp.server.stdio.stdio_server()` (over event-loop pipes when it can: plugman.runtime.pipes).
 - http: uvicorn serves the low-level server's `streamable_http_app()` at
-  `http://HOST:PORT/mcp` (plugman.runtime.gateway_http: the address, DNS-rebinding
-  protection, the bearer token, `--stateless`); the socket is bound first, so a port in use is
-  a plain error, and port 0 picks a free one. Its address goes to `announce` once it accepts
-  connections, then, with `--auth token`, the token's fingerprint (never the token).
-
-Over HTTP on any address but loopback the gateway requires `--auth token`: without it,
-`serve_paths` raises a UsageError (exit 2) before it reads the config, binds or starts anything.
+  `http://HOST:PORT/mcp`; the socket is bound first, so a port in use is a plain error, and
+  port 0 picks a free one. Its address goes to `announce` once it accepts connections, then,
+  with `--auth token`, the token's fingerprint (never the token: plugman.runtime.gateway_token).
 
 SIGTERM and SIGINT end either gracefully: backends are shut down (the SDK closes a stdio
 server's stdin, then signals its process group), so no server is left behind.
+
+Over HTTP:
+
+- Address: `--host` is resolved once, before anything starts; the socket is bound to that
+  address. A loopback address (127.0.0.0/8, ::1, `localhost`) serves only this machine; any
+  other (a LAN address, 0.0.0.0, ::) serves whoever can reach it, so without `--auth token`
+  `serve_paths` raises a UsageError (exit 2) before it reads the config, binds or starts
+  anything.
+- DNS rebinding: on a loopback address every request must name a loopback host (`Host`) and,
+  if it has one, a loopback origin (`Origin`), or the SDK's transport answers 421 (Host) or
+  403 (Origin): a web page whose name an attacker pointed at 127.0.0.1 cannot reach the
+  gateway through the user's browser. Elsewhere the names clients use (a load balancer's, a
+  DNS name) are not known here, and the token is what keeps others out.
+- Bearer token (`BearerGate`): every HTTP request must carry `Authorization: Bearer <token>`,
+  compared in constant time (`hmac.compare_digest`); any other answers 401 with
+  `WWW-Authenticate: Bearer`. That compare is the only work added per request. No token, and
+  no `Authorization` header, is ever logged.
+- Sessions: by default the SDK keeps each 2025-era client's session in this process
+  (`Mcp-Session-Id`), which lets the gateway push `list_changed` notifications on the client's
+  GET stream. `--stateless` serves every request on its own, so any process behind a load
+  balancer can answer any request, without sticky routing; 2025-era clients then get no
+  `list_changed` notifications (they see changes when they list again). 2026-era clients are
+  served per request either way, and get change events on their `subscriptions/listen`.
 """
 
 from __future__ import annotations
 
+import hmac
+import ipaddress
+import json
 import logging
 import os
 import signal
@@ -27,13 +50,13 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
-from plugman.runtime import gateway_http, gateway_token, headers
+from plugman.runtime import gateway_token, headers
 from plugman.runtime.calls import Guard
 from plugman.runtime.connect import transport_of
 from plugman.runtime.gateway import Gateway
@@ -43,6 +66,9 @@ from plugman.runtime.oauth_provider import authorizer
 from plugman.runtime.pipes import stdio_streams
 from plugman.runtime.probe import log_path
 
+if TYPE_CHECKING:
+    from mcp.server.transport_security import TransportSecuritySettings
+
 log = logging.getLogger("plugman.gateway")
 
 TRANSPORTS = ("stdio", "http")
@@ -51,6 +77,9 @@ AUTH = ("none", "token")
 # client out), and uvloop's wake-ups and pipes take ~0.1 ms off the gateway's added latency.
 LOOP = {"use_uvloop": sys.platform != "win32"}
 Announce = Callable[[str], None]
+Receive = Any  # ASGI
+Send = Any
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 
 @dataclass(frozen=True)
@@ -87,7 +116,7 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
     )
     log_dir = paths.state_dir / "logs"
     log_dir.mkdir(parents=True, exist_ok=True)
-    sock = gateway_http.bind(address) if address is not None else None
+    sock = bind(address) if address is not None else None
     with _logging_to(log_dir / "gateway.log"), ExitStack() as stack:
         for item in resolved.dropped:
             if item.kind == "server" and item.name not in servers:
@@ -133,20 +162,20 @@ async def _stdio(gateway: Gateway) -> None:
 
 def _serve_http(
     gateway: Gateway,
-    address: gateway_http.Address,
+    address: Address,
     sock: socket.socket,
     stateless: bool,
     token: gateway_token.Token | None,
     announce: Announce | None,
 ) -> None:
     gateway.stateless = stateless
-    web = gateway_http.app(gateway, address, token.value if token else None, stateless)
+    web = http_app(gateway, address, token.value if token else None, stateless)
     lines = [f"clients must send a bearer token ({token.fingerprint})"] if token else []
     said = announce or (lambda _: None)
     anyio.run(_http, gateway, web, sock, said, lines, backend_options=LOOP)
 
 
-def _checked(options: Options) -> gateway_http.Address | None:
+def _checked(options: Options) -> Address | None:
     """The address to listen on (None over stdio), once the options are known to be safe."""
     if options.transport not in TRANSPORTS:
         raise UsageError(f"unknown transport {options.transport!r}", hint="use stdio or http")
@@ -159,7 +188,7 @@ def _checked(options: Options) -> gateway_http.Address | None:
                 hint="over stdio the gateway serves only the process that started it",
             )
         return None
-    address = gateway_http.resolve(options.host, options.port)
+    address = listen_address(options.host, options.port)
     if not address.loopback and options.auth == "none":
         raise UsageError(
             f"refusing to serve HTTP on {options.host} without authentication: it is not a "
@@ -191,7 +220,7 @@ async def _http(
     async with anyio.create_task_group() as group:
         gateway.start(group)
         group.start_soon(_on_signal, stop)
-        heard = [f"listening on {gateway_http.url(host, port)}", *lines]
+        heard = [f"listening on {mcp_url(host, port)}", *lines]
         group.start_soon(_announce, server, heard, announce)
         await server.serve(sockets=[sock])
         group.cancel_scope.cancel()
@@ -246,3 +275,110 @@ def _logging_to(path: Path) -> Iterator[None]:
             handler.close()
             root.setLevel(levels[0])
             ours.setLevel(levels[1])
+
+
+# --- HTTP: where it listens, who may talk to it ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class Address:
+    family: int
+    sockaddr: tuple[Any, ...]
+
+    @property
+    def ip(self) -> str:
+        return str(self.sockaddr[0])
+
+    @property
+    def loopback(self) -> bool:
+        return ipaddress.ip_address(self.ip.split("%")[0]).is_loopback
+
+
+def listen_address(host: str, port: int) -> Address:
+    """The one address `host` names (IPv6 for a literal with ':', else IPv4)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        found = socket.getaddrinfo(host, port, family, socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as exc:
+        raise PlugmanError(
+            f"cannot listen on {host}: {getattr(exc, 'strerror', None) or exc}",
+            where="--host",
+            hint="give an IP address of this machine, or a name that resolves to one",
+        ) from None
+    return Address(found[0][0], found[0][4])
+
+
+def bind(address: Address) -> socket.socket:
+    sock = socket.socket(address.family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address.sockaddr)
+    except OSError as exc:
+        sock.close()
+        where = f"{address.ip}:{address.sockaddr[1]}"
+        raise PlugmanError(f"cannot listen on {where}: {exc.strerror or exc}") from exc
+    return sock
+
+
+def mcp_url(host: str, port: int) -> str:
+    return f"http://[{host}]:{port}/mcp" if ":" in host else f"http://{host}:{port}/mcp"
+
+
+def security(address: Address) -> TransportSecuritySettings:
+    """DNS-rebinding protection on a loopback address; none elsewhere (see above)."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    if not address.loopback:
+        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    own = f"[{address.ip}]" if ":" in address.ip else address.ip
+    names = list(dict.fromkeys((*LOOPBACK_NAMES, own)))
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[f"{name}:*" for name in names],
+        allowed_origins=[f"http://{name}:*" for name in names],
+    )
+
+
+def http_app(gateway: Gateway, address: Address, token: str | None, stateless: bool) -> Any:
+    """The ASGI app uvicorn serves: the SDK's streamable HTTP app, behind the token if any."""
+    web = gateway.server.streamable_http_app(
+        stateless_http=stateless, transport_security=security(address), host=address.ip
+    )
+    return web if token is None else BearerGate(web, token)
+
+
+class BearerGate:
+    """ASGI middleware: only requests carrying the bearer token reach `app` (lifespan events
+    always do)."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app = app
+        self.token = token.encode()
+
+    async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or self._carries_token(scope["headers"]):
+            await self.app(scope, receive, send)
+            return
+        await _unauthorized(send)
+
+    def _carries_token(self, headers: list[tuple[bytes, bytes]]) -> bool:
+        for name, value in headers:
+            if name == b"authorization":
+                scheme, _, given = value.partition(b" ")
+                return scheme.lower() == b"bearer" and hmac.compare_digest(given, self.token)
+        return False
+
+
+_BODY = json.dumps(
+    {"error": "invalid_token", "error_description": "a bearer token is required"}
+).encode()
+_HEADERS = [
+    (b"content-type", b"application/json"),
+    (b"content-length", str(len(_BODY)).encode()),
+    (b"www-authenticate", b'Bearer realm="plugman-gateway"'),
+]
+
+
+async def _unauthorized(send: Send) -> None:
+    await send({"type": "http.response.start", "status": 401, "headers": _HEADERS})
+    await send({"type": "http.response.body", "body": _BODY})

@@ -177,9 +177,11 @@ def _apply_json(event: str, data: dict[str, Any], result: HandlerResult) -> None
     result.system_message = _text(data.get("systemMessage"))
     top = data.get("decision")
     if event == "PreToolUse" and top in LEGACY:
-        result.decision, result.reason = LEGACY[top], _text(data.get("reason"))
+        result.decision = LEGACY[top]
+        result.reason = _text(data.get("reason"))
     elif event in DECISION_EVENTS and top == "block":
-        result.decision, result.reason = "block", _text(data.get("reason"))
+        result.decision = "block"
+        result.reason = _text(data.get("reason"))
     specific = data.get("hookSpecificOutput")
     if isinstance(specific, dict):
         if specific.get("hookEventName") == event:

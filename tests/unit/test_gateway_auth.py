@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from plugman.cli.app import app
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
-from plugman.runtime import gateway_http, gateway_token
+from plugman.runtime import gateway_run, gateway_token
 
 FILE = {"PLUGMAN_SECRETS": "file"}
 
@@ -64,7 +64,7 @@ def gate(token: str, headers: list[tuple[bytes, bytes]], kind: str = "http") -> 
         return {"type": "http.request", "body": b""}
 
     scope = {"type": kind, "headers": headers}
-    anyio.run(gateway_http.BearerGate(inner, token), scope, receive, send)
+    anyio.run(gateway_run.BearerGate(inner, token), scope, receive, send)
     return sent
 
 
@@ -88,18 +88,18 @@ def test_the_gate_lets_through_only_the_token() -> None:
 
 def test_addresses_and_dns_rebinding_settings() -> None:
     for host in ("127.0.0.1", "127.0.0.2", "localhost", "::1"):
-        assert gateway_http.resolve(host, 0).loopback, host
+        assert gateway_run.listen_address(host, 0).loopback, host
     for host in ("0.0.0.0", "::", "192.0.2.1"):
-        address = gateway_http.resolve(host, 0)
+        address = gateway_run.listen_address(host, 0)
         assert not address.loopback, host
-        assert not gateway_http.security(address).enable_dns_rebinding_protection
+        assert not gateway_run.security(address).enable_dns_rebinding_protection
     with pytest.raises(PlugmanError, match=r"cannot listen on no such host\.invalid"):
-        gateway_http.resolve("no such host.invalid", 0)
-    settings = gateway_http.security(gateway_http.resolve("127.0.0.2", 0))
+        gateway_run.listen_address("no such host.invalid", 0)
+    settings = gateway_run.security(gateway_run.listen_address("127.0.0.2", 0))
     assert settings.enable_dns_rebinding_protection
     assert "127.0.0.2:*" in settings.allowed_hosts and "localhost:*" in settings.allowed_hosts
     assert "http://127.0.0.2:*" in settings.allowed_origins
-    assert "[::1]:*" in gateway_http.security(gateway_http.resolve("::1", 0)).allowed_hosts
+    assert "[::1]:*" in gateway_run.security(gateway_run.listen_address("::1", 0)).allowed_hosts
 
 
 def test_mcp_token_command(isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
