@@ -14,7 +14,10 @@ fields (the `AgentSpec` docstring says each):
   (`with_hooks`: a second file, role `hooks`, for its hooks); `fmt` is json, toml or yaml.
 - `mcp`: how it spells a server (`Mcp`: the key the servers sit under, the transports and
   fields it takes, renames, and `Refs`, how it writes a `${VAR}` reference).
-- `hooks`: how it spells Claude Code's hooks (`HookSpelling`; None: it takes none).
+- `hooks`: how it spells Claude Code's hooks (`HookSpelling`; None: it takes none). Its
+  `launcher` (a plugin's handler written as `plugman hooks exec AGENT ...`, so no machine path
+  lands in the file) takes only a built-in agent's name today; without it, as here, a plugin's
+  handler is written as given, its `${CLAUDE_PLUGIN_ROOT}` the plugin's installed folder.
 - `skills`, `commands`, `agents`: the folder it reads each from, per scope, and the form it
   reads there (`Component`: `folder` for SKILL.md folders; `claude-md` or `markdown` for
   commands; `claude-md` for subagents; the other forms are those of the built-in agents).
