@@ -21,7 +21,7 @@ from plugman.core.errors import PlugmanError, UsageError
 if TYPE_CHECKING:
     import pluggy
 
-    from plugman.agents.targets import Target
+    from plugman.agents.targets import AgentSpec
     from plugman.plugins.sources.kind import SourceKind
 
 TARGETS, SOURCES = "plugman.agents.targets.builtin", "plugman.plugins.sources.builtin"
@@ -56,9 +56,10 @@ def builtin(module: str, hook: str) -> list[Any]:
     return found
 
 
-def targets(entry_points: bool = True) -> dict[str, Target]:
-    """Every target by name; on a clash the one registered first (a built-in) wins."""
-    found: dict[str, Target] = {}
+def targets(entry_points: bool = True) -> dict[str, AgentSpec]:
+    """Every agent plugman can deliver to, by name (each an `AgentSpec`: everything plugman
+    needs of it); on a clash the one registered first (a built-in) wins."""
+    found: dict[str, AgentSpec] = {}
     batches = (
         manager().hook.plugman_targets()  # newest registration first
         if entry_points
@@ -70,7 +71,7 @@ def targets(entry_points: bool = True) -> dict[str, Target]:
     return dict(sorted(found.items()))
 
 
-def target(name: str) -> Target:
+def target(name: str) -> AgentSpec:
     own = targets(entry_points=False).get(name)
     if own is not None:
         return own

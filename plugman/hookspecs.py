@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:  # the hooks name what they return; this module imports none of it
-    from plugman.agents.targets import Target
+    from plugman.agents.targets import AgentSpec
     from plugman.plugins.sources.kind import SourceKind
 
 hookspec = pluggy.HookspecMarker("plugman")
@@ -15,8 +15,9 @@ hookimpl = pluggy.HookimplMarker("plugman")
 
 
 @hookspec
-def plugman_targets() -> list[Target]:  # type: ignore[empty-body]
-    """The agents this extension can write an MCP config for."""
+def plugman_targets() -> list[AgentSpec]:  # type: ignore[empty-body]
+    """The agents this extension adds, one `AgentSpec` each (`plugman.agents.targets`): its MCP
+    file and spelling, hooks, skills, commands and subagents folders, and presence."""
 
 
 @hookspec

@@ -20,7 +20,7 @@ from plugman.agents import claude_plugin, claude_secrets, export, links
 from plugman.agents.artifacts import Artifact, Ledger
 from plugman.agents.claude_plugin import NativePlan, NativePlugin
 from plugman.agents.links import Link
-from plugman.agents.targets import Location, Place, Rendered, Source, Target
+from plugman.agents.targets import Given, Location, Place, Rendered, Target
 from plugman.config import export_record, user_config
 from plugman.config.resolution import Resolution
 from plugman.core import secrets
@@ -269,7 +269,7 @@ def _settings(planned: NativePlan) -> Target:
     def files(place: Place) -> dict[str, Location]:
         return located
 
-    def render(source: Source) -> Rendered:
+    def render(source: Given) -> Rendered:
         return Rendered(_given(planned)[0], [])
 
     return Target(NAME, "json", render, files, SCOPES)

@@ -142,13 +142,13 @@ def files(paths: Paths, env: Mapping[str, str], scope: Scope | None = None) -> d
         every = []
     for link in [link for link in every if scope in (None, link.scope)]:
         try:
-            target = extensions.target(link.agent)
+            spec = extensions.target(link.agent)
         except PlugmanError:
             continue  # an agent no longer known: `agents list` says so
         home = Path(env.get("HOME") or Path.home())  # as `export.home_of`, without the cycle
         place = Place(link.scope, home, paths.project_dir, env)
-        for loc in target.files(place).values():
-            found.setdefault(str(loc.path), loc.fmt or target.fmt)
+        for loc in spec.locate(place).values():
+            found.setdefault(str(loc.path), loc.fmt or spec.fmt)
     return found
 
 

@@ -22,7 +22,7 @@ from plugman.agents import claude_native, export, files, handedits, links, warni
 from plugman.agents.artifacts import Artifact, Ledger
 from plugman.agents.export import Outcome
 from plugman.agents.links import Link
-from plugman.agents.targets import Place, table
+from plugman.agents.targets import Place, target
 from plugman.config import declarations, export_record
 from plugman.config.resolution import resolve
 from plugman.core import progress
@@ -40,7 +40,6 @@ class Deployed(NamedTuple):
     notes: list[str]  # what it cannot take
 
 
-SPECS = {spec.name: spec for spec in table.SPECS}
 CLAUDE = "claude-code"
 
 
@@ -66,14 +65,14 @@ def refresh(work: Session, env: Mapping[str, str], unlink: Iterable[Link] = ()) 
             loaded = claude_native.deploy(work, place, link, exports, folders, ledger, resolution)
             native, notes, mine = loaded.ids, loaded.notes, loaded.artifacts
         how = export.How(gateway=link.via_gateway, native=native)
-        outcome = export.plan(paths, extensions.target(link.agent), place, exports, remove, how)
+        spec = extensions.target(link.agent)
+        outcome = export.plan(paths, target(spec), place, exports, remove, how)
         export.write(work, outcome, folders)
         after = export_record.dump(exports)
         if after != before:  # on disk before the next agent's resolution reads it
             work.tx.write(export_record.path(paths), after)
         notes += outcome.notes
-        spec = SPECS.get(link.agent)  # None: a third-party target, MCP servers only
-        if resolution is not None and spec is not None:
+        if resolution is not None:
             where = files.Where(link.scope, place.home, paths.project_dir, env)
             mine += files.wanted(spec, where, resolution, ledger, notes)
         artifacts += [(_key(link, paths), artifact) for artifact in mine]
@@ -172,7 +171,7 @@ def _one_gateway(paths: Paths, names: list[str], scope: Scope, via_gateway: bool
 
 
 def _scopes() -> dict[str, tuple[Scope, ...]]:
-    return {name: target.scopes for name, target in extensions.targets().items()}
+    return {name: spec.scopes_of() for name, spec in extensions.targets().items()}
 
 
 def follow(env: Mapping[str, str]) -> Finish:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from plugman.agents import export_entries
 from plugman.agents.targets import Place, Target
+from plugman.agents.targets import target as render_target
 from plugman.config import declarations, export_record
 from plugman.config.export_record import Exports, Sealed, Written
 from plugman.core.errors import UsageError
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
     from plugman.core.session import Session
 
 
-class Change(NamedTuple):
+class FileChange(NamedTuple):
     path: Path
     before: str | None
     after: str | None  # None: the file is deleted
@@ -52,7 +53,7 @@ class Change(NamedTuple):
 class Outcome(NamedTuple):
     target: str
     scope: Scope
-    changes: list[Change]
+    changes: list[FileChange]
     notes: list[str]
     entries: dict[str, list[str]]  # file → the ids plugman owns there now
     secrets: tuple[str, ...] = ()  # secret values in the changes, for output to mask
@@ -70,12 +71,13 @@ def export(
     from plugman import extensions
     from plugman.core.session import session
 
-    target = extensions.target(name)
-    if scope not in target.scopes:
+    spec = extensions.target(name)
+    if scope not in spec.scopes_of():
         raise UsageError(
             f"{name} has no {scope}-scope config file",
-            hint=f"use --scope {' or --scope '.join(target.scopes)}",
+            hint=f"use --scope {' or --scope '.join(spec.scopes_of())}",
         )
+    target = render_target(spec)
     place = Place(scope, home_of(env), paths.project_dir, env)
     if dry_run:
         return plan(paths, target, place, export_record.load(paths), remove)
@@ -126,7 +128,7 @@ def plan(
     key = export_record.key(target.name, place.scope, paths)
     old = exports.pop(key, {})
     new: dict[str, Written] = {}
-    changes: list[Change] = []
+    changes: list[FileChange] = []
     notes: list[str] = []
     hidden: set[str] = set()
     wanted: dict[str, list[Part]] = {}
@@ -159,7 +161,7 @@ def plan(
             new[file] = written
         hidden |= _secrets(prior) | _secrets(written)
         if after != before:
-            changes.append(Change(Path(file), before, after, _prune_stop(prior)))
+            changes.append(FileChange(Path(file), before, after, _prune_stop(prior)))
     if new:
         exports[key] = {file: export_record.seal(w) for file, w in new.items()}
     entries = {file: [i for p in w.parts for i in p.entries] for file, w in new.items()}
@@ -181,7 +183,7 @@ def native(
     """The main file of `name`'s export as a new document (`config resolve --target`)."""
     from plugman import extensions
 
-    target = extensions.target(name)
+    target = render_target(extensions.target(name))
     place = Place("user", home_of(env), paths.project_dir, env)
     wanted, _owners, notes = export_entries.render(paths, target, place, show_secrets)
     return edit.render(target.fmt, wanted.get("mcp", [])), notes

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from plugman.agents.targets import Hooks, Place, Servers, Source, Target, hook_id
+from plugman.agents.targets import Given, HookGroups, Place, Servers, Target, hook_id
 from plugman.agents.targets.quirks import RELOCATE  # plugman's environment a user file passes on
 from plugman.config import redact
 from plugman.config.merge import Origin
@@ -73,14 +73,14 @@ def servers(
 
 def hooks(
     resolution: Resolution, choice: Choice, owners: dict[str, str], notes: list[str]
-) -> Hooks:
+) -> HookGroups:
     """The resolved hooks as matcher groups, by event; none with a literal secret when guarded.
     Each group is marked with its hook's launcher id (`targets.hooks.MARK`), which the agents
     that run plugin hooks through `plugman hooks exec` name (plugman.runtime.hook_exec)."""
     from plugman.agents.targets.hooks import MARK
     from plugman.runtime.hook_exec import refs
 
-    found: Hooks = {}
+    found: HookGroups = {}
     ids = refs(resolution.hooks)
     for position, hook in enumerate(resolution.hooks):
         handler = hook.handler if choice.show_secrets else redact.hook(hook.handler)
@@ -228,7 +228,7 @@ def render(
     else:
         written = servers(resolution, chosen, owners, notes)
     run = hooks(resolution, chosen, owners, notes) if target.hooks else {}
-    rendered = target.render(Source(written, run, place.env, place))
+    rendered = target.render(Given(written, run, place.env, place))
     notes += option_notes(target.name, rendered.files)
     notes += rendered.unsupported
     if resolution.hooks and not target.hooks:

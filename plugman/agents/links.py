@@ -67,15 +67,6 @@ def check(names: list[str], scope: Scope, known: Mapping[str, tuple[Scope, ...]]
         )
 
 
-def present(agent: str, home: Path, env: Mapping[str, str]) -> bool:
-    """Whether the agent is on this machine, as its spec says to tell (`AgentSpec.presence`);
-    False for an agent plugman knows only by its MCP config (a third-party target)."""
-    from plugman.agents.targets import components, table
-
-    spec = next((s for s in table.SPECS if s.name == agent), None)
-    return bool(spec and components.present(spec.presence, home, env))
-
-
 class Agent(NamedTuple):
     """An agent plugman can feed (`plugman agents list`)."""
 
@@ -86,15 +77,18 @@ class Agent(NamedTuple):
 
 
 def listing(paths: Paths, home: Path, env: Mapping[str, str]) -> list[Agent]:
+    """Every agent plugman knows (built-in or an extension's), whether its `presence` shows it
+    is here, and where it is linked."""
     from plugman import extensions
+    from plugman.agents.targets import components
 
     linked_here = every(paths)
     return [
         Agent(
             name,
-            present(name, home, env),
-            target.scopes,
+            bool(components.present(spec.presence, home, env)),
+            spec.scopes_of(),
             tuple(link for link in linked_here if link.agent == name),
         )
-        for name, target in extensions.targets().items()
+        for name, spec in extensions.targets().items()
     ]

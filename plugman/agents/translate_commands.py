@@ -11,7 +11,7 @@ What each form keeps (everything else is a note, never silent):
 - `as-skill` (`<name>/SKILL.md`, Codex, Copilot CLI): `name` (the command's, as a skill name)
   and `description` (the command's, else its first line); the body as is. A skill takes no
   arguments: `$ARGUMENTS` and `$1`… stay as text, noted.
-- `cursor-md` (`<name>.md`): the body only (Cursor, Windsurf workflows, Kiro prompts read no
+- `markdown` (`<name>.md`): the body only (Cursor, Windsurf workflows, Kiro prompts read no
   front matter); `$ARGUMENTS` stays as text (the words after the command follow the prompt).
 - `opencode-md` (`<name>.md`): `description`; OpenCode reads `$ARGUMENTS`, `$1`, `` !`cmd` ``,
   `@file` itself.
@@ -49,7 +49,7 @@ ARGUMENTS = "$ARGUMENTS"
 FORMATS = (
     "gemini-toml",
     "as-skill",
-    "cursor-md",
+    "markdown",
     "opencode-md",
     "vscode-prompt-md",
     "continue-md",
@@ -124,7 +124,7 @@ def as_skill(source: Source, where: str) -> Result:
     return Translated(f"{name}/SKILL.md", markdown(meta, source.body), tuple(notes))
 
 
-def cursor_md(source: Source, where: str) -> Result:
+def plain_markdown(source: Source, where: str) -> Result:
     label = "a plain Markdown command"
     notes = left_out(source.meta, (), label)
     if ARGUMENTS in source.body:
@@ -170,7 +170,7 @@ def continue_md(source: Source, where: str) -> Result:
 _FORMS = {
     "gemini-toml": gemini_toml,
     "as-skill": as_skill,
-    "cursor-md": cursor_md,
+    "markdown": plain_markdown,
     "opencode-md": opencode_md,
     "vscode-prompt-md": vscode_prompt_md,
     "continue-md": continue_md,
@@ -178,7 +178,7 @@ _FORMS = {
 _LABELS = {
     "gemini-toml": "Gemini CLI",
     "as-skill": "the agent",
-    "cursor-md": "the agent",
+    "markdown": "the agent",
     "opencode-md": "OpenCode",
     "vscode-prompt-md": "VS Code",
     "continue-md": "Continue",

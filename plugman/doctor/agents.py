@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from plugman.agents import dangling, readback
-from plugman.agents.readback import DISABLED, FAILED, MISSING, Report
+from plugman.agents.readback import Report
+from plugman.agents.targets.asks import DISABLED, FAILED, MISSING
 from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
 from plugman.doctor import ERROR, WARNING, Problem, check

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from plugman.output.common import display_path, envelope
 
 if TYPE_CHECKING:
-    from plugman.agents.export import Change, Outcome
+    from plugman.agents.export import FileChange, Outcome
     from plugman.agents.readback import Report
     from plugman.doctor import Problem
 
@@ -43,20 +43,20 @@ def exported(outcome: Outcome, dry_run: bool, as_json: bool, show_secrets: bool 
     return "\n".join(lines)
 
 
-def action(change: Change) -> str:
+def action(change: FileChange) -> str:
     if change.after is None:
         return "deleted"
     return "created" if change.before is None else "updated"
 
 
-def _shown(change: Change, outcome: Outcome, show_secrets: bool) -> str:
+def _shown(change: FileChange, outcome: Outcome, show_secrets: bool) -> str:
     from plugman.config import redact
 
     text = _diff(change)
     return text if show_secrets else redact.text(text, outcome.secrets)
 
 
-def _diff(change: Change) -> str:
+def _diff(change: FileChange) -> str:
     name = str(change.path)
     lines = difflib.unified_diff(
         (change.before or "").splitlines(keepends=True),

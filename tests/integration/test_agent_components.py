@@ -24,8 +24,8 @@ from pathlib import Path
 
 import pytest
 
+from plugman import extensions
 from plugman.agents.targets.components import Component
-from plugman.agents.targets.table import SPECS
 from plugman.agents.translate import Translated
 from plugman.agents.translate_agents import agent
 from plugman.agents.translate_commands import command
@@ -73,7 +73,7 @@ def where(tmp_path: Path) -> tuple[Path, Path]:
 
 def deploy(name: str, plugin: Path, scope: str, home: Path, project: Path) -> dict[str, Path]:
     """Put the plugin's skill, command and subagent where agent `name`'s spec says."""
-    spec = next(spec for spec in SPECS if spec.name == name)
+    spec = extensions.target(name)
     env = agent_env(home, BIN)
     written: dict[str, Path] = {}
 

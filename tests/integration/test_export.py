@@ -11,7 +11,6 @@ from typer.testing import CliRunner
 
 from plugman import extensions
 from plugman.agents.targets import Place
-from plugman.agents.targets.table import SPECS
 from plugman.cli.app import app
 from plugman.core.paths import Paths
 from plugman.manifest import edit
@@ -37,7 +36,7 @@ OWN: dict[str, str] = {
 }
 # Each built-in target's own file, shaped from its record in the registry: the key its servers
 # sit under, and its format. Claude Code's files are strict JSON (no comments).
-SPECS_BY_NAME = {spec.name: spec for spec in SPECS}
+SPECS_BY_NAME = extensions.targets(entry_points=False)  # the built-in agents
 STRICT_JSON = {"claude-code"}
 
 
@@ -112,11 +111,11 @@ def add_servers(project: Path, scope: str = "user") -> None:
 
 def file_of(name: str, scope: str, home: Path, project: Path) -> Path:
     place = Place(scope, home, project, {"HOME": str(home)})
-    return extensions.target(name).files(place)["mcp"].path
+    return extensions.target(name).locate(place)["mcp"].path
 
 
 def scopes_of(name: str) -> list[str]:
-    return [s for s in extensions.target(name).scopes if s != "local"]
+    return [s for s in extensions.target(name).scopes_of() if s != "local"]
 
 
 CASES = [

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from plugman import extensions
-from plugman.agents.targets import Place, Source, hook_id
+from plugman.agents.targets import Given, Place, hook_id, target
 from plugman.agents.targets.codex import hook_hash
 
 BASH: dict[str, Any] = {
@@ -18,7 +18,7 @@ HOOKS = {"PreToolUse": [BASH], "SubagentStop": [STOP], "Notification": [STOP]}
 
 
 def render(name: str, place: Place | None = None) -> tuple[dict[str, Any], list[str]]:
-    rendered = extensions.target(name).render(Source({}, HOOKS, {}, place))
+    rendered = target(extensions.target(name)).render(Given({}, HOOKS, {}, place))
     parts = {
         f"{role}:{'.'.join(p.container)}": p.entries
         for role, found in rendered.files.items()
@@ -68,7 +68,7 @@ def test_copilot_keeps_claude_groups_under_its_own_file() -> None:
 
 def test_a_handler_type_the_agent_does_not_run_is_reported() -> None:
     http = {"hooks": [{"type": "http", "url": "https://x.example/h"}]}
-    rendered = extensions.target("codex").render(Source({}, {"Stop": [http]}, {}))
+    rendered = target(extensions.target("codex")).render(Given({}, {"Stop": [http]}, {}))
     assert rendered.files.get("hooks") is None
     assert rendered.unsupported == [
         "Stop hook 'https://x.example/h': Codex runs no 'http' hooks; left out"
@@ -103,4 +103,4 @@ def test_codex_hash_is_the_one_codex_reports() -> None:
 
 
 def test_agents_without_hooks_take_none() -> None:
-    assert not extensions.target("zed").hooks
+    assert extensions.target("zed").hooks is None

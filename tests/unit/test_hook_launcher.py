@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from plugman import extensions
-from plugman.agents.targets import Place, Source
+from plugman.agents.targets import Given, Place
+from plugman.agents.targets import target as renderer
 from plugman.agents.targets.hooks import MARK
 from plugman.config.merge import Hook, Origin
 from plugman.core.paths import Paths
@@ -142,7 +143,7 @@ FIELDS: dict[str, tuple[Any, str]] = {
 
 def rendered(target: str, group: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
     place = Place("project", Path("/h"), Path("/p"), {})
-    out = extensions.target(target).render(Source({}, {"PostToolUse": [group]}, {}, place))
+    out = renderer(extensions.target(target)).render(Given({}, {"PostToolUse": [group]}, {}, place))
     handlers = [
         h
         for parts in out.files.values()
@@ -190,7 +191,9 @@ def test_a_plugins_plain_handler_is_launched_and_an_own_one_written_as_given(tar
 def test_claude_code_keeps_every_field_and_no_launcher() -> None:
     handler = {"type": "command", "command": "c", "if": "Bash(x)", "asyncRewake": True}
     group = {"matcher": "Bash", "hooks": [handler], MARK: {"id": "p@m#0", "plugin": True}}
-    out = extensions.target("claude-code").render(Source({}, {"PostToolUse": [group]}, {}, None))
+    out = renderer(extensions.target("claude-code")).render(
+        Given({}, {"PostToolUse": [group]}, {}, None)
+    )
     written = [e for p in out.files["settings"] for e in p.entries.values()]
     assert written == [{"matcher": "Bash", "hooks": [handler]}] and out.unsupported == []
 

@@ -13,7 +13,7 @@ import yaml
 from typer.testing import CliRunner
 
 from plugman import extensions
-from plugman.agents.targets import Part, Rendered, Servers, Source, Target, in_home, one_file
+from plugman.agents.targets import AgentSpec, Given, Mcp, Refs, Servers, in_home, target
 from plugman.cli.app import app
 from plugman.hookspecs import hookimpl
 from plugman.manifest import edit
@@ -84,9 +84,9 @@ def test_target_matches_golden(name: str) -> None:
 
 def render(name: str, servers: Servers, env: dict[str, str] | None = None) -> tuple[str, list[str]]:
     """The target's main file as a new document, and what it could not express."""
-    target = extensions.target(name)
-    rendered = target.render(Source(servers, {}, env or {}))
-    return edit.render(target.fmt, rendered.files["mcp"]), rendered.unsupported
+    spec = extensions.target(name)
+    rendered = target(spec).render(Given(servers, {}, env or {}))
+    return edit.render(spec.fmt, rendered.files["mcp"]), rendered.unsupported
 
 
 def test_builtin_targets_are_listed() -> None:
@@ -177,15 +177,17 @@ def test_vscode_secrets_become_password_inputs() -> None:
 
 
 class ThirdParty:
-    @staticmethod
-    def render(source: Source) -> Rendered:
-        entries = {name: {"run": s["command"]} for name, s in source.servers.items()}
-        return Rendered({"mcp": [Part(("tools",), entries)]}, ["demo: just a test"])
-
     @hookimpl
-    def plugman_targets(self) -> list[Target]:
+    def plugman_targets(self) -> list[AgentSpec]:
+        mcp = Mcp(
+            key=("tools",),
+            transports=("stdio",),
+            stdio=("command",),
+            renames={"command": "run"},
+            refs=Refs(spelling="${VAR}"),
+        )
         return [
-            Target("mine", "json", self.render, one_file(in_home(".mine.json"), None), ("user",))
+            AgentSpec(name="mine", label="Mine", user=in_home(".mine.json"), project=None, mcp=mcp)
         ]
 
 
@@ -198,7 +200,8 @@ def third_party() -> Any:
 
 
 def test_third_party_target_via_cli(tmp_path: Path, third_party: Any) -> None:
-    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"gh": {"command": "gh"}}}))
+    gh = {"command": "gh", "args": ["mcp"]}
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"gh": gh}}))
     approved = CliRunner().invoke(app, ["--project", str(tmp_path), "trust", "approve", "--all"])
     assert approved.exit_code == 0, approved.output
     run = CliRunner().invoke(
@@ -206,7 +209,7 @@ def test_third_party_target_via_cli(tmp_path: Path, third_party: Any) -> None:
     )
     assert run.exit_code == 0, run.output
     assert json.loads(run.stdout) == {"tools": {"gh": {"run": "gh"}}}
-    assert run.stderr == "warning: demo: just a test\n"
+    assert run.stderr == "warning: gh: field 'args' has no Mine equivalent; left out\n"
 
 
 def test_unknown_target_lists_the_available_ones(tmp_path: Path) -> None:

@@ -13,13 +13,14 @@ import yaml
 from plugman import extensions
 from plugman.agents.skill_names import Deployed, deployed, namespaced, renamed
 from plugman.agents.targets.components import Presence, home, missing, present, shared
-from plugman.agents.targets.table import SPECS
 from plugman.agents.translate import Refused, Translated, body, toml_string, yaml_string
 from plugman.agents.translate_agents import FORMATS as AGENT_FORMATS
 from plugman.agents.translate_agents import agent
 from plugman.agents.translate_commands import FORMATS as COMMAND_FORMATS
 from plugman.agents.translate_commands import command
 from plugman.manifest.model import Skill
+
+SPECS = tuple(extensions.targets(entry_points=False).values())  # the built-in agents
 
 CMD = (
     b'---\ndescription: Review a file\nargument-hint: "[file]"\nallowed-tools: Bash(git:*)\n'
@@ -88,7 +89,7 @@ def test_command_as_skill_description_from_body() -> None:
 
 
 def test_plain_markdown_commands() -> None:
-    out = ok(command(P, "kit", "cursor-md", data=CMD))
+    out = ok(command(P, "kit", "markdown", data=CMD))
     assert out.data == b"Review $ARGUMENTS ($1). Status: !`git status`\n"
     assert len(out.notes) == 7  # four fields, $ARGUMENTS, $1, the shell line
     oc = ok(command(P, "kit", "opencode-md", data=CMD))
@@ -121,7 +122,7 @@ def test_command_plugin_root_and_refusals() -> None:
     assert isinstance(command(P, "kit", "nope", data=CMD), Refused)
     assert isinstance(command(P, "kit", "gemini-toml", data=b"\xff"), Refused)
     assert isinstance(command(P, "kit", "gemini-toml", data=b"---\na: [\n---\nx"), Refused)
-    assert isinstance(command(Path("..md"), "kit", "cursor-md", data=CMD), Refused)
+    assert isinstance(command(Path("..md"), "kit", "markdown", data=CMD), Refused)
 
 
 def test_codex_agent_toml() -> None:

@@ -1,30 +1,48 @@
-"""Targets: each writes the resolved MCP servers (and, for Claude Code, hooks) in one agent's
-native config format, and says which files that agent reads in each scope.
+"""Targets: the agents plugman delivers to. Each agent is one `AgentSpec` record (`spec`): where
+it reads its MCP servers and how it spells them, how it takes hooks, where it reads a plugin's
+skills, commands and subagents and in which form, how to tell it is installed and how to ask it
+what it loaded. The built-in agents are records in `table`; an extension adds its own through
+the `plugman_targets` hook (`plugman.hookspecs`), built from the names this package exports.
 
-A target never drops anything silently: what it cannot express comes back in `unsupported`,
-one line per item, naming the server and saying why. Servers arrive with their `${VAR}`
-references unexpanded, so secrets stay in the environment; each target writes references in
-its agent's own syntax, or says it cannot.
-
-The built-in agents are data: one `AgentSpec` each in `table`, read by the one renderer in
-`render`, with what is unique to one agent in `quirks`. `model` holds the contract a target
-keeps (any `Target` will do, as a third-party `plugman_targets` hook may return one).
+The one renderer (`render.target`, giving the `Target` that `export` runs) writes the resolved
+MCP servers and hooks in one agent's native config format. A target never drops anything
+silently: what it cannot express comes back in `unsupported`, one line per item, naming the
+server and saying why. Servers arrive with their `${VAR}` references unexpanded, so secrets stay
+in the environment; each target writes references in its agent's own syntax, or says it cannot.
+What is unique to one built-in agent is a function in `quirks`.
 """
 
 from __future__ import annotations
 
+from plugman.agents.targets.asks import Ask, Seen
+from plugman.agents.targets.components import (
+    AGENTS_SKILLS,
+    Component,
+    Presence,
+    UserDir,
+    config_home,
+    env_dir,
+    home,
+)
 from plugman.agents.targets.model import (
-    Hooks,
+    Given,
+    HookGroups,
     Location,
     Place,
     Rendered,
     Servers,
-    Source,
     Target,
     hook_id,
     kind,
 )
-from plugman.agents.targets.places import UserPath, in_config_home, in_env_dir, in_home, one_file
+from plugman.agents.targets.places import (
+    UserPath,
+    in_config_home,
+    in_env_dir,
+    in_home,
+    one_file,
+    with_hooks,
+)
 from plugman.agents.targets.refs import (
     Form,
     Refs,
@@ -35,27 +53,37 @@ from plugman.agents.targets.refs import (
     syntax,
 )
 from plugman.agents.targets.render import extras, target
-from plugman.agents.targets.spec import AgentSpec, Mcp, SecretRefs
+from plugman.agents.targets.spec import AgentSpec, HookSpelling, Mcp, SecretRefs
 from plugman.manifest.edit import Part
 
 __all__ = [
+    "AGENTS_SKILLS",
     "AgentSpec",
+    "Ask",
+    "Component",
     "Form",
-    "Hooks",
+    "Given",
+    "HookGroups",
+    "HookSpelling",
     "Location",
     "Mcp",
     "Part",
     "Place",
+    "Presence",
     "Refs",
     "Rendered",
     "SecretRefs",
+    "Seen",
     "Servers",
-    "Source",
     "Target",
     "Unwritable",
+    "UserDir",
     "UserPath",
+    "config_home",
+    "env_dir",
     "exact_reference",
     "extras",
+    "home",
     "hook_id",
     "in_config_home",
     "in_env_dir",
@@ -66,4 +94,5 @@ __all__ = [
     "rewrite",
     "syntax",
     "target",
+    "with_hooks",
 ]

@@ -4,10 +4,9 @@ up a built-in target does not import pluggy)."""
 
 from __future__ import annotations
 
-from plugman.agents.targets.model import Target
-from plugman.agents.targets.render import target
+from plugman.agents.targets.spec import AgentSpec
 from plugman.agents.targets.table import SPECS
 
 
-def plugman_targets() -> list[Target]:
-    return [target(spec) for spec in SPECS]
+def plugman_targets() -> list[AgentSpec]:
+    return list(SPECS)

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Literal, NamedTuple
 
 # skills: `folder`, the SKILL.md folder as is (the Agent Skills standard).
-# commands: `claude-md` (as is), `gemini-toml`, `cursor-md` (plain Markdown: Cursor commands,
+# commands: `claude-md` (as is), `gemini-toml`, `markdown` (plain Markdown: Cursor commands,
 # Windsurf workflows, Kiro prompts), `opencode-md`, `vscode-prompt-md`, `continue-md`, `as-skill`
 # (a SKILL.md folder, for Codex and Copilot CLI).
 # agents: `claude-md`, `codex-toml`, `copilot-agent-md` (Copilot CLI and VS Code), `gemini-md`,
@@ -37,7 +37,7 @@ Format = Literal[
     "folder",
     "claude-md",
     "gemini-toml",
-    "cursor-md",
+    "markdown",
     "opencode-md",
     "vscode-prompt-md",
     "continue-md",

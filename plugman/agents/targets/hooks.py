@@ -1,10 +1,10 @@
 """Hooks as an agent spells them: Claude Code's matcher groups by event (what the resolved
-config holds) → the parts of the agent's hooks file, by its `Hooks` record.
+config holds) → the parts of the agent's hooks file, by its `HookSpelling` record.
 
 Every entry keeps the id of the Claude group it came from (`hook_id` of Claude's event and
 group), so the export record's owners and an uninstall find it whatever the agent calls it.
 
-A translation never widens what runs. An agent with a launcher (`Hooks.launcher`: every one
+A translation never widens what runs. An agent with a launcher (`HookSpelling.launcher`: every one
 but Claude Code) gets a plugin's handler, and any handler with a field it has no place for
 (`if`, `args`, `shell`, `async`), as `plugman hooks exec AGENT EVENT HOOK-ID` (the group's
 `MARK`, set by `export_entries.hooks`), which runs that handler as Claude Code would: no
@@ -25,7 +25,7 @@ import sys
 from typing import Any
 
 from plugman.agents.targets.model import Place, hook_id
-from plugman.agents.targets.spec import Entry, Hooks
+from plugman.agents.targets.spec import Entry, HookSpelling
 from plugman.core.state import Scope
 from plugman.manifest.edit import Part
 from plugman.runtime.hook_exec import COSMETIC, DELIVERED, LAUNCH_MARGIN
@@ -37,7 +37,7 @@ Groups = dict[str, list[Entry]]
 
 
 def parts(
-    spec: Hooks, agent: str, given: Groups, place: Place | None, notes: list[str]
+    spec: HookSpelling, agent: str, given: Groups, place: Place | None, notes: list[str]
 ) -> dict[str, list[Part]]:
     """The parts by file role: the hooks (one listed part per agent event) and what
     `spec.trust` adds when the files are known (`place`)."""
@@ -65,7 +65,7 @@ def parts(
 
 
 def entries(
-    spec: Hooks, agent: str, event: str, group: Entry, scope: Scope, notes: list[str]
+    spec: HookSpelling, agent: str, event: str, group: Entry, scope: Scope, notes: list[str]
 ) -> list[Entry]:
     """The group as the agent writes it: one group, or (`flat`) one entry per handler; `event`
     is Claude's name of it."""
@@ -95,7 +95,7 @@ def entries(
     return [{k: both[k] for k in [*group, "matcher"] if k in both}]  # in the group's order
 
 
-def launched(spec: Hooks, given: Any, mark: dict[str, Any]) -> bool:
+def launched(spec: HookSpelling, given: Any, mark: dict[str, Any]) -> bool:
     """Whether the handler goes through the launcher: a plugin's, or one with a field the
     agent has no place for."""
     if not isinstance(given, dict):
@@ -112,7 +112,12 @@ def launcher(scope: Scope, agent: str, event: str, ref: str) -> str:
 
 
 def through(
-    spec: Hooks, agent: str, event: str, given: dict[str, Any], command: str, notes: list[str]
+    spec: HookSpelling,
+    agent: str,
+    event: str,
+    given: dict[str, Any],
+    command: str,
+    notes: list[str],
 ) -> Entry | None:
     """The launcher's handler: `command`, and a timeout a little past the handler's own (the
     launcher enforces that one); None, with one note, when the launcher cannot deliver it."""
@@ -136,7 +141,9 @@ def through(
     }
 
 
-def usable(spec: Hooks, agent: str, event: str, given: dict[str, Any], notes: list[str]) -> bool:
+def usable(
+    spec: HookSpelling, agent: str, event: str, given: dict[str, Any], notes: list[str]
+) -> bool:
     """False, with one note naming what cannot be delivered, for a handler the launcher cannot
     run exactly as Claude Code does."""
     kind = given.get("type", "command")
@@ -164,7 +171,9 @@ REASONS = {
 }
 
 
-def handler(spec: Hooks, agent: str, event: str, given: Any, notes: list[str]) -> Entry | None:
+def handler(
+    spec: HookSpelling, agent: str, event: str, given: Any, notes: list[str]
+) -> Entry | None:
     """The handler as given, in the agent's spelling; None (with one note) when it has a field
     the agent cannot take that changes what runs (only cosmetic ones are dropped)."""
     if not isinstance(given, dict):

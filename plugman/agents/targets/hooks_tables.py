@@ -1,12 +1,12 @@
-"""How each agent with a hook system spells hooks (`Hooks` records for `table`), and where
-each mapping comes from. Claude Code's own spelling is `Hooks()`: everything as given. Every
+"""How each agent with a hook system spells hooks (`HookSpelling` records for `table`), and where
+each mapping comes from. Claude Code's own spelling is `HookSpelling()`: everything as given. Every
 other agent gets plugin hooks (and hooks it cannot take as given) through the launcher,
 `plugman hooks exec AGENT ...` (`launcher`: its AGENT word; plugman.runtime.hook_exec)."""
 
 from __future__ import annotations
 
 from plugman.agents.targets import codex
-from plugman.agents.targets.spec import Hooks
+from plugman.agents.targets.spec import HookSpelling
 from plugman.runtime.hook_exec import TOOL_NAMES
 
 COMMAND = ("command",)
@@ -18,7 +18,7 @@ COMMAND = ("command",)
 # become the real tool names `grep_search` and `list_directory` (migrate writes `grep`, `ls`),
 # and SubagentStop is reported (migrate means to map it to AfterAgent but spells it
 # `SubAgentStop`, so it passes through as an event Gemini skips as invalid).
-GEMINI = Hooks(
+GEMINI = HookSpelling(
     role="mcp",  # the same settings.json as its servers
     events={
         "PreToolUse": "BeforeTool",
@@ -43,7 +43,7 @@ GEMINI = Hooks(
 
 # Codex 0.169.0: Claude-shaped `hooks.json`; the events its `hooks/list` lists (checked with
 # `codex app-server`), command hooks only; each hook trusted in the user's config.toml.
-CODEX = Hooks(
+CODEX = HookSpelling(
     role="hooks",
     events={
         e: e
@@ -70,7 +70,7 @@ CODEX = Hooks(
 # Cursor (docs only, no binary here): `{"version": 1, "hooks": {"<camelEvent>": [{"command",
 # "timeout", "matcher"}]}}`, one entry per handler; its shell tool is `Shell`. plugman owns the
 # `version` it adds (a file that already has it keeps its own).
-CURSOR = Hooks(
+CURSOR = HookSpelling(
     role="hooks",
     events={
         "PreToolUse": "preToolUse",
@@ -97,7 +97,7 @@ CURSOR = Hooks(
 # groups and PascalCase event names are accepted, and hooks named so get Claude/VS Code-shaped
 # input (camelCase names get Copilot's own payload, which a Claude hook script does not
 # expect), so the groups stay as Claude writes them; `timeout` is an alias of `timeoutSec`.
-COPILOT = Hooks(
+COPILOT = HookSpelling(
     role="hooks",
     events={
         e: e

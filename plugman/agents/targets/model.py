@@ -1,5 +1,6 @@
-"""What a target is, what it is given and what it returns: the contract `export` and
-third-party extensions use (a plugin's `plugman_targets` may return any `Target`)."""
+"""What a renderer is given (`Given`: the resolved servers and hooks), what it returns
+(`Rendered`: parts by file role) and the renderer itself (`Target`, built from an `AgentSpec` by
+`render.target`, or by `claude_native` for Claude's settings edits), which `export` runs."""
 
 from __future__ import annotations
 
@@ -14,12 +15,12 @@ from plugman.manifest.edit import Part
 from plugman.manifest.mcp import transport
 
 Servers = dict[str, dict[str, Any]]
-Hooks = dict[str, list[dict[str, Any]]]  # event → matcher groups, as Claude Code settings hold
+HookGroups = dict[str, list[dict[str, Any]]]  # event → matcher groups, as Claude Code settings hold
 
 
-class Source(NamedTuple):
+class Given(NamedTuple):
     servers: Servers
-    hooks: Hooks
+    hooks: HookGroups
     env: Mapping[str, str]
     place: Place | None = None  # where the files are (None: a preview with no files)
 
@@ -47,7 +48,7 @@ class Location(NamedTuple):
 class Target(NamedTuple):
     name: str
     fmt: str  # json | toml | yaml
-    render: Callable[[Source], Rendered]
+    render: Callable[[Given], Rendered]
     files: Callable[[Place], dict[str, Location]]  # role → location; {} for an unknown scope
     scopes: tuple[Scope, ...] = ("user", "project")
     hooks: bool = False  # does it write hooks?

@@ -8,8 +8,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 
 from plugman.agents.targets import hooks, quirks
-from plugman.agents.targets.model import Location, Place, Rendered, Source, Target, kind
-from plugman.agents.targets.places import one_file
+from plugman.agents.targets.model import Given, Rendered, Target, kind
 from plugman.agents.targets.refs import Form, Unwritable, rewrite
 from plugman.agents.targets.spec import AgentSpec, Entry
 from plugman.config.redact import is_secret_name
@@ -25,26 +24,19 @@ FormOf = Callable[[str, str | None], Form | None]  # (field, item name) → form
 
 
 def target(spec: AgentSpec) -> Target:
+    """The renderer `export` runs for the agent `spec` describes."""
     return Target(
         spec.name,
         spec.fmt,
         functools.partial(render, spec),
-        functools.partial(files, spec),
+        spec.locate,
         spec.scopes_of(),
         hooks=spec.hooks is not None,
         reads_too=spec.mcp_reads_too,
     )
 
 
-def files(spec: AgentSpec, place: Place) -> dict[str, Location]:
-    if spec.files is not None:
-        return spec.files(place)
-    if spec.user is None:
-        return {}
-    return one_file(spec.user, spec.project)(place)
-
-
-def render(spec: AgentSpec, source: Source) -> Rendered:
+def render(spec: AgentSpec, source: Given) -> Rendered:
     notes: list[str] = []
     declared: dict[str, Entry] = {}
     given = source.servers.items()

@@ -1,11 +1,13 @@
-"""An agent as data: `AgentSpec` says where its files are and how it spells an MCP server
-entry (`Mcp`); `render.target` turns one into a `Target`. What no field can say is a small
-hook function on the spec (`quirks`), never a copy of the renderer.
+"""An agent as data: `AgentSpec` is the one record plugman needs of an agent (built-in in
+`table`, or returned by an extension's `plugman_targets` hook); `render.target` turns its MCP and
+hook spelling into the renderer `export` runs. What no field can say is a small hook function
+on the spec (`quirks`), never a copy of the renderer.
 
 Each component an agent reads has its own small record: `Mcp` for servers; `Component`
 (`components.py`) for skills, commands and subagents, the folder per scope and the form the
-agent reads there (None: it has no such place); `Hooks` how it takes hooks (rendered by
-`hooks`); `Presence` says how to tell the agent is installed here.
+agent reads there (None: it has no such place); `HookSpelling` how it takes hooks (rendered by
+`hooks`); `Presence` says how to tell the agent is installed here; `Ask` (`asks.py`) how to ask
+its own CLI what it loaded.
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from plugman.agents.targets.asks import Ask
 from plugman.agents.targets.components import Component, Presence
 from plugman.agents.targets.model import Location, Place
-from plugman.agents.targets.places import UserPath
+from plugman.agents.targets.places import UserPath, one_file
 from plugman.agents.targets.refs import Form, Refs
 from plugman.core.state import Scope
 from plugman.manifest.edit import Part
@@ -76,7 +79,7 @@ class Mcp:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Hooks:
+class HookSpelling:
     """How an agent spells hooks given as Claude Code's matcher groups by event. An event it
     lacks, a handler type or field it cannot take: each is left out with one line in
     `unsupported`, per hook."""
@@ -98,13 +101,30 @@ class Hooks:
 
 @dataclass(frozen=True, kw_only=True)
 class AgentSpec:
+    """Everything plugman needs of one agent, and the one type an extension returns from its
+    `plugman_targets` hook (`plugman.hookspecs`). Fill in:
+
+    - `name` (what users type: `plugman agents add NAME`, `export --target NAME`; a name a
+      built-in agent has is ignored, the built-in wins) and `label` (the agent's name in notes);
+    - its MCP file: `fmt` (json | toml | yaml), `user` (a function of the `Place`, e.g.
+      `in_home(".agent", "mcp.json")`), `project` (relative to the project; None: none), or
+      `files` when it has more than that one file per scope (`with_hooks`: a hooks file too);
+      `scopes` when not derived from those;
+    - `mcp`: how it spells a server (`Mcp`, with `Refs` for how it writes `${VAR}`);
+    - `hooks`: how it spells Claude Code's hooks (`HookSpelling`; None: it takes none);
+    - `skills`, `commands`, `agents`: where it reads each and in which form (`Component`; None:
+      nowhere, said in a note when a plugin brings one);
+    - `presence`: how to tell it is on this machine (`Presence`); `ask`: how to ask its CLI
+      what it loaded (`Ask`; None: `plugman doctor` does not ask it).
+    """
+
     name: str  # the target's name (`export --target NAME`)
     label: str  # the agent's name in notes
     fmt: str = "json"  # its file format: json | toml | yaml
     user: UserPath | None  # its MCP file at user scope
     project: str | None  # its MCP file in the project folder; None: it reads none
     mcp: Mcp
-    hooks: Hooks | None = None  # how it takes hooks; None: it takes none
+    hooks: HookSpelling | None = None  # how it takes hooks; None: it takes none
     files: Files | None = None  # every file per scope, where `user` and `project` cannot say
     scopes: tuple[Scope, ...] | None = None  # None: user, and project when it has a project file
     mcp_reads_too: tuple[str, ...] = ()  # other project MCP files it reads (Copilot: .mcp.json)
@@ -112,8 +132,17 @@ class AgentSpec:
     commands: Component | None = None  # where it reads slash commands; None: nowhere
     agents: Component | None = None  # where it reads subagents; None: nowhere
     presence: Presence | None = None  # how to tell it is installed here
+    ask: Ask | None = None  # how to ask its own CLI what it loaded; None: it is not asked
 
     def scopes_of(self) -> tuple[Scope, ...]:
         if self.scopes is not None:
             return self.scopes
         return ("user", "project") if self.project is not None else ("user",)
+
+    def locate(self, place: Place) -> dict[str, Location]:
+        """Its files at `place`, by role (`mcp`, `settings`, `hooks`, ...); {} where it has none."""
+        if self.files is not None:
+            return self.files(place)
+        if self.user is None:
+            return {}
+        return one_file(self.user, self.project)(place)

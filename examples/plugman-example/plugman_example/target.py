@@ -1,0 +1,76 @@
+"""An example target: a made-up agent, Example Agent (`example-agent`), that plugman delivers
+every component of a plugin to, exactly as it does to a built-in agent.
+
+What a target author implements: one function marked `@hookimpl`, named `plugman_targets`,
+returning a list of `AgentSpec` records (`plugman.agents.targets`), one per agent. A record is
+data; plugman does the rest (rendering, writing only its own entries, recording them, taking
+them out on uninstall or `plugman agents remove`, reporting what the agent cannot take). Its
+fields (the `AgentSpec` docstring says each):
+
+- `name`, `label`: what users type (`plugman agents add example-agent`) and what notes call it.
+  A name a built-in agent already has is ignored: the built-in wins.
+- where its MCP servers go, per scope: `user` (`in_home`, `in_env_dir`, `in_config_home`),
+  `project` (relative to the project), or `files` when it has more files than that one
+  (`with_hooks`: a second file, role `hooks`, for its hooks); `fmt` is json, toml or yaml.
+- `mcp`: how it spells a server (`Mcp`: the key the servers sit under, the transports and
+  fields it takes, renames, and `Refs`, how it writes a `${VAR}` reference).
+- `hooks`: how it spells Claude Code's hooks (`HookSpelling`; None: it takes none). Its
+  `launcher` (a plugin's handler written as `plugman hooks exec AGENT ...`, so no machine path
+  lands in the file) takes only a built-in agent's name today; without it, as here, a plugin's
+  handler is written as given, its `${CLAUDE_PLUGIN_ROOT}` the plugin's installed folder.
+- `skills`, `commands`, `agents`: the folder it reads each from, per scope, and the form it
+  reads there (`Component`: `folder` for SKILL.md folders; `claude-md` or `markdown` for
+  commands; `claude-md` for subagents; the other forms are those of the built-in agents).
+- `presence`: how `plugman agents list` tells it is installed (`Presence`: binaries on PATH or
+  folders); `ask`: how `plugman doctor` asks its own CLI what it loaded (`Ask`; None here).
+
+This module imports plugman's public seam only: `plugman.hookspecs.hookimpl` and the names
+`plugman.agents.targets` exports.
+"""
+
+from __future__ import annotations
+
+from plugman.agents.targets import (
+    AgentSpec,
+    Component,
+    HookSpelling,
+    Mcp,
+    Presence,
+    Refs,
+    home,
+    in_home,
+    with_hooks,
+)
+from plugman.hookspecs import hookimpl
+
+FOLDER = ".example-agent"  # in the home (user scope) and in the project (project scope)
+
+EXAMPLE_AGENT = AgentSpec(
+    name="example-agent",
+    label="Example Agent",
+    user=in_home(FOLDER, "mcp.json"),
+    project=f"{FOLDER}/mcp.json",
+    # its MCP file, and its settings file holding its hooks (file role `hooks`)
+    files=with_hooks(
+        in_home(FOLDER, "mcp.json"),
+        f"{FOLDER}/mcp.json",
+        in_home(FOLDER, "settings.json"),
+        f"{FOLDER}/settings.json",
+    ),
+    # `mcpServers`, Claude-style entries with `type`, stdio and streamable HTTP, `${VAR}` as is
+    mcp=Mcp(transports=("stdio", "http"), typed=True, refs=Refs(spelling="${VAR}")),
+    # Claude Code's events and matcher groups under `hooks` in its settings file
+    hooks=HookSpelling(role="hooks", types=("command",)),
+    skills=Component(format="folder", user=home(FOLDER, "skills"), project=f"{FOLDER}/skills"),
+    commands=Component(
+        format="markdown", user=home(FOLDER, "commands"), project=f"{FOLDER}/commands"
+    ),
+    agents=Component(format="claude-md", user=home(FOLDER, "agents"), project=f"{FOLDER}/agents"),
+    presence=Presence(binaries=("example-agent",), dirs=(home(FOLDER),)),
+)
+
+
+@hookimpl
+def plugman_targets() -> list[AgentSpec]:
+    """The agents this extension adds."""
+    return [EXAMPLE_AGENT]
