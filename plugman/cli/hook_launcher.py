@@ -13,6 +13,7 @@ a non-blocking error: the hook did not run, the agent carries on, stderr says wh
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -35,10 +36,34 @@ def run(values: Values, project: str | None) -> int:
         declared = find(["hooks", "exec"])  # in plugman.cli.commands: words, help, epilog
         hint = declared.epilog if declared else None
         raise PlugmanError("hooks exec takes AGENT EVENT HOOK-ID", hint=hint)
-    raw = hook_exec.run_here(paths_for(project), agent, event, ref, stdin, os.environ)
+    tools = tools_of(agent)
+    raw = hook_exec.run_here(paths_for(project), tools, event, ref, stdin, os.environ)
     sys.stdout.write(raw.stdout)
     sys.stderr.write(raw.stderr)
     said = hook_exec.failure(raw)
     if said:
         sys.stderr.write(said + "\n")
     return hook_exec.exit_code(raw)
+
+
+def tools_of(agent: str) -> Mapping[str, str]:
+    """The AGENT word's renames of Claude's tool names: a built-in agent's from the launcher's
+    own table (no extension is loaded on this hot path), else those of the registered target
+    whose hooks name AGENT as their launcher (`HookSpelling.launcher`, a third-party target)."""
+    from plugman.runtime.hook_exec import TOOL_NAMES
+
+    if agent in TOOL_NAMES:
+        return TOOL_NAMES[agent]
+    from plugman import extensions
+    from plugman.core.errors import PlugmanError
+
+    words = {
+        spec.hooks.launcher: spec.hooks.tools
+        for spec in extensions.targets().values()
+        if spec.hooks is not None and spec.hooks.launcher
+    }
+    if agent not in words:
+        raise PlugmanError(
+            f"hooks exec: unknown agent {agent!r}", hint="agents: " + ", ".join(sorted(words))
+        )
+    return words[agent]

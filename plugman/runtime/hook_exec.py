@@ -54,7 +54,6 @@ TOOL_NAMES: dict[str, dict[str, str]] = {
     "codex": {},
     "copilot": {},
 }
-AGENTS = tuple(sorted(TOOL_NAMES))
 # Handler fields the launcher delivers exactly; any other one (asyncRewake, once, onFailure,
 # ...) cannot be, and a handler that has one is left out of the agent's file with a warning.
 DELIVERED = frozenset({"type", "command", "args", "shell", "timeout", "if", "async"})
@@ -109,9 +108,12 @@ def find(hooks: list[Hook], event: str, ref: Ref) -> Hook:
     raise PlugmanError(f"no {event} hook {ref} in the config resolved here", hint=NOT_FOUND_HINT)
 
 
-def claude_payload(agent: str, event: str, payload: dict[str, Any]) -> dict[str, Any]:
-    """The agent's event JSON in Claude Code's shape: Claude's event and tool names."""
-    back = {theirs: ours for ours, theirs in TOOL_NAMES[agent].items()}
+def claude_payload(
+    tools: Mapping[str, str], event: str, payload: dict[str, Any]
+) -> dict[str, Any]:
+    """The agent's event JSON in Claude Code's shape: Claude's event and tool names (`tools`:
+    the agent's renames of Claude's tools, `TOOL_NAMES[agent]` for a built-in one)."""
+    back = {theirs: ours for ours, theirs in tools.items()}
     found = {**payload, "hook_event_name": event}
     tool = found.get("tool_name")
     if isinstance(tool, str) and tool in back:
@@ -145,13 +147,6 @@ def read_payload(
             hint=hint,
         )
     return data
-
-
-def check_agent(agent: str) -> None:
-    if agent not in TOOL_NAMES:
-        raise PlugmanError(
-            f"hooks exec: unknown agent {agent!r}", hint=f"agents: {', '.join(AGENTS)}"
-        )
 
 
 def launch(
@@ -203,20 +198,25 @@ def _background(handler: dict[str, Any], body: str, cwd: Path, env: dict[str, st
 
 
 def run_here(
-    paths: Paths, agent: str, event: str, ref: str, stdin: str, env: Mapping[str, str]
+    paths: Paths,
+    tools: Mapping[str, str],
+    event: str,
+    ref: str,
+    stdin: str,
+    env: Mapping[str, str],
 ) -> Raw:
     """`hooks exec`: the handler `ref` names in the config resolved in this project, run for
-    the agent's event JSON `stdin`. A PlugmanError (exit 1) for a bad agent, id or input."""
+    the agent's event JSON `stdin` (`tools`: the agent's tool renames). A PlugmanError (exit 1)
+    for a bad id or input."""
     from plugman.config.resolution import resolve
     from plugman.runtime.hooks import check_event
 
-    check_agent(agent)
     try:
         check_event(event)
     except PlugmanError as exc:  # a usage error exits 2, which blocks in the agent: not here
         raise PlugmanError(exc.message, hint=exc.hint) from None
     wanted = parse_ref(ref)
-    payload = claude_payload(agent, event, read_payload(stdin))
+    payload = claude_payload(tools, event, read_payload(stdin))
     hook = find(resolve(paths, env).hooks, event, wanted)
     given = payload.get("cwd")
     cwd = Path(given) if isinstance(given, str) and Path(given).is_dir() else Path.cwd()

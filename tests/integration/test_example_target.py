@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from dataclasses import replace
@@ -77,7 +78,7 @@ def delivered(project: Path) -> None:
     hooks = json.loads((folder / "settings.json").read_text())["hooks"]
     (group,) = hooks["PreToolUse"]
     assert group["matcher"] == "Bash"
-    assert group["hooks"][0]["command"].endswith('/check.py"')
+    assert group["hooks"][0]["command"].startswith("plugman hooks exec example-agent PreToolUse ")
 
 
 def test_the_example_agent_gets_every_component_and_keeps_no_trace(
@@ -124,6 +125,15 @@ def test_a_plugman_process_finds_the_example_through_its_entry_point(
     plugman("agents", "add", "example-agent", "--scope", "project")
     plugman("install", str(kit), "--scope", "project")
     delivered(project)
+    # the hook as the agent would run it: its command, the agent's event JSON on stdin
+    settings = json.loads((project / ".example-agent" / "settings.json").read_text())
+    command = settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+    argv = [sys.executable, "-m", *shlex.split(command)]
+    payload = {"tool_name": "Bash", "tool_input": {"command": "ls"}, "cwd": str(project)}
+    ran = subprocess.run(
+        argv, input=json.dumps(payload), env=env, cwd=project, capture_output=True, text=True
+    )
+    assert (ran.returncode, ran.stdout) == (0, "checked\n"), ran.stderr
     plugman("uninstall", "kit@direct", "--scope", "project")
     plugman("agents", "remove", "example-agent", "--scope", "project")
     assert snapshot(project, home) == before

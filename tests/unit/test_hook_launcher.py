@@ -58,7 +58,7 @@ def hook(handler: dict[str, Any], matcher: str | None = "Bash") -> Hook:
 
 
 def run(agent: str, found: Hook, payload: dict[str, Any], tmp_path: Path) -> Any:
-    event = hook_exec.claude_payload(agent, "PostToolUse", payload)
+    event = hook_exec.claude_payload(hook_exec.TOOL_NAMES[agent], "PostToolUse", payload)
     return hook_exec.launch(
         found,
         "PostToolUse",

@@ -14,10 +14,12 @@ fields (the `AgentSpec` docstring says each):
   (`with_hooks`: a second file, role `hooks`, for its hooks); `fmt` is json, toml or yaml.
 - `mcp`: how it spells a server (`Mcp`: the key the servers sit under, the transports and
   fields it takes, renames, and `Refs`, how it writes a `${VAR}` reference).
-- `hooks`: how it spells Claude Code's hooks (`HookSpelling`; None: it takes none). Its
-  `launcher` (a plugin's handler written as `plugman hooks exec AGENT ...`, so no machine path
-  lands in the file) takes only a built-in agent's name today; without it, as here, a plugin's
-  handler is written as given, its `${CLAUDE_PLUGIN_ROOT}` the plugin's installed folder.
+- `hooks`: how it spells Claude Code's hooks (`HookSpelling`; None: it takes none). With
+  `launcher` set to the agent's name, a plugin's handler is written as `plugman hooks exec
+  example-agent EVENT ID`, so no machine path lands in a project file and plugman runs the
+  handler with Claude's matcher, `if` and timeout rules (`tools`: the agent's names for
+  Claude's tools, for matchers and for the event JSON it sends); without it, a plugin's handler
+  is written as given, its `${CLAUDE_PLUGIN_ROOT}` the plugin's installed folder.
 - `skills`, `commands`, `agents`: the folder it reads each from, per scope, and the form it
   reads there (`Component`: `folder` for SKILL.md folders; `claude-md` or `markdown` for
   commands; `claude-md` for subagents; the other forms are those of the built-in agents).
@@ -59,8 +61,9 @@ EXAMPLE_AGENT = AgentSpec(
     ),
     # `mcpServers`, Claude-style entries with `type`, stdio and streamable HTTP, `${VAR}` as is
     mcp=Mcp(transports=("stdio", "http"), typed=True, refs=Refs(spelling="${VAR}")),
-    # Claude Code's events and matcher groups under `hooks` in its settings file
-    hooks=HookSpelling(role="hooks", types=("command",)),
+    # Claude Code's events and matcher groups under `hooks` in its settings file, each plugin
+    # handler run through plugman's hook launcher
+    hooks=HookSpelling(role="hooks", types=("command",), launcher="example-agent"),
     skills=Component(format="folder", user=home(FOLDER, "skills"), project=f"{FOLDER}/skills"),
     commands=Component(
         format="markdown", user=home(FOLDER, "commands"), project=f"{FOLDER}/commands"
