@@ -108,9 +108,7 @@ def find(hooks: list[Hook], event: str, ref: Ref) -> Hook:
     raise PlugmanError(f"no {event} hook {ref} in the config resolved here", hint=NOT_FOUND_HINT)
 
 
-def claude_payload(
-    tools: Mapping[str, str], event: str, payload: dict[str, Any]
-) -> dict[str, Any]:
+def claude_payload(tools: Mapping[str, str], event: str, payload: dict[str, Any]) -> dict[str, Any]:
     """The agent's event JSON in Claude Code's shape: Claude's event and tool names (`tools`:
     the agent's renames of Claude's tools, `TOOL_NAMES[agent]` for a built-in one)."""
     back = {theirs: ours for ours, theirs in tools.items()}
