@@ -15,7 +15,16 @@ from pathlib import Path
 
 from tests.conftest import REPO
 
-ROOTS = ("plugman", "docs", "bench", "tests", "examples", "ARCHITECTURE.md", "README.md", "Makefile")
+ROOTS = (
+    "plugman",
+    "docs",
+    "bench",
+    "tests",
+    "examples",
+    "ARCHITECTURE.md",
+    "README.md",
+    "Makefile",
+)
 SUFFIXES = {".py", ".md", ".toml", ".txt", ".cfg", ".yml", ".yaml", ""}
 SECTION = re.compile(r"(?<!RFC \d{4} )§")
 OUTSIDE = re.compile(r"/work/|\.\./shared/(?!corpus\b)")
