@@ -54,7 +54,10 @@ class Argument:
         required: bool = True,
         metavar: str = "",
     ) -> None:
-        self.dest, self.help, self.many, self.required = dest, help, many, required
+        self.dest = dest
+        self.help = help
+        self.many = many
+        self.required = required
         self.metavar = metavar or dest.upper() + ("..." if many else "")
 
 

@@ -31,13 +31,16 @@ class Lazy:
     __slots__ = ("attribute", "module", "summary", "words")
 
     def __init__(self, words: str, module: str, attribute: str, summary: str) -> None:
-        self.words, self.module, self.attribute, self.summary = words, module, attribute, summary
+        self.words = words
+        self.module = module
+        self.attribute = attribute
+        self.summary = summary
 
 
 SHOW_SECRETS = Option(("--show-secrets",), "Show secret values unmasked.")
 HOOK_WORDS = Argument(
     "words",
-    "AGENT (codex, copilot, cursor, gemini), EVENT and HOOK-ID.",
+    "AGENT (codex, copilot, cursor, gemini, or an extension's agent), EVENT and HOOK-ID.",
     many=True,
     required=False,  # taken as words: a missing one exits 1, not 2
     metavar="AGENT EVENT HOOK-ID",

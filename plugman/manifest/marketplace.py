@@ -172,10 +172,20 @@ def parse_source(
         return None
     # the schema allows each of these keys only in the source types that take it
     sha = value.get("sha") or value.get("sha256") or value.get("digest")
-    fields = {key: value.get(key) for key in ("ref", "path", "version", "registry")}
-    ref, subdir, version, registry = (v if isinstance(v, str) else None for v in fields.values())
-    sha = sha if isinstance(sha, str) else None
-    return PluginSource(kind, location, ref, sha, subdir, version, registry)
+
+    def text(key: str) -> str | None:
+        found = value.get(key)
+        return found if isinstance(found, str) else None
+
+    return PluginSource(
+        kind,
+        location,
+        ref=text("ref"),
+        sha=sha if isinstance(sha, str) else None,
+        subdir=text("path"),
+        version=text("version"),
+        registry=text("registry"),
+    )
 
 
 def _unknown(kind: str, kinds: _Kinds, sink: Sink, path: KeyPath) -> None:

@@ -23,7 +23,11 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
-OK, FAILED, DISABLED, MISSING, UNCONFIRMED = "ok", "failed", "disabled", "missing", "unconfirmed"
+OK = "ok"
+FAILED = "failed"
+DISABLED = "disabled"
+MISSING = "missing"
+UNCONFIRMED = "unconfirmed"
 Seen = dict[str, tuple[str, str]]  # the agent's id → (state, its own words)
 
 
