@@ -5,45 +5,46 @@ from typing import Any
 import pytest
 
 from plugman.config.policy import Policy, marketplace_refusal
+from tests.policy_rules import ruled
 
 GH = "https://github.com/acme/plugins.git"
 CASES: list[tuple[Policy, str, str, str | None, bool]] = [
     (Policy(), "git", GH, None, True),
-    (Policy(known_marketplaces=()), "git", GH, None, False),
+    (ruled(known_marketplaces=()), "git", GH, None, False),
     (
-        Policy(known_marketplaces=({"source": "github", "repo": "acme/plugins"},)),
+        ruled(known_marketplaces=({"source": "github", "repo": "acme/plugins"},)),
         "git",
         GH,
         None,
         True,
     ),
-    (Policy(known_marketplaces=({"source": "github", "repo": "acme/*"},)), "git", GH, None, True),
+    (ruled(known_marketplaces=({"source": "github", "repo": "acme/*"},)), "git", GH, None, True),
     (
-        Policy(known_marketplaces=({"source": "github", "repo": "acme/plugins", "ref": "v1"},)),
+        ruled(known_marketplaces=({"source": "github", "repo": "acme/plugins", "ref": "v1"},)),
         "git",
         GH,
         None,
         False,
     ),
-    (Policy(known_marketplaces=({"source": "git", "url": GH},)), "git", GH + "/", None, False),
-    (Policy(known_marketplaces=({"hostPattern": r"^github\.com$"},)), "git", GH, None, True),
+    (ruled(known_marketplaces=({"source": "git", "url": GH},)), "git", GH + "/", None, False),
+    (ruled(known_marketplaces=({"hostPattern": r"^github\.com$"},)), "git", GH, None, True),
     (
-        Policy(known_marketplaces=({"source": "directory", "path": "/opt/m"},)),
+        ruled(known_marketplaces=({"source": "directory", "path": "/opt/m"},)),
         "directory",
         "/opt/m",
         None,
         True,
     ),
-    (Policy(known_marketplaces=({"pathPattern": "^/opt/"},)), "directory", "/home/x", None, False),
+    (ruled(known_marketplaces=({"pathPattern": "^/opt/"},)), "directory", "/home/x", None, False),
     (
-        Policy(blocked_marketplaces=({"source": "github", "repo": "ACME/*"},)),
+        ruled(blocked_marketplaces=({"source": "github", "repo": "ACME/*"},)),
         "git",
         GH,
         "v2",
         False,
     ),
     (
-        Policy(
+        ruled(
             known_marketplaces=({"source": "github", "repo": "acme/*"},),
             blocked_marketplaces=({"source": "github", "repo": "acme/plugins"},),
         ),
@@ -53,7 +54,7 @@ CASES: list[tuple[Policy, str, str, str | None, bool]] = [
         False,
     ),
     (
-        Policy(known_marketplaces=({"source": "url", "url": "https://h/m.json"},)),
+        ruled(known_marketplaces=({"source": "url", "url": "https://h/m.json"},)),
         "url",
         "https://h/m.json",
         None,
