@@ -49,8 +49,9 @@ def record_path(paths: Paths, scope: Scope) -> Path:
 
 @dataclass(frozen=True)
 class InstalledPlugin:
-    """One installed plugin as its scope's record holds it. Made by `placed` (install, sync and
-    update), changed with `dataclasses.replace`; the file keeps the keys it always had."""
+    """One installed plugin as its scope's record holds it: made by `made` (the one constructor
+    install, sync and update use), changed with `dataclasses.replace`, written with `to_json`
+    under the keys the file always had."""
 
     name: str
     marketplace: str
@@ -70,9 +71,9 @@ class InstalledPlugin:
     declared: str | dict[str, Any] | None = None
 
     @classmethod
-    def placed(
+    def made(
         cls,
-        content: Placed,
+        content: PluginContent,
         content_hash: str,
         previous: InstalledPlugin | None,
         *,
@@ -92,9 +93,6 @@ class InstalledPlugin:
             consented=consented,
             declared=declared,
         )
-
-    def with_(self, **changes: Any) -> InstalledPlugin:
-        return dataclasses.replace(self, **changes)
 
     def to_json(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
@@ -117,12 +115,15 @@ class InstalledPlugin:
             raise _bad(where, f"an installed plugin lacks one of {', '.join(_REQUIRED)}")
         known = {key: data[key] for key in _KINDS if key in data}
         known["required_by"] = tuple(str(k) for k in data.get("required_by", ()))
-        known["components"] = {str(k): list(v) for k, v in (data.get("components") or {}).items()}
+        components = data.get("components") or {}
+        if not all(isinstance(names, list) for names in components.values()):
+            raise _bad(where, "'components' of an installed plugin has the wrong type")
+        known["components"] = {str(k): [str(n) for n in v] for k, v in components.items()}
         known["consented"] = data.get("consented") is True
         return cls(**known)
 
 
-class Placed(NamedTuple):
+class PluginContent(NamedTuple):
     """What a tree installed is: the fields of an `InstalledPlugin` its content decides."""
 
     name: str

@@ -8,12 +8,13 @@ project, plugman.lock) and commits them together, or rolls them all back.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 from plugman.config import declarations, user_config
 from plugman.core.errors import UsageError
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
-from plugman.core.state import InstalledPlugin, InstallRecord, Placed, Scope
+from plugman.core.state import InstalledPlugin, InstallRecord, PluginContent, Scope
 from plugman.manifest.model import Plugin
 from plugman.plugins import configure, marketplaces, registry
 from plugman.plugins import planner as resolver
@@ -85,8 +86,8 @@ def _add(
 ) -> PluginChange:
     content_hash = work.tx.add_tree(planned.tree)
     previous = record.plugins.get(planned.id)
-    record.plugins[planned.id] = InstalledPlugin.placed(
-        placed(planned),
+    record.plugins[planned.id] = InstalledPlugin.made(
+        content_of(planned),
         content_hash,
         previous,
         explicit=explicit or (previous is not None and previous.explicit),
@@ -98,10 +99,10 @@ def _add(
     return PluginChange("installed", planned.id, planned.version, record.scope, content_hash)
 
 
-def placed(planned: resolver.Planned) -> Placed:
+def content_of(planned: resolver.Planned) -> PluginContent:
     """What installing `planned` records of its content."""
     p = planned
-    return Placed(p.name, p.marketplace, p.version, p.source, p.entry, components(p.plugin))
+    return PluginContent(p.name, p.marketplace, p.version, p.source, p.entry, components(p.plugin))
 
 
 def components(plugin: Plugin) -> dict[str, list[str]]:
@@ -122,7 +123,7 @@ def declare(work: Session, record: InstallRecord, wanted: dict[str, str]) -> Non
     current = declarations.declared(work.paths, record.scope, "plugins") if wanted else {}
     for plugin_id, specifier in wanted.items():
         declared = current.get(plugin_id, specifier)
-        record.plugins[plugin_id] = record.plugins[plugin_id].with_(declared=declared)
+        record.plugins[plugin_id] = replace(record.plugins[plugin_id], declared=declared)
     new = {plugin_id: spec for plugin_id, spec in wanted.items() if plugin_id not in current}
     if new:
         declarations.set_entries(work.tx, work.paths, record, "plugins", new)

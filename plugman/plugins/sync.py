@@ -18,10 +18,10 @@ from plugman.core.errors import PlugmanError
 from plugman.core.fs import tree_hash
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
-from plugman.core.state import InstalledPlugin, InstallRecord, Placed
+from plugman.core.state import InstalledPlugin, InstallRecord, PluginContent
 from plugman.plugins import lockfile, marketplaces, registry
 from plugman.plugins import planner as resolver
-from plugman.plugins.install import components, placed
+from plugman.plugins.install import components, content_of
 from plugman.plugins.installed import PluginChange, save
 from plugman.plugins.pins import source_from_lock
 
@@ -92,7 +92,7 @@ def sync(paths: Paths, mode: str = "default") -> list[PluginChange]:
                     hint="run: plugman lock, and commit the new plugman.lock",
                 )
             targets = [
-                Target(p.id, p.tree, placed(p), str(pin["content_hash"]))
+                Target(p.id, p.tree, content_of(p), str(pin["content_hash"]))
                 for p, pin in zip(planned, pins_of(planned), strict=True)
             ]
         changes = _apply(work, record, targets)
@@ -113,7 +113,7 @@ class Target(NamedTuple):
 
     id: str
     tree: Path
-    content: Placed
+    content: PluginContent
     content_hash: str
 
 
@@ -132,7 +132,7 @@ def _fetch_pin(work: Session, pin: dict[str, Any]) -> Target:
             f"{pin['content_hash']}, fetched {found}",
             hint="its source changed; run plugman lock to accept the new content",
         )
-    content = Placed(
+    content = PluginContent(
         str(pin["name"]),
         str(pin["marketplace"]),
         str(pin["version"]),
@@ -166,7 +166,7 @@ def _apply(work: Session, record: InstallRecord, targets: list[Target]) -> list[
             continue
         content_hash = work.tx.add_tree(target.tree)
         value = declared.get(target.id, current.declared if current else None)
-        record.plugins[target.id] = InstalledPlugin.placed(
+        record.plugins[target.id] = InstalledPlugin.made(
             target.content,
             content_hash,
             current,

@@ -17,7 +17,7 @@ from plugman.core.session import Session, session
 from plugman.core.state import SCOPES, InstalledPlugin, InstallRecord, Scope
 from plugman.plugins import marketplaces, registry
 from plugman.plugins import planner as resolver
-from plugman.plugins.install import placed
+from plugman.plugins.install import content_of
 from plugman.plugins.installed import PluginChange, save
 from plugman.plugins.listings import Outdated, pin_of
 from plugman.plugins.sources.oci import following, unmoved
@@ -167,8 +167,8 @@ def _update_one(
     if content_hash == entry.content_hash:
         return None
     was = (entry.version, entry.content_hash, pin_of(entry.source))
-    record.plugins[plugin_id] = InstalledPlugin.placed(
-        placed(fresh),
+    record.plugins[plugin_id] = InstalledPlugin.made(
+        content_of(fresh),
         content_hash,
         entry,
         explicit=entry.explicit,

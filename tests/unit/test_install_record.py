@@ -108,6 +108,7 @@ def test_a_declaration_table_is_kept_as_it_was(paths: Paths) -> None:
         ({"enabled": "yes"}, "'enabled'"),
         ({"required_by": "a@b"}, "'required_by'"),
         ({"content_hash": None}, "'content_hash'"),
+        ({"components": {"skills": "hello"}}, "'components'"),
         ({"name": ...}, "lacks one of"),
     ],
 )

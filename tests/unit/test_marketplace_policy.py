@@ -4,7 +4,9 @@ from typing import Any
 
 import pytest
 
-from plugman.config.policy import Policy, marketplace_refusal
+from plugman.config.policy import Policy, marketplace_refusal, parse
+from plugman.core.errors import PlugmanError
+from plugman.manifest.diagnostics import Sink
 from tests.policy_rules import ruled
 
 GH = "https://github.com/acme/plugins.git"
@@ -68,3 +70,29 @@ def test_marketplace_policy(
     policy: Policy, kind: str, location: str, ref: Any, allowed: bool
 ) -> None:
     assert (marketplace_refusal(kind, location, ref, policy) is None) is allowed
+
+
+def test_rules_are_parsed_once_with_located_diagnostics() -> None:
+    sink = Sink("managed-settings.toml")
+    settings = {
+        "blockedMarketplaces": [
+            {"hostPattern": "(a", "note": "x"},
+            "acme",
+            {"source": "github", "repo": ["acme/*"]},
+        ],
+        "allowedMcpServers": {"serverName": "fs"},
+    }
+    policy = parse(settings, sink)
+    found = {(d.severity, d.path, d.code) for d in sink.items}
+    assert found == {
+        ("error", "blockedMarketplaces[0].hostPattern", "policy-pattern"),
+        ("warning", "blockedMarketplaces[0].note", "unknown-key"),
+        ("error", "blockedMarketplaces[1]", "policy-type"),
+        ("error", "blockedMarketplaces[2].repo", "policy-type"),
+        ("error", "allowedMcpServers", "policy-type"),
+    }
+    assert policy.allowed is None  # not a list: as if unset, as before
+    # the rule with a broken pattern is kept: matching with it still refuses, never allows
+    assert [r.host_pattern for r in policy.blocked_marketplaces] == ["(a"]
+    with pytest.raises(PlugmanError, match="not a valid regular expression"):
+        marketplace_refusal("git", GH, None, policy)
