@@ -193,7 +193,7 @@ def _loadable(
             if refusal:
                 notes.append(f"{row.id} is not loaded as a Claude Code plugin: {refusal}")
                 continue
-        held[row.id] = list(record.data.get("secrets", {}).get(row.id, []))
+        held[row.id] = list(record.secrets.get(row.id, []))
         found.append(native)
     return found
 
@@ -222,7 +222,7 @@ def _native(
         version if isinstance(version, str) else None,
         fields,
         _options(
-            record.data.get("config", {}).get(plugin_id, {}),
+            record.config.get(plugin_id, {}),
             schema if isinstance(schema, dict) else {},
         ),
         _not_object(root / "hooks" / "hooks.json"),

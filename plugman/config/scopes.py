@@ -231,7 +231,7 @@ def _plugins(
         if entry.enabled:
             if not consented(scope, entry):
                 found.unconsented[plugin_id] = entry.content_hash
-            stored = record.data.get("config", {}).get(plugin_id, {})
+            stored = record.config.get(plugin_id, {})
             read = _reader(secret, plugin_id, record.path.stem)
             given = Given(stored, read, how[0], how[1])
             contribute(found, paths, plugin_id, entry, report, given, scope)

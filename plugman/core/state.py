@@ -165,14 +165,33 @@ def installed_plugins(data: Mapping[str, Any], where: str) -> dict[str, Installe
     return {key: InstalledPlugin.from_json(value, where) for key, value in found.items()}
 
 
+def _table(data: Mapping[str, Any], key: str, kind: type, where: str) -> dict[str, Any]:
+    """A record's table of plugin id -> a `kind` value (a copy)."""
+    found = data.get(key, {})
+    if not isinstance(found, dict) or not all(isinstance(v, kind) for v in found.values()):
+        raise _bad(where, f"{key!r} has the wrong type")
+    return {plugin_id: kind(value) for plugin_id, value in found.items()}
+
+
 class InstallRecord:
-    """The installed plugins of one scope."""
+    """The installed plugins of one scope, their userConfig values, and what plugman declared
+    for them; `data` is the rest of the file (`owned`, the scope), kept as read."""
 
     def __init__(self, path: Path, scope: Scope, project: Path | None, data: dict[str, Any]):
+        where = str(path)
         self.path = path
         self.scope = scope
         self.project = project
-        self.plugins = installed_plugins(data, str(path))
+        self.plugins = installed_plugins(data, where)
+        # plugin id -> its non-sensitive userConfig values (JSON values, as given)
+        self.config: dict[str, dict[str, Any]] = _table(data, "config", dict, where)
+        # plugin id -> the option keys whose sensitive values the secret store holds
+        self.secrets: dict[str, list[str]] = _table(data, "secrets", list, where)
+        marketplaces = data.get("declared_marketplaces", [])
+        if not isinstance(marketplaces, list) or not all(isinstance(m, str) for m in marketplaces):
+            raise _bad(where, "'declared_marketplaces' has the wrong type")
+        # the marketplaces plugman named in the project's plugman.toml for these plugins
+        self.declared_marketplaces: list[str] = list(marketplaces)
         self.data = data
 
     @classmethod
@@ -195,6 +214,16 @@ class InstallRecord:
         if not self.plugins and not self.owned:
             return None
         self.data["plugins"] = {key: value.to_json() for key, value in self.plugins.items()}
+        tables = {
+            "config": {k: v for k, v in self.config.items() if v},
+            "secrets": {k: v for k, v in self.secrets.items() if v},
+            "declared_marketplaces": self.declared_marketplaces,
+        }
+        for key, value in tables.items():
+            if value:
+                self.data[key] = value
+            else:
+                self.data.pop(key, None)
         return (json.dumps(self.data, indent=2, sort_keys=True) + "\n").encode()
 
 

@@ -68,8 +68,8 @@ def apply(
     for key in unset:
         if key not in known:
             raise UsageError(f"{plugin_id} has no option {key!r}")
-    values = record.data.setdefault("config", {}).setdefault(plugin_id, {})
-    held: list[str] = record.data.setdefault("secrets", {}).setdefault(plugin_id, [])
+    values = record.config.setdefault(plugin_id, {})
+    held = record.secrets.setdefault(plugin_id, [])
     have = {*values, *held, *checked} - set(unset)
     for option in user_config.missing(options, have) if ask else []:
         answer = ask(plugin_id, option) if ask else None
@@ -96,7 +96,6 @@ def apply(
             f" left out until you {user_config.fix_command(plugin_id, keys, record.scope)}"
             f" (details: plugman config explain {plugin_id})"
         )
-    _tidy(record, plugin_id)
     return writes
 
 
@@ -124,20 +123,9 @@ def _users(plugin: Plugin, keys: list[str]) -> str:
 
 def forget(record: InstallRecord, plugin_id: str) -> list[str]:
     """Take the plugin's values out of `record`; the secret store keys to delete."""
-    record.data.get("config", {}).pop(plugin_id, None)
-    held = record.data.get("secrets", {}).pop(plugin_id, [])
-    _tidy(record, plugin_id)
+    record.config.pop(plugin_id, None)
+    held = record.secrets.pop(plugin_id, [])
     return [user_config.store_key(plugin_id, key, record.path.stem) for key in held]
-
-
-def _tidy(record: InstallRecord, plugin_id: str) -> None:
-    for table in ("config", "secrets"):
-        found = record.data.get(table)
-        if isinstance(found, dict):
-            if not found.get(plugin_id, True):
-                del found[plugin_id]
-            if not found:
-                del record.data[table]
 
 
 @contextmanager
@@ -201,8 +189,8 @@ def scope_of(paths: Paths, name: str, scope: Scope | None) -> Scope:
 def rows(
     paths: Paths, record: InstallRecord, plugin_id: str, options: tuple[UserOption, ...]
 ) -> list[Option]:
-    values = record.data.get("config", {}).get(plugin_id, {})
-    held = record.data.get("secrets", {}).get(plugin_id, [])
+    values = record.config.get(plugin_id, {})
+    held = record.secrets.get(plugin_id, [])
     found = []
     for o in options:
         given = o.key in held if o.sensitive else o.key in values

@@ -133,4 +133,4 @@ def _declare_marketplace(work: Session, record: InstallRecord, name: str) -> Non
     """Name the marketplace in the project's plugman.toml, so `plugman sync` finds it anywhere."""
     known = registry.known(work.paths).get(name)
     if known is not None and marketplaces.declare(work, record, name, known.source):
-        record.data.setdefault("declared_marketplaces", []).append(name)
+        record.declared_marketplaces.append(name)

@@ -203,9 +203,8 @@ def remove(paths: Paths, name: str, *, force: bool = False) -> Known:
         for scope in ("project", "local"):
             record = InstallRecord.load(paths, scope)
             undeclare(work, record, name)
-            declared = record.data.get("declared_marketplaces", [])
-            if name in declared:
-                declared.remove(name)
+            if name in record.declared_marketplaces:
+                record.declared_marketplaces.remove(name)
             work.tx.write(record.path, record.to_bytes())
     return markets[name]
 

@@ -116,12 +116,10 @@ def _drop_data(paths: Paths, plugin_id: str) -> None:
 
 def _undeclare_marketplaces(work: Session, record: InstallRecord) -> None:
     """Drop the marketplaces plugman declared that no project plugin comes from any more."""
-    declared: list[str] = record.data.get("declared_marketplaces", [])
+    declared = record.declared_marketplaces
     used = {entry.marketplace for entry in record.plugins.values()}
     for name in [n for n in declared if n not in used]:
         from plugman.plugins import marketplaces
 
         marketplaces.undeclare(work, record, name)
         declared.remove(name)
-    if not declared:
-        record.data.pop("declared_marketplaces", None)

@@ -1,5 +1,6 @@
 """The install record as a typed value: every shape a state file holds today reads, and what
-plugman writes back keeps the same keys (so no state file needs migrating).
+plugman writes back keeps the same keys (so no state file needs migrating); the userConfig
+tables (`config`, `secrets`) are as `plugman install --config` writes them.
 
 The two project files below are what plugman wrote before the record was typed (copied from
 real runs of `plugman install kit@shelf --scope project` and of `plugman sync` in a clone of
@@ -67,7 +68,8 @@ def paths(tmp_path: Path) -> Paths:
 def test_a_file_as_plugman_wrote_it_reads_and_is_written_back_byte_for_byte(
     paths: Paths, entry: dict[str, Any]
 ) -> None:
-    path = _file(paths, {"kit@shelf": entry}, declared_marketplaces=["shelf"])
+    tables = {"config": {"kit@shelf": {"region": "eu"}}, "secrets": {"kit@shelf": ["api_key"]}}
+    path = _file(paths, {"kit@shelf": entry}, declared_marketplaces=["shelf"], **tables)
     before = path.read_bytes()
     record = InstallRecord.load(paths, "project")
     kit = record.plugins["kit@shelf"]
@@ -80,6 +82,8 @@ def test_a_file_as_plugman_wrote_it_reads_and_is_written_back_byte_for_byte(
     assert kit.consented is ("consented" in entry)
     assert (kit.enabled, kit.explicit, kit.required_by, kit.declared) == (True, True, (), "*")
     assert kit.components["skills"] == ["hello"]
+    assert (record.config, record.secrets) == (tables["config"], tables["secrets"])
+    assert record.declared_marketplaces == ["shelf"]
     assert record.to_bytes() == before
 
 
@@ -122,3 +126,11 @@ def test_a_damaged_entry_is_a_located_error(
     assert said in caught.value.message
     assert caught.value.where == str(path)
     assert "plugman doctor" in (caught.value.hint or "")
+
+
+def test_a_damaged_table_of_the_record_is_a_located_error(paths: Paths) -> None:
+    path = _file(paths, {"kit@shelf": INSTALLED}, secrets={"kit@shelf": "api_key"})
+    with pytest.raises(PlugmanError) as caught:
+        InstallRecord.load(paths, "project")
+    assert "'secrets'" in caught.value.message
+    assert caught.value.where == str(path)
