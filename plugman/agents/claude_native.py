@@ -27,7 +27,7 @@ from plugman.core import secrets
 from plugman.core.folders import Folders
 from plugman.core.paths import Paths
 from plugman.core.session import Session
-from plugman.core.state import SCOPES, Record
+from plugman.core.state import SCOPES, InstalledPlugin, InstallRecord
 from plugman.core.store import Store
 from plugman.manifest import plugin
 from plugman.manifest.edit import Part
@@ -114,7 +114,7 @@ def _secrets(
     if not any(held.get(i) for i in planned.ids):
         return wanted
     store = secrets.open_store(work.paths, place.env)
-    tag = Record.load(work.paths, link.scope).path.stem
+    tag = InstallRecord.load(work.paths, link.scope).path.stem
     for plugin_id, claude_id in planned.ids.items():
         for key in held.get(plugin_id, []):
             value = store.get(user_config.store_key(plugin_id, key, tag))
@@ -142,10 +142,10 @@ def _precedence(
     for other in ("local", "user"):
         if other == link.scope or other not in claude:
             continue
-        record = Record.load(paths, other)
+        record = InstallRecord.load(paths, other)
         for plugin_id, entry in record.plugins.items():
             theirs = _native(store, plugin_id, entry, record)
-            if theirs is None or not entry.get("enabled", True):
+            if theirs is None or not entry.enabled:
                 continue
             mine = next((p for p in plugins if p.name == theirs.name and p.id not in dropped), None)
             if mine is None:
@@ -170,7 +170,7 @@ def _loadable(
     paths: Paths, link: Link, resolution: Resolution, notes: list[str], held: dict[str, list[str]]
 ) -> list[NativePlugin]:
     """The scope's enabled plugins Claude can load itself; a note for each it cannot."""
-    record = Record.load(paths, link.scope)
+    record = InstallRecord.load(paths, link.scope)
     store = Store(paths.store_dir)
     waiting = {d.origin.plugin for d in resolution.pending() if d.origin.plugin}
     found: list[NativePlugin] = []
@@ -189,27 +189,27 @@ def _loadable(
             )
             continue
         if plugin.manifest_file(native.root)[0] == "claude":
-            refusal = plugin.claude_refusal(native.root, entry.get("entry"))
+            refusal = plugin.claude_refusal(native.root, entry.entry)
             if refusal:
                 notes.append(f"{row.id} is not loaded as a Claude Code plugin: {refusal}")
                 continue
-        held[row.id] = list(record.data.get("secrets", {}).get(row.id, []))
+        held[row.id] = list(record.secrets.get(row.id, []))
         found.append(native)
     return found
 
 
 def _native(
-    store: Store, plugin_id: str, entry: dict[str, Any], record: Record
+    store: Store, plugin_id: str, entry: InstalledPlugin, record: InstallRecord
 ) -> NativePlugin | None:
     """What Claude loads of one installed plugin (None: a Gemini CLI extension)."""
-    root = store.path(entry["content_hash"])
+    root = store.path(entry.content_hash)
     kind, file = plugin.manifest_file(root)
     if kind == "gemini":
         return None
     # What defines it for Claude: its own plugin.json, else the entry that defined it at
     # install (strict: false), else a root plugin.json Claude does not read, else nothing
     # (its default folders), the last three carried by a marketplace entry.
-    fields: dict[str, Any] | None = entry.get("entry")
+    fields: dict[str, Any] | None = entry.entry
     if fields is None and kind != "claude":
         fields = _json(file) if file is not None else {}
     manifest = fields if fields is not None else _json(root / ".claude-plugin" / "plugin.json")
@@ -222,7 +222,7 @@ def _native(
         version if isinstance(version, str) else None,
         fields,
         _options(
-            record.data.get("config", {}).get(plugin_id, {}),
+            record.config.get(plugin_id, {}),
             schema if isinstance(schema, dict) else {},
         ),
         _not_object(root / "hooks" / "hooks.json"),

@@ -23,7 +23,7 @@ from plugman.config import export_record
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import read_bytes
 from plugman.core.paths import Paths
-from plugman.core.state import SCOPES, Record, Scope
+from plugman.core.state import SCOPES, InstallRecord, Scope
 from plugman.manifest import edit
 from plugman.runtime.naming import split_server
 
@@ -81,7 +81,7 @@ def installed(paths: Paths) -> set[str] | None:
     """The ids and names of the plugins installed in any scope; None when a record is broken
     (doctor reports that file on its own)."""
     try:
-        ids = {i for scope in SCOPES for i in Record.load(paths, scope).plugins}
+        ids = {i for scope in SCOPES for i in InstallRecord.load(paths, scope).plugins}
     except PlugmanError:
         return None
     return ids | {i.partition("@")[0] for i in ids}

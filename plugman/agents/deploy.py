@@ -30,7 +30,7 @@ from plugman.core.errors import UsageError
 from plugman.core.folders import Folders
 from plugman.core.paths import Paths
 from plugman.core.session import Finish, Session, session
-from plugman.core.state import Record, Scope
+from plugman.core.state import InstallRecord, Scope
 
 
 class Deployed(NamedTuple):
@@ -120,7 +120,7 @@ def link(
     links.check(names, scope, _scopes())
     _one_gateway(paths, names, scope, via_gateway)
     with session(paths) as work:
-        record = Record.load(paths, scope)
+        record = InstallRecord.load(paths, scope)
         for name in names:
             value = Link(name, scope, via_gateway).declaration()
             declarations.set_entry(work.tx, paths, record, links.TABLE, name, value)
@@ -148,7 +148,7 @@ def unlink(
             found = handedits.for_export(paths, name, scope)
             for note in handedits.refuse(found, f"unlinking {name}", force):
                 progress.warn(note)
-        record = Record.load(paths, scope)
+        record = InstallRecord.load(paths, scope)
         for name in names:
             declarations.drop_entry(work.tx, paths, record, links.TABLE, name)
         work.tx.write(record.path, record.to_bytes())

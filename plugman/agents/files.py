@@ -25,7 +25,7 @@ from plugman.agents.artifacts import Artifact, Ledger
 from plugman.agents.targets.components import KINDS, Component, Kind, missing
 from plugman.agents.targets.spec import AgentSpec
 from plugman.agents.translate import Refused, Translated, skill_name
-from plugman.config.merge import Skill
+from plugman.config.merge import MarkdownComponent
 from plugman.config.resolution import Resolution
 from plugman.core.state import Scope
 from plugman.manifest import frontmatter
@@ -78,17 +78,19 @@ def wanted(
     return _unique(found, notes)
 
 
-def _name(item: Skill) -> str:
+def _name(item: MarkdownComponent) -> str:
     """The plugin's own name (its id without `@marketplace`), for namespacing."""
     return (item.origin.plugin or "").partition("@")[0]
 
 
-def _of_plugins(resolution: Resolution, kind: Kind) -> list[Skill]:
+def _of_plugins(resolution: Resolution, kind: Kind) -> list[MarkdownComponent]:
     items = resolution.skills.values() if kind == "skills" else getattr(resolution, kind)
     return [item for item in items if item.origin.plugin]
 
 
-def _skill(item: Skill, folder: Path, ledger: Ledger, notes: list[str]) -> Artifact | None:
+def _skill(
+    item: MarkdownComponent, folder: Path, ledger: Ledger, notes: list[str]
+) -> Artifact | None:
     plugin = _name(item)
     plain = item.name.rpartition(":")[2]
     source = Path(item.path).parent
@@ -116,7 +118,7 @@ def _front_name(data: bytes) -> object:
 
 def _translated(
     kind: str,
-    item: Skill,
+    item: MarkdownComponent,
     fmt: str,
     folder: Path,
     ledger: Ledger,

@@ -29,7 +29,7 @@ from plugman.config.export_record import Sealed, digest
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import read_bytes
 from plugman.core.paths import Paths
-from plugman.core.state import SCOPES, Record, Scope
+from plugman.core.state import SCOPES, InstallRecord, Scope
 from plugman.core.store import Store
 from plugman.manifest import edit
 
@@ -141,10 +141,10 @@ def _marks(paths: Paths) -> dict[str, set[str]]:
     store = Store(paths.store_dir)
     found: dict[str, set[str]] = {}
     for scope in SCOPES:
-        for plugin_id, entry in Record.load(paths, scope).plugins.items():
+        for plugin_id, entry in InstallRecord.load(paths, scope).plugins.items():
             servers = f"plugin:{plugin_id.partition('@')[0]}:"
             marks = found.setdefault(plugin_id, {plugin_id, servers})
-            marks |= {str(paths.plugin_data(plugin_id)), str(store.path(entry["content_hash"]))}
+            marks |= {str(paths.plugin_data(plugin_id)), str(store.path(entry.content_hash))}
     return found
 
 

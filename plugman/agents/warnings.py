@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
-from plugman.core.state import all_records, read_state
+from plugman.core.state import all_installed, read_state
 from plugman.core.store import Store
 
 FORMAT = 1
@@ -111,9 +111,8 @@ def stores(paths: Paths) -> dict[str, str]:
     """Each installed plugin's store tree → its id (a warning names the plugin, not the tree)."""
     store = Store(paths.store_dir)
     return {
-        str(store.path(p["content_hash"])): plugin_id
-        for data in all_records(paths)
-        for plugin_id, p in data.get("plugins", {}).items()
+        str(store.path(plugin.content_hash)): plugin_id
+        for plugin_id, plugin in all_installed(paths)
     }
 
 

@@ -10,9 +10,9 @@ from typing import Any, Literal, NamedTuple
 
 from plugman.config import redact, user_config
 from plugman.config.expand import VARIABLE, substitute
-from plugman.config.merge import Dropped, Hook, Origin, Server, Skill
+from plugman.config.merge import Dropped, Hook, MarkdownComponent, Origin, Server
 from plugman.core.paths import Paths
-from plugman.core.state import Scope
+from plugman.core.state import InstalledPlugin, Scope
 from plugman.core.store import Store
 from plugman.manifest import plugin
 from plugman.manifest.diagnostics import Sink
@@ -36,9 +36,9 @@ class Contributions(NamedTuple):
     rows: list[Installed]
     servers: list[Server]
     hooks: list[Hook]
-    skills: list[Skill]
-    commands: list[Skill]
-    agents: list[Skill]
+    skills: list[MarkdownComponent]
+    commands: list[MarkdownComponent]
+    agents: list[MarkdownComponent]
     unconsented: dict[str, str]  # plugin id -> content hash (see plugman.config.scopes)
     dropped: list[Dropped]  # entries that need a userConfig value, or use one unsafely
     secrets: dict[str, str]  # PLUGMAN_OPT_<PLUGIN>_<KEY> -> a sensitive value (to expand)
@@ -102,18 +102,18 @@ def contribute(
     found: Contributions,
     paths: Paths,
     plugin_id: str,
-    entry: dict[str, Any],
+    entry: InstalledPlugin,
     report: Report,
     given: Given,
     scope: Scope,
 ) -> None:
     """Add what one enabled plugin brings, its own variables and userConfig values put in."""
-    root = Store(paths.store_dir).path(entry["content_hash"])
+    root = Store(paths.store_dir).path(entry.content_hash)
     if not root.is_dir():  # removed by hand: nothing of it resolves, and this says why
         message, hint = missing_copy(plugin_id, scope)
         report.sink(root).error(MISSING_COPY, message, (), hint)
         return
-    fields = entry.get("entry")
+    fields = entry.entry
     declaration = plugin.Declaration(fields, Sink(str(root))) if fields else None
     loaded = plugin.load(root, report, declaration, strict=fields is None)
     if loaded is None:
@@ -167,7 +167,11 @@ def contribute(
             handler = user_config.put(substitute_hook(hook.entry, env), hook_text)
             found.hooks.append(Hook(hook.event, hook.matcher, handler, origin, hook_env))
     found.skills.extend(
-        Skill(f"{loaded.name}:{s.name}", str(s.path), origin) for s in loaded.skills
+        MarkdownComponent(f"{loaded.name}:{s.name}", str(s.path), origin) for s in loaded.skills
     )
-    found.commands.extend(Skill(f"{loaded.name}:{p.stem}", str(p), origin) for p in loaded.commands)
-    found.agents.extend(Skill(f"{loaded.name}:{p.stem}", str(p), origin) for p in loaded.agents)
+    found.commands.extend(
+        MarkdownComponent(f"{loaded.name}:{p.stem}", str(p), origin) for p in loaded.commands
+    )
+    found.agents.extend(
+        MarkdownComponent(f"{loaded.name}:{p.stem}", str(p), origin) for p in loaded.agents
+    )

@@ -19,7 +19,7 @@ from plugman.core.state import SCOPES, Scope
 if TYPE_CHECKING:
     from tomlkit import TOMLDocument
 
-    from plugman.core.state import Record
+    from plugman.core.state import InstallRecord
     from plugman.core.transaction import Transaction
     from plugman.manifest.diagnostics import Diagnostic
 
@@ -51,7 +51,7 @@ def declared(paths: Paths, scope: Scope, table: str) -> dict[str, Any]:
 
 
 def set_entry(
-    tx: Transaction, paths: Paths, record: Record, table: str, key: str, value: Any
+    tx: Transaction, paths: Paths, record: InstallRecord, table: str, key: str, value: Any
 ) -> Path:
     """Write `[table] key = value` into the record's scope file in `tx`, with every guard: never
     through a project link, what plugman creates noted in the record, a new `.plugman/` with its
@@ -60,7 +60,7 @@ def set_entry(
 
 
 def set_entries(
-    tx: Transaction, paths: Paths, record: Record, table: str, values: dict[str, Any]
+    tx: Transaction, paths: Paths, record: InstallRecord, table: str, values: dict[str, Any]
 ) -> Path:
     """`set_entry` for several keys of one table, the file read and written once."""
     target = path_for(paths, record.scope)
@@ -69,7 +69,7 @@ def set_entries(
     return target
 
 
-def drop_entry(tx: Transaction, paths: Paths, record: Record, table: str, key: str) -> Path:
+def drop_entry(tx: Transaction, paths: Paths, record: InstallRecord, table: str, key: str) -> Path:
     """Take `[table] key` out of the record's scope file in `tx` (when it is there), with the
     guards of `set_entry`; what plugman created goes with it, up to the scope's home."""
     target = path_for(paths, record.scope)

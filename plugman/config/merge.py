@@ -47,7 +47,7 @@ class Hook(NamedTuple):
     env: tuple[tuple[str, str], ...] = ()  # set when it runs (a plugin's options)
 
 
-class Skill(NamedTuple):
+class MarkdownComponent(NamedTuple):
     """A skill (its SKILL.md), or a plugin's command or subagent (its Markdown file)."""
 
     name: str  # `plugin:name` for a plugin's
@@ -80,9 +80,11 @@ class Layers(NamedTuple):
     managed: tuple[Server, ...] | None  # None: no managed-mcp.json
     servers: tuple[Server, ...] = ()  # every other scope; origin.scope says which
     hooks: tuple[Hook, ...] = ()
-    skills: tuple[Skill, ...] = ()
-    commands: tuple[Skill, ...] = ()  # the enabled plugins' (passed through, not merged)
-    agents: tuple[Skill, ...] = ()
+    skills: tuple[MarkdownComponent, ...] = ()
+    commands: tuple[
+        MarkdownComponent, ...
+    ] = ()  # the enabled plugins' (passed through, not merged)
+    agents: tuple[MarkdownComponent, ...] = ()
     # plugins whose servers and hooks wait for approval (nobody on this machine chose them:
     # `sync` installed them from the project's declaration): plugin id -> its tree's hash
     unconsented: Mapping[str, str] = MappingProxyType({})
@@ -94,7 +96,7 @@ class Resolved(NamedTuple):
     shadowed: dict[str, list[Server]]
     dropped: list[Dropped]
     hooks: list[Hook]
-    skills: dict[str, Skill]
+    skills: dict[str, MarkdownComponent]
 
 
 def content_hash(name: str, entry: dict[str, Any]) -> str:
@@ -279,8 +281,10 @@ def _hooks(layers: Layers, policy: Policy, waiting: _Waiting, dropped: list[Drop
     return kept
 
 
-def _skills(skills: tuple[Skill, ...], dropped: list[Dropped]) -> dict[str, Skill]:
-    found: dict[str, Skill] = {}
+def _skills(
+    skills: tuple[MarkdownComponent, ...], dropped: list[Dropped]
+) -> dict[str, MarkdownComponent]:
+    found: dict[str, MarkdownComponent] = {}
     for skill in sorted(skills, key=lambda s: rank(s.origin)):
         if skill.name in found:
             dropped.append(

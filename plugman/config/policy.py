@@ -9,28 +9,79 @@ host is case-insensitive and ignores a trailing dot; a pattern without a path ma
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from typing import Any, NamedTuple
+import warnings
+from collections.abc import Callable, Mapping
+from typing import Any, Literal, NamedTuple, TypeVar, assert_never, get_args
 from urllib.parse import urlsplit
 
 from plugman.config import declarations
 from plugman.config.expand import expand
 from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
+from plugman.manifest.diagnostics import Sink
+
+ServerKey = Literal["serverName", "serverCommand", "serverUrl"]
+SERVER_KEYS: tuple[ServerKey, ...] = get_args(ServerKey)
+# a marketplace rule's keys and the types their values have (docs/claude-format.md#mcp-policy)
+SOURCE_KEYS: dict[str, type] = {
+    "source": str,
+    "repo": str,
+    "ref": str,
+    "path": str,
+    "url": str,
+    "headers": dict,
+    "package": str,
+    "hostPattern": str,
+    "pathPattern": str,
+}
+R = TypeVar("R")
+HINT = "fix it in managed-settings.toml (docs/claude-format.md#mcp-policy)"
+
+
+class ServerRule(NamedTuple):
+    """One allowedMcpServers / deniedMcpServers entry: a server name, a command line (matched
+    after expansion) or a URL pattern, as `key` says."""
+
+    key: ServerKey
+    name: str = ""
+    command: tuple[str, ...] = ()
+    url: str = ""
+
+    def shown(self) -> str:
+        value = {"serverName": self.name, "serverCommand": list(self.command)}.get(self.key)
+        return f"{self.key}={self.url if value is None else value!r}"
+
+
+class SourceRule(NamedTuple):
+    """One strictKnownMarketplaces / blockedMarketplaces entry: a source form (`source` with
+    its `repo`, `url` or `path`, and `ref`) or a `hostPattern` / `pathPattern` regular
+    expression; `fields` is the entry as written, for messages."""
+
+    fields: tuple[tuple[str, object], ...]
+    source: str | None = None
+    repo: str | None = None
+    url: str | None = None
+    path: str | None = None
+    ref: str | None = None
+    host_pattern: str | None = None
+    path_pattern: str | None = None
+
+    def shown(self) -> str:
+        return ", ".join(f"{k}={v!r}" for k, v in self.fields)
 
 
 class Policy(NamedTuple):
-    allowed: tuple[dict[str, Any], ...] | None = None  # None: no allowlist; (): nothing allowed
-    denied: tuple[dict[str, Any], ...] = ()
+    allowed: tuple[ServerRule, ...] | None = None  # None: no allowlist; (): nothing allowed
+    denied: tuple[ServerRule, ...] = ()
     allow_all_claude_ai: bool = False
     allow_managed_hooks_only: bool = False
-    known_marketplaces: tuple[dict[str, Any], ...] | None = None  # strictKnownMarketplaces
-    blocked_marketplaces: tuple[dict[str, Any], ...] = ()
+    known_marketplaces: tuple[SourceRule, ...] | None = None  # strictKnownMarketplaces
+    blocked_marketplaces: tuple[SourceRule, ...] = ()
 
 
 def managed(paths: Paths) -> Policy:
     """The policy in managed-settings.toml alone (what marketplace add and install check)."""
-    return parse(managed_settings(paths))
+    return parse(managed_settings(paths), Sink(str(paths.managed_settings)))
 
 
 def managed_settings(paths: Paths) -> dict[str, Any]:
@@ -43,22 +94,110 @@ def managed_settings(paths: Paths) -> dict[str, Any]:
 GITHUB = re.compile(r"^https://github\.com/(?P<repo>[^/]+/[^/]+?)(?:\.git)?/?$", re.IGNORECASE)
 
 
-def parse(settings: Mapping[str, Any]) -> Policy:
-    """The policy keys of managed settings (rules that are not tables are ignored)."""
-    allowed = settings.get("allowedMcpServers")
-    known = settings.get("strictKnownMarketplaces", settings.get("allowedMarketplaces"))
+def parse(settings: Mapping[str, Any], sink: Sink | None = None) -> Policy:
+    """The policy keys of managed settings, as typed rules. A rule that is not a table or a
+    value of the wrong type is an error in `sink`, located by its key path, and the rule is
+    left out (a list that is not a list: as if unset); an unknown key is a warning, as in
+    every other file plugman reads."""
+    sink = sink or Sink("managed-settings.toml")
+    name = "strictKnownMarketplaces"
+    if name not in settings and "allowedMarketplaces" in settings:
+        name = "allowedMarketplaces"
     return Policy(
-        known_marketplaces=_rules(known),
-        blocked_marketplaces=_rules(settings.get("blockedMarketplaces")) or (),
-        allowed=_rules(allowed),
-        denied=_rules(settings.get("deniedMcpServers")) or (),
-        allow_all_claude_ai=settings.get("allowAllClaudeAiMcps") is True,
-        allow_managed_hooks_only=settings.get("allowManagedHooksOnly") is True,
+        known_marketplaces=_rules(settings, name, _source_rule, sink),
+        blocked_marketplaces=_rules(settings, "blockedMarketplaces", _source_rule, sink) or (),
+        allowed=_rules(settings, "allowedMcpServers", _server_rule, sink),
+        denied=_rules(settings, "deniedMcpServers", _server_rule, sink) or (),
+        allow_all_claude_ai=_flag(settings, "allowAllClaudeAiMcps", sink),
+        allow_managed_hooks_only=_flag(settings, "allowManagedHooksOnly", sink),
     )
 
 
-def _rules(value: Any) -> tuple[dict[str, Any], ...] | None:
-    return tuple(r for r in value if isinstance(r, dict)) if isinstance(value, list) else None
+def _flag(settings: Mapping[str, Any], key: str, sink: Sink) -> bool:
+    value = settings.get(key)
+    if value is not None and not isinstance(value, bool):
+        sink.error("policy-type", f"{key} must be true or false", (key,), HINT)
+    return value is True
+
+
+def _rules(
+    settings: Mapping[str, Any],
+    key: str,
+    make: Callable[[dict[str, Any], Sink], R | None],
+    sink: Sink,
+) -> tuple[R, ...] | None:
+    value = settings.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        sink.error("policy-type", f"{key} must be a list of tables: it is ignored", (key,), HINT)
+        return None
+    found = []
+    for index, rule in enumerate(value):
+        if not isinstance(rule, dict):
+            sink.error("policy-type", "a rule must be a table: it is ignored", (key, index), HINT)
+            continue
+        made = make(rule, sink.child((key, index)))
+        if made is not None:
+            found.append(made)
+    return tuple(found)
+
+
+def _server_rule(rule: dict[str, Any], sink: Sink) -> ServerRule | None:
+    for key in sorted(set(rule) - set(SERVER_KEYS)):
+        sink.warning("unknown-key", f"unknown key {key!r} in a server rule", (key,), HINT)
+    keys = [key for key in SERVER_KEYS if key in rule]
+    if len(keys) != 1:
+        message = f"a server rule has exactly one of {', '.join(SERVER_KEYS)}: it is ignored"
+        sink.error("policy-key", message, (), HINT)
+        return None
+    key, value = keys[0], rule[keys[0]]
+    if key == "serverCommand":
+        if isinstance(value, list) and all(isinstance(part, str) for part in value):
+            return ServerRule(key, command=tuple(value))
+        sink.error("policy-type", f"{key} must be a list of strings", (key,), HINT)
+        return None
+    if not isinstance(value, str):
+        sink.error("policy-type", f"{key} must be a string", (key,), HINT)
+        return None
+    return ServerRule(key, name=value) if key == "serverName" else ServerRule(key, url=value)
+
+
+def _source_rule(rule: dict[str, Any], sink: Sink) -> SourceRule | None:
+    broken = False
+    for key, value in sorted(rule.items()):
+        kind = SOURCE_KEYS.get(key)
+        if kind is None:
+            sink.warning("unknown-key", f"unknown key {key!r} in a marketplace rule", (key,), HINT)
+        elif not isinstance(value, kind):
+            what = "a string" if kind is str else "a table"
+            sink.error("policy-type", f"{key} must be {what}: the rule is ignored", (key,), HINT)
+            broken = True
+        elif key in ("hostPattern", "pathPattern") and not _compiles(str(value)):
+            message = f"{key} {value!r} is not a valid regular expression"
+            sink.error("policy-pattern", message, (key,), HINT)  # and matching with it refuses
+    if broken:
+        return None
+    return SourceRule(
+        tuple(sorted(rule.items())),
+        rule.get("source"),
+        rule.get("repo"),
+        rule.get("url"),
+        rule.get("path"),
+        rule.get("ref"),
+        rule.get("hostPattern"),
+        rule.get("pathPattern"),
+    )
+
+
+def _compiles(pattern: str) -> bool:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            re.compile(pattern)
+    except re.error:
+        return False
+    return True
 
 
 def marketplace_refusal(kind: str, location: str, ref: str | None, policy: Policy) -> str | None:
@@ -66,7 +205,7 @@ def marketplace_refusal(kind: str, location: str, ref: str | None, policy: Polic
     `blockedMarketplaces` matches any spelling, ref and path; `strictKnownMarketplaces` exactly."""
     for rule in policy.blocked_marketplaces:
         if _source_matches(rule, kind, location, ref, loose=True):
-            return f"blocked by blockedMarketplaces {_describe(rule)}"
+            return f"blocked by blockedMarketplaces {rule.shown()}"
     if policy.known_marketplaces is None:
         return None
     if any(_source_matches(r, kind, location, ref, loose=False) for r in policy.known_marketplaces):
@@ -74,27 +213,23 @@ def marketplace_refusal(kind: str, location: str, ref: str | None, policy: Polic
     return "not in strictKnownMarketplaces"
 
 
-def _describe(rule: dict[str, Any]) -> str:
-    return ", ".join(f"{k}={v!r}" for k, v in sorted(rule.items()))
-
-
 def _source_matches(
-    rule: dict[str, Any], kind: str, location: str, ref: str | None, *, loose: bool
+    rule: SourceRule, kind: str, location: str, ref: str | None, *, loose: bool
 ) -> bool:
-    if "hostPattern" in rule:
+    if rule.host_pattern is not None:
         host = _hostname(location) if kind != "directory" else None
-        return bool(host and _search(rule["hostPattern"], host))
-    if "pathPattern" in rule:
-        return kind == "directory" and _search(rule["pathPattern"], location)
-    same_ref = loose or rule.get("ref") == ref
-    form = rule.get("source")
+        return bool(host and _search(rule.host_pattern, host))
+    if rule.path_pattern is not None:
+        return kind == "directory" and _search(rule.path_pattern, location)
+    same_ref = loose or rule.ref == ref
+    form = rule.source
     github = GITHUB.match(location) if kind == "git" else None
     if form == "github" and github:
-        return same_ref and _repo_matches(str(rule.get("repo", "")), github["repo"], loose)
+        return same_ref and _repo_matches(rule.repo or "", github["repo"], loose)
     if form == "git" and kind == "git":
-        return same_ref and (rule.get("url") == location or (loose and _same_url(rule, location)))
+        return same_ref and (rule.url == location or (loose and _same_url(rule, location)))
     if form in ("url", "directory", "file"):
-        wanted = rule.get("url") if form == "url" else rule.get("path")
+        wanted = rule.url if form == "url" else rule.path
         return {"url": "url", "directory": "directory", "file": "directory"}[form] == kind and (
             wanted == location
         )
@@ -108,9 +243,9 @@ def _hostname(location: str) -> str | None:
         return None
 
 
-def _search(pattern: Any, text: str) -> bool:
+def _search(pattern: str, text: str) -> bool:
     try:
-        return re.search(str(pattern), text) is not None
+        return re.search(pattern, text) is not None
     except re.error as exc:
         raise PlugmanError(
             f"managed policy pattern {str(pattern)!r} is not a valid regular expression: {exc}",
@@ -125,47 +260,43 @@ def _repo_matches(pattern: str, repo: str, loose: bool) -> bool:
     return repo == pattern or (name == "*" and repo.split("/")[0] == owner)
 
 
-def _same_url(rule: dict[str, Any], location: str) -> bool:
-    return str(rule.get("url", "")).lower().rstrip("/") == location.lower().rstrip("/")
+def _same_url(rule: SourceRule, location: str) -> bool:
+    return (rule.url or "").lower().rstrip("/") == location.lower().rstrip("/")
 
 
 def refusal(name: str, entry: dict[str, Any], policy: Policy, env: Mapping[str, str]) -> str | None:
     """Why the policy refuses this server, or None when it may run."""
     for rule in policy.denied:
         if _matches(rule, name, entry, env):
-            return f"denied by deniedMcpServers {_show(rule)}"
+            return f"denied by deniedMcpServers {rule.shown()}"
     if policy.allowed is None:
         return None
     remote = isinstance(entry.get("url"), str)
     kind = "serverUrl" if remote else "serverCommand"
-    specific = [rule for rule in policy.allowed if kind in rule]
-    rules = specific or [rule for rule in policy.allowed if "serverName" in rule]
+    specific = [rule for rule in policy.allowed if rule.key == kind]
+    rules = specific or [rule for rule in policy.allowed if rule.key == "serverName"]
     if any(_matches(rule, name, entry, env) for rule in rules):
         return None
     return f"not allowed by allowedMcpServers (no matching {kind if specific else 'serverName'})"
 
 
-def _show(rule: dict[str, Any]) -> str:
-    key, value = next(iter(rule.items()))
-    return f"{key}={value!r}"
-
-
-def _matches(
-    rule: dict[str, Any], name: str, entry: dict[str, Any], env: Mapping[str, str]
-) -> bool:
-    if "serverName" in rule:
-        return bool(rule["serverName"] == name)
-    if "serverCommand" in rule and isinstance(entry.get("command"), str):
-        if not isinstance(rule["serverCommand"], list):
-            return False
-        missing: list[str] = []
-        wanted = [expand(str(part), env, missing) for part in rule["serverCommand"]]
-        args = entry.get("args")
-        given = [str(a) for a in args] if isinstance(args, list) else []
-        return wanted == [entry["command"], *given]
-    if "serverUrl" in rule and isinstance(entry.get("url"), str):
-        return url_matches(expand(str(rule["serverUrl"]), env, []), entry["url"])
-    return False
+def _matches(rule: ServerRule, name: str, entry: dict[str, Any], env: Mapping[str, str]) -> bool:
+    match rule.key:
+        case "serverName":
+            return rule.name == name
+        case "serverCommand":
+            if not isinstance(entry.get("command"), str):
+                return False
+            missing: list[str] = []
+            wanted = [expand(part, env, missing) for part in rule.command]
+            args = entry.get("args")
+            given = [str(a) for a in args] if isinstance(args, list) else []
+            return wanted == [entry["command"], *given]
+        case "serverUrl":
+            url = entry.get("url")
+            return isinstance(url, str) and url_matches(expand(rule.url, env, []), url)
+        case _:
+            assert_never(rule.key)
 
 
 def url_matches(pattern: str, url: str) -> bool:

@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from plugman.config import merge, scopes, server_vars, trust
 from plugman.config.contribute import Installed
-from plugman.config.merge import Dropped, Hook, Layers, Server, Skill
+from plugman.config.merge import Dropped, Hook, Layers, MarkdownComponent, Server
 from plugman.config.policy import Policy
 from plugman.core.errors import UsageError
 from plugman.core.paths import Paths
@@ -45,9 +45,9 @@ class Resolution(NamedTuple):
     shadowed: dict[str, list[Server]]  # name -> the entries a higher scope's entry hides
     dropped: list[Dropped]  # what was left out, and why
     hooks: list[Hook]  # in the order they run
-    skills: dict[str, Skill]
-    commands: tuple[Skill, ...]  # the enabled plugins' commands and subagents
-    agents: tuple[Skill, ...]
+    skills: dict[str, MarkdownComponent]
+    commands: tuple[MarkdownComponent, ...]  # the enabled plugins' commands and subagents
+    agents: tuple[MarkdownComponent, ...]
     layers: Layers  # every entry read, before the merge
     policy: Policy
     plugins: list[Installed]

@@ -27,7 +27,7 @@ from plugman.config.policy import Policy
 from plugman.core import progress, secrets
 from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
-from plugman.core.state import PRECEDENCE, SCOPES, Layer, Record, Scope
+from plugman.core.state import PRECEDENCE, SCOPES, InstalledPlugin, InstallRecord, Layer, Scope
 from plugman.manifest import hooks as hook_files
 from plugman.manifest import mcp, schema
 from plugman.manifest.diagnostics import ERROR, Diagnostic
@@ -101,8 +101,9 @@ def load(
         found.unconsented,
         (*invalid, *found.dropped),
     )
+    rules = policy.parse(settings, report.sink(paths.managed_settings)) if settings else Policy()
     diagnostics = list(dict.fromkeys(report.diagnostics))  # a file read twice, reported once
-    return Scopes(layers, policy.parse(settings), found.rows, diagnostics, found.secrets)
+    return Scopes(layers, rules, found.rows, diagnostics, found.secrets)
 
 
 def _ignored_keys(table: dict[str, Any], file: Path, paths: Paths, report: Report) -> None:
@@ -207,10 +208,10 @@ def _hooks_of(
     ]
 
 
-def consented(scope: Scope, entry: dict[str, Any]) -> bool:
+def consented(scope: Scope, entry: InstalledPlugin) -> bool:
     """Whether someone on this machine chose the plugin (see the module's docstring). User and
     local scopes are only ever written by `plugman install` and `update`."""
-    return scope != "project" or entry.get("consented") is True
+    return scope != "project" or entry.consented
 
 
 def _plugins(
@@ -218,20 +219,19 @@ def _plugins(
 ) -> Contributions:
     """Every installed plugin (the highest scope's record wins; with `only`, that scope's
     record alone) and what enabled ones bring."""
-    chosen: dict[str, tuple[Scope, dict[str, Any], Record]] = {}
+    chosen: dict[str, tuple[Scope, InstalledPlugin, InstallRecord]] = {}
     for scope in (only,) if only else sorted(SCOPES, key=PRECEDENCE.index):
-        record = Record.load(paths, scope)
+        record = InstallRecord.load(paths, scope)
         for plugin_id, entry in record.plugins.items():
             chosen.setdefault(plugin_id, (scope, entry, record))
     found = Contributions([], [], [], [], [], [], {}, [], {})
     secret = _secret_reader(paths, how[0])
     for plugin_id, (scope, entry, record) in sorted(chosen.items()):
-        enabled = entry.get("enabled", True)
-        found.rows.append(Installed(plugin_id, entry["version"], enabled, scope))
-        if enabled:
+        found.rows.append(Installed(plugin_id, entry.version, entry.enabled, scope))
+        if entry.enabled:
             if not consented(scope, entry):
-                found.unconsented[plugin_id] = entry["content_hash"]
-            stored = record.data.get("config", {}).get(plugin_id, {})
+                found.unconsented[plugin_id] = entry.content_hash
+            stored = record.config.get(plugin_id, {})
             read = _reader(secret, plugin_id, record.path.stem)
             given = Given(stored, read, how[0], how[1])
             contribute(found, paths, plugin_id, entry, report, given, scope)

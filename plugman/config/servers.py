@@ -11,7 +11,7 @@ every change (docs/claude-format.md#mcp-policy); bad or reserved names
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import tomlkit
 
@@ -20,13 +20,15 @@ from plugman.config.server_entries import check_entry, check_name
 from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
 from plugman.core.session import Finish, session
-from plugman.core.state import SCOPES, Record, Scope
+from plugman.core.state import SCOPES, InstallRecord, Scope
 
 TABLE = "mcp_servers"
 
 
-class Change(NamedTuple):
-    action: str  # added | removed
+class ServerChange(NamedTuple):
+    """An MCP server `plugman mcp add` or `remove` wrote into (or took out of) a scope's file."""
+
+    action: Literal["added", "removed"]
     name: str
     scope: Scope
     file: str
@@ -45,14 +47,14 @@ def refuse_if_managed(paths: Paths, verb: str) -> None:
 
 def add(
     paths: Paths, name: str, entry: dict[str, Any], scope: Scope, finish: Finish | None = None
-) -> Change:
+) -> ServerChange:
     check_name(name)
     warnings = check_entry(name, entry)
     refuse_if_managed(paths, "add")
     _refuse_duplicate(paths, name, scope)
     with session(paths) as work:
         _refuse_duplicate(paths, name, scope)  # again, under the lock
-        record = Record.load(paths, scope)
+        record = InstallRecord.load(paths, scope)
         if scope == "project":
             target = paths.project_mcp
             declarations.check_project_file(paths, target)
@@ -64,7 +66,7 @@ def add(
         work.tx.write(record.path, record.to_bytes())
         if finish is not None:
             finish(work)
-    return Change("added", name, scope, str(target), entry, warnings)
+    return ServerChange("added", name, scope, str(target), entry, warnings)
 
 
 def _refuse_duplicate(paths: Paths, name: str, scope: Scope) -> None:
@@ -97,13 +99,15 @@ def _toml(entry: dict[str, Any]) -> tomlkit.items.Table:
     return table
 
 
-def remove(paths: Paths, name: str, scope: Scope | None, finish: Finish | None = None) -> Change:
+def remove(
+    paths: Paths, name: str, scope: Scope | None, finish: Finish | None = None
+) -> ServerChange:
     refuse_if_managed(paths, "remove")
     _locate(paths, name, scope)
     with session(paths) as work:
         found, target = _locate(paths, name, scope)  # again, under the lock
         entry = _files_of(paths, found)[target][name]
-        record = Record.load(paths, found)
+        record = InstallRecord.load(paths, found)
         if target == paths.project_mcp:
             declarations.check_project_file(paths, target)
             data = mcp_json.remove(target, name, record.owned)
@@ -113,7 +117,7 @@ def remove(paths: Paths, name: str, scope: Scope | None, finish: Finish | None =
         work.tx.write(record.path, record.to_bytes())
         if finish is not None:
             finish(work)
-    return Change("removed", name, found, str(target), entry, [])
+    return ServerChange("removed", name, found, str(target), entry, [])
 
 
 def _locate(paths: Paths, name: str, scope: Scope | None) -> tuple[Scope, Path]:

@@ -21,7 +21,7 @@ from plugman.core import secrets
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import tree_hash
 from plugman.core.paths import Paths
-from plugman.core.state import FORMAT, SCOPES, Record, Scope, as_scope, read_state
+from plugman.core.state import FORMAT, SCOPES, InstallRecord, Scope, as_scope, read_state
 from plugman.core.store import Store
 from plugman.manifest import edit
 from plugman.manifest.diagnostics import Diagnostic
@@ -156,11 +156,11 @@ def _installed(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     store = Store(paths.store_dir)
     found = []
     for scope in SCOPES:
-        record = Record.load(paths, scope)
+        record = InstallRecord.load(paths, scope)
         for plugin_id, entry in record.plugins.items():
-            copy = store.path(entry["content_hash"])
+            copy = store.path(entry.content_hash)
             state = "missing" if not copy.is_dir() else None
-            if state is None and tree_hash(copy) != entry["content_hash"]:
+            if state is None and tree_hash(copy) != entry.content_hash:
                 state = "modified"
             if state:
                 message, hint = missing_copy(plugin_id, scope, state)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from plugman.output.common import display_path, envelope
 
 if TYPE_CHECKING:
+    from plugman.config.servers import ServerChange
     from plugman.config.trust import Approval
     from plugman.manifest.diagnostics import Diagnostic
 
@@ -94,7 +95,7 @@ def _runs(entry: dict[str, Any]) -> list[str]:
     return lines
 
 
-def mcp_changed(command: str, change: Any, as_json: bool) -> str:
+def mcp_changed(command: str, change: ServerChange, as_json: bool) -> str:
     """What `mcp add`, `add-json` or `remove` did (secret values masked)."""
     from plugman.config import redact
 
@@ -110,7 +111,13 @@ def mcp_changed(command: str, change: Any, as_json: bool) -> str:
             warnings=change.warnings,
         )
     kind = entry.get("type", "stdio")
-    where = "to" if change.action == "added" else "from"
+    match change.action:
+        case "added":
+            where = "to"
+        case "removed":
+            where = "from"
+        case _:
+            assert_never(change.action)
     return (
         f"{change.action.capitalize()} {kind} MCP server {change.name} {where} the "
         f"{change.scope} scope ({display_path(change.file)})"

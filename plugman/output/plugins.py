@@ -13,13 +13,13 @@ if TYPE_CHECKING:
     from plugman.agents.readback import Item, Report
     from plugman.manifest.diagnostics import Diagnostic
     from plugman.plugins.configure import Option
-    from plugman.plugins.installed import Change
+    from plugman.plugins.installed import PluginChange
     from plugman.plugins.listings import Info, Listed, Outdated, SearchHit
     from plugman.plugins.mcp_registry import RegistryHit
     from plugman.plugins.registry import Known
 
 
-def changes(command: str, done: list[Change], as_json: bool) -> str:
+def changes(command: str, done: list[PluginChange], as_json: bool) -> str:
     """What an install, uninstall, enable or disable did."""
     if as_json:
         return envelope(command, changes=[change_json(c) for c in done])

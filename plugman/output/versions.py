@@ -8,7 +8,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from plugman.plugins.installed import Change
+    from plugman.plugins.installed import PluginChange
     from plugman.plugins.listings import Info
 
 COMMIT = re.compile(r"^[0-9a-f]{40}$")
@@ -17,7 +17,7 @@ COMMIT = re.compile(r"^[0-9a-f]{40}$")
 MOVED = ("from_version", "from_content_hash", "from_pin", "pin")
 
 
-def change_json(change: Change) -> dict[str, Any]:
+def change_json(change: PluginChange) -> dict[str, Any]:
     """A change as JSON; what an update moved from only for an update."""
     doc = change._asdict()
     return doc if change.from_version is not None else {k: doc[k] for k in doc if k not in MOVED}

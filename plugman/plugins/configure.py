@@ -20,7 +20,7 @@ from plugman.config import user_config
 from plugman.core import progress, secrets
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
-from plugman.core.state import PRECEDENCE, SCOPES, Record, Scope
+from plugman.core.state import PRECEDENCE, SCOPES, InstalledPlugin, InstallRecord, Scope
 from plugman.core.store import Store
 from plugman.manifest.model import Plugin, UserOption
 
@@ -52,7 +52,7 @@ class Writes(NamedTuple):
 
 
 def apply(
-    record: Record,
+    record: InstallRecord,
     plugin_id: str,
     plugin: Plugin,
     given: Mapping[str, str],
@@ -68,8 +68,8 @@ def apply(
     for key in unset:
         if key not in known:
             raise UsageError(f"{plugin_id} has no option {key!r}")
-    values = record.data.setdefault("config", {}).setdefault(plugin_id, {})
-    held: list[str] = record.data.setdefault("secrets", {}).setdefault(plugin_id, [])
+    values = record.config.setdefault(plugin_id, {})
+    held = record.secrets.setdefault(plugin_id, [])
     have = {*values, *held, *checked} - set(unset)
     for option in user_config.missing(options, have) if ask else []:
         answer = ask(plugin_id, option) if ask else None
@@ -96,7 +96,6 @@ def apply(
             f" left out until you {user_config.fix_command(plugin_id, keys, record.scope)}"
             f" (details: plugman config explain {plugin_id})"
         )
-    _tidy(record, plugin_id)
     return writes
 
 
@@ -122,22 +121,11 @@ def _users(plugin: Plugin, keys: list[str]) -> str:
     )
 
 
-def forget(record: Record, plugin_id: str) -> list[str]:
+def forget(record: InstallRecord, plugin_id: str) -> list[str]:
     """Take the plugin's values out of `record`; the secret store keys to delete."""
-    record.data.get("config", {}).pop(plugin_id, None)
-    held = record.data.get("secrets", {}).pop(plugin_id, [])
-    _tidy(record, plugin_id)
+    record.config.pop(plugin_id, None)
+    held = record.secrets.pop(plugin_id, [])
     return [user_config.store_key(plugin_id, key, record.path.stem) for key in held]
-
-
-def _tidy(record: Record, plugin_id: str) -> None:
-    for table in ("config", "secrets"):
-        found = record.data.get(table)
-        if isinstance(found, dict):
-            if not found.get(plugin_id, True):
-                del found[plugin_id]
-            if not found:
-                del record.data[table]
 
 
 @contextmanager
@@ -171,14 +159,14 @@ def delete(paths: Paths, keys: list[str], env: Mapping[str, str] | None = None) 
             store.delete(key)
 
 
-def loaded(paths: Paths, entry: dict[str, Any]) -> Plugin:
+def loaded(paths: Paths, entry: InstalledPlugin) -> Plugin:
     """The installed plugin an install record entry names, from the store."""
     from plugman.manifest import plugin  # the loaders: not for uninstall, which needs none
     from plugman.manifest.diagnostics import Sink
     from plugman.manifest.reader import Report
 
-    root = Store(paths.store_dir).path(entry["content_hash"])
-    fields = entry.get("entry")
+    root = Store(paths.store_dir).path(entry.content_hash)
+    fields = entry.entry
     declaration = plugin.Declaration(fields, Sink(str(root))) if fields else None
     found = plugin.load(root, Report(), declaration, strict=fields is None)
     if found is None:
@@ -192,17 +180,17 @@ def scope_of(paths: Paths, name: str, scope: Scope | None) -> Scope:
         return scope
     for layer in PRECEDENCE:
         if layer in SCOPES:
-            record = Record.load(paths, layer)
-            if name in record.plugins or any(e["name"] == name for e in record.plugins.values()):
+            record = InstallRecord.load(paths, layer)
+            if name in record.plugins or any(e.name == name for e in record.plugins.values()):
                 return record.scope
     raise PlugmanError(f"plugin {name!r} is not installed", hint="run: plugman list")
 
 
 def rows(
-    paths: Paths, record: Record, plugin_id: str, options: tuple[UserOption, ...]
+    paths: Paths, record: InstallRecord, plugin_id: str, options: tuple[UserOption, ...]
 ) -> list[Option]:
-    values = record.data.get("config", {}).get(plugin_id, {})
-    held = record.data.get("secrets", {}).get(plugin_id, [])
+    values = record.config.get(plugin_id, {})
+    held = record.secrets.get(plugin_id, [])
     found = []
     for o in options:
         given = o.key in held if o.sensitive else o.key in values

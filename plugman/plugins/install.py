@@ -8,16 +8,17 @@ project, plugman.lock) and commits them together, or rolls them all back.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 from plugman.config import declarations, user_config
 from plugman.core.errors import UsageError
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
-from plugman.core.state import Record, Scope, timestamp
+from plugman.core.state import InstalledPlugin, InstallRecord, PluginContent, Scope
 from plugman.manifest.model import Plugin
 from plugman.plugins import configure, marketplaces, registry
 from plugman.plugins import planner as resolver
-from plugman.plugins.installed import Change, deploy, save
+from plugman.plugins.installed import PluginChange, deploy, save
 
 
 def install(
@@ -28,16 +29,16 @@ def install(
     dry_run: bool = False,
     config: list[str] | None = None,
     ask: configure.Ask | None = None,
-) -> list[Change]:
+) -> list[PluginChange]:
     """`config`: KEY=VALUE userConfig values for the plugins named; `ask` is asked for required
     ones still missing (a terminal's prompt; none: they stay unset, their entries dropped)."""
     parsed = [resolver.parse_spec(text, paths.project_dir) for text in specs]
     with session(paths) as work:
-        record = Record.load(paths, scope)
+        record = InstallRecord.load(paths, scope)
         planned = resolver.plan(paths, work.store, parsed, record.plugins)
         writes = _options(record, [p for p in planned if not p.required_by], config or [], ask)
         if dry_run:
-            return [Change("would install", p.id, p.version, scope, "") for p in planned]
+            return [PluginChange("would install", p.id, p.version, scope, "") for p in planned]
         with configure.writing(paths, os.environ, writes):
             changes = [_add(work, record, p, explicit=not p.required_by) for p in planned]
             declare(work, record, {p.id: p.specifier or "*" for p in planned if not p.required_by})
@@ -51,7 +52,10 @@ def install(
 
 
 def _options(
-    record: Record, named: list[resolver.Planned], pairs: list[str], ask: configure.Ask | None
+    record: InstallRecord,
+    named: list[resolver.Planned],
+    pairs: list[str],
+    ask: configure.Ask | None,
 ) -> list[configure.Writes]:
     """Each named plugin's userConfig values checked and put into `record`; the secret store's
     writes. A KEY goes to every named plugin that has that option; one none has is an error."""
@@ -77,25 +81,28 @@ def _options(
     ]
 
 
-def _add(work: Session, record: Record, planned: resolver.Planned, explicit: bool) -> Change:
+def _add(
+    work: Session, record: InstallRecord, planned: resolver.Planned, explicit: bool
+) -> PluginChange:
     content_hash = work.tx.add_tree(planned.tree)
-    previous = record.plugins.get(planned.id, {})
-    record.plugins[planned.id] = {
-        "name": planned.name,
-        "marketplace": planned.marketplace,
-        "version": planned.version,
-        "source": planned.source,
-        "content_hash": content_hash,
-        "installed_at": timestamp(),
-        "enabled": previous.get("enabled", True),
-        "explicit": explicit or previous.get("explicit", False),
-        "required_by": sorted(set(previous.get("required_by", [])) | set(planned.required_by[-1:])),
-        "entry": planned.entry,
-        "components": components(planned.plugin),
+    previous = record.plugins.get(planned.id)
+    record.plugins[planned.id] = InstalledPlugin.made(
+        content_of(planned),
+        content_hash,
+        previous,
+        explicit=explicit or (previous is not None and previous.explicit),
         # installed here by hand: its servers and hooks run (plugman.config.scopes)
-        "consented": True,
-    }
-    return Change("installed", planned.id, planned.version, record.scope, content_hash)
+        consented=True,
+        required_by=(*(previous.required_by if previous else ()), *planned.required_by[-1:]),
+        declared=previous.declared if previous else None,
+    )
+    return PluginChange("installed", planned.id, planned.version, record.scope, content_hash)
+
+
+def content_of(planned: resolver.Planned) -> PluginContent:
+    """What installing `planned` records of its content."""
+    p = planned
+    return PluginContent(p.name, p.marketplace, p.version, p.source, p.entry, components(p.plugin))
 
 
 def components(plugin: Plugin) -> dict[str, list[str]]:
@@ -109,20 +116,21 @@ def components(plugin: Plugin) -> dict[str, list[str]]:
     }
 
 
-def declare(work: Session, record: Record, wanted: dict[str, str]) -> None:
+def declare(work: Session, record: InstallRecord, wanted: dict[str, str]) -> None:
     """Add `plugin_id = specifier` for each of `wanted` to the scope's plugman.toml, in one
     edit, unless it is declared already (then what is there stays, and is what uninstall
     expects to find)."""
     current = declarations.declared(work.paths, record.scope, "plugins") if wanted else {}
     for plugin_id, specifier in wanted.items():
-        record.plugins[plugin_id]["declared"] = current.get(plugin_id, specifier)
+        declared = current.get(plugin_id, specifier)
+        record.plugins[plugin_id] = replace(record.plugins[plugin_id], declared=declared)
     new = {plugin_id: spec for plugin_id, spec in wanted.items() if plugin_id not in current}
     if new:
         declarations.set_entries(work.tx, work.paths, record, "plugins", new)
 
 
-def _declare_marketplace(work: Session, record: Record, name: str) -> None:
+def _declare_marketplace(work: Session, record: InstallRecord, name: str) -> None:
     """Name the marketplace in the project's plugman.toml, so `plugman sync` finds it anywhere."""
     known = registry.known(work.paths).get(name)
     if known is not None and marketplaces.declare(work, record, name, known.source):
-        record.data.setdefault("declared_marketplaces", []).append(name)
+        record.declared_marketplaces.append(name)

@@ -1,4 +1,4 @@
-"""What install, uninstall, enable/disable, update and sync share: the `Change` each reports,
+"""What install, uninstall, enable/disable, update and sync share: the `PluginChange` each reports,
 finding an installed plugin, saving a scope's record (and the project's lock), and bringing the
 linked agents up to date. Light on purpose: `uninstall` and `enable` load nothing of planning,
 fetching or validating plugins."""
@@ -6,17 +6,24 @@ fetching or validating plugins."""
 from __future__ import annotations
 
 import os
-from typing import Any, NamedTuple
+from dataclasses import replace
+from typing import Any, Literal, NamedTuple
 
 from plugman.config import declarations
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
-from plugman.core.state import Record, Scope
+from plugman.core.state import InstallRecord, Scope
+
+PluginAction = Literal[
+    "installed", "uninstalled", "enabled", "disabled", "updated", "would install"
+]
 
 
-class Change(NamedTuple):
-    action: str  # installed | uninstalled | enabled | disabled | unchanged | would install
+class PluginChange(NamedTuple):
+    """What a command did to one installed plugin (or would do, under --dry-run)."""
+
+    action: PluginAction
     id: str
     version: str
     scope: Scope
@@ -28,10 +35,10 @@ class Change(NamedTuple):
     pin: str | None = None
 
 
-def find_installed(record: Record, name: str) -> str:
+def find_installed(record: InstallRecord, name: str) -> str:
     if name in record.plugins:
         return name
-    hits = [key for key, value in record.plugins.items() if value["name"] == name]
+    hits = [key for key, value in record.plugins.items() if value.name == name]
     if len(hits) == 1:
         return hits[0]
     if hits:
@@ -42,11 +49,11 @@ def find_installed(record: Record, name: str) -> str:
     )
 
 
-def save(work: Session, record: Record) -> None:
+def save(work: Session, record: InstallRecord) -> None:
     """Write the record and, for the project, the lock file that mirrors it."""
     if record.scope == "project":
         declarations.check_project_file(work.paths, work.paths.project_lock)
-        pins = [{"id": key, **value} for key, value in record.plugins.items()]
+        pins = [{"id": key, **value.to_json()} for key, value in record.plugins.items()]
         work.tx.write(work.paths.project_lock, _lock(pins))
     work.tx.write(record.path, record.to_bytes())
 
@@ -57,16 +64,15 @@ def _lock(pins: list[dict[str, Any]]) -> bytes | None:
     return lockfile.render(pins)
 
 
-def set_enabled(paths: Paths, name: str, scope: Scope, enabled: bool) -> Change:
+def set_enabled(paths: Paths, name: str, scope: Scope, enabled: bool) -> PluginChange:
     with session(paths) as work:
-        record = Record.load(paths, scope)
+        record = InstallRecord.load(paths, scope)
         plugin_id = find_installed(record, name)
-        entry = record.plugins[plugin_id]
-        entry["enabled"] = enabled
+        entry = record.plugins[plugin_id] = replace(record.plugins[plugin_id], enabled=enabled)
         save(work, record)
         deploy(work)
-    action = "enabled" if enabled else "disabled"
-    return Change(action, plugin_id, entry["version"], scope, entry["content_hash"])
+    action: PluginAction = "enabled" if enabled else "disabled"
+    return PluginChange(action, plugin_id, entry.version, scope, entry.content_hash)
 
 
 def deploy(work: Session) -> None:

@@ -103,21 +103,21 @@ class Info(NamedTuple):
 def listing(paths: Paths) -> list[Listed]:
     """Every installed plugin in every scope that applies here, and what reached which agent."""
     from plugman.agents.delivered import by_scope
-    from plugman.core.state import SCOPES, Record
+    from plugman.core.state import SCOPES, InstallRecord
 
     reached = by_scope(paths)
     return [
         Listed(
             plugin_id,
             scope,
-            entry["version"],
-            entry.get("enabled", True),
-            entry.get("source"),
-            entry["content_hash"],
-            entry.get("installed_at"),
-            entry.get("components"),
+            entry.version,
+            entry.enabled,
+            entry.source,
+            entry.content_hash,
+            entry.installed_at,
+            entry.components,
             reached.get((plugin_id, scope), {}),
         )
         for scope in SCOPES
-        for plugin_id, entry in sorted(Record.load(paths, scope).plugins.items())
+        for plugin_id, entry in sorted(InstallRecord.load(paths, scope).plugins.items())
     ]

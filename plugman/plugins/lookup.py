@@ -10,11 +10,10 @@ fetched copy of a remote one); other sources are known only once fetched.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
-from plugman.core.state import SCOPES, Record
+from plugman.core.state import SCOPES, InstalledPlugin, InstallRecord
 from plugman.manifest.model import MarketplaceEntry, Plugin
 from plugman.plugins import marketplaces, pins, registry
 from plugman.plugins import planner as resolver
@@ -84,14 +83,18 @@ def info(paths: Paths, text: str) -> Info:
     if catalog is None and len(ids) > 1:
         raise UsageError(f"{name!r} matches {', '.join(ids)}", hint="say which: NAME@MARKETPLACE")
     record = next((entry for _id, entry in installed.values()), None)
-    found = _from_catalog(*catalog) if catalog else _from_record(ids[0], record or {})
+    if catalog is not None:
+        found = _from_catalog(*catalog)
+    else:  # not in a catalog: so installed
+        assert record is not None
+        found = _from_record(ids[0], record)
     if record is not None:  # what is installed is what it has, whatever the catalog says now
         found = found._replace(
-            components=record.get("components"), version=found.version or record["version"]
+            components=record.components, version=found.version or record.version
         )
     return found._replace(
-        installed={scope: e["version"] for scope, (_id, e) in installed.items()},
-        enabled={scope: e.get("enabled", True) for scope, (_id, e) in installed.items()},
+        installed={scope: e.version for scope, (_id, e) in installed.items()},
+        enabled={scope: e.enabled for scope, (_id, e) in installed.items()},
     )
 
 
@@ -113,15 +116,15 @@ def _from_catalog(known: registry.Known, entry: MarketplaceEntry) -> Info:
     )
 
 
-def _from_record(plugin_id: str, record: dict[str, Any]) -> Info:
+def _from_record(plugin_id: str, record: InstalledPlugin) -> Info:
     return Info(
         id=plugin_id,
-        name=record.get("name"),
-        marketplace=record.get("marketplace"),
-        version=record.get("version"),
-        description=(record.get("entry") or {}).get("description"),
-        source=record.get("source"),
-        components=record.get("components"),
+        name=record.name,
+        marketplace=record.marketplace,
+        version=record.version,
+        description=(record.entry or {}).get("description"),
+        source=record.source,
+        components=record.components,
         installed={},
         enabled={},
     )
@@ -143,16 +146,16 @@ def _installed_as(
     name: str,
     market: str | None,
     catalog: tuple[registry.Known, MarketplaceEntry] | None,
-) -> dict[str, tuple[str, dict[str, Any]]]:
+) -> dict[str, tuple[str, InstalledPlugin]]:
     """scope -> (id, record entry) of the plugin `name` (from `market`) in every scope here."""
     wanted = f"{catalog[1].name}@{catalog[0].name}" if catalog else None
-    found: dict[str, tuple[str, dict[str, Any]]] = {}
+    found: dict[str, tuple[str, InstalledPlugin]] = {}
     for scope in SCOPES:
-        for plugin_id, entry in Record.load(paths, scope).plugins.items():
+        for plugin_id, entry in InstallRecord.load(paths, scope).plugins.items():
             same = (
                 plugin_id == wanted
                 if wanted
-                else entry["name"] == name and (market is None or entry["marketplace"] == market)
+                else entry.name == name and (market is None or entry.marketplace == market)
             )
             if same:
                 found[scope] = (plugin_id, entry)

@@ -13,7 +13,7 @@ from plugman.core import progress
 from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
-from plugman.core.state import SCOPES, Record, Scope
+from plugman.core.state import SCOPES, InstallRecord, Scope
 from plugman.manifest import acceptance
 from plugman.manifest import marketplace as catalog
 from plugman.manifest.model import Marketplace, MarketplaceEntry, PluginSource
@@ -140,7 +140,7 @@ def add_in(
     entries[final] = entry_for(source, root, commit)
     write_registry(paths, entries, work.tx)
     if scope != "user":
-        record = Record.load(paths, scope)
+        record = InstallRecord.load(paths, scope)
         if declare(work, record, final, source):
             work.tx.write(record.path, record.to_bytes())
     return Known(final, source, root, commit)
@@ -159,7 +159,7 @@ def _check_free(name: str, registered: dict[str, Any] | None, source: Marketplac
         )
 
 
-def declare(work: Session, record: Record, name: str, source: MarketplaceSource) -> bool:
+def declare(work: Session, record: InstallRecord, name: str, source: MarketplaceSource) -> bool:
     """Name a marketplace in the scope's plugman.toml (unless it is there); whether it wrote."""
     if name in declarations.declared(work.paths, record.scope, "marketplaces"):
         return False
@@ -173,7 +173,7 @@ def declare(work: Session, record: Record, name: str, source: MarketplaceSource)
     return True
 
 
-def undeclare(work: Session, record: Record, name: str) -> None:
+def undeclare(work: Session, record: InstallRecord, name: str) -> None:
     """Remove a marketplace from the scope's plugman.toml."""
     declarations.drop_entry(work.tx, work.paths, record, "marketplaces", name)
 
@@ -189,8 +189,8 @@ def remove(paths: Paths, name: str, *, force: bool = False) -> Known:
         users = [
             f"{key} ({scope})"
             for scope in SCOPES
-            for key, value in Record.load(paths, scope).plugins.items()
-            if value["marketplace"] == name
+            for key, value in InstallRecord.load(paths, scope).plugins.items()
+            if value.marketplace == name
         ]
         if users and not force:
             raise PlugmanError(
@@ -203,11 +203,10 @@ def remove(paths: Paths, name: str, *, force: bool = False) -> Known:
             work.tx.replace_dir(paths.marketplaces_dir / name, None)
         write_registry(paths, entries, work.tx)
         for scope in ("project", "local"):
-            record = Record.load(paths, scope)
+            record = InstallRecord.load(paths, scope)
             undeclare(work, record, name)
-            declared = record.data.get("declared_marketplaces", [])
-            if name in declared:
-                declared.remove(name)
+            if name in record.declared_marketplaces:
+                record.declared_marketplaces.remove(name)
             work.tx.write(record.path, record.to_bytes())
     return markets[name]
 

@@ -11,12 +11,14 @@ and a version conflict is reported with the chains that caused it.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from plugman.core import progress
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
+from plugman.core.state import InstalledPlugin
 from plugman.core.store import Store
 from plugman.extensions import source_kind
 from plugman.manifest import acceptance
@@ -82,14 +84,17 @@ def parse_spec(text: str, cwd: Path) -> PluginRequest:
 
 
 def plan(
-    paths: Paths, store: Store, specs: list[PluginRequest], installed: dict[str, Any]
+    paths: Paths,
+    store: Store,
+    specs: list[PluginRequest],
+    installed: Mapping[str, InstalledPlugin],
 ) -> list[Planned]:
     """Fetch and validate every requested plugin and its dependencies."""
     return _Planner(paths, store, installed).run(specs)
 
 
 class _Planner:
-    def __init__(self, paths: Paths, store: Store, installed: dict[str, Any]):
+    def __init__(self, paths: Paths, store: Store, installed: Mapping[str, InstalledPlugin]):
         self.paths = paths
         self.store = store
         self.installed = installed
@@ -129,7 +134,7 @@ class _Planner:
         if (
             plugin_id in self.installed
             and chain
-            and versions.satisfies(self.installed[plugin_id]["version"], spec.specifier)
+            and versions.satisfies(self.installed[plugin_id].version, spec.specifier)
         ):
             return None  # a dependency that is already there
         if entry.source is None:

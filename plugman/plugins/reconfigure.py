@@ -10,7 +10,7 @@ from plugman.agents import deploy
 from plugman.config import user_config
 from plugman.core.paths import Paths
 from plugman.core.session import session
-from plugman.core.state import Record, Scope
+from plugman.core.state import InstallRecord, Scope
 from plugman.plugins import configure
 from plugman.plugins.installed import find_installed, save
 
@@ -29,12 +29,12 @@ def run(
     env = os.environ if env is None else env
     chosen = configure.scope_of(paths, name, scope)
     if not pairs and not unset:
-        record = Record.load(paths, chosen)
+        record = InstallRecord.load(paths, chosen)
         plugin_id = find_installed(record, name)
         options = configure.loaded(paths, record.plugins[plugin_id]).user_config
         return configure.rows(paths, record, plugin_id, options)
     with session(paths) as work:
-        record = Record.load(paths, chosen)
+        record = InstallRecord.load(paths, chosen)
         plugin_id = find_installed(record, name)
         found = configure.loaded(paths, record.plugins[plugin_id])
         options = found.user_config

@@ -9,7 +9,8 @@ it reproduces the same store. `lock` resolves the declaration and rewrites the l
 from __future__ import annotations
 
 import os
-from typing import Any
+from pathlib import Path
+from typing import Any, NamedTuple
 
 from plugman.agents import deploy
 from plugman.config import declarations
@@ -17,11 +18,11 @@ from plugman.core.errors import PlugmanError
 from plugman.core.fs import tree_hash
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
-from plugman.core.state import Record, timestamp
+from plugman.core.state import InstalledPlugin, InstallRecord, PluginContent
 from plugman.plugins import lockfile, marketplaces, registry
 from plugman.plugins import planner as resolver
-from plugman.plugins.install import components
-from plugman.plugins.installed import Change, save
+from plugman.plugins.install import components, content_of
+from plugman.plugins.installed import PluginChange, save
 from plugman.plugins.pins import source_from_lock
 
 
@@ -72,7 +73,7 @@ def lock(paths: Paths) -> list[dict[str, Any]]:
     return pins
 
 
-def sync(paths: Paths, mode: str = "default") -> list[Change]:
+def sync(paths: Paths, mode: str = "default") -> list[PluginChange]:
     """Make the project scope match its declaration (`default`, `locked`) or its lock (`frozen`)."""
     pins = lockfile.read(paths.project_lock)
     if mode == "frozen" and not pins and declared_specs(paths):
@@ -82,7 +83,7 @@ def sync(paths: Paths, mode: str = "default") -> list[Change]:
         )
     with session(paths) as work:
         register_marketplaces(work)
-        record = Record.load(paths, "project")
+        record = InstallRecord.load(paths, "project")
         if mode == "frozen":
             targets = [_fetch_pin(work, pin) for pin in pins]
         else:
@@ -93,7 +94,7 @@ def sync(paths: Paths, mode: str = "default") -> list[Change]:
                     hint="run: plugman lock, and commit the new plugman.lock",
                 )
             targets = [
-                (p.id, p.tree, {**pin, "entry": p.entry, "components": components(p.plugin)})
+                Target(p.id, p.tree, content_of(p), str(pin["content_hash"]))
                 for p, pin in zip(planned, pins_of(planned), strict=True)
             ]
         changes = _apply(work, record, targets)
@@ -109,7 +110,16 @@ def _keys(pins: list[dict[str, Any]]) -> set[tuple[str, str]]:
     return {(str(p["id"]), str(p["content_hash"])) for p in pins}
 
 
-def _fetch_pin(work: Session, pin: dict[str, Any]) -> tuple[str, Any, dict[str, Any]]:
+class Target(NamedTuple):
+    """A plugin sync installs: its tree, what it is, and the content hash it must have."""
+
+    id: str
+    tree: Path
+    content: PluginContent
+    content_hash: str
+
+
+def _fetch_pin(work: Session, pin: dict[str, Any]) -> Target:
     from plugman.plugins.sources import fetch
 
     source = source_from_lock(pin["source"])
@@ -117,18 +127,22 @@ def _fetch_pin(work: Session, pin: dict[str, Any]) -> tuple[str, Any, dict[str, 
     fetched = fetch(source, work.store.stage() / "tree", base=known.root if known else None)
     found = tree_hash(fetched.root)
     fields = _entry_fields(known, str(pin["name"]))
-    pin = {
-        **pin,
-        "entry": fields,
-        "components": components(resolver.validate_tree(fetched.root, fields, pin["id"])),
-    }
+    plugin = resolver.validate_tree(fetched.root, fields, pin["id"])
     if found != pin["content_hash"]:
         raise PlugmanError(
             f"{pin['id']} does not match plugman.lock: expected "
             f"{pin['content_hash']}, fetched {found}",
             hint="its source changed; run plugman lock to accept the new content",
         )
-    return str(pin["id"]), fetched.root, pin
+    content = PluginContent(
+        str(pin["name"]),
+        str(pin["marketplace"]),
+        str(pin["version"]),
+        pin["source"],
+        fields,
+        components(plugin),
+    )
+    return Target(str(pin["id"]), fetched.root, content, found)
 
 
 def _entry_fields(known: registry.Known | None, name: str) -> dict[str, Any] | None:
@@ -139,38 +153,32 @@ def _entry_fields(known: registry.Known | None, name: str) -> dict[str, Any] | N
     return None if entry is None or entry.strict else entry.entry
 
 
-def _apply(
-    work: Session, record: Record, targets: list[tuple[str, Any, dict[str, Any]]]
-) -> list[Change]:
+def _apply(work: Session, record: InstallRecord, targets: list[Target]) -> list[PluginChange]:
     declared = declarations.entries(work.paths.project_config, "plugins")
     changes = []
-    wanted = {plugin_id for plugin_id, _tree, _pin in targets}
+    wanted = {target.id for target in targets}
     for gone in sorted(set(record.plugins) - wanted):
         entry = record.plugins.pop(gone)
         changes.append(
-            Change("uninstalled", gone, entry["version"], "project", entry["content_hash"])
+            PluginChange("uninstalled", gone, entry.version, "project", entry.content_hash)
         )
-    for plugin_id, tree, pin in targets:
-        current = record.plugins.get(plugin_id, {})
-        if current.get("content_hash") == pin["content_hash"]:
+    for target in targets:
+        current = record.plugins.get(target.id)
+        if current is not None and current.content_hash == target.content_hash:
             continue
-        content_hash = work.tx.add_tree(tree)
-        extra: dict[str, Any] = {key: pin[key] for key in ("entry", "components") if key in pin}
-        record.plugins[plugin_id] = {
-            **extra,
-            **current,
-            **{k: pin[k] for k in ("name", "marketplace", "version", "source")},
-            "content_hash": content_hash,
-            "enabled": current.get("enabled", True),
-            "explicit": plugin_id in declared,
-            "required_by": current.get("required_by", []),
-            "installed_at": timestamp(),
-        }
-        # new content nobody here chose: its servers and hooks wait for approval
-        # (plugman.config.scopes)
-        record.plugins[plugin_id].pop("consented", None)
-        if plugin_id in declared:
-            value = declared[plugin_id]
-            record.plugins[plugin_id]["declared"] = value if isinstance(value, str) else "*"
-        changes.append(Change("installed", plugin_id, str(pin["version"]), "project", content_hash))
+        content_hash = work.tx.add_tree(target.tree)
+        value = declared.get(target.id, current.declared if current else None)
+        record.plugins[target.id] = InstalledPlugin.made(
+            target.content,
+            content_hash,
+            current,
+            explicit=target.id in declared,
+            # new content nobody here chose: its servers and hooks wait for approval
+            # (plugman.config.scopes)
+            consented=False,
+            required_by=current.required_by if current else (),
+            declared=value if isinstance(value, str) or target.id not in declared else "*",
+        )
+        version = target.content.version
+        changes.append(PluginChange("installed", target.id, version, "project", content_hash))
     return changes

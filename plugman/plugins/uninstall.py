@@ -4,6 +4,7 @@ needs), in one transaction; its data folder and secrets go after the commit."""
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 from plugman.config import declarations
 from plugman.core import progress
@@ -11,16 +12,16 @@ from plugman.core.errors import PlugmanError
 from plugman.core.fs import remove_tree
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
-from plugman.core.state import SCOPES, Record, Scope, installed_ids
+from plugman.core.state import SCOPES, InstallRecord, Scope, installed_ids
 from plugman.plugins import configure
-from plugman.plugins.installed import Change, deploy, find_installed, forget_exports, save
+from plugman.plugins.installed import PluginChange, deploy, find_installed, forget_exports, save
 
 
 def uninstall(
     paths: Paths, names: list[str], scope: Scope, *, keep_data: bool = False, force: bool = False
-) -> list[Change]:
+) -> list[PluginChange]:
     with session(paths) as work:
-        record = Record.load(paths, scope)
+        record = InstallRecord.load(paths, scope)
         ids = [find_installed(record, name) for name in names]
         removed = ids + _orphans(record, ids)
         _hand_edits(paths, set(removed), scope, f"uninstalling {', '.join(ids)}", force)
@@ -53,43 +54,46 @@ def _hand_edits(paths: Paths, removed: set[str], scope: Scope, what: str, force:
 
 
 def _installed_anywhere(paths: Paths, plugin_id: str) -> bool:
-    return any(plugin_id in Record.load(paths, scope).plugins for scope in SCOPES)
+    return any(plugin_id in InstallRecord.load(paths, scope).plugins for scope in SCOPES)
 
 
-def _orphans(record: Record, removing: list[str]) -> list[str]:
+def _orphans(record: InstallRecord, removing: list[str]) -> list[str]:
     """Dependencies nobody else needs once `removing` are gone (installed only as deps)."""
     gone = set(removing)
     changed = True
     while changed:
         changed = False
         for key, value in record.plugins.items():
-            needed_by = set(value.get("required_by", [])) - gone
-            if key not in gone and not value.get("explicit") and not needed_by:
+            needed_by = set(value.required_by) - gone
+            if key not in gone and not value.explicit and not needed_by:
                 gone.add(key)
                 changed = True
     return sorted(gone - set(removing))
 
 
 def _remove(
-    work: Session, record: Record, plugin_id: str, removing: list[str], force: bool
-) -> Change:
+    work: Session, record: InstallRecord, plugin_id: str, removing: list[str], force: bool
+) -> PluginChange:
     entry = record.plugins[plugin_id]
-    blocked = [k for k in entry.get("required_by", []) if k not in removing]
+    blocked = [k for k in entry.required_by if k not in removing]
     if blocked and not force:
         raise PlugmanError(
             f"{plugin_id} is needed by {', '.join(blocked)}",
             hint="uninstall those first, or pass --force",
         )
-    if "declared" in entry:
-        _undeclare(work, record, plugin_id, entry["declared"], force)
+    if entry.declared is not None:
+        _undeclare(work, record, plugin_id, entry.declared, force)
     del record.plugins[plugin_id]
-    for other in record.plugins.values():
-        if plugin_id in other.get("required_by", []):
-            other["required_by"].remove(plugin_id)
-    return Change("uninstalled", plugin_id, entry["version"], record.scope, entry["content_hash"])
+    for key, other in record.plugins.items():
+        if plugin_id in other.required_by:
+            left = tuple(k for k in other.required_by if k != plugin_id)
+            record.plugins[key] = replace(other, required_by=left)
+    return PluginChange("uninstalled", plugin_id, entry.version, record.scope, entry.content_hash)
 
 
-def _undeclare(work: Session, record: Record, plugin_id: str, declared: str, force: bool) -> None:
+def _undeclare(
+    work: Session, record: InstallRecord, plugin_id: str, declared: object, force: bool
+) -> None:
     current = declarations.declared(work.paths, record.scope, "plugins").get(plugin_id)
     if current is not None and current != declared and not force:
         target = declarations.path_for(work.paths, record.scope)
@@ -110,14 +114,12 @@ def _drop_data(paths: Paths, plugin_id: str) -> None:
         progress.warn(f"could not remove {plugin_id}'s data folder {folder}: {exc.strerror}")
 
 
-def _undeclare_marketplaces(work: Session, record: Record) -> None:
+def _undeclare_marketplaces(work: Session, record: InstallRecord) -> None:
     """Drop the marketplaces plugman declared that no project plugin comes from any more."""
-    declared: list[str] = record.data.get("declared_marketplaces", [])
-    used = {entry["marketplace"] for entry in record.plugins.values()}
+    declared = record.declared_marketplaces
+    used = {entry.marketplace for entry in record.plugins.values()}
     for name in [n for n in declared if n not in used]:
         from plugman.plugins import marketplaces
 
         marketplaces.undeclare(work, record, name)
         declared.remove(name)
-    if not declared:
-        record.data.pop("declared_marketplaces", None)

@@ -7,7 +7,6 @@ update. A plugin installed directly from an OCI tag follows that tag.
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from plugman.agents import deploy
 from plugman.core import progress
@@ -15,17 +14,18 @@ from plugman.core.errors import PlugmanError
 from plugman.core.fs import tree_hash
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
-from plugman.core.state import SCOPES, Record, Scope
+from plugman.core.state import SCOPES, InstalledPlugin, InstallRecord, Scope
 from plugman.plugins import marketplaces, registry
 from plugman.plugins import planner as resolver
-from plugman.plugins.installed import Change, save
+from plugman.plugins.install import content_of
+from plugman.plugins.installed import PluginChange, save
 from plugman.plugins.listings import Outdated, pin_of
 from plugman.plugins.sources.oci import following, unmoved
 
 
-def _fresh(work: Session, plugin_id: str, entry: dict[str, Any]) -> resolver.Planned:
-    spec = resolver.PluginRequest(plugin_id, entry["name"], entry["marketplace"])
-    if entry["marketplace"] == resolver.DIRECT:
+def _fresh(work: Session, plugin_id: str, entry: InstalledPlugin) -> resolver.Planned:
+    spec = resolver.PluginRequest(plugin_id, entry.name, entry.marketplace)
+    if entry.marketplace == resolver.DIRECT:
         spec = resolver.PluginRequest(plugin_id, direct=following(entry))
     found = resolver.plan(work.paths, work.store, [spec], {})
     fresh = next((p for p in found if p.id == plugin_id), None)
@@ -38,14 +38,14 @@ def _fresh(work: Session, plugin_id: str, entry: dict[str, Any]) -> resolver.Pla
     return fresh
 
 
-def _candidates(records: list[Record], names: list[str]) -> list[tuple[Record, str]]:
+def _candidates(records: list[InstallRecord], names: list[str]) -> list[tuple[InstallRecord, str]]:
     """(record, id) of every plugin from a marketplace (or an OCI tag) in `records` (the
     named ones)."""
     found = []
     for record in records:
         for plugin_id, entry in record.plugins.items():
-            wanted = not names or plugin_id in names or entry["name"] in names
-            direct = entry["marketplace"] == resolver.DIRECT
+            wanted = not names or plugin_id in names or entry.name in names
+            direct = entry.marketplace == resolver.DIRECT
             if wanted and (not direct or following(entry) is not None):
                 found.append((record, plugin_id))
     return found
@@ -55,8 +55,8 @@ def refresh(paths: Paths, scopes: tuple[Scope, ...], names: list[str]) -> list[s
     """Fetch again the remote marketplaces the installed plugins (the named ones) come from,
     as `npm outdated` asks the registry; one that cannot be reached is a warning, and its
     cached catalog is used. The names of the marketplaces refreshed."""
-    records = [Record.load(paths, scope) for scope in scopes]
-    wanted = {r.plugins[i]["marketplace"] for r, i in _candidates(records, names)}
+    records = [InstallRecord.load(paths, scope) for scope in scopes]
+    wanted = {r.plugins[i].marketplace for r, i in _candidates(records, names)}
     markets = registry.known(paths)
     done = []
     for name in sorted(wanted & set(markets)):
@@ -71,14 +71,14 @@ def refresh(paths: Paths, scopes: tuple[Scope, ...], names: list[str]) -> list[s
     return done
 
 
-def _gone(paths: Paths, entry: dict[str, Any]) -> str | None:
+def _gone(paths: Paths, entry: InstalledPlugin) -> str | None:
     """Why a plugin can no longer be looked up in its marketplace, if it cannot."""
-    if entry["marketplace"] == resolver.DIRECT:
+    if entry.marketplace == resolver.DIRECT:
         return None
-    market = registry.known(paths).get(entry["marketplace"])
+    market = registry.known(paths).get(entry.marketplace)
     if market is None:
-        return f"marketplace {entry['marketplace']} is not known any more"
-    if all(e.name != entry["name"] for e in marketplaces.load(market).plugins):
+        return f"marketplace {entry.marketplace} is not known any more"
+    if all(e.name != entry.name for e in marketplaces.load(market).plugins):
         return f"not in marketplace {market.name} any more"
     return None
 
@@ -90,10 +90,10 @@ def outdated(paths: Paths, *, fetch_catalogs: bool = True) -> list[Outdated]:
         refresh(paths, SCOPES, [])
     rows = []
     with session(paths) as work:
-        records = [Record.load(paths, scope) for scope in SCOPES]
+        records = [InstallRecord.load(paths, scope) for scope in SCOPES]
         for record, plugin_id in _candidates(records, []):
             entry = record.plugins[plugin_id]
-            version = entry["version"]
+            version = entry.version
             problem = _gone(paths, entry)
             if problem is not None:
                 rows.append(Outdated(plugin_id, record.scope, version, None, problem))
@@ -102,14 +102,14 @@ def outdated(paths: Paths, *, fetch_catalogs: bool = True) -> list[Outdated]:
                 continue
             fresh = _fresh(work, plugin_id, entry)
             available = tree_hash(fresh.tree)
-            if available != entry["content_hash"]:
-                installed = entry["content_hash"]
+            if available != entry.content_hash:
+                installed = entry.content_hash
                 row = Outdated(plugin_id, record.scope, version, fresh.version)
                 rows.append(
                     row._replace(
                         content_hash=installed,
                         available_hash=available,
-                        pin=pin_of(entry.get("source")),
+                        pin=pin_of(entry.source),
                         available_pin=pin_of(fresh.source),
                     )
                 )
@@ -118,7 +118,7 @@ def outdated(paths: Paths, *, fetch_catalogs: bool = True) -> list[Outdated]:
 
 def update(
     paths: Paths, names: list[str], scope: Scope | None = None, *, fetch_catalogs: bool = True
-) -> list[Change]:
+) -> list[PluginChange]:
     """Bring installed plugins (all, or the named ones) up to their catalogs, in `scope` or
     in every scope here, after refreshing the marketplaces they come from."""
     scopes = (scope,) if scope else SCOPES
@@ -126,7 +126,7 @@ def update(
         refresh(paths, scopes, names)
     changes = []
     with session(paths) as work:
-        records = [Record.load(paths, s) for s in scopes]
+        records = [InstallRecord.load(paths, s) for s in scopes]
         candidates = _candidates(records, names)
         if names and not candidates:
             where = f"the {scope} scope" if scope else "any scope here"
@@ -148,8 +148,11 @@ def update(
 
 
 def _update_one(
-    work: Session, record: Record, plugin_id: str, hashes: dict[str, tuple[resolver.Planned, str]]
-) -> Change | None:
+    work: Session,
+    record: InstallRecord,
+    plugin_id: str,
+    hashes: dict[str, tuple[resolver.Planned, str]],
+) -> PluginChange | None:
     entry = record.plugins[plugin_id]
     problem = _gone(work.paths, entry)
     if problem is not None:
@@ -161,11 +164,17 @@ def _update_one(
         fresh = _fresh(work, plugin_id, entry)
         hashes[plugin_id] = (fresh, work.tx.add_tree(fresh.tree))
     fresh, content_hash = hashes[plugin_id]
-    if content_hash == entry["content_hash"]:
+    if content_hash == entry.content_hash:
         return None
-    was = (entry["version"], entry["content_hash"], pin_of(entry.get("source")))
-    entry.update(
-        version=fresh.version, source=fresh.source, content_hash=content_hash, entry=fresh.entry
+    was = (entry.version, entry.content_hash, pin_of(entry.source))
+    record.plugins[plugin_id] = InstalledPlugin.made(
+        content_of(fresh),
+        content_hash,
+        entry,
+        explicit=entry.explicit,
+        consented=entry.consented,  # an update its user asked for: consent stands
+        required_by=entry.required_by,
+        declared=entry.declared,
     )
-    moved = Change("updated", plugin_id, fresh.version, record.scope, content_hash, *was)
+    moved = PluginChange("updated", plugin_id, fresh.version, record.scope, content_hash, *was)
     return moved._replace(pin=pin_of(fresh.source))

@@ -30,7 +30,7 @@ from plugman.manifest.mcp import transport
 from plugman.runtime import auth_cache, oauth_store
 from plugman.runtime.oauth_callback import Callback
 from plugman.runtime.oauth_provider import REMOTE, provider
-from plugman.runtime.oauth_store import Record, TokenStore
+from plugman.runtime.oauth_store import OAuthLogin, TokenStore
 
 CONNECT_TIMEOUT = 30.0
 Announce = Callable[[str], None]
@@ -94,7 +94,7 @@ def login(
     remote = find_remote(paths, name)
     store = open_store(paths)
     started = time.monotonic()
-    record = Record(server_url=remote.url)
+    record = OAuthLogin(server_url=remote.url)
     tools = anyio.run(_login, remote, record, browser, timeout, announce or (lambda _: None))
     if record.tokens is None:
         raise PlugmanError(
@@ -125,7 +125,7 @@ def logout(paths: Paths, name: str) -> LogoutResult:
 
 
 async def _login(
-    remote: Remote, record: Record, browser: bool, timeout: float, announce: Announce
+    remote: Remote, record: OAuthLogin, browser: bool, timeout: float, announce: Announce
 ) -> int:
     from plugman.runtime.connect import Trace, open_client
     from plugman.runtime.failure import failure
@@ -207,7 +207,7 @@ def _login_error(name: str, exc: BaseException, trace: Any, failure: Any) -> Plu
     return PlugmanError(f"cannot log in to {name}: {reason}", hint=f"run: plugman mcp probe {name}")
 
 
-def _keep_metadata(record: Record, auth: Any) -> None:
+def _keep_metadata(record: OAuthLogin, auth: Any) -> None:
     context = auth.context
     if context.oauth_metadata is not None:
         record.auth_metadata = context.oauth_metadata.model_dump(mode="json", exclude_none=True)

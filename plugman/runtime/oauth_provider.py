@@ -45,7 +45,7 @@ class Shared(NamedTuple):
     the store holds it now."""
 
     lock: Path
-    reload: Callable[[], oauth_store.Record | None]
+    reload: Callable[[], oauth_store.OAuthLogin | None]
 
 
 class NeedsLoginError(PlugmanError):

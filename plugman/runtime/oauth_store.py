@@ -35,7 +35,7 @@ def key_of(url: str) -> str:
 
 
 @dataclass
-class Record:
+class OAuthLogin:
     """What one login left; the dicts are the SDK models' JSON (a JSON boundary)."""
 
     server_url: str
@@ -50,7 +50,7 @@ class Record:
         return json.dumps(asdict(self), sort_keys=True)
 
     @classmethod
-    def from_json(cls, text: str, url: str) -> Record:
+    def from_json(cls, text: str, url: str) -> OAuthLogin:
         try:
             data = json.loads(text)
             if not isinstance(data, dict):
@@ -71,12 +71,12 @@ class Record:
         return self.expires_at - margin
 
 
-def load(store: Store, url: str) -> Record | None:
+def load(store: Store, url: str) -> OAuthLogin | None:
     text = store.get(key_of(url))
-    return None if text is None else Record.from_json(text, url)
+    return None if text is None else OAuthLogin.from_json(text, url)
 
 
-def save(store: Store, record: Record) -> None:
+def save(store: Store, record: OAuthLogin) -> None:
     store.set(key_of(record.server_url), record.to_json())
 
 
@@ -85,10 +85,12 @@ def forget(store: Store, url: str) -> bool:
 
 
 class TokenStore:
-    """The SDK's `TokenStorage` over one `Record`; `on_change` persists it (None: memory only,
+    """The SDK's `TokenStorage` over one `OAuthLogin`; `on_change` persists it (None: memory only,
     as during a login until it succeeds)."""
 
-    def __init__(self, record: Record, on_change: Callable[[Record], None] | None = None) -> None:
+    def __init__(
+        self, record: OAuthLogin, on_change: Callable[[OAuthLogin], None] | None = None
+    ) -> None:
         self.record = record
         self.on_change = on_change
 

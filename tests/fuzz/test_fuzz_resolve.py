@@ -22,10 +22,10 @@ from plugman.config.merge import (
     PRECEDENCE,
     Hook,
     Layers,
+    MarkdownComponent,
     Origin,
     Resolved,
     Server,
-    Skill,
     content_hash,
     rank,
     resolve,
@@ -33,6 +33,7 @@ from plugman.config.merge import (
 from plugman.config.policy import Policy, marketplace_refusal, refusal, url_matches
 from plugman.core.errors import PlugmanError
 from tests.fuzz import harness
+from tests.policy_rules import ruled
 
 RESOLVE_CASES = 3000
 URL_CASES = 600
@@ -165,9 +166,9 @@ def hook(rnd: random.Random) -> Hook:
     )
 
 
-def skill(rnd: random.Random) -> Skill:
+def skill(rnd: random.Random) -> MarkdownComponent:
     scope = rnd.choice(PRECEDENCE)
-    return Skill(
+    return MarkdownComponent(
         rnd.choice(["s", "t", "u"]), rnd.choice(["a/SKILL.md", "b/SKILL.md"]), origin(rnd, scope)
     )
 
@@ -207,7 +208,7 @@ def make_case(rnd: random.Random) -> Case:
         tuple(hook(rnd) for _ in range(rnd.randint(0, 5))),
         tuple(skill(rnd) for _ in range(rnd.randint(0, 4))),
     )
-    policy = Policy(
+    policy = ruled(
         allowed=rules(rnd) if rnd.random() < 0.5 else None,
         denied=rules(rnd),
         allow_all_claude_ai=rnd.random() < 0.5,
@@ -264,7 +265,7 @@ def check_servers(case: Case, result: Resolved) -> None:
         if layers.managed is not None:
             assert scope == "managed" or (scope == "claude.ai" and policy.allow_all_claude_ai)
         assert all(rank(s.origin) >= rank(server.origin) for s in result.shadowed.get(name, []))
-        assert not any(rule.get("serverName") == name for rule in policy.denied)
+        assert not any(rule.key == "serverName" and rule.name == name for rule in policy.denied)
         originals = [s for s in given_servers if (s.name, s.origin) == (name, server.origin)]
         fits = []
         for original in originals:
@@ -362,7 +363,7 @@ def test_marketplace_rules(record_property: Callable[[str, object], None]) -> No
         st.sampled_from(sorted(fields)), json_values, max_size=2
     ) | st.one_of(*(st.fixed_dictionaries({key: value}) for key, value in fields.items()))
     policy = st.builds(
-        lambda known, blocked: Policy(known_marketplaces=known, blocked_marketplaces=blocked),
+        lambda known, blocked: ruled(known_marketplaces=known, blocked_marketplaces=blocked),
         st.none() | st.lists(market_rules, max_size=3).map(tuple),
         st.lists(market_rules, max_size=3).map(tuple),
     )

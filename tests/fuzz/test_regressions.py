@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from plugman.config.merge import Layers, Origin, Server, resolve
-from plugman.config.policy import Policy, marketplace_refusal, url_matches
+from plugman.config.policy import marketplace_refusal, url_matches
 from plugman.core.errors import PlugmanError
 from plugman.extensions import source_locations
 from plugman.manifest import frontmatter, jsonloc
@@ -20,6 +20,7 @@ from plugman.manifest.diagnostics import Sink, format_path
 from plugman.manifest.validate import validate
 from plugman.output.findings import FORMATS, validation
 from tests.fuzz import harness
+from tests.policy_rules import ruled
 
 
 def write(root: Path, rel: str, text: str) -> Path:
@@ -194,15 +195,15 @@ def test_resolve_with_args_that_are_not_a_list(args: object) -> None:
     # was: TypeError in resolve.endpoint and policy._matches ("args": null in a .mcp.json is
     # a schema error, but the entry still reaches resolution)
     server = Server("a", {"command": "npx", "args": args}, USER)
-    policy = Policy(denied=({"serverCommand": ["npx"]},))
-    assert resolve(Layers(None, (server,)), Policy(), {}).servers["a"] == server
+    policy = ruled(denied=({"serverCommand": ["npx"]},))
+    assert resolve(Layers(None, (server,)), ruled(), {}).servers["a"] == server
     assert [d.reason for d in resolve(Layers(None, (server,)), policy, {}).dropped] == ["policy"]
 
 
 def test_resolve_with_a_server_command_rule_that_is_not_a_list() -> None:
     # was: TypeError iterating the rule
     server = Server("a", {"command": "x"}, USER)
-    result = resolve(Layers(None, (server,)), Policy(denied=({"serverCommand": 5},)), {})
+    result = resolve(Layers(None, (server,)), ruled(denied=({"serverCommand": 5},)), {})
     assert list(result.servers) == ["a"]
 
 
@@ -213,14 +214,14 @@ def test_urls_that_do_not_parse_match_no_rule_that_needs_them(url: str) -> None:
     assert not url_matches(url, "http://h/")
     assert url_matches("http://*", url) == ("[" not in url)  # no port named: not compared
     server = Server("a", {"type": "http", "url": url}, USER)
-    denied = resolve(Layers(None, (server,)), Policy(denied=({"serverUrl": "http://h:1/*"},)), {})
+    denied = resolve(Layers(None, (server,)), ruled(denied=({"serverUrl": "http://h:1/*"},)), {})
     assert list(denied.servers) == ["a"]
 
 
 def test_marketplace_policy_with_a_malformed_url_or_pattern() -> None:
     # was: ValueError (urlsplit) and re.error tracebacks from `plugman marketplace add`
-    blocked = Policy(blocked_marketplaces=({"hostPattern": "example"},))
+    blocked = ruled(blocked_marketplaces=({"hostPattern": "example"},))
     assert marketplace_refusal("git", "https://[::1/x.git", None, blocked) is None
-    broken = Policy(blocked_marketplaces=({"hostPattern": "(a"},))
+    broken = ruled(blocked_marketplaces=({"hostPattern": "(a"},))
     with pytest.raises(PlugmanError, match="not a valid regular expression"):
         marketplace_refusal("git", "https://github.com/o/r.git", None, broken)

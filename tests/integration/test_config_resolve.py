@@ -137,3 +137,33 @@ def test_nothing_in_the_project_can_approve_itself(project: Path) -> None:
     doc = resolve_json(project)
     assert "tool" not in doc["mcpServers"]
     assert any(d["code"] == "pending-approval" for d in doc["diagnostics"])
+
+
+def test_a_policy_rule_with_an_unknown_key_or_a_wrong_type_is_located(
+    project: Path, isolated_home: Path
+) -> None:
+    settings = isolated_home / "managed" / "managed-settings.toml"
+    settings.write_text(
+        'deniedMcpServers = [{ serverName = "blocked" }, { serverNam = "api" },'
+        ' { serverCommand = "api-server" }]\n'
+        'blockedMarketplaces = [{ source = "github", repo = 7 }]\n'
+        'allowAllClaudeAiMcps = "yes"\n'
+    )
+    result = CliRunner().invoke(app, ["--project", str(project), "config", "resolve", "--json"])
+    assert result.exit_code == 1  # a broken managed file, as any other config error
+    doc = json.loads(result.output)
+    found = {
+        (d["severity"], d["path"], d["code"])
+        for d in doc["diagnostics"]
+        if d["file"] == str(settings)
+    }
+    assert found == {
+        ("warning", "deniedMcpServers[1].serverNam", "unknown-key"),
+        ("error", "deniedMcpServers[1]", "policy-key"),  # and so no server key at all
+        ("error", "deniedMcpServers[2].serverCommand", "policy-type"),
+        ("error", "blockedMarketplaces[0].repo", "policy-type"),
+        ("error", "allowAllClaudeAiMcps", "policy-type"),
+    }
+    # the sound rule still holds; the broken ones match nothing
+    assert set(doc["mcpServers"]) == {"docs", "api", "plugin:notes-server:notes"}
+    assert any(d["code"] == "policy" and "'blocked'" in d["message"] for d in doc["diagnostics"])

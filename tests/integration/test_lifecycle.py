@@ -89,6 +89,21 @@ def test_update_is_content_hash_aware(project: Path) -> None:
     assert run("outdated", project=project)["plugins"] == []
 
 
+def test_update_and_sync_record_what_the_new_content_brings(project: Path) -> None:
+    run("marketplace", "add", "./marketplace", project=project)
+    run("install", "code-review", "--scope", "project", project=project)
+    commands = project / "marketplace" / "plugins" / "code-review" / "commands"
+    commands.mkdir(exist_ok=True)
+    (commands / "added-later.md").write_text("Run it.\n")
+    run("update", "code-review", project=project)
+    [row] = run("list", project=project)["plugins"]
+    assert "added-later" in row["components"]["commands"]
+    (commands / "added-later.md").unlink()
+    run("sync", project=project)  # the declaration's plugin, resolved afresh
+    [row] = run("list", project=project)["plugins"]
+    assert "added-later" not in row["components"]["commands"]
+
+
 def test_dependencies_are_installed_and_removed_with_their_dependent(
     tmp_path: Path, isolated_home: Path
 ) -> None:

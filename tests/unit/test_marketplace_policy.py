@@ -4,46 +4,49 @@ from typing import Any
 
 import pytest
 
-from plugman.config.policy import Policy, marketplace_refusal
+from plugman.config.policy import Policy, marketplace_refusal, parse
+from plugman.core.errors import PlugmanError
+from plugman.manifest.diagnostics import Sink
+from tests.policy_rules import ruled
 
 GH = "https://github.com/acme/plugins.git"
 CASES: list[tuple[Policy, str, str, str | None, bool]] = [
     (Policy(), "git", GH, None, True),
-    (Policy(known_marketplaces=()), "git", GH, None, False),
+    (ruled(known_marketplaces=()), "git", GH, None, False),
     (
-        Policy(known_marketplaces=({"source": "github", "repo": "acme/plugins"},)),
+        ruled(known_marketplaces=({"source": "github", "repo": "acme/plugins"},)),
         "git",
         GH,
         None,
         True,
     ),
-    (Policy(known_marketplaces=({"source": "github", "repo": "acme/*"},)), "git", GH, None, True),
+    (ruled(known_marketplaces=({"source": "github", "repo": "acme/*"},)), "git", GH, None, True),
     (
-        Policy(known_marketplaces=({"source": "github", "repo": "acme/plugins", "ref": "v1"},)),
+        ruled(known_marketplaces=({"source": "github", "repo": "acme/plugins", "ref": "v1"},)),
         "git",
         GH,
         None,
         False,
     ),
-    (Policy(known_marketplaces=({"source": "git", "url": GH},)), "git", GH + "/", None, False),
-    (Policy(known_marketplaces=({"hostPattern": r"^github\.com$"},)), "git", GH, None, True),
+    (ruled(known_marketplaces=({"source": "git", "url": GH},)), "git", GH + "/", None, False),
+    (ruled(known_marketplaces=({"hostPattern": r"^github\.com$"},)), "git", GH, None, True),
     (
-        Policy(known_marketplaces=({"source": "directory", "path": "/opt/m"},)),
+        ruled(known_marketplaces=({"source": "directory", "path": "/opt/m"},)),
         "directory",
         "/opt/m",
         None,
         True,
     ),
-    (Policy(known_marketplaces=({"pathPattern": "^/opt/"},)), "directory", "/home/x", None, False),
+    (ruled(known_marketplaces=({"pathPattern": "^/opt/"},)), "directory", "/home/x", None, False),
     (
-        Policy(blocked_marketplaces=({"source": "github", "repo": "ACME/*"},)),
+        ruled(blocked_marketplaces=({"source": "github", "repo": "ACME/*"},)),
         "git",
         GH,
         "v2",
         False,
     ),
     (
-        Policy(
+        ruled(
             known_marketplaces=({"source": "github", "repo": "acme/*"},),
             blocked_marketplaces=({"source": "github", "repo": "acme/plugins"},),
         ),
@@ -53,7 +56,7 @@ CASES: list[tuple[Policy, str, str, str | None, bool]] = [
         False,
     ),
     (
-        Policy(known_marketplaces=({"source": "url", "url": "https://h/m.json"},)),
+        ruled(known_marketplaces=({"source": "url", "url": "https://h/m.json"},)),
         "url",
         "https://h/m.json",
         None,
@@ -67,3 +70,29 @@ def test_marketplace_policy(
     policy: Policy, kind: str, location: str, ref: Any, allowed: bool
 ) -> None:
     assert (marketplace_refusal(kind, location, ref, policy) is None) is allowed
+
+
+def test_rules_are_parsed_once_with_located_diagnostics() -> None:
+    sink = Sink("managed-settings.toml")
+    settings = {
+        "blockedMarketplaces": [
+            {"hostPattern": "(a", "note": "x"},
+            "acme",
+            {"source": "github", "repo": ["acme/*"]},
+        ],
+        "allowedMcpServers": {"serverName": "fs"},
+    }
+    policy = parse(settings, sink)
+    found = {(d.severity, d.path, d.code) for d in sink.items}
+    assert found == {
+        ("error", "blockedMarketplaces[0].hostPattern", "policy-pattern"),
+        ("warning", "blockedMarketplaces[0].note", "unknown-key"),
+        ("error", "blockedMarketplaces[1]", "policy-type"),
+        ("error", "blockedMarketplaces[2].repo", "policy-type"),
+        ("error", "allowedMcpServers", "policy-type"),
+    }
+    assert policy.allowed is None  # not a list: as if unset, as before
+    # the rule with a broken pattern is kept: matching with it still refuses, never allows
+    assert [r.host_pattern for r in policy.blocked_marketplaces] == ["(a"]
+    with pytest.raises(PlugmanError, match="not a valid regular expression"):
+        marketplace_refusal("git", GH, None, policy)

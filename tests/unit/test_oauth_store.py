@@ -17,7 +17,7 @@ from plugman.core.paths import Paths
 from plugman.core.secrets import FileStore
 from plugman.runtime import auth_cache, oauth_store
 from plugman.runtime.oauth_provider import authorizer
-from plugman.runtime.oauth_store import Record, TokenStore
+from plugman.runtime.oauth_store import OAuthLogin, TokenStore
 
 URL = "https://mcp.example.com/mcp"
 
@@ -33,7 +33,7 @@ def test_token_store_keeps_tokens_registration_and_expiry(tmp_path: Path) -> Non
     from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
     store = FileStore(tmp_path / "secrets.json")
-    storage = TokenStore(Record(URL), lambda record: oauth_store.save(store, record))
+    storage = TokenStore(OAuthLogin(URL), lambda record: oauth_store.save(store, record))
     before = time.time()
     token = OAuthToken(access_token="at-1", refresh_token="rt-1", expires_in=600)
     anyio.run(storage.set_tokens, token)
@@ -54,9 +54,9 @@ def test_token_store_keeps_tokens_registration_and_expiry(tmp_path: Path) -> Non
 
 
 def test_a_short_lived_token_is_refreshed_a_tenth_of_its_life_early() -> None:
-    record = Record(URL, expires_at=1000.0, lifetime=2.0)
+    record = OAuthLogin(URL, expires_at=1000.0, lifetime=2.0)
     assert record.refresh_due() == pytest.approx(999.8)
-    assert Record(URL).refresh_due() is None  # no expires_in: never refreshed by time
+    assert OAuthLogin(URL).refresh_due() is None  # no expires_in: never refreshed by time
 
 
 def test_an_unreadable_record_is_an_error_with_the_fix(tmp_path: Path) -> None:
@@ -72,7 +72,7 @@ def test_the_provider_gets_the_stored_expiry_back(paths: Paths) -> None:
     from plugman.core.secrets import open_store
 
     store = open_store(paths)
-    expired = Record(
+    expired = OAuthLogin(
         URL,
         tokens={"access_token": "at-old", "token_type": "Bearer", "refresh_token": "rt"},
         client_info={"client_id": "c1", "redirect_uris": ["http://127.0.0.1:1/callback"]},

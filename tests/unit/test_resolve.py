@@ -8,8 +8,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from plugman.config.merge import Hook, Layers, Origin, Server, Skill, content_hash, resolve
+from plugman.config.merge import (
+    Hook,
+    Layers,
+    MarkdownComponent,
+    Origin,
+    Server,
+    content_hash,
+    resolve,
+)
 from plugman.config.policy import Policy, url_matches
+from tests.policy_rules import ruled
 
 FILES = {
     "managed": "managed-mcp.json",
@@ -114,24 +123,24 @@ def test_empty_managed_file_disables_mcp() -> None:
 REMOTE = srv("user", "docs", type="http", url="https://Docs.Example.com./mcp/v1")
 LOCAL = srv("user", "fs", command="npx", args=["-y", "server-fs", "/tmp"])
 POLICY_CASES = [
-    (Policy(denied=({"serverName": "fs"},)), {"docs"}),
-    (Policy(denied=({"serverCommand": ["npx", "-y", "server-fs", "/tmp"]},)), {"docs"}),
-    (Policy(denied=({"serverCommand": ["npx", "-y", "server-fs"]},)), {"docs", "fs"}),
-    (Policy(denied=({"serverUrl": "https://*.example.com/*"},)), {"fs"}),
-    (Policy(allowed=()), set()),
-    (Policy(allowed=({"serverName": "fs"},)), {"fs"}),
-    (Policy(allowed=({"serverUrl": "https://docs.example.com"},)), {"docs"}),
+    (ruled(denied=({"serverName": "fs"},)), {"docs"}),
+    (ruled(denied=({"serverCommand": ["npx", "-y", "server-fs", "/tmp"]},)), {"docs"}),
+    (ruled(denied=({"serverCommand": ["npx", "-y", "server-fs"]},)), {"docs", "fs"}),
+    (ruled(denied=({"serverUrl": "https://*.example.com/*"},)), {"fs"}),
+    (ruled(allowed=()), set()),
+    (ruled(allowed=({"serverName": "fs"},)), {"fs"}),
+    (ruled(allowed=({"serverUrl": "https://docs.example.com"},)), {"docs"}),
     (
-        Policy(allowed=({"serverUrl": "https://docs.example.com/other"}, {"serverName": "docs"})),
+        ruled(allowed=({"serverUrl": "https://docs.example.com/other"}, {"serverName": "docs"})),
         set(),
     ),
     (
-        Policy(
+        ruled(
             allowed=({"serverName": "fs"}, {"serverName": "docs"}), denied=({"serverName": "fs"},)
         ),
         {"docs"},
     ),
-    (Policy(allowed=({"serverCommand": ["${TOOL}", "-y", "server-fs", "/tmp"]},)), {"fs"}),
+    (ruled(allowed=({"serverCommand": ["${TOOL}", "-y", "server-fs", "/tmp"]},)), {"fs"}),
 ]
 
 
@@ -226,9 +235,9 @@ def test_hooks_concatenate_dedupe_and_managed_only() -> None:
 
 def test_skills_by_name() -> None:
     skills = (
-        Skill("deploy", "u/SKILL.md", Origin("user", "u")),
-        Skill("deploy", "p/SKILL.md", Origin("project", "p")),
-        Skill("p:deploy", "x/SKILL.md", Origin("plugin", "x", "p")),
+        MarkdownComponent("deploy", "u/SKILL.md", Origin("user", "u")),
+        MarkdownComponent("deploy", "p/SKILL.md", Origin("project", "p")),
+        MarkdownComponent("p:deploy", "x/SKILL.md", Origin("plugin", "x", "p")),
     )
     result = resolve(Layers(None, (), (), skills), Policy(), {})
     assert {n: s.origin.scope for n, s in result.skills.items()} == {

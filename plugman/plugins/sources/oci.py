@@ -9,11 +9,11 @@ whatever the tag names now. The pin returned is the manifest digest that was pul
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from plugman.core.errors import FetchError
 from plugman.core.oci.reference import DIGEST, Reference, parse
 from plugman.core.paths import Paths
+from plugman.core.state import InstalledPlugin
 from plugman.manifest.model import PluginSource
 from plugman.plugins.sources.common import plugin_root, scratch
 from plugman.plugins.sources.extract import extract
@@ -54,18 +54,18 @@ def fetch_oci(source: PluginSource, dest: Path, progress: Progress = None) -> tu
     return plugin_root(dest, f"the OCI artifact {ref}"), pulled.digest
 
 
-def following(entry: dict[str, Any]) -> PluginSource | None:
+def following(entry: InstalledPlugin) -> PluginSource | None:
     """The source an installed plugin's record follows for updates when it was installed
     directly: an OCI artifact's tag (not when it was installed by digest). Other direct installs
     (folders, git URLs, archives) are not followed."""
-    source = entry.get("source") or {}
+    source = entry.source
     if source.get("type") != "oci":
         return None
     ref = parse(str(source.get("ref")))
     return PluginSource("oci", str(ref)) if ref.digest is None else None
 
 
-def unmoved(paths: Paths, entry: dict[str, Any]) -> bool:
+def unmoved(paths: Paths, entry: InstalledPlugin) -> bool:
     """Whether the tag a directly installed OCI plugin follows still names the manifest it was
     installed from: one HEAD request, so `outdated` and `update` download no layer for it."""
     followed = following(entry)
@@ -73,6 +73,6 @@ def unmoved(paths: Paths, entry: dict[str, Any]) -> bool:
         return False
     from plugman.core.oci.client import connect, resolve
 
-    ref, pinned = parse(followed.location), str(entry["source"].get("digest"))
+    ref, pinned = parse(followed.location), str(entry.source.get("digest"))
     with connect(ref, paths) as client:
         return resolve(client, ref) == pinned
