@@ -8,7 +8,6 @@ project, plugman.lock) and commits them together, or rolls them all back.
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 
 from plugman.config import declarations, user_config
 from plugman.core.errors import UsageError
@@ -123,7 +122,7 @@ def declare(work: Session, record: InstallRecord, wanted: dict[str, str]) -> Non
     current = declarations.declared(work.paths, record.scope, "plugins") if wanted else {}
     for plugin_id, specifier in wanted.items():
         declared = current.get(plugin_id, specifier)
-        record.plugins[plugin_id] = replace(record.plugins[plugin_id], declared=declared)
+        record.plugins[plugin_id] = record.plugins[plugin_id]._replace(declared=declared)
     new = {plugin_id: spec for plugin_id, spec in wanted.items() if plugin_id not in current}
     if new:
         declarations.set_entries(work.tx, work.paths, record, "plugins", new)

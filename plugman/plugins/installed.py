@@ -6,7 +6,6 @@ fetching or validating plugins."""
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 from typing import Any, Literal, NamedTuple
 
 from plugman.config import declarations
@@ -68,7 +67,7 @@ def set_enabled(paths: Paths, name: str, scope: Scope, enabled: bool) -> PluginC
     with session(paths) as work:
         record = InstallRecord.load(paths, scope)
         plugin_id = find_installed(record, name)
-        entry = record.plugins[plugin_id] = replace(record.plugins[plugin_id], enabled=enabled)
+        entry = record.plugins[plugin_id] = record.plugins[plugin_id]._replace(enabled=enabled)
         save(work, record)
         deploy(work)
     action: PluginAction = "enabled" if enabled else "disabled"

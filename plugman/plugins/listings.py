@@ -115,7 +115,7 @@ def listing(paths: Paths) -> list[Listed]:
             entry.source,
             entry.content_hash,
             entry.installed_at,
-            entry.components,
+            dict(entry.components),
             reached.get((plugin_id, scope), {}),
         )
         for scope in SCOPES

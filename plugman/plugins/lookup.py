@@ -90,7 +90,7 @@ def info(paths: Paths, text: str) -> Info:
         found = _from_record(ids[0], record)
     if record is not None:  # what is installed is what it has, whatever the catalog says now
         found = found._replace(
-            components=record.components, version=found.version or record.version
+            components=dict(record.components), version=found.version or record.version
         )
     return found._replace(
         installed={scope: e.version for scope, (_id, e) in installed.items()},
@@ -124,7 +124,7 @@ def _from_record(plugin_id: str, record: InstalledPlugin) -> Info:
         version=record.version,
         description=(record.entry or {}).get("description"),
         source=record.source,
-        components=record.components,
+        components=dict(record.components),
         installed={},
         enabled={},
     )

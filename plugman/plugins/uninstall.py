@@ -4,7 +4,6 @@ needs), in one transaction; its data folder and secrets go after the commit."""
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 
 from plugman.config import declarations
 from plugman.core import progress
@@ -87,7 +86,7 @@ def _remove(
     for key, other in record.plugins.items():
         if plugin_id in other.required_by:
             left = tuple(k for k in other.required_by if k != plugin_id)
-            record.plugins[key] = replace(other, required_by=left)
+            record.plugins[key] = other._replace(required_by=left)
     return PluginChange("uninstalled", plugin_id, entry.version, record.scope, entry.content_hash)
 
 
