@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from contextlib import AsyncExitStack
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -34,7 +32,6 @@ from plugman.runtime.oauth_provider import AuthFor
 
 if TYPE_CHECKING:
     from mcp import Client
-    from mcp.client.session import ClientSession
 
 log = logging.getLogger("plugman.gateway")
 
@@ -206,8 +203,8 @@ class Backend:
                 on_message=self.on_message,
                 auth=None if self.auth_for is None else self.auth_for(self.name, self.entry),
                 shared=self.shared,
-                client_type=relaying_client(),
             ) as client:
+                relay_results(client)
                 await self._list(client, KINDS)
                 self.client = client
                 self.state = "up"
@@ -308,31 +305,13 @@ def _reason(exc: BaseException, trace: Trace, timeout: float, was_up: bool) -> s
     return failure(exc, trace, timeout)[1]
 
 
-@cache
-def relaying_client() -> type[Client]:
-    """The gateway's `mcp.Client`: its session does not check a tool's result against the
-    tool's output schema. The gateway relays the result to a client that checks it against the
-    same (relayed) schema, and the check here costs about 0.1 ms a call.
+def relay_results(client: Client) -> None:
+    """Make `client` relay each tool's result unchecked: the gateway passes the result on to a
+    client that checks it against the same (relayed) output schema, and the check here costs
+    about 0.1 ms a call. The SDK has no option for this; both of its `call_tool` paths call
+    the session's public `validate_tool_result`, which is replaced on this one session."""
 
-    The SDK has no option for this. Both of its `call_tool` paths (direct and through an
-    extension's claim) call the session's public `validate_tool_result`, so the session is a
-    subclass that overrides it, and the client builds that session: `Client._build_session`
-    makes the SDK's session (with everything the client was given), not yet entered, and it
-    becomes a `RelayingSession`, which adds no state (`__slots__ = ()`).
-    """
-    from mcp import Client
-    from mcp.client.session import ClientSession
+    async def unchecked(name: str, result: Any) -> None:
+        """Nothing to check: the client the result is relayed to checks it."""
 
-    class RelayingSession(ClientSession):
-        __slots__ = ()
-
-        async def validate_tool_result(self, name: str, result: Any) -> None:
-            """Nothing to check: the client the result is relayed to checks it."""
-
-    class RelayingClient(Client):
-        async def _build_session(self, exit_stack: AsyncExitStack) -> ClientSession:
-            session = await super()._build_session(exit_stack)
-            session.__class__ = RelayingSession
-            return session
-
-    return RelayingClient
+    client.session.validate_tool_result = unchecked  # type: ignore[method-assign]

@@ -82,7 +82,6 @@ async def open_client(
     on_message: MessageHandler | None = None,
     auth: Any = None,
     shared: bool = False,
-    client_type: type[Client] | None = None,
 ) -> AsyncIterator[Client]:
     """A connected, initialized `mcp.Client` for server `name`.
 
@@ -90,7 +89,6 @@ async def open_client(
     env, cwd: the parent environment and the default working directory of a stdio server.
     auth: an `httpx2.Auth` for an http or sse server (OAuth: plugman.runtime.oauth_provider).
     shared: the entry comes from a plugin or a project's files (plugman.runtime.headers).
-    client_type: a subclass of `mcp.Client` to use (the gateway's: plugman.runtime.backends).
     """
     from mcp import Client
 
@@ -103,7 +101,7 @@ async def open_client(
         if on_message is not None:
             await on_message(message)
 
-    client = (client_type or Client)(
+    client = Client(
         transport,
         mode=mode,
         read_timeout_seconds=timeout,

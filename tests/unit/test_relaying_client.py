@@ -1,4 +1,4 @@
-"""The gateway's MCP client (plugman.runtime.backends.relaying_client) relays a tool's result
+"""The gateway's MCP client (plugman.runtime.backends.relay_results) relays a tool's result
 unchecked, where the SDK's own client checks it against the tool's output schema: the client
 the gateway relays it to checks it against the same (relayed) schema. An SDK server in this
 process answers with structured content its schema does not allow."""
@@ -11,7 +11,7 @@ import anyio
 from mcp import Client, types
 from mcp.server.lowlevel.server import Server
 
-from plugman.runtime.backends import relaying_client
+from plugman.runtime.backends import relay_results
 
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 
@@ -26,11 +26,13 @@ async def _call_tool(ctx: Any, params: Any) -> types.CallToolResult:
     return types.CallToolResult(content=[text], structured_content={"n": "many"})
 
 
-def _call(client_type: type[Client]) -> types.CallToolResult | str:
+def _call(relayed: bool) -> types.CallToolResult | str:
     server = Server("counter", on_list_tools=_list_tools, on_call_tool=_call_tool)
 
     async def call() -> types.CallToolResult | str:
-        async with client_type(server) as client:
+        async with Client(server) as client:
+            if relayed:
+                relay_results(client)
             await client.list_tools()
             try:
                 return await client.call_tool("count", {})
@@ -41,8 +43,8 @@ def _call(client_type: type[Client]) -> types.CallToolResult | str:
 
 
 def test_the_gateway_relays_a_result_its_schema_does_not_allow() -> None:
-    checked = _call(Client)
+    checked = _call(relayed=False)
     assert isinstance(checked, str) and "Invalid structured content" in checked
-    relayed = _call(relaying_client())
+    relayed = _call(relayed=True)
     assert isinstance(relayed, types.CallToolResult)
     assert relayed.structured_content == {"n": "many"} and not relayed.is_error
