@@ -4,6 +4,12 @@
 Each entry has exactly one key: `serverName` (exact), `serverCommand` (the command and its
 arguments, exactly and in order, after expansion) or `serverUrl` (`*` wildcards anywhere; the
 host is case-insensitive and ignores a trailing dot; a pattern without a path matches any path).
+
+What plugman cannot read fails closed, with a located error: a broken deny or block rule (or
+such a list that is not a list) refuses everything until it is fixed, a broken allow rule
+allows nothing, an allow list that is not a list allows nothing, and an unreadable
+`allowManagedHooksOnly` keeps only managed hooks. An organization's rule is never dropped
+silently, and a typo in it never lets through what it was written to stop.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from plugman.manifest.diagnostics import Sink
 
 ServerKey = Literal["serverName", "serverCommand", "serverUrl"]
 SERVER_KEYS: tuple[ServerKey, ...] = get_args(ServerKey)
+UNREADABLE = "unreadable"  # a deny or block rule plugman cannot read: it matches everything
 # a marketplace rule's keys and the types their values have (docs/claude-format.md#mcp-policy)
 SOURCE_KEYS: dict[str, type] = {
     "source": str,
@@ -42,12 +49,14 @@ class ServerRule(NamedTuple):
     """One allowedMcpServers / deniedMcpServers entry: a server name, a command line (matched
     after expansion) or a URL pattern, as `key` says."""
 
-    key: ServerKey
+    key: ServerKey | Literal["unreadable"]
     name: str = ""
     command: tuple[str, ...] = ()
     url: str = ""
 
     def shown(self) -> str:
+        if self.key == UNREADABLE:
+            return "(a rule plugman cannot read: fix managed-settings.toml)"
         value = {"serverName": self.name, "serverCommand": list(self.command)}.get(self.key)
         return f"{self.key}={self.url if value is None else value!r}"
 
@@ -65,8 +74,11 @@ class SourceRule(NamedTuple):
     ref: str | None = None
     host_pattern: str | None = None
     path_pattern: str | None = None
+    unreadable: bool = False  # a block rule plugman cannot read: it matches every marketplace
 
     def shown(self) -> str:
+        if self.unreadable:
+            return "(a rule plugman cannot read: fix managed-settings.toml)"
         return ", ".join(f"{k}={v!r}" for k, v in self.fields)
 
 
@@ -103,21 +115,26 @@ def parse(settings: Mapping[str, Any], sink: Sink | None = None) -> Policy:
     name = "strictKnownMarketplaces"
     if name not in settings and "allowedMarketplaces" in settings:
         name = "allowedMarketplaces"
+    blocked = SourceRule((), unreadable=True)
+    denied = ServerRule("unreadable")
     return Policy(
         known_marketplaces=_rules(settings, name, _source_rule, sink),
-        blocked_marketplaces=_rules(settings, "blockedMarketplaces", _source_rule, sink) or (),
+        blocked_marketplaces=_rules(settings, "blockedMarketplaces", _source_rule, sink, blocked)
+        or (),
         allowed=_rules(settings, "allowedMcpServers", _server_rule, sink),
-        denied=_rules(settings, "deniedMcpServers", _server_rule, sink) or (),
-        allow_all_claude_ai=_flag(settings, "allowAllClaudeAiMcps", sink),
-        allow_managed_hooks_only=_flag(settings, "allowManagedHooksOnly", sink),
+        denied=_rules(settings, "deniedMcpServers", _server_rule, sink, denied) or (),
+        allow_all_claude_ai=_flag(settings, "allowAllClaudeAiMcps", sink, unreadable=False),
+        allow_managed_hooks_only=_flag(settings, "allowManagedHooksOnly", sink, unreadable=True),
     )
 
 
-def _flag(settings: Mapping[str, Any], key: str, sink: Sink) -> bool:
+def _flag(settings: Mapping[str, Any], key: str, sink: Sink, *, unreadable: bool) -> bool:
+    """The flag's value; `unreadable` (the stricter value) when it is not true or false."""
     value = settings.get(key)
-    if value is not None and not isinstance(value, bool):
-        sink.error("policy-type", f"{key} must be true or false", (key,), HINT)
-    return value is True
+    if value is None or isinstance(value, bool):
+        return value is True
+    sink.error("policy-type", f"{key} must be true or false: taken as {unreadable}", (key,), HINT)
+    return unreadable
 
 
 def _rules(
@@ -125,21 +142,33 @@ def _rules(
     key: str,
     make: Callable[[dict[str, Any], Sink], R | None],
     sink: Sink,
+    broken: R | None = None,
 ) -> tuple[R, ...] | None:
+    """The rules of list `key` (None: unset). A rule that cannot be read becomes `broken`, a
+    rule that matches everything, in a deny or block list (given `broken`), and is left out
+    of an allow list; a value that is not a list is all `broken`, or an empty allow list."""
     value = settings.get(key)
     if value is None:
         return None
+    then = "it refuses everything" if broken is not None else "it allows nothing"
     if not isinstance(value, list):
-        sink.error("policy-type", f"{key} must be a list of tables: it is ignored", (key,), HINT)
-        return None
+        message = f"{key} must be a list of tables: until it is fixed, {then}"
+        sink.error("policy-type", message, (key,), HINT)
+        return () if broken is None else (broken,)
     found = []
     for index, rule in enumerate(value):
-        if not isinstance(rule, dict):
-            sink.error("policy-type", "a rule must be a table: it is ignored", (key, index), HINT)
-            continue
-        made = make(rule, sink.child((key, index)))
+        made = None
+        if isinstance(rule, dict):
+            made = make(rule, sink.child((key, index)))
+        else:
+            sink.error("policy-type", "a rule must be a table", (key, index), HINT)
         if made is not None:
             found.append(made)
+            continue
+        message = f"until this rule is fixed, {then}"
+        sink.error("policy-unreadable", message, (key, index), HINT)
+        if broken is not None:
+            found.append(broken)
     return tuple(found)
 
 
@@ -148,7 +177,7 @@ def _server_rule(rule: dict[str, Any], sink: Sink) -> ServerRule | None:
         sink.warning("unknown-key", f"unknown key {key!r} in a server rule", (key,), HINT)
     keys = [key for key in SERVER_KEYS if key in rule]
     if len(keys) != 1:
-        message = f"a server rule has exactly one of {', '.join(SERVER_KEYS)}: it is ignored"
+        message = f"a server rule has exactly one of {', '.join(SERVER_KEYS)}"
         sink.error("policy-key", message, (), HINT)
         return None
     key, value = keys[0], rule[keys[0]]
@@ -171,7 +200,7 @@ def _source_rule(rule: dict[str, Any], sink: Sink) -> SourceRule | None:
             sink.warning("unknown-key", f"unknown key {key!r} in a marketplace rule", (key,), HINT)
         elif not isinstance(value, kind):
             what = "a string" if kind is str else "a table"
-            sink.error("policy-type", f"{key} must be {what}: the rule is ignored", (key,), HINT)
+            sink.error("policy-type", f"{key} must be {what}", (key,), HINT)
             broken = True
         elif key in ("hostPattern", "pathPattern") and not _compiles(str(value)):
             message = f"{key} {value!r} is not a valid regular expression"
@@ -204,7 +233,7 @@ def marketplace_refusal(kind: str, location: str, ref: str | None, policy: Polic
     """Why managed policy refuses a marketplace source (kind: directory, git or url), or None.
     `blockedMarketplaces` matches any spelling, ref and path; `strictKnownMarketplaces` exactly."""
     for rule in policy.blocked_marketplaces:
-        if _source_matches(rule, kind, location, ref, loose=True):
+        if rule.unreadable or _source_matches(rule, kind, location, ref, loose=True):
             return f"blocked by blockedMarketplaces {rule.shown()}"
     if policy.known_marketplaces is None:
         return None
@@ -295,6 +324,8 @@ def _matches(rule: ServerRule, name: str, entry: dict[str, Any], env: Mapping[st
         case "serverUrl":
             url = entry.get("url")
             return isinstance(url, str) and url_matches(expand(rule.url, env, []), url)
+        case "unreadable":
+            return True
         case _:
             assert_never(rule.key)
 

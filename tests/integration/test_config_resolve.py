@@ -144,8 +144,7 @@ def test_a_policy_rule_with_an_unknown_key_or_a_wrong_type_is_located(
 ) -> None:
     settings = isolated_home / "managed" / "managed-settings.toml"
     settings.write_text(
-        'deniedMcpServers = [{ serverName = "blocked" }, { serverNam = "api" },'
-        ' { serverCommand = "api-server" }]\n'
+        'deniedMcpServers = [{ serverName = "blocked" }, { serverNam = "api" }]\n'
         'blockedMarketplaces = [{ source = "github", repo = 7 }]\n'
         'allowAllClaudeAiMcps = "yes"\n'
     )
@@ -160,10 +159,16 @@ def test_a_policy_rule_with_an_unknown_key_or_a_wrong_type_is_located(
     assert found == {
         ("warning", "deniedMcpServers[1].serverNam", "unknown-key"),
         ("error", "deniedMcpServers[1]", "policy-key"),  # and so no server key at all
-        ("error", "deniedMcpServers[2].serverCommand", "policy-type"),
+        ("error", "deniedMcpServers[1]", "policy-unreadable"),
         ("error", "blockedMarketplaces[0].repo", "policy-type"),
+        ("error", "blockedMarketplaces[0]", "policy-unreadable"),
         ("error", "allowAllClaudeAiMcps", "policy-type"),
     }
-    # the sound rule still holds; the broken ones match nothing
+    # fail closed: a deny rule plugman cannot read denies every server until it is fixed
+    assert doc["mcpServers"] == {}
+    refused = [d["message"] for d in doc["diagnostics"] if d["code"] == "policy"]
+    assert any("'blocked'" in m for m in refused)
+    assert any("cannot read" in m for m in refused)
+    settings.write_text('deniedMcpServers = [{ serverName = "blocked" }]\n')  # fixed
+    doc = resolve_json(project)
     assert set(doc["mcpServers"]) == {"docs", "api", "plugin:notes-server:notes"}
-    assert any(d["code"] == "policy" and "'blocked'" in d["message"] for d in doc["diagnostics"])

@@ -81,6 +81,7 @@ def test_rules_are_parsed_once_with_located_diagnostics() -> None:
             {"source": "github", "repo": ["acme/*"]},
         ],
         "allowedMcpServers": {"serverName": "fs"},
+        "allowManagedHooksOnly": "yes",
     }
     policy = parse(settings, sink)
     found = {(d.severity, d.path, d.code) for d in sink.items}
@@ -88,11 +89,19 @@ def test_rules_are_parsed_once_with_located_diagnostics() -> None:
         ("error", "blockedMarketplaces[0].hostPattern", "policy-pattern"),
         ("warning", "blockedMarketplaces[0].note", "unknown-key"),
         ("error", "blockedMarketplaces[1]", "policy-type"),
+        ("error", "blockedMarketplaces[1]", "policy-unreadable"),
         ("error", "blockedMarketplaces[2].repo", "policy-type"),
+        ("error", "blockedMarketplaces[2]", "policy-unreadable"),
         ("error", "allowedMcpServers", "policy-type"),
+        ("error", "allowManagedHooksOnly", "policy-type"),
     }
-    assert policy.allowed is None  # not a list: as if unset, as before
-    # the rule with a broken pattern is kept: matching with it still refuses, never allows
-    assert [r.host_pattern for r in policy.blocked_marketplaces] == ["(a"]
+    assert policy.allowed == ()  # not a list: nothing is allowed until it is fixed
+    assert policy.allow_managed_hooks_only  # unreadable: the stricter value
+    # the rule with a broken pattern is kept: matching with it still refuses, never allows;
+    # the two rules it cannot read block every marketplace until they are fixed
+    rules = policy.blocked_marketplaces
+    assert [(r.host_pattern, r.unreadable) for r in rules] == [("(a", False), *[(None, True)] * 2]
     with pytest.raises(PlugmanError, match="not a valid regular expression"):
         marketplace_refusal("git", GH, None, policy)
+    without_pattern = policy._replace(blocked_marketplaces=rules[1:])
+    assert "cannot read" in (marketplace_refusal("git", GH, None, without_pattern) or "")
