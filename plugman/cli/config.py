@@ -19,8 +19,10 @@ Secrets = Annotated[bool, typer.Option("--show-secrets", help="Show secret value
 def explain_command(
     ctx: typer.Context, name: str, as_json: Json = False, show_secrets: Secrets = False
 ) -> None:
-    """Why server NAME resolves as it does: the winner, what it shadows, what was dropped. NAME
-    may be an installed plugin (NAME or NAME@MARKETPLACE): then each of its servers."""
+    """Why server NAME resolves as it does: the winner, what it shadows, what was dropped.
+
+    NAME may be an installed plugin (NAME or NAME@MARKETPLACE): then each of its servers.
+    """
     from plugman.config.resolution import resolve
 
     found = resolve(paths_of(ctx), os.environ).explain(name)
