@@ -45,13 +45,7 @@ def repo(tmp_path: Path) -> Path:
 
 def upstream_change(repo: Path) -> None:
     """notes-server gains a PreToolUse hook and runs its server through `uv run` now."""
-    plugin = repo / "plugins" / "notes-server"
-    (plugin / "hooks").mkdir()
-    (plugin / "hooks" / "hooks.json").write_text(json.dumps(HOOK))
-    mcp = json.loads((plugin / ".mcp.json").read_text())
-    mcp["mcpServers"]["notes"]["command"] = "uv"
-    mcp["mcpServers"]["notes"]["args"] = ["run", "${CLAUDE_PLUGIN_ROOT}/server/notes_server.py"]
-    (plugin / ".mcp.json").write_text(json.dumps(mcp))
+    upstream_change_in_place(repo)
     commit(repo, "a hook, and the server through uv")
 
 
@@ -151,3 +145,39 @@ def test_diff_of_what_is_not_installed_is_a_clear_error(repo: Path) -> None:
     result = CliRunner().invoke(app, ["diff", "nosuch", "--json"])
     assert result.exit_code == 1
     assert "nosuch is not installed" in json.loads(result.stdout)["error"]["message"]
+
+
+def test_sync_shows_the_diff_and_dry_run_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    shutil.copytree(SAMPLES, project / "marketplace", ignore=shutil.ignore_patterns("invalid"))
+    run("marketplace", "add", "./marketplace", "--scope", "project", project=project)
+    run("install", "notes-server", "--scope", "project", project=project)
+    monkeypatch.setenv("PLUGMAN_HOME", str(tmp_path / "teammate"))
+    run("sync", "--frozen", project=project)
+    run("trust", "approve", "--all", project=project)
+    upstream_change_in_place(project / "marketplace")
+    home = tmp_path / "teammate"
+    before = snapshot(project, home / "data", home / "state")
+    dry = run("sync", "--dry-run", project=project)
+    assert dry["dry_run"] is True
+    [change] = dry["changes"]
+    assert gained(change["capabilities"]) == EXPECTED and change["waits_for_approval"] is True
+    assert snapshot(project, home / "data", home / "state") == before
+    text = cli(project, "sync")
+    assert text.exit_code == 0, text.output
+    assert "+ hook PreToolUse:Bash: command sh audit.sh (new)\n" in text.output
+    assert "wait for approval: plugman trust approve notes-server\n" in text.output
+    assert {NOTES, "PreToolUse:Bash"} <= pending(project)
+
+
+def upstream_change_in_place(market: Path) -> None:
+    """The same change as `upstream_change`, to a marketplace folder (no commit)."""
+    plugin = market / "plugins" / "notes-server"
+    (plugin / "hooks").mkdir()
+    (plugin / "hooks" / "hooks.json").write_text(json.dumps(HOOK))
+    mcp = json.loads((plugin / ".mcp.json").read_text())
+    mcp["mcpServers"]["notes"]["command"] = "uv"
+    mcp["mcpServers"]["notes"]["args"] = ["run", "${CLAUDE_PLUGIN_ROOT}/server/notes_server.py"]
+    (plugin / ".mcp.json").write_text(json.dumps(mcp))
