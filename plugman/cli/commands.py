@@ -171,6 +171,12 @@ COMMANDS = _by_words(
         "Refresh the marketplaces, then update installed plugins to what they offer now.",
     ),
     Lazy(
+        "diff",
+        "diff",
+        "diff",
+        "Show what an installed plugin's source now offers can do that the installed one cannot.",
+    ),
+    Lazy(
         "outdated",
         "plugins",
         "outdated",

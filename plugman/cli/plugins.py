@@ -30,6 +30,12 @@ def disable(ctx: typer.Context, name: str, scope: Scope = "user", as_json: Json 
     output.emit(output.changes("disable", [change], as_json))
 
 
+DryRun = Annotated[
+    bool,
+    typer.Option("--dry-run", help="Show what would change, and what it can do; change nothing."),
+]
+
+
 def sync(
     ctx: typer.Context,
     frozen: Annotated[
@@ -38,14 +44,18 @@ def sync(
     locked: Annotated[
         bool, typer.Option("--locked", help="Fail if plugman.lock is stale.")
     ] = False,
+    dry_run: DryRun = False,
     as_json: Json = False,
 ) -> None:
+    """Each changed plugin is shown with what it can now do (hooks, MCP servers, executables,
+    settings, always-on text) that it could not before."""
     from plugman.plugins import sync as syncing
 
     if frozen and locked:
         raise UsageError("--frozen and --locked exclude each other", hint="pass one of them")
     mode = "frozen" if frozen else "locked" if locked else "default"
-    output.emit(output.changes("sync", syncing.sync(paths_of(ctx), mode), as_json))
+    done = syncing.sync(paths_of(ctx), mode, dry_run=dry_run)
+    output.emit(output.updated("sync", done, as_json, dry_run))
 
 
 def lock(ctx: typer.Context, as_json: Json = False) -> None:
@@ -70,12 +80,17 @@ def update(
         typer.Option("--scope", "-s", help="user, project or local (default: every scope)."),
     ] = None,
     no_refresh: NoRefresh = False,
+    dry_run: DryRun = False,
     as_json: Json = False,
 ) -> None:
+    """Each updated plugin is shown with what it can now do (hooks, MCP servers, executables,
+    settings, always-on text) that it could not before."""
     from plugman.plugins import updates
 
-    done = updates.update(paths_of(ctx), names or [], scope, fetch_catalogs=not no_refresh)
-    output.emit(output.changes("update", done, as_json))
+    paths = paths_of(ctx)
+    refresh = not no_refresh
+    done = updates.update(paths, names or [], scope, fetch_catalogs=refresh, dry_run=dry_run)
+    output.emit(output.updated("update", done, as_json, dry_run))
 
 
 def outdated(ctx: typer.Context, no_refresh: NoRefresh = False, as_json: Json = False) -> None:

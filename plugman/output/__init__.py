@@ -21,6 +21,8 @@ if TYPE_CHECKING:  # the names, for type checkers (`X as X`: re-exported)
     from plugman.output.author import published as published
     from plugman.output.author import scaffolded as scaffolded
     from plugman.output.author import tagged as tagged
+    from plugman.output.capabilities import capability_diff as capability_diff
+    from plugman.output.capabilities import updated as updated
     from plugman.output.common import FORMAT_VERSION as FORMAT_VERSION
     from plugman.output.common import announced as announced
     from plugman.output.common import ask as ask

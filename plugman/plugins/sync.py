@@ -8,6 +8,7 @@ it reproduces the same store. `lock` resolves the declaration and rewrites the l
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -21,9 +22,11 @@ from plugman.core.session import Session, session
 from plugman.core.state import InstalledPlugin, InstallRecord, PluginContent
 from plugman.plugins import lockfile, marketplaces, registry
 from plugman.plugins import planner as resolver
+from plugman.plugins.capabilities import compare
 from plugman.plugins.install import components, content_of
 from plugman.plugins.installed import PluginChange, save
 from plugman.plugins.pins import source_from_lock
+from plugman.plugins.updates import DryRunError, Updated
 
 
 def declared_specs(paths: Paths) -> list[resolver.PluginRequest]:
@@ -73,8 +76,16 @@ def lock(paths: Paths) -> list[dict[str, Any]]:
     return pins
 
 
-def sync(paths: Paths, mode: str = "default") -> list[PluginChange]:
-    """Make the project scope match its declaration (`default`, `locked`) or its lock (`frozen`)."""
+def sync(paths: Paths, mode: str = "default", *, dry_run: bool = False) -> Updated:
+    """Make the project scope match its declaration (`default`, `locked`) or its lock (`frozen`);
+    with `dry_run`, say what would change (and what each plugin gains) and change nothing."""
+    done = Updated([], [], set())
+    with contextlib.suppress(DryRunError):
+        _sync_in(paths, mode, dry_run, done)
+    return done
+
+
+def _sync_in(paths: Paths, mode: str, dry_run: bool, done: Updated) -> None:
     pins = lockfile.read(paths.project_lock)
     if mode == "frozen" and not pins and declared_specs(paths):
         raise PlugmanError(
@@ -97,13 +108,14 @@ def sync(paths: Paths, mode: str = "default") -> list[PluginChange]:
                 Target(p.id, p.tree, content_of(p), str(pin["content_hash"]))
                 for p, pin in zip(planned, pins_of(planned), strict=True)
             ]
-        changes = _apply(work, record, targets)
+        done.changes.extend(_apply(work, record, targets, done))
+        if dry_run:
+            raise DryRunError
         if mode == "frozen":
             work.tx.write(record.path, record.to_bytes())
         else:
             save(work, record)
         deploy.refresh(work, os.environ)
-    return changes
 
 
 def _keys(pins: list[dict[str, Any]]) -> set[tuple[str, str]]:
@@ -153,7 +165,9 @@ def _entry_fields(known: registry.Known | None, name: str) -> dict[str, Any] | N
     return None if entry is None or entry.strict else entry.entry
 
 
-def _apply(work: Session, record: InstallRecord, targets: list[Target]) -> list[PluginChange]:
+def _apply(
+    work: Session, record: InstallRecord, targets: list[Target], done: Updated
+) -> list[PluginChange]:
     declared = declarations.entries(work.paths.project_config, "plugins")
     changes = []
     wanted = {target.id for target in targets}
@@ -167,6 +181,11 @@ def _apply(work: Session, record: InstallRecord, targets: list[Target]) -> list[
         if current is not None and current.content_hash == target.content_hash:
             continue
         content_hash = work.tx.add_tree(target.tree)
+        was = work.store.path(current.content_hash) if current else None
+        new = work.store.path(content_hash)
+        old_entry = current.entry if current else None
+        done.capabilities.append(compare(target.id, was, new, old_entry, target.content.entry))
+        done.waiting.add(f"{target.id} (project)")  # installed unconsented, just below
         value = declared.get(target.id, current.declared if current else None)
         record.plugins[target.id] = InstalledPlugin.made(
             target.content,

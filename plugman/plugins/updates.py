@@ -6,9 +6,12 @@ update. A plugin installed directly from an OCI tag follows that tag.
 
 from __future__ import annotations
 
+import contextlib
 import os
+from typing import NamedTuple
 
 from plugman.agents import deploy
+from plugman.config.scopes import consented
 from plugman.core import progress
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import tree_hash
@@ -17,6 +20,7 @@ from plugman.core.session import Session, session
 from plugman.core.state import SCOPES, InstalledPlugin, InstallRecord, Scope
 from plugman.plugins import marketplaces, registry
 from plugman.plugins import planner as resolver
+from plugman.plugins.capabilities import Capabilities, compare
 from plugman.plugins.install import content_of
 from plugman.plugins.installed import PluginChange, save
 from plugman.plugins.listings import Outdated, pin_of
@@ -116,15 +120,49 @@ def outdated(paths: Paths, *, fetch_catalogs: bool = True) -> list[Outdated]:
     return rows
 
 
+class Updated(NamedTuple):
+    """What an update changed (or would change, dry run) and what each changed plugin gained
+    and lost in capability (plugman.plugins.capabilities), in the same order."""
+
+    changes: list[PluginChange]
+    capabilities: list[Capabilities]
+    # `id (scope)` of the changed plugins whose servers and hooks wait for `trust approve`
+    waiting: set[str]
+
+
+class DryRunError(Exception):
+    """Raised inside a session to roll it back: nothing a dry run staged stays."""
+
+
 def update(
-    paths: Paths, names: list[str], scope: Scope | None = None, *, fetch_catalogs: bool = True
-) -> list[PluginChange]:
+    paths: Paths,
+    names: list[str],
+    scope: Scope | None = None,
+    *,
+    fetch_catalogs: bool = True,
+    dry_run: bool = False,
+) -> Updated:
     """Bring installed plugins (all, or the named ones) up to their catalogs, in `scope` or
-    in every scope here, after refreshing the marketplaces they come from."""
+    in every scope here, after refreshing the marketplaces they come from; with `dry_run`,
+    say what would change and change nothing (the catalogs are still refreshed)."""
     scopes = (scope,) if scope else SCOPES
     if fetch_catalogs:
         refresh(paths, scopes, names)
-    changes = []
+    done = Updated([], [], set())
+    with contextlib.suppress(DryRunError):
+        _update_in(paths, names, scope, scopes, done, dry_run)
+    return done
+
+
+def _update_in(
+    paths: Paths,
+    names: list[str],
+    scope: Scope | None,
+    scopes: tuple[Scope, ...],
+    done: Updated,
+    dry_run: bool,
+) -> None:
+    changes = done.changes
     with session(paths) as work:
         records = [InstallRecord.load(paths, s) for s in scopes]
         candidates = _candidates(records, names)
@@ -136,15 +174,28 @@ def update(
             )
         hashes: dict[str, tuple[resolver.Planned, str]] = {}  # one fetch per plugin
         for record, plugin_id in candidates:
+            entry = record.plugins[plugin_id]
             change = _update_one(work, record, plugin_id, hashes)
             if change is not None:
                 changes.append(change)
+                new = record.plugins[plugin_id]
+                found = compare(
+                    plugin_id,
+                    work.store.path(entry.content_hash),
+                    work.store.path(change.content_hash),
+                    entry.entry,
+                    new.entry,
+                )
+                done.capabilities.append(found)
+                if not consented(record.scope, new):
+                    done.waiting.add(f"{plugin_id} ({record.scope})")
+        if dry_run:
+            raise DryRunError
         for record in records:
             if any(c.scope == record.scope for c in changes):
                 save(work, record)
         if changes:
             deploy.refresh(work, os.environ)
-    return changes
 
 
 def _update_one(
@@ -178,3 +229,28 @@ def _update_one(
     )
     moved = PluginChange("updated", plugin_id, fresh.version, record.scope, content_hash, *was)
     return moved._replace(pin=pin_of(fresh.source))
+
+
+def diff(paths: Paths, name: str, scope: Scope | None = None) -> tuple[Scope, Capabilities]:
+    """What the plugin `name` installed here (in `scope`, or the first scope holding it) would
+    gain and lose by an update to what its source offers now; installs nothing (the catalog is
+    refreshed, as `outdated` does)."""
+    scopes = (scope,) if scope else SCOPES
+    records = [InstallRecord.load(paths, s) for s in scopes]
+    found = _candidates(records, [name])
+    if not found:
+        where = f"the {scope} scope" if scope else "any scope here"
+        raise PlugmanError(
+            f"{name} is not installed from a marketplace or an OCI tag in {where}",
+            hint="run: plugman list (plugman diff compares an installed plugin with its source)",
+        )
+    record, plugin_id = found[0]
+    entry = record.plugins[plugin_id]
+    refresh(paths, (record.scope,), [plugin_id])
+    problem = _gone(paths, entry)
+    if problem is not None:
+        raise PlugmanError(f"{plugin_id} cannot be compared: {problem}", hint="run: plugman list")
+    with session(paths) as work:  # writes nothing: the staged tree is collected after
+        fresh = _fresh(work, plugin_id, entry)
+        old = work.store.path(entry.content_hash)
+        return record.scope, compare(plugin_id, old, fresh.tree, entry.entry, fresh.entry)

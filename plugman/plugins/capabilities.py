@@ -1,0 +1,151 @@
+"""What a new tree of a plugin can do that the installed one could not (issue 26 point 2).
+
+`compare` reads two plugin trees (the installed one in the store and the one fetched) as Claude
+Code loads them and lists what was gained: hooks (event, matcher, command), MCP servers
+(command and arguments, or URL and its host), executables in `bin/` (on the Bash tool's PATH),
+the honoured keys of the plugin's `settings.json`, and the always-on context (skill
+descriptions and command text, in bytes). What was lost is listed apart. Pure: it reads files
+and returns values; `update`, `sync` and `plugman diff` show it before (or without) changing
+bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shlex
+from pathlib import Path
+from typing import Any, NamedTuple
+from urllib.parse import urlsplit
+
+from plugman.manifest import plugin as plugins
+from plugman.manifest.model import Plugin
+from plugman.manifest.reader import Report
+
+
+class Change(NamedTuple):
+    """One capability gained or lost: `before` None when it is new, `after` None when gone."""
+
+    kind: str  # hook | server | executable | setting | context
+    name: str
+    before: str | None
+    after: str | None
+
+
+class Capabilities(NamedTuple):
+    plugin: str
+    gained: tuple[Change, ...]
+    lost: tuple[Change, ...]
+    context_before: int  # bytes of always-on text (skill descriptions, command files)
+    context_after: int
+
+    @property
+    def empty(self) -> bool:
+        return not self.gained and not self.lost
+
+
+def _load(root: Path, fields: dict[str, Any] | None) -> Plugin | None:
+    report = Report()
+    entry = None
+    if fields is not None:
+        entry = plugins.Declaration(fields, report.sink(root / ".claude-plugin" / "entry"))
+    return plugins.load(root, report, entry, strict=fields is None)
+
+
+def _hooks(plugin: Plugin | None) -> dict[str, set[str]]:
+    """`EVENT:MATCHER` -> the commands (or URLs, prompts) its handlers run."""
+    found: dict[str, set[str]] = {}
+    for hook in plugin.hooks if plugin else ():
+        what = hook.entry.get("command") or hook.entry.get("url") or hook.entry.get("prompt")
+        key = f"{hook.event}:{hook.matcher or '*'}"
+        found.setdefault(key, set()).add(f"{hook.type} {what}")
+    return found
+
+
+def _servers(plugin: Plugin | None) -> dict[str, str]:
+    found = {}
+    for server in plugin.mcp_servers if plugin else ():
+        entry = server.entry
+        if isinstance(entry.get("url"), str):
+            host = urlsplit(entry["url"]).hostname or "?"
+            found[server.name] = f"{server.transport} {entry['url']} (host {host})"
+        else:
+            args = [str(a) for a in entry.get("args") or [] if isinstance(a, (str, int, float))]
+            found[server.name] = shlex.join([str(entry.get("command", "")), *args])
+    return found
+
+
+def _executables(root: Path) -> dict[str, str]:
+    folder = root / "bin"
+    if not folder.is_dir():
+        return {}
+    return {
+        f"bin/{p.relative_to(folder).as_posix()}": hashlib.sha256(p.read_bytes()).hexdigest()[:12]
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+SETTINGS = ("agent", "subagentStatusLine")  # the keys Claude Code honours in a plugin's file
+
+
+def _settings(root: Path) -> dict[str, str]:
+    try:
+        doc = json.loads((root / "settings.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(doc, dict):
+        return {}
+    return {k: json.dumps(doc[k], sort_keys=True) for k in SETTINGS if k in doc}
+
+
+def _context(plugin: Plugin | None) -> int:
+    if plugin is None:
+        return 0
+    size = sum(len((s.description or "").encode()) for s in plugin.skills)
+    return size + sum(p.stat().st_size for p in plugin.commands if p.is_file())
+
+
+def _keyed(
+    kind: str, old: dict[str, str], new: dict[str, str]
+) -> tuple[list[Change], list[Change]]:
+    gained = [Change(kind, k, old.get(k), v) for k, v in sorted(new.items()) if old.get(k) != v]
+    lost = [Change(kind, k, v, None) for k, v in sorted(old.items()) if k not in new]
+    return gained, lost
+
+
+def compare(
+    plugin_id: str,
+    old: Path | None,
+    new: Path,
+    old_fields: dict[str, Any] | None = None,
+    new_fields: dict[str, Any] | None = None,
+) -> Capabilities:
+    """What the tree `new` can do that `old` (None: nothing installed) could not, and lost."""
+    before = _load(old, old_fields) if old is not None else None
+    after = _load(new, new_fields)
+    gained: list[Change] = []
+    lost: list[Change] = []
+    old_hooks, new_hooks = _hooks(before), _hooks(after)
+    for key in sorted(new_hooks):
+        was = old_hooks.get(key, set())
+        for command in sorted(new_hooks[key] - was):
+            gone = sorted(was - new_hooks[key])
+            gained.append(Change("hook", key, "; ".join(gone) or None, command))
+    for key in sorted(old_hooks):
+        for command in sorted(old_hooks[key] - new_hooks.get(key, set())):
+            if new_hooks.get(key, set()) <= old_hooks[key]:
+                lost.append(Change("hook", key, command, None))
+    tables = (
+        ("server", _servers(before), _servers(after)),
+        ("executable", _executables(old) if old else {}, _executables(new)),
+        ("setting", _settings(old) if old else {}, _settings(new)),
+    )
+    for kind, was_table, now_table in tables:
+        more, less = _keyed(kind, was_table, now_table)
+        gained += more
+        lost += less
+    size_before, size_after = _context(before), _context(after)
+    if size_after > size_before:
+        gained.append(Change("context", "always-on text", f"{size_before}", f"{size_after}"))
+    return Capabilities(plugin_id, tuple(gained), tuple(lost), size_before, size_after)
