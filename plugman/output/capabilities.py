@@ -11,7 +11,8 @@ from plugman.output.plugins import changes as changes_text
 from plugman.output.versions import change_json
 
 if TYPE_CHECKING:
-    from plugman.plugins.capabilities import Capabilities, Change
+    from plugman.plugins.capabilities import Capabilities, CapabilityChange
+    from plugman.plugins.installed import PluginAction
     from plugman.plugins.updates import Updated
 
 KINDS = {
@@ -26,7 +27,7 @@ KINDS = {
 def capabilities_json(found: Capabilities) -> dict[str, Any]:
     """The JSON value of a diff: what was gained (added or changed) and lost."""
 
-    def row(change: Change) -> dict[str, Any]:
+    def row(change: CapabilityChange) -> dict[str, Any]:
         before: Any = change.before
         after: Any = change.after
         if change.kind == "context":  # sizes in bytes
@@ -40,7 +41,7 @@ def capabilities_json(found: Capabilities) -> dict[str, Any]:
     }
 
 
-def _gained(change: Change) -> str:
+def _gained(change: CapabilityChange) -> str:
     kind = KINDS[change.kind]
     if change.kind == "context":
         return f"+ {kind}: {change.before} -> {change.after} bytes"
@@ -61,6 +62,16 @@ def capability_lines(found: Capabilities, waits: bool) -> list[str]:
     return lines
 
 
+WOULD: dict[PluginAction, str] = {
+    "installed": "install",
+    "uninstalled": "uninstall",
+    "updated": "update",
+    "enabled": "enable",
+    "disabled": "disable",
+    "would install": "install",
+}
+
+
 def updated(command: str, done: Updated, as_json: bool, dry_run: bool = False) -> str:
     """`update` and `sync`: each change, and under each changed plugin what it gains."""
     paired = _paired(done)
@@ -77,7 +88,10 @@ def updated(command: str, done: Updated, as_json: bool, dry_run: bool = False) -
         return envelope(command, changes=rows, **extra)
     lines = []
     for change in done.changes:
-        lines.append(changes_text(command, [change], False))
+        line = changes_text(command, [change], False)
+        if dry_run:  # "updated x" -> "would update x"
+            line = "would " + WOULD[change.action] + line.removeprefix(change.action)
+        lines.append(line)
         found = paired.get((change.id, change.scope))
         if found is not None:
             lines += capability_lines(found, f"{change.id} ({change.scope})" in done.waiting)

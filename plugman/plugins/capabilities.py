@@ -23,7 +23,7 @@ from plugman.manifest.model import Plugin
 from plugman.manifest.reader import Report
 
 
-class Change(NamedTuple):
+class CapabilityChange(NamedTuple):
     """One capability gained or lost: `before` None when it is new, `after` None when gone."""
 
     kind: str  # hook | server | executable | setting | context
@@ -34,8 +34,8 @@ class Change(NamedTuple):
 
 class Capabilities(NamedTuple):
     plugin: str
-    gained: tuple[Change, ...]
-    lost: tuple[Change, ...]
+    gained: tuple[CapabilityChange, ...]
+    lost: tuple[CapabilityChange, ...]
     context_before: int  # bytes of always-on text (skill descriptions, command files)
     context_after: int
 
@@ -108,9 +108,11 @@ def _context(plugin: Plugin | None) -> int:
 
 def _keyed(
     kind: str, old: dict[str, str], new: dict[str, str]
-) -> tuple[list[Change], list[Change]]:
-    gained = [Change(kind, k, old.get(k), v) for k, v in sorted(new.items()) if old.get(k) != v]
-    lost = [Change(kind, k, v, None) for k, v in sorted(old.items()) if k not in new]
+) -> tuple[list[CapabilityChange], list[CapabilityChange]]:
+    gained = [
+        CapabilityChange(kind, k, old.get(k), v) for k, v in sorted(new.items()) if old.get(k) != v
+    ]
+    lost = [CapabilityChange(kind, k, v, None) for k, v in sorted(old.items()) if k not in new]
     return gained, lost
 
 
@@ -124,18 +126,18 @@ def compare(
     """What the tree `new` can do that `old` (None: nothing installed) could not, and lost."""
     before = _load(old, old_fields) if old is not None else None
     after = _load(new, new_fields)
-    gained: list[Change] = []
-    lost: list[Change] = []
+    gained: list[CapabilityChange] = []
+    lost: list[CapabilityChange] = []
     old_hooks, new_hooks = _hooks(before), _hooks(after)
     for key in sorted(new_hooks):
         was = old_hooks.get(key, set())
         for command in sorted(new_hooks[key] - was):
             gone = sorted(was - new_hooks[key])
-            gained.append(Change("hook", key, "; ".join(gone) or None, command))
+            gained.append(CapabilityChange("hook", key, "; ".join(gone) or None, command))
     for key in sorted(old_hooks):
         for command in sorted(old_hooks[key] - new_hooks.get(key, set())):
             if new_hooks.get(key, set()) <= old_hooks[key]:
-                lost.append(Change("hook", key, command, None))
+                lost.append(CapabilityChange("hook", key, command, None))
     tables = (
         ("server", _servers(before), _servers(after)),
         ("executable", _executables(old) if old else {}, _executables(new)),
@@ -147,5 +149,7 @@ def compare(
         lost += less
     size_before, size_after = _context(before), _context(after)
     if size_after > size_before:
-        gained.append(Change("context", "always-on text", f"{size_before}", f"{size_after}"))
+        gained.append(
+            CapabilityChange("context", "always-on text", f"{size_before}", f"{size_after}")
+        )
     return Capabilities(plugin_id, tuple(gained), tuple(lost), size_before, size_after)

@@ -92,6 +92,7 @@ def test_update_shows_the_new_hook_and_server_command_then_they_wait_for_approva
 
     dry = cli(project, "update", "--dry-run")
     assert dry.exit_code == 0, dry.output
+    assert dry.output.startswith("would update notes-server@"), dry.output
     assert "+ hook PreToolUse:Bash: command sh audit.sh (new)\n" in dry.output
     assert (
         "+ MCP server notes: uv run '${CLAUDE_PLUGIN_ROOT}/server/notes_server.py' "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from plugman.plugins.capabilities import Change, compare
+from plugman.plugins.capabilities import CapabilityChange, compare
 
 
 def tree(
@@ -62,7 +62,7 @@ def test_gained_and_lost(tmp_path: Path) -> None:
     assert rows[("setting", "agent", True)] == '"reviewer"'
     assert (found.context_before, found.context_after) == (5, 26)
     assert set(found.lost) == {
-        Change("server", "gone", "x", None),
-        Change("hook", "Stop:*", "command sh stop.sh", None),
+        CapabilityChange("server", "gone", "x", None),
+        CapabilityChange("hook", "Stop:*", "command sh stop.sh", None),
     }
     assert compare("p@m", new, new).empty
