@@ -22,7 +22,8 @@ Warning (`invisible-text`):
 
 Not reported: one variation selector 1-16, or a zero-width joiner, right after a character at
 or above U+2000: that is how emoji are written (`❤️`, `👩‍💻`), and they are common in real
-skills. Characters written as JSON escapes (`\\u200b`) are not decoded here.
+skills. In a JSON file the same characters written as escapes (`\\u200b`, `\\udb40\\udc41`)
+are found too, located at the escape.
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ def _class(ranges: Iterable[tuple[int, int]]) -> str:
 
 
 RUN = re.compile(f"[{_class(BLOCKING)}{_class(WARNING_RANGES)}]+")
+ESCAPES = re.compile(r"(?<!\\)(?:\\\\)*((?:\\u[0-9a-fA-F]{4})+)")
 
 
 class Finding(NamedTuple):
@@ -98,11 +100,25 @@ def decode_tags(codepoints: Iterable[int]) -> str:
     return "".join(chr(c - TAGS[0]) for c in codepoints if 0xE0020 <= c <= 0xE007E)
 
 
-def scan(text: str) -> list[Finding]:
-    """Every run of hidden or invisible characters in `text`, in order."""
+def _unescaped(text: str) -> list[tuple[int, str]]:
+    """The `\\uXXXX` runs of a JSON text, decoded (surrogate pairs joined), with their offsets."""
+    runs = []
+    for match in ESCAPES.finditer(text):
+        units = [int(match[1][i + 2 : i + 6], 16) for i in range(0, len(match[1]), 6)]
+        raw = "".join(map(chr, units)).encode("utf-16-le", "surrogatepass")
+        runs.append((match.start(1), raw.decode("utf-16-le", "replace")))
+    return runs
+
+
+def scan(text: str, json: bool = False) -> list[Finding]:
+    """Every run of hidden or invisible characters in `text`, in order; with `json`, also those
+    written as `\\u` escapes (one finding per run of escapes)."""
+    runs = [(m.start(), m.group()) for m in RUN.finditer(text)]
+    if json and "\\u" in text:
+        escaped = [(at, "".join(RUN.findall(run))) for at, run in _unescaped(text)]
+        runs = sorted(runs + [(at, run) for at, run in escaped if run])
     found: list[Finding] = []
-    for match in RUN.finditer(text):
-        start, run = match.start(), match.group()
+    for start, run in runs:
         if start == 0 and run[0] == "\ufeff":  # a byte-order mark
             start, run = 1, run[1:]
             if not run:
@@ -133,10 +149,11 @@ def check_files(report: Report, files: Iterable[str]) -> None:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue
-        if text.isascii():
+        is_json = name.endswith(".json")
+        if text.isascii() and not (is_json and "\\u" in text):
             continue
         sink = report.sink(path)
-        for finding in scan(text):
+        for finding in scan(text, is_json):
             severity, code = (
                 (ERROR, "hidden-text") if finding.blocking else (WARNING, "invisible-text")
             )

@@ -50,3 +50,13 @@ def test_emoji_selectors_and_joiners_are_fine_but_runs_are_not() -> None:
     assert [(f.blocking, f.codepoints) for f in smuggled] == [(False, (0xFE01, 0xFE02, 0xFE03))]
     assert scan("a\u200db")[0].codepoints == (0x200D,)  # a joiner between letters
     assert scan("x\ufe0f\U000e0100")[0].blocking  # a run with a selector 17-256
+
+
+def test_json_escapes_are_decoded_in_json_only() -> None:
+    text = '{"a": "x\\udb40\\udc69\\udb40\\udc67", "b": "\\\\u202e", "c": "\\u202e"}'
+    found = scan(text, json=True)
+    assert [(f.blocking, f.column, f.codepoints, f.decoded) for f in found] == [
+        (True, 9, (0xE0069, 0xE0067), "ig"),
+        (True, 58, (0x202E,), None),
+    ]
+    assert scan(text) == []  # not JSON: a backslash and letters
