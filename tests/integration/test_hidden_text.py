@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -131,3 +132,25 @@ def test_hook_command_and_mcp_description_escapes_are_found(tmp_path: Path) -> N
         (".mcp.json", "hidden-text", 1, 60, "hidden characters U+2066"),
         (".mcp.json", "hidden-text", 1, 62, "hidden characters U+2069"),
     }
+
+
+def test_marketplace_plugin_allowed_then_synced_from_the_declaration(
+    tmp_path: Path, project: Path, isolated_home: Path
+) -> None:
+    market = tmp_path / "market"
+    _plugin(market / "plugins" / "sneaky", f"Hello {TAGGED}\n")
+    catalog = {"name": "m", "owner": {"name": "t"}, "plugins": [{"name": "sneaky",
+               "source": "./plugins/sneaky"}]}  # fmt: skip
+    (market / ".claude-plugin").mkdir()
+    (market / ".claude-plugin" / "marketplace.json").write_text(json.dumps(catalog))
+    run("marketplace", "add", str(market), project=project)
+    assert "hides text" in fails("install", "sneaky@m", "--scope", "project", project=project)
+    run("install", "sneaky@m", "--scope", "project", "--allow-hidden-text", project=project)
+    assert 'hidden_text = "allowed"' in (project / "plugman.lock").read_text()
+    run("sync", project=project)  # the lock's allowance: not refused again
+    run("sync", "--locked", project=project)
+    assert 'hidden_text = "allowed"' in (project / "plugman.lock").read_text()
+    # a fresh machine: the store and records gone, only plugman.toml and plugman.lock
+    shutil.rmtree(isolated_home / "data")
+    run("sync", "--frozen", project=project)
+    assert "sneaky@m" in {p["id"] for p in run("list", project=project)["plugins"]}
