@@ -128,6 +128,11 @@ COMMANDS = _by_words(
                 MANY,
                 metavar="KEY=VALUE",
             ),
+            Option(
+                ("--allow-hidden-text",),
+                "Install even if the plugin hides text in invisible characters (recorded in "
+                "plugman.lock, so sync lets it in again).",
+            ),
             JSON,
         ),
     ),

@@ -47,6 +47,7 @@ def run_install(values: Values, project: str | None) -> None:
         dry_run=dry_run,
         config=config,
         ask=ask,
+        allow_hidden=values.flag("allow_hidden_text"),
     )
     output.emit(output.changes("install", changes, as_json))
 

@@ -68,6 +68,8 @@ class InstalledPlugin(NamedTuple):
     # its entry in the declaration file when installed (a specifier or a table), which uninstall
     # expects to find there still
     declared: str | dict[str, Any] | None = None
+    # "allowed": installed with hidden text by --allow-hidden-text (plugman.manifest.hidden)
+    hidden_text: str | None = None
 
     @classmethod
     def made(
@@ -80,6 +82,7 @@ class InstalledPlugin(NamedTuple):
         consented: bool,
         required_by: tuple[str, ...],
         declared: str | dict[str, Any] | None,
+        hidden_text: str | None = None,
     ) -> InstalledPlugin:
         """`content` installed now under `content_hash`; enabled as before (else enabled)."""
         return cls(
@@ -91,13 +94,19 @@ class InstalledPlugin(NamedTuple):
             required_by=tuple(sorted(set(required_by))),
             consented=consented,
             declared=declared,
+            hidden_text=hidden_text,
         )
 
     def to_json(self) -> dict[str, Any]:
         data = self._asdict()
         data["components"] = dict(self.components)
         data["required_by"] = list(self.required_by)
-        for key, unset in (("consented", False), ("declared", None), ("installed_at", None)):
+        for key, unset in (
+            ("consented", False),
+            ("declared", None),
+            ("installed_at", None),
+            ("hidden_text", None),
+        ):
             if data[key] == unset:
                 del data[key]
         return data
@@ -149,6 +158,7 @@ _KINDS: dict[str, type | tuple[type, ...]] = {
     "components": (dict, type(None)),
     "consented": bool,
     "declared": (str, dict),
+    "hidden_text": str,
 }
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from plugman.manifest import acceptance, gemini, schema
+from plugman.manifest import acceptance, gemini, hidden, schema
 from plugman.manifest.model import Dependency, Plugin, UserOption
 from plugman.manifest.names import check_plugin_name
 from plugman.manifest.plugin_parts import DEFAULT_HOOKS, Parts
@@ -54,7 +54,22 @@ def load(
 ) -> Plugin | None:
     """Load the plugin at `root`; `entry` is its marketplace entry, if any, and `official` says
     whether one of Anthropic's own marketplaces lists it (it may use a reserved name). A
-    component whose file has an error is left out (see plugman.manifest.acceptance)."""
+    component whose file has an error is left out (see plugman.manifest.acceptance). Every
+    file it reads is scanned for hidden text (plugman.manifest.hidden)."""
+    before = len(report.files)
+    loaded = _load(root, report, entry, strict, manifest_path, official)
+    hidden.check_files(report, report.files[before:])
+    return loaded
+
+
+def _load(
+    root: Path,
+    report: Report,
+    entry: Declaration | None,
+    strict: bool,
+    manifest_path: Path | None,
+    official: bool,
+) -> Plugin | None:
     kind, file = manifest_file(root, manifest_path)
     if kind == "gemini" and file is not None:
         return gemini.load(file, report)

@@ -28,13 +28,17 @@ def install(
     dry_run: bool = False,
     config: list[str] | None = None,
     ask: configure.Ask | None = None,
+    allow_hidden: bool = False,
 ) -> list[PluginChange]:
     """`config`: KEY=VALUE userConfig values for the plugins named; `ask` is asked for required
-    ones still missing (a terminal's prompt; none: they stay unset, their entries dropped)."""
+    ones still missing (a terminal's prompt; none: they stay unset, their entries dropped).
+    `allow_hidden`: install plugins with hidden text (recorded; plugman.manifest.hidden)."""
     parsed = [resolver.parse_spec(text, paths.project_dir) for text in specs]
     with session(paths) as work:
         record = InstallRecord.load(paths, scope)
-        planned = resolver.plan(paths, work.store, parsed, record.plugins)
+        planned = resolver.plan(
+            paths, work.store, parsed, record.plugins, allow_hidden=allow_hidden
+        )
         writes = _options(record, [p for p in planned if not p.required_by], config or [], ask)
         if dry_run:
             return [PluginChange("would install", p.id, p.version, scope, "") for p in planned]
@@ -94,6 +98,7 @@ def _add(
         consented=True,
         required_by=(*(previous.required_by if previous else ()), *planned.required_by[-1:]),
         declared=previous.declared if previous else None,
+        hidden_text="allowed" if planned.hidden_text else None,
     )
     return PluginChange("installed", planned.id, planned.version, record.scope, content_hash)
 

@@ -29,6 +29,8 @@ def render(pins: list[dict[str, Any]]) -> bytes | None:
         source = tomlkit.inline_table()
         source.update(dict(sorted(pin["source"].items())))
         entry.add("source", source)
+        if pin.get("hidden_text"):  # let in by --allow-hidden-text: sync lets it in again
+            entry.add("hidden_text", pin["hidden_text"])
         plugins.append(entry)
     doc.add("plugins", plugins)
     return tomlkit.dumps(doc).encode()

@@ -57,6 +57,7 @@ class Planned(NamedTuple):
     entry: dict[str, Any] | None  # the marketplace entry, when it defines the plugin
     specifier: str
     required_by: tuple[str, ...]
+    hidden_text: bool = False  # it has hidden text, let in by --allow-hidden-text
 
 
 def parse_spec(text: str, cwd: Path) -> PluginRequest:
@@ -88,13 +89,23 @@ def plan(
     store: Store,
     specs: list[PluginRequest],
     installed: Mapping[str, InstalledPlugin],
+    *,
+    allow_hidden: bool | set[str] = False,
 ) -> list[Planned]:
-    """Fetch and validate every requested plugin and its dependencies."""
-    return _Planner(paths, store, installed).run(specs)
+    """Fetch and validate every requested plugin and its dependencies. `allow_hidden`: let in
+    plugins with hidden text (True: all; a set: those plugin ids, as the lock allows them)."""
+    return _Planner(paths, store, installed, allow_hidden).run(specs)
 
 
 class _Planner:
-    def __init__(self, paths: Paths, store: Store, installed: Mapping[str, InstalledPlugin]):
+    def __init__(
+        self,
+        paths: Paths,
+        store: Store,
+        installed: Mapping[str, InstalledPlugin],
+        allow_hidden: bool | set[str] = False,
+    ):
+        self.allow_hidden = allow_hidden
         self.paths = paths
         self.store = store
         self.installed = installed
@@ -152,7 +163,7 @@ class _Planner:
                 "itself; install a local plugin from its folder yourself",
             )
         fields = None if entry.strict else entry.entry
-        planned = self.fetch(entry.source, known, known.name, fields, spec, chain)
+        planned = self.fetch(entry.source, known, known.name, fields, spec, chain, plugin_id)
         if planned.plugin.version is None and entry.version:  # as Claude Code: plugin.json's
             planned = planned._replace(version=entry.version)  # version, else the entry's
         # the marketplace's name for a plugin is the one used, whatever its plugin.json says
@@ -166,15 +177,23 @@ class _Planner:
         fields: dict[str, Any] | None,
         spec: PluginRequest,
         chain: tuple[str, ...],
+        plugin_id: str | None = None,
     ) -> Planned:
         from plugman.plugins.sources import fetch
 
         base = known.root if known else None
         fetched = fetch(source, self.store.stage() / "tree", base=base, progress=progress.say)
         official = known is not None and registry.official(known.source)
-        loaded = validate_tree(fetched.root, fields, spec.text, official)
+        allow = self.allow_hidden
+        # a direct install's id is known once loaded: the lock's allowance is checked then
+        allowed = allow if isinstance(allow, bool) else plugin_id in allow or plugin_id is None
+        hidden: list[bool] = []
+        loaded = validate_tree(fetched.root, fields, spec.text, official, allowed, hidden)
         if loaded.format == "folders":  # no manifest: named for where it came from
             loaded = loaded._replace(name=source_kind(source.kind).plugin_name(source))
+        lock_allows = isinstance(allow, bool) or f"{loaded.name}@{market}" in allow
+        if hidden and plugin_id is None and not lock_allows:  # refused, with its findings
+            validate_tree(fetched.root, fields, spec.text, official)
         version = loaded.version or version_of(source.kind, fetched.pin)
         return Planned(
             f"{loaded.name}@{market}",
@@ -187,6 +206,7 @@ class _Planner:
             fields,
             spec.specifier,
             chain,
+            bool(hidden),
         )
 
     def add(self, planned: Planned) -> Planned:
@@ -219,15 +239,22 @@ class _Planner:
 
 
 def validate_tree(
-    root: Path, fields: dict[str, Any] | None, what: str, official: bool = False
+    root: Path,
+    fields: dict[str, Any] | None,
+    what: str,
+    official: bool = False,
+    allow_hidden: bool = False,
+    hidden: list[bool] | None = None,
 ) -> Plugin:
     """Load a fetched plugin as Claude Code accepts it (plugman.manifest.acceptance): refused
-    for an error in its manifest, with a warning for each component left out."""
+    for an error in its manifest, with a warning for each component left out; refused for
+    hidden text unless `allow_hidden` (then `hidden` gets True appended)."""
     report = Report()
     entry_file = root / ".claude-plugin" / "marketplace-entry"
     sink = report.sink(entry_file)
     entry = plugins.Declaration(fields, sink, official) if fields is not None else None
     loaded = plugins.load(root, report, entry, strict=fields is None, official=official)
+    _hidden_text(report, root, what, allow_hidden, hidden)
     _kind, manifest = plugins.manifest_file(root)
     found = acceptance.sort(report.diagnostics, {str(entry_file), str(manifest)})
     if loaded is None or found.fatal:
@@ -245,6 +272,30 @@ def validate_tree(
             f"{acceptance.where(first, root)}"
         )
     return loaded
+
+
+def _hidden_text(
+    report: Report, root: Path, what: str, allow: bool, hidden: list[bool] | None
+) -> None:
+    """Refuse hidden text (plugman.manifest.hidden) unless allowed; warn of invisible text.
+    The findings leave the report: allowed, they must not leave their component out."""
+    found = [d for d in report.diagnostics if d.code in ("hidden-text", "invisible-text")]
+    if not found:
+        return
+    report.diagnostics[:] = [d for d in report.diagnostics if d not in found]
+    blocking = [d for d in found if d.code == "hidden-text"]
+    shown = [f"{_relative(d.file, root)}:{d.line}:{d.column}: {d.message}" for d in found]
+    if blocking and not allow:
+        first = [s for s, d in zip(shown, found, strict=True) if d.code == "hidden-text"]
+        more = f" (and {len(first) - 3} more)" if len(first) > 3 else ""
+        raise PlugmanError(
+            f"{what} hides text from its reviewer: {'; '.join(first[:3])}{more}",
+            hint="read it with plugman validate; if you trust it, install with --allow-hidden-text",
+        )
+    if blocking and hidden is not None:
+        hidden.append(True)
+    for line in shown:
+        progress.warn(f"{what}: {line}")
 
 
 def _relative(file: str, root: Path) -> str:

@@ -63,6 +63,7 @@ def pins_of(planned: list[resolver.Planned]) -> list[dict[str, Any]]:
             "source": p.source,
             "content_hash": tree_hash(p.tree),
         }
+        | ({"hidden_text": "allowed"} if p.hidden_text else {})
         for p in planned
     ]
 
@@ -98,14 +99,18 @@ def _sync_in(paths: Paths, mode: str, dry_run: bool, done: Updated) -> None:
         if mode == "frozen":
             targets = [_fetch_pin(work, pin) for pin in pins]
         else:
-            planned = resolver.plan(paths, work.store, declared_specs(paths), {})
+            allowed = {str(p["id"]) for p in pins if p.get("hidden_text") == "allowed"}
+            specs = declared_specs(paths)
+            planned = resolver.plan(paths, work.store, specs, {}, allow_hidden=allowed)
             if mode == "locked" and _keys(pins_of(planned)) != _keys(pins):
                 raise PlugmanError(
                     "plugman.lock is out of date with plugman.toml or its sources",
                     hint="run: plugman lock, and commit the new plugman.lock",
                 )
             targets = [
-                Target(p.id, p.tree, content_of(p), str(pin["content_hash"]))
+                Target(
+                    p.id, p.tree, content_of(p), str(pin["content_hash"]), pin.get("hidden_text")
+                )
                 for p, pin in zip(planned, pins_of(planned), strict=True)
             ]
         done.changes.extend(_apply(work, record, targets, done))
@@ -129,6 +134,7 @@ class Target(NamedTuple):
     tree: Path
     content: PluginContent
     content_hash: str
+    hidden_text: str | None = None  # "allowed": let in with hidden text (plugman.lock)
 
 
 def _fetch_pin(work: Session, pin: dict[str, Any]) -> Target:
@@ -139,7 +145,8 @@ def _fetch_pin(work: Session, pin: dict[str, Any]) -> Target:
     fetched = fetch(source, work.store.stage() / "tree", base=known.root if known else None)
     found = tree_hash(fetched.root)
     fields = _entry_fields(known, str(pin["name"]))
-    plugin = resolver.validate_tree(fetched.root, fields, pin["id"])
+    allowed = pin.get("hidden_text") == "allowed"
+    plugin = resolver.validate_tree(fetched.root, fields, pin["id"], allow_hidden=allowed)
     if found != pin["content_hash"]:
         raise PlugmanError(
             f"{pin['id']} does not match plugman.lock: expected "
@@ -154,7 +161,7 @@ def _fetch_pin(work: Session, pin: dict[str, Any]) -> Target:
         fields,
         components(plugin),
     )
-    return Target(str(pin["id"]), fetched.root, content, found)
+    return Target(str(pin["id"]), fetched.root, content, found, pin.get("hidden_text"))
 
 
 def _entry_fields(known: registry.Known | None, name: str) -> dict[str, Any] | None:
@@ -197,6 +204,7 @@ def _apply(
             consented=False,
             required_by=current.required_by if current else (),
             declared=value if isinstance(value, str) or target.id not in declared else "*",
+            hidden_text=target.hidden_text,
         )
         version = target.content.version
         changes.append(PluginChange("installed", target.id, version, "project", content_hash))
