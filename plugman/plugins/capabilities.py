@@ -1,4 +1,4 @@
-"""What a new tree of a plugin can do that the installed one could not (issue 26 point 2).
+"""What a new tree of a plugin can do that the installed one could not.
 
 `compare` reads two plugin trees (the installed one in the store and the one fetched) as Claude
 Code loads them and lists what was gained: hooks (event, matcher, command), MCP servers
@@ -15,18 +15,20 @@ import hashlib
 import json
 import shlex
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 from urllib.parse import urlsplit
 
 from plugman.manifest import plugin as plugins
 from plugman.manifest.model import Plugin
 from plugman.manifest.reader import Report
 
+CapabilityKind = Literal["hook", "server", "executable", "setting", "context"]
+
 
 class CapabilityChange(NamedTuple):
     """One capability gained or lost: `before` None when it is new, `after` None when gone."""
 
-    kind: str  # hook | server | executable | setting | context
+    kind: CapabilityKind
     name: str
     before: str | None
     after: str | None
@@ -107,7 +109,7 @@ def _context(plugin: Plugin | None) -> int:
 
 
 def _keyed(
-    kind: str, old: dict[str, str], new: dict[str, str]
+    kind: CapabilityKind, old: dict[str, str], new: dict[str, str]
 ) -> tuple[list[CapabilityChange], list[CapabilityChange]]:
     gained = [
         CapabilityChange(kind, k, old.get(k), v) for k, v in sorted(new.items()) if old.get(k) != v
