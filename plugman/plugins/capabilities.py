@@ -140,7 +140,7 @@ def compare(
         for command in sorted(old_hooks[key] - new_hooks.get(key, set())):
             if new_hooks.get(key, set()) <= old_hooks[key]:
                 lost.append(CapabilityChange("hook", key, command, None))
-    tables = (
+    tables: tuple[tuple[CapabilityKind, dict[str, str], dict[str, str]], ...] = (
         ("server", _servers(before), _servers(after)),
         ("executable", _executables(old) if old else {}, _executables(new)),
         ("setting", _settings(old) if old else {}, _settings(new)),
