@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from plugman.manifest import acceptance, gemini, hidden, schema
+from plugman.manifest import acceptance, gemini, schema
 from plugman.manifest.model import Dependency, Plugin, UserOption
 from plugman.manifest.names import check_plugin_name
 from plugman.manifest.plugin_parts import DEFAULT_HOOKS, Parts
@@ -56,6 +56,8 @@ def load(
     whether one of Anthropic's own marketplaces lists it (it may use a reserved name). A
     component whose file has an error is left out (see plugman.manifest.acceptance). Every
     file it reads is scanned for hidden text (plugman.manifest.hidden)."""
+    from plugman.manifest import hidden  # its patterns compile on import: only when loading
+
     before = len(report.files)
     loaded = _load(root, report, entry, strict, manifest_path, official)
     hidden.check_files(report, report.files[before:])
