@@ -81,6 +81,13 @@ def update(
     ] = None,
     no_refresh: NoRefresh = False,
     dry_run: DryRun = False,
+    allow_hidden_text: Annotated[
+        bool,
+        typer.Option(
+            "--allow-hidden-text",
+            help="Update to new content with hidden text (invisible characters) too; recorded.",
+        ),
+    ] = False,
     as_json: Json = False,
 ) -> None:
     """Each updated plugin is shown with what it can now do (hooks, MCP servers, executables,
@@ -89,7 +96,14 @@ def update(
 
     paths = paths_of(ctx)
     refresh = not no_refresh
-    done = updates.update(paths, names or [], scope, fetch_catalogs=refresh, dry_run=dry_run)
+    done = updates.update(
+        paths,
+        names or [],
+        scope,
+        fetch_catalogs=refresh,
+        dry_run=dry_run,
+        allow_hidden=allow_hidden_text,
+    )
     output.emit(output.updated("update", done, as_json, dry_run))
 
 

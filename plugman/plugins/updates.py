@@ -27,11 +27,13 @@ from plugman.plugins.listings import Outdated, pin_of
 from plugman.plugins.sources.oci import following, unmoved
 
 
-def _fresh(work: Session, plugin_id: str, entry: InstalledPlugin) -> resolver.Planned:
+def _fresh(
+    work: Session, plugin_id: str, entry: InstalledPlugin, allow_hidden: bool = False
+) -> resolver.Planned:
     spec = resolver.PluginRequest(plugin_id, entry.name, entry.marketplace)
     if entry.marketplace == resolver.DIRECT:
         spec = resolver.PluginRequest(plugin_id, direct=following(entry))
-    found = resolver.plan(work.paths, work.store, [spec], {})
+    found = resolver.plan(work.paths, work.store, [spec], {}, allow_hidden=allow_hidden)
     fresh = next((p for p in found if p.id == plugin_id), None)
     if fresh is None:
         raise PlugmanError(
@@ -141,16 +143,19 @@ def update(
     *,
     fetch_catalogs: bool = True,
     dry_run: bool = False,
+    allow_hidden: bool = False,
 ) -> Updated:
     """Bring installed plugins (all, or the named ones) up to their catalogs, in `scope` or
     in every scope here, after refreshing the marketplaces they come from; with `dry_run`,
-    say what would change and change nothing (the catalogs are still refreshed)."""
+    say what would change and change nothing (the catalogs are still refreshed). New content
+    with hidden text is refused unless `allow_hidden` (an earlier allowance was for the old
+    content), and then recorded as allowed."""
     scopes = (scope,) if scope else SCOPES
     if fetch_catalogs:
         refresh(paths, scopes, names)
     done = Updated([], [], set())
     with contextlib.suppress(DryRunError):
-        _update_in(paths, names, scope, scopes, done, dry_run)
+        _update_in(paths, names, scope, scopes, done, dry_run, allow_hidden)
     return done
 
 
@@ -161,6 +166,7 @@ def _update_in(
     scopes: tuple[Scope, ...],
     done: Updated,
     dry_run: bool,
+    allow_hidden: bool,
 ) -> None:
     changes = done.changes
     with session(paths) as work:
@@ -175,7 +181,7 @@ def _update_in(
         hashes: dict[str, tuple[resolver.Planned, str]] = {}  # one fetch per plugin
         for record, plugin_id in candidates:
             entry = record.plugins[plugin_id]
-            change = _update_one(work, record, plugin_id, hashes)
+            change = _update_one(work, record, plugin_id, hashes, allow_hidden)
             if change is not None:
                 changes.append(change)
                 new = record.plugins[plugin_id]
@@ -203,6 +209,7 @@ def _update_one(
     record: InstallRecord,
     plugin_id: str,
     hashes: dict[str, tuple[resolver.Planned, str]],
+    allow_hidden: bool,
 ) -> PluginChange | None:
     entry = record.plugins[plugin_id]
     problem = _gone(work.paths, entry)
@@ -212,7 +219,7 @@ def _update_one(
     if plugin_id not in hashes and unmoved(work.paths, entry):
         return None
     if plugin_id not in hashes:
-        fresh = _fresh(work, plugin_id, entry)
+        fresh = _fresh(work, plugin_id, entry, allow_hidden)
         hashes[plugin_id] = (fresh, work.tx.add_tree(fresh.tree))
     fresh, content_hash = hashes[plugin_id]
     if content_hash == entry.content_hash:
@@ -226,6 +233,7 @@ def _update_one(
         consented=entry.consented,  # an update its user asked for: consent stands
         required_by=entry.required_by,
         declared=entry.declared,
+        hidden_text="allowed" if fresh.hidden_text else None,
     )
     moved = PluginChange("updated", plugin_id, fresh.version, record.scope, content_hash, *was)
     return moved._replace(pin=pin_of(fresh.source))

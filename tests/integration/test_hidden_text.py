@@ -160,3 +160,30 @@ def test_marketplace_plugin_allowed_then_synced_from_the_declaration(
     shutil.rmtree(isolated_home / "data")
     run("sync", "--frozen", project=project)
     assert "sneaky@m" in {p["id"] for p in run("list", project=project)["plugins"]}
+
+
+def test_update_refuses_new_hidden_text_unless_allowed_again(
+    tmp_path: Path, project: Path, isolated_home: Path
+) -> None:
+    market = tmp_path / "market"
+    plugin = _plugin(market / "plugins" / "sneaky", f"Hello {TAGGED}\n")
+    catalog = {"name": "m", "owner": {"name": "t"}, "plugins": [{"name": "sneaky",
+               "source": "./plugins/sneaky"}]}  # fmt: skip
+    (market / ".claude-plugin").mkdir()
+    (market / ".claude-plugin" / "marketplace.json").write_text(json.dumps(catalog))
+    run("marketplace", "add", str(market), project=project)
+    run("install", "sneaky@m", "--scope", "project", "--allow-hidden-text", project=project)
+    skill = plugin / "skills" / "greet" / "SKILL.md"
+    skill.write_text(skill.read_text(encoding="utf-8") + f"More {TAGGED}\n", encoding="utf-8")
+    before = snapshot(isolated_home / "state", project)
+    # the allowance was for the content the user saw: new hidden text is asked about again
+    said = fails("update", "sneaky", project=project)
+    assert "hides text" in said and "skills/greet/SKILL.md:6:6" in said
+    assert snapshot(isolated_home / "state", project) == before
+    updated = run("update", "sneaky", "--allow-hidden-text", project=project)
+    assert [c["action"] for c in updated["changes"]] == ["updated"]
+    records = (isolated_home / "state" / "installed").glob("project-*.json")
+    (record,) = (json.loads(path.read_text())["plugins"]["sneaky@m"] for path in records)
+    assert record["hidden_text"] == "allowed"  # the new content's allowance, recorded
+    assert 'hidden_text = "allowed"' in (project / "plugman.lock").read_text()
+    run("sync", "--frozen", project=project)  # the new content's allowance is in the lock
