@@ -101,7 +101,8 @@ def decode_tags(codepoints: Iterable[int]) -> str:
 
 
 def _unescaped(text: str) -> list[tuple[int, str]]:
-    """The `\\uXXXX` runs of a JSON text, decoded (surrogate pairs joined), with their offsets."""
+    """The runs of `\\u` escapes (a backslash, `u` and four hex digits) in a JSON text, decoded
+    (surrogate pairs joined), with their offsets."""
     runs = []
     for match in ESCAPES.finditer(text):
         units = [int(match[1][i + 2 : i + 6], 16) for i in range(0, len(match[1]), 6)]
