@@ -178,6 +178,8 @@ def plugin_info(found: Info, as_json: bool, checked: list[Report] | None = None)
     lines += version_line(found)
     lines.append(f"source:     {source_words(found.source, found.marketplace)}")
     lines.append(f"components: {_components(found.components)}")
+    if found.refused:
+        lines.append(f"refused:    install would refuse it: {found.refused}")
     scopes = [
         f"{scope} {version}" + ("" if found.enabled[scope] else " (disabled)")
         for scope, version in found.installed.items()
