@@ -195,8 +195,8 @@ COMMANDS = _by_words(
     ),
     Lazy(
         "lock",
-        "plugins",
         "lock",
+        "lock_app",
         "Resolve plugman.toml and write plugman.lock (installs nothing).",
     ),
     Lazy(
