@@ -173,7 +173,7 @@ def _plugin(pin: dict[str, Any], store: Store, entry: dict[str, Any] | None) -> 
     plugin = _load(store.path(str(pin["content_hash"])), entry)
     location = str(source.get(LOCATIONS.get(kind, "url"), ""))
     location = redact.url(location) if "://" in location else location
-    fields = _source_fields(kind, name, version, location, source)
+    fields = source_fields(kind, name, version, location, source)
     signer = pin.get("signer")
     return LockedPlugin(
         id=str(pin["id"]),
@@ -210,7 +210,7 @@ LOCATIONS = {"github": "repo", "oci": "ref", "npm": "package", "path": "path", "
 SourceFields = tuple[str, str | None, str | None, tuple[tuple[str, str], ...]]
 
 
-def _source_fields(
+def source_fields(
     kind: str, name: str, version: str, location: str, source: dict[str, Any]
 ) -> SourceFields:
     """(purl, VCS URL, download URL, download hashes) of a locked source."""
