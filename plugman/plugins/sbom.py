@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 from plugman.config import redact
+from plugman.core import progress
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import atomic_write
 from plugman.core.paths import Paths
@@ -169,8 +170,10 @@ def _epoch() -> datetime | None:
 def _plugin(pin: dict[str, Any], store: Store, entry: dict[str, Any] | None) -> LockedPlugin:
     source: dict[str, Any] = dict(pin.get("source") or {})
     kind = str(source.get("type"))
-    name, version = str(pin["name"]), str(pin["version"])
+    name, version, market = str(pin["name"]), str(pin["version"]), str(pin["marketplace"])
     plugin = _load(store.path(str(pin["content_hash"])), entry)
+    if plugin is None:  # it loaded at install: a store tree changed by hand since
+        progress.warn(f"{pin['id']}: its tree in the store does not load; its servers are left out")
     location = str(source.get(LOCATIONS.get(kind, "url"), ""))
     location = redact.url(location) if "://" in location else location
     fields = source_fields(kind, name, version, location, source)
@@ -178,13 +181,13 @@ def _plugin(pin: dict[str, Any], store: Store, entry: dict[str, Any] | None) -> 
     return LockedPlugin(
         id=str(pin["id"]),
         name=name,
-        marketplace=str(pin["marketplace"]),
+        marketplace=market,
         version=version,
         content_hash=str(pin["content_hash"]),
         source_type=kind,
         location=location,
         pin=pins.pin_of(source),
-        described=redact.url(pins.describe(source, None)),
+        described=redact.url(pins.describe(source, market if market != "direct" else None)),
         purl=fields[0],
         vcs_url=fields[1],
         download_url=fields[2],

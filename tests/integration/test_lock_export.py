@@ -244,3 +244,32 @@ def test_lock_keeps_its_own_command_and_lists_export(tmp_path: Path) -> None:
     """`plugman lock` alone still writes the lock (tests/integration/test_lifecycle.py)."""
     result = CliRunner().invoke(app, ["--project", str(tmp_path), "lock", "--help"])
     assert result.exit_code == 0 and "export" in result.output and "--json" in result.output
+
+
+def test_a_marketplace_entry_s_servers_are_read_and_lock_alone_still_locks(
+    tmp_path: Path,
+) -> None:
+    """A plugin whose marketplace entry (strict: false) declares its server, as install read it;
+    `plugman lock` with no subcommand still resolves plugman.toml and writes plugman.lock."""
+    root = tmp_path / "project"
+    market = root / "market"
+    (market / ".claude-plugin").mkdir(parents=True)
+    (market / "plugins" / "entryplug" / "commands").mkdir(parents=True)
+    (market / "plugins" / "entryplug" / "commands" / "go.md").write_text("Go.\n")
+    server = {"command": "npx", "args": ["-y", "entry-pkg@3.1.4"]}
+    entry = {"name": "entryplug", "source": "./plugins/entryplug", "version": "0.2.0"}
+    entry |= {"strict": False, "mcpServers": {"s": server}}
+    catalog = {"name": "team", "owner": {"name": "t"}, "plugins": [entry]}
+    (market / ".claude-plugin" / "marketplace.json").write_text(json.dumps(catalog))
+    run("marketplace", "add", "./market", project=root)
+    run("install", "entryplug@team", "--scope", "project", project=root)
+    lock = (root / "plugman.lock").read_bytes()
+    assert run("lock", project=root)["plugins"][0]["id"] == "entryplug@team"
+    assert (root / "plugman.lock").read_bytes() == lock
+    bom = json.loads(_export(root).stdout)
+    components = {c["bom-ref"]: c for c in bom["components"]}
+    assert "pkg:npm/entry-pkg@3.1.4" in components
+    plugin = components["plugin:entryplug@team"]
+    said = {p["name"]: p["value"] for p in plugin["properties"]}
+    assert said["plugman:source"].startswith("folder ./plugins/entryplug of marketplace team")
+    assert plugin["purl"] == "pkg:generic/entryplug@0.2.0"
