@@ -12,8 +12,9 @@ package URL (purl) for its source: `pkg:github`, `pkg:oci` (by digest), `pkg:npm
 The document is a function of the lock and the store trees it names: the same lock gives the
 same bytes. Its serial number (and SPDX namespace) derive from the lock's SHA-256 and the
 project's folder name; it carries a creation time only when SOURCE_DATE_EPOCH sets one (the
-reproducible-builds convention): CycloneDX then omits it, SPDX (which requires one) says
-1970-01-01T00:00:00Z. Reads only: never fetches, never writes.
+reproducible-builds convention): without it CycloneDX has none, and SPDX (which requires one)
+says 1970-01-01T00:00:00Z. It never fetches: a locked tree not in the store is an error saying
+to run `plugman sync --frozen`. `save` writes a document to a file atomically.
 """
 
 from __future__ import annotations
@@ -174,9 +175,11 @@ def _plugin(pin: dict[str, Any], store: Store, entry: dict[str, Any] | None) -> 
     plugin = _load(store.path(str(pin["content_hash"])), entry)
     if plugin is None:  # it loaded at install: a store tree changed by hand since
         progress.warn(f"{pin['id']}: its tree in the store does not load; its servers are left out")
-    location = str(source.get(LOCATIONS.get(kind, "url"), ""))
-    location = redact.url(location) if "://" in location else location
-    fields = source_fields(kind, name, version, location, source)
+    field = LOCATIONS.get(kind, "url")
+    location = str(source.get(field, ""))
+    location = redact.url(location) if "://" in location else location  # a git URL's password
+    said = source | {field: location}
+    ref = source_ref(kind, name, version, location, source)
     signer = pin.get("signer")
     return LockedPlugin(
         id=str(pin["id"]),
@@ -187,11 +190,11 @@ def _plugin(pin: dict[str, Any], store: Store, entry: dict[str, Any] | None) -> 
         source_type=kind,
         location=location,
         pin=pins.pin_of(source),
-        described=redact.url(pins.describe(source, market if market != "direct" else None)),
-        purl=fields[0],
-        vcs_url=fields[1],
-        download_url=fields[2],
-        download_hashes=fields[3],
+        described=pins.describe(said, market if market != "direct" else None),
+        purl=ref.purl,
+        vcs_url=ref.vcs_url,
+        download_url=ref.download_url,
+        download_hashes=ref.download_hashes,
         signer=str(signer) if signer else None,
         launches=tuple(packages(plugin.mcp_servers if plugin else ())),
     )
@@ -210,13 +213,22 @@ def _load(root: Path, fields: dict[str, Any] | None) -> Plugin | None:
 
 # The lock field holding a source type's location (the rest use `url`).
 LOCATIONS = {"github": "repo", "oci": "ref", "npm": "package", "path": "path", "command": "command"}
-SourceFields = tuple[str, str | None, str | None, tuple[tuple[str, str], ...]]
+NPM_REGISTRY = "https://registry.npmjs.org"
 
 
-def source_fields(
+class SourceRef(NamedTuple):
+    """What names a locked source for an SBOM."""
+
+    purl: str
+    vcs_url: str | None = None
+    download_url: str | None = None
+    download_hashes: tuple[tuple[str, str], ...] = ()
+
+
+def source_ref(
     kind: str, name: str, version: str, location: str, source: dict[str, Any]
-) -> SourceFields:
-    """(purl, VCS URL, download URL, download hashes) of a locked source."""
+) -> SourceRef:
+    """The purl of a locked source, and where its repository or bytes are (with their hash)."""
     from packageurl import PackageURL
 
     commit = str(source.get("commit") or "") or None
@@ -225,11 +237,11 @@ def source_fields(
         case "github":
             owner, _, repo = location.partition("/")
             purl = PackageURL("github", owner, repo, commit, None, subpath)
-            return str(purl), f"https://github.com/{location}", None, ()
+            return SourceRef(str(purl), vcs_url=f"https://github.com/{location}")
         case "url" | "git-subdir":
             vcs = f"git+{location}" + (f"@{commit}" if commit else "")
             purl = PackageURL("generic", None, name, version, {"vcs_url": vcs}, subpath)
-            return str(purl), location, None, ()
+            return SourceRef(str(purl), vcs_url=location)
         case "oci":
             from plugman.core.oci import reference
 
@@ -238,20 +250,23 @@ def source_fields(
             where = {"repository_url": f"{ref.registry}/{ref.repository}"}
             where |= {"tag": ref.tag} if ref.tag else {}
             purl = PackageURL("oci", None, ref.repository.rsplit("/", 1)[-1], digest, where)
-            return str(purl), None, f"oci://{location}", _sha256(digest)
-        case "npm":
+            return SourceRef(str(purl), None, f"oci://{location}", _sha256(digest))
+        case "npm":  # its tarball where npm's registry layout puts it (package-lock's resolved)
             scope, _, short = location.rpartition("/")
-            registry = source.get("registry")
+            registry, exact = source.get("registry"), str(source.get("version") or "")
             where = {"repository_url": str(registry)} if registry else {}
-            purl = PackageURL("npm", scope or None, short, source.get("version"), where)
-            return str(purl), None, None, _integrity(str(source.get("integrity") or ""))
+            purl = PackageURL("npm", scope or None, short, exact or None, where)
+            base = str(registry or NPM_REGISTRY).rstrip("/")
+            tarball = f"{base}/{location}/-/{short}-{exact}.tgz" if exact else None
+            integrity = _integrity(str(source.get("integrity") or ""))
+            return SourceRef(str(purl), None, tarball, integrity)
         case "archive":
             sha = str(source.get("sha256") or "")
             where = {"download_url": location} | ({"checksum": f"sha256:{sha}"} if sha else {})
             purl = PackageURL("generic", None, name, version, where)
-            return str(purl), None, location, _sha256(sha)
+            return SourceRef(str(purl), None, location, _sha256(sha))
         case _:  # a folder, a command, an extension's kind: named by the plugin only
-            return str(PackageURL("generic", None, name, version)), None, None, ()
+            return SourceRef(str(PackageURL("generic", None, name, version)))
 
 
 def _sha256(text: str | None) -> tuple[tuple[str, str], ...]:

@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 
 from plugman.manifest.model import McpServer
-from plugman.plugins.sbom import source_fields
+from plugman.plugins.sbom import source_ref
 from plugman.plugins.sbom_servers import RemoteServer, launched, packages
 
 DIGEST = "sha256:" + "cd" * 32
@@ -107,11 +109,15 @@ def test_servers_read_as_packages_and_remote_endpoints_without_secrets() -> None
 def test_each_locked_source_has_a_purl(
     kind: str, location: str, fields: dict[str, str], purl: str
 ) -> None:
-    assert source_fields(kind, "x", "1.0.0", location, {"type": kind} | fields)[0] == purl
+    assert source_ref(kind, "x", "1.0.0", location, {"type": kind} | fields).purl == purl
 
 
-def test_an_npm_integrity_is_its_hash_in_hex() -> None:
-    integrity = "sha512-" + "q" * 86 + "=="
-    *_, hashes = source_fields("npm", "x", "1.0.0", "x", {"integrity": integrity})
-    [(algorithm, hex_)] = hashes
-    assert algorithm == "SHA-512" and len(hex_) == 128
+def test_an_npm_plugin_s_tarball_has_its_integrity_in_hex() -> None:
+    integrity = "sha512-" + base64.b64encode(bytes.fromhex("ab" * 64)).decode()
+    fields = {"version": "1.0.1", "integrity": integrity}
+    ref = source_ref("npm", "x", "1.0.1", "@acme/x", fields)
+    assert ref.download_url == "https://registry.npmjs.org/@acme/x/-/x-1.0.1.tgz"
+    [(algorithm, hex_)] = ref.download_hashes
+    assert algorithm == "SHA-512" and hex_ == "ab" * 64
+    private = source_ref("npm", "x", "1.0.1", "x", fields | {"registry": "https://npm.acme/"})
+    assert private.download_url == "https://npm.acme/x/-/x-1.0.1.tgz"
