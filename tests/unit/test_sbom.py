@@ -4,11 +4,14 @@
 from __future__ import annotations
 
 import base64
+import json
+from pathlib import Path
 
 import pytest
 
 from plugman.manifest.model import McpServer
-from plugman.plugins.sbom import source_ref
+from plugman.plugins import sbom_cyclonedx, sbom_spdx
+from plugman.plugins.sbom import Inventory, LockedPlugin, source_ref
 from plugman.plugins.sbom_servers import RemoteServer, launched, packages
 
 DIGEST = "sha256:" + "cd" * 32
@@ -121,3 +124,39 @@ def test_an_npm_plugin_s_tarball_has_its_integrity_in_hex() -> None:
     assert algorithm == "SHA-512" and hex_ == "ab" * 64
     private = source_ref("npm", "x", "1.0.1", "x", fields | {"registry": "https://npm.acme/"})
     assert private.download_url == "https://npm.acme/x/-/x-1.0.1.tgz"
+
+
+def _locked(kind: str, location: str, fields: dict[str, str]) -> LockedPlugin:
+    ref = source_ref(kind, "x", "1.0.1", location, {"type": kind} | fields)
+    return LockedPlugin(
+        f"{kind}@team", "x", "team", "1.0.1", "sha256:" + "0f" * 32, kind, location,
+        fields.get("commit"),
+        f"a {kind} source", ref.purl, ref.vcs_url, ref.download_url, ref.download_hashes,
+        None, (),
+    )  # fmt: skip
+
+
+def test_every_source_kind_validates_in_both_formats(tmp_path: Path) -> None:
+    """Sources the integration tests cannot reach offline (GitHub, npm, a command, a git
+    sub-folder) render to documents CycloneDX's and SPDX's own validators accept."""
+    from cyclonedx.schema import SchemaVersion
+    from cyclonedx.validation.json import JsonStrictValidator
+    from spdx_tools.spdx.parser.parse_anything import parse_file
+    from spdx_tools.spdx.validation.document_validator import validate_full_spdx_document
+
+    integrity = "sha512-" + base64.b64encode(bytes.fromhex("ab" * 64)).decode()
+    plugins = (
+        _locked("github", "acme/plugins", {"commit": "a" * 40, "path": "plugins/x"}),
+        _locked("npm", "@acme/x", {"version": "1.0.1", "integrity": integrity}),
+        _locked("git-subdir", "https://git.acme/p.git", {"commit": "b" * 40, "path": "x"}),
+        _locked("command", "make plugin", {}),
+    )
+    found = Inventory("project", "00" * 32, None, plugins)
+    text = sbom_cyclonedx.render(found).decode()
+    assert JsonStrictValidator(SchemaVersion.V1_7).validate_str(text) is None
+    assert len(json.loads(text)["components"]) == 4
+    out = tmp_path / "sbom.spdx.json"
+    out.write_bytes(sbom_spdx.render(found))
+    assert validate_full_spdx_document(parse_file(str(out))) == []
+    packages = json.loads(out.read_text())["packages"]
+    assert packages[3]["downloadLocation"] == f"git+https://git.acme/p.git@{'b' * 40}"
