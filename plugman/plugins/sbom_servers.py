@@ -2,7 +2,8 @@
 
 A stdio server started by a package runner names the package it runs: `npx -y pkg@1.2.3` (and
 `npm exec`, `pnpm dlx`, `yarn dlx`, `bunx`) an npm package, `uvx tool==2.0` (and `uv tool run`,
-`pipx run`) a PyPI one, `docker run … image:tag` (and `podman run`) a container image. Each
+`pipx run`) a PyPI one, `docker run … image:tag` (and `podman run`) a container image (each
+also behind Windows' `cmd /c`). Each
 becomes a `ServerPackage` with its package URL (purl); a remote server (`url`) a
 `RemoteServer`. A server that runs a file of its own plugin (`node ${CLAUDE_PLUGIN_ROOT}/…`) or
 a program on the PATH launches no package: its code is the plugin's, already in the SBOM by
@@ -116,13 +117,19 @@ def launched(server: str, argv: list[str]) -> ServerPackage | None:
     """The package `argv` (a command and its arguments) runs, if a package runner starts it."""
     if not argv:
         return None
-    program = re.split(r"[\\/]", argv[0])[-1].removesuffix(".exe").removesuffix(".cmd")
-    words = [program, *argv[1:]]
+    words = [_program(argv[0]), *argv[1:]]
+    if words[0] == "cmd" and len(words) > 2 and words[1].lower() == "/c":  # Windows: cmd /c npx
+        words = [_program(words[2]), *words[3:]]
     for launcher in LAUNCHERS:
         if tuple(words[: len(launcher.words)]) == launcher.words:
             spec = _package_word(launcher, words[len(launcher.words) :])
             return _package(server, launcher.ecosystem, spec) if spec else None
     return None
+
+
+def _program(word: str) -> str:
+    """A command's program name: `npx` for `/usr/bin/npx` or `C:\\…\\npx.cmd`."""
+    return re.split(r"[\\/]", word)[-1].lower().removesuffix(".exe").removesuffix(".cmd")
 
 
 def _package_word(launcher: Launcher, rest: list[str]) -> str | None:

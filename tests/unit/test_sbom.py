@@ -29,6 +29,8 @@ DIGEST = "sha256:" + "cd" * 32
         ("npx -p tools@3.0.0 run-it", "pkg:npm/tools@3.0.0", True),
         ("/usr/local/bin/npx -y pkg@1.2.3", "pkg:npm/pkg@1.2.3", True),
         ("npx.cmd -y pkg@1.2.3", "pkg:npm/pkg@1.2.3", True),
+        ("cmd /c npx -y pkg@1.2.3", "pkg:npm/pkg@1.2.3", True),
+        ("C:\\Windows\\System32\\cmd.exe /C uvx tool==2.0", "pkg:pypi/tool@2.0", True),
         ("npm exec -- pkg@1.2.3", "pkg:npm/pkg@1.2.3", True),
         ("pnpm dlx pkg@1.2.3", "pkg:npm/pkg@1.2.3", True),
         ("bunx pkg@1.2.3", "pkg:npm/pkg@1.2.3", True),
