@@ -3,11 +3,11 @@
 A stdio server started by a package runner names the package it runs: `npx -y pkg@1.2.3` (and
 `npm exec`, `pnpm dlx`, `yarn dlx`, `bunx`) an npm package, `uvx tool==2.0` (and `uv tool run`,
 `pipx run`) a PyPI one, `docker run … image:tag` (and `podman run`) a container image (each
-also behind Windows' `cmd /c`). Each
-becomes a `ServerPackage` with its package URL (purl); a remote server (`url`) a
-`RemoteServer`. A server that runs a file of its own plugin (`node ${CLAUDE_PLUGIN_ROOT}/…`) or
-a program on the PATH launches no package: its code is the plugin's, already in the SBOM by
-the plugin's content hash. Pure: reads the server entries it is given.
+also behind Windows' `cmd /c`). Each becomes a `ServerPackage` with its package URL (purl); a
+remote server (`url`) a `RemoteServer`. A server that runs a file of its own plugin (`node
+${CLAUDE_PLUGIN_ROOT}/…`) or a program on the PATH launches no package: its code is the
+plugin's, already in the SBOM by the plugin's content hash. Pure: reads the server entries it
+is given.
 """
 
 from __future__ import annotations
