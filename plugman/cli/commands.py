@@ -197,7 +197,7 @@ COMMANDS = _by_words(
         "lock",
         "lock",
         "lock_app",
-        "Resolve plugman.toml and write plugman.lock (installs nothing).",
+        "Resolve plugman.toml and write plugman.lock (installs nothing), or export it as an SBOM.",
     ),
     Lazy(
         "search",
