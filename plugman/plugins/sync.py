@@ -29,11 +29,26 @@ from plugman.plugins.pins import source_from_lock
 from plugman.plugins.updates import DryRunError, Updated
 
 
-def declared_specs(paths: Paths) -> list[resolver.PluginRequest]:
+def declared_specs(paths: Paths, pins: list[dict[str, Any]]) -> list[resolver.PluginRequest]:
+    """What plugman.toml asks for. A plugin installed directly (`NAME@direct`) is declared by
+    name only: its source is the one plugman.lock (`pins`) records for it."""
+    locked = {str(pin["id"]): pin for pin in pins}
     found = []
     for plugin_id, value in declarations.entries(paths.project_config, "plugins").items():
         specifier = value if isinstance(value, str) else value.get("version", "*")
         name, _, market = plugin_id.partition("@")
+        if market == resolver.DIRECT:
+            if plugin_id not in locked:
+                raise PlugmanError(
+                    f"{plugin_id} was installed from a source given directly, and plugman.lock "
+                    "(the only place that records it) has no entry for it",
+                    where=str(paths.project_config),
+                    hint=f"install it again: plugman install SOURCE --scope project "
+                    f"(or remove {plugin_id} from plugman.toml)",
+                )
+            direct = source_from_lock(dict(locked[plugin_id]["source"]))
+            found.append(resolver.PluginRequest(plugin_id, direct=direct))
+            continue
         found.append(
             resolver.PluginRequest(plugin_id, name, market, "" if specifier == "*" else specifier)
         )
@@ -72,7 +87,8 @@ def lock(paths: Paths) -> list[dict[str, Any]]:
     """Resolve the declaration and write plugman.lock; the new pins."""
     with session(paths) as work:
         register_marketplaces(work)
-        pins = pins_of(resolver.plan(paths, work.store, declared_specs(paths), {}))
+        specs = declared_specs(paths, lockfile.read(paths.project_lock))
+        pins = pins_of(resolver.plan(paths, work.store, specs, {}))
         work.tx.write(paths.project_lock, lockfile.render(pins))
     return pins
 
@@ -88,7 +104,7 @@ def sync(paths: Paths, mode: str = "default", *, dry_run: bool = False) -> Updat
 
 def _sync_in(paths: Paths, mode: str, dry_run: bool, done: Updated) -> None:
     pins = lockfile.read(paths.project_lock)
-    if mode == "frozen" and not pins and declared_specs(paths):
+    if mode == "frozen" and not pins and declarations.entries(paths.project_config, "plugins"):
         raise PlugmanError(
             "there is no plugman.lock to install from",
             hint="run: plugman lock (or plugman sync without --frozen)",
@@ -100,7 +116,7 @@ def _sync_in(paths: Paths, mode: str, dry_run: bool, done: Updated) -> None:
             targets = [_fetch_pin(work, pin) for pin in pins]
         else:
             allowed = {str(p["id"]) for p in pins if p.get("hidden_text") == "allowed"}
-            specs = declared_specs(paths)
+            specs = declared_specs(paths, pins)
             planned = resolver.plan(paths, work.store, specs, {}, allow_hidden=allowed)
             if mode == "locked" and _keys(pins_of(planned)) != _keys(pins):
                 raise PlugmanError(

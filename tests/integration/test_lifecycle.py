@@ -63,6 +63,27 @@ def test_sync_frozen_on_a_fresh_home_reproduces_the_store(
     assert run("sync", "--locked", project=project)["changes"] == []
 
 
+def test_a_direct_install_is_locked_and_synced_from_the_lock(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """plugman.toml names a direct install by id only; its source is in plugman.lock, which
+    `lock` and `sync` read (both failed before: "marketplace 'direct' is not known")."""
+    folder = project / "marketplace" / "plugins" / "writing-skills"
+    run("install", str(folder), "--scope", "project", project=project)
+    lock = (project / "plugman.lock").read_bytes()
+    assert run("lock", project=project)["plugins"][0]["id"] == "writing-skills@direct"
+    assert (project / "plugman.lock").read_bytes() == lock
+    assert run("sync", project=project)["changes"] == []
+    assert run("sync", "--locked", project=project)["changes"] == []
+    monkeypatch.setenv("PLUGMAN_HOME", str(tmp_path / "fresh-home"))
+    [done] = run("sync", project=project)["changes"]
+    assert (done["id"], done["action"]) == ("writing-skills@direct", "installed")
+    (project / "plugman.lock").unlink()
+    said = fails("sync", project=project)
+    assert "writing-skills@direct was installed from a source given directly" in said
+    assert "plugman install SOURCE --scope project" in said
+
+
 def test_sync_locked_fails_on_a_stale_lock_and_lock_refreshes_it(project: Path) -> None:
     run("marketplace", "add", "./marketplace", project=project)
     run("install", "toolbox", "--scope", "project", project=project)
