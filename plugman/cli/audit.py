@@ -39,7 +39,8 @@ def audit(
 
     if fmt not in output.FORMATS:
         raise UsageError(
-            f"--format {fmt!r} is not one of {', '.join(map(repr, output.FORMATS))}",
+            f"invalid value for '--format': {fmt!r} is not one of "
+            + ", ".join(map(repr, output.FORMATS)),
             hint="see: plugman audit --help",
         )
     result = run(paths_of(ctx), os.environ, scope)

@@ -51,7 +51,9 @@ def _summary(result: Audit) -> str:
 def _text(result: Audit) -> str:
     lines = []
     for f in result.findings:
-        where = display_path(f.file) + (f":{f.line}" if f.line else "")
+        where = (_in_project(result, f.file) or display_path(f.file)) + (
+            f":{f.line}" if f.line else ""
+        )
         lines += [f"{where}: error [{f.check}] {f.message}", f"  fix: {f.fix}"]
     return "\n".join([*lines, _summary(result)])
 
