@@ -8,8 +8,11 @@ syntax. Every check is shown catching its case alone, and clean otherwise."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -150,6 +153,28 @@ def test_drifted_file_and_unpinned_server_two_sarif_findings_then_clean_after_th
     assert skill.read_text().endswith("Say hello.\n")  # plugman's again
     code, out, _ = audit(project)
     assert code == 0 and out.startswith("audit: clean")
+
+
+def _no_network() -> list[str]:
+    """`unshare -n`: the command runs in a network namespace of its own, which has no network
+    at all (as root, as CI runs); the test is skipped, saying so, where it cannot be made."""
+    unshare = shutil.which("unshare")
+    probe = [unshare or "unshare", "-n", "true"]
+    if unshare is None or subprocess.run(probe, capture_output=True, check=False).returncode:
+        pytest.skip("unshare -n (a network namespace without network) is not available here")
+    return [unshare, "-n"]
+
+
+def test_the_audit_runs_with_the_network_down(project: Path) -> None:
+    run("install", "srv", "--scope", "project", project=project)
+    argv = [sys.executable, "-m", "plugman", "--project", str(project), "audit", "--format"]
+    done = subprocess.run(
+        [*_no_network(), *argv, "sarif"],
+        capture_output=True, text=True, timeout=60, env=os.environ.copy(), check=False,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    (result,) = valid_sarif(done.stdout)["runs"][0]["results"]
+    assert result["ruleId"] == "unpinned-server"
 
 
 def test_a_store_tree_altered_or_deleted_on_disk_is_found(
