@@ -22,6 +22,7 @@ import pytest
 from typer.testing import CliRunner
 
 from plugman.cli.app import app
+from tests.integration.agents import agent_env, gemini_bin, trust_gemini_folder
 from tests.integration.helpers import run
 
 UNPINNED = {"command": "npx", "args": ["-y", "some-server"]}
@@ -153,6 +154,35 @@ def test_drifted_file_and_unpinned_server_two_sarif_findings_then_clean_after_th
     assert skill.read_text().endswith("Say hello.\n")  # plugman's again
     code, out, _ = audit(project)
     assert code == 0 and out.startswith("audit: clean")
+
+
+@pytest.mark.slow
+def test_the_drift_found_is_what_gemini_loads_and_the_fix_gives_it_plugmans_skill_again(
+    project: Path, home: Path
+) -> None:
+    run("agents", "add", "gemini", "--scope", "project", project=project)
+    run("install", "tidy", "--scope", "project", project=project)
+    skill = project / ".agents" / "skills" / "hello" / "SKILL.md"
+    skill.write_text(skill.read_text().replace("Says hello.", "Says hello, then mine."))
+    trust_gemini_folder(home, project)
+    env = agent_env(home, Path(sys.executable).parent)
+
+    def gemini_skills() -> str:
+        done = subprocess.run(
+            [str(gemini_bin()), "skills", "list"], cwd=project, env=env, capture_output=True,
+            text=True, timeout=110, stdin=subprocess.DEVNULL, check=False,
+        )  # fmt: skip
+        return done.stdout + done.stderr
+
+    assert "Says hello, then mine." in gemini_skills()  # the agent loads the hand edit
+    (found,) = findings(project)
+    assert found["check"] == "drift" and found["file"] == ".agents/skills/hello/SKILL.md"
+
+    shutil.move(skill.parent, project.parent / "my-hello")  # the fix the finding names
+    run("agents", "add", "gemini", "--scope", "project", project=project)
+    assert findings(project) == []
+    listed = gemini_skills()
+    assert "Description: Says hello.\n" in listed and "then mine" not in listed, listed
 
 
 def _no_network() -> list[str]:
