@@ -27,8 +27,8 @@ def audit(
     ] = "text",
     as_json: Annotated[bool, typer.Option("--json", help="The same as --format json.")] = False,
 ) -> None:
-    """Checks, without the network: every plugin the lock and the install records pin is in
-    the store and hashes to its pin; the agent files plugman deployed are as it wrote them;
+    """What it checks: every plugin the lock and the install records pin is in the store
+    and hashes to its pin; the agent files plugman deployed are as it wrote them;
     no plugin was let in with hidden text; every MCP server (a plugin's or your own) launches
     an exact version of what it downloads (npx, pnpm dlx, bunx, uvx, uv tool run, pipx run).
     Each finding says what to run to fix it.

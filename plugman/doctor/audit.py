@@ -229,28 +229,26 @@ def _here(given: Given, scope: Scope, project: str) -> bool:
 def hidden_text(given: Given) -> list[Finding]:
     """No plugin let in with hidden text (`install --allow-hidden-text`)."""
     lock = _Lock.read(given)
+    trees = Store(given.paths.store_dir)
+    allowed: dict[tuple[Scope, str], str] = {}  # (scope, plugin id) → its content hash
+    for scope in given.scopes:
+        for plugin_id, entry in InstallRecord.load(given.paths, scope).plugins.items():
+            if entry.hidden_text == "allowed":
+                allowed[scope, plugin_id] = entry.content_hash
+    for plugin_id, pin in lock.pins.items():
+        if pin.get("hidden_text") == "allowed":
+            allowed.setdefault(("project", plugin_id), str(pin.get("content_hash")))
     found = []
-    said: set[tuple[str, str]] = set()
-    allowed = [
-        (scope, plugin_id)
-        for scope in given.scopes
-        for plugin_id, entry in InstallRecord.load(given.paths, scope).plugins.items()
-        if entry.hidden_text == "allowed"
-    ]
-    allowed += [("project", i) for i, p in lock.pins.items() if p.get("hidden_text") == "allowed"]
-    for scope, plugin_id in allowed:
-        if (scope, plugin_id) in said:
-            continue
-        said.add((scope, plugin_id))
+    for (scope, plugin_id), content_hash in allowed.items():
         name = plugin_id.partition("@")[0]
         message = (
             f"{plugin_id} ({scope} scope) was let in with hidden text (install "
             "--allow-hidden-text): characters a reviewer does not see"
         )
         fix = (
-            f"see where: plugman validate on the plugin's folder; then install content without "
-            f"it (plugman update {name} --scope {scope}) or remove it (plugman uninstall {name} "
-            f"--scope {scope})"
+            f"see where: plugman validate {trees.path(content_hash)}; then install content "
+            f"without it (plugman update {name} --scope {scope}) or remove it (plugman "
+            f"uninstall {name} --scope {scope})"
         )
         found.append(Finding("hidden-text", message, fix, *lock.at(given, plugin_id, scope)))
     return found

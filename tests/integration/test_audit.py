@@ -258,7 +258,9 @@ def test_an_mcp_entry_edited_in_an_agent_file_is_drift(project: Path) -> None:
     )
 
 
-def test_a_plugin_let_in_with_hidden_text_is_a_finding(project: Path, market: Path) -> None:
+def test_a_plugin_let_in_with_hidden_text_is_a_finding(
+    project: Path, market: Path, isolated_home: Path
+) -> None:
     _plugin(market, "sneaky", PINNED, skill=f"Be kind.{TAGGED}\n")
     _market(market, ["srv", "tidy", "sneaky"])
     run("marketplace", "update", project=project)
@@ -271,6 +273,7 @@ def test_a_plugin_let_in_with_hidden_text_is_a_finding(project: Path, market: Pa
     assert lines[found["line"] - 1] == 'id = "sneaky@audit-market"'
     assert "sneaky@audit-market (project scope) was let in with hidden text" in found["message"]
     assert "plugman uninstall sneaky --scope project" in found["fix"]
+    assert found["fix"].startswith(f"see where: plugman validate {isolated_home}")
     assert chr(0xE0069) not in json.dumps(found, ensure_ascii=False)
 
 
