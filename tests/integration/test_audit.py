@@ -239,6 +239,27 @@ def test_a_lock_pin_not_installed_is_found_until_sync_frozen(project: Path) -> N
     assert findings(project) == []
 
 
+def test_a_hand_edit_a_deployment_left_to_the_user_is_still_drift(project: Path) -> None:
+    run("agents", "add", "gemini", "--scope", "project", project=project)
+    run("install", "tidy", "--scope", "project", project=project)
+    skill = project / ".agents" / "skills" / "hello" / "SKILL.md"
+    skill.write_text("mine\n")
+    # deployed again without moving it away: plugman leaves the file to the user and forgets
+    # it, and Gemini reads it instead of the plugin's skill
+    run("agents", "add", "gemini", "--scope", "project", project=project)
+    (found,) = findings(project)
+    assert found["check"] == "drift" and found["file"] == ".agents/skills/hello"
+    assert found["message"].startswith("plugman deploys a file here for gemini, but this one")
+    assert "was changed by hand" in found["message"]
+    assert "the agents read it instead" in found["message"]
+    assert found["fix"] == "move it away, then run: plugman agents add gemini --scope project"
+    assert findings(project, "--scope", "user") == []
+    shutil.move(skill.parent, project.parent / "my-hello")
+    run("agents", "add", "gemini", "--scope", "project", project=project)
+    assert findings(project) == []
+    assert skill.read_text().endswith("Say hello.\n")
+
+
 def test_an_mcp_entry_edited_in_an_agent_file_is_drift(project: Path) -> None:
     run("agents", "add", "gemini", "--scope", "project", project=project)
     run("install", "tidy", "--scope", "project", project=project)

@@ -1,11 +1,11 @@
-"""Which server launches `plugman audit` calls unpinned (plugman.doctor.audit_pins): every
+"""Which server launches `plugman audit` calls unpinned (plugman.doctor.audit.pins): every
 launcher the check knows, pinned and not, as `command` + `args` and as one command line."""
 
 from __future__ import annotations
 
 import pytest
 
-from plugman.doctor.audit_pins import unpinned
+from plugman.doctor.audit.pins import unpinned
 
 UNPINNED = [
     # (command, args, the package as written, how a pinned one is spelled)
