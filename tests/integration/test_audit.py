@@ -321,6 +321,23 @@ def test_scope_limits_the_audit(project: Path) -> None:
     assert "MCP server 'mine' (user scope)" in found["message"]
     assert findings(project, "--scope", "project") == []
     assert len(findings(project, "--scope", "user")) == 1
+    code, out, _ = audit(project, "--scope", "user", "--format", "sarif")
+    (result,) = valid_sarif(out)["runs"][0]["results"]
+    where = result["locations"][0]["physicalLocation"]
+    assert code == 1 and where["artifactLocation"]["uri"].startswith("file:///")  # outside
+    assert "uriBaseId" not in where["artifactLocation"] and where["region"]["startLine"] >= 1
+
+
+def test_a_state_file_that_cannot_be_read_is_a_finding_of_the_check_needing_it(
+    project: Path, isolated_home: Path
+) -> None:
+    run("agents", "add", "gemini", "--scope", "project", project=project)
+    run("install", "tidy", "--scope", "project", project=project)
+    exports = isolated_home / "state" / "exports.json"
+    exports.write_text("{not json")
+    (found,) = findings(project)
+    assert found["check"] == "drift" and found["file"] == str(exports)
+    assert found["message"].startswith("could not check: unreadable")
 
 
 def test_github_lines_are_workflow_commands(project: Path) -> None:
