@@ -195,9 +195,9 @@ COMMANDS = _by_words(
     ),
     Lazy(
         "lock",
-        "plugins",
         "lock",
-        "Resolve plugman.toml and write plugman.lock (installs nothing).",
+        "lock_app",
+        "Resolve plugman.toml and write plugman.lock (installs nothing), or export it as an SBOM.",
     ),
     Lazy(
         "search",

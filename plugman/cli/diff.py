@@ -1,5 +1,6 @@
-"""`plugman diff PLUGIN [FROM] [TO]`: what an installed plugin's source now offers can do that
-the installed content cannot (plugman.plugins.capabilities); installs nothing."""
+"""`plugman diff PLUGIN [FROM] [TO]`: what one content of an installed plugin can do that another
+cannot (plugman.plugins.capabilities), by default what its source offers now against what is
+installed; installs nothing."""
 
 from __future__ import annotations
 
@@ -10,20 +11,25 @@ import typer
 from plugman import output
 from plugman.cli.common import Json, paths_of
 from plugman.core import state
-from plugman.core.errors import UsageError
-
-ENDS = ("installed", "available")
 
 
 def diff(
     ctx: typer.Context,
     plugin: Annotated[str, typer.Argument(help="An installed plugin (name or name@marketplace).")],
     start: Annotated[
-        str, typer.Argument(metavar="[FROM]", help="installed (the default).")
+        str,
+        typer.Argument(
+            metavar="[FROM]",
+            help="installed (the default), available, locked (what plugman.lock pins) or a "
+            "plugin folder.",
+        ),
     ] = "installed",
     end: Annotated[
         str,
-        typer.Argument(metavar="[TO]", help="available (the default): what its source offers now."),
+        typer.Argument(
+            metavar="[TO]",
+            help="available (the default): what its source offers now; or as FROM.",
+        ),
     ] = "available",
     scope: Annotated[
         state.Scope | None,
@@ -40,11 +46,5 @@ def diff(
     Exit codes: 0 shown, 1 the plugin cannot be compared, 2 usage error."""
     from plugman.plugins import updates
 
-    if (start, end) != ENDS:
-        raise UsageError(
-            f"plugman diff compares the installed content with what its source offers now; "
-            f"'{start} {end}' is not supported yet",
-            hint=f"run: plugman diff {plugin} (or: plugman diff {plugin} installed available)",
-        )
-    where, found = updates.diff(paths_of(ctx), plugin, scope)
-    output.emit(output.capability_diff(where, found, as_json))
+    where, found = updates.diff(paths_of(ctx), plugin, scope, start, end)
+    output.emit(output.capability_diff(where, found, start, end, as_json))

@@ -56,9 +56,15 @@ def capability_lines(found: Capabilities, waits: bool) -> list[str]:
     at all when its capabilities did not change)."""
     lines = [f"  {_gained(c)}" for c in found.gained]
     lines += [f"  - {KINDS[c.kind]} {c.name} (removed)" for c in found.lost]
-    if waits and any(c.kind in ("hook", "server") for c in found.gained + found.lost):
+    new = sorted(
+        {f"{KINDS[c.kind]} {c.name}" for c in found.gained if c.kind in ("hook", "server")}
+    )
+    if waits and (new or any(c.kind in ("hook", "server") for c in found.lost)):
         name = found.plugin.partition("@")[0]
-        lines.append(f"  its hooks and MCP servers wait for approval: plugman trust approve {name}")
+        what = f" (new or changed: {', '.join(new)})" if new else ""
+        lines.append(
+            f"  its hooks and MCP servers wait for approval{what}: plugman trust approve {name}"
+        )
     return lines
 
 
@@ -114,12 +120,12 @@ def _paired(done: Updated) -> dict[tuple[str, str], Capabilities]:
     return found
 
 
-def capability_diff(scope: str, found: Capabilities, as_json: bool) -> str:
-    """`plugman diff PLUGIN`: the installed content against what its source offers now."""
+def capability_diff(scope: str, found: Capabilities, start: str, end: str, as_json: bool) -> str:
+    """`plugman diff PLUGIN [FROM] [TO]`: what `end`'s content can do that `start`'s cannot."""
     if as_json:
-        doc = {"plugin": found.plugin, "scope": scope, **capabilities_json(found)}
-        return envelope("diff", **doc)
-    head = f"{found.plugin} ({scope}): installed -> available"
+        doc = {"plugin": found.plugin, "scope": scope, "from": start, "to": end}
+        return envelope("diff", **doc, **capabilities_json(found))
+    head = f"{found.plugin} ({scope}): {start} -> {end}"
     if found.empty and found.context_before == found.context_after:
         return f"{head}\n  no change in capability"
     return "\n".join([head, *capability_lines(found, False)])

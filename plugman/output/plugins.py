@@ -1,5 +1,5 @@
-"""Results of install, uninstall, enable, list, lock, outdated, search, info and marketplace
-commands."""
+"""Results of install, uninstall, enable, list, lock, lock export, outdated, search, info and
+marketplace commands."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from plugman.plugins.listings import Info, Listed, Outdated, SearchHit
     from plugman.plugins.mcp_registry import RegistryHit
     from plugman.plugins.registry import Known
+    from plugman.plugins.sbom import Document
 
 
 def changes(command: str, done: list[PluginChange], as_json: bool) -> str:
@@ -118,6 +119,19 @@ def locked(pins: list[dict[str, Any]], as_json: bool) -> str:
     return "\n".join(lines) or "nothing to lock"
 
 
+def sbom_written(document: Document, as_json: bool) -> str:
+    """`plugman lock export --output FILE`: what was written where."""
+    where = display_path(str(document.path))
+    if as_json:
+        counts = {"plugins": document.plugins, "server_packages": document.packages}
+        body = {"path": where, "sbom_format": document.form, "spec": document.spec}
+        return envelope("lock export", **body, **counts, remote_servers=document.remote)
+    listed = [(document.plugins, "plugin"), (document.packages, "server package")]
+    listed += [(document.remote, "remote server")] if document.remote else []
+    said = ", ".join(f"{n} {word}{'' if n == 1 else 's'}" for n, word in listed)
+    return f"wrote {where} ({document.spec}): {said}"
+
+
 def outdated(found: list[Outdated], as_json: bool) -> str:
     """`plugman outdated`: what is newer, or why it cannot be checked."""
     if as_json:
@@ -178,6 +192,8 @@ def plugin_info(found: Info, as_json: bool, checked: list[Report] | None = None)
     lines += version_line(found)
     lines.append(f"source:     {source_words(found.source, found.marketplace)}")
     lines.append(f"components: {_components(found.components)}")
+    if found.refused:
+        lines.append(f"refused:    install would refuse it: {found.refused}")
     scopes = [
         f"{scope} {version}" + ("" if found.enabled[scope] else " (disabled)")
         for scope, version in found.installed.items()

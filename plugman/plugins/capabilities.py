@@ -1,12 +1,13 @@
 """What a new tree of a plugin can do that the installed one could not.
 
 `compare` reads two plugin trees (the installed one in the store and the one fetched) as Claude
-Code loads them and lists what was gained: hooks (event, matcher, command), MCP servers
-(command and arguments, or URL and its host), executables in `bin/` (on the Bash tool's PATH),
-the honoured keys of the plugin's `settings.json`, and the always-on context (skill
-descriptions and command text, in bytes). What was lost is listed apart. Pure: it reads files
-and returns values; `update`, `sync` and `plugman diff` show it before (or without) changing
-bytes.
+Code loads them and lists what was gained: hooks (event, matcher, command, condition and
+timeout), MCP servers (command and arguments and the names of their env variables, or URL, its
+host and the names of its headers: a changed value shows as a changed digest, never as the
+value), executables in `bin/` (on the Bash tool's PATH), the honoured keys of the plugin's
+`settings.json`, and the always-on context (skill descriptions and command text, in bytes).
+What was lost is listed apart. Pure: it reads files and returns values; `update`, `sync` and
+`plugman diff` show it before (or without) changing bytes.
 """
 
 from __future__ import annotations
@@ -55,13 +56,29 @@ def _load(root: Path, fields: dict[str, Any] | None) -> Plugin | None:
 
 
 def _hooks(plugin: Plugin | None) -> dict[str, set[str]]:
-    """`EVENT:MATCHER` -> the commands (or URLs, prompts) its handlers run."""
+    """`EVENT:MATCHER` -> the commands (or URLs, prompts) its handlers run, each with the
+    condition (`if`) and the timeout it runs under."""
     found: dict[str, set[str]] = {}
     for hook in plugin.hooks if plugin else ():
-        what = hook.entry.get("command") or hook.entry.get("url") or hook.entry.get("prompt")
+        entry = hook.entry
+        what = f"{hook.type} {entry.get('command') or entry.get('url') or entry.get('prompt')}"
+        if isinstance(entry.get("if"), str):
+            what += f" [if {entry['if']}]"
+        if isinstance(entry.get("timeout"), int | float) and not isinstance(entry["timeout"], bool):
+            what += f" [timeout {entry['timeout']:g}s]"
         key = f"{hook.event}:{hook.matcher or '*'}"
-        found.setdefault(key, set()).add(f"{hook.type} {what}")
+        found.setdefault(key, set()).add(what)
     return found
+
+
+def _names_and_values(entry: dict[str, Any], key: str) -> str:
+    """` KEY a, b (values #1a2b3c)`: the names in a server's `env` or `headers` table, and a
+    digest of their values, so a changed value shows without printing it (it may be a secret)."""
+    table = entry.get(key)
+    if not isinstance(table, dict) or not table:
+        return ""
+    digest = hashlib.sha256(json.dumps(table, sort_keys=True).encode()).hexdigest()[:6]
+    return f"; {key} {', '.join(sorted(map(str, table)))} (values #{digest})"
 
 
 def _servers(plugin: Plugin | None) -> dict[str, str]:
@@ -71,9 +88,11 @@ def _servers(plugin: Plugin | None) -> dict[str, str]:
         if isinstance(entry.get("url"), str):
             host = urlsplit(entry["url"]).hostname or "?"
             found[server.name] = f"{server.transport} {entry['url']} (host {host})"
+            found[server.name] += _names_and_values(entry, "headers")
         else:
             args = [str(a) for a in entry.get("args") or [] if isinstance(a, (str, int, float))]
             found[server.name] = shlex.join([str(entry.get("command", "")), *args])
+            found[server.name] += _names_and_values(entry, "env")
     return found
 
 

@@ -95,6 +95,7 @@ class Info(NamedTuple):
     enabled: dict[str, bool]  # scope -> enabled
     catalog_version: str | None = None  # what the catalog entry says
     plugin_json_version: str | None = None  # what its plugin.json says, when read before install
+    refused: str | None = None  # why install would refuse it (a local plugin, read before install)
 
     def as_json(self) -> dict[str, Any]:
         return self._asdict()

@@ -99,7 +99,11 @@ def info(paths: Paths, text: str) -> Info:
 
 
 def _from_catalog(known: registry.Known, entry: MarketplaceEntry) -> Info:
-    local = _local_plugin(known, entry)
+    local, refused = None, None
+    try:
+        local = _local_plugin(known, entry)
+    except PlugmanError as exc:
+        refused = exc.message
     version, own = offered(known, entry)
     return Info(
         id=f"{entry.name}@{known.name}",
@@ -113,6 +117,7 @@ def _from_catalog(known: registry.Known, entry: MarketplaceEntry) -> Info:
         enabled={},
         catalog_version=entry.version,
         plugin_json_version=own,
+        refused=refused,
     )
 
 
@@ -163,17 +168,15 @@ def _installed_as(
 
 
 def _local_plugin(known: registry.Known, entry: MarketplaceEntry) -> Plugin | None:
-    """The plugin a local marketplace lists in one of its folders, loaded as install would."""
+    """The plugin a local marketplace lists in one of its folders, loaded as install would
+    (raising as install would refuse it)."""
     source = entry.source
     if source is None or source.kind != "path" or registry.remote(known.source):
         return None
     root = (known.root / source.location).resolve()
     if not root.is_dir():
         return None
-    try:
-        return resolver.validate_tree(root, None if entry.strict else entry.entry, entry.name)
-    except PlugmanError:
-        return None
+    return resolver.validate_tree(root, None if entry.strict else entry.entry, entry.name)
 
 
 def _components(local: Plugin | None) -> dict[str, list[str]] | None:

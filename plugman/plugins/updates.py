@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-from typing import NamedTuple
+from pathlib import Path
+from typing import Any, NamedTuple
 
 from plugman.agents import deploy
 from plugman.config.scopes import consented
 from plugman.core import progress
-from plugman.core.errors import PlugmanError
+from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.fs import tree_hash
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
@@ -239,26 +240,81 @@ def _update_one(
     return moved._replace(pin=pin_of(fresh.source))
 
 
-def diff(paths: Paths, name: str, scope: Scope | None = None) -> tuple[Scope, Capabilities]:
+ENDS = ("installed", "available", "locked")  # or a plugin folder
+
+
+def diff(
+    paths: Paths,
+    name: str,
+    scope: Scope | None = None,
+    start: str = "installed",
+    end: str = "available",
+) -> tuple[Scope, Capabilities]:
     """What the plugin `name` installed here (in `scope`, or the first scope holding it) would
-    gain and lose by an update to what its source offers now; installs nothing (the catalog is
-    refreshed, as `outdated` does)."""
+    gain and lose going from `start` to `end`, each `installed` (its tree in the store),
+    `available` (what its source offers now; the catalog is refreshed, as `outdated` does),
+    `locked` (the tree plugman.lock pins) or a plugin folder; installs nothing."""
     scopes = (scope,) if scope else SCOPES
     records = [InstallRecord.load(paths, s) for s in scopes]
-    found = _candidates(records, [name])
+    where = f"the {scope} scope" if scope else "any scope here"
+    found = [(r, i) for r in records for i, e in r.plugins.items() if name in (i, e.name)]
     if not found:
-        where = f"the {scope} scope" if scope else "any scope here"
         raise PlugmanError(
-            f"{name} is not installed from a marketplace or an OCI tag in {where}",
-            hint="run: plugman list (plugman diff compares an installed plugin with its source)",
+            f"{name} is not installed in {where}",
+            hint="run: plugman list (plugman diff compares an installed plugin's content)",
         )
     record, plugin_id = found[0]
     entry = record.plugins[plugin_id]
-    refresh(paths, (record.scope,), [plugin_id])
-    problem = _gone(paths, entry)
-    if problem is not None:
-        raise PlugmanError(f"{plugin_id} cannot be compared: {problem}", hint="run: plugman list")
-    with session(paths) as work:  # writes nothing: the staged tree is collected after
+    if "available" in (start, end):
+        if not _candidates([record], [plugin_id]):
+            raise PlugmanError(
+                f"{plugin_id} is not installed from a marketplace or an OCI tag: "
+                "there is no 'available' content to compare with",
+                hint=f"compare with a folder: plugman diff {entry.name} installed PATH",
+            )
+        refresh(paths, (record.scope,), [plugin_id])
+        problem = _gone(paths, entry)
+        if problem is not None:
+            raise PlugmanError(
+                f"{plugin_id} cannot be compared: {problem}", hint="run: plugman list"
+            )
+    with session(paths) as work:  # writes nothing: a staged tree is collected after
+        old, old_fields = _end(work, plugin_id, entry, start)
+        new, new_fields = _end(work, plugin_id, entry, end)
+        return record.scope, compare(plugin_id, old, new, old_fields, new_fields)
+
+
+def _end(
+    work: Session, plugin_id: str, entry: InstalledPlugin, end: str
+) -> tuple[Path, dict[str, Any] | None]:
+    """The tree (and marketplace entry fields) one end of a diff names."""
+    if end == "installed":
+        return work.store.path(entry.content_hash), entry.entry
+    if end == "available":
         fresh = _fresh(work, plugin_id, entry)
-        old = work.store.path(entry.content_hash)
-        return record.scope, compare(plugin_id, old, fresh.tree, entry.entry, fresh.entry)
+        return fresh.tree, fresh.entry
+    if end == "locked":
+        from plugman.plugins import lockfile
+
+        pin = next(
+            (p for p in lockfile.read(work.paths.project_lock) if p.get("id") == plugin_id), None
+        )
+        if pin is None:
+            raise PlugmanError(
+                f"{plugin_id} is not pinned in {work.paths.project_lock}",
+                hint="run: plugman lock (or compare installed available)",
+            )
+        tree = work.store.path(str(pin.get("content_hash")))
+        if not tree.is_dir():
+            raise PlugmanError(
+                f"the tree {plugin_id} is locked to is not in the store",
+                hint="run: plugman sync --frozen (it fetches exactly what the lock pins)",
+            )
+        return tree, entry.entry
+    folder = Path(end).expanduser()
+    if not folder.is_dir():
+        raise UsageError(
+            f"cannot compare with {end!r}: it is neither {', '.join(ENDS)} nor a folder",
+            hint="name installed, available, locked or a plugin folder",
+        )
+    return folder, None

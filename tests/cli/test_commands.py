@@ -103,10 +103,11 @@ def _loaded_by(args: list[str], env: dict[str, str]) -> tuple[int, list[str]]:
 
 def test_the_fast_commands_run_without_typer(tmp_path: Path) -> None:
     """install, uninstall, list, paths, config resolve and validate never import typer (nor
-    click, rich or mcp), and uninstall loads nothing of planning, fetching or validating."""
+    click, rich, mcp or the SBOM libraries), and uninstall loads nothing of planning, fetching
+    or validating."""
     env = {**os.environ, "PLUGMAN_HOME": str(tmp_path / "home"), "HOME": str(tmp_path)}
     env["PLUGMAN_MANAGED_DIR"] = str(tmp_path / "managed")
-    light = ("typer", "click", "rich", "mcp", "pydantic")
+    light = ("typer", "click", "rich", "mcp", "pydantic", "cyclonedx", "packageurl", "spdx_tools")
     for args in (
         ["list", "--json"],
         ["paths"],

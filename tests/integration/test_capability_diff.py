@@ -9,7 +9,9 @@ scope the user's own install is consent, so nothing waits: the diff is the notic
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -64,13 +66,16 @@ def gained(doc: dict[str, Any]) -> set[tuple[str, str, Any, Any]]:
     return {(g["kind"], g["name"], g["before"], g["after"]) for g in doc["gained"]}
 
 
+# the names of the sample server's env variables, and a digest of their values (never shown)
+OWNER = json.dumps({"NOTES_OWNER": "${USER:-sample}"}).encode()
+ENV = f"; env NOTES_OWNER (values #{hashlib.sha256(OWNER).hexdigest()[:6]})"
 EXPECTED = {
     ("hook", "PreToolUse:Bash", None, "command sh audit.sh"),
     (
         "server",
         "notes",
-        "python3 '${CLAUDE_PLUGIN_ROOT}/server/notes_server.py'",
-        "uv run '${CLAUDE_PLUGIN_ROOT}/server/notes_server.py'",
+        "python3 '${CLAUDE_PLUGIN_ROOT}/server/notes_server.py'" + ENV,
+        "uv run '${CLAUDE_PLUGIN_ROOT}/server/notes_server.py'" + ENV,
     ),
 }
 
@@ -95,10 +100,13 @@ def test_update_shows_the_new_hook_and_server_command_then_they_wait_for_approva
     assert dry.output.startswith("would update notes-server@"), dry.output
     assert "+ hook PreToolUse:Bash: command sh audit.sh (new)\n" in dry.output
     assert (
-        "+ MCP server notes: uv run '${CLAUDE_PLUGIN_ROOT}/server/notes_server.py' "
-        "(was: python3 '${CLAUDE_PLUGIN_ROOT}/server/notes_server.py')\n"
+        f"+ MCP server notes: uv run '${{CLAUDE_PLUGIN_ROOT}}/server/notes_server.py'{ENV} "
+        f"(was: python3 '${{CLAUDE_PLUGIN_ROOT}}/server/notes_server.py'{ENV})\n"
     ) in dry.output
-    assert "wait for approval: plugman trust approve notes-server\n" in dry.output
+    assert (
+        "wait for approval (new or changed: MCP server notes, hook PreToolUse:Bash): "
+        "plugman trust approve notes-server\n"
+    ) in dry.output
     assert dry.output.endswith("dry run: nothing was changed\n")
     assert snapshot(project, home / "data", home / "state" / "installed") == before
 
@@ -137,7 +145,6 @@ def test_diff_of_what_is_not_installed_is_a_clear_error(repo: Path) -> None:
     for argv, words, code in (
         (["diff", "nosuch"], "nosuch is not installed", 1),
         (["diff", "notes-server"], "notes-server is not installed", 1),
-        (["diff", "notes-server", "1.0.0", "2.0.0"], "is not supported yet", 2),
     ):
         result = CliRunner().invoke(app, argv)
         assert result.exit_code == code, result.output
@@ -146,6 +153,50 @@ def test_diff_of_what_is_not_installed_is_a_clear_error(repo: Path) -> None:
     result = CliRunner().invoke(app, ["diff", "nosuch", "--json"])
     assert result.exit_code == 1
     assert "nosuch is not installed" in json.loads(result.stdout)["error"]["message"]
+    run("install", "notes-server")
+    for argv, words, code in (
+        (["diff", "notes-server", "1.0.0", "2.0.0"], "'1.0.0': it is neither installed", 2),
+        (["diff", "notes-server", "installed", "locked"], "is not pinned in", 1),
+    ):
+        result = CliRunner().invoke(app, argv)
+        assert result.exit_code == code, result.output
+        assert words in result.output and "Traceback" not in result.output
+
+
+def test_diff_between_any_two_contents(repo: Path, tmp_path: Path) -> None:
+    """FROM and TO: installed, available, locked or a plugin folder; a hook's condition and
+    timeout and a server's env names count, a changed env value shows as a changed digest."""
+    project = tmp_path / "project"
+    project.mkdir()
+    run("marketplace", "add", f"file://{repo}", "--scope", "project", project=project)
+    run("install", "notes-server", "--scope", "project", project=project)
+    assert run("diff", "notes-server", "installed", "locked", project=project)["gained"] == []
+    work = tmp_path / "work"
+    shutil.copytree(repo / "plugins" / "notes-server", work)
+    hook = {"type": "command", "command": "sh audit.sh", "if": "Bash(git *)", "timeout": 5}
+    (work / "hooks").mkdir()
+    (work / "hooks" / "hooks.json").write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}})
+    )
+    mcp = json.loads((work / ".mcp.json").read_text())
+    mcp["mcpServers"]["notes"]["env"] = {"NOTES_TOKEN": "${NOTES_TOKEN}"}
+    (work / ".mcp.json").write_text(json.dumps(mcp))
+    doc = run("diff", "notes-server", "locked", str(work), project=project)
+    assert (doc["from"], doc["to"]) == ("locked", str(work))
+    [new_hook, server] = doc["gained"]
+    assert new_hook["after"] == "command sh audit.sh [if Bash(git *)] [timeout 5s]"
+    assert re.fullmatch(
+        r".*notes_server\.py'; env NOTES_TOKEN \(values #[0-9a-f]{6}\)", server["after"]
+    )
+    assert "${NOTES_TOKEN}" not in json.dumps(doc)
+    mcp["mcpServers"]["notes"]["env"] = {"NOTES_TOKEN": "${OTHER}"}
+    (work / ".mcp.json").write_text(json.dumps(mcp))
+    changed = run("diff", "notes-server", "locked", str(work), project=project)["gained"][1]
+    assert changed["after"] != server["after"] and "NOTES_TOKEN" in changed["after"]
+    back = run("diff", "notes-server", str(work), "installed", project=project)
+    assert {(c["kind"], c["name"]) for c in back["lost"]} == {("hook", "PreToolUse:Bash")}
+    text = cli(project, "diff", "notes-server", "installed", str(work))
+    assert text.output.startswith(f"notes-server@plugman-samples (project): installed -> {work}\n")
 
 
 def test_sync_shows_the_diff_and_dry_run_changes_nothing(
@@ -169,7 +220,10 @@ def test_sync_shows_the_diff_and_dry_run_changes_nothing(
     text = cli(project, "sync")
     assert text.exit_code == 0, text.output
     assert "+ hook PreToolUse:Bash: command sh audit.sh (new)\n" in text.output
-    assert "wait for approval: plugman trust approve notes-server\n" in text.output
+    assert (
+        "wait for approval (new or changed: MCP server notes, hook PreToolUse:Bash): "
+        "plugman trust approve notes-server\n"
+    ) in text.output
     assert {NOTES, "PreToolUse:Bash"} <= pending(project)
 
 

@@ -150,6 +150,10 @@ def test_marketplace_plugin_allowed_then_synced_from_the_declaration(
     (market / ".claude-plugin").mkdir()
     (market / ".claude-plugin" / "marketplace.json").write_text(json.dumps(catalog))
     run("marketplace", "add", str(market), project=project)
+    # info says install would refuse it (it used to show no components and no reason)
+    assert "hides text" in run("info", "sneaky@m", project=project)["plugin"]["refused"]
+    shown = CliRunner().invoke(app, ["--project", str(project), "info", "sneaky@m"]).output
+    assert "refused:    install would refuse it: " in shown and "hides text" in shown
     assert "hides text" in fails("install", "sneaky@m", "--scope", "project", project=project)
     run("install", "sneaky@m", "--scope", "project", "--allow-hidden-text", project=project)
     assert 'hidden_text = "allowed"' in (project / "plugman.lock").read_text()

@@ -1,0 +1,77 @@
+"""`plugman lock`: resolve plugman.toml and write plugman.lock (the group's own command, as it
+always was: plugman.cli.plugins.lock), and `plugman lock export`, the lock as an SBOM
+(plugman.plugins.sbom)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from plugman import output
+from plugman.cli.common import Json, paths_of
+from plugman.core.errors import UsageError
+
+lock_app = typer.Typer(add_completion=False, invoke_without_command=True)
+
+
+@lock_app.callback()
+def lock(ctx: typer.Context, as_json: Json = False) -> None:
+    """With no subcommand: resolve plugman.toml (installing nothing) and write plugman.lock."""
+    if ctx.invoked_subcommand is None:
+        from plugman.cli import plugins
+
+        plugins.lock(ctx, as_json)
+
+
+# The help's paragraphs, each one line (typer keeps the line breaks of all but the first).
+EXPORT_HELP = (
+    "Write plugman.lock as an SBOM: every locked plugin with its source, version, content "
+    "hash, signer, and the MCP server packages it launches (npx, uvx, pipx run, docker run) "
+    "or remote servers it reaches.\n\n"
+    "The same plugman.lock gives the same bytes: no timestamp unless SOURCE_DATE_EPOCH sets "
+    "one (SPDX, which requires one, then says 1970-01-01T00:00:00Z), and a serial number made "
+    "from the lock. It reads the locked trees from the store: after a clone, run plugman sync "
+    "--frozen first. With --json and --output, a JSON summary of what was written.\n\n"
+    "Exit codes: 0 written, 1 no plugman.lock or a locked plugin not installed, 2 usage error."
+)
+
+
+@lock_app.command("export", help=EXPORT_HELP)
+def export(
+    ctx: typer.Context,
+    form: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="cyclonedx (CycloneDX 1.7 JSON) or spdx (SPDX 2.3 JSON).",
+            metavar="FORMAT",
+        ),
+    ] = "cyclonedx",
+    to: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write it to FILE (atomically: all or nothing) instead of stdout.",
+            metavar="FILE",
+            dir_okay=False,
+        ),
+    ] = None,
+    as_json: Json = False,
+) -> None:
+    from plugman.plugins import sbom
+
+    chosen = form.lower()
+    if chosen not in sbom.FORMATS:
+        raise UsageError(
+            f"--format {form}: lock export writes cyclonedx or spdx",
+            hint="run: plugman lock export --format cyclonedx (or --format spdx)",
+        )
+    paths = paths_of(ctx)
+    document = sbom.export(paths, "spdx" if chosen == "spdx" else "cyclonedx")
+    if to is None:
+        output.emit(document.data.decode())
+        return
+    output.emit(output.sbom_written(sbom.save(document, to), as_json))
