@@ -30,8 +30,8 @@ def audit(
     """What it checks: every plugin the lock and the install records pin is in the store
     and hashes to its pin; the agent files plugman deployed are as it wrote them;
     no plugin was let in with hidden text; every MCP server (a plugin's or your own) launches
-    an exact version of what it downloads (npx, pnpm dlx, bunx, uvx, uv tool run, pipx run).
-    Each finding says what to run to fix it.
+    an exact version of what it downloads (npx, pnpm dlx, bunx, uvx, pipx run: a version;
+    docker run: a digest). Each finding says what to run to fix it.
 
     Exit codes: 0 clean, 1 a finding (or a file the audit needs cannot be read), 2 usage
     error (an unknown format or scope, no project)."""

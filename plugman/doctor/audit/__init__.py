@@ -16,7 +16,7 @@ it checks, and the function that does it, which takes the `Given` and returns `F
 - `hidden-text`: no installed plugin or lock entry was let in with hidden text
   (`hidden_text = "allowed"`, from `install --allow-hidden-text`);
 - `unpinned-server`: every MCP server, a plugin's or the user's own, as `config resolve` reads
-  them, launches a downloaded package at one exact version (`audit.pins`).
+  them, launches a downloaded package at one exact version (`audit.servers`).
 
 Every finding is an error (the command exits 1): a CI gate that lets a finding through unless
 someone reads the log gates nothing. A check that cannot read a file it needs (a broken state

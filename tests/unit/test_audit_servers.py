@@ -1,11 +1,12 @@
-"""Which server launches `plugman audit` calls unpinned (plugman.doctor.audit.pins): every
-launcher the check knows, pinned and not, as `command` + `args` and as one command line."""
+"""Which server launches `plugman audit` calls unpinned (plugman.doctor.audit.servers, over the
+launch-command parser `plugman lock export` uses, plugman.plugins.sbom_servers): every launcher
+it knows, pinned and not, as `command` + `args` and as one command line."""
 
 from __future__ import annotations
 
 import pytest
 
-from plugman.doctor.audit.pins import unpinned
+from plugman.doctor.audit.servers import unpinned
 
 UNPINNED = [
     # (command, args, the package as written, how a pinned one is spelled)
@@ -36,6 +37,13 @@ UNPINNED = [
     ("pipx", ["run", "--spec", "srv", "srv-bin"], "srv", "srv==VERSION"),
     ("npx -y some-server", [], "some-server", "some-server@VERSION"),  # one command line
     ("uvx mcp-server-fetch", [], "mcp-server-fetch", "mcp-server-fetch==VERSION"),
+    ("cmd", ["/c", "npx", "-y", "srv"], "srv", "srv@VERSION"),  # Windows
+    (
+        "docker",
+        ["run", "-i", "--rm", "ghcr.io/o/srv:1.0"],
+        "ghcr.io/o/srv:1.0",
+        "ghcr.io/o/srv@sha256:DIGEST",
+    ),  # a tag can be pushed again: an image pins by digest
 ]
 
 PINNED = [
@@ -61,7 +69,8 @@ PINNED = [
     ("python", ["-m", "server"]),
     ("uv", ["run", "server.py"]),
     ("npm", ["start"]),
-    ("docker", ["run", "-i", "image"]),
+    ("docker", ["run", "-i", "ghcr.io/o/srv@sha256:" + "a" * 64]),
+    ("npx", ["-y", "${SERVER_PACKAGE}"]),  # known only when the agent starts it
 ]
 
 
@@ -69,7 +78,7 @@ PINNED = [
 def test_an_unpinned_launch_is_found_with_how_to_pin_it(
     command: str, args: list[str], package: str, pin: str
 ) -> None:
-    found = unpinned({"command": command, "args": args})
+    found = unpinned("srv", {"command": command, "args": args})
     assert found is not None
     assert found.package == package
     assert found.pin == pin
@@ -78,10 +87,10 @@ def test_an_unpinned_launch_is_found_with_how_to_pin_it(
 
 @pytest.mark.parametrize(("command", "args"), PINNED)
 def test_a_pinned_or_local_launch_passes(command: str, args: list[str]) -> None:
-    assert unpinned({"command": command, "args": args}) is None
+    assert unpinned("srv", {"command": command, "args": args}) is None
 
 
 def test_entries_without_a_command_pass() -> None:
-    assert unpinned({"url": "https://example.com/mcp"}) is None
-    assert unpinned({"command": "", "args": ["-y", "x"]}) is None
-    assert unpinned({"command": "npx"}) is None  # nothing to run
+    assert unpinned("srv", {"url": "https://example.com/mcp"}) is None
+    assert unpinned("srv", {"command": "", "args": ["-y", "x"]}) is None
+    assert unpinned("srv", {"command": "npx"}) is None  # nothing to run
