@@ -30,6 +30,10 @@ from plugman.core.session import Session
 from plugman.core.state import read_state
 
 FORMAT = 1
+# What a deployment says, after the artifact's path, of one it leaves to the user: kept as a
+# standing warning (`agents.warnings`), which `plugman audit` reads back.
+CHANGED_NOTE = " was changed since plugman wrote it; it is yours now and left as it is"
+TAKEN_NOTE = " exists and is not plugman's; left as it is"
 
 
 class Artifact(NamedTuple):
@@ -128,7 +132,7 @@ class Ledger:
             known = self.items.get(key)
             if known is None:
                 if self.taken(artifact.path):
-                    self.notes.append(f"{artifact.path} exists and is not plugman's; left as it is")
+                    self.notes.append(f"{artifact.path}{TAKEN_NOTE}")
                     continue
                 self._write(artifact, {})
             elif self._changed(artifact.path, known):
@@ -154,9 +158,7 @@ class Ledger:
         if now == entry["files"] or all(v is None for v in now.values()):  # as written, or gone
             return False
         del self.items[str(path)]
-        self.notes.append(
-            f"{path} was changed since plugman wrote it; it is yours now and left as it is"
-        )
+        self.notes.append(f"{path}{CHANGED_NOTE}")
         return True
 
     def _write(self, artifact: Artifact, old: dict[str, str]) -> None:

@@ -207,6 +207,13 @@ COMMANDS = _by_words(
     ),
     Lazy("info", "plugins", "info", "Show a plugin's catalog entry and where it is installed."),
     Lazy(
+        "audit",
+        "audit",
+        "audit",
+        "Check, offline, that the store, agent files and servers match what the project pins "
+        "(a CI gate: exit 1 on a finding).",
+    ),
+    Lazy(
         "export",
         "export",
         "export",

@@ -209,22 +209,21 @@ def _exports(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     return found
 
 
-def _exported_file(
-    paths: Paths, file: Path, written: Sealed, again: str, forget: str
-) -> list[Problem]:
+class Difference(NamedTuple):
+    """How one of plugman's entries in an agent file differs from what it wrote."""
+
+    entry: str  # plugman's id of the entry (an edited list item: with where it is now); ""
+    state: str  # removed | edited (an entry); gone | unreadable: … (the whole file)
+
+
+def differences(paths: Paths, file: Path, written: Sealed) -> list[Difference]:
+    """plugman's share of `file` against what it wrote (`plugman doctor`, `plugman audit`)."""
     if not file.exists():
-        return [
-            Problem(
-                ERROR,
-                str(file),
-                "plugman exported here, but the file is gone",
-                f"write it again: {again}" + (f" (or forget it: {forget})" if forget else ""),
-            )
-        ]
+        return [Difference("", "gone")]
     try:
         data = edit.module(written.fmt).load(file.read_text(encoding="utf-8"), str(file))
     except (PlugmanError, UnicodeDecodeError) as exc:
-        return [Problem(ERROR, str(file), f"unreadable: {exc}", "fix the file by hand")]
+        return [Difference("", f"unreadable: {exc}")]
     from plugman.agents import handedits
 
     edited = handedits.edited(paths, str(file), written)  # a list item: found by what it names
@@ -235,25 +234,43 @@ def _exported_file(
             now = _now(container, entry_id, wanted, part.listed)
             if now == "missing" and entry_id in edited:
                 now, entry_id = "edited", f"{entry_id} ({edited[entry_id]})"
-            if now == "missing":
-                found.append(
-                    Problem(
-                        ERROR,
-                        str(file),
-                        f"{entry_id!r} was removed by hand",
-                        f"restore it: {again}",
-                    )
+            if now != "ok":
+                found.append(Difference(entry_id, "removed" if now == "missing" else now))
+    return found
+
+
+def _exported_file(
+    paths: Paths, file: Path, written: Sealed, again: str, forget: str
+) -> list[Problem]:
+    found = []
+    for entry_id, state in differences(paths, file, written):
+        if state == "gone":
+            found.append(
+                Problem(
+                    ERROR,
+                    str(file),
+                    "plugman exported here, but the file is gone",
+                    f"write it again: {again}" + (f" (or forget it: {forget})" if forget else ""),
                 )
-            elif now == "edited":
-                found.append(
-                    Problem(
-                        WARNING,
-                        str(file),
-                        f"{entry_id!r} was edited by hand; plugman will leave it as it is",
-                        f"it is yours now (uninstalling its plugin asks first); to have plugman's "
-                        f"again, delete it, then: {again}",
-                    )
+            )
+        elif state.startswith("unreadable"):
+            found.append(Problem(ERROR, str(file), state, "fix the file by hand"))
+        elif state == "removed":
+            found.append(
+                Problem(
+                    ERROR, str(file), f"{entry_id!r} was removed by hand", f"restore it: {again}"
                 )
+            )
+        else:
+            found.append(
+                Problem(
+                    WARNING,
+                    str(file),
+                    f"{entry_id!r} was edited by hand; plugman will leave it as it is",
+                    f"it is yours now (uninstalling its plugin asks first); to have plugman's "
+                    f"again, delete it, then: {again}",
+                )
+            )
     return found
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the names, for type checkers (`X as X`: re-exported)
     from plugman.output.agents import agents_listed as agents_listed
     from plugman.output.agents import deployed as deployed
+    from plugman.output.audit import audited as audited
     from plugman.output.author import built as built
     from plugman.output.author import packed as packed
     from plugman.output.author import plugin_warnings as plugin_warnings

@@ -81,9 +81,12 @@ DOCKER_VALUED = frozenset(
 LAUNCHERS = (
     Launcher(("npx",), "npm", NPM_VALUED, NPM_PACKAGE),
     Launcher(("npm", "exec"), "npm", NPM_VALUED, NPM_PACKAGE),
+    Launcher(("npm", "x"), "npm", NPM_VALUED, NPM_PACKAGE),
     Launcher(("pnpm", "dlx"), "npm", NPM_VALUED, NPM_PACKAGE),
+    Launcher(("pnpx",), "npm", NPM_VALUED, NPM_PACKAGE),
     Launcher(("yarn", "dlx"), "npm", NPM_VALUED, NPM_PACKAGE),
     Launcher(("bunx",), "npm", NPM_VALUED, NPM_PACKAGE),
+    Launcher(("bun", "x"), "npm", NPM_VALUED, NPM_PACKAGE),
     Launcher(("uvx",), "pypi", UV_VALUED, frozenset({"--from"})),
     Launcher(("uv", "tool", "run"), "pypi", UV_VALUED, frozenset({"--from"})),
     Launcher(("pipx", "run"), "pypi", PIPX_VALUED, frozenset({"--spec"})),

@@ -1,0 +1,79 @@
+"""The values of `plugman audit`: what a check is `Given`, the `Finding`s it returns, the
+`Check` row of the table and the `Audit` result; and `Lock`, plugman.lock's pins with the line
+each is written on (where a finding about a project plugin points)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import NamedTuple
+
+from plugman.core.fs import read_bytes
+from plugman.core.paths import Paths
+from plugman.core.state import Scope, record_path
+from plugman.plugins import lockfile
+
+
+class Finding(NamedTuple):
+    check: str  # the `Check.id` that found it
+    message: str  # what is wrong, naming what (plugin, agent, server) and where
+    fix: str  # what to run (or do) to fix it
+    file: str  # the file it is about (absolute)
+    line: int | None = None
+
+
+class Given(NamedTuple):
+    paths: Paths
+    env: Mapping[str, str]
+    scopes: tuple[Scope, ...]  # the scopes audited
+
+
+class Check(NamedTuple):
+    id: str
+    title: str  # what it checks, in a few words
+    run: Callable[[Given], list[Finding]]
+
+
+class Audit(NamedTuple):
+    project: Path
+    scopes: tuple[Scope, ...]
+    checks: tuple[Check, ...]
+    findings: list[Finding]
+
+
+class Lock(NamedTuple):
+    """plugman.lock's pins (when the project scope is audited) and where each is written."""
+
+    file: str
+    pins: dict[str, dict[str, object]]  # id → pin
+    lines: dict[str, int]  # id → the line of its `id = "…"`
+
+    @classmethod
+    def read(cls, given: Given) -> Lock:
+        file = given.paths.project_lock
+        if "project" not in given.scopes or not file.is_file():
+            return cls(str(file), {}, {})
+        pins = {str(p["id"]): p for p in lockfile.read(file)}
+        text = (read_bytes(file) or b"").decode("utf-8", "replace").splitlines()
+        lines = {
+            m.group(1): number
+            for number, line in enumerate(text, 1)
+            if (m := re.match(r'\s*id\s*=\s*"([^"]+)"', line))
+        }
+        return cls(str(file), pins, lines)
+
+    def at(self, given: Given, plugin_id: str, scope: Scope) -> tuple[str, int | None]:
+        """Where a plugin of `scope` is pinned: its lock line, else its install record."""
+        if scope == "project" and plugin_id in self.lines:
+            return self.file, self.lines[plugin_id]
+        return str(record_path(given.paths, scope)), None
+
+
+def _short(content_hash: object) -> str:
+    return str(content_hash).removeprefix("sha256:")[:12]
+
+
+def short(content_hash: object) -> str:
+    """A content hash's first 12 hex digits, as findings name it."""
+    return str(content_hash).removeprefix("sha256:")[:12]

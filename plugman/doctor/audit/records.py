@@ -1,0 +1,86 @@
+"""The audit checks over what plugman pins: `store` (every tree an install record or plugman.lock
+pins is in the store and re-hashes to its pin; the lock's pins installed as pinned) and
+`hidden-text` (no plugin let in with hidden text, `install --allow-hidden-text`)."""
+
+from __future__ import annotations
+
+from plugman.config.contribute import missing_copy
+from plugman.core.fs import tree_hash
+from plugman.core.state import InstallRecord, Scope
+from plugman.core.store import Store
+from plugman.doctor.audit.model import Finding, Given, Lock, short
+
+
+def store(given: Given) -> list[Finding]:
+    """Every pinned tree in the store, hashing to its pin."""
+    trees = Store(given.paths.store_dir)
+    lock = Lock.read(given)
+    states: dict[str, str | None] = {}
+
+    def state(content_hash: str) -> str | None:
+        if content_hash not in states:
+            folder = trees.path(content_hash)
+            states[content_hash] = (
+                "missing"
+                if not folder.is_dir()
+                else ("modified" if tree_hash(folder) != content_hash else None)
+            )
+        return states[content_hash]
+
+    found = []
+    installed: dict[str, str] = {}
+    for scope in given.scopes:
+        for plugin_id, entry in InstallRecord.load(given.paths, scope).plugins.items():
+            if scope == "project":
+                installed[plugin_id] = entry.content_hash
+            how = state(entry.content_hash)
+            if how:
+                message, fix = missing_copy(plugin_id, scope, how)
+                where = trees.path(entry.content_hash)
+                file, line = lock.at(given, plugin_id, scope)
+                found.append(Finding("store", f"{message}: {where}", fix, file, line))
+    for plugin_id, pin in lock.pins.items():
+        locked = str(pin.get("content_hash"))
+        line = lock.lines.get(plugin_id)
+        if plugin_id not in installed:
+            message = f"plugman.lock pins {plugin_id} ({short(locked)}), which is not installed"
+            fix = "install what the lock pins: plugman sync --frozen"
+        elif installed[plugin_id] != locked:
+            message = (
+                f"{plugin_id} is installed with other content ({short(installed[plugin_id])}) "
+                f"than plugman.lock pins ({short(locked)})"
+            )
+            fix = "install what the lock pins: plugman sync --frozen (or pin what is installed: "
+            fix += "plugman lock)"
+        else:
+            continue
+        found.append(Finding("store", message, fix, lock.file, line))
+    return found
+
+
+def hidden_text(given: Given) -> list[Finding]:
+    """No plugin let in with hidden text (`install --allow-hidden-text`)."""
+    lock = Lock.read(given)
+    trees = Store(given.paths.store_dir)
+    allowed: dict[tuple[Scope, str], str] = {}  # (scope, plugin id) → its content hash
+    for scope in given.scopes:
+        for plugin_id, entry in InstallRecord.load(given.paths, scope).plugins.items():
+            if entry.hidden_text == "allowed":
+                allowed[scope, plugin_id] = entry.content_hash
+    for plugin_id, pin in lock.pins.items():
+        if pin.get("hidden_text") == "allowed":
+            allowed.setdefault(("project", plugin_id), str(pin.get("content_hash")))
+    found = []
+    for (scope, plugin_id), content_hash in allowed.items():
+        name = plugin_id.partition("@")[0]
+        message = (
+            f"{plugin_id} ({scope} scope) was let in with hidden text (install "
+            "--allow-hidden-text): characters a reviewer does not see"
+        )
+        fix = (
+            f"see where: plugman validate {trees.path(content_hash)}; then install content "
+            f"without it (plugman update {name} --scope {scope}) or remove it (plugman "
+            f"uninstall {name} --scope {scope})"
+        )
+        found.append(Finding("hidden-text", message, fix, *lock.at(given, plugin_id, scope)))
+    return found
