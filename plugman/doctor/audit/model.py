@@ -70,10 +70,6 @@ class Lock(NamedTuple):
         return str(record_path(given.paths, scope)), None
 
 
-def _short(content_hash: object) -> str:
-    return str(content_hash).removeprefix("sha256:")[:12]
-
-
 def short(content_hash: object) -> str:
     """A content hash's first 12 hex digits, as findings name it."""
     return str(content_hash).removeprefix("sha256:")[:12]
