@@ -42,6 +42,7 @@ POLICY_KEYS = frozenset(
         "blockedMarketplaces",
         "allowAllClaudeAiMcps",
         "allowManagedHooksOnly",
+        "requiredSignatures",  # plugman.config.signers
     }
 )
 APPROVAL_KEYS = frozenset(

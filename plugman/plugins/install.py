@@ -99,6 +99,7 @@ def _add(
         required_by=(*(previous.required_by if previous else ()), *planned.required_by[-1:]),
         declared=previous.declared if previous else None,
         hidden_text="allowed" if planned.hidden_text else None,
+        signer=planned.signer,
     )
     return PluginChange("installed", planned.id, planned.version, record.scope, content_hash)
 

@@ -25,7 +25,7 @@ from plugman.manifest import acceptance
 from plugman.manifest import plugin as plugins
 from plugman.manifest.model import Plugin, PluginSource
 from plugman.manifest.reader import Report
-from plugman.plugins import marketplaces, registry, versions
+from plugman.plugins import marketplaces, registry, signing, versions
 from plugman.plugins.pins import lock_source, version_of
 
 DIRECT = "direct"  # the marketplace name of plugins installed from a path, git URL or archive
@@ -58,6 +58,7 @@ class Planned(NamedTuple):
     specifier: str
     required_by: tuple[str, ...]
     hidden_text: bool = False  # it has hidden text, let in by --allow-hidden-text
+    signer: str | None = None  # who signed it (plugman.plugins.signing); None: unsigned
 
 
 def parse_spec(text: str, cwd: Path) -> PluginRequest:
@@ -195,6 +196,7 @@ class _Planner:
         if hidden and plugin_id is None and not lock_allows:  # refused, with its findings
             validate_tree(fetched.root, fields, spec.text, official)
         version = loaded.version or version_of(source.kind, fetched.pin)
+        signer = signing.admitted(self.paths, source, fetched.pin, spec.text)
         return Planned(
             f"{loaded.name}@{market}",
             loaded.name,
@@ -207,6 +209,7 @@ class _Planner:
             spec.specifier,
             chain,
             bool(hidden),
+            signer,
         )
 
     def add(self, planned: Planned) -> Planned:

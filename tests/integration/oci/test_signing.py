@@ -1,0 +1,239 @@
+"""Issue 26 point 1 with a real registry on 127.0.0.1 (docker-registry, no referrers API: the
+signatures go through the referrers tag): publish signed → install verifies and pins the
+signer (lock and record) → a re-publish signed by another key is refused by update, let in by
+--allow-signer-change; a policy that requires signatures refuses an unsigned artifact and one
+signed by another key; a tampered signature is refused; nothing is installed when refused."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from plugman.core import signatures
+from plugman.core.oci import client, referrers
+from plugman.core.oci.reference import parse
+from plugman.core.paths import Paths
+from plugman.core.state import InstallRecord
+from plugman.plugins import signing
+from tests.integration.helpers import fails, run, snapshot
+from tests.integration.oci.registry import Registry
+
+
+def _plugin(folder: Path, version: str, text: str = "Say hello.") -> Path:
+    if not folder.exists():
+        run("new", folder.name, "--with", "skill", "--dir", str(folder))
+    manifest = folder / ".claude-plugin" / "plugin.json"
+    data = json.loads(manifest.read_text())
+    manifest.write_text(json.dumps(data | {"version": version}))
+    (folder / "skills" / "hello" / "SKILL.md").write_text(
+        f"---\nname: hello\ndescription: Greets.\n---\n{text}\n"
+    )
+    return folder
+
+
+def _key(tmp_path: Path, name: str) -> dict[str, str]:
+    made = run("key", "generate", "--output", str(tmp_path / "keys" / name))
+    return {"key": str(tmp_path / "keys" / f"{name}.key"), "fingerprint": made["fingerprint"]}
+
+
+def _pin(project: Path) -> dict[str, object]:
+    (pin,) = tomllib.loads((project / "plugman.lock").read_text())["plugins"]
+    return dict(pin)
+
+
+def _record(project: Path, plugin_id: str = "tool@direct") -> object:
+    paths = Paths.from_env(project=project)
+    return InstallRecord.load(paths, "project").plugins[plugin_id]
+
+
+@pytest.fixture
+def author(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "keys").mkdir()
+    monkeypatch.setenv("PLUGMAN_HOME", str(tmp_path / "author-home"))
+    monkeypatch.setenv("PLUGMAN_MANAGED_DIR", str(tmp_path / "managed"))
+    return tmp_path
+
+
+def test_signed_install_pins_the_signer_and_update_refuses_another(
+    registry: Registry, author: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alice, bob = _key(author, "alice"), _key(author, "bob")
+    target = registry.ref("team/tool", "stable")
+    plugin = _plugin(author / "tool", "1.0.0")
+    published = run("publish", str(plugin), target, "--sign", alice["key"])
+    assert published["signer"] == alice["fingerprint"]
+
+    project = author / "project"
+    project.mkdir()
+    monkeypatch.setenv("PLUGMAN_HOME", str(author / "home"))
+    run("install", target, "--scope", "project", project=project)
+    assert _pin(project)["signer"] == alice["fingerprint"]
+    entry = _record(project)
+    assert entry.signer == alice["fingerprint"]  # type: ignore[attr-defined]
+    paths = Paths.from_env(project=project)
+    assert signing.recheck(paths, entry) is None  # type: ignore[arg-type]
+
+    _plugin(plugin, "1.1.0", "Say hello twice.")
+    monkeypatch.setenv("PLUGMAN_HOME", str(author / "author-home"))
+    run("publish", str(plugin), target, "--sign", bob["key"])
+    monkeypatch.setenv("PLUGMAN_HOME", str(author / "home"))
+    before = snapshot(project, author / "home" / "state")
+    shown = fails("update", "tool", project=project)
+    assert f"was signed by {alice['fingerprint']}" in shown
+    assert f"signed by {bob['fingerprint']}" in shown and "--allow-signer-change" in shown
+    assert snapshot(project, author / "home" / "state") == before
+
+    run("update", "tool", "--allow-signer-change", project=project)
+    assert _pin(project)["signer"] == bob["fingerprint"]
+    assert _pin(project)["version"] == "1.1.0"
+    entry = _record(project)
+    assert entry.signer == bob["fingerprint"]  # type: ignore[attr-defined]
+    assert signing.recheck(paths, entry) is None  # type: ignore[arg-type]
+    assert "pinned to signer" in str(
+        signing.recheck(paths, entry._replace(signer=alice["fingerprint"]))  # type: ignore[attr-defined]
+    )
+
+    # unsigned now: refused like a change of signer
+    _plugin(plugin, "1.2.0", "Say hello thrice.")
+    monkeypatch.setenv("PLUGMAN_HOME", str(author / "author-home"))
+    run("publish", str(plugin), target)
+    monkeypatch.setenv("PLUGMAN_HOME", str(author / "home"))
+    shown = fails("update", "tool", project=project)
+    assert f"was signed by {bob['fingerprint']}" in shown and "is not signed" in shown
+
+
+def test_a_lock_pins_the_signer_for_sync(
+    registry: Registry, author: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alice, bob = _key(author, "alice"), _key(author, "bob")
+    target = registry.ref("team/tool", "1")
+    plugin = _plugin(author / "tool", "1.0.0")
+    run("publish", str(plugin), target, "--sign", alice["key"])
+    project = author / "project"
+    project.mkdir()
+    monkeypatch.setenv("PLUGMAN_HOME", str(author / "home"))
+    run("install", target, "--scope", "project", project=project)
+    digest = str(_pin(project)["source"]["digest"])  # type: ignore[index]
+
+    # the same manifest signed by bob too: the lock's signer (alice) stays the one used
+    monkeypatch.setenv("PLUGMAN_HOME", str(author / "author-home"))
+    run("sign", f"oci://{registry.host}/team/tool@{digest}", "--key", bob["key"])
+    elsewhere = author / "elsewhere"
+    elsewhere.mkdir()
+    for name in ("plugman.toml", "plugman.lock"):
+        (elsewhere / name).write_bytes((project / name).read_bytes())
+    monkeypatch.setenv("PLUGMAN_HOME", str(author / "home-b"))
+    run("sync", "--frozen", project=elsewhere)
+    assert _record(elsewhere).signer == alice["fingerprint"]  # type: ignore[attr-defined]
+
+    # a lock pinning a signer the artifact does not have: refused, nothing installed
+    lock = (elsewhere / "plugman.lock").read_text()
+    (elsewhere / "plugman.lock").write_text(
+        lock.replace(alice["fingerprint"], "sha256:" + "0" * 64)
+    )
+    monkeypatch.setenv("PLUGMAN_HOME", str(author / "home-c"))
+    shown = fails("sync", "--frozen", project=elsewhere)
+    assert "was signed by sha256:000" in shown and "plugman.lock pins the signer" in shown
+    assert not (author / "home-c" / "data" / "store").exists() or not any(
+        p for p in (author / "home-c" / "data" / "store").iterdir() if not p.name.startswith(".")
+    )
+
+
+def test_policy_refuses_unsigned_and_other_signers_and_tampered_signatures(
+    registry: Registry, author: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alice, bob = _key(author, "alice"), _key(author, "bob")
+    plugin = _plugin(author / "tool", "1.0.0")
+    unsigned, by_bob = registry.ref("team/tool", "plain"), registry.ref("team/tool", "bob")
+    run("publish", str(plugin), unsigned)
+    run("publish", str(_plugin(plugin, "1.0.1")), by_bob, "--sign", bob["key"])
+    managed = author / "managed"
+    managed.mkdir()
+    (managed / "managed-settings.toml").write_text(
+        f'[[requiredSignatures]]\nsources = ["{registry.host}/team/*"]\n'
+        f'signers = ["../keys/alice.pub"]\n'
+    )
+    project = author / "project"
+    project.mkdir()
+    monkeypatch.setenv("PLUGMAN_HOME", str(author / "home"))
+    before = snapshot(project)
+    shown = fails("install", unsigned, "--scope", "project", project=project)
+    assert "requiredSignatures[0]" in shown and "requires a signature" in shown
+    assert "it is not signed" in shown and "managed-settings.toml" in shown
+    shown = fails("install", by_bob, "--scope", "project", project=project)
+    assert f"requires a signature by {alice['fingerprint']}" in shown
+    assert f"signed by {bob['fingerprint']}" in shown
+    assert snapshot(project) == before
+
+    # alice signs: let in
+    signed = registry.ref("team/tool", "alice")
+    monkeypatch.setenv("PLUGMAN_HOME", str(author / "author-home"))
+    run("publish", str(_plugin(plugin, "1.0.2")), signed, "--sign", alice["key"])
+    monkeypatch.setenv("PLUGMAN_HOME", str(author / "home"))
+    run("install", signed, "--scope", "project", project=project)
+    assert _pin(project)["signer"] == alice["fingerprint"]
+
+    # a rule plugman cannot read refuses everything, saying so
+    (managed / "managed-settings.toml").write_text('[[requiredSignatures]]\nsigners = "x"\n')
+    shown = fails("install", unsigned, "--scope", "local", project=project)
+    assert "cannot be read (signers must be a list of strings)" in shown
+
+
+def test_a_tampered_or_misplaced_signature_is_refused(
+    registry: Registry, author: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alice = _key(author, "alice")
+    plugin = _plugin(author / "tool", "1.0.0")
+    target = registry.ref("team/tool", "1.0.0")
+    run("publish", str(plugin), target, "--sign", alice["key"])
+    paths = Paths.from_env()
+    ref = parse(target)
+    with client.connect(ref, paths) as registry_client:
+        digest = client.resolve(registry_client, ref)
+        (listed,) = referrers.referrers(registry_client, ref, digest, signatures.BUNDLE)
+        found = referrers.raw(registry_client, ref, str(listed["digest"]))
+    assert found is not None
+    bundle_digest = json.loads(found[0])["layers"][0]["digest"]
+    blob = registry.blob_file(bundle_digest)
+    original = blob.read_bytes()
+    bundle = json.loads(original)
+    signature = bytearray(signatures.base64.b64decode(bundle["messageSignature"]["signature"]))
+    signature[-1] ^= 0x01
+    bundle["messageSignature"]["signature"] = signatures.base64.b64encode(signature).decode()
+    blob.write_bytes(json.dumps(bundle).encode())
+
+    project = author / "project"
+    project.mkdir()
+    monkeypatch.setenv("PLUGMAN_HOME", str(author / "home"))
+    before = snapshot(project)
+    shown = fails("install", target, "--scope", "project", project=project)
+    assert f"the signature of {ref.registry}/team/tool" in shown and "does not verify" in shown
+    assert snapshot(project) == before
+    assert not (author / "home" / "data" / "signatures").exists()
+
+    # a valid bundle of another artifact's manifest, attached to this one: refused too
+    blob.write_bytes(original)
+    other = registry.ref("team/other", "1.0.0")
+    run("publish", str(_plugin(author / "other", "2.0.0")), other)
+    key = signing.read_key(Path(alice["key"]), {})
+    with client.connect(ref, paths) as registry_client:
+        elsewhere = referrers.raw(
+            registry_client, parse(other), client.resolve(registry_client, parse(other))
+        )
+        assert elsewhere is not None
+        wrong = signatures.sign(key, elsewhere[0])
+        referrers.attach(
+            registry_client,
+            ref,
+            digest,
+            signatures.BUNDLE,
+            wrong,
+            {signing.PUBLIC_KEY: signatures.public_pem(key.public_key()).decode()},
+        )
+    shown = fails("install", target, "--scope", "project", project=project)
+    assert "message digest is not the artifact's" in shown
+    assert snapshot(project) == before
