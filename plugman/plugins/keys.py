@@ -31,7 +31,7 @@ def generate(prefix: Path, env: Mapping[str, str]) -> Generated:
     for path in (private, public):
         if path.exists() or path.is_symlink():
             raise UsageError(
-                f"{path} already exists; plugman does not overwrite a key",
+                "a file is already there; plugman does not overwrite a key",
                 where=str(path),
                 hint="choose another prefix with --output PREFIX, or move the old key away",
             )

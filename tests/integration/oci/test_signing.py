@@ -237,3 +237,56 @@ def test_a_tampered_or_misplaced_signature_is_refused(
     shown = fails("install", target, "--scope", "project", project=project)
     assert "message digest is not the artifact's" in shown
     assert snapshot(project) == before
+
+
+def _json_error(*args: str) -> tuple[int, dict[str, object]]:
+    from typer.testing import CliRunner
+
+    from plugman.cli.app import app
+
+    result = CliRunner().invoke(app, [*args, "--json"])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert "Traceback" not in result.output
+    return result.exit_code, json.loads(result.stdout)["error"]
+
+
+def test_bad_input_is_said_plainly_with_its_exit_code(
+    registry: Registry, author: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    keys = author / "keys"
+    run("key", "generate", "--output", str(keys / "plain"))
+    before = snapshot(keys)
+    code, error = _json_error("key", "generate", "--output", str(keys / "plain"))
+    assert code == 2 and "does not overwrite a key" in str(error["message"])
+    assert snapshot(keys) == before
+    code, error = _json_error("key", "generate", "--output", str(author / "nope" / "k"))
+    assert code == 2 and "does not exist" in str(error["message"])
+
+    monkeypatch.setenv("PLUGMAN_SIGNING_PASSWORD", "correct horse")
+    made = run("key", "generate", "--output", str(keys / "locked"))
+    assert made["encrypted"] is True
+    assert (keys / "locked.key").stat().st_mode & 0o777 == 0o600
+    assert (keys / "locked.key").read_text().startswith("-----BEGIN ENCRYPTED PRIVATE KEY")
+
+    plugin = _plugin(author / "tool", "1.0.0")
+    target = registry.ref("team/tool", "1.0.0")
+    storage = snapshot(registry.storage)
+    monkeypatch.setenv("PLUGMAN_SIGNING_PASSWORD", "wrong")
+    code, error = _json_error("publish", str(plugin), target, "--sign", str(keys / "locked.key"))
+    assert (code, error["message"]) == (2, "wrong password for the signing key")
+    monkeypatch.delenv("PLUGMAN_SIGNING_PASSWORD")
+    code, error = _json_error("publish", str(plugin), target, "--sign", str(keys / "locked.key"))
+    assert code == 2 and "encrypted and no password" in str(error["message"])
+    code, error = _json_error("publish", str(plugin), target, "--sign", str(keys / "gone.key"))
+    assert code == 2 and "cannot read the signing key" in str(error["message"])
+    code, error = _json_error("publish", str(plugin), target, "--sign", str(keys / "plain.pub"))
+    assert code == 2 and error["message"] == "not a PEM private key"
+    assert snapshot(registry.storage) == storage  # nothing was pushed
+
+    key = str(keys / "plain.key")
+    code, error = _json_error("sign", target.removeprefix("oci://"), "--key", key)
+    assert code == 2 and "plugman signs plugin artifacts in OCI registries" in str(error["message"])
+    code, error = _json_error("sign", "oci://127.0.0.1:9/team/tool:1", "--key", key)
+    assert code == 1 and "cannot reach the registry 127.0.0.1:9" in str(error["message"])
+    code, error = _json_error("sign", registry.ref("team/none", "1"), "--key", key)
+    assert code == 1 and "not found" in str(error["message"])
