@@ -157,24 +157,25 @@ def admitted(
     from plugman.core.oci.reference import parse
 
     found: list[Signature] = []
-    location = source.location
+    location, manifest = source.location, b""
     if source.kind == "oci" and pin:
-        ref = parse(location)
-        location = str(ref.following())
+        location = str(parse(location).following())
         manifest, found = signatures_of(paths, location, pin)
-        if found:
-            _keep(paths, pin, manifest, found)
     signer = choose([s.signer for s in found], expected)
     reason = signers.refusal(paths, location, signer)
-    if reason is not None and found and signer != expected:
-        for other in (s.signer for s in found):  # another of its signatures may satisfy it
-            if signers.refusal(paths, location, other) is None:
-                return other
+    if reason is not None and signer != expected:
+        # another of its signatures may satisfy the policy
+        signer = next(
+            (s.signer for s in found if not signers.refusal(paths, location, s.signer)), signer
+        )
+        reason = signers.refusal(paths, location, signer)
     if reason is not None:
         raise PlugmanError(
             f"{what} is refused by the managed policy: {reason}; nothing was installed",
             hint="ask the publisher to sign it with a key the policy names, or your administrator",
         )
+    if found and pin:
+        _keep(paths, pin, manifest, found)
     return signer
 
 

@@ -168,6 +168,7 @@ def test_policy_refuses_unsigned_and_other_signers_and_tampered_signatures(
     assert f"requires a signature by {alice['fingerprint']}" in shown
     assert f"signed by {bob['fingerprint']}" in shown
     assert snapshot(project) == before
+    assert not (author / "home" / "data" / "signatures").exists()  # nothing kept either
 
     # alice signs: let in
     signed = registry.ref("team/tool", "alice")
@@ -290,3 +291,25 @@ def test_bad_input_is_said_plainly_with_its_exit_code(
     assert code == 1 and "cannot reach the registry 127.0.0.1:9" in str(error["message"])
     code, error = _json_error("sign", registry.ref("team/none", "1"), "--key", key)
     assert code == 1 and "not found" in str(error["message"])
+
+
+def test_an_unsigned_plugin_that_becomes_signed_is_updated_and_its_signer_recorded(
+    registry: Registry, author: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alice = _key(author, "alice")
+    target = registry.ref("team/tool", "stable")
+    plugin = _plugin(author / "tool", "1.0.0")
+    run("publish", str(plugin), target)
+    project = author / "project"
+    project.mkdir()
+    monkeypatch.setenv("PLUGMAN_HOME", str(author / "home"))
+    run("install", target, "--scope", "project", project=project)
+    assert "signer" not in _pin(project)
+    assert _record(project).signer is None  # type: ignore[attr-defined]
+
+    monkeypatch.setenv("PLUGMAN_HOME", str(author / "author-home"))
+    run("publish", str(_plugin(plugin, "1.1.0")), target, "--sign", alice["key"])
+    monkeypatch.setenv("PLUGMAN_HOME", str(author / "home"))
+    run("update", "tool", project=project)
+    assert _pin(project)["signer"] == alice["fingerprint"]
+    assert _record(project).signer == alice["fingerprint"]  # type: ignore[attr-defined]
