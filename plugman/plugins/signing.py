@@ -102,11 +102,12 @@ def signatures_of(paths: Paths, location: str, digest: str) -> tuple[bytes, list
     ref = parse(location).pinned(digest)
     found = []
     with client.connect(ref, paths) as registry:
-        manifest = referrers.raw(registry, ref, digest)
+        listed = referrers.referrers(registry, ref, digest, signatures.BUNDLE)
+        manifest = referrers.raw(registry, ref, digest) if listed else (b"", "")
         if manifest is None:
             raise FetchError(f"{ref} is gone from its registry", hint="check the reference")
-        for listed in referrers.referrers(registry, ref, digest, signatures.BUNDLE):
-            made = _one(registry, ref, str(listed.get("digest")), manifest[0])
+        for one in listed:
+            made = _one(registry, ref, str(one.get("digest")), manifest[0])
             if isinstance(made, str):
                 raise FetchError(
                     f"the signature of {ref} does not verify: {made}; nothing was installed",
