@@ -17,6 +17,7 @@ from plugman.core.oci import client, referrers
 from plugman.core.oci.reference import parse
 from plugman.core.paths import Paths
 from plugman.core.state import InstallRecord
+from plugman.manifest import schema
 from plugman.plugins import signing
 from tests.integration.helpers import fails, run, snapshot
 from tests.integration.oci.registry import Registry
@@ -72,6 +73,9 @@ def test_signed_install_pins_the_signer_and_update_refuses_another(
     monkeypatch.setenv("PLUGMAN_HOME", str(author / "home"))
     run("install", target, "--scope", "project", project=project)
     assert _pin(project)["signer"] == alice["fingerprint"]
+    locked = tomllib.loads((project / "plugman.lock").read_text())
+    lock_schema = "plugman-lock.schema.json"
+    assert schema.check(locked, schema.load(lock_schema), lock_schema, ()) == []
     entry = _record(project)
     assert entry.signer == alice["fingerprint"]  # type: ignore[attr-defined]
     paths = Paths.from_env(project=project)
