@@ -78,6 +78,8 @@ def test_signed_install_pins_the_signer_and_update_refuses_another(
     assert schema.check(locked, schema.load(lock_schema), lock_schema, ()) == []
     entry = _record(project)
     assert entry.signer == alice["fingerprint"]  # type: ignore[attr-defined]
+    (listed,) = run("list", project=project)["plugins"]
+    assert listed["signer"] == alice["fingerprint"]
     paths = Paths.from_env(project=project)
     assert signing.recheck(paths, entry) is None  # type: ignore[arg-type]
 
