@@ -59,6 +59,7 @@ class Planned(NamedTuple):
     required_by: tuple[str, ...]
     hidden_text: bool = False  # it has hidden text, let in by --allow-hidden-text
     signer: str | None = None  # who signed it (plugman.plugins.signing); None: unsigned
+    signers: tuple[str, ...] = ()  # every key that signed it, validly (several: one is recorded)
 
 
 def parse_spec(text: str, cwd: Path) -> PluginRequest:
@@ -196,7 +197,7 @@ class _Planner:
         if hidden and plugin_id is None and not lock_allows:  # refused, with its findings
             validate_tree(fetched.root, fields, spec.text, official)
         version = loaded.version or version_of(source.kind, fetched.pin)
-        signer = signing.admitted(self.paths, source, fetched.pin, spec.text)
+        admitted = signing.admitted(self.paths, source, fetched.pin, spec.text)
         return Planned(
             f"{loaded.name}@{market}",
             loaded.name,
@@ -209,7 +210,7 @@ class _Planner:
             spec.specifier,
             chain,
             bool(hidden),
-            signer,
+            *admitted,
         )
 
     def add(self, planned: Planned) -> Planned:

@@ -39,6 +39,13 @@ class Signed(NamedTuple):
     signature: str  # the digest of the signature's manifest
 
 
+class Admitted(NamedTuple):
+    """A fetched plugin's signer as recorded (None: unsigned) and all its valid signers."""
+
+    signer: str | None
+    signers: tuple[str, ...] = ()
+
+
 class Signature(NamedTuple):
     signer: str
     bundle: bytes
@@ -150,10 +157,10 @@ def _one(registry: Any, ref: Any, digest: str, manifest: bytes) -> Signature | s
 
 def admitted(
     paths: Paths, source: PluginSource, pin: str | None, what: str, expected: str | None = None
-) -> str | None:
-    """The signer of a fetched plugin (None: unsigned), its signatures verified (an OCI
-    artifact's) and the managed policy met; PlugmanError when either fails. `expected`: the
-    signer to prefer when the artifact has several (the one the lock pinned)."""
+) -> Admitted:
+    """The signer of a fetched plugin (None: unsigned) and all its signers, its signatures
+    verified (an OCI artifact's) and the managed policy met; PlugmanError when either fails.
+    `expected`: the signer to prefer when the artifact has several (the one the lock pinned)."""
     from plugman.config import signers
     from plugman.core.oci.reference import parse
 
@@ -177,7 +184,7 @@ def admitted(
         )
     if found and pin:
         _keep(paths, pin, manifest, found)
-    return signer
+    return Admitted(signer, tuple(s.signer for s in found))
 
 
 def choose(found: list[str], expected: str | None) -> str | None:
@@ -185,6 +192,11 @@ def choose(found: list[str], expected: str | None) -> str | None:
     if expected in found:
         return expected
     return found[-1] if found else None
+
+
+def pinned(was: str | None, admitted: Admitted) -> str | None:
+    """The signer to record: the one pinned before when it still signs, else the admitted."""
+    return was if was is not None and was in admitted.signers else admitted.signer
 
 
 def changed(plugin_id: str, was: str | None, now: str | None) -> PlugmanError | None:

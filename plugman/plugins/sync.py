@@ -73,7 +73,8 @@ def lock(paths: Paths) -> list[dict[str, Any]]:
     """Resolve the declaration and write plugman.lock; the new pins."""
     with session(paths) as work:
         register_marketplaces(work)
-        pins = pins_of(resolver.plan(paths, work.store, declared_specs(paths), {}))
+        planned = resolver.plan(paths, work.store, declared_specs(paths), {})
+        pins = pins_of(_prefer_locked(lockfile.read(paths.project_lock), planned))
         work.tx.write(paths.project_lock, lockfile.render(pins))
     return pins
 
@@ -103,6 +104,7 @@ def _sync_in(paths: Paths, mode: str, dry_run: bool, done: Updated) -> None:
             allowed = {str(p["id"]) for p in pins if p.get("hidden_text") == "allowed"}
             specs = declared_specs(paths)
             planned = resolver.plan(paths, work.store, specs, {}, allow_hidden=allowed)
+            planned = _prefer_locked(pins, planned)
             if mode == "locked" and _keys(pins_of(planned)) != _keys(pins):
                 raise PlugmanError(
                     "plugman.lock is out of date with plugman.toml or its sources",
@@ -128,6 +130,17 @@ def _sync_in(paths: Paths, mode: str, dry_run: bool, done: Updated) -> None:
         else:
             save(work, record)
         deploy.refresh(work, os.environ)
+
+
+def _prefer_locked(
+    pins: list[dict[str, Any]], planned: list[resolver.Planned]
+) -> list[resolver.Planned]:
+    """Each plugin with the signer plugman.lock pins, when that key still signs it."""
+    locked = {str(p["id"]): p.get("signer") for p in pins}
+    return [
+        p._replace(signer=signing.pinned(locked.get(p.id), signing.Admitted(p.signer, p.signers)))
+        for p in planned
+    ]
 
 
 def _same_signers(pins: list[dict[str, Any]], planned: list[resolver.Planned]) -> None:
@@ -168,7 +181,10 @@ def _fetch_pin(work: Session, pin: dict[str, Any]) -> Target:
     fields = _entry_fields(known, str(pin["name"]))
     allowed = pin.get("hidden_text") == "allowed"
     plugin = resolver.validate_tree(fetched.root, fields, pin["id"], allow_hidden=allowed)
-    signer = signing.admitted(work.paths, source, fetched.pin, pin["id"], pin.get("signer"))
+    signer = signing.pinned(
+        pin.get("signer"),
+        signing.admitted(work.paths, source, fetched.pin, pin["id"], pin.get("signer")),
+    )
     refused = signing.changed(str(pin["id"]), pin.get("signer"), signer)
     if refused is not None:
         raise PlugmanError(f"{refused.message} (plugman.lock pins the signer)", hint=refused.hint)

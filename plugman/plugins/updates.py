@@ -227,7 +227,8 @@ def _update_one(
     fresh, content_hash = hashes[plugin_id]
     if content_hash == entry.content_hash:
         return None
-    refused = signing.changed(plugin_id, entry.signer, fresh.signer)
+    signer = signing.pinned(entry.signer, signing.Admitted(fresh.signer, fresh.signers))
+    refused = signing.changed(plugin_id, entry.signer, signer)
     if refused is not None and not allow[1]:
         raise refused
     was = (entry.version, entry.content_hash, pin_of(entry.source))
@@ -240,7 +241,7 @@ def _update_one(
         required_by=entry.required_by,
         declared=entry.declared,
         hidden_text="allowed" if fresh.hidden_text else None,
-        signer=fresh.signer,
+        signer=signer,
     )
     moved = PluginChange("updated", plugin_id, fresh.version, record.scope, content_hash, *was)
     return moved._replace(pin=pin_of(fresh.source))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import quote
 
 from plugman.core.oci.client import (
     EMPTY,
@@ -129,7 +130,7 @@ def referrers(
     referrers API or, where the registry has none, the referrers tag."""
     response = client.request(
         "GET",
-        _path(ref, "referrers", subject) + f"?artifactType={artifact_type}",
+        _path(ref, "referrers", subject) + f"?artifactType={quote(artifact_type, safe='')}",
         headers={"Accept": INDEX},
     )
     data = read_small(response, "a referrers list", MAX_MANIFEST)

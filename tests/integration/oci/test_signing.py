@@ -112,31 +112,62 @@ def test_signed_install_pins_the_signer_and_update_refuses_another(
     assert f"was signed by {bob['fingerprint']}" in shown and "is not signed" in shown
 
 
-def test_a_lock_pins_the_signer_for_sync(
+def test_a_lock_pins_the_signer_for_sync_and_a_marketplace_entry(
     registry: Registry, author: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     alice, bob = _key(author, "alice"), _key(author, "bob")
     target = registry.ref("team/tool", "1")
     plugin = _plugin(author / "tool", "1.0.0")
     run("publish", str(plugin), target, "--sign", alice["key"])
+    market = author / "market"
+    (market / ".claude-plugin").mkdir(parents=True)
+    entry = {"name": "tool", "source": {"source": "oci", "ref": target.removeprefix("oci://")}}
+    catalog = {"name": "acme", "owner": {"name": "Acme"}, "plugins": [entry]}
+    (market / ".claude-plugin" / "marketplace.json").write_text(json.dumps(catalog))
     project = author / "project"
     project.mkdir()
     monkeypatch.setenv("PLUGMAN_HOME", str(author / "home"))
-    run("install", target, "--scope", "project", project=project)
+    run("marketplace", "add", str(market))
+    run("install", "tool@acme", "--scope", "project", project=project)
+    assert _pin(project)["signer"] == alice["fingerprint"]
     digest = str(_pin(project)["source"]["digest"])  # type: ignore[index]
 
-    # the same manifest signed by bob too: the lock's signer (alice) stays the one used
+    # the same manifest signed by bob too: the lock's signer (alice) stays the one recorded
     monkeypatch.setenv("PLUGMAN_HOME", str(author / "author-home"))
     run("sign", f"oci://{registry.host}/team/tool@{digest}", "--key", bob["key"])
+    monkeypatch.setenv("PLUGMAN_HOME", str(author / "home"))
+    run("sync", project=project)
+    run("lock", project=project)
+    assert _pin(project)["signer"] == alice["fingerprint"]
+    assert _record(project, "tool@acme").signer == alice["fingerprint"]  # type: ignore[attr-defined]
+
+    # a new version signed by alice, then bob: update keeps alice, the pinned one
+    _plugin(plugin, "1.1.0", "Say hello anew.")
+    monkeypatch.setenv("PLUGMAN_HOME", str(author / "author-home"))
+    run("publish", str(plugin), target, "--sign", alice["key"])
+    run("sign", target, "--key", bob["key"])
+    monkeypatch.setenv("PLUGMAN_HOME", str(author / "home"))
+    run("update", "tool", project=project)
+    assert (_pin(project)["version"], _pin(project)["signer"]) == ("1.1.0", alice["fingerprint"])
+
+    # only bob signs the next one: sync against the lock refuses it
+    _plugin(plugin, "1.2.0", "Say hello once more.")
+    monkeypatch.setenv("PLUGMAN_HOME", str(author / "author-home"))
+    run("publish", str(plugin), target, "--sign", bob["key"])
+    monkeypatch.setenv("PLUGMAN_HOME", str(author / "home"))
+    before = snapshot(project)
+    shown = fails("sync", project=project)
+    assert f"was signed by {alice['fingerprint']}" in shown and "plugman.lock pins" in shown
+    assert snapshot(project) == before
+
+    # elsewhere, from the lock: the pinned signer is checked again
     elsewhere = author / "elsewhere"
     elsewhere.mkdir()
     for name in ("plugman.toml", "plugman.lock"):
         (elsewhere / name).write_bytes((project / name).read_bytes())
     monkeypatch.setenv("PLUGMAN_HOME", str(author / "home-b"))
     run("sync", "--frozen", project=elsewhere)
-    assert _record(elsewhere).signer == alice["fingerprint"]  # type: ignore[attr-defined]
-
-    # a lock pinning a signer the artifact does not have: refused, nothing installed
+    assert _record(elsewhere, "tool@acme").signer == alice["fingerprint"]  # type: ignore[attr-defined]
     lock = (elsewhere / "plugman.lock").read_text()
     (elsewhere / "plugman.lock").write_text(
         lock.replace(alice["fingerprint"], "sha256:" + "0" * 64)
@@ -144,9 +175,8 @@ def test_a_lock_pins_the_signer_for_sync(
     monkeypatch.setenv("PLUGMAN_HOME", str(author / "home-c"))
     shown = fails("sync", "--frozen", project=elsewhere)
     assert "was signed by sha256:000" in shown and "plugman.lock pins the signer" in shown
-    assert not (author / "home-c" / "data" / "store").exists() or not any(
-        p for p in (author / "home-c" / "data" / "store").iterdir() if not p.name.startswith(".")
-    )
+    store = author / "home-c" / "data" / "store"
+    assert not store.exists() or not [p for p in store.iterdir() if not p.name.startswith(".")]
 
 
 def test_policy_refuses_unsigned_and_other_signers_and_tampered_signatures(
