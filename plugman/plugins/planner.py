@@ -25,7 +25,7 @@ from plugman.manifest import acceptance
 from plugman.manifest import plugin as plugins
 from plugman.manifest.model import Plugin, PluginSource
 from plugman.manifest.reader import Report
-from plugman.plugins import marketplaces, registry, signing, versions
+from plugman.plugins import marketplaces, registry, versions
 from plugman.plugins.pins import lock_source, version_of
 
 DIRECT = "direct"  # the marketplace name of plugins installed from a path, git URL or archive
@@ -181,6 +181,7 @@ class _Planner:
         chain: tuple[str, ...],
         plugin_id: str | None = None,
     ) -> Planned:
+        from plugman.plugins import signing  # ~1.5 ms: only when a plugin is fetched
         from plugman.plugins.sources import fetch
 
         base = known.root if known else None
