@@ -349,3 +349,20 @@ def test_an_unsigned_plugin_that_becomes_signed_is_updated_and_its_signer_record
     run("update", "tool", project=project)
     assert _pin(project)["signer"] == alice["fingerprint"]
     assert _record(project).signer == alice["fingerprint"]  # type: ignore[attr-defined]
+
+
+def test_signing_and_verifying_behind_bearer_tokens(
+    token_registry: tuple[Registry, object], author: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    found, _tokens = token_registry
+    monkeypatch.setenv("DOCKER_CONFIG", str(found.docker_config(author / "docker")))
+    alice = _key(author, "alice")
+    target = found.ref("team/tool", "1.0.0")
+    published = run(
+        "publish", str(_plugin(author / "tool", "1.0.0")), target, "--sign", alice["key"]
+    )
+    assert published["signer"] == alice["fingerprint"]
+    monkeypatch.setenv("PLUGMAN_HOME", str(author / "home"))
+    run("install", target)
+    (listed,) = run("list")["plugins"]
+    assert listed["signer"] == alice["fingerprint"]
