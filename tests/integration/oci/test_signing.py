@@ -366,3 +366,21 @@ def test_signing_and_verifying_behind_bearer_tokens(
     run("install", target)
     (listed,) = run("list")["plugins"]
     assert listed["signer"] == alice["fingerprint"]
+
+
+def test_installing_again_keeps_the_pinned_signer(
+    registry: Registry, author: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alice, bob = _key(author, "alice"), _key(author, "bob")
+    target = registry.ref("team/tool", "stable")
+    plugin = _plugin(author / "tool", "1.0.0")
+    run("publish", str(plugin), target, "--sign", alice["key"])
+    monkeypatch.setenv("PLUGMAN_HOME", str(author / "home"))
+    run("install", target)
+    monkeypatch.setenv("PLUGMAN_HOME", str(author / "author-home"))
+    run("publish", str(_plugin(plugin, "2.0.0")), target, "--sign", bob["key"])
+    monkeypatch.setenv("PLUGMAN_HOME", str(author / "home"))
+    shown = fails("install", target)
+    assert f"was signed by {alice['fingerprint']}" in shown and "uninstall it first" in shown
+    (listed,) = run("list")["plugins"]
+    assert (listed["version"], listed["signer"]) == ("1.0.0", alice["fingerprint"])
