@@ -99,6 +99,20 @@ def test_signed_install_pins_the_signer_and_update_refuses_another(
     entry = _record(project)
     assert entry.signer == bob["fingerprint"]  # type: ignore[attr-defined]
     assert signing.recheck(paths, entry) is None  # type: ignore[arg-type]
+    kept = author / "home" / "data" / "signatures"
+    (evidence,) = [p for p in kept.iterdir() if p.stem == entry.source["digest"].replace(":", "-")]  # type: ignore[attr-defined]
+    good = evidence.read_bytes()
+    data = json.loads(good)
+    data["manifest"] = signatures.base64.b64encode(b'{"schemaVersion":2}').decode()
+    evidence.write_text(json.dumps(data))
+    assert "the kept manifest is not the one installed" in str(signing.recheck(paths, entry))  # type: ignore[arg-type]
+    data = json.loads(good)
+    data["signatures"][0]["publicKey"] = json.loads(good)["signatures"][0]["publicKey"][:-40]
+    evidence.write_text(json.dumps(data))
+    assert "does not verify" in str(signing.recheck(paths, entry))  # type: ignore[arg-type]
+    evidence.unlink()
+    assert "was not kept" in str(signing.recheck(paths, entry))  # type: ignore[arg-type]
+    evidence.write_bytes(good)
     assert "pinned to signer" in str(
         signing.recheck(paths, entry._replace(signer=alice["fingerprint"]))  # type: ignore[attr-defined]
     )
