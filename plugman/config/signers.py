@@ -1,4 +1,5 @@
-"""Managed policy on signatures: `requiredSignatures` in managed-settings.toml.
+"""Policy on signatures: `requiredSignatures` in managed-settings.toml, and in the user's own
+plugman.toml (a user can only refuse more; a project's or local plugman.toml holds no policy).
 
     [[requiredSignatures]]
     sources = ["ghcr.io/acme/*"]            # optional: every plugin source when left out
@@ -8,7 +9,7 @@ A plugin whose source matches a rule's `sources` (shell-style patterns over an O
 `REGISTRY/REPOSITORY:TAG`, with or without `oci://`, matched with and without its tag; over
 the location of any other source, which cannot be signed) must be signed, by one of the rule's
 `signers` when it names any: a key fingerprint (`sha256:` and 64 hex digits) or the path of a
-public key (.pub, PEM), relative to managed-settings.toml. Every matching rule must be met.
+public key (.pub, PEM), relative to the file. Every matching rule, of both files, must be met.
 
 Fail closed, as the other policy rules: a rule plugman cannot read (not a table, a value of
 the wrong type, a key file it cannot read) matches every source and admits no signer, so it
@@ -30,6 +31,7 @@ FINGERPRINT = re.compile(r"^sha256:[0-9a-f]{64}$")
 
 
 class SignatureRule(NamedTuple):
+    file: Path
     position: int
     sources: tuple[str, ...] | None  # None: every source
     signers: tuple[str, ...] | None  # fingerprints; None: any signer
@@ -37,40 +39,50 @@ class SignatureRule(NamedTuple):
 
 
 def rules(paths: Paths) -> list[SignatureRule]:
-    """The `requiredSignatures` rules of the managed settings (none when unset)."""
-    settings = managed_settings(paths)
-    value = settings.get(KEY)
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        return [SignatureRule(0, None, (), f"{KEY} must be a list of tables")]
-    base = paths.managed_settings.parent
-    return [_rule(index, rule, base) for index, rule in enumerate(value)]
+    """The `requiredSignatures` rules of the managed settings, then of the user's plugman.toml
+    (none when unset)."""
+    from plugman.config.declarations import read
+
+    found = []
+    user = read(paths.user_config) if paths.user_config.is_file() else {}
+    for file, settings in (
+        (paths.managed_settings, managed_settings(paths)),
+        (paths.user_config, user),
+    ):
+        value = settings.get(KEY)
+        if value is None:
+            continue
+        if not isinstance(value, list):
+            found.append(SignatureRule(file, 0, None, (), f"{KEY} must be a list of tables"))
+            continue
+        found += [_rule(file, index, rule) for index, rule in enumerate(value)]
+    return found
 
 
-def _rule(index: int, rule: Any, base: Path) -> SignatureRule:
+def _rule(file: Path, index: int, rule: Any) -> SignatureRule:
+    base = file.parent
     if not isinstance(rule, dict):
-        return SignatureRule(index, None, (), "a rule must be a table")
+        return SignatureRule(file, index, None, (), "a rule must be a table")
     stray = sorted(set(rule) - {"sources", "signers"})
     if stray:
-        return SignatureRule(index, None, (), f"unknown key {stray[0]!r} (sources, signers)")
+        return SignatureRule(file, index, None, (), f"unknown key {stray[0]!r} (sources, signers)")
     found: dict[str, tuple[str, ...] | None] = {}
     for key in ("sources", "signers"):
         listed = rule.get(key)
         if listed is not None and (
             not isinstance(listed, list) or not all(isinstance(v, str) for v in listed)
         ):
-            return SignatureRule(index, None, (), f"{key} must be a list of strings")
+            return SignatureRule(file, index, None, (), f"{key} must be a list of strings")
         found[key] = tuple(listed) if listed is not None else None
     signers = found["signers"]
     if signers is not None:
         keys = [_signer(text, base) for text in signers]
         bad = next((k for k in keys if not FINGERPRINT.match(k)), None)
         if bad is not None:
-            return SignatureRule(index, None, (), bad)
+            return SignatureRule(file, index, None, (), bad)
         signers = tuple(keys)
     sources = tuple(s.removeprefix("oci://") for s in found["sources"] or ())
-    return SignatureRule(index, sources if found["sources"] is not None else None, signers)
+    return SignatureRule(file, index, sources if found["sources"] is not None else None, signers)
 
 
 def _signer(text: str, base: Path) -> str:
@@ -90,10 +102,10 @@ def _signer(text: str, base: Path) -> str:
 
 
 def refusal(paths: Paths, source: str, signer: str | None) -> str | None:
-    """Why the managed policy refuses a plugin from `source` (an OCI reference or another
+    """Why a signature policy refuses a plugin from `source` (an OCI reference or another
     source's location) signed by `signer` (None: unsigned), or None."""
     for rule in rules(paths):
-        where = f"{KEY}[{rule.position}] in {paths.managed_settings}"
+        where = f"{KEY}[{rule.position}] in {rule.file}"
         if rule.broken:
             return (
                 f"{where} cannot be read ({rule.broken}): until it is fixed it refuses every plugin"

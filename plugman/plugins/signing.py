@@ -179,8 +179,9 @@ def admitted(
         reason = signers.refusal(paths, location, signer)
     if reason is not None:
         raise PlugmanError(
-            f"{what} is refused by the managed policy: {reason}; nothing was installed",
-            hint="ask the publisher to sign it with a key the policy names, or your administrator",
+            f"{what} is refused by policy: {reason}; nothing was installed",
+            hint="ask the publisher to sign it with a key the rule names (or whoever keeps "
+            "that file)",
         )
     if found and pin:
         _keep(paths, pin, manifest, found)

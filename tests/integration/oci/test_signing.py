@@ -398,3 +398,33 @@ def test_installing_again_keeps_the_pinned_signer(
     assert f"was signed by {alice['fingerprint']}" in shown and "uninstall it first" in shown
     (listed,) = run("list")["plugins"]
     assert (listed["version"], listed["signer"]) == ("1.0.0", alice["fingerprint"])
+
+
+def test_a_users_own_rule_requires_signatures_and_a_projects_is_ignored(
+    registry: Registry, author: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alice = _key(author, "alice")
+    plugin = _plugin(author / "tool", "1.0.0")
+    unsigned, signed = registry.ref("team/tool", "plain"), registry.ref("team/tool", "signed")
+    run("publish", str(plugin), unsigned)
+    run("publish", str(_plugin(plugin, "1.0.1")), signed, "--sign", alice["key"])
+    home = author / "home"
+    monkeypatch.setenv("PLUGMAN_HOME", str(home))
+    project = author / "project"
+    project.mkdir()
+    rule = f'[[requiredSignatures]]\nsigners = ["{alice["fingerprint"]}"]\n'
+    (project / "plugman.toml").write_text(rule)  # a project's plugman.toml holds no policy
+    run("install", unsigned, "--scope", "local", project=project)
+    user = home / "config" / "plugman.toml"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text(rule)
+    before = snapshot(home / "state", project)
+    shown = fails("install", unsigned, "--scope", "user", project=project)
+    assert f"requiredSignatures[0] in {user}" in shown.replace("\n", "")
+    assert "it is not signed" in shown
+    assert snapshot(home / "state", project) == before
+    run("install", signed, "--scope", "user", project=project)
+    resolved = run("config", "resolve", project=project)
+    ignored = [d["file"] for d in resolved["diagnostics"] if d["code"] == "ignored-key"]
+    assert len(ignored) == 1 and "requiredSignatures" in json.dumps(resolved["diagnostics"])
+    assert Path(ignored[0]).name == "plugman.toml" and "config" not in Path(ignored[0]).parts
