@@ -5,7 +5,7 @@ bundle) and attaches the bundle to it as an OCI referrer (plugman.core.oci.refer
 public key in the annotation `PUBLIC_KEY` of the signature's manifest (the bundle names only
 its fingerprint). `admitted` is what install, update and sync ask of every fetched plugin:
 the signatures of an OCI artifact verified over its manifest (a bad one refuses it), the
-managed policy's `requiredSignatures` (plugman.config.signers) met, and the signer returned
+`requiredSignatures` rules (plugman.config.signers) met, and the signer returned
 for the lock and the install record. What re-verifying needs offline (the manifest bytes,
 the bundles and keys) is kept under the data folder, by manifest digest, for `recheck`.
 
@@ -133,7 +133,9 @@ def _one(registry: Any, ref: Any, digest: str, manifest: bytes) -> Signature | s
 
     try:
         found = referrers.raw(registry, ref, digest)
-        data: Any = json.loads(found[0]) if found else None
+        if found is None:
+            return f"its manifest {digest} is missing from the registry"
+        data: Any = json.loads(found[0])
         subject = (data or {}).get("subject") or {}
         if subject.get("digest") != ref.digest:
             return "its manifest does not name the artifact as its subject"
@@ -159,7 +161,8 @@ def admitted(
     paths: Paths, source: PluginSource, pin: str | None, what: str, expected: str | None = None
 ) -> Admitted:
     """The signer of a fetched plugin (None: unsigned) and all its signers, its signatures
-    verified (an OCI artifact's) and the managed policy met; PlugmanError when either fails.
+    verified (an OCI artifact's) and the signature policies met (plugman.config.signers);
+    PlugmanError when either fails.
     `expected`: the signer to prefer when the artifact has several (the one the lock pinned)."""
     from plugman.config import signers
     from plugman.core.oci.reference import parse
