@@ -231,6 +231,11 @@ def _update_one(
     refused = signing.changed(plugin_id, entry.signer, signer)
     if refused is not None and not allow[1]:
         raise refused
+    if refused is not None:
+        now = f"signer {signer}" if signer else "no signature"
+        progress.warn(
+            f"{plugin_id}: signer {entry.signer} replaced by {now} (--allow-signer-change)"
+        )
     was = (entry.version, entry.content_hash, pin_of(entry.source))
     record.plugins[plugin_id] = InstalledPlugin.made(
         content_of(fresh),

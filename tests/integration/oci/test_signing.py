@@ -93,7 +93,16 @@ def test_signed_install_pins_the_signer_and_update_refuses_another(
     assert f"signed by {bob['fingerprint']}" in shown and "--allow-signer-change" in shown
     assert snapshot(project, author / "home" / "state") == before
 
-    run("update", "tool", "--allow-signer-change", project=project)
+    from typer.testing import CliRunner
+
+    from plugman.cli.app import app
+
+    argv = ["--project", str(project), "update", "tool", "--allow-signer-change"]
+    result = CliRunner().invoke(app, argv)
+    assert result.exit_code == 0, result.output
+    assert f"signer {alice['fingerprint']} replaced by signer {bob['fingerprint']}" in (
+        result.output
+    )
     assert _pin(project)["signer"] == bob["fingerprint"]
     assert _pin(project)["version"] == "1.1.0"
     entry = _record(project)
