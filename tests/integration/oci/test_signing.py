@@ -202,7 +202,7 @@ def test_a_lock_pins_the_signer_for_sync_and_a_marketplace_entry(
     assert not store.exists() or not [p for p in store.iterdir() if not p.name.startswith(".")]
 
 
-def test_policy_refuses_unsigned_and_other_signers_and_tampered_signatures(
+def test_policy_refuses_unsigned_and_other_signers_and_fails_closed(
     registry: Registry, author: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     alice, bob = _key(author, "alice"), _key(author, "bob")
