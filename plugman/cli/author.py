@@ -83,6 +83,15 @@ def publish(
         str, typer.Argument(help="Where to push: oci://REGISTRY/REPOSITORY:TAG.", metavar="OCI_REF")
     ],
     strict: Strict = False,
+    sign: Annotated[
+        Path | None,
+        typer.Option(
+            "--sign",
+            metavar="KEY",
+            help="Sign the artifact with this private key (plugman key generate); "
+            "PLUGMAN_SIGNING_PASSWORD opens an encrypted one.",
+        ),
+    ] = None,
     as_json: Json = False,
 ) -> None:
     import os
@@ -90,7 +99,7 @@ def publish(
     from plugman.cli.common import paths_of
     from plugman.plugins.publish import publish as push
 
-    done = push(directory, target, paths_of(ctx), os.environ, strict=strict)
+    done = push(directory, target, paths_of(ctx), os.environ, strict=strict, sign=sign)
     _emit(done.packed.warnings, output.published(done, as_json), as_json)
 
 

@@ -96,6 +96,13 @@ COMMANDS = _by_words(
         "Validate and pack a plugin, then push it to an OCI registry as an artifact.",
     ),
     Lazy(
+        "sign",
+        "signing",
+        "sign",
+        "Sign a plugin artifact already published to an OCI registry.",
+    ),
+    Lazy("key", "signing", "key_app", "Make signing keys for publish --sign and sign."),
+    Lazy(
         "tag",
         "author",
         "tag",

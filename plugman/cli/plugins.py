@@ -88,6 +88,14 @@ def update(
             help="Update to new content with hidden text (invisible characters) too; recorded.",
         ),
     ] = False,
+    allow_signer_change: Annotated[
+        bool,
+        typer.Option(
+            "--allow-signer-change",
+            help="Update to content signed by another key than the recorded one (or unsigned); "
+            "the new signer is recorded.",
+        ),
+    ] = False,
     as_json: Json = False,
 ) -> None:
     """Each updated plugin is shown with what it can now do (hooks, MCP servers, executables,
@@ -103,6 +111,7 @@ def update(
         fetch_catalogs=refresh,
         dry_run=dry_run,
         allow_hidden=allow_hidden_text,
+        allow_signer_change=allow_signer_change,
     )
     output.emit(output.updated("update", done, as_json, dry_run))
 

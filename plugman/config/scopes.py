@@ -42,8 +42,10 @@ POLICY_KEYS = frozenset(
         "blockedMarketplaces",
         "allowAllClaudeAiMcps",
         "allowManagedHooksOnly",
+        "requiredSignatures",  # plugman.config.signers
     }
 )
+USER_POLICY = "requiredSignatures"  # the one policy key the user's plugman.toml may hold too
 APPROVAL_KEYS = frozenset(
     {"trust", "approvals", "enableAllProjectMcpServers", "enabledMcpjsonServers"}
 )
@@ -108,8 +110,11 @@ def load(
 
 def _ignored_keys(table: dict[str, Any], file: Path, paths: Paths, report: Report) -> None:
     """Warn about policy and approval keys in a plugman.toml: they count only in the managed
-    settings and in plugman's own trust store, never in a file a repository can ship."""
+    settings and in plugman's own trust store, never in a file a repository can ship (but for
+    the user's own `requiredSignatures`, which can only refuse more: plugman.config.signers)."""
     for key in sorted(table):
+        if key == USER_POLICY and file == paths.user_config:
+            continue
         if key in POLICY_KEYS:
             hint = f"managed policy is read only from {paths.managed_settings}"
         elif key in APPROVAL_KEYS:

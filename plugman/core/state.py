@@ -70,6 +70,8 @@ class InstalledPlugin(NamedTuple):
     declared: str | dict[str, Any] | None = None
     # "allowed": installed with hidden text by --allow-hidden-text (plugman.manifest.hidden)
     hidden_text: str | None = None
+    # who signed it (plugman.plugins.signing): a key's fingerprint, `sha256:<hex>`; None: unsigned
+    signer: str | None = None
 
     @classmethod
     def made(
@@ -83,6 +85,7 @@ class InstalledPlugin(NamedTuple):
         required_by: tuple[str, ...],
         declared: str | dict[str, Any] | None,
         hidden_text: str | None = None,
+        signer: str | None = None,
     ) -> InstalledPlugin:
         """`content` installed now under `content_hash`; enabled as before (else enabled)."""
         return cls(
@@ -95,6 +98,7 @@ class InstalledPlugin(NamedTuple):
             consented=consented,
             declared=declared,
             hidden_text=hidden_text,
+            signer=signer,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -106,6 +110,7 @@ class InstalledPlugin(NamedTuple):
             ("declared", None),
             ("installed_at", None),
             ("hidden_text", None),
+            ("signer", None),
         ):
             if data[key] == unset:
                 del data[key]
@@ -159,6 +164,7 @@ _KINDS: dict[str, type | tuple[type, ...]] = {
     "consented": bool,
     "declared": (str, dict),
     "hidden_text": str,
+    "signer": str,
 }
 
 

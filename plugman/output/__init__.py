@@ -75,6 +75,8 @@ if TYPE_CHECKING:  # the names, for type checkers (`X as X`: re-exported)
     from plugman.output.runtime import hooks_listed as hooks_listed
     from plugman.output.runtime import probed as probed
     from plugman.output.runtime import tool_pool as tool_pool
+    from plugman.output.signing import key_generated as key_generated
+    from plugman.output.signing import signed as signed
 
 
 def _homes() -> dict[str, str]:

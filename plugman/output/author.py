@@ -80,12 +80,15 @@ def published(result: Published, as_json: bool) -> str:
             sha256=packed.sha256,
             size=packed.size,
             warnings=_diagnostics(packed.warnings),
+            **({"signer": result.signed.signer} if result.signed else {}),
         )
+    signed = [f"  signer  {result.signed.signer}"] if result.signed else []
     return "\n".join(
         [
             f"published {packed.name} {packed.version} to {result.ref}",
             f"  digest  {result.digest}",
             f"  size    {packed.size} bytes",
+            *signed,
             f"install: plugman install oci://{result.ref}@{result.digest}",
         ]
     )

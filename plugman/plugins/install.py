@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from plugman.config import declarations, user_config
-from plugman.core.errors import UsageError
+from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
 from plugman.core.state import InstalledPlugin, InstallRecord, PluginContent, Scope
@@ -89,6 +89,14 @@ def _add(
 ) -> PluginChange:
     content_hash = work.tx.add_tree(planned.tree)
     previous = record.plugins.get(planned.id)
+    signer = planned.signer
+    if previous is not None and previous.signer is not None:  # installed again: its pin holds
+        from plugman.plugins import signing
+
+        signer = signing.pinned(previous.signer, signing.Admitted(signer, planned.signers))
+        refused = signing.changed(planned.id, previous.signer, signer)
+        if refused is not None:
+            raise PlugmanError(refused.message, hint=f"{refused.hint} (or uninstall it first)")
     record.plugins[planned.id] = InstalledPlugin.made(
         content_of(planned),
         content_hash,
@@ -99,6 +107,7 @@ def _add(
         required_by=(*(previous.required_by if previous else ()), *planned.required_by[-1:]),
         declared=previous.declared if previous else None,
         hidden_text="allowed" if planned.hidden_text else None,
+        signer=signer,
     )
     return PluginChange("installed", planned.id, planned.version, record.scope, content_hash)
 

@@ -68,6 +68,7 @@ class Listed(NamedTuple):
     installed_at: str | None
     components: dict[str, Any] | None
     agents: dict[str, list[str]]  # agent → the kinds of components it received
+    signer: str | None = None  # who signed it (plugman.plugins.signing); None: unsigned
 
     @property
     def pin(self) -> str | None:
@@ -77,7 +78,8 @@ class Listed(NamedTuple):
     def as_json(self) -> dict[str, Any]:
         keys = ("id", "version", "scope", "enabled", "source", "content_hash", "installed_at")
         row = {key: getattr(self, key) for key in keys}
-        return {**row, "components": self.components, "pin": self.pin, "agents": self.agents}
+        row |= {"components": self.components, "pin": self.pin, "agents": self.agents}
+        return row | ({"signer": self.signer} if self.signer else {})
 
 
 class Info(NamedTuple):
@@ -118,6 +120,7 @@ def listing(paths: Paths) -> list[Listed]:
             entry.installed_at,
             dict(entry.components),
             reached.get((plugin_id, scope), {}),
+            entry.signer,
         )
         for scope in SCOPES
         for plugin_id, entry in sorted(InstallRecord.load(paths, scope).plugins.items())

@@ -31,6 +31,8 @@ def render(pins: list[dict[str, Any]]) -> bytes | None:
         entry.add("source", source)
         if pin.get("hidden_text"):  # let in by --allow-hidden-text: sync lets it in again
             entry.add("hidden_text", pin["hidden_text"])
+        if pin.get("signer"):  # its signer, pinned: update and sync refuse another
+            entry.add("signer", pin["signer"])
         plugins.append(entry)
     doc.add("plugins", plugins)
     return tomlkit.dumps(doc).encode()

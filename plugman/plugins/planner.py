@@ -58,6 +58,8 @@ class Planned(NamedTuple):
     specifier: str
     required_by: tuple[str, ...]
     hidden_text: bool = False  # it has hidden text, let in by --allow-hidden-text
+    signer: str | None = None  # who signed it (plugman.plugins.signing); None: unsigned
+    signers: tuple[str, ...] = ()  # every key that signed it, validly (several: one is recorded)
 
 
 def parse_spec(text: str, cwd: Path) -> PluginRequest:
@@ -179,6 +181,7 @@ class _Planner:
         chain: tuple[str, ...],
         plugin_id: str | None = None,
     ) -> Planned:
+        from plugman.plugins import signing  # ~1.5 ms: only when a plugin is fetched
         from plugman.plugins.sources import fetch
 
         base = known.root if known else None
@@ -195,6 +198,7 @@ class _Planner:
         if hidden and plugin_id is None and not lock_allows:  # refused, with its findings
             validate_tree(fetched.root, fields, spec.text, official)
         version = loaded.version or version_of(source.kind, fetched.pin)
+        admitted = signing.admitted(self.paths, source, fetched.pin, spec.text)
         return Planned(
             f"{loaded.name}@{market}",
             loaded.name,
@@ -207,6 +211,7 @@ class _Planner:
             spec.specifier,
             chain,
             bool(hidden),
+            *admitted,
         )
 
     def add(self, planned: Planned) -> Planned:

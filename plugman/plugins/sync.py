@@ -20,7 +20,7 @@ from plugman.core.fs import tree_hash
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
 from plugman.core.state import InstalledPlugin, InstallRecord, PluginContent
-from plugman.plugins import lockfile, marketplaces, registry
+from plugman.plugins import lockfile, marketplaces, registry, signing
 from plugman.plugins import planner as resolver
 from plugman.plugins.capabilities import compare
 from plugman.plugins.install import components, content_of
@@ -79,6 +79,7 @@ def pins_of(planned: list[resolver.Planned]) -> list[dict[str, Any]]:
             "content_hash": tree_hash(p.tree),
         }
         | ({"hidden_text": "allowed"} if p.hidden_text else {})
+        | ({"signer": p.signer} if p.signer else {})
         for p in planned
     ]
 
@@ -87,8 +88,9 @@ def lock(paths: Paths) -> list[dict[str, Any]]:
     """Resolve the declaration and write plugman.lock; the new pins."""
     with session(paths) as work:
         register_marketplaces(work)
-        specs = declared_specs(paths, lockfile.read(paths.project_lock))
-        pins = pins_of(resolver.plan(paths, work.store, specs, {}))
+        locked = lockfile.read(paths.project_lock)
+        planned = resolver.plan(paths, work.store, declared_specs(paths, locked), {})
+        pins = pins_of(_prefer_locked(locked, planned))
         work.tx.write(paths.project_lock, lockfile.render(pins))
     return pins
 
@@ -118,14 +120,21 @@ def _sync_in(paths: Paths, mode: str, dry_run: bool, done: Updated) -> None:
             allowed = {str(p["id"]) for p in pins if p.get("hidden_text") == "allowed"}
             specs = declared_specs(paths, pins)
             planned = resolver.plan(paths, work.store, specs, {}, allow_hidden=allowed)
+            planned = _prefer_locked(pins, planned)
             if mode == "locked" and _keys(pins_of(planned)) != _keys(pins):
                 raise PlugmanError(
                     "plugman.lock is out of date with plugman.toml or its sources",
                     hint="run: plugman lock, and commit the new plugman.lock",
                 )
+            _same_signers(pins, planned)
             targets = [
                 Target(
-                    p.id, p.tree, content_of(p), str(pin["content_hash"]), pin.get("hidden_text")
+                    p.id,
+                    p.tree,
+                    content_of(p),
+                    str(pin["content_hash"]),
+                    pin.get("hidden_text"),
+                    p.signer,
                 )
                 for p, pin in zip(planned, pins_of(planned), strict=True)
             ]
@@ -137,6 +146,30 @@ def _sync_in(paths: Paths, mode: str, dry_run: bool, done: Updated) -> None:
         else:
             save(work, record)
         deploy.refresh(work, os.environ)
+
+
+def _prefer_locked(
+    pins: list[dict[str, Any]], planned: list[resolver.Planned]
+) -> list[resolver.Planned]:
+    """Each plugin with the signer plugman.lock pins, when that key still signs it."""
+    locked = {str(p["id"]): p.get("signer") for p in pins}
+    return [
+        p._replace(signer=signing.pinned(locked.get(p.id), signing.Admitted(p.signer, p.signers)))
+        for p in planned
+    ]
+
+
+def _same_signers(pins: list[dict[str, Any]], planned: list[resolver.Planned]) -> None:
+    """Refuse a plugin whose signer is not the one plugman.lock pins (or is gone)."""
+    locked = {str(p["id"]): p.get("signer") for p in pins}
+    for p in planned:
+        refused = signing.changed(p.id, locked.get(p.id), p.signer)
+        if refused is not None:
+            raise PlugmanError(
+                f"{refused.message} (plugman.lock pins the signer)",
+                hint="if you trust the new signer, run: plugman update --allow-signer-change "
+                f"{p.id} (or remove its entry from plugman.lock and run plugman lock)",
+            )
 
 
 def _keys(pins: list[dict[str, Any]]) -> set[tuple[str, str]]:
@@ -151,6 +184,7 @@ class Target(NamedTuple):
     content: PluginContent
     content_hash: str
     hidden_text: str | None = None  # "allowed": let in with hidden text (plugman.lock)
+    signer: str | None = None  # who signed it, as plugman.lock pins it
 
 
 def _fetch_pin(work: Session, pin: dict[str, Any]) -> Target:
@@ -163,6 +197,13 @@ def _fetch_pin(work: Session, pin: dict[str, Any]) -> Target:
     fields = _entry_fields(known, str(pin["name"]))
     allowed = pin.get("hidden_text") == "allowed"
     plugin = resolver.validate_tree(fetched.root, fields, pin["id"], allow_hidden=allowed)
+    signer = signing.pinned(
+        pin.get("signer"),
+        signing.admitted(work.paths, source, fetched.pin, pin["id"], pin.get("signer")),
+    )
+    refused = signing.changed(str(pin["id"]), pin.get("signer"), signer)
+    if refused is not None:
+        raise PlugmanError(f"{refused.message} (plugman.lock pins the signer)", hint=refused.hint)
     if found != pin["content_hash"]:
         raise PlugmanError(
             f"{pin['id']} does not match plugman.lock: expected "
@@ -177,7 +218,7 @@ def _fetch_pin(work: Session, pin: dict[str, Any]) -> Target:
         fields,
         components(plugin),
     )
-    return Target(str(pin["id"]), fetched.root, content, found, pin.get("hidden_text"))
+    return Target(str(pin["id"]), fetched.root, content, found, pin.get("hidden_text"), signer)
 
 
 def _entry_fields(known: registry.Known | None, name: str) -> dict[str, Any] | None:
@@ -202,6 +243,8 @@ def _apply(
     for target in targets:
         current = record.plugins.get(target.id)
         if current is not None and current.content_hash == target.content_hash:
+            if current.signer != target.signer:  # signed since: recorded
+                record.plugins[target.id] = current._replace(signer=target.signer)
             continue
         content_hash = work.tx.add_tree(target.tree)
         was = work.store.path(current.content_hash) if current else None
@@ -221,6 +264,7 @@ def _apply(
             required_by=current.required_by if current else (),
             declared=value if isinstance(value, str) or target.id not in declared else "*",
             hidden_text=target.hidden_text,
+            signer=target.signer,
         )
         version = target.content.version
         changes.append(PluginChange("installed", target.id, version, "project", content_hash))

@@ -19,7 +19,7 @@ from plugman.core.fs import tree_hash
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
 from plugman.core.state import SCOPES, InstalledPlugin, InstallRecord, Scope
-from plugman.plugins import marketplaces, registry
+from plugman.plugins import marketplaces, registry, signing
 from plugman.plugins import planner as resolver
 from plugman.plugins.capabilities import Capabilities, compare
 from plugman.plugins.install import content_of
@@ -145,18 +145,21 @@ def update(
     fetch_catalogs: bool = True,
     dry_run: bool = False,
     allow_hidden: bool = False,
+    allow_signer_change: bool = False,
 ) -> Updated:
     """Bring installed plugins (all, or the named ones) up to their catalogs, in `scope` or
     in every scope here, after refreshing the marketplaces they come from; with `dry_run`,
     say what would change and change nothing (the catalogs are still refreshed). New content
     with hidden text is refused unless `allow_hidden` (an earlier allowance was for the old
-    content), and then recorded as allowed."""
+    content), and then recorded as allowed. New content signed by another signer than the
+    recorded one (or no longer signed) is refused unless `allow_signer_change`; a first signer
+    is recorded."""
     scopes = (scope,) if scope else SCOPES
     if fetch_catalogs:
         refresh(paths, scopes, names)
     done = Updated([], [], set())
     with contextlib.suppress(DryRunError):
-        _update_in(paths, names, scope, scopes, done, dry_run, allow_hidden)
+        _update_in(paths, names, scope, scopes, done, dry_run, (allow_hidden, allow_signer_change))
     return done
 
 
@@ -167,7 +170,7 @@ def _update_in(
     scopes: tuple[Scope, ...],
     done: Updated,
     dry_run: bool,
-    allow_hidden: bool,
+    allow: tuple[bool, bool],  # hidden text, a signer change
 ) -> None:
     changes = done.changes
     with session(paths) as work:
@@ -182,7 +185,7 @@ def _update_in(
         hashes: dict[str, tuple[resolver.Planned, str]] = {}  # one fetch per plugin
         for record, plugin_id in candidates:
             entry = record.plugins[plugin_id]
-            change = _update_one(work, record, plugin_id, hashes, allow_hidden)
+            change = _update_one(work, record, plugin_id, hashes, allow)
             if change is not None:
                 changes.append(change)
                 new = record.plugins[plugin_id]
@@ -210,7 +213,7 @@ def _update_one(
     record: InstallRecord,
     plugin_id: str,
     hashes: dict[str, tuple[resolver.Planned, str]],
-    allow_hidden: bool,
+    allow: tuple[bool, bool],  # hidden text, a signer change
 ) -> PluginChange | None:
     entry = record.plugins[plugin_id]
     problem = _gone(work.paths, entry)
@@ -220,11 +223,20 @@ def _update_one(
     if plugin_id not in hashes and unmoved(work.paths, entry):
         return None
     if plugin_id not in hashes:
-        fresh = _fresh(work, plugin_id, entry, allow_hidden)
+        fresh = _fresh(work, plugin_id, entry, allow[0])
         hashes[plugin_id] = (fresh, work.tx.add_tree(fresh.tree))
     fresh, content_hash = hashes[plugin_id]
     if content_hash == entry.content_hash:
         return None
+    signer = signing.pinned(entry.signer, signing.Admitted(fresh.signer, fresh.signers))
+    refused = signing.changed(plugin_id, entry.signer, signer)
+    if refused is not None and not allow[1]:
+        raise refused
+    if refused is not None:
+        now = f"signer {signer}" if signer else "no signature"
+        progress.warn(
+            f"{plugin_id}: signer {entry.signer} replaced by {now} (--allow-signer-change)"
+        )
     was = (entry.version, entry.content_hash, pin_of(entry.source))
     record.plugins[plugin_id] = InstalledPlugin.made(
         content_of(fresh),
@@ -235,6 +247,7 @@ def _update_one(
         required_by=entry.required_by,
         declared=entry.declared,
         hidden_text="allowed" if fresh.hidden_text else None,
+        signer=signer,
     )
     moved = PluginChange("updated", plugin_id, fresh.version, record.scope, content_hash, *was)
     return moved._replace(pin=pin_of(fresh.source))

@@ -97,7 +97,7 @@ def push(
     body = json.dumps(manifest, separators=(",", ":")).encode()
     with connect(target, paths, env) as client:
         for blob in (EMPTY_DATA, data):
-            _upload(client, target, blob)
+            upload(client, target, blob)
         response = client.request(
             "PUT",
             _path(target, "manifests", target.reference),
@@ -116,7 +116,7 @@ def _descriptor(media_type: str, data: bytes) -> dict[str, Any]:
     return {"mediaType": media_type, "digest": digest_of(data), "size": len(data)}
 
 
-def _upload(client: Client, ref: Reference, blob: bytes) -> None:
+def upload(client: Client, ref: Reference, blob: bytes) -> None:
     digest = digest_of(blob)
     head = client.request("HEAD", _path(ref, "blobs", digest))
     read_small(head, "a HEAD response")
