@@ -13,6 +13,9 @@ it checks, and the function that does it, which takes the `Given` and returns `F
   `agents.artifacts`) are as plugman wrote them, told by the same detectors `plugman doctor`
   uses (`doctor.differences`, `artifacts.drift`), one finding per file; a file a deployment
   left to the user where it deploys one is drift too (`audit.agents`);
+- `signature`: every signed plugin's signature, kept at install, still verifies (offline) over
+  the manifest it installed, by the signer its install record and plugman.lock pin
+  (`plugins.signing.recheck`);
 - `hidden-text`: no installed plugin or lock entry was let in with hidden text
   (`hidden_text = "allowed"`, from `install --allow-hidden-text`);
 - `unpinned-server`: every MCP server, a plugin's or the user's own, as `config resolve` reads
@@ -32,7 +35,7 @@ from plugman.core.paths import Paths
 from plugman.core.state import SCOPES, Scope
 from plugman.doctor.audit.agents import drift
 from plugman.doctor.audit.model import Audit, Check, Finding, Given
-from plugman.doctor.audit.records import hidden_text, store
+from plugman.doctor.audit.records import hidden_text, signatures, store
 from plugman.doctor.audit.servers import unpinned_servers
 
 PROJECT_FILES = ("plugman.toml", "plugman.lock", ".mcp.json")  # what makes a project to audit
@@ -60,11 +63,10 @@ def audit(paths: Paths, env: Mapping[str, str], scope: Scope | None = None) -> A
     return Audit(paths.project_dir, given.scopes, CHECKS, found)
 
 
-# The checks, in the order they run and are reported. The signature check (issue 26 point 1:
-# every signed plugin verifies and its signer matches the lock's `signer`) is one more row here:
-# Check("signature", "signatures verify and match the lock's signers", signatures).
+# The checks, in the order they run and are reported.
 CHECKS: tuple[Check, ...] = (
     Check("store", "the store holds every pinned plugin tree, unchanged", store),
+    Check("signature", "signed plugins verify by the signers their pins name", signatures),
     Check("drift", "the agent files plugman deployed are as it wrote them", drift),
     Check("hidden-text", "no plugin was let in with hidden text", hidden_text),
     Check("unpinned-server", "MCP servers launch pinned package versions", unpinned_servers),

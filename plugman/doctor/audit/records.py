@@ -1,6 +1,8 @@
 """The audit checks over what plugman pins: `store` (every tree an install record or plugman.lock
-pins is in the store and re-hashes to its pin; the lock's pins installed as pinned) and
-`hidden-text` (no plugin let in with hidden text, `install --allow-hidden-text`)."""
+pins is in the store and re-hashes to its pin; the lock's pins installed as pinned),
+`signature` (every signed plugin's kept signature verifies, offline, by the signer its record
+and plugman.lock pin) and `hidden-text` (no plugin let in with hidden text,
+`install --allow-hidden-text`)."""
 
 from __future__ import annotations
 
@@ -83,4 +85,30 @@ def hidden_text(given: Given) -> list[Finding]:
             f"uninstall {name} --scope {scope})"
         )
         found.append(Finding("hidden-text", message, fix, *lock.at(given, plugin_id, scope)))
+    return found
+
+
+def signatures(given: Given) -> list[Finding]:
+    """Every signed plugin's kept signature verifies by the signer its record pins, and that
+    is the signer plugman.lock pins."""
+    from plugman.plugins.signing import recheck
+
+    lock = Lock.read(given)
+    found = []
+    for scope in given.scopes:
+        for plugin_id, entry in InstallRecord.load(given.paths, scope).plugins.items():
+            name = plugin_id.partition("@")[0]
+            problem = recheck(given.paths, entry)
+            locked = lock.pins.get(plugin_id, {}).get("signer") if scope == "project" else None
+            if problem is None and locked is not None and locked != entry.signer:
+                problem = f"plugman.lock pins signer {locked}, the install {entry.signer}"
+            if problem is not None:
+                message = f"{plugin_id} ({scope} scope): {problem}"
+                fix = (
+                    f"install it again, verified: plugman uninstall {name} --scope {scope}, "
+                    f"then plugman install it"
+                )
+                if scope == "project":
+                    fix = "install what the lock pins, verified again: plugman sync --frozen"
+                found.append(Finding("signature", message, fix, *lock.at(given, plugin_id, scope)))
     return found

@@ -437,3 +437,40 @@ def test_a_users_own_rule_requires_signatures_and_a_projects_is_ignored(
     ignored = [d["file"] for d in resolved["diagnostics"] if d["code"] == "ignored-key"]
     assert len(ignored) == 1 and "requiredSignatures" in json.dumps(resolved["diagnostics"])
     assert Path(ignored[0]).name == "plugman.toml" and "config" not in Path(ignored[0]).parts
+
+
+def test_audit_rechecks_the_kept_signatures_offline(
+    registry: Registry, author: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`plugman audit`'s signature check: clean for a signed install; a kept signature altered
+    on disk, or a lock pinning another signer, is a finding (exit 1) until the fix it names."""
+    alice = _key(author, "alice")
+    target = registry.ref("team/tool", "1.0.0")
+    run("publish", str(_plugin(author / "tool", "1.0.0")), target, "--sign", alice["key"])
+    project = author / "project"
+    project.mkdir()
+    monkeypatch.setenv("PLUGMAN_HOME", str(author / "home"))
+    run("install", target, "--scope", "project", project=project)
+    assert run("audit", project=project)["findings"] == []
+
+    [kept] = (author / "home" / "data" / "signatures").iterdir()
+    evidence = json.loads(kept.read_text())
+    good = kept.read_bytes()
+    bundle = json.loads(evidence["signatures"][0]["bundle"])
+    signed = bundle["messageSignature"]["signature"]
+    bundle["messageSignature"]["signature"] = ("A" if signed[0] != "A" else "B") + signed[1:]
+    evidence["signatures"][0]["bundle"] = json.dumps(bundle)
+    kept.write_text(json.dumps(evidence))
+    said = fails("audit", "--format", "json", project=project)
+    [finding] = json.loads(said)["findings"]
+    assert finding["check"] == "signature" and "tool@direct (project scope)" in finding["message"]
+    assert "does not verify" in finding["message"]
+    assert finding["fix"] == "install what the lock pins, verified again: plugman sync --frozen"
+    run("sync", "--frozen", project=project)
+    assert kept.read_bytes() == good
+    assert run("audit", project=project)["findings"] == []
+
+    lock = project / "plugman.lock"
+    lock.write_text(lock.read_text().replace(alice["fingerprint"], "sha256:" + "0" * 64))
+    [finding] = json.loads(fails("audit", "--format", "json", project=project))["findings"]
+    assert f"plugman.lock pins signer sha256:{'0' * 64}" in finding["message"]
