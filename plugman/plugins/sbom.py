@@ -19,14 +19,13 @@ to run `plugman sync --frozen`. `save` writes a document to a file atomically.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
 import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
+from plugman import extensions
 from plugman.config import redact
 from plugman.core import progress
 from plugman.core.errors import PlugmanError
@@ -38,6 +37,8 @@ from plugman.manifest.model import Plugin
 from plugman.manifest.reader import Report
 from plugman.plugins import lockfile, pins
 from plugman.plugins.sbom_servers import RemoteServer, ServerPackage, packages
+from plugman.plugins.sources import purls
+from plugman.plugins.sources.purls import PackageRef
 
 Format = Literal["cyclonedx", "spdx"]
 FORMATS: tuple[Format, ...] = ("cyclonedx", "spdx")
@@ -175,11 +176,11 @@ def _plugin(pin: dict[str, Any], store: Store, entry: dict[str, Any] | None) -> 
     plugin = _load(store.path(str(pin["content_hash"])), entry)
     if plugin is None:  # it loaded at install: a store tree changed by hand since
         progress.warn(f"{pin['id']}: its tree in the store does not load; its servers are left out")
-    field = LOCATIONS.get(kind, "url")
-    location = str(source.get(field, ""))
-    location = redact.url(location) if "://" in location else location  # a git URL's password
-    said = source | {field: location}
-    ref = source_ref(kind, name, version, location, source)
+    # a git URL's password never reaches the document
+    said = {k: redact.url(v) if isinstance(v, str) and "://" in v else v for k, v in source.items()}
+    found = extensions.found_source_kind(kind)
+    location = str(found.from_lock(said).location) if found else str(said.get("url", ""))
+    ref = source_ref(said, name, version)
     signer = pin.get("signer")
     return LockedPlugin(
         id=str(pin["id"]),
@@ -211,76 +212,11 @@ def _load(root: Path, fields: dict[str, Any] | None) -> Plugin | None:
     return plugins.load(root, report, entry, strict=fields is None)
 
 
-# The lock field holding a source type's location (the rest use `url`).
-LOCATIONS = {"github": "repo", "oci": "ref", "npm": "package", "path": "path", "command": "command"}
-NPM_REGISTRY = "https://registry.npmjs.org"
-
-
-class SourceRef(NamedTuple):
-    """What names a locked source for an SBOM."""
-
-    purl: str
-    vcs_url: str | None = None
-    download_url: str | None = None
-    download_hashes: tuple[tuple[str, str], ...] = ()
-
-
-def source_ref(
-    kind: str, name: str, version: str, location: str, source: dict[str, Any]
-) -> SourceRef:
-    """The purl of a locked source, and where its repository or bytes are (with their hash)."""
-    from packageurl import PackageURL
-
-    commit = str(source.get("commit") or "") or None
-    subpath = str(source.get("path") or "") or None
-    match kind:
-        case "github":
-            owner, _, repo = location.partition("/")
-            purl = PackageURL("github", owner, repo, commit, None, subpath)
-            return SourceRef(str(purl), vcs_url=f"https://github.com/{location}")
-        case "url" | "git-subdir":
-            vcs = f"git+{location}" + (f"@{commit}" if commit else "")
-            purl = PackageURL("generic", None, name, version, {"vcs_url": vcs}, subpath)
-            return SourceRef(str(purl), vcs_url=location)
-        case "oci":
-            from plugman.core.oci import reference
-
-            ref = reference.parse(location)
-            digest = str(source.get("digest") or "") or ref.digest
-            where = {"repository_url": f"{ref.registry}/{ref.repository}"}
-            where |= {"tag": ref.tag} if ref.tag else {}
-            purl = PackageURL("oci", None, ref.repository.rsplit("/", 1)[-1], digest, where)
-            return SourceRef(str(purl), None, f"oci://{location}", _sha256(digest))
-        case "npm":  # its tarball where npm's registry layout puts it (package-lock's resolved)
-            scope, _, short = location.rpartition("/")
-            registry, exact = source.get("registry"), str(source.get("version") or "")
-            where = {"repository_url": str(registry)} if registry else {}
-            purl = PackageURL("npm", scope or None, short, exact or None, where)
-            base = str(registry or NPM_REGISTRY).rstrip("/")
-            tarball = f"{base}/{location}/-/{short}-{exact}.tgz" if exact else None
-            integrity = _integrity(str(source.get("integrity") or ""))
-            return SourceRef(str(purl), None, tarball, integrity)
-        case "archive":
-            sha = str(source.get("sha256") or "")
-            where = {"download_url": location} | ({"checksum": f"sha256:{sha}"} if sha else {})
-            purl = PackageURL("generic", None, name, version, where)
-            return SourceRef(str(purl), None, location, _sha256(sha))
-        case _:  # a folder, a command, an extension's kind: named by the plugin only
-            return SourceRef(str(PackageURL("generic", None, name, version)))
-
-
-def _sha256(text: str | None) -> tuple[tuple[str, str], ...]:
-    hex_ = (text or "").removeprefix("sha256:")
-    return (("SHA-256", hex_),) if len(hex_) == 64 else ()
-
-
-def _integrity(text: str) -> tuple[tuple[str, str], ...]:
-    """An npm integrity (`sha512-BASE64`) as (algorithm, hex)."""
-    algorithm, _, encoded = text.partition("-")
-    names = {"sha512": "SHA-512", "sha256": "SHA-256"}
-    if algorithm not in names:
-        return ()
-    try:
-        return ((names[algorithm], base64.b64decode(encoded, validate=True).hex()),)
-    except (binascii.Error, ValueError):
-        return ()
+def source_ref(source: dict[str, Any], name: str, version: str) -> PackageRef:
+    """How the SBOM names a locked source (`source`: a lock entry's, with its `type`): as its
+    source kind says (`SourceKind.package_ref`), or, for a kind no installed extension reads,
+    by the plugin alone."""
+    kind = extensions.found_source_kind(str(source.get("type")))
+    if kind is None:
+        return purls.generic(name, version)
+    return kind.package_ref(source, name, version)

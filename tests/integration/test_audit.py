@@ -117,7 +117,7 @@ def test_drifted_file_and_unpinned_server_two_sarif_findings_then_clean_after_th
     (sarif_run,) = document["runs"]
     assert sarif_run["tool"]["driver"]["name"] == "plugman"
     rules = [rule["id"] for rule in sarif_run["tool"]["driver"]["rules"]]
-    assert rules == ["store", "drift", "hidden-text", "unpinned-server"]
+    assert rules == ["store", "signature", "drift", "hidden-text", "unpinned-server"]
     results = {r["ruleId"]: r for r in sarif_run["results"]}
     assert len(sarif_run["results"]) == 2 and set(results) == {"drift", "unpinned-server"}
     assert all(r["level"] == "error" for r in results.values())

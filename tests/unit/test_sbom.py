@@ -92,6 +92,15 @@ def test_servers_read_as_packages_and_remote_endpoints_without_secrets() -> None
     assert found[1] == RemoteServer("far", "http", "https://mcp.example.com/v1/mcp")
 
 
+# The lock field that holds each built-in kind's location.
+LOCATIONS = {"github": "repo", "npm": "package", "oci": "ref", "path": "path", "command": "command"}
+
+
+def _source(kind: str, location: str, fields: dict[str, str]) -> dict[str, str]:
+    """A lock entry's source table."""
+    return {"type": kind, LOCATIONS.get(kind, "url"): location} | fields
+
+
 @pytest.mark.parametrize(
     ("kind", "location", "fields", "purl"),
     [
@@ -114,22 +123,24 @@ def test_servers_read_as_packages_and_remote_endpoints_without_secrets() -> None
 def test_each_locked_source_has_a_purl(
     kind: str, location: str, fields: dict[str, str], purl: str
 ) -> None:
-    assert source_ref(kind, "x", "1.0.0", location, {"type": kind} | fields).purl == purl
+    assert source_ref(_source(kind, location, fields), "x", "1.0.0").purl == purl
 
 
 def test_an_npm_plugin_s_tarball_has_its_integrity_in_hex() -> None:
     integrity = "sha512-" + base64.b64encode(bytes.fromhex("ab" * 64)).decode()
     fields = {"version": "1.0.1", "integrity": integrity}
-    ref = source_ref("npm", "x", "1.0.1", "@acme/x", fields)
+    ref = source_ref(_source("npm", "@acme/x", fields), "x", "1.0.1")
     assert ref.download_url == "https://registry.npmjs.org/@acme/x/-/x-1.0.1.tgz"
     [(algorithm, hex_)] = ref.download_hashes
     assert algorithm == "SHA-512" and hex_ == "ab" * 64
-    private = source_ref("npm", "x", "1.0.1", "x", fields | {"registry": "https://npm.acme/"})
+    private = source_ref(
+        _source("npm", "x", fields | {"registry": "https://npm.acme/"}), "x", "1.0.1"
+    )
     assert private.download_url == "https://npm.acme/x/-/x-1.0.1.tgz"
 
 
 def _locked(kind: str, location: str, fields: dict[str, str]) -> LockedPlugin:
-    ref = source_ref(kind, "x", "1.0.1", location, {"type": kind} | fields)
+    ref = source_ref(_source(kind, location, fields), "x", "1.0.1")
     return LockedPlugin(
         f"{kind}@team", "x", "team", "1.0.1", "sha256:" + "0f" * 32, kind, location,
         fields.get("commit"),

@@ -15,6 +15,7 @@ from typing import Literal, assert_never
 
 from plugman.core.errors import FetchError, UsageError
 from plugman.manifest.model import PluginSource
+from plugman.plugins.sources import purls
 from plugman.plugins.sources.kind import (
     SCHEMED,
     Fetcher,
@@ -23,6 +24,7 @@ from plugman.plugins.sources.kind import (
     SourceKind,
     pinned,
 )
+from plugman.plugins.sources.purls import PackageRef
 
 # What pins a built-in kind's tree in its lock entry: a closed set.
 PinField = Literal["commit", "sha256", "digest", "integrity"]
@@ -137,6 +139,11 @@ class Git(Builtin):
     def plugin_name(self, source: PluginSource) -> str:
         return super().plugin_name(source).removesuffix(".git") or "plugin"
 
+    def package_ref(self, fields: LockFields, name: str, version: str) -> PackageRef:
+        if self.location == "repo":
+            return purls.github(fields)
+        return purls.git(fields, name, version)
+
     def claim(self, text: str, cwd: Path) -> PluginSource | None:
         base, _, fragment = text.partition("#")
         if self.location == "repo" or SCHEMED.match(text):
@@ -159,6 +166,9 @@ class Archive(Builtin):
 
     def describe(self, fields: LockFields, marketplace: str | None) -> str:
         return self.pinned(f"archive {fields.get('url')}", fields)
+
+    def package_ref(self, fields: LockFields, name: str, version: str) -> PackageRef:
+        return purls.archive(fields, name, version)
 
     def plugin_name(self, source: PluginSource) -> str:
         name = super().plugin_name(source)
@@ -188,6 +198,9 @@ class Oci(Builtin):
 
     def describe(self, fields: LockFields, marketplace: str | None) -> str:
         return self.pinned(f"OCI artifact {fields.get('ref')}", fields)
+
+    def package_ref(self, fields: LockFields, name: str, version: str) -> PackageRef:
+        return purls.oci(fields)
 
     def names_local_file(self, source: PluginSource) -> bool:
         return False  # a registry reference
@@ -229,6 +242,9 @@ class Npm(Builtin):
 
     def names_local_file(self, source: PluginSource) -> bool:
         return False  # a package name; its registry is checked when it is asked
+
+    def package_ref(self, fields: LockFields, name: str, version: str) -> PackageRef:
+        return purls.npm(fields)
 
 
 class Command(Builtin):

@@ -19,6 +19,8 @@ own, subclasses it to override what the defaults guess:
   part.
 - `claim(text, cwd)`: the source an install spec on the command line names (`hg+https://…`),
   else None. Default: none claimed. A spec starting `NAME+` is left to extensions.
+- `package_ref(fields, name, version)`: how an SBOM (`plugman lock export`) names the locked
+  source: a package URL, where its repository or bytes are. Default: `pkg:generic/NAME@VERSION`.
 """
 
 from __future__ import annotations
@@ -26,9 +28,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from plugman.manifest.model import PluginSource
+
+if TYPE_CHECKING:
+    from plugman.plugins.sources.purls import PackageRef
 
 Progress = Callable[[str], None] | None
 # Fetch `source` into `dest` (`base`: the marketplace root): the plugin folder and its pin.
@@ -102,6 +107,13 @@ class SourceKind:
     def claim(self, text: str, cwd: Path) -> PluginSource | None:
         """The source the install spec `text` names, if it is one of this kind."""
         return None
+
+    def package_ref(self, fields: LockFields, name: str, version: str) -> PackageRef:
+        """How an SBOM names the locked source `fields` of the plugin `name` at `version`
+        (plugman.plugins.sources.purls). Default: the plugin itself, `pkg:generic`."""
+        from plugman.plugins.sources import purls
+
+        return purls.generic(name, version)
 
 
 def _present(**fields: str | None) -> LockFields:
