@@ -100,15 +100,24 @@ def _load(
     return _build(root, kind, manifest, declarations, entry, report, official)
 
 
+def load_as_installed(
+    root: Path, fields: dict[str, Any] | None, report: Report | None = None
+) -> Plugin | None:
+    """The plugin at `root` as install loaded it: with the marketplace entry `fields` that
+    defines it (None: strict, from its own manifest)."""
+    report = report if report is not None else Report()
+    entry = None
+    if fields is not None:
+        entry = Declaration(fields, report.sink(root / ".claude-plugin" / "marketplace-entry"))
+    return load(root, report, entry, strict=fields is None)
+
+
 def claude_refusal(root: Path, fields: dict[str, Any] | None = None) -> str | None:
     """Why Claude Code will not load the plugin at `root` (`fields`: the marketplace entry
     defining it, for `strict: false`), in words for a note; None when it loads it. See
     `acceptance.claude_refusal`."""
     report = Report()
-    entry = None
-    if fields is not None:
-        entry = Declaration(fields, report.sink(root / ".claude-plugin" / "marketplace-entry"))
-    load(root, report, entry, strict=fields is None)
+    load_as_installed(root, fields, report)
     return acceptance.claude_refusal(report.diagnostics)
 
 

@@ -21,7 +21,6 @@ from urllib.parse import urlsplit
 
 from plugman.manifest import plugin as plugins
 from plugman.manifest.model import Plugin
-from plugman.manifest.reader import Report
 
 CapabilityKind = Literal["hook", "server", "executable", "setting", "context"]
 
@@ -45,14 +44,6 @@ class Capabilities(NamedTuple):
     @property
     def empty(self) -> bool:
         return not self.gained and not self.lost
-
-
-def _load(root: Path, fields: dict[str, Any] | None) -> Plugin | None:
-    report = Report()
-    entry = None
-    if fields is not None:
-        entry = plugins.Declaration(fields, report.sink(root / ".claude-plugin" / "entry"))
-    return plugins.load(root, report, entry, strict=fields is None)
 
 
 def _hooks(plugin: Plugin | None) -> dict[str, set[str]]:
@@ -145,8 +136,8 @@ def compare(
     new_fields: dict[str, Any] | None = None,
 ) -> Capabilities:
     """What the tree `new` can do that `old` (None: nothing installed) could not, and lost."""
-    before = _load(old, old_fields) if old is not None else None
-    after = _load(new, new_fields)
+    before = plugins.load_as_installed(old, old_fields) if old is not None else None
+    after = plugins.load_as_installed(new, new_fields)
     gained: list[CapabilityChange] = []
     lost: list[CapabilityChange] = []
     old_hooks, new_hooks = _hooks(before), _hooks(after)

@@ -33,8 +33,6 @@ from plugman.core.fs import atomic_write
 from plugman.core.paths import Paths
 from plugman.core.state import InstallRecord
 from plugman.core.store import Store
-from plugman.manifest.model import Plugin
-from plugman.manifest.reader import Report
 from plugman.plugins import lockfile, pins
 from plugman.plugins.sbom_servers import RemoteServer, ServerPackage, packages
 from plugman.plugins.sources import purls
@@ -173,7 +171,9 @@ def _plugin(pin: dict[str, Any], store: Store, entry: dict[str, Any] | None) -> 
     source: dict[str, Any] = dict(pin.get("source") or {})
     kind = str(source.get("type"))
     name, version, market = str(pin["name"]), str(pin["version"]), str(pin["marketplace"])
-    plugin = _load(store.path(str(pin["content_hash"])), entry)
+    from plugman.manifest.plugin import load_as_installed
+
+    plugin = load_as_installed(store.path(str(pin["content_hash"])), entry)
     if plugin is None:  # it loaded at install: a store tree changed by hand since
         progress.warn(f"{pin['id']}: its tree in the store does not load; its servers are left out")
     # a git URL's password never reaches the document
@@ -199,17 +199,6 @@ def _plugin(pin: dict[str, Any], store: Store, entry: dict[str, Any] | None) -> 
         signer=str(signer) if signer else None,
         launches=tuple(packages(plugin.mcp_servers if plugin else ())),
     )
-
-
-def _load(root: Path, fields: dict[str, Any] | None) -> Plugin | None:
-    """The plugin at `root` as install loaded it (`fields`: its marketplace entry, if any)."""
-    from plugman.manifest import plugin as plugins
-
-    report = Report()
-    entry = None
-    if fields is not None:
-        entry = plugins.Declaration(fields, report.sink(root / ".claude-plugin" / "entry"))
-    return plugins.load(root, report, entry, strict=fields is None)
 
 
 def source_ref(source: dict[str, Any], name: str, version: str) -> PackageRef:
