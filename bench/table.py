@@ -3,8 +3,9 @@
 Rows, in order: validate (one plugin; the corpus), install + uninstall, ``config resolve`` at
 10 to 10,000 servers, probe (in process: concurrent against sequential; the CLI against
 ``claude mcp list``), the gateway (added latency, first lists), the hook launcher (added per
-hook call), the server launcher (added per server start), start-up (the python floor,
-``--version``, ``--help``, ``list``, ``paths``, ``config resolve`` on an empty config).
+hook call), the update notice (per agent start), the server launcher (added per server start),
+start-up (the python floor, ``--version``, ``--help``, ``list``, ``paths``, ``config resolve``
+on an empty config).
 Columns: benchmark | plugman | reference | ratio | goal, where the reference is Claude Code
 unless the cell says otherwise, the ratio is the reference's time over plugman's (how many
 times faster plugman is), and the goal is issue 15's with whether this run met it; footnotes
@@ -12,7 +13,8 @@ say what each row measures.
 
 Each row calls the function of the script that owns it (``validate_speed.py``,
 ``install_speed.py``, ``resolve_speed.py``, ``probe_speed.py``, ``probe_cli_speed.py``,
-``gateway_overhead.py``, ``hook_launcher.py``, ``launcher_overhead.py``, ``startup_speed.py``).
+``gateway_overhead.py``, ``hook_launcher.py``, ``notice_speed.py``, ``launcher_overhead.py``,
+``startup_speed.py``).
 ``--quick`` (CI) takes few repetitions and small samples; without it every row gets the scripts'
 usual repetitions.
 
@@ -44,6 +46,7 @@ from typing import TypeVar
 import gateway_overhead
 import hook_launcher
 import launcher_overhead
+import notice_speed
 import probe_cli_speed
 import probe_speed
 import resolve_speed
@@ -531,6 +534,29 @@ def hook_launcher_rows(ctx: Context) -> list[Row]:
     ]
 
 
+def notice_rows(ctx: Context) -> list[Row]:
+    runs = 10 if ctx.mode.quick else 20
+    python = str(Path(ctx.plugman).absolute().parent / "python")
+    found = notice_speed.measure(ctx.plugman, python, runs)
+    ms, limit = found["notice_ms"], found["goal_ms"]
+    note = (
+        "`python -m plugman hooks notify claude-code`, what `agents add --notify-updates` writes "
+        "as each agent's SessionStart hook, answering from the cache a real `plugman outdated` "
+        f"wrote (one plugin with an update; it prints Claude's JSON notice), vs `python -c pass` "
+        f"with the same interpreter (the floor), {runs} fresh processes each, alternating, median"
+    )
+    return [
+        Row(
+            "update notice: per agent start",
+            fmt_ms(ms),
+            f"{fmt_ms(found['floor_ms'])} (floor)",
+            f"floor + {found['added_ms']:.0f} ms",
+            note,
+            goal(f"< {limit} ms", ms < limit),
+        )
+    ]
+
+
 def launcher_rows(ctx: Context) -> list[Row]:
     found = launcher_overhead.measure(5 if ctx.mode.quick else 20)
     rows = []
@@ -587,6 +613,7 @@ SECTIONS: tuple[tuple[str, Callable[[Context], list[Row]]], ...] = (
     ("probe", probe_rows),
     ("gateway overhead", gateway_rows),
     ("hook launcher", hook_launcher_rows),
+    ("update notice", notice_rows),
     ("server launcher", launcher_rows),
     ("start-up", startup_rows),
 )

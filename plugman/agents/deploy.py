@@ -31,6 +31,7 @@ from plugman.core.folders import Folders
 from plugman.core.paths import Paths
 from plugman.core.session import Finish, Session, session
 from plugman.core.state import InstallRecord, Scope
+from plugman.runtime import notices
 
 
 class Deployed(NamedTuple):
@@ -52,6 +53,7 @@ def refresh(work: Session, env: Mapping[str, str], unlink: Iterable[Link] = ()) 
     ledger = Ledger(work, folders)
     linked = links.every(paths)
     wanted = [(link, True) for link in unlink] + [(link, False) for link in linked]
+    setting = declarations.declared(paths, "user", notices.TABLE).get(notices.KEY)
     done = []
     artifacts: list[tuple[str, Artifact]] = []
     for link, remove in wanted:
@@ -64,7 +66,8 @@ def refresh(work: Session, env: Mapping[str, str], unlink: Iterable[Link] = ()) 
         if link.agent == CLAUDE and not link.via_gateway:
             loaded = claude_native.deploy(work, place, link, exports, folders, ledger, resolution)
             native, notes, mine = loaded.ids, loaded.notes, loaded.artifacts
-        how = export.How(gateway=link.via_gateway, native=native)
+        notice = not remove and notices.wanted(link.notify, setting)
+        how = export.How(gateway=link.via_gateway, native=native, notice=notice)
         spec = extensions.target(link.agent)
         outcome = export.plan(paths, target(spec), place, exports, remove, how)
         export.write(work, outcome, folders)
@@ -114,15 +117,21 @@ def _warn(
 
 
 def link(
-    paths: Paths, names: list[str], scope: Scope, env: Mapping[str, str], via_gateway: bool = False
+    paths: Paths,
+    names: list[str],
+    scope: Scope,
+    env: Mapping[str, str],
+    via_gateway: bool = False,
+    notify: bool = False,
 ) -> list[Deployed]:
-    """`plugman agents add`: declare the agents in `scope` and deploy to them, one transaction."""
+    """`plugman agents add`: declare the agents in `scope` and deploy to them, one transaction;
+    `notify`: each with the update notice hook (plugman.runtime.notices)."""
     links.check(names, scope, _scopes())
     _one_gateway(paths, names, scope, via_gateway)
     with session(paths) as work:
         record = InstallRecord.load(paths, scope)
         for name in names:
-            value = Link(name, scope, via_gateway).declaration()
+            value = Link(name, scope, via_gateway, notify).declaration()
             declarations.set_entry(work.tx, paths, record, links.TABLE, name, value)
         work.tx.write(record.path, record.to_bytes())
         done = refresh(work, env)

@@ -111,6 +111,7 @@ class How(NamedTuple):
     gateway: bool = False  # one server, the gateway, in place of every server and tool hook
     native: frozenset[str] = frozenset()  # plugins the agent loads itself: none of their entries
     given: tuple[dict[str, list[Part]], dict[str, str]] | None = None  # parts and owners, as is
+    notice: bool = False  # the update notice's SessionStart hook too (plugman.runtime.notices)
 
 
 PLAIN = How()
@@ -137,7 +138,13 @@ def plan(
         wanted, owners = how.given
     elif not remove:
         wanted, owners, notes = export_entries.render(
-            paths, target, place, scoped=True, gateway=how.gateway, native=how.native
+            paths,
+            target,
+            place,
+            scoped=True,
+            gateway=how.gateway,
+            native=how.native,
+            notice=how.notice,
         )
     for loc in target.files(place).values():
         declarations.check_project_file(paths, loc.path)  # no writing out through a project link

@@ -189,12 +189,14 @@ def render(
     scoped: bool = False,
     gateway: bool = False,
     native: frozenset[str] = frozenset(),
+    notice: bool = False,
 ) -> tuple[dict[str, list[Part]], dict[str, str], list[str]]:
     """What goes into the target's files, who owns each entry, and the notes. `scoped` (an
     export): only the entries of `place.scope` (see the module docstring). `gateway`: one
     server, `plugman mcp serve`, in place of every server; it runs the tool hooks around each
     call, so the agent gets only the others (SessionStart, Stop, ...), where it takes hooks.
-    `native`: plugins the agent loads itself, whose servers and hooks are not written again."""
+    `native`: plugins the agent loads itself, whose servers and hooks are not written again.
+    `notice`: the update notice's SessionStart hook too (plugman.runtime.notices)."""
     from plugman.config.resolution import resolve
 
     only = place.scope if scoped else None
@@ -228,6 +230,12 @@ def render(
     else:
         written = servers(resolution, chosen, owners, notes)
     run = hooks(resolution, chosen, owners, notes) if target.hooks else {}
+    if notice and target.hooks:
+        from plugman.runtime.notices import EVENT, group
+
+        run.setdefault(EVENT, []).append(group(target.name, place.scope))
+    elif notice:
+        notes.append(f"no update notice: {target.name} takes no hooks")
     rendered = target.render(Given(written, run, place.env, place))
     notes += option_notes(target.name, rendered.files)
     notes += rendered.unsupported

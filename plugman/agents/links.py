@@ -3,6 +3,7 @@
     [agents]
     gemini = {}
     codex = { via_gateway = true }
+    claude-code = { notify_updates = true }   # a SessionStart update notice (runtime.notices)
 
 A team commits `[agents]` in the project's plugman.toml; the user and local scopes have their
 own. Every command that changes what is resolved deploys to the linked agents in the same
@@ -21,15 +22,18 @@ from plugman.core.paths import Paths
 from plugman.core.state import SCOPES, Scope
 
 TABLE = "agents"
+NOTIFY = "notify_updates"
 
 
 class Link(NamedTuple):
     agent: str
     scope: Scope
     via_gateway: bool = False
+    notify: bool = False  # `notify_updates`: the update notice hook (plugman.runtime.notices)
 
     def declaration(self) -> dict[str, Any]:
-        return {"via_gateway": True} if self.via_gateway else {}
+        found: dict[str, Any] = {"via_gateway": True} if self.via_gateway else {}
+        return found | ({NOTIFY: True} if self.notify else {})
 
 
 def linked(paths: Paths, scope: Scope) -> list[Link]:
@@ -37,10 +41,14 @@ def linked(paths: Paths, scope: Scope) -> list[Link]:
     links the agent plainly: `gemini = true` is read as `gemini = {}`)."""
     found = declarations.declared(paths, scope, TABLE)
     return [
-        Link(name, scope, isinstance(value, dict) and value.get("via_gateway") is True)
+        Link(name, scope, _on(value, "via_gateway"), _on(value, NOTIFY))
         for name, value in sorted(found.items())
         if value is not False
     ]
+
+
+def _on(value: Any, key: str) -> bool:
+    return isinstance(value, dict) and value.get(key) is True
 
 
 def every(paths: Paths) -> list[Link]:

@@ -27,12 +27,20 @@ def add(
             "calls pass the resolved hooks and policy.",
         ),
     ] = False,
+    notify_updates: Annotated[
+        bool,
+        typer.Option(
+            "--notify-updates",
+            help="A SessionStart hook that says in one line, from plugman's cache, which "
+            "plugins have updates (`[notices] updates` in your plugman.toml sets it for all).",
+        ),
+    ] = False,
     as_json: Json = False,
 ) -> None:
     """Link agents to a scope (in its plugman.toml) and deploy what is resolved to them."""
     from plugman.agents.deploy import link
 
-    done = link(paths_of(ctx), names, scope, os.environ, via_gateway)
+    done = link(paths_of(ctx), names, scope, os.environ, via_gateway, notify_updates)
     output.emit(output.deployed("agents add", done, as_json))
 
 

@@ -285,6 +285,23 @@ COMMANDS = _by_words(
         "the launcher could not run it (never 2, which would block the agent).",
     ),
     FastCommand(
+        "hooks notify",
+        "Say in one line which plugins have updates, from the last check (an agent's "
+        "SessionStart hook).",
+        "hook_launcher:notify",
+        (
+            Argument(
+                "agent",
+                "The agent whose SessionStart output form to print in (claude-code, codex, ...).",
+                required=False,
+            ),
+        ),
+        epilog="Written by `plugman agents add AGENT --notify-updates`. It reads only the cache "
+        "`plugman outdated` writes (no network); nothing is printed when no plugin has an "
+        "update; a check older than 7 days says to run `plugman outdated`. Exit code: always 0, "
+        "so a session never fails for it.",
+    ),
+    FastCommand(
         "mcp run",
         "Start a resolved server in this process: exec a stdio one, bridge a remote one.",
         "server_launcher:run",

@@ -1,6 +1,7 @@
 """`plugman hooks exec AGENT EVENT HOOK-ID`: the hook launcher an agent's hooks file names
-(plugman.runtime.hook_exec), run without typer, as a hot command (plugman.cli.fast; declared
-in plugman.cli.commands).
+(plugman.runtime.hook_exec), and `plugman hooks notify AGENT`, the update notice its
+SessionStart hook names (plugman.runtime.notices), run without typer, as hot commands
+(plugman.cli.fast; declared in plugman.cli.commands).
 
 The event JSON comes on stdin; what the handler prints goes to stdout and stderr as it printed
 it, and the launcher exits with the handler's own exit code (2 blocks in Claude Code, Codex,
@@ -44,6 +45,20 @@ def run(values: Values, project: str | None) -> int:
     if said:
         sys.stderr.write(said + "\n")
     return hook_exec.exit_code(raw)
+
+
+def notify(values: Values, project: str | None) -> int:
+    """`plugman hooks notify [AGENT]`: the update notice (plugman.runtime.notices) in the
+    agent's SessionStart output form; exit 0 whatever happens, so the session never fails for
+    it (a failure is one line on stderr)."""
+    try:
+        from plugman.cli.running import paths_for
+        from plugman.runtime.notices import notice
+
+        sys.stdout.write(notice(paths_for(project), values.text("agent") or ""))
+    except Exception as exc:  # never fail the agent's session start
+        sys.stderr.write(f"plugman: no update notice: {exc}\n")
+    return 0
 
 
 def tools_of(agent: str) -> Mapping[str, str]:

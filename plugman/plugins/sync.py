@@ -27,6 +27,7 @@ from plugman.plugins.install import components, content_of
 from plugman.plugins.installed import PluginChange, save
 from plugman.plugins.pins import source_from_lock
 from plugman.plugins.updates import DryRunError, Updated
+from plugman.runtime import notices
 
 
 def declared_specs(paths: Paths, pins: list[dict[str, Any]]) -> list[resolver.PluginRequest]:
@@ -101,6 +102,8 @@ def sync(paths: Paths, mode: str = "default", *, dry_run: bool = False) -> Updat
     done = Updated([], [], set())
     with contextlib.suppress(DryRunError):
         _sync_in(paths, mode, dry_run, done)
+    if done.changes and not dry_run:
+        notices.prune(paths)  # a synced plugin's update notice is done (plugman.runtime.notices)
     return done
 
 

@@ -14,6 +14,7 @@ from plugman.core.session import Session, session
 from plugman.core.state import SCOPES, InstallRecord, Scope, installed_ids
 from plugman.plugins import configure
 from plugman.plugins.installed import PluginChange, deploy, find_installed, forget_exports, save
+from plugman.runtime import notices
 
 
 def uninstall(
@@ -32,6 +33,7 @@ def uninstall(
         deploy(work)
         unused = sorted(set(removed) - installed_ids(paths))  # no scope of any project has them
     configure.delete(paths, secret_keys)  # after the commit, as the data folder
+    notices.prune(paths)  # no update notice for what is gone (plugman.runtime.notices)
     if not keep_data:  # after the commit: data is not journaled, so it goes only if all else did
         for plugin_id in unused:
             _drop_data(paths, plugin_id)

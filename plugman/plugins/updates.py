@@ -26,6 +26,7 @@ from plugman.plugins.install import content_of
 from plugman.plugins.installed import PluginChange, save
 from plugman.plugins.listings import Outdated, pin_of
 from plugman.plugins.sources.oci import following, unmoved
+from plugman.runtime import notices
 
 
 def _fresh(
@@ -92,7 +93,15 @@ def _gone(paths: Paths, entry: InstalledPlugin) -> str | None:
 
 def outdated(paths: Paths, *, fetch_catalogs: bool = True) -> list[Outdated]:
     """Installed plugins whose catalog now offers a different tree, in every scope here, and
-    those that cannot be checked (with why, in `problem`)."""
+    those that cannot be checked (with why, in `problem`). What it finds is kept for the
+    agents' update notice (plugman.runtime.notices)."""
+    rows = _outdated(paths, fetch_catalogs)
+    found = [notices.Row(r.id, r.scope, r.content_hash) for r in rows if r.problem is None]
+    notices.save(paths, found)
+    return rows
+
+
+def _outdated(paths: Paths, fetch_catalogs: bool) -> list[Outdated]:
     if fetch_catalogs:
         refresh(paths, SCOPES, [])
     rows = []
@@ -160,6 +169,8 @@ def update(
     done = Updated([], [], set())
     with contextlib.suppress(DryRunError):
         _update_in(paths, names, scope, scopes, done, dry_run, (allow_hidden, allow_signer_change))
+    if done.changes and not dry_run:
+        notices.prune(paths)  # an updated plugin's notice is done
     return done
 
 
