@@ -26,7 +26,8 @@ def market(root: Path, version: str) -> Path:
     plugin = root / "tool" / ".claude-plugin"
     plugin.mkdir(parents=True, exist_ok=True)
     (plugin / "plugin.json").write_text(json.dumps({"name": "tool", "version": version}))
-    catalog = {"name": "tools", "owner": {"name": "t"}, "plugins": [{"name": "tool", "source": "./tool"}]}  # fmt: skip
+    entry = {"name": "tool", "source": "./tool"}
+    catalog = {"name": "tools", "owner": {"name": "t"}, "plugins": [entry]}
     (root / ".claude-plugin").mkdir(exist_ok=True)
     (root / ".claude-plugin" / "marketplace.json").write_text(json.dumps(catalog))
     return root
@@ -107,7 +108,9 @@ def test_codex_hands_the_notice_to_the_model(home: Path, tmp_path: Path) -> None
     heard: list[dict[str, Any]] = []
     with responses_server("true", heard) as url:
         argv = [str(codex_bin()), *codex_exec_args(url), "hi"]
-        done = subprocess.run(argv, cwd=project, env=env, capture_output=True, text=True, timeout=180)  # fmt: skip
+        done = subprocess.run(
+            argv, cwd=project, env=env, capture_output=True, text=True, timeout=180
+        )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
     assert heard and NOTICE in json.dumps(heard[0]), json.dumps(heard[:1])[-3000:]
 
@@ -134,7 +137,9 @@ def test_stale_check_says_to_check_again(tmp_path: Path) -> None:
     body = json.loads(cache().read_text())
     cache().write_text(json.dumps({**body, "checked": body["checked"] - 8 * 86400}))
     said = json.loads(notify(project, "gemini").stdout)["systemMessage"]
-    assert said == "plugman: plugins may have updates (last checked 8 days ago): run `plugman outdated`"  # fmt: skip
+    assert said == (
+        "plugman: plugins may have updates (last checked 8 days ago): run `plugman outdated`"
+    )
 
 
 def test_uninstall_and_update_end_the_notice(tmp_path: Path) -> None:
