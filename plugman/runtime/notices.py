@@ -16,8 +16,8 @@ The notice (`notice`) answers from that file only: no network, no plugman module
 finds the project, one JSON read. It says nothing when nothing is outdated, when there is no
 cache (never checked) or the cache cannot be read; a check older than `STALE_DAYS` says "may
 have updates" and names `plugman outdated`. Its form is the agent's own SessionStart output
-(`FORMS`): the JSON Claude Code, Codex, Gemini CLI and Copilot CLI read (`systemMessage` shown to
-the user, `additionalContext` to the model), Cursor's `additional_context`, else plain text.
+(`FORMS`): the JSON Claude Code, Codex and Gemini CLI read (`systemMessage` shown to the user,
+`additionalContext` to the model), Copilot CLI's and Cursor's context key, else plain text.
 """
 
 from __future__ import annotations
@@ -123,6 +123,10 @@ def _claude(text: str) -> str:
     return json.dumps({"systemMessage": text, "hookSpecificOutput": found})
 
 
+def _copilot(text: str) -> str:
+    return json.dumps({"additionalContext": text})
+
+
 def _cursor(text: str) -> str:
     return json.dumps({"additional_context": text})
 
@@ -132,15 +136,15 @@ def _plain(text: str) -> str:
 
 
 # Each agent's SessionStart output form, by target name. Claude Code 2.1.328, Codex 0.169 (its
-# `SessionStartCommandOutputWire`: systemMessage, hookSpecificOutput.additionalContext), Gemini
-# CLI 0.61, Copilot CLI 1.0.102 and VS Code (Claude-named events get Claude-shaped I/O) read
-# Claude's JSON; Cursor (docs) its own key; any other agent plain stdout.
+# `SessionStartCommandOutputWire`: systemMessage, hookSpecificOutput.additionalContext) and
+# Gemini CLI 0.61 read Claude's JSON; Copilot CLI 1.0.102 passes a top-level `additionalContext`
+# to the model (checked with the real binary: it ignores plain stdout and Claude's nested form);
+# Cursor (docs) its own key; any other agent plain stdout.
 FORMS = {
     "claude-code": _claude,
     "codex": _claude,
     "gemini": _claude,
-    "copilot-cli": _claude,
-    "vscode": _claude,
+    "copilot-cli": _copilot,
     "cursor": _cursor,
 }
 

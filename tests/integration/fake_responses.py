@@ -103,9 +103,10 @@ def chat_answer(body: dict[str, Any], command: str) -> bytes:
 
 
 @contextmanager
-def chat_server(command: str) -> Iterator[str]:
-    """Serve on a free loopback port; yields the base URL (`http://127.0.0.1:PORT/v1`)."""
-    with _serving(command, chat_answer) as url:
+def chat_server(command: str, heard: list[dict[str, Any]] | None = None) -> Iterator[str]:
+    """Serve on a free loopback port; yields the base URL (`http://127.0.0.1:PORT/v1`). Each
+    request's body is appended to `heard`."""
+    with _serving(command, chat_answer, heard) as url:
         yield f"{url}/v1"
 
 
@@ -118,9 +119,10 @@ def responses_server(command: str, heard: list[dict[str, Any]] | None = None) ->
 
 
 @contextmanager
-def gemini_server(command: str) -> Iterator[str]:
-    """Serve on a free loopback port; yields the base URL (`http://127.0.0.1:PORT`)."""
-    with _serving(command, gemini_answer) as url:
+def gemini_server(command: str, heard: list[dict[str, Any]] | None = None) -> Iterator[str]:
+    """Serve on a free loopback port; yields the base URL (`http://127.0.0.1:PORT`). Each
+    request's body is appended to `heard`."""
+    with _serving(command, gemini_answer, heard) as url:
         yield url
 
 

@@ -1,8 +1,9 @@
 """The update notice in real agents' session start (`plugman agents add --notify-updates`,
 plugman.runtime.notices): Claude Code 2.1.328's own stream-json events show the SessionStart hook
 printing the notice, nothing once the plugin is updated, and a broken cache not failing the
-session; Codex 0.169 hands the notice to the model. The fast tests drive `plugman hooks notify`
-and the opt-in switches."""
+session; Codex 0.169, Gemini CLI 0.61 (which also shows it to the user) and Copilot CLI 1.0.102
+hand the notice to the model (a fake model endpoint on 127.0.0.1 records what it was sent). The
+fast tests drive `plugman hooks notify` and the opt-in switches."""
 
 from __future__ import annotations
 
@@ -15,8 +16,20 @@ from typing import Any
 
 import pytest
 
-from tests.integration.agents import agent_env, claude_session_events, codex_bin
-from tests.integration.fake_responses import codex_exec_args, responses_server
+from tests.integration.agents import (
+    agent_env,
+    claude_session_events,
+    codex_bin,
+    copilot_bin,
+    gemini_bin,
+    trust_gemini_folder,
+)
+from tests.integration.fake_responses import (
+    chat_server,
+    codex_exec_args,
+    gemini_server,
+    responses_server,
+)
 from tests.integration.test_export import cli
 
 NOTICE = "plugman: 1 plugin has an update (tool@tools): run `plugman update`"
@@ -115,12 +128,55 @@ def test_codex_hands_the_notice_to_the_model(home: Path, tmp_path: Path) -> None
     assert heard and NOTICE in json.dumps(heard[0]), json.dumps(heard[:1])[-3000:]
 
 
+@pytest.mark.slow
+def test_gemini_shows_the_notice_and_hands_it_to_the_model(home: Path, tmp_path: Path) -> None:
+    (home / ".gemini").mkdir()
+    settings = {"security": {"auth": {"selectedType": "gemini-api-key"}}}
+    (home / ".gemini" / "settings.json").write_text(json.dumps(settings))
+    project, _ = outdated_project(tmp_path, "gemini")
+    trust_gemini_folder(home, project)
+    env = {**agent_env(home, Path(sys.executable).parent), "GEMINI_API_KEY": "fake"}
+    heard: list[dict[str, Any]] = []
+    with gemini_server("true", heard) as url:
+        argv = [str(gemini_bin()), "-m", "gemini-2.5-flash", "-p", "hi", "--yolo"]
+        done = subprocess.run(
+            argv,
+            cwd=project,
+            env={**env, "GOOGLE_GEMINI_BASE_URL": url},
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    assert f"Hook system message: {NOTICE}" in done.stdout + done.stderr
+    assert heard and NOTICE in json.dumps(heard[0]), json.dumps(heard[:1])[-3000:]
+
+
+@pytest.mark.slow
+def test_copilot_hands_the_notice_to_the_model(home: Path, tmp_path: Path) -> None:
+    project, _ = outdated_project(tmp_path, "copilot-cli")
+    env = agent_env(home, Path(sys.executable).parent)
+    for name in ("GITHUB_TOKEN", "GH_TOKEN"):  # Copilot refuses the planted classic token
+        env.pop(name, None)
+    heard: list[dict[str, Any]] = []
+    with chat_server("true", heard) as url:
+        byok = {"COPILOT_PROVIDER_BASE_URL": url, "COPILOT_PROVIDER_API_KEY": "x"}
+        env = {**env, **byok, "COPILOT_MODEL": "gpt-4o", "COPILOT_OFFLINE": "true"}
+        argv = [str(copilot_bin()), "-p", "hi", "--allow-all-tools"]
+        done = subprocess.run(
+            argv, cwd=project, env=env, capture_output=True, text=True, timeout=180
+        )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    assert heard and NOTICE in json.dumps(heard[0]), json.dumps(heard[:1])[-3000:]
+
+
 def test_notice_forms_and_a_cache_that_cannot_be_read(tmp_path: Path) -> None:
     project, _ = outdated_project(tmp_path, "gemini")
     shown = notify(project, "gemini")
     assert shown.returncode == 0 and json.loads(shown.stdout)["systemMessage"] == NOTICE
     assert notify(project, "goose").stdout == NOTICE + "\n"  # plain stdout
     assert json.loads(notify(project, "cursor").stdout) == {"additional_context": NOTICE}
+    assert json.loads(notify(project, "copilot-cli").stdout) == {"additionalContext": NOTICE}
 
     for broken in (b"\xff\xfe", b"[1, 2]", b'{"checked": 1, "updates": "all"}'):
         cache().write_bytes(broken)
