@@ -1,0 +1,175 @@
+"""Issue 27 point 2 with the real agents: Claude Code 2.1.328 itself installs plugins, and
+`plugman import claude` brings them to plugman (and from there to a linked Codex); a project's
+committed `.claude/settings.json` reaches a linked Gemini CLI through `plugman sync`.
+
+Everything runs offline with a throwaway HOME: the marketplaces are folders (one of them a git
+working tree) in the test's temp dir, the plugins' MCP server is the sample notes server, and
+each delivery is read back by the agent's own CLI (`codex mcp list`, `codex debug
+prompt-input`, `gemini mcp list`, `gemini skills list`).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import SAMPLES
+from tests.integration.agents import (
+    agent_env,
+    claude_bin,
+    codex_bin,
+)
+from tests.integration.helpers import snapshot
+
+pytestmark = pytest.mark.slow
+BIN = Path(sys.executable).parent
+SERVER = SAMPLES / "plugins" / "notes-server" / "server" / "notes_server.py"
+
+
+def make_plugin(root: Path, name: str, *, server: bool) -> None:
+    """A plugin with one skill `<name>-skill` and, with `server`, the notes server `notes`."""
+    folder = root / "plugins" / name
+    (folder / ".claude-plugin").mkdir(parents=True)
+    (folder / ".claude-plugin" / "plugin.json").write_text(
+        json.dumps({"name": name, "version": "1.0.0"})
+    )
+    skill = folder / "skills" / f"{name}-skill" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text(f"---\nname: {name}-skill\ndescription: The {name} skill\n---\nDo it.\n")
+    if server:
+        (folder / "server").mkdir()
+        shutil.copy(SERVER, folder / "server" / "notes_server.py")
+        mcp = {"command": "python3", "args": ["${CLAUDE_PLUGIN_ROOT}/server/notes_server.py"]}
+        (folder / ".mcp.json").write_text(json.dumps({"mcpServers": {"notes": mcp}}))
+
+
+def make_marketplace(root: Path, name: str, plugins: dict[str, bool], *, git: bool) -> Path:
+    for plugin, server in plugins.items():
+        make_plugin(root, plugin, server=server)
+    catalog = {
+        "name": name,
+        "owner": {"name": "tests"},
+        "plugins": [{"name": p, "source": f"./plugins/{p}"} for p in plugins],
+    }
+    (root / ".claude-plugin").mkdir(parents=True)
+    (root / ".claude-plugin" / "marketplace.json").write_text(json.dumps(catalog, indent=2))
+    if git:
+        git_commit(root)
+    return root
+
+
+def git_commit(folder: Path) -> None:
+    for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "initial"]):
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *cmd], cwd=folder, check=True
+        )
+
+
+class World:
+    def __init__(self, root: Path) -> None:
+        self.home, self.project = root / "home", root / "project"
+        self.home.mkdir()
+        self.project.mkdir()
+        subprocess.run(["git", "init", "-q", str(self.project)], check=True)
+        self.project = self.project.resolve()
+        self.plugman_home = root / "plugman-home"
+        self.env = agent_env(self.home, BIN) | {"PLUGMAN_HOME": str(self.plugman_home)}
+
+    def run(self, cmd: list[str], *, cwd: Path | None = None, ok: bool = True) -> str:
+        proc = subprocess.run(
+            cmd, cwd=cwd or self.project, env=self.env, stdin=subprocess.DEVNULL,
+            capture_output=True, text=True, timeout=180, check=False,
+        )  # fmt: skip
+        if ok:
+            assert proc.returncode == 0, (cmd, proc.stdout, proc.stderr)
+        return proc.stdout + proc.stderr
+
+    def plugman(self, *args: str, project: Path | None = None) -> str:
+        where = project or self.project
+        cmd = [sys.executable, "-m", "plugman", "--project", str(where), *args]
+        return self.run(cmd, cwd=where)
+
+    def plugman_json(self, *args: str) -> Any:
+        return json.loads(self.plugman(*args, "--json"))
+
+    def snapshot(self) -> dict[str, tuple[str, bytes]]:
+        return snapshot(self.plugman_home, self.project, self.home)
+
+    def claude(self, *args: str) -> str:
+        return self.run([str(claude_bin()), *args])
+
+
+def test_plugins_claude_installed_are_imported_reach_codex_and_the_undo_leaves_no_trace(
+    tmp_path: Path,
+) -> None:
+    codex_bin()  # installs the pinned agents (or skips when npm cannot be reached)
+    world = World(tmp_path)
+    tools = make_marketplace(
+        tmp_path / "tools", "tools-market", {"alpha": True, "beta": False}, git=False
+    )
+    team = make_marketplace(
+        tmp_path / "team", "team-market", {"gamma": True, "delta": False}, git=True
+    )
+    # Claude Code itself: a user marketplace and a project one; three plugins at two scopes
+    # (one disabled), and a fourth at the local scope, which plugman keeps but Codex has no
+    # files for
+    world.claude("plugin", "marketplace", "add", str(tools))
+    world.claude("plugin", "marketplace", "add", str(team), "--scope", "project")
+    world.claude("plugin", "install", "alpha@tools-market", "--scope", "user")
+    world.claude("plugin", "install", "beta@tools-market", "--scope", "user")
+    world.claude("plugin", "install", "gamma@team-market", "--scope", "project")
+    world.claude("plugin", "install", "delta@team-market", "--scope", "local")
+    world.claude("plugin", "disable", "beta@tools-market", "--scope", "user")
+    claude_list = json.loads(world.claude("plugin", "list", "--json"))
+    theirs = {(p["id"], p["scope"], p["enabled"]) for p in claude_list}
+    assert len(theirs) == 4, claude_list
+
+    (world.home / ".codex").mkdir()
+    (world.home / ".codex" / "config.toml").write_text(
+        f'[projects."{world.project}"]\ntrust_level = "trusted"\n'
+    )
+    world.plugman("agents", "add", "codex")
+    world.plugman("agents", "add", "codex", "--scope", "project")
+    before = world.snapshot()
+
+    dry = world.plugman_json("import", "claude")
+    assert not dry["applied"] and world.snapshot() == before
+    assert {p["action"] for p in dry["plugins"]} == {"install"}, dry
+
+    done = world.plugman_json("import", "claude", "--apply")
+    assert done["applied"] and len(done["undo"]) == 6, done
+    imported = world.snapshot()  # before any agent ran: every change is plugman's
+    touched = {p for p in before.keys() | imported.keys() if before.get(p) != imported.get(p)}
+    listed = world.plugman_json("list")
+    ours = {(p["id"], p["scope"], p["enabled"]) for p in listed["plugins"]}
+    assert ours == theirs, (ours, theirs)
+
+    prompt = world.run([str(codex_bin()), "debug", "prompt-input", "hi"])
+    for line in ("- alpha-skill: The alpha skill", "- gamma-skill: The gamma skill"):
+        assert prompt.count(line) == 1, (line, prompt[-3000:])
+    assert "beta-skill" not in prompt and "delta-skill" not in prompt  # disabled; local
+    servers = world.run([str(codex_bin()), "mcp", "list"])
+    rows = [line.split() for line in servers.splitlines() if line.startswith("plugin_")]
+    assert sorted(r[0] for r in rows if "enabled" in r) == [
+        "plugin_alpha_notes",
+        "plugin_gamma_notes",
+    ], servers
+
+    undone = world.plugman_json("import", "claude", "--undo")
+    assert len(undone["undone"]) == 6, undone
+    after = world.snapshot()
+    # the store's empty working folder, which any install leaves, is not a file
+    staging = str(world.plugman_home / "data" / "store" / ".staging")
+    assert after.get(staging) == ("dir", b"")
+    back = sorted(p for p in touched if after.get(p) != before.get(p) and p != staging)
+    assert back == [], back  # every path plugman wrote is as it was
+    home = str(world.home)
+    assert {k: v for k, v in after.items() if not k.startswith(home) and k != staging} == {
+        k: v for k, v in before.items() if not k.startswith(home)
+    }  # plugman's home and the project tree are as they were, byte for byte
