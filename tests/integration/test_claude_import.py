@@ -11,6 +11,7 @@ prompt-input`, `gemini mcp list`, `gemini skills list`).
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -24,10 +25,13 @@ from tests.integration.agents import (
     agent_env,
     claude_bin,
     codex_bin,
+    connected,
+    gemini_bin,
+    gemini_mcp_list,
+    trust_gemini_folder,
 )
 from tests.integration.helpers import snapshot
 
-pytestmark = pytest.mark.slow
 BIN = Path(sys.executable).parent
 SERVER = SAMPLES / "plugins" / "notes-server" / "server" / "notes_server.py"
 
@@ -80,20 +84,29 @@ class World:
         self.project = self.project.resolve()
         self.plugman_home = root / "plugman-home"
         self.env = agent_env(self.home, BIN) | {"PLUGMAN_HOME": str(self.plugman_home)}
+        self.warnings: list[str] = []
 
     def run(self, cmd: list[str], *, cwd: Path | None = None, ok: bool = True) -> str:
-        proc = subprocess.run(
-            cmd, cwd=cwd or self.project, env=self.env, stdin=subprocess.DEVNULL,
-            capture_output=True, text=True, timeout=180, check=False,
-        )  # fmt: skip
+        """An agent's (or plugman's) stdout and stderr."""
+        proc = self.process(cmd, cwd)
         if ok:
             assert proc.returncode == 0, (cmd, proc.stdout, proc.stderr)
         return proc.stdout + proc.stderr
 
+    def process(self, cmd: list[str], cwd: Path | None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            cmd, cwd=cwd or self.project, env=self.env, stdin=subprocess.DEVNULL,
+            capture_output=True, text=True, timeout=180, check=False,
+        )  # fmt: skip
+
     def plugman(self, *args: str, project: Path | None = None) -> str:
+        """plugman's stdout (it must succeed); its warnings are kept in `warnings`."""
         where = project or self.project
         cmd = [sys.executable, "-m", "plugman", "--project", str(where), *args]
-        return self.run(cmd, cwd=where)
+        proc = self.process(cmd, where)
+        assert proc.returncode == 0, (args, proc.stdout, proc.stderr)
+        self.warnings += [line for line in proc.stderr.splitlines() if "warning" in line]
+        return proc.stdout
 
     def plugman_json(self, *args: str) -> Any:
         return json.loads(self.plugman(*args, "--json"))
@@ -105,6 +118,7 @@ class World:
         return self.run([str(claude_bin()), *args])
 
 
+@pytest.mark.slow
 def test_plugins_claude_installed_are_imported_reach_codex_and_the_undo_leaves_no_trace(
     tmp_path: Path,
 ) -> None:
@@ -173,3 +187,81 @@ def test_plugins_claude_installed_are_imported_reach_codex_and_the_undo_leaves_n
     assert {k: v for k, v in after.items() if not k.startswith(home) and k != staging} == {
         k: v for k, v in before.items() if not k.startswith(home)
     }  # plugman's home and the project tree are as they were, byte for byte
+
+
+def team_project(tmp_path: Path, settings: dict[str, Any]) -> tuple[Path, Path]:
+    """A team's marketplace (a git repository: kit, with a skill and the notes server; other,
+    a skill) and a project repository whose committed `.claude/settings.json` is `settings`
+    (`MARKET` in it stands for the marketplace's URL); both paths."""
+    market = make_marketplace(
+        tmp_path / "team-market", "team-market", {"kit": True, "other": False}, git=True
+    )
+    origin = tmp_path / "origin"
+    (origin / ".claude").mkdir(parents=True)
+    text = json.dumps(settings, indent=2).replace("MARKET", market.as_uri())
+    (origin / ".claude" / "settings.json").write_text(text + "\n")
+    git_commit(origin)
+    return market, origin
+
+
+TEAM_SETTINGS = {
+    "extraKnownMarketplaces": {"team-market": {"source": {"source": "git", "url": "MARKET"}}},
+    "enabledPlugins": {"kit@team-market": True, "other@team-market": False},
+}
+
+
+@pytest.mark.slow
+def test_sync_in_a_fresh_clone_delivers_what_claude_settings_enable_to_gemini(
+    tmp_path: Path,
+) -> None:
+    gemini_bin()  # installs the pinned agent (or skips when npm cannot be reached)
+    world = World(tmp_path)
+    _, origin = team_project(tmp_path, TEAM_SETTINGS)
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(origin), str(clone)], check=True)
+    clone = clone.resolve()
+    trust_gemini_folder(world.home, clone)
+    world.plugman("agents", "add", "gemini", "--scope", "project", project=clone)
+
+    synced = json.loads(world.plugman("sync", "--json", project=clone))
+    assert [c["id"] for c in synced["changes"]] == ["kit@team-market"], synced
+    listed = json.loads(world.plugman("list", "--json", project=clone))
+    assert [(p["id"], p["scope"]) for p in listed["plugins"]] == [("kit@team-market", "project")]
+
+    skills = world.run([str(gemini_bin()), "skills", "list"], cwd=clone)
+    assert len(re.findall(r"(?m)^\s*kit-skill\b", skills)) == 1, skills
+    assert "other-skill" not in skills
+    # the project brought this server: it waits for the user's approval, as plugman.toml's do
+    before = gemini_mcp_list(world.home, clone, world.env)
+    assert not connected(before, "plugin_kit_notes"), before
+    world.plugman("trust", "approve", "--all", project=clone)
+    after = gemini_mcp_list(world.home, clone, world.env)
+    assert connected(after, "plugin_kit_notes"), after
+
+
+def test_plugman_toml_wins_and_each_conflict_is_a_warning_naming_both_files(
+    tmp_path: Path,
+) -> None:
+    world = World(tmp_path)
+    market, origin = team_project(tmp_path, TEAM_SETTINGS)
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(market, elsewhere)
+    (origin / "plugman.toml").write_text(
+        '[plugins]\n"other@team-market" = "*"\n\n'
+        f'[marketplaces]\nteam-market = {{source = "{elsewhere}"}}\n'
+    )
+    synced = json.loads(world.plugman("sync", "--json", project=origin))
+    warnings = world.warnings
+    assert any(
+        "marketplace 'team-market'" in w and "plugman.toml" in w and ".claude/settings.json" in w
+        for w in warnings
+    ), warnings
+    assert any(
+        "other@team-market" in w and "plugman.toml" in w and ".claude/settings.json" in w
+        for w in warnings
+    ), warnings
+    markets = json.loads(world.plugman("marketplace", "list", "--json", project=origin))
+    [team] = [m for m in markets["marketplaces"] if m["name"] == "team-market"]
+    assert str(elsewhere) in json.dumps(team), team  # plugman.toml's source, not Claude's
+    ids = sorted(p["id"] for p in synced["changes"])
+    assert ids == ["kit@team-market", "other@team-market"]  # both declarations, unioned
