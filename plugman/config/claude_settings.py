@@ -13,6 +13,7 @@ wins, named as warnings: nothing here is resolved silently.
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -99,10 +100,15 @@ class ProjectDeclaration(NamedTuple):
 
 
 def project(
-    paths: Paths, toml_markets: dict[str, Any], toml_plugins: dict[str, Any]
+    paths: Paths,
+    toml_markets: dict[str, Any],
+    toml_plugins: dict[str, Any],
+    registered: Collection[str],
 ) -> ProjectDeclaration:
     """The project's committed Claude settings beside plugman.toml's `toml_markets` and
-    `toml_plugins` tables (plugman.toml wins where both declare)."""
+    `toml_plugins` tables (plugman.toml wins where both declare). A plugin enabled there whose
+    marketplace neither file declares and plugman has not `registered` (Claude's official
+    one, say) is a warning, not a failed sync."""
     path = settings_file(paths)
     if path.is_symlink():  # a shared file: read like plugman.toml, never through a link
         raise PlugmanError(
@@ -114,7 +120,8 @@ def project(
     ours, theirs = "plugman.toml", ".claude/settings.json"
     markets: dict[str, str] = {}
     warnings: list[str] = []
-    for name, source in marketplaces(settings).items():
+    declared_there = marketplaces(settings)
+    for name, source in declared_there.items():
         text, words = source_text(source)
         declared = toml_markets.get(name)
         if declared is not None:
@@ -137,7 +144,17 @@ def project(
                 f"installing it as {ours} says"
             )
         elif enabled and plugin_id not in toml_plugins and "@" in plugin_id:
-            plugins.append(plugin_id)
+            market = plugin_id.partition("@")[2]
+            if market in markets or market in toml_markets or market in registered:
+                plugins.append(plugin_id)
+            elif market in declared_there:  # its source is the warning above
+                warnings.append(f"plugin {plugin_id} in {theirs}: not installed")
+            else:
+                warnings.append(
+                    f"plugin {plugin_id} in {theirs}: its marketplace {market!r} is declared "
+                    f"in neither file nor known to plugman; not installed (run: plugman "
+                    f"marketplace add SOURCE, or declare it in {ours})"
+                )
     return ProjectDeclaration(markets, plugins, warnings)
 
 

@@ -174,7 +174,7 @@ def apply(paths: Paths, found: Plan) -> Imported:
             markets.append(step)
         usable = {m.name for m in markets if m.action != "skip"}
         plugins = [
-            p._replace(action="skip", reason=f"its marketplace {_market_of(p.id)!r} failed")
+            p._replace(action="skip", reason=f"its marketplace {_market_of(p.id)!r} was not added")
             if p.action == "install" and _market_of(p.id) not in usable
             else p
             for p in found.plugins

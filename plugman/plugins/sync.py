@@ -65,6 +65,7 @@ def claude_declaration(paths: Paths) -> claude_settings.ProjectDeclaration:
         paths,
         declarations.entries(paths.project_config, "marketplaces"),
         declarations.entries(paths.project_config, "plugins"),
+        registry.known(paths),
     )
 
 

@@ -265,3 +265,17 @@ def test_plugman_toml_wins_and_each_conflict_is_a_warning_naming_both_files(
     assert str(elsewhere) in json.dumps(team), team  # plugman.toml's source, not Claude's
     ids = sorted(p["id"] for p in synced["changes"])
     assert ids == ["kit@team-market", "other@team-market"]  # both declarations, unioned
+
+
+def test_a_plugin_from_a_marketplace_no_file_declares_is_a_warning_not_a_failed_sync(
+    tmp_path: Path,
+) -> None:
+    world = World(tmp_path)
+    settings = TEAM_SETTINGS | {
+        "enabledPlugins": {"kit@team-market": True, "review@claude-plugins-official": True}
+    }
+    _, origin = team_project(tmp_path, settings)
+    synced = json.loads(world.plugman("sync", "--json", project=origin))
+    assert [c["id"] for c in synced["changes"]] == ["kit@team-market"]
+    [warning] = [w for w in world.warnings if "review@claude-plugins-official" in w]
+    assert "declared in neither file" in warning and "plugman marketplace add" in warning
