@@ -3,7 +3,8 @@
 A Claude Code settings file (`~/.claude/settings.json`, a project's committed
 `.claude/settings.json`, its `.claude/settings.local.json`) declares marketplaces
 (`extraKnownMarketplaces`, alias `additionalMarketplaces`: `{name: {"source": {...}}}`) and
-plugins (`enabledPlugins`: `{"plugin@marketplace": true|false}`); `known_marketplaces.json`
+plugins (`enabledPlugins`: `{"plugin@marketplace": true|false}`) and, in the user's file, their
+option values (`pluginConfigs`); `known_marketplaces.json`
 keeps the same source shape. `source_text` turns one such source into the text plugman's
 `marketplace add` takes (or says why it cannot), and `project` reads a project's committed file
 as part of its declaration for `plugman sync`, with the conflicts against plugman.toml, which
@@ -65,6 +66,27 @@ def enabled_plugins(settings: dict[str, Any]) -> dict[str, bool]:
     if not isinstance(table, dict):
         return {}
     return {str(k): v for k, v in table.items() if isinstance(v, bool)}
+
+
+def options(user_settings: dict[str, Any], plugin_id: str) -> tuple[str, ...]:
+    """A plugin's option values as Claude Code 2.1.328 keeps them, in the user's settings
+    (`pluginConfigs[id].options`; sensitive ones are in Claude's credential store, not read),
+    as the KEY=VALUE texts `plugman install --config` takes."""
+    table = user_settings.get("pluginConfigs")
+    entry = table.get(plugin_id) if isinstance(table, dict) else None
+    given = entry.get("options") if isinstance(entry, dict) else None
+    found = []
+    for key, value in (given if isinstance(given, dict) else {}).items():
+        if isinstance(value, bool):
+            text = "true" if value else "false"
+        elif isinstance(value, (int, float, str)):
+            text = str(value)
+        elif isinstance(value, list) and all(isinstance(v, (str, int, float)) for v in value):
+            text = ",".join(str(v) for v in value)
+        else:
+            continue
+        found.append(f"{key}={text}")
+    return tuple(found)
 
 
 def source_text(source: dict[str, Any]) -> tuple[str | None, str]:

@@ -23,7 +23,7 @@ def imported(done: Imported, undo: list[str], as_json: bool) -> str:
             applied=done.applied,
             claude_dir=str(found.claude_dir),
             marketplaces=[m._asdict() | {"text": None} for m in found.marketplaces],
-            plugins=[p._asdict() for p in found.plugins],
+            plugins=[p._asdict() | {"options": _keys(p.options)} for p in found.plugins],
             undo=undo if done.applied else [],
         )
     would = "" if done.applied else "would "
@@ -41,7 +41,8 @@ def imported(done: Imported, undo: list[str], as_json: bool) -> str:
         elif p.action == "installed":
             lines.append(f"  {PLUGIN_WORDS[p.action]} {p.id} ({p.scope})")
         else:
-            lines.append(f"  {would}install {p.id} ({p.scope}, {state})")
+            given = f", options {', '.join(_keys(p.options))}" if p.options else ""
+            lines.append(f"  {would}install {p.id} ({p.scope}, {state}{given})")
     if len(lines) == 1:
         lines.append("  nothing to import")
     if not done.applied:
@@ -55,3 +56,8 @@ def import_undone(done: list[str], as_json: bool) -> str:
     if as_json:
         return envelope(COMMAND, undone=done)
     return "\n".join(done) or "nothing left to undo"
+
+
+def _keys(pairs: tuple[str, ...]) -> list[str]:
+    """The option names only: a value is never shown (plugman may hold it as sensitive)."""
+    return [pair.partition("=")[0] for pair in pairs]

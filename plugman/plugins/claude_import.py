@@ -10,8 +10,10 @@ folder name, a marketplace the policy blocks, one registered in plugman from ano
 plugin another project installed). `apply` does it in one transaction: the marketplaces
 registered, the plugins installed in their scopes with their enabled state, the linked agents'
 files rewritten, and what it added recorded in `<state>/claude-import.json`, which `undo` reads
-to take exactly that away again (and nothing a later command added). Plugin options are not
-imported: Claude keeps them beside its own install, in a shape that is not a contract.
+to take exactly that away again (and nothing a later command added). A plugin's option values
+come from Claude's user settings (`pluginConfigs`), checked against its `userConfig` as
+`install --config` checks them; the sensitive ones Claude keeps in its credential store are not
+read.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ class PluginStep(NamedTuple):
     enabled: bool
     action: str  # install | installed | skip
     reason: str = ""
+    options: tuple[str, ...] = ()  # KEY=VALUE: its options in Claude's user settings
 
 
 class Plan(NamedTuple):
@@ -104,7 +107,10 @@ def plan(paths: Paths, env: Mapping[str, str], scopes: tuple[Scope, ...] = SCOPE
             at = as_scope(str(entry.get("scope"))) if isinstance(entry, dict) else None
             if at is not None and at in scopes:
                 enabled = claude_settings.enabled_plugins(settings[at]).get(plugin_id) is True
-                steps.append(_plugin(paths, plugin_id, at, entry, enabled, usable))
+                step = _plugin(paths, plugin_id, at, entry, enabled, usable)
+                steps.append(
+                    step._replace(options=claude_settings.options(settings["user"], plugin_id))
+                )
     return Plan(home, markets, steps)
 
 
@@ -184,12 +190,12 @@ def apply(paths: Paths, found: Plan) -> Imported:
             if not wanted:
                 continue
             record = InstallRecord.load(paths, scope)
-            specs = [
-                resolver.PluginRequest(p.id, p.id.partition("@")[0], _market_of(p.id))
-                for p in wanted
-            ]
-            planned = resolver.plan(paths, work.store, specs, record.plugins)
-            changes += install_planned(work, record, planned, [], None, deploying=False)
+            for p in wanted:  # one at a time: each with its own options
+                spec = resolver.PluginRequest(p.id, p.id.partition("@")[0], _market_of(p.id))
+                planned = resolver.plan(paths, work.store, [spec], record.plugins)
+                changes += install_planned(
+                    work, record, planned, list(p.options), None, deploying=False
+                )
             for p in wanted:
                 if not p.enabled:
                     record.plugins[p.id] = record.plugins[p.id]._replace(enabled=False)

@@ -40,9 +40,11 @@ def make_plugin(root: Path, name: str, *, server: bool) -> None:
     """A plugin with one skill `<name>-skill` and, with `server`, the notes server `notes`."""
     folder = root / "plugins" / name
     (folder / ".claude-plugin").mkdir(parents=True)
-    (folder / ".claude-plugin" / "plugin.json").write_text(
-        json.dumps({"name": name, "version": "1.0.0"})
-    )
+    manifest: dict[str, Any] = {"name": name, "version": "1.0.0"}
+    if name == "alpha":  # an option, which Claude keeps in the user's settings
+        level = {"type": "string", "title": "Level", "description": "How strict"}
+        manifest["userConfig"] = {"level": level}
+    (folder / ".claude-plugin" / "plugin.json").write_text(json.dumps(manifest))
     skill = folder / "skills" / f"{name}-skill" / "SKILL.md"
     skill.parent.mkdir(parents=True)
     skill.write_text(f"---\nname: {name}-skill\ndescription: The {name} skill\n---\nDo it.\n")
@@ -135,7 +137,9 @@ def test_plugins_claude_installed_are_imported_reach_codex_and_the_undo_leaves_n
     # files for
     world.claude("plugin", "marketplace", "add", str(tools))
     world.claude("plugin", "marketplace", "add", str(team), "--scope", "project")
-    world.claude("plugin", "install", "alpha@tools-market", "--scope", "user")
+    world.claude(
+        "plugin", "install", "alpha@tools-market", "--scope", "user", "--config", "level=high"
+    )
     world.claude("plugin", "install", "beta@tools-market", "--scope", "user")
     world.claude("plugin", "install", "gamma@team-market", "--scope", "project")
     world.claude("plugin", "install", "delta@team-market", "--scope", "local")
@@ -158,11 +162,15 @@ def test_plugins_claude_installed_are_imported_reach_codex_and_the_undo_leaves_n
 
     done = world.plugman_json("import", "claude", "--apply")
     assert done["applied"] and len(done["undo"]) == 6, done
+    [alpha] = [p for p in done["plugins"] if p["id"] == "alpha@tools-market"]
+    assert alpha["options"] == ["level"]  # the name, never the value
     imported = world.snapshot()  # before any agent ran: every change is plugman's
     touched = {p for p in before.keys() | imported.keys() if before.get(p) != imported.get(p)}
     listed = world.plugman_json("list")
     ours = {(p["id"], p["scope"], p["enabled"]) for p in listed["plugins"]}
     assert ours == theirs, (ours, theirs)
+    configured = world.plugman_json("configure", "alpha", "--scope", "user")
+    assert [(o["key"], o["value"]) for o in configured["options"]] == [("level", "high")]
 
     prompt = world.run([str(codex_bin()), "debug", "prompt-input", "hi"])
     for line in ("- alpha-skill: The alpha skill", "- gamma-skill: The gamma skill"):
