@@ -125,7 +125,8 @@ def sync(paths: Paths, mode: str = "default", *, dry_run: bool = False) -> Updat
 
 def _sync_in(paths: Paths, mode: str, dry_run: bool, done: Updated) -> None:
     pins = lockfile.read(paths.project_lock)
-    if mode == "frozen" and not pins and declarations.entries(paths.project_config, "plugins"):
+    declared = declarations.entries(paths.project_config, "plugins")
+    if mode == "frozen" and not pins and (declared or claude_declaration(paths).plugins):
         raise PlugmanError(
             "there is no plugman.lock to install from",
             hint="run: plugman lock (or plugman sync without --frozen)",

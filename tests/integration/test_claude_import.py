@@ -231,6 +231,9 @@ def test_sync_in_a_fresh_clone_delivers_what_claude_settings_enable_to_gemini(
     trust_gemini_folder(world.home, clone)
     world.plugman("agents", "add", "gemini", "--scope", "project", project=clone)
 
+    frozen = [sys.executable, "-m", "plugman", "--project", str(clone), "sync", "--frozen"]
+    refused = world.process(frozen, clone)  # declared, not locked: --frozen has nothing to use
+    assert refused.returncode == 1 and "no plugman.lock" in refused.stderr, refused.stderr
     synced = json.loads(world.plugman("sync", "--json", project=clone))
     assert [c["id"] for c in synced["changes"]] == ["kit@team-market"], synced
     listed = json.loads(world.plugman("list", "--json", project=clone))
