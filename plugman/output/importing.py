@@ -22,7 +22,9 @@ def imported(done: Imported, undo: list[str], as_json: bool) -> str:
             COMMAND,
             applied=done.applied,
             claude_dir=str(found.claude_dir),
-            marketplaces=[m._asdict() | {"text": None} for m in found.marketplaces],
+            marketplaces=[
+                {k: v for k, v in m._asdict().items() if k != "text"} for m in found.marketplaces
+            ],
             plugins=[p._asdict() | {"options": _keys(p.options)} for p in found.plugins],
             undo=undo if done.applied else [],
         )
