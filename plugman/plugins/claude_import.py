@@ -27,7 +27,7 @@ from plugman.config import claude_settings
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import read_bytes
 from plugman.core.paths import Paths
-from plugman.core.session import session
+from plugman.core.session import Session, session
 from plugman.core.state import SCOPES, InstallRecord, Scope, as_scope
 from plugman.plugins import marketplaces, registry
 from plugman.plugins import planner as resolver
@@ -186,23 +186,33 @@ def apply(paths: Paths, found: Plan) -> Imported:
             for p in found.plugins
         ]
         for scope in SCOPES:
-            wanted = [p for p in plugins if p.scope == scope and p.action == "install"]
-            if not wanted:
-                continue
-            record = InstallRecord.load(paths, scope)
-            for p in wanted:  # one at a time: each with its own options
-                spec = resolver.PluginRequest(p.id, p.id.partition("@")[0], _market_of(p.id))
-                planned = resolver.plan(paths, work.store, [spec], record.plugins)
-                changes += install_planned(
-                    work, record, planned, list(p.options), None, deploying=False
-                )
-            for p in wanted:
-                if not p.enabled:
-                    record.plugins[p.id] = record.plugins[p.id]._replace(enabled=False)
-            save(work, record)
+            if any(p.scope == scope and p.action == "install" for p in plugins):
+                changes += _install_scope(work, scope, plugins)
         _remember(work.tx, paths, added, [p for p in plugins if p.action == "install"])
         deploy(work)
     return Imported(Plan(found.claude_dir, markets, plugins), True, changes)
+
+
+def _install_scope(work: Session, scope: Scope, plugins: list[PluginStep]) -> list[PluginChange]:
+    """Install the steps of `scope` one at a time (each with its own options), in `work`; a
+    plugin its marketplace no longer offers (found while planning, before anything is
+    written) becomes a skipped step in `plugins`, in place."""
+    record = InstallRecord.load(work.paths, scope)
+    changes: list[PluginChange] = []
+    for index, p in enumerate(plugins):
+        if p.scope != scope or p.action != "install":
+            continue
+        spec = resolver.PluginRequest(p.id, p.id.partition("@")[0], _market_of(p.id))
+        try:
+            planned = resolver.plan(work.paths, work.store, [spec], record.plugins)
+        except PlugmanError as error:
+            plugins[index] = p._replace(action="skip", reason=error.message)
+            continue
+        changes += install_planned(work, record, planned, list(p.options), None, deploying=False)
+        if not p.enabled:
+            record.plugins[p.id] = record.plugins[p.id]._replace(enabled=False)
+    save(work, record)
+    return changes
 
 
 def _market_of(plugin_id: str) -> str:

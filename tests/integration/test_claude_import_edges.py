@@ -66,6 +66,7 @@ def test_what_cannot_be_imported_is_reported_with_why_and_the_rest_is_imported(
             "alpha@tools": entry("user") + entry("project", tmp_path / "other-project"),
             "beta@gh": entry("user"),
             "mine@skills-dir": entry("user"),
+            "ghost@tools": entry("user"),  # gone from its marketplace since Claude installed it
         },
         {"alpha@tools": True, "beta@gh": True},
     )
@@ -85,6 +86,8 @@ def test_what_cannot_be_imported_is_reported_with_why_and_the_rest_is_imported(
     plugins = {(p["id"], p["scope"]): p for p in done["plugins"]}
     assert plugins["beta@gh", "user"]["action"] == "skip"
     assert plugins["alpha@tools", "user"]["action"] == "install"
+    ghost = plugins["ghost@tools", "user"]
+    assert ghost["action"] == "skip" and "ghost" in ghost["reason"], ghost
     listed = run("list", project=project)["plugins"]
     assert [(p["id"], p["scope"], p["enabled"]) for p in listed] == [("alpha@tools", "user", True)]
     assert [m["name"] for m in run("marketplace", "list", project=project)["marketplaces"]] == [
