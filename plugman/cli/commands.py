@@ -207,6 +207,12 @@ COMMANDS = _by_words(
         "Resolve plugman.toml and write plugman.lock (installs nothing), or export it as an SBOM.",
     ),
     Lazy(
+        "import",
+        "importing",
+        "import_app",
+        "Import Claude Code's marketplaces and installed plugins (a dry run unless --apply).",
+    ),
+    Lazy(
         "search",
         "plugins",
         "search",

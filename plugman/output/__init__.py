@@ -51,6 +51,8 @@ if TYPE_CHECKING:  # the names, for type checkers (`X as X`: re-exported)
     from plugman.output.findings import FORMATS as FORMATS
     from plugman.output.findings import validation as validation
     from plugman.output.gateway import gateway_token as gateway_token
+    from plugman.output.importing import import_undone as import_undone
+    from plugman.output.importing import imported as imported
     from plugman.output.oauth import logged_in as logged_in
     from plugman.output.oauth import logged_out as logged_out
     from plugman.output.plugins import changes as changes

@@ -39,17 +39,34 @@ def install(
         planned = resolver.plan(
             paths, work.store, parsed, record.plugins, allow_hidden=allow_hidden
         )
-        writes = _options(record, [p for p in planned if not p.required_by], config or [], ask)
         if dry_run:
+            _options(record, [p for p in planned if not p.required_by], config or [], ask)
             return [PluginChange("would install", p.id, p.version, scope, "") for p in planned]
-        with configure.writing(paths, os.environ, writes):
-            changes = [_add(work, record, p, explicit=not p.required_by) for p in planned]
-            declare(work, record, {p.id: p.specifier or "*" for p in planned if not p.required_by})
-            if record.scope == "project":
-                for name in dict.fromkeys(p.marketplace for p in planned):
-                    if name != resolver.DIRECT:
-                        _declare_marketplace(work, record, name)
-            save(work, record)
+        return install_planned(work, record, planned, config or [], ask)
+
+
+def install_planned(
+    work: Session,
+    record: InstallRecord,
+    planned: list[resolver.Planned],
+    config: list[str],
+    ask: configure.Ask | None,
+    *,
+    deploying: bool = True,
+) -> list[PluginChange]:
+    """Install what `resolver.plan` chose into `record`'s scope, in the caller's session: the
+    trees, the record, the declaration, for the project plugman.lock, and (`deploying`) the
+    agents' files (plugman.plugins.claude_import deploys once, after several scopes)."""
+    writes = _options(record, [p for p in planned if not p.required_by], config, ask)
+    with configure.writing(work.paths, os.environ, writes):
+        changes = [_add(work, record, p, explicit=not p.required_by) for p in planned]
+        declare(work, record, {p.id: p.specifier or "*" for p in planned if not p.required_by})
+        if record.scope == "project":
+            for name in dict.fromkeys(p.marketplace for p in planned):
+                if name != resolver.DIRECT:
+                    _declare_marketplace(work, record, name)
+        save(work, record)
+        if deploying:
             deploy(work)
     return changes
 

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from plugman.agents import deploy
-from plugman.config import declarations
+from plugman.config import claude_settings, declarations
+from plugman.core import progress
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import tree_hash
 from plugman.core.paths import Paths
@@ -53,7 +54,20 @@ def declared_specs(paths: Paths, pins: list[dict[str, Any]]) -> list[resolver.Pl
         found.append(
             resolver.PluginRequest(plugin_id, name, market, "" if specifier == "*" else specifier)
         )
+    for plugin_id in claude_declaration(paths).plugins:  # Claude's settings: any version
+        name, _, market = plugin_id.partition("@")
+        found.append(resolver.PluginRequest(plugin_id, name, market, ""))
     return found
+
+
+def claude_declaration(paths: Paths) -> claude_settings.ProjectDeclaration:
+    """What the project's committed `.claude/settings.json` declares beyond plugman.toml."""
+    return claude_settings.project(
+        paths,
+        declarations.entries(paths.project_config, "marketplaces"),
+        declarations.entries(paths.project_config, "plugins"),
+        registry.known(paths),
+    )
 
 
 def register_marketplaces(work: Session) -> None:
@@ -61,7 +75,12 @@ def register_marketplaces(work: Session) -> None:
     caller's transaction (so a killed sync leaves none of them behind)."""
     paths = work.paths
     known = registry.known(paths)
-    for name, value in declarations.entries(paths.project_config, "marketplaces").items():
+    claude = claude_declaration(paths)
+    for message in claude.warnings:
+        progress.warn(message)
+    declared = declarations.entries(paths.project_config, "marketplaces")
+    declared |= {name: {"source": text} for name, text in claude.marketplaces.items()}
+    for name, value in declared.items():
         if name not in known and isinstance(value, dict) and "source" in value:
             text = value["source"] + (f"#{value['ref']}" if value.get("ref") else "")
             source = registry.classify(text, paths.project_dir)
@@ -109,7 +128,8 @@ def sync(paths: Paths, mode: str = "default", *, dry_run: bool = False) -> Updat
 
 def _sync_in(paths: Paths, mode: str, dry_run: bool, done: Updated) -> None:
     pins = lockfile.read(paths.project_lock)
-    if mode == "frozen" and not pins and declarations.entries(paths.project_config, "plugins"):
+    declared = declarations.entries(paths.project_config, "plugins")
+    if mode == "frozen" and not pins and (declared or claude_declaration(paths).plugins):
         raise PlugmanError(
             "there is no plugman.lock to install from",
             hint="run: plugman lock (or plugman sync without --frozen)",

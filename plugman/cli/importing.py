@@ -1,0 +1,64 @@
+"""`plugman import claude`: a Claude Code user's marketplaces and plugins into plugman
+(plugman.plugins.claude_import); a dry run unless --apply, undone by --undo."""
+
+from __future__ import annotations
+
+import os
+from typing import Annotated
+
+import typer
+
+from plugman import output
+from plugman.cli.common import Json, paths_of
+from plugman.core.errors import UsageError
+from plugman.core.state import SCOPES, as_scope
+
+import_app = typer.Typer(add_completion=False, no_args_is_help=True)
+
+CLAUDE_HELP = (
+    "Bring Claude Code's marketplaces and installed plugins (per scope, with their enabled "
+    "state) into plugman: a dry run that says what it would do and what it cannot, and why. "
+    "With --apply it does it in one transaction and records what it added; --undo takes "
+    "exactly that away.\n\n"
+    "It reads ~/.claude (or $CLAUDE_CONFIG_DIR): plugins/known_marketplaces.json, "
+    "plugins/installed_plugins.json and settings.json, and the project's .claude/settings.json "
+    "and .claude/settings.local.json. Plugins another project installed are imported when you "
+    "run it in that project.\n\n"
+    "Exit codes: 0 done (or nothing to do), 1 error, 2 usage error."
+)
+
+
+@import_app.command("claude", help=CLAUDE_HELP)
+def claude(
+    ctx: typer.Context,
+    scope: Annotated[
+        str,
+        typer.Option("--scope", "-s", help="user, project, local or all.", metavar="SCOPE"),
+    ] = "all",
+    apply: Annotated[bool, typer.Option("--apply", help="Do it (default: a dry run).")] = False,
+    undo: Annotated[
+        bool, typer.Option("--undo", help="Take away what the last imports added.")
+    ] = False,
+    as_json: Json = False,
+) -> None:
+    from plugman.plugins import claude_import
+
+    if apply and undo:
+        raise UsageError("--apply and --undo exclude each other", hint="pass one of them")
+    chosen = as_scope(scope)
+    if scope != "all" and chosen is None:
+        raise UsageError(
+            f"--scope {scope}: import claude takes user, project, local or all",
+            hint="run: plugman import claude --scope all",
+        )
+    paths = paths_of(ctx)
+    if undo:
+        output.emit(output.import_undone(claude_import.undo(paths), as_json))
+        return
+    scopes = SCOPES if chosen is None else (chosen,)
+    found = claude_import.plan(paths, os.environ, scopes)
+    if not apply:
+        done = claude_import.Imported(found, False, [])
+    else:
+        done = claude_import.apply(paths, found)
+    output.emit(output.imported(done, claude_import.undo_commands(paths), as_json))

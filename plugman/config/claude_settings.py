@@ -1,0 +1,187 @@
+"""Claude Code's own plugin declarations, read as plugman reads its own.
+
+A Claude Code settings file (`~/.claude/settings.json`, a project's committed
+`.claude/settings.json`, its `.claude/settings.local.json`) declares marketplaces
+(`extraKnownMarketplaces`, alias `additionalMarketplaces`: `{name: {"source": {...}}}`) and
+plugins (`enabledPlugins`: `{"plugin@marketplace": true|false}`) and, in the user's file, their
+option values (`pluginConfigs`); `known_marketplaces.json`
+keeps the same source shape. `source_text` turns one such source into the text plugman's
+`marketplace add` takes (or says why it cannot), and `project` reads a project's committed file
+as part of its declaration for `plugman sync`, with the conflicts against plugman.toml, which
+wins, named as warnings: nothing here is resolved silently.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from plugman.core.errors import PlugmanError
+from plugman.core.paths import Paths
+
+MARKETPLACE_KEYS = ("extraKnownMarketplaces", "additionalMarketplaces")
+
+
+def settings_file(paths: Paths) -> Path:
+    """The project's committed Claude Code settings."""
+    return paths.project_dir / ".claude" / "settings.json"
+
+
+def read(path: Path) -> dict[str, Any]:
+    """A Claude settings (or state) file as a JSON object; `{}` when absent. A file that is not
+    a JSON object is an error naming it."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise PlugmanError(
+            f"cannot read {path}: {exc}", where=str(path), hint="fix the file (it is JSON)"
+        ) from None
+    if not isinstance(data, dict):
+        raise PlugmanError(
+            f"{path} is not a JSON object", where=str(path), hint="fix the file (it is JSON)"
+        )
+    return data
+
+
+def marketplaces(settings: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """A settings file's declared marketplaces: name -> its `source` object (the first of the
+    two spellings wins, as in Claude)."""
+    found: dict[str, dict[str, Any]] = {}
+    for key in reversed(MARKETPLACE_KEYS):
+        table = settings.get(key)
+        if isinstance(table, dict):
+            for name, value in table.items():
+                if isinstance(value, dict) and isinstance(value.get("source"), dict):
+                    found[str(name)] = value["source"]
+    return found
+
+
+def enabled_plugins(settings: dict[str, Any]) -> dict[str, bool]:
+    """A settings file's `enabledPlugins`, the entries that are booleans."""
+    table = settings.get("enabledPlugins")
+    if not isinstance(table, dict):
+        return {}
+    return {str(k): v for k, v in table.items() if isinstance(v, bool)}
+
+
+def options(user_settings: dict[str, Any], plugin_id: str) -> tuple[str, ...]:
+    """A plugin's option values as Claude Code 2.1.328 keeps them, in the user's settings
+    (`pluginConfigs[id].options`; sensitive ones are in Claude's credential store, not read),
+    as the KEY=VALUE texts `plugman install --config` takes."""
+    table = user_settings.get("pluginConfigs")
+    entry = table.get(plugin_id) if isinstance(table, dict) else None
+    given = entry.get("options") if isinstance(entry, dict) else None
+    found = []
+    for key, value in (given if isinstance(given, dict) else {}).items():
+        if isinstance(value, bool):
+            text = "true" if value else "false"
+        elif isinstance(value, (int, float, str)):
+            text = str(value)
+        elif isinstance(value, list) and all(isinstance(v, (str, int, float)) for v in value):
+            text = ",".join(str(v) for v in value)
+        else:
+            continue
+        found.append(f"{key}={text}")
+    return tuple(found)
+
+
+def source_text(source: dict[str, Any]) -> tuple[str | None, str]:
+    """A Claude marketplace source as `marketplace add` text, and the words for it; the text is
+    None when plugman cannot add it (the words then say why)."""
+    kind = source.get("source")
+    ref = source.get("ref")
+    if kind in ("directory", "file") and isinstance(source.get("path"), str):
+        return source["path"], source["path"]
+    if kind == "git" and isinstance(source.get("url"), str):
+        if source.get("path"):
+            return None, f"git {source['url']} with a path inside it (plugman reads the root)"
+        text = source["url"] + (f"#{ref}" if isinstance(ref, str) and ref else "")
+        return text, text
+    if kind == "github" and isinstance(source.get("repo"), str):
+        if source.get("path"):
+            return None, f"GitHub {source['repo']} with a path inside it (plugman reads the root)"
+        text = source["repo"] + (f"@{ref}" if isinstance(ref, str) and ref else "")
+        return text, f"GitHub {text}"
+    if kind == "url" and isinstance(source.get("url"), str):
+        if source.get("headers"):
+            return None, f"{source['url']} with request headers (plugman sends none)"
+        return source["url"], source["url"]
+    return None, f"a {kind or 'unknown'} source (plugman has no such marketplace source)"
+
+
+class ProjectDeclaration(NamedTuple):
+    """What a project's `.claude/settings.json` adds to plugman.toml, and the conflicts."""
+
+    marketplaces: dict[str, str]  # name -> `marketplace add` text, plugman.toml lacks them
+    plugins: list[str]  # plugin@marketplace enabled there, plugman.toml lacks them
+    warnings: list[str]
+
+
+def project(
+    paths: Paths,
+    toml_markets: dict[str, Any],
+    toml_plugins: dict[str, Any],
+    registered: Collection[str],
+) -> ProjectDeclaration:
+    """The project's committed Claude settings beside plugman.toml's `toml_markets` and
+    `toml_plugins` tables (plugman.toml wins where both declare). A plugin enabled there whose
+    marketplace neither file declares and plugman has not `registered` (Claude's official
+    one, say) is a warning, not a failed sync."""
+    path = settings_file(paths)
+    if path.is_symlink():  # a shared file: read like plugman.toml, never through a link
+        raise PlugmanError(
+            f"{path} is a link: plugman reads a project's shared files only as files",
+            where=str(path),
+            hint="replace the link with the file itself",
+        )
+    settings = read(path)
+    ours, theirs = "plugman.toml", ".claude/settings.json"
+    markets: dict[str, str] = {}
+    warnings: list[str] = []
+    declared_there = marketplaces(settings)
+    for name, source in declared_there.items():
+        text, words = source_text(source)
+        declared = toml_markets.get(name)
+        if declared is not None:
+            mine = declared.get("source") if isinstance(declared, dict) else None
+            same = isinstance(mine, str) and text is not None and _same(paths, mine, text)
+            if not same:
+                warnings.append(
+                    f"marketplace {name!r}: {ours} says {mine}, {theirs} says {words}; "
+                    f"using {ours}'s"
+                )
+        elif text is None:
+            warnings.append(f"marketplace {name!r} in {theirs}: cannot add {words}")
+        else:
+            markets[name] = text
+    plugins = []
+    for plugin_id, enabled in enabled_plugins(settings).items():
+        if plugin_id in toml_plugins and not enabled:
+            warnings.append(
+                f"plugin {plugin_id}: {ours} declares it, {theirs} disables it; "
+                f"installing it as {ours} says"
+            )
+        elif enabled and plugin_id not in toml_plugins and "@" in plugin_id:
+            market = plugin_id.partition("@")[2]
+            if market in markets or market in toml_markets or market in registered:
+                plugins.append(plugin_id)
+            elif market in declared_there:  # its source is the warning above
+                warnings.append(f"plugin {plugin_id} in {theirs}: not installed")
+            else:
+                warnings.append(
+                    f"plugin {plugin_id} in {theirs}: its marketplace {market!r} is declared "
+                    f"in neither file nor known to plugman; not installed (run: plugman "
+                    f"marketplace add SOURCE, or declare it in {ours})"
+                )
+    return ProjectDeclaration(markets, plugins, warnings)
+
+
+def _same(paths: Paths, mine: str, theirs: str) -> bool:
+    if mine == theirs:
+        return True
+    here, there = paths.project_dir / Path(mine), paths.project_dir / Path(theirs)
+    return here.exists() and there.exists() and here.resolve() == there.resolve()

@@ -1,0 +1,65 @@
+"""What `plugman import claude` would do or did (plugman.plugins.claude_import), and what
+`--undo` took away."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from plugman.output.common import display_path, envelope
+
+if TYPE_CHECKING:
+    from plugman.plugins.claude_import import Imported
+
+COMMAND = "import claude"
+MARKET_WORDS = {"add": "add marketplace", "known": "already known: marketplace"}
+PLUGIN_WORDS = {"install": "install", "installed": "already installed:"}
+
+
+def imported(done: Imported, undo: list[str], as_json: bool) -> str:
+    found = done.plan
+    if as_json:
+        return envelope(
+            COMMAND,
+            applied=done.applied,
+            claude_dir=str(found.claude_dir),
+            marketplaces=[
+                {k: v for k, v in m._asdict().items() if k != "text"} for m in found.marketplaces
+            ],
+            plugins=[p._asdict() | {"options": _keys(p.options)} for p in found.plugins],
+            undo=undo if done.applied else [],
+        )
+    would = "" if done.applied else "would "
+    lines = [f"Claude Code's plugins ({display_path(str(found.claude_dir))}):"]
+    for m in found.marketplaces:
+        if m.action == "skip":
+            lines.append(f"  cannot import marketplace {m.name} ({m.source}): {m.reason}")
+        else:
+            verb = would + MARKET_WORDS[m.action] if m.action == "add" else MARKET_WORDS[m.action]
+            lines.append(f"  {verb} {m.name} ({m.source})")
+    for p in found.plugins:
+        state = "enabled" if p.enabled else "disabled"
+        if p.action == "skip":
+            lines.append(f"  cannot import {p.id} ({p.scope}): {p.reason}")
+        elif p.action == "installed":
+            lines.append(f"  {PLUGIN_WORDS[p.action]} {p.id} ({p.scope})")
+        else:
+            given = f", options {', '.join(_keys(p.options))}" if p.options else ""
+            lines.append(f"  {would}install {p.id} ({p.scope}, {state}{given})")
+    if len(lines) == 1:
+        lines.append("  nothing to import")
+    if not done.applied:
+        lines.append("nothing changed; run plugman import claude --apply to import")
+    elif undo:
+        lines.append("undo with: plugman import claude --undo (" + "; ".join(undo) + ")")
+    return "\n".join(lines)
+
+
+def import_undone(done: list[str], as_json: bool) -> str:
+    if as_json:
+        return envelope(COMMAND, undone=done)
+    return "\n".join(done) or "nothing left to undo"
+
+
+def _keys(pairs: tuple[str, ...]) -> list[str]:
+    """The option names only: a value is never shown (plugman may hold it as sensitive)."""
+    return [pair.partition("=")[0] for pair in pairs]

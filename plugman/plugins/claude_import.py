@@ -1,0 +1,296 @@
+"""`plugman import claude`: a Claude Code user's marketplaces and installed plugins, made
+plugman's.
+
+`plan` reads Claude's own state (`<claude config>/plugins/known_marketplaces.json` and
+`installed_plugins.json`, the `extraKnownMarketplaces` and `enabledPlugins` of the user's
+`settings.json` and the project's `.claude/settings.json` and `.claude/settings.local.json`;
+`CLAUDE_CONFIG_DIR` relocates `~/.claude`) and says, per marketplace and per plugin and scope,
+what importing does, or why it cannot (a source plugman cannot add, a name that is not a safe
+folder name, a marketplace the policy blocks, one registered in plugman from another source, a
+plugin another project installed). `apply` does it in one transaction: the marketplaces
+registered, the plugins installed in their scopes with their enabled state, the linked agents'
+files rewritten, and what it added recorded in `<state>/claude-import.json`, which `undo` reads
+to take exactly that away again (and nothing a later command added). A plugin's option values
+come from Claude's user settings (`pluginConfigs`), checked against its `userConfig` as
+`install --config` checks them; the sensitive ones Claude keeps in its credential store are not
+read.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from plugman.config import claude_settings
+from plugman.core.errors import PlugmanError
+from plugman.core.fs import read_bytes
+from plugman.core.paths import Paths
+from plugman.core.session import Session, session
+from plugman.core.state import SCOPES, InstallRecord, Scope, as_scope
+from plugman.plugins import marketplaces, registry
+from plugman.plugins import planner as resolver
+from plugman.plugins.install import install_planned
+from plugman.plugins.installed import PluginChange, deploy, save
+
+OWN_PREFIX = "plugman-"  # the marketplaces plugman's native delivery declares in Claude
+NOT_MARKETPLACE = "skills-dir"  # Claude's name for plugins found in a skills folder
+
+
+class MarketStep(NamedTuple):
+    name: str
+    source: str  # the source in words
+    action: str  # add | known | skip
+    reason: str = ""
+    text: str = ""  # what `marketplace add` takes
+
+
+class PluginStep(NamedTuple):
+    id: str
+    scope: Scope
+    enabled: bool
+    action: str  # install | installed | skip
+    reason: str = ""
+    options: tuple[str, ...] = ()  # KEY=VALUE: its options in Claude's user settings
+
+
+class Plan(NamedTuple):
+    claude_dir: Path
+    marketplaces: list[MarketStep]
+    plugins: list[PluginStep]
+
+
+class Imported(NamedTuple):
+    plan: Plan
+    applied: bool
+    changes: list[PluginChange]
+
+
+def claude_dir(env: Mapping[str, str]) -> Path:
+    given = env.get("CLAUDE_CONFIG_DIR")
+    return Path(given) if given else Path(env.get("HOME") or Path.home()) / ".claude"
+
+
+def record_path(paths: Paths) -> Path:
+    return paths.state_dir / "claude-import.json"
+
+
+def plan(paths: Paths, env: Mapping[str, str], scopes: tuple[Scope, ...] = SCOPES) -> Plan:
+    """What importing Claude's state in `scopes` would do; reads, changes nothing."""
+    home = claude_dir(env)
+    read = claude_settings.read
+    settings = {
+        "user": read(home / "settings.json"),
+        "project": read(claude_settings.settings_file(paths)),
+        "local": read(paths.project_dir / ".claude" / "settings.local.json"),
+    }
+    sources: dict[str, dict[str, Any]] = {}
+    for scope in reversed([s for s in SCOPES if s in scopes]):  # user's wins, as Claude's
+        sources |= claude_settings.marketplaces(settings[scope])
+    known = read(home / "plugins" / "known_marketplaces.json")
+    sources |= {
+        str(n): v["source"]
+        for n, v in known.items()
+        if isinstance(v, dict) and isinstance(v.get("source"), dict)
+    }
+    markets = [
+        _market(paths, name, source)
+        for name, source in sorted(sources.items())
+        if not name.startswith(OWN_PREFIX)
+    ]
+    installed = read(home / "plugins" / "installed_plugins.json").get("plugins")
+    usable = {m.name: m for m in markets}
+    steps = []
+    for plugin_id, entries in sorted((installed if isinstance(installed, dict) else {}).items()):
+        for entry in entries if isinstance(entries, list) else []:
+            at = as_scope(str(entry.get("scope"))) if isinstance(entry, dict) else None
+            if at is not None and at in scopes:
+                enabled = claude_settings.enabled_plugins(settings[at]).get(plugin_id) is True
+                step = _plugin(paths, plugin_id, at, entry, enabled, usable)
+                steps.append(
+                    step._replace(options=claude_settings.options(settings["user"], plugin_id))
+                )
+    return Plan(home, markets, steps)
+
+
+def _market(paths: Paths, name: str, source: dict[str, Any]) -> MarketStep:
+    text, words = claude_settings.source_text(source)
+    if text is None:
+        return MarketStep(name, words, "skip", f"plugman cannot add {words}")
+    try:
+        classified = registry.classify(text, paths.project_dir)
+        registry.check_name(name, classified, given=True)  # before the name is a folder
+        registry.check_policy(paths, classified)
+    except PlugmanError as error:
+        return MarketStep(name, words, "skip", error.message)
+    mine = registry.known(paths).get(name)
+    if mine is None:
+        return MarketStep(name, words, "add", text=text)
+    if mine.source[:2] == classified[:2] and mine.source.ref == classified.ref:
+        return MarketStep(name, words, "known", text=text)
+    return MarketStep(
+        name, words, "skip", f"plugman has a marketplace {name!r} from {mine.source.location}"
+    )
+
+
+def _plugin(
+    paths: Paths,
+    plugin_id: str,
+    scope: Scope,
+    entry: dict[str, Any],
+    enabled: bool,
+    markets: dict[str, MarketStep],
+) -> PluginStep:
+    market = _market_of(plugin_id)
+    where = entry.get("projectPath")
+    if market == NOT_MARKETPLACE or not market:
+        return PluginStep(plugin_id, scope, enabled, "skip", "not from a marketplace")
+    if scope != "user" and (
+        not isinstance(where, str) or Path(where).resolve() != paths.project_dir.resolve()
+    ):
+        reason = f"installed for another project ({where}): run the import there"
+        return PluginStep(plugin_id, scope, enabled, "skip", reason)
+    step = markets.get(market)
+    if step is None or step.action == "skip":
+        reason = f"its marketplace {market!r} " + (
+            "is not known to Claude" if step is None else "cannot be added"
+        )
+        return PluginStep(plugin_id, scope, enabled, "skip", reason)
+    if plugin_id in InstallRecord.load(paths, scope).plugins:
+        return PluginStep(plugin_id, scope, enabled, "installed", "already installed in plugman")
+    return PluginStep(plugin_id, scope, enabled, "install")
+
+
+def apply(paths: Paths, found: Plan) -> Imported:
+    """Do what `found` says, in one transaction; recorded for `undo`."""
+    added: list[str] = []
+    changes: list[PluginChange] = []
+    with session(paths) as work:
+        markets = []
+        for step in found.marketplaces:
+            if step.action == "add":
+                source = registry.classify(step.text, paths.project_dir)
+                try:
+                    marketplaces.add_in(work, source, step.name)
+                except PlugmanError as error:  # fetched before anything is written
+                    step = step._replace(action="skip", reason=error.message)
+                else:
+                    added.append(step.name)
+            markets.append(step)
+        usable = {m.name for m in markets if m.action != "skip"}
+        plugins = [
+            p._replace(action="skip", reason=f"its marketplace {_market_of(p.id)!r} was not added")
+            if p.action == "install" and _market_of(p.id) not in usable
+            else p
+            for p in found.plugins
+        ]
+        for scope in SCOPES:
+            if any(p.scope == scope and p.action == "install" for p in plugins):
+                changes += _install_scope(work, scope, plugins)
+        _remember(work.tx, paths, added, [p for p in plugins if p.action == "install"])
+        deploy(work)
+    return Imported(Plan(found.claude_dir, markets, plugins), True, changes)
+
+
+def _install_scope(work: Session, scope: Scope, plugins: list[PluginStep]) -> list[PluginChange]:
+    """Install the steps of `scope` one at a time (each with its own options), in `work`; a
+    plugin its marketplace no longer offers (found while planning, before anything is
+    written) becomes a skipped step in `plugins`, in place."""
+    record = InstallRecord.load(work.paths, scope)
+    changes: list[PluginChange] = []
+    for index, p in enumerate(plugins):
+        if p.scope != scope or p.action != "install":
+            continue
+        spec = resolver.PluginRequest(p.id, p.id.partition("@")[0], _market_of(p.id))
+        try:
+            planned = resolver.plan(work.paths, work.store, [spec], record.plugins)
+        except PlugmanError as error:
+            plugins[index] = p._replace(action="skip", reason=error.message)
+            continue
+        changes += install_planned(work, record, planned, list(p.options), None, deploying=False)
+        if not p.enabled:
+            record.plugins[p.id] = record.plugins[p.id]._replace(enabled=False)
+    save(work, record)
+    return changes
+
+
+def _market_of(plugin_id: str) -> str:
+    return plugin_id.partition("@")[2]
+
+
+def _remember(tx: Any, paths: Paths, added: list[str], plugins: list[PluginStep]) -> None:
+    if not added and not plugins:
+        return
+    before = _recorded(paths)
+    project = str(paths.project_dir)
+    body = {
+        "format": 1,
+        "marketplaces": before.get("marketplaces", []) + added,
+        "plugins": before.get("plugins", [])
+        + [
+            {"id": p.id, "scope": p.scope} | ({"project": project} if p.scope != "user" else {})
+            for p in plugins
+        ],
+    }
+    tx.write(record_path(paths), (json.dumps(body, indent=2) + "\n").encode())
+
+
+def _recorded(paths: Paths) -> dict[str, Any]:
+    data = read_bytes(record_path(paths))
+    if data is None:
+        return {}
+    try:
+        body = json.loads(data)
+    except ValueError:
+        body = None
+    if not isinstance(body, dict):
+        raise PlugmanError(
+            "the record of the last Claude import cannot be read",
+            where=str(record_path(paths)),
+            hint="undo it by hand (plugman uninstall, plugman marketplace remove), then "
+            "delete the file",
+        )
+    return body
+
+
+def undo_commands(paths: Paths) -> list[str]:
+    """The commands that take the recorded import away, in order (what `undo` runs)."""
+    body = _recorded(paths)
+    found = [
+        "plugman "
+        + (f"--project {p['project']} " if p.get("project") else "")
+        + f"uninstall {p['id']} --scope {p['scope']}"
+        for p in reversed(body.get("plugins", []))
+    ]
+    names = reversed(body.get("marketplaces", []))
+    return found + [f"plugman marketplace remove {name}" for name in names]
+
+
+def undo(paths: Paths) -> list[str]:
+    """Take away what the recorded imports added and is still there; what was done, in words."""
+    from plugman.plugins.uninstall import uninstall
+
+    body = _recorded(paths)
+    if not body:
+        raise PlugmanError(
+            "there is no Claude import to undo", hint="run: plugman import claude --apply"
+        )
+    done = []
+    for entry in reversed(body.get("plugins", [])):
+        project = Path(entry["project"]) if entry.get("project") else paths.project_dir
+        here = paths._replace(project_dir=project)
+        if entry["id"] in InstallRecord.load(here, entry["scope"]).plugins:
+            uninstall(here, [entry["id"]], entry["scope"])
+            done.append(f"uninstalled {entry['id']} ({entry['scope']})")
+    for name in reversed(body.get("marketplaces", [])):
+        if name in registry.known(paths):
+            try:
+                marketplaces.remove(paths, name)
+            except PlugmanError as error:  # plugins installed from it since: it stays
+                done.append(f"kept marketplace {name}: {error.message}")
+            else:
+                done.append(f"removed marketplace {name}")
+    with session(paths) as work:
+        work.tx.write(record_path(paths), None)
+    return done
