@@ -87,6 +87,14 @@ def _check_scheme_url(url: str, scheme: str) -> str:
         )
     if scheme != "file":
         _check_host(url, parts.username or "", parts.hostname or "")
+    if parts.password is not None or (scheme in ("https", "http") and parts.username):
+        raise FetchError(
+            f"git URL {shown(url)} carries credentials; plugman never takes (or stores) a "
+            "token or password in a URL",
+            hint="drop them from the URL and let git find them: a credential helper "
+            "(git config --global credential.helper ...) or an SSH key; "
+            "see docs/private-sources.md",
+        )
     return url
 
 
@@ -118,15 +126,20 @@ def check_sha(sha: str) -> str:
 
 
 def shown(url: str) -> str:
-    """The URL without any password, for messages."""
+    """The URL without any password (nor, for http(s), a user name, often a token), for
+    messages."""
     match = SCHEME.match(url)
     if not match:
         return url
     try:
         parts = urlsplit(url)
-        if parts.password is None:
+        if "@" not in parts.netloc:
             return url
         host = parts.netloc.rpartition("@")[2]
+        if match.group(1).lower() in ("https", "http"):
+            return urlunsplit(parts._replace(netloc=f"***@{host}"))
+        if parts.password is None:
+            return url
         return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
     except ValueError:
         return url
