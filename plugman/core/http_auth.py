@@ -154,6 +154,9 @@ def from_netrc(url: str) -> Auth:
     if not host or not path.is_file():
         return Auth({}, "")
     try:
+        mode = path.stat().st_mode
+        if os.name == "posix" and mode & 0o077:
+            raise netrc.NetrcParseError("others may read it", str(path))
         entry = netrc.netrc(str(path)).authenticators(host)
     except (netrc.NetrcParseError, OSError) as exc:
         raise FetchError(

@@ -174,6 +174,7 @@ def test_https_marketplace_through_a_headers_helper(
     home: Path,
     isolated_home: Path,
     tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     private, _other = sites
     private.accepted = {f"Bearer {TOKEN}"}
@@ -205,6 +206,17 @@ def test_https_marketplace_through_a_headers_helper(
     run("marketplace", "update", project=project)
     assert str(helper) in (project / "plugman.toml").read_text()
     assert secrets_in(isolated_home, project) == []
+    # a teammate's fresh clone: sync registers the marketplace with its declared helper
+    clone, fresh = tmp_path / "clone", tmp_path / "fresh-home"
+    clone.mkdir()
+    shutil.copy(project / "plugman.toml", clone / "plugman.toml")
+    monkeypatch.setenv("PLUGMAN_HOME", str(fresh))
+    monkeypatch.setenv("PLUGMAN_MANAGED_DIR", str(fresh / "managed"))
+    asked = len(private.requests)
+    run("sync", project=clone)
+    assert private.requests[asked:] == ["/marketplace.json", "/hello.zip"]
+    assert private.authorizations[asked:] == [f"Bearer {TOKEN}"] * 2
+    assert secrets_in(fresh, clone) == []
 
 
 def test_https_marketplace_through_netrc_and_without(
