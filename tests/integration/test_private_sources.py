@@ -89,12 +89,19 @@ def test_private_git_marketplace_through_a_credential_helper(
 
 
 def test_private_git_marketplace_without_credentials_fails_clearly(
-    git_server: str, home: Path, isolated_home: Path
+    git_server: str, home: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    canary = home / "asked"
+    askpass = home / "askpass"
+    askpass.write_text(f"#!/bin/sh\ntouch {canary}\necho {PASSWORD}\n")
+    askpass.chmod(0o755)
+    monkeypatch.setenv("SSH_ASKPASS", str(askpass))  # a GUI prompt would be run, and wait
+    monkeypatch.setenv("DISPLAY", ":0")
     before = files(isolated_home)
     started = time.monotonic()
     shown = fails("marketplace", "add", git_server)
     assert time.monotonic() - started < 30  # no prompt waited for
+    assert not canary.exists()
     assert "needs credentials and no git credential helper gave any" in shown
     assert "credential.helper" in shown and "ssh" in shown.lower()
     helper_store(home, git_server, password="wrong-password")
