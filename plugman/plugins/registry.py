@@ -210,6 +210,21 @@ def check_policy(paths: Paths, source: MarketplaceSource) -> None:
         )
 
 
+def refuse_project_helper(name: str, value: dict[str, Any]) -> None:
+    """A project's plugman.toml may name a url marketplace's headers helper, but sync does not
+    run a command a cloned repository names (nothing in a project approves itself): the user
+    adds that marketplace once, knowingly, and sync then finds it known."""
+    helper = value.get("headersHelper")
+    if helper is None:
+        return
+    raise PlugmanError(
+        f"the project declares marketplace {name!r} with the headers helper `{helper}`; "
+        "plugman does not run a command a project names",
+        hint=f"if you trust it, add the marketplace yourself, then sync again: plugman "
+        f"marketplace add {value.get('source')} --name {name} --headers-helper '{helper}'",
+    )
+
+
 def credentials(known: Known | None) -> AbstractContextManager[None]:
     """Around fetching a plugin of `known`: its archive, when on the url marketplace's own
     origin, downloads with the marketplace's headers helper (plugman.core.http_auth)."""

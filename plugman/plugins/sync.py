@@ -63,7 +63,8 @@ def register_marketplaces(work: Session) -> None:
     for name, value in declarations.entries(paths.project_config, "marketplaces").items():
         if name not in known and isinstance(value, dict) and "source" in value:
             text = value["source"] + (f"#{value['ref']}" if value.get("ref") else "")
-            source = registry.classify(text, paths.project_dir, value.get("headersHelper"))
+            registry.refuse_project_helper(name, value)
+            source = registry.classify(text, paths.project_dir)
             registry.check_policy(paths, source)
             marketplaces.add_in(work, source, name)
 

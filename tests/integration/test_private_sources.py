@@ -213,13 +213,19 @@ def test_https_marketplace_through_a_headers_helper(
     run("marketplace", "update", project=project)
     assert str(helper) in (project / "plugman.toml").read_text()
     assert secrets_in(isolated_home, project) == []
-    # a teammate's fresh clone: sync registers the marketplace with its declared helper
+    # a teammate's fresh clone: sync does not run the helper the project names; the teammate
+    # adds the marketplace knowingly, as the error says, and sync then installs through it
     clone, fresh = tmp_path / "clone", tmp_path / "fresh-home"
     clone.mkdir()
     shutil.copy(project / "plugman.toml", clone / "plugman.toml")
     monkeypatch.setenv("PLUGMAN_HOME", str(fresh))
     monkeypatch.setenv("PLUGMAN_MANAGED_DIR", str(fresh / "managed"))
     asked = len(private.requests)
+    shown = " ".join(fails("sync", project=clone).split())
+    assert "plugman does not run a command a project names" in shown
+    assert f"plugman marketplace add {url} --name private --headers-helper '{helper}'" in shown
+    assert private.requests[asked:] == []
+    run("marketplace", "add", url, "--name", "private", "--headers-helper", str(helper))
     run("sync", project=clone)
     assert private.requests[asked:] == ["/marketplace.json", "/hello.zip"]
     assert private.authorizations[asked:] == [f"Bearer {TOKEN}"] * 2
