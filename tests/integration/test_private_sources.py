@@ -88,6 +88,16 @@ def test_private_git_marketplace_through_a_credential_helper(
     assert git_server in (project / "plugman.toml").read_text()
 
 
+def test_a_helper_in_the_users_git_config_global_is_used(
+    git_server: str, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    helper_store(home, git_server)
+    moved = tmp_path / "my-gitconfig"
+    (home / ".gitconfig").rename(moved)
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(moved))
+    assert run("marketplace", "add", git_server)["marketplaces"][0]["name"] == "plugman-samples"
+
+
 def test_private_git_marketplace_without_credentials_fails_clearly(
     git_server: str, home: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

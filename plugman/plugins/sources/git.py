@@ -23,7 +23,9 @@ CONFIG = (
     *("-c", "submodule.recurse=false"),
     *("-c", "advice.detachedHead=false"),
 )
-KEEP_ENV = frozenset({"GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSH_VARIANT", "GIT_CONFIG_NOSYSTEM"})
+KEEP_ENV = frozenset(
+    {"GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSH_VARIANT", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL"}
+)
 # The user's credential helpers (global and system config) and ssh-agent keep working; what
 # would ask on a terminal fails at once instead: no prompt (GIT_TERMINAL_PROMPT), no askpass
 # program (an empty GIT_ASKPASS stops git's fallback to core.askPass and SSH_ASKPASS), and git
