@@ -62,6 +62,11 @@ def classify(text: str, cwd: Path, helper: str | None = None) -> MarketplaceSour
             hint="a git marketplace authenticates through git's credential helpers or SSH "
             "(see docs/private-sources.md); a folder needs none",
         )
+    if not source.location.lower().startswith("https://"):
+        raise PlugmanError(
+            "a headers helper runs only for an https:// marketplace URL (as in Claude Code)",
+            hint="use the marketplace's https:// URL",
+        )
     if not helper.strip() or any(not (" " <= char <= "~") for char in helper):
         raise PlugmanError(
             f"headers helper {helper!r} is empty or not printable ASCII",

@@ -306,4 +306,6 @@ def test_a_helper_that_fails_is_a_clear_error(
     assert "carries credentials" in shown and TOKEN not in shown
     shown = fails("marketplace", "add", "https://example.com/x.git", "--headers-helper", "x")
     assert "for a marketplace.json URL only" in shown
+    shown = fails("marketplace", "add", "http://127.0.0.1:9/m.json", "--headers-helper", "x")
+    assert "only for an https:// marketplace URL" in shown
     assert files(isolated_home) == before
