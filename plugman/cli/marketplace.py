@@ -22,12 +22,20 @@ def add(
     ],
     name: Annotated[str | None, typer.Option("--name", help="Register it under this name.")] = None,
     scope: Scope = "user",
+    headers_helper: Annotated[
+        str | None,
+        typer.Option(
+            "--headers-helper",
+            help="For a marketplace.json URL: a command printing a JSON object of HTTP "
+            "headers (Claude Code's headersHelper), run each time it is fetched.",
+        ),
+    ] = None,
     as_json: Json = False,
 ) -> None:
     """Add a marketplace (project and local scope also name it in that scope's plugman.toml)."""
     from plugman.plugins import marketplaces
 
-    market = marketplaces.add(paths_of(ctx), source, name, scope)
+    market = marketplaces.add(paths_of(ctx), source, name, scope, headers_helper)
     output.emit(output.markets("marketplace add", [market], as_json, verb="added"))
 
 

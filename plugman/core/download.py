@@ -1,4 +1,8 @@
-"""Downloading an archive: https only (http for loopback), size-capped, hashed while streaming."""
+"""Downloading an archive: https only (http for loopback), size-capped, hashed while streaming.
+
+Credentials (plugman.core.http_auth: a headers helper's output, a netrc entry, a registry
+token) go to the URL's origin alone: kept on a redirect within it, dropped on one to another
+host. A URL never carries them itself (user:password@ is refused)."""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from pathlib import Path
 from typing import IO
 from urllib.parse import urlsplit
 
+from plugman.core import http_auth
 from plugman.core.errors import FetchError
 
 MAX_DOWNLOAD = 256 * 1024 * 1024
@@ -34,6 +39,13 @@ def check_url(
         raise FetchError(
             f"{what} URL {url!r} is malformed: {exc}", hint=f"check the {what} URL"
         ) from None
+    if "@" in parts.netloc:
+        raise FetchError(
+            f"{what} URL {_no_userinfo(url)} carries credentials; plugman never takes (or "
+            "stores) a password or token in a URL",
+            hint="drop them from the URL: use a ~/.netrc entry for the host, or a headers "
+            "helper (see docs/private-sources.md)",
+        )
     if scheme == "https" or (scheme == "file" and local and not redirect):
         return
     if scheme == "http" and host in LOOPBACK:
@@ -45,8 +57,19 @@ def check_url(
     )
 
 
+def _no_userinfo(url: str) -> str:
+    parts = urlsplit(url)
+    return parts._replace(netloc="***@" + parts.netloc.rpartition("@")[2]).geturl()
+
+
 class _CheckedRedirects(urllib.request.HTTPRedirectHandler):
-    """Follows a redirect only to a URL that passes the same rules (no https → http)."""
+    """Follows a redirect only to a URL that passes the same rules (no https → http); the
+    credentials follow it only within their origin (urllib drops unredirected headers)."""
+
+    def __init__(self, url: str, secret: Headers) -> None:
+        super().__init__()
+        self.origin = http_auth.origin(url)
+        self.secret = secret
 
     def redirect_request(
         self,
@@ -58,14 +81,29 @@ class _CheckedRedirects(urllib.request.HTTPRedirectHandler):
         newurl: str,
     ) -> urllib.request.Request | None:
         check_url(newurl, redirect=True)
-        return super().redirect_request(req, fp, code, msg, headers, newurl)
+        new = super().redirect_request(req, fp, code, msg, headers, newurl)
+        if new is not None and http_auth.origin(newurl) == self.origin:
+            for name, value in self.secret.items():
+                new.add_unredirected_header(name, value)
+        return new
 
 
-def download(url: str, target: Path, *, secret: Headers | None = None) -> str:
+def download(
+    url: str,
+    target: Path,
+    *,
+    secret: Headers | None = None,
+    auth: http_auth.Auth | None = None,
+) -> str:
     """Write the resource at `url` to the file `target`; return its sha256 (hex). `secret`:
-    credentials for `url` alone (never sent on to where it redirects)."""
+    a registry's credentials (npm); `auth`: a marketplace's, whose 401 or 403 names the
+    credential to set; with neither, http_auth.default (the marketplace's helper or netrc).
+    Either goes to `url`'s origin alone."""
     check_url(url)
-    with _opened(url, {}, secret or {}) as response, target.open("wb") as out:
+    if secret is None and auth is None and urlsplit(url).scheme.lower() in ("https", "http"):
+        auth = http_auth.default(url)
+    headers = secret if secret is not None else auth.headers if auth else {}
+    with _opened(url, {}, headers, auth) as response, target.open("wb") as out:
         return _stream(url, response, out)
 
 
@@ -89,8 +127,10 @@ def read(
 
 
 @contextmanager
-def _opened(url: str, headers: Headers, secret: Headers) -> Iterator[IO[bytes]]:
-    handlers: list[urllib.request.BaseHandler] = [_CheckedRedirects()]
+def _opened(
+    url: str, headers: Headers, secret: Headers, auth: http_auth.Auth | None = None
+) -> Iterator[IO[bytes]]:
+    handlers: list[urllib.request.BaseHandler] = [_CheckedRedirects(url, secret)]
     if (urlsplit(url).hostname or "") in LOOPBACK:
         handlers.append(urllib.request.ProxyHandler({}))
     opener = urllib.request.build_opener(*handlers)
@@ -101,6 +141,11 @@ def _opened(url: str, headers: Headers, secret: Headers) -> Iterator[IO[bytes]]:
         with opener.open(request, timeout=TIMEOUT) as response:
             yield response
     except urllib.error.HTTPError as exc:
+        if auth is not None and exc.code in (401, 403):
+            raise FetchError(
+                f"could not download {url}: HTTP {exc.code} {exc.reason}",
+                hint=http_auth.denied(url, exc.code, auth.how),
+            ) from None
         raise FetchError(
             f"could not download {url}: HTTP {exc.code} {exc.reason}",
             hint=NETWORK_HINT + "; it may have moved or been removed",

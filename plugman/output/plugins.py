@@ -98,6 +98,7 @@ def markets(command: str, found: list[Known], as_json: bool, verb: str = "") -> 
                     "root": str(m.root),
                     "commit": m.commit,
                 }
+                | ({"headersHelper": m.source.helper} if m.source.helper else {})
                 for m in found
             ],
         )

@@ -89,8 +89,11 @@ def _entry_name(market: Marketplace, index: int | None) -> str:
     return name if isinstance(name, str) else ""
 
 
-def fetch(source: MarketplaceSource, staging: Path) -> tuple[Path, str | None]:
-    """Bring a marketplace into `staging` (git, url) or find it in place (directory)."""
+def fetch(
+    source: MarketplaceSource, staging: Path, name: str | None = None
+) -> tuple[Path, str | None]:
+    """Bring a marketplace into `staging` (git, url) or find it in place (directory); a url
+    one with its headers helper's headers, else the host's netrc entry (core.http_auth)."""
     if source.kind == "directory":
         return Path(source.location), None
     if source.kind == "git":
@@ -101,17 +104,25 @@ def fetch(source: MarketplaceSource, staging: Path) -> tuple[Path, str | None]:
         return fetched.root, fetched.pin
     target = staging / "m" / ".claude-plugin" / "marketplace.json"
     target.parent.mkdir(parents=True)
+    from plugman.core import http_auth
     from plugman.core.download import download
 
     progress.say(f"downloading {source.location}")
-    download(source.location, target)
+    download(source.location, target, auth=http_auth.for_url(source.location, source.helper, name))
     return staging / "m", None
 
 
-def add(paths: Paths, text: str, name: str | None = None, scope: Scope = "user") -> Known:
+def add(
+    paths: Paths,
+    text: str,
+    name: str | None = None,
+    scope: Scope = "user",
+    helper: str | None = None,
+) -> Known:
     """Register a marketplace (fetching it unless it is a local folder); for the project or
-    local scope, also name it in that scope's plugman.toml."""
-    source = classify(text, paths.project_dir)
+    local scope, also name it in that scope's plugman.toml. `helper`: a url marketplace's
+    headers helper."""
+    source = classify(text, paths.project_dir, helper)
     check_policy(paths, source)  # before any I/O
     if name is not None:
         check_name(name, source, given=True)
@@ -125,7 +136,7 @@ def add_in(
     """`add`, as part of the caller's transaction."""
     paths = work.paths
     staging = work.store.stage()
-    root, commit = fetch(source, staging)
+    root, commit = fetch(source, staging, name)
     found = read(Known(name or "", source, root, commit))
     final = name or found.market.name
     check_name(final, source, given=name is not None)
@@ -169,6 +180,8 @@ def declare(work: Session, record: InstallRecord, name: str, source: Marketplace
     value["source"] = portable(source, work.paths.project_dir)
     if source.ref:
         value["ref"] = source.ref
+    if source.helper:
+        value["headersHelper"] = source.helper
     declarations.set_entry(work.tx, work.paths, record, "marketplaces", name, value)
     return True
 
@@ -223,7 +236,7 @@ def update(paths: Paths, names: list[str]) -> list[Known]:
                 )
             market = as_known(name, entries[name])
             check_policy(paths, market.source)
-            root, commit = fetch(market.source, work.store.stage())
+            root, commit = fetch(market.source, work.store.stage(), name)
             load(market._replace(root=root), warn=True)
             if market.source.kind != "directory":
                 work.tx.replace_dir(market.root, root)

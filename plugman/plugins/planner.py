@@ -185,7 +185,8 @@ class _Planner:
         from plugman.plugins.sources import fetch
 
         base = known.root if known else None
-        fetched = fetch(source, self.store.stage() / "tree", base=base, progress=progress.say)
+        with registry.credentials(known):
+            fetched = fetch(source, self.store.stage() / "tree", base=base, progress=progress.say)
         official = known is not None and registry.official(known.source)
         allow = self.allow_hidden
         # a direct install's id is known once loaded: the lock's allowance is checked then

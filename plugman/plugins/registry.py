@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -39,6 +40,7 @@ class MarketplaceSource(NamedTuple):
     kind: str  # directory | git | url
     location: str  # an absolute folder, a git URL or a marketplace.json URL
     ref: str | None = None
+    helper: str | None = None  # a url marketplace's headers helper (a command, never its output)
 
 
 class Known(NamedTuple):
@@ -48,8 +50,32 @@ class Known(NamedTuple):
     commit: str | None
 
 
-def classify(text: str, cwd: Path) -> MarketplaceSource:
-    """What kind of marketplace source `text` is (a folder, a git repository, a URL)."""
+def classify(text: str, cwd: Path, helper: str | None = None) -> MarketplaceSource:
+    """What kind of marketplace source `text` is (a folder, a git repository, a URL); `helper`:
+    the headers helper of a marketplace.json URL (plugman.core.http_auth)."""
+    source = _classify(text, cwd)
+    if helper is None:
+        return source
+    if source.kind != "url":
+        raise PlugmanError(
+            "a headers helper is for a marketplace.json URL only",
+            hint="a git marketplace authenticates through git's credential helpers or SSH "
+            "(see docs/private-sources.md); a folder needs none",
+        )
+    if not source.location.lower().startswith("https://"):
+        raise PlugmanError(
+            "a headers helper runs only for an https:// marketplace URL (as in Claude Code)",
+            hint="use the marketplace's https:// URL",
+        )
+    if not helper.strip() or any(not (" " <= char <= "~") for char in helper):
+        raise PlugmanError(
+            f"headers helper {helper!r} is empty or not printable ASCII",
+            hint="give the command that prints the headers, e.g. --headers-helper 'get-token'",
+        )
+    return source._replace(helper=helper)
+
+
+def _classify(text: str, cwd: Path) -> MarketplaceSource:
     local = (cwd / Path(text).expanduser()) if not text.startswith(("http", "git@")) else None
     if local is not None and local.exists():
         if local.is_file() and not local.name.endswith(".json"):
@@ -101,7 +127,9 @@ def known(paths: Paths) -> dict[str, Known]:
 
 
 def as_known(name: str, entry: dict[str, Any]) -> Known:
-    source = MarketplaceSource(entry["kind"], entry["location"], entry.get("ref"))
+    source = MarketplaceSource(
+        entry["kind"], entry["location"], entry.get("ref"), entry.get("headers_helper")
+    )
     return Known(name, source, Path(entry["root"]), entry.get("commit"))
 
 
@@ -187,6 +215,30 @@ def check_policy(paths: Paths, source: MarketplaceSource) -> None:
         )
 
 
+def refuse_project_helper(name: str, value: dict[str, Any]) -> None:
+    """A project's plugman.toml may name a url marketplace's headers helper, but sync does not
+    run a command a cloned repository names (nothing in a project approves itself): the user
+    adds that marketplace once, knowingly, and sync then finds it known."""
+    helper = value.get("headersHelper")
+    if helper is None:
+        return
+    raise PlugmanError(
+        f"the project declares marketplace {name!r} with the headers helper `{helper}`; "
+        "plugman does not run a command a project names",
+        hint=f"if you trust it, add the marketplace yourself, then sync again: plugman "
+        f"marketplace add {value.get('source')} --name {name} --headers-helper '{helper}'",
+    )
+
+
+def credentials(known: Known | None) -> AbstractContextManager[None]:
+    """Around fetching a plugin of `known`: its archive, when on the url marketplace's own
+    origin, downloads with the marketplace's headers helper (plugman.core.http_auth)."""
+    from plugman.core import http_auth
+
+    helper = known.source.helper if known and known.source.kind == "url" else None
+    return http_auth.inherit(known.source.location if known else "", helper, known and known.name)
+
+
 def portable(source: MarketplaceSource, project: Path) -> str:
     """How a project's plugman.toml names this source: folders inside the project relatively."""
     if source.kind == "directory" and Path(source.location).is_relative_to(project):
@@ -202,4 +254,4 @@ def entry_for(source: MarketplaceSource, root: Path, commit: str | None) -> dict
         "root": str(root),
         "commit": commit,
         "updated": timestamp(),
-    }
+    } | ({"headers_helper": source.helper} if source.helper else {})

@@ -83,6 +83,7 @@ def register_marketplaces(work: Session) -> None:
     for name, value in declared.items():
         if name not in known and isinstance(value, dict) and "source" in value:
             text = value["source"] + (f"#{value['ref']}" if value.get("ref") else "")
+            registry.refuse_project_helper(name, value)
             source = registry.classify(text, paths.project_dir)
             registry.check_policy(paths, source)
             marketplaces.add_in(work, source, name)
@@ -215,7 +216,8 @@ def _fetch_pin(work: Session, pin: dict[str, Any]) -> Target:
 
     source = source_from_lock(pin["source"])
     known = registry.known(work.paths).get(pin["marketplace"])
-    fetched = fetch(source, work.store.stage() / "tree", base=known.root if known else None)
+    with registry.credentials(known):
+        fetched = fetch(source, work.store.stage() / "tree", base=known.root if known else None)
     found = tree_hash(fetched.root)
     fields = _entry_fields(known, str(pin["name"]))
     allowed = pin.get("hidden_text") == "allowed"

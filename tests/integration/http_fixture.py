@@ -1,12 +1,15 @@
 """A real HTTP server on 127.0.0.1, in a thread, answering from a table the test fills in:
-an npm registry (packuments and tarballs) or an MCP Registry (server.json, /v0.1/servers)."""
+an npm registry (packuments and tarballs), an MCP Registry (server.json, /v0.1/servers) or a
+private marketplace (https on another loopback address, credentials required, redirects)."""
 
 from __future__ import annotations
 
+import ssl
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -22,6 +25,8 @@ class Site:
         self.requests: list[str] = []  # every path asked for, with its query
         self.authorizations: list[str | None] = []  # the Authorization header of each
         self.token: str | None = None  # when set, only `Bearer <token>` is answered
+        self.accepted: set[str] = set()  # when set, only these Authorization values are
+        self.redirects: dict[str, str] = {}  # path -> where a 302 sends the client
 
     def put(self, path: str, body: bytes, kind: str = "application/json", status: int = 200) -> str:
         self.routes[path] = (status, kind, body)
@@ -38,8 +43,17 @@ def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
             site.authorizations.append(self.headers.get("Authorization"))
             parts = urlsplit(self.path)
             route = site.routes.get(parts.path)
-            if site.token and self.headers.get("Authorization") != f"Bearer {site.token}":
+            given = self.headers.get("Authorization")
+            if (site.token and given != f"Bearer {site.token}") or (
+                site.accepted and given not in site.accepted
+            ):
                 answer: Answer = (401, "application/json", b'{"error": "unauthorized"}')
+            elif parts.path in site.redirects:
+                self.send_response(302)
+                self.send_header("Location", site.redirects[parts.path])
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             elif route is None:
                 answer = (404, "application/json", b'{"error": "Not found"}')
             elif callable(route):
@@ -57,10 +71,17 @@ def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
 
 
 @contextmanager
-def serving() -> Iterator[Site]:
+def serving(address: str = "127.0.0.1", tls: tuple[Path, Path] | None = None) -> Iterator[Site]:
+    """A site on `address`; with `tls` (certificate, key), over https."""
     site = Site("")
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(site))
-    site.base = f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd = ThreadingHTTPServer((address, 0), _handler(site))
+    scheme = "http"
+    if tls:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(*tls)
+        httpd.socket = context.wrap_socket(httpd.socket, server_side=True)
+        scheme = "https"
+    site.base = f"{scheme}://{address}:{httpd.server_address[1]}"
     thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:

@@ -331,6 +331,11 @@ def test_a_private_registry_gets_the_users_npmrc_token_and_nothing_else_does(
         assert private.authorizations[-1] == f"Bearer {TOKEN}"
         assert cdn.authorizations == [None]  # the tarball's host got no token
         assert TOKEN not in json.dumps(done)
+        run("uninstall", "greeter@npmshelf", "--scope", "project", project=project)
+        cdn.token = "the-cdns-own"  # a tarball host that wants its own token: the hint names it
+        shown = fails("install", "greeter@npmshelf", "--scope", "project", project=project)
+        cdn_host = cdn.base.removeprefix("http:")
+        assert "HTTP 401" in shown and f"{cdn_host}/:_authToken=${{NPM_TOKEN}}" in shown
         leaked = [
             p for p in isolated_home.rglob("*") if p.is_file() and TOKEN.encode() in p.read_bytes()
         ]

@@ -10,6 +10,7 @@ from pathlib import Path
 from plugman.core.errors import FetchError
 from plugman.manifest.model import PluginSource
 from plugman.plugins.sources.common import relative_parts, remove
+from plugman.plugins.sources.gitauth import auth_failure
 from plugman.plugins.sources.giturl import SHA, check_ref, check_sha, clone_url, shown
 from plugman.plugins.sources.local import prune_links
 
@@ -22,11 +23,16 @@ CONFIG = (
     *("-c", "submodule.recurse=false"),
     *("-c", "advice.detachedHead=false"),
 )
-KEEP_ENV = frozenset({"GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSH_VARIANT"})
+KEEP_ENV = frozenset(
+    {"GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSH_VARIANT", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL"}
+)
+# The user's credential helpers (global and system config) and ssh-agent keep working; what
+# would ask on a terminal fails at once instead: no prompt (GIT_TERMINAL_PROMPT), no askpass
+# program (an empty GIT_ASKPASS stops git's fallback to core.askPass and SSH_ASKPASS), and git
+# runs in its own session, without a controlling terminal, so ssh cannot ask either.
 SAFE_ENV = {
     "GIT_TERMINAL_PROMPT": "0",
-    "GIT_ASKPASS": "echo",
-    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_ASKPASS": "",
     "GIT_ALLOW_PROTOCOL": "https:ssh:file:http",
     "LC_ALL": "C",
 }
@@ -56,6 +62,7 @@ def run_git(args: list[str], cwd: Path | None = None) -> subprocess.CompletedPro
             errors="replace",
             timeout=TIMEOUT,
             check=False,
+            start_new_session=True,
         )
     except FileNotFoundError:
         raise FetchError(
@@ -111,6 +118,9 @@ def _clone(url: str, ref: str | None, dest: Path, *, shallow: bool) -> None:
             f"ref {ref!r} not found in {shown(url)}",
             hint="check the branch or tag name in the plugin's source",
         )
+    denied = auth_failure(url, result.stderr)
+    if denied:
+        raise denied
     raise FetchError(f"could not clone {shown(url)}: {_last_line(result)}", hint=ACCESS_HINT)
 
 

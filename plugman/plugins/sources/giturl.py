@@ -72,27 +72,37 @@ def check_url(url: str) -> str:
 def _check_scheme_url(url: str, scheme: str) -> str:
     if scheme not in SCHEMES:
         raise FetchError(
-            f"git URL {url!r} uses the unsupported scheme '{scheme}'",
+            f"git URL {shown(url)!r} uses the unsupported scheme '{scheme}'",
             hint="use an https://, ssh:// or file:// URL",
         )
     try:
         parts = urlsplit(url)
         _ = parts.port  # raises ValueError on a malformed port
     except ValueError as exc:
-        raise FetchError(f"git URL {url!r} is malformed: {exc}", hint=URL_HINT) from None
+        raise FetchError(f"git URL {shown(url)!r} is malformed: {exc}", hint=URL_HINT) from None
     if scheme == "http" and (parts.hostname or "") not in LOOPBACK:
         raise FetchError(
-            f"git URL {url!r} uses plain http",
+            f"git URL {shown(url)!r} uses plain http",
             hint="use https:// (plain http is allowed only for 127.0.0.1 and localhost)",
         )
     if scheme != "file":
         _check_host(url, parts.username or "", parts.hostname or "")
+    if parts.password is not None or (scheme in ("https", "http") and parts.username):
+        raise FetchError(
+            f"git URL {shown(url)} carries credentials; plugman never takes (or stores) a "
+            "token or password in a URL",
+            hint="drop them from the URL and let git find them: a credential helper "
+            "(git config --global credential.helper ...) or an SSH key; "
+            "see docs/private-sources.md",
+        )
     return url
 
 
 def _check_host(url: str, user: str, host: str) -> None:
     if not host or host.startswith("-") or user.startswith("-"):
-        raise FetchError(f"git URL {url!r} has a missing or unsafe host name", hint=NO_OPTIONS)
+        raise FetchError(
+            f"git URL {shown(url)!r} has a missing or unsafe host name", hint=NO_OPTIONS
+        )
 
 
 def check_ref(ref: str) -> str:
@@ -118,15 +128,20 @@ def check_sha(sha: str) -> str:
 
 
 def shown(url: str) -> str:
-    """The URL without any password, for messages."""
+    """The URL without any password (nor, for http(s), a user name, often a token), for
+    messages."""
     match = SCHEME.match(url)
     if not match:
         return url
     try:
         parts = urlsplit(url)
-        if parts.password is None:
+        if "@" not in parts.netloc:
             return url
         host = parts.netloc.rpartition("@")[2]
+        if match.group(1).lower() in ("https", "http"):
+            return urlunsplit(parts._replace(netloc=f"***@{host}"))
+        if parts.password is None:
+            return url
         return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
     except ValueError:
         return url

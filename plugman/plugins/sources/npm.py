@@ -58,7 +58,15 @@ def fetch_npm(
     with scratch(dest, ".tgz") as temporary:
         if progress:
             progress(f"downloading {package}@{version} from {tarball}")
-        download(tarball, temporary, secret=credentials(tarball, os.environ))
+        try:
+            download(tarball, temporary, secret=credentials(tarball, os.environ))
+        except FetchError as exc:
+            if "HTTP 401" not in exc.message and "HTTP 403" not in exc.message:
+                raise
+            host = f"//{urlsplit(tarball).netloc}/"
+            raise FetchError(
+                exc.message, hint=f"give it a token in ~/.npmrc: {host}:_authToken=${{NPM_TOKEN}}"
+            ) from None
         integrity = verify(temporary, f"{package}@{version}", dist, source.sha)
         if progress:
             progress("extracting")
