@@ -77,9 +77,15 @@ def load(
     report, invalid = Report(), list[Dropped]()
     settings = policy.managed_settings(paths)
     managed = None
-    if paths.managed_mcp.is_file():
+    if paths.managed_mcp_files():  # plugman's and Claude Code's managed-mcp.json
         managed = (
-            () if only else tuple(_servers_of_file(paths.managed_mcp, "managed", report, invalid))
+            ()
+            if only
+            else tuple(
+                server
+                for file in paths.managed_mcp_files()
+                for server in _servers_of_file(file, "managed", report, invalid)
+            )
         )
     chosen = (only,) if only else SCOPES
     tables = {scope: _toml(declarations.path_for(paths, scope), report) for scope in chosen}
@@ -103,7 +109,7 @@ def load(
         found.unconsented,
         (*invalid, *found.dropped),
     )
-    rules = policy.parse(settings, report.sink(paths.managed_settings)) if settings else Policy()
+    rules = policy.managed(paths, report.sink)
     diagnostics = list(dict.fromkeys(report.diagnostics))  # a file read twice, reported once
     return Scopes(layers, rules, found.rows, diagnostics, found.secrets)
 

@@ -52,12 +52,27 @@ def declared_specs(paths: Paths, pins: list[dict[str, Any]]) -> list[resolver.Pl
         found.append(
             resolver.PluginRequest(plugin_id, name, market, "" if specifier == "*" else specifier)
         )
-    return found
+    return found + forced_specs(paths, {spec.text for spec in found})
+
+
+def forced_specs(paths: Paths, declared: set[str]) -> list[resolver.PluginRequest]:
+    """The plugins managed policy forces on (`enabledPlugins: {"name@market": true}`) that
+    the project does not declare: sync installs them too, as Claude Code enables them."""
+    from plugman.config import policy
+
+    forced = [r.plugin for r in policy.managed(paths).plugins if r.enabled]
+    return [
+        resolver.PluginRequest(plugin_id, *plugin_id.partition("@")[::2])
+        for plugin_id in forced
+        if plugin_id not in declared and "@" in plugin_id
+    ]
 
 
 def register_marketplaces(work: Session) -> None:
     """Add the marketplaces the project declares and this machine does not know yet, in the
     caller's transaction (so a killed sync leaves none of them behind)."""
+    from plugman.config import policy
+
     paths = work.paths
     known = registry.known(paths)
     for name, value in declarations.entries(paths.project_config, "marketplaces").items():
@@ -66,6 +81,23 @@ def register_marketplaces(work: Session) -> None:
             source = registry.classify(text, paths.project_dir)
             registry.check_policy(paths, source)
             marketplaces.add_in(work, source, name)
+    for name, fields, _ in policy.managed(paths).extra_marketplaces:  # managed: known to all
+        text = _claude_source_text(fields)
+        if name not in known and text is not None:
+            source = registry.classify(text, paths.project_dir)
+            registry.check_policy(paths, source)
+            marketplaces.add_in(work, source, name)
+
+
+def _claude_source_text(fields: dict[str, Any]) -> str | None:
+    """How plugman names a Claude Code marketplace source (extraKnownMarketplaces), or None
+    for a form plugman does not fetch (npm, settings)."""
+    kind, ref = fields.get("source"), fields.get("ref")
+    location = {"github": "repo", "git": "url", "url": "url", "directory": "path", "file": "path"}
+    value = fields.get(location.get(str(kind), ""))
+    if not isinstance(value, str):
+        return None
+    return value + (f"#{ref}" if isinstance(ref, str) and kind in ("github", "git") else "")
 
 
 def pins_of(planned: list[resolver.Planned]) -> list[dict[str, Any]]:
