@@ -10,7 +10,8 @@ then the files are merged as Claude merges them.
 
 Fail closed, as for managed-settings.toml: a file that is not a JSON object is an error (every
 command stops until it is fixed); a broken rule inside one is a located error and counts as
-`policy_rules.parse` says; an `enabledPlugins` value that is not true or false blocks the plugin.
+`policy_rules.parse` says; an `enabledPlugins` value that is not true, false or a list of version constraints
+blocks the plugin (Claude Code ignores it).
 """
 
 from __future__ import annotations
@@ -106,6 +107,8 @@ def _plugins(value: Any, file: str, sink: Sink) -> dict[str, PluginRule]:
     found = {}
     for plugin, enabled in value.items():
         where = f"{file}: enabledPlugins.{plugin}"
+        if isinstance(enabled, list) and all(isinstance(v, str) for v in enabled):
+            enabled = True  # forced on, within version constraints (plugman forces it whole)
         if not isinstance(enabled, bool):
             message = "must be true or false: until it is fixed, the plugin is blocked"
             sink.error("policy-type", message, ("enabledPlugins", plugin), HINT)
