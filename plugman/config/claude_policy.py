@@ -10,8 +10,10 @@ then the files are merged as Claude merges them.
 
 Fail closed, as for managed-settings.toml: a file that is not a JSON object is an error (every
 command stops until it is fixed); a broken rule inside one is a located error and counts as
-`policy_rules.parse` says; an `enabledPlugins` value that is not true, false or a list of version constraints
-blocks the plugin (Claude Code ignores it).
+`policy_rules.parse` says; an `enabledPlugins` value that is not true, false or a list of
+version constraints (which force it) blocks the plugin, where Claude Code ignores it.
+Where Claude Code 2.1.328 keeps a plugin's hooks under `allowManagedHooksOnly` (the plugins
+managed settings force on), plugman does too (`plugman.config.merge`).
 """
 
 from __future__ import annotations
