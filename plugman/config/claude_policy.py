@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 from plugman.config.policy_rules import FLAGS, PluginRule, Policy, parse
 from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
-from plugman.manifest.diagnostics import Sink
+from plugman.manifest.diagnostics import Sink, format_path
 
 T = TypeVar("T")
 HINT = "fix it in Claude Code's managed settings (docs/claude-format.md#organization-policy)"
@@ -108,7 +108,7 @@ def _plugins(value: Any, file: str, sink: Sink) -> dict[str, PluginRule]:
         return {}
     found = {}
     for plugin, enabled in value.items():
-        where = f"{file}: enabledPlugins.{plugin}"
+        where = f"{file}: {format_path(('enabledPlugins', str(plugin)))}"
         if isinstance(enabled, list) and all(isinstance(v, str) for v in enabled):
             enabled = True  # forced on, within version constraints (plugman forces it whole)
         if not isinstance(enabled, bool):
@@ -132,5 +132,5 @@ def _extra(value: Any, file: str, sink: Sink) -> dict[str, tuple[str, dict[str, 
         if not isinstance(source, dict):
             sink.error("policy-type", "a marketplace needs a source object", (key, name), HINT)
             continue
-        found[str(name)] = (str(name), source, f"{file}: {key}.{name}")
+        found[str(name)] = (str(name), source, f"{file}: {format_path((key, str(name)))}")
     return found

@@ -251,7 +251,7 @@ def test_claude_code_and_plugman_reach_the_same_verdicts_on_one_managed_settings
     # plugman says the same, and why
     assert verdicts["bad@op-market"][:2] == ("refused", "enabledPlugins: blocked")
     assert verdicts["bad@op-market"][2].endswith(
-        "managed-settings.json: enabledPlugins.bad@op-market"
+        'managed-settings.json: enabledPlugins["bad@op-market"]'
     )
     assert verdicts["good@op-market"][0] == "allowed" and "forced" in verdicts["good@op-market"][1]
     assert verdicts[evil][0] == "refused" and "blockedMarketplaces" in verdicts[evil][1]
