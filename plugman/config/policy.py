@@ -109,6 +109,10 @@ def managed_settings(paths: Paths) -> dict[str, Any]:
 
 
 GITHUB = re.compile(r"^https://github\.com/(?P<repo>[^/]+/[^/]+?)(?:\.git)?/?$", re.IGNORECASE)
+# GitHub over SSH, which a github block rule matches too (as in Claude Code 2.1.328)
+GITHUB_SSH = re.compile(
+    r"^(?:ssh://)?git@github\.com[:/](?P<repo>[^/]+/[^/]+?)(?:\.git)?/?$", re.IGNORECASE
+)
 
 
 def marketplace_refusal(kind: str, location: str, ref: str | None, policy: Policy) -> str | None:
@@ -160,15 +164,16 @@ def _source_matches(
     same_ref = loose or rule.ref == ref
     form = rule.source
     github = GITHUB.match(location) if kind == "git" else None
+    if kind == "git" and loose and github is None:
+        github = GITHUB_SSH.match(location)
     if form == "github" and github:
         return same_ref and _repo_matches(rule.repo or "", github["repo"], loose)
     if form == "git" and kind == "git":
         return same_ref and (rule.url == location or (loose and _same_url(rule, location)))
     if form in ("url", "directory", "file"):
         wanted = rule.url if form == "url" else rule.path
-        return {"url": "url", "directory": "directory", "file": "directory"}[form] == kind and (
-            wanted == location
-        )
+        same = wanted == location or (loose and (wanted or "").lower() == location.lower())
+        return {"url": "url", "directory": "directory", "file": "directory"}[form] == kind and same
     return False
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -108,14 +109,14 @@ def _namespaces(root: Path) -> bool:
 
 
 @contextlib.contextmanager
-def claude_policy(root: Path) -> Iterator[Path]:
-    """Claude Code's managed folder holding POLICY, as the real Claude sees it: yields the
+def claude_policy(root: Path, settings: dict[str, Any]) -> Iterator[Path]:
+    """Claude Code's managed folder holding `settings`, as the real Claude sees it: yields the
     folder plugman is pointed at (the same file)."""
     upper, work = root / "etc-upper", root / "etc-work"
     folder = upper / "claude-code"
     folder.mkdir(parents=True)
     work.mkdir()
-    (folder / "managed-settings.json").write_text(json.dumps(POLICY, indent=2))
+    (folder / "managed-settings.json").write_text(json.dumps(settings, indent=2))
     if _namespaces(root):
         wrapper = root / "claude-in-namespace"
         mount = f"mount -t overlay overlay -o lowerdir=/etc,upperdir={upper},workdir={work} /etc"
@@ -129,7 +130,7 @@ def claude_policy(root: Path) -> Iterator[Path]:
         return
     with _etc_lock(), _restored(ETC):  # no namespaces: the real folder, put back as it was
         ETC.mkdir(parents=True, exist_ok=True)
-        (ETC / "managed-settings.json").write_text(json.dumps(POLICY, indent=2))
+        (ETC / "managed-settings.json").write_text(json.dumps(settings, indent=2))
         yield ETC
 
 
@@ -197,7 +198,7 @@ def test_claude_code_and_plugman_reach_the_same_verdicts_on_one_managed_settings
         find()
     build(tmp_path)
     evil, market = str(tmp_path / "evil-market"), str(tmp_path / "op-market")
-    with claude_policy(tmp_path) as managed:
+    with claude_policy(tmp_path, POLICY) as managed:
         run = Run(tmp_path, managed)
         # Claude Code's verdicts
         added = run.claude("plugin", "marketplace", "add", evil)
@@ -266,3 +267,97 @@ def test_claude_code_and_plugman_reach_the_same_verdicts_on_one_managed_settings
     assert not any("plain@op-market" in c for c in codex_hooks), codex_hooks
     assert "plugin_good_notes" in gemini_mcp and "evil" not in gemini_mcp, gemini_mcp
     assert "good-skill" in gemini_skills and "bad-skill" not in gemini_skills
+
+
+# Each marketplace matcher kind, asked of the real Claude Code (`claude plugin marketplace add`,
+# which checks the policy before any I/O; an allowed source then fails offline: hosts under
+# .invalid never resolve) and of plugman, on the same managed-settings.json. Where plugman is
+# stricter on purpose, STRICTER says why.
+BLOCKED = {
+    "blockedMarketplaces": [
+        {"source": "github", "repo": "Evil-Org/*"},
+        {"source": "github", "repo": "acme/bad"},
+        {"source": "git", "url": "https://git.bad.invalid/team/repo.git"},
+        {"source": "url", "url": "https://m.bad.invalid/market.json"},
+        {"source": "hostPattern", "hostPattern": r"^host\.blocked\.invalid$"},
+        {"source": "pathPattern", "pathPattern": "evilpath"},
+        {"source": "directory", "path": "{root}/dirmk"},
+    ]
+}
+BLOCK_CASES = (
+    "evil-org/x", "EVIL-ORG/Y", "acme/bad", "acme/bad#v1", "https://github.com/acme/bad.git",
+    "https://github.com/acme/bad", "https://github.com/evil-org/z.git",
+    "git@github.com:acme/bad.git", "https://git.bad.invalid/team/repo.git",
+    "https://GIT.bad.invalid/team/repo", "https://git.bad.invalid/team/repo.git#main",
+    "https://m.bad.invalid/market.json", "https://M.bad.invalid/market.json",
+    "https://host.blocked.invalid/a/b.git", "https://host.blocked.invalid/m.json",
+    "https://sub.host.blocked.invalid/a.git", "{root}/evilpath", "{root}/dirmk",
+)  # fmt: skip
+ALLOWED = {
+    "strictKnownMarketplaces": [
+        {"source": "github", "repo": "acme/*"},
+        {"source": "git", "url": "https://git.ok.invalid/team/repo.git"},
+        {"source": "git", "url": "https://git.ok.invalid/team/pinned.git", "ref": "v1"},
+        {"source": "url", "url": "https://m.ok.invalid/market.json"},
+        {"source": "hostPattern", "hostPattern": r"^h\.ok\.invalid$"},
+        {"source": "pathPattern", "pathPattern": "okpath"},
+        {"source": "directory", "path": "{root}/dirok"},
+    ]
+}
+ALLOW_CASES = (
+    "other/x", "https://git.ok.invalid/team/repo.git", "https://git.ok.invalid/team/repo",
+    "https://GIT.ok.invalid/team/repo.git", "https://git.ok.invalid/team/repo.git#main",
+    "https://git.ok.invalid/team/pinned.git", "https://git.ok.invalid/team/pinned.git#v1",
+    "https://m.ok.invalid/market.json", "https://M.ok.invalid/market.json",
+    "https://h.ok.invalid/a.git", "https://x.h.ok.invalid/a.git", "https://h.ok.invalid/m.json",
+    "{root}/okpath-a", "{root}/dirok", "{root}/other",
+)  # fmt: skip
+STRICTER = {
+    "https://GIT.ok.invalid/team/repo.git": "an allow rule's URL is matched exactly, host case too",
+    "https://M.ok.invalid/market.json": "an allow rule's URL is matched exactly, host case too",
+}
+
+
+def _plugmans_spelling(case: str) -> str:
+    """Claude's `owner/repo#ref` is plugman's `owner/repo@ref`."""
+    return case.replace("#", "@") if re.fullmatch(r"[\w.-]+/[\w.-]+#\S+", case) else case
+
+
+@pytest.mark.parametrize(
+    ("settings", "cases"), [(BLOCKED, BLOCK_CASES), (ALLOWED, ALLOW_CASES)], ids=["block", "allow"]
+)
+def test_each_marketplace_matcher_gives_claude_codes_verdict(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    settings: dict[str, Any],
+    cases: tuple[str, ...],
+) -> None:
+    from plugman.config import policy
+    from plugman.core.paths import Paths
+    from plugman.plugins import registry
+
+    claude_bin()
+    root = tmp_path.resolve()
+    for name in ("dirmk", "evilpath", "okpath-a", "dirok", "other"):
+        (root / name / ".claude-plugin").mkdir(parents=True)
+        catalog = {"name": name, "owner": {"name": "t"}, "plugins": []}
+        (root / name / ".claude-plugin" / "marketplace.json").write_text(json.dumps(catalog))
+    written = json.loads(json.dumps(settings).replace("{root}", str(root)))
+    with claude_policy(root, written) as managed:
+        run = Run(root, managed)
+        monkeypatch.setenv("PLUGMAN_CLAUDE_MANAGED_DIR", str(managed))
+        rules = policy.managed(Paths.from_env(project=run.project))
+        differ, refused = [], []
+        for case in (c.replace("{root}", str(root)) for c in cases):
+            said = run.claude("plugin", "marketplace", "add", case)
+            claude_refuses = "is blocked by enterprise policy" in said.stdout + said.stderr
+            source = registry.classify(_plugmans_spelling(case), run.project)
+            found = policy.marketplace_refusal(source.kind, source.location, source.ref, rules)
+            plugman_refuses = found is not None
+            refused += [case] if claude_refuses else []
+            if case in STRICTER:
+                assert plugman_refuses and not claude_refuses, case
+            elif plugman_refuses != claude_refuses:
+                differ.append((case, "claude", claude_refuses, "plugman", plugman_refuses))
+    assert not differ
+    assert refused and set(refused) < {c.replace("{root}", str(root)) for c in cases}, refused

@@ -167,3 +167,25 @@ def test_allow_managed_hooks_only_keeps_the_hooks_of_forced_plugins() -> None:
     )
     result = resolve(Layers(None, (), (hook("f@m"), hook("u@m"), hook("b@m"))), forced, {})
     assert [h.handler["command"] for h in result.hooks] == ["f@m"]
+
+
+@pytest.mark.parametrize(
+    ("kind", "location"),
+    [
+        ("git", "git@github.com:acme/bad.git"),  # a github block rule matches SSH too
+        ("git", "ssh://git@github.com/ACME/bad"),
+        ("url", "https://M.bad.example/market.json"),  # a blocked URL in any case
+    ],
+)
+def test_block_rules_match_what_claude_code_blocks(kind: str, location: str) -> None:
+    rules = policy.parse(
+        {
+            "blockedMarketplaces": [
+                {"source": "github", "repo": "acme/bad"},
+                {"source": "url", "url": "https://m.bad.example/market.json"},
+            ]
+        }
+    )
+    assert policy.marketplace_refusal(kind, location, None, rules)
+    allowed = policy.parse({"strictKnownMarketplaces": [{"source": "github", "repo": "acme/bad"}]})
+    assert policy.marketplace_refusal("git", "git@github.com:acme/bad.git", None, allowed)
