@@ -59,13 +59,21 @@ def forced_specs(paths: Paths, declared: set[str]) -> list[resolver.PluginReques
     """The plugins managed policy forces on (`enabledPlugins: {"name@market": true}`) that
     the project does not declare: sync installs them too, as Claude Code enables them."""
     from plugman.config import policy
+    from plugman.core import progress
 
-    forced = [r.plugin for r in policy.managed(paths).plugins if r.enabled]
-    return [
-        resolver.PluginRequest(plugin_id, *plugin_id.partition("@")[::2])
-        for plugin_id in forced
-        if plugin_id not in declared and "@" in plugin_id
-    ]
+    forced = [r for r in policy.managed(paths).plugins if r.enabled and r.plugin not in declared]
+    known = registry.known(paths) if forced else {}
+    found = []
+    for rule in forced:
+        name, _, market = rule.plugin.partition("@")
+        if market in known:
+            found.append(resolver.PluginRequest(rule.plugin, name, market))
+        else:  # Claude Code's own marketplaces, or one nobody declared: not plugman's to fetch
+            progress.warn(
+                f"managed policy requires {rule.plugin} ({rule.origin}), but no marketplace "
+                f"named {market!r} is known: add it (plugman marketplace add SOURCE)"
+            )
+    return found
 
 
 def register_marketplaces(work: Session) -> None:

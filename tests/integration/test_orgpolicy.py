@@ -109,14 +109,20 @@ def _namespaces(root: Path) -> bool:
 
 
 @contextlib.contextmanager
-def claude_policy(root: Path, settings: dict[str, Any]) -> Iterator[Path]:
-    """Claude Code's managed folder holding `settings`, as the real Claude sees it: yields the
-    folder plugman is pointed at (the same file)."""
+def claude_policy(
+    root: Path, settings: dict[str, Any], more: dict[str, str] | None = None
+) -> Iterator[Path]:
+    """Claude Code's managed folder holding `settings` (and the `more` files, by relative
+    path), as the real Claude sees it: yields the folder plugman is pointed at (the same
+    files)."""
     upper, work = root / "etc-upper", root / "etc-work"
     folder = upper / "claude-code"
     folder.mkdir(parents=True)
     work.mkdir()
-    (folder / "managed-settings.json").write_text(json.dumps(settings, indent=2))
+    files = {"managed-settings.json": json.dumps(settings, indent=2), **(more or {})}
+    for rel, text in files.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(text)
     if _namespaces(root):
         wrapper = root / "claude-in-namespace"
         mount = f"mount -t overlay overlay -o lowerdir=/etc,upperdir={upper},workdir={work} /etc"
@@ -129,8 +135,8 @@ def claude_policy(root: Path, settings: dict[str, Any]) -> Iterator[Path]:
             yield folder
         return
     with _etc_lock(), _restored(ETC):  # no namespaces: the real folder, put back as it was
-        ETC.mkdir(parents=True, exist_ok=True)
-        (ETC / "managed-settings.json").write_text(json.dumps(settings, indent=2))
+        shutil.rmtree(ETC, ignore_errors=True)
+        shutil.copytree(folder, ETC)
         yield ETC
 
 
@@ -361,3 +367,42 @@ def test_each_marketplace_matcher_gives_claude_codes_verdict(
                 differ.append((case, "claude", claude_refuses, "plugman", plugman_refuses))
     assert not differ
     assert refused and set(refused) < {c.replace("{root}", str(root)) for c in cases}, refused
+
+
+def test_drop_ins_and_managed_mcp_json_are_read_as_claude_code_reads_them(tmp_path: Path) -> None:
+    claude_bin()
+    build(tmp_path)
+    block_op = json.dumps(
+        {"blockedMarketplaces": [{"source": "pathPattern", "pathPattern": "op-"}]}
+    )
+    corp = {"corp": {"command": "python3", "args": ["-c", "pass"]}}
+    more = {
+        "managed-settings.d/10-team.json": json.dumps(
+            {
+                "enabledPlugins": {"bad@op-market": False},  # a later file wins
+                "blockedMarketplaces": [{"source": "pathPattern", "pathPattern": "evil-market"}],
+            }
+        ),
+        "managed-settings.d/.hidden.json": block_op,  # neither reads these two
+        "managed-settings.d/notes.txt": block_op,
+        "managed-mcp.json": json.dumps({"mcpServers": corp}),
+    }
+    evil, market = str(tmp_path / "evil-market"), str(tmp_path / "op-market")
+    with claude_policy(tmp_path, {"enabledPlugins": {"bad@op-market": True}}, more) as managed:
+        run = Run(tmp_path, managed)
+        said = run.claude("plugin", "marketplace", "add", evil)
+        assert "blocked by enterprise policy" in said.stdout + said.stderr
+        assert run.claude("plugin", "marketplace", "add", market).returncode == 0
+        said = run.claude("plugin", "install", "bad@op-market")
+        assert "blocked by your organization's policy" in said.stdout + said.stderr
+        assert run.claude("plugin", "install", "good@op-market").returncode == 0
+        claude_servers = run.claude("mcp", "list").stdout
+
+        assert "blocked by blockedMarketplaces" in run.plugman("marketplace", "add", evil).stderr
+        assert run.plugman("marketplace", "add", market).returncode == 0
+        refused = run.plugman("install", "bad", "--scope", "project")
+        assert refused.returncode == 1 and "blocked by managed policy" in refused.stderr
+        assert run.plugman("install", "good", "--scope", "project").returncode == 0
+        resolved = json.loads(run.plugman("config", "resolve", "--json").stdout)
+    assert "corp:" in claude_servers and "notes" not in claude_servers, claude_servers
+    assert list(resolved["mcpServers"]) == ["corp"]  # exclusive, as Claude's own
