@@ -404,5 +404,11 @@ def test_drop_ins_and_managed_mcp_json_are_read_as_claude_code_reads_them(tmp_pa
         assert refused.returncode == 1 and "blocked by managed policy" in refused.stderr
         assert run.plugman("install", "good", "--scope", "project").returncode == 0
         resolved = json.loads(run.plugman("config", "resolve", "--json").stdout)
+        late = {"enabledPlugins": {"good@op-market": False}}  # blocked once installed
+        (managed / "managed-settings.d" / "20-late.json").write_text(json.dumps(late))
+        after = json.loads(run.plugman("config", "resolve", "--json").stdout)
     assert "corp:" in claude_servers and "notes" not in claude_servers, claude_servers
     assert list(resolved["mcpServers"]) == ["corp"]  # exclusive, as Claude's own
+    assert "good:good-skill" in resolved["skills"]
+    assert "good:good-skill" not in after["skills"]  # no longer delivered to any agent
+    assert any(d["code"] == "policy-blocked" for d in after["diagnostics"]), after["diagnostics"]
