@@ -53,13 +53,14 @@ def _read(file: Path) -> dict[str, Any]:
         data = json.loads(file.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise PlugmanError(
-            f"{file} is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}",
+            f"not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}",
+            where=str(file),
             hint="fix the file; until then plugman refuses to work under an unread policy",
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise PlugmanError(f"cannot read {file}: {exc}", hint=HINT) from None
+        raise PlugmanError(f"cannot read it: {exc}", where=str(file), hint=HINT) from None
     if not isinstance(data, dict):
-        raise PlugmanError(f"{file} must hold a JSON object", hint=HINT)
+        raise PlugmanError("managed settings must be a JSON object", where=str(file), hint=HINT)
     return data
 
 

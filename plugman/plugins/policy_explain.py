@@ -80,9 +80,12 @@ def _plugin(
 ) -> Explained:
     notes = []
     if rules.allow_managed_hooks_only:
-        where = next((o for k, v, o in rules.flags if k == "allowManagedHooksOnly" and v), "")
-        notes.append(f"its hooks do not run: allowManagedHooksOnly ({where})")
+        rule = rules.plugin_rule(subject)
+        if rule is None or not rule.enabled:  # a forced plugin's hooks are managed ones
+            where = next((o for k, v, o in rules.flags if k == "allowManagedHooksOnly" and v), "")
+            notes.append(f"its hooks do not run: allowManagedHooksOnly ({where})")
     market = known.get(subject.partition("@")[2])
+    verdict = None
     if market is not None:
         source = market.source
         verdict = policy.marketplace_verdict(source.kind, source.location, source.ref, rules)
@@ -93,6 +96,9 @@ def _plugin(
     if rule is not None:
         why = "enabledPlugins: " + ("forced on (sync installs it)" if rule.enabled else "blocked")
         return Explained(subject, "plugin", rule.enabled, why, rule.origin, tuple(notes))
+    if verdict is not None and market is not None:  # its marketplace is allowed by name
+        why = f"its marketplace {market.name} is {verdict.why}"
+        return Explained(subject, "plugin", True, why, verdict.origin, tuple(notes))
     return Explained(subject, "plugin", True, NO_RULE, "", tuple(notes))
 
 

@@ -88,10 +88,11 @@ def test_where_both_speak_the_stricter_wins(paths: Paths) -> None:
 
 def test_what_cannot_be_read_fails_closed_with_a_located_error(paths: Paths) -> None:
     claude(paths, "managed-settings.json", '{"deniedMcpServers": [\n  {"serverName": "a"},,\n]}')
-    with pytest.raises(PlugmanError, match=r"managed-settings.json is not valid JSON \(line 2"):
+    with pytest.raises(PlugmanError, match=r"managed-settings.json: not valid JSON \(line 2, column 23\)") as bad:
         policy.managed(paths)
+    assert bad.value.where == str(paths.claude_managed_settings)
     claude(paths, "managed-settings.json", "[]")
-    with pytest.raises(PlugmanError, match="must hold a JSON object"):
+    with pytest.raises(PlugmanError, match="must be a JSON object"):
         policy.managed(paths)
     file = claude(paths, "managed-settings.json", {
         "enabledPlugins": {"p@m": "yes"},
