@@ -88,7 +88,8 @@ def test_where_both_speak_the_stricter_wins(paths: Paths) -> None:
 
 def test_what_cannot_be_read_fails_closed_with_a_located_error(paths: Paths) -> None:
     claude(paths, "managed-settings.json", '{"deniedMcpServers": [\n  {"serverName": "a"},,\n]}')
-    with pytest.raises(PlugmanError, match=r"managed-settings.json: not valid JSON \(line 2, column 23\)") as bad:
+    located = r"managed-settings.json: not valid JSON \(line 2, column 23\)"
+    with pytest.raises(PlugmanError, match=located) as bad:
         policy.managed(paths)
     assert bad.value.where == str(paths.claude_managed_settings)
     claude(paths, "managed-settings.json", "[]")
