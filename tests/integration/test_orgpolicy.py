@@ -412,3 +412,24 @@ def test_drop_ins_and_managed_mcp_json_are_read_as_claude_code_reads_them(tmp_pa
     assert "good:good-skill" in resolved["skills"]
     assert "good:good-skill" not in after["skills"]  # no longer delivered to any agent
     assert any(d["code"] == "policy-blocked" for d in after["diagnostics"]), after["diagnostics"]
+
+
+def test_managed_marketplaces_and_forced_plugins_need_no_declaration(tmp_path: Path) -> None:
+    claude_bin()
+    build(tmp_path)
+    source = {"source": "directory", "path": str(tmp_path / "op-market")}
+    settings = {
+        "extraKnownMarketplaces": {"op-market": {"source": source}},
+        "enabledPlugins": {"good@op-market": True},
+    }
+    with claude_policy(tmp_path, settings) as managed:
+        run = Run(tmp_path, managed)
+        events = agents.claude_session_events(run.project, run.env)
+        synced = run.plugman("sync")
+        listed = json.loads(run.plugman("list", "--json").stdout)
+        explained = run.explain("good@op-market")
+    init = next(e for e in events if e.get("subtype") == "init")
+    assert "good@op-market" in [p["source"] for p in init["plugins"]], init["plugins"]
+    assert synced.returncode == 0, synced.stderr
+    assert "good@op-market" in json.dumps(listed), listed
+    assert explained["verdict"] == "allowed" and "forced" in explained["rule"]
