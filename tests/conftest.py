@@ -31,10 +31,12 @@ SECRET_STORE_FILES = ("secrets.json",)
 def isolated_home(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> Path:
-    """Every test runs with its own PLUGMAN_HOME and managed folder: nothing real is touched."""
+    """Every test runs with its own PLUGMAN_HOME and managed folders (plugman's and Claude
+    Code's): nothing real is touched."""
     home = tmp_path_factory.mktemp("plugman-home")
     monkeypatch.setenv("PLUGMAN_HOME", str(home))
     monkeypatch.setenv("PLUGMAN_MANAGED_DIR", str(home / "managed"))
+    monkeypatch.setenv("PLUGMAN_CLAUDE_MANAGED_DIR", str(home / "claude-managed"))
     return home
 
 

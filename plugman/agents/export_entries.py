@@ -249,7 +249,7 @@ def render(
             f"{'entry' if len(pending) == 1 else 'entries'}; "
             "see 'plugman trust list'"
         )
-    if scoped and (paths.managed_mcp.is_file() or _connectors(paths)):
+    if scoped and (paths.managed_mcp_files() or _connectors(paths)):
         notes.append(
             "claude.ai connectors and managed servers are not written into agent files: "
             "each agent reads them from its own account and managed settings"

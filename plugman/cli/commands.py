@@ -240,6 +240,13 @@ COMMANDS = _by_words(
         "Check the store, the state, pending approvals and every file plugman exported to.",
     ),
     Lazy(
+        "policy",
+        "policy",
+        "app",
+        "Explain managed policy (plugman's and Claude Code's): what it allows, and which rule "
+        "decided.",
+    ),
+    Lazy(
         "marketplace",
         "marketplace",
         "app",

@@ -266,7 +266,7 @@ def _hooks(layers: Layers, policy: Policy, waiting: _Waiting, dropped: list[Drop
     seen: set[str] = set()
     for hook in sorted(layers.hooks, key=lambda h: (rank(h.origin), h.origin.file)):  # stable
         name = f"{hook.event}:{hook.matcher or '*'}"
-        if policy.allow_managed_hooks_only and hook.origin.scope != "managed":
+        if policy.allow_managed_hooks_only and not _managed_hook(hook.origin, policy):
             dropped.append(Dropped("hook", name, hook.origin, "policy", "allowManagedHooksOnly"))
             continue
         if waiting.pending(name, hook.handler, hook.origin):
@@ -279,6 +279,15 @@ def _hooks(layers: Layers, policy: Policy, waiting: _Waiting, dropped: list[Drop
         seen.add(same)
         kept.append(hook)
     return kept
+
+
+def _managed_hook(origin: Origin, policy: Policy) -> bool:
+    """A hook allowManagedHooksOnly keeps: a managed one, or one of a plugin managed policy
+    forces on (enabledPlugins true), as Claude Code 2.1.328 keeps them."""
+    if origin.scope == "managed":
+        return True
+    rule = policy.plugin_rule(origin.plugin) if origin.scope == "plugin" and origin.plugin else None
+    return rule is not None and rule.enabled
 
 
 def _skills(

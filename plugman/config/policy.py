@@ -10,90 +10,95 @@ such a list that is not a list) refuses everything until it is fixed, a broken a
 allows nothing, an allow list that is not a list allows nothing, and an unreadable
 `allowManagedHooksOnly` keeps only managed hooks. An organization's rule is never dropped
 silently, and a typo in it never lets through what it was written to stop.
+
+Claude Code's own managed settings are read too (`plugman.config.claude_policy`) and combined
+with plugman's: deny and block lists are unioned, each allow list must allow (`allowed_too`,
+`known_too`), a flag set by either is set. Each rule keeps where it was written (`origin`).
 """
 
 from __future__ import annotations
 
 import re
-import warnings
 from collections.abc import Callable, Mapping
-from typing import Any, Literal, NamedTuple, TypeVar, assert_never, get_args
+from pathlib import Path
+from typing import Any, NamedTuple, assert_never
 from urllib.parse import urlsplit
 
 from plugman.config import declarations
 from plugman.config.expand import expand
+from plugman.config.policy_rules import (
+    FLAGS,
+    HINT,
+    SERVER_KEYS,
+    SOURCE_KEYS,
+    UNREADABLE,
+    PluginRule,
+    Policy,
+    ServerKey,
+    ServerRule,
+    SourceRule,
+    parse,
+)
 from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
 from plugman.manifest.diagnostics import Sink
 
-ServerKey = Literal["serverName", "serverCommand", "serverUrl"]
-SERVER_KEYS: tuple[ServerKey, ...] = get_args(ServerKey)
-UNREADABLE = "unreadable"  # a deny or block rule plugman cannot read: it matches everything
-# a marketplace rule's keys and the types their values have (docs/claude-format.md#mcp-policy)
-SOURCE_KEYS: dict[str, type] = {
-    "source": str,
-    "repo": str,
-    "ref": str,
-    "path": str,
-    "url": str,
-    "headers": dict,
-    "package": str,
-    "hostPattern": str,
-    "pathPattern": str,
-}
-R = TypeVar("R")
-HINT = "fix it in managed-settings.toml (docs/claude-format.md#mcp-policy)"
+__all__ = [  # the rules live in plugman.config.policy_rules; they are read from here too
+    "FLAGS",
+    "HINT",
+    "SERVER_KEYS",
+    "SOURCE_KEYS",
+    "UNREADABLE",
+    "PluginRule",
+    "Policy",
+    "ServerKey",
+    "ServerRule",
+    "SourceRule",
+    "Verdict",
+    "combine",
+    "managed",
+    "marketplace_refusal",
+    "marketplace_verdict",
+    "parse",
+    "refusal",
+    "server_verdict",
+    "url_matches",
+]
 
 
-class ServerRule(NamedTuple):
-    """One allowedMcpServers / deniedMcpServers entry: a server name, a command line (matched
-    after expansion) or a URL pattern, as `key` says."""
+def managed(paths: Paths, sink_for: Callable[[Path], Sink] | None = None) -> Policy:
+    """The managed policy: managed-settings.toml and Claude Code's managed settings, combined
+    (what marketplace add, install, sync and every agent's deployment obey)."""
+    from plugman.config import claude_policy  # lazy: only where managed policy is read
 
-    key: ServerKey | Literal["unreadable"]
-    name: str = ""
-    command: tuple[str, ...] = ()
-    url: str = ""
-
-    def shown(self) -> str:
-        if self.key == UNREADABLE:
-            return "(a rule plugman cannot read: fix managed-settings.toml)"
-        value = {"serverName": self.name, "serverCommand": list(self.command)}.get(self.key)
-        return f"{self.key}={self.url if value is None else value!r}"
+    own = managed_settings(paths)
+    sink = sink_for(paths.managed_settings) if sink_for else Sink(str(paths.managed_settings))
+    mine = parse(own, sink) if own else Policy()
+    return combine(mine, claude_policy.load(paths, sink_for))
 
 
-class SourceRule(NamedTuple):
-    """One strictKnownMarketplaces / blockedMarketplaces entry: a source form (`source` with
-    its `repo`, `url` or `path`, and `ref`) or a `hostPattern` / `pathPattern` regular
-    expression; `fields` is the entry as written, for messages."""
-
-    fields: tuple[tuple[str, object], ...]
-    source: str | None = None
-    repo: str | None = None
-    url: str | None = None
-    path: str | None = None
-    ref: str | None = None
-    host_pattern: str | None = None
-    path_pattern: str | None = None
-    unreadable: bool = False  # a block rule plugman cannot read: it matches every marketplace
-
-    def shown(self) -> str:
-        if self.unreadable:
-            return "(a rule plugman cannot read: fix managed-settings.toml)"
-        return ", ".join(f"{k}={v!r}" for k, v in self.fields)
-
-
-class Policy(NamedTuple):
-    allowed: tuple[ServerRule, ...] | None = None  # None: no allowlist; (): nothing allowed
-    denied: tuple[ServerRule, ...] = ()
-    allow_all_claude_ai: bool = False
-    allow_managed_hooks_only: bool = False
-    known_marketplaces: tuple[SourceRule, ...] | None = None  # strictKnownMarketplaces
-    blocked_marketplaces: tuple[SourceRule, ...] = ()
-
-
-def managed(paths: Paths) -> Policy:
-    """The policy in managed-settings.toml alone (what marketplace add and install check)."""
-    return parse(managed_settings(paths), Sink(str(paths.managed_settings)))
+def combine(mine: Policy, claude: Policy) -> Policy:
+    """Both policies at once, the stricter winning: block and deny lists unioned, each allow
+    list must allow, a flag true in either is true (but allowAllClaudeAiMcps, which allows
+    more: only when both say so, or the one that speaks)."""
+    return Policy(
+        allowed=mine.allowed if mine.allowed is not None else claude.allowed,
+        denied=(*mine.denied, *claude.denied),
+        allow_all_claude_ai=(mine.allow_all_claude_ai or claude.allow_all_claude_ai)
+        and not any(
+            k == "allowAllClaudeAiMcps" and not v for k, v, _ in (*mine.flags, *claude.flags)
+        ),
+        allow_managed_hooks_only=mine.allow_managed_hooks_only or claude.allow_managed_hooks_only,
+        known_marketplaces=mine.known_marketplaces
+        if mine.known_marketplaces is not None
+        else claude.known_marketplaces,
+        blocked_marketplaces=(*mine.blocked_marketplaces, *claude.blocked_marketplaces),
+        allowed_too=claude.allowed if mine.allowed is not None else None,
+        known_too=claude.known_marketplaces if mine.known_marketplaces is not None else None,
+        plugins=(*mine.plugins, *claude.plugins),
+        extra_marketplaces=(*mine.extra_marketplaces, *claude.extra_marketplaces),
+        flags=(*mine.flags, *claude.flags),
+    )
 
 
 def managed_settings(paths: Paths) -> dict[str, Any]:
@@ -104,142 +109,48 @@ def managed_settings(paths: Paths) -> dict[str, Any]:
 
 
 GITHUB = re.compile(r"^https://github\.com/(?P<repo>[^/]+/[^/]+?)(?:\.git)?/?$", re.IGNORECASE)
-
-
-def parse(settings: Mapping[str, Any], sink: Sink | None = None) -> Policy:
-    """The policy keys of managed settings, as typed rules. A rule that is not a table or a
-    value of the wrong type is an error in `sink`, located by its key path, and the rule is
-    left out (a list that is not a list: as if unset); an unknown key is a warning, as in
-    every other file plugman reads."""
-    sink = sink or Sink("managed-settings.toml")
-    name = "strictKnownMarketplaces"
-    if name not in settings and "allowedMarketplaces" in settings:
-        name = "allowedMarketplaces"
-    blocked = SourceRule((), unreadable=True)
-    denied = ServerRule("unreadable")
-    return Policy(
-        known_marketplaces=_rules(settings, name, _source_rule, sink),
-        blocked_marketplaces=_rules(settings, "blockedMarketplaces", _source_rule, sink, blocked)
-        or (),
-        allowed=_rules(settings, "allowedMcpServers", _server_rule, sink),
-        denied=_rules(settings, "deniedMcpServers", _server_rule, sink, denied) or (),
-        allow_all_claude_ai=_flag(settings, "allowAllClaudeAiMcps", sink, unreadable=False),
-        allow_managed_hooks_only=_flag(settings, "allowManagedHooksOnly", sink, unreadable=True),
-    )
-
-
-def _flag(settings: Mapping[str, Any], key: str, sink: Sink, *, unreadable: bool) -> bool:
-    """The flag's value; `unreadable` (the stricter value) when it is not true or false."""
-    value = settings.get(key)
-    if value is None or isinstance(value, bool):
-        return value is True
-    sink.error("policy-type", f"{key} must be true or false: taken as {unreadable}", (key,), HINT)
-    return unreadable
-
-
-def _rules(
-    settings: Mapping[str, Any],
-    key: str,
-    make: Callable[[dict[str, Any], Sink], R | None],
-    sink: Sink,
-    broken: R | None = None,
-) -> tuple[R, ...] | None:
-    """The rules of list `key` (None: unset). A rule that cannot be read becomes `broken`, a
-    rule that matches everything, in a deny or block list (given `broken`), and is left out
-    of an allow list; a value that is not a list is all `broken`, or an empty allow list."""
-    value = settings.get(key)
-    if value is None:
-        return None
-    then = "it refuses everything" if broken is not None else "it allows nothing"
-    if not isinstance(value, list):
-        message = f"{key} must be a list of tables: until it is fixed, {then}"
-        sink.error("policy-type", message, (key,), HINT)
-        return () if broken is None else (broken,)
-    found = []
-    for index, rule in enumerate(value):
-        made = None
-        if isinstance(rule, dict):
-            made = make(rule, sink.child((key, index)))
-        else:
-            sink.error("policy-type", "a rule must be a table", (key, index), HINT)
-        if made is not None:
-            found.append(made)
-            continue
-        message = f"until this rule is fixed, {then}"
-        sink.error("policy-unreadable", message, (key, index), HINT)
-        if broken is not None:
-            found.append(broken)
-    return tuple(found)
-
-
-def _server_rule(rule: dict[str, Any], sink: Sink) -> ServerRule | None:
-    for key in sorted(set(rule) - set(SERVER_KEYS)):
-        sink.warning("unknown-key", f"unknown key {key!r} in a server rule", (key,), HINT)
-    keys = [key for key in SERVER_KEYS if key in rule]
-    if len(keys) != 1:
-        message = f"a server rule has exactly one of {', '.join(SERVER_KEYS)}"
-        sink.error("policy-key", message, (), HINT)
-        return None
-    key, value = keys[0], rule[keys[0]]
-    if key == "serverCommand":
-        if isinstance(value, list) and all(isinstance(part, str) for part in value):
-            return ServerRule(key, command=tuple(value))
-        sink.error("policy-type", f"{key} must be a list of strings", (key,), HINT)
-        return None
-    if not isinstance(value, str):
-        sink.error("policy-type", f"{key} must be a string", (key,), HINT)
-        return None
-    return ServerRule(key, name=value) if key == "serverName" else ServerRule(key, url=value)
-
-
-def _source_rule(rule: dict[str, Any], sink: Sink) -> SourceRule | None:
-    broken = False
-    for key, value in sorted(rule.items()):
-        kind = SOURCE_KEYS.get(key)
-        if kind is None:
-            sink.warning("unknown-key", f"unknown key {key!r} in a marketplace rule", (key,), HINT)
-        elif not isinstance(value, kind):
-            what = "a string" if kind is str else "a table"
-            sink.error("policy-type", f"{key} must be {what}", (key,), HINT)
-            broken = True
-        elif key in ("hostPattern", "pathPattern") and not _compiles(str(value)):
-            message = f"{key} {value!r} is not a valid regular expression"
-            sink.error("policy-pattern", message, (key,), HINT)  # and matching with it refuses
-    if broken:
-        return None
-    return SourceRule(
-        tuple(sorted(rule.items())),
-        rule.get("source"),
-        rule.get("repo"),
-        rule.get("url"),
-        rule.get("path"),
-        rule.get("ref"),
-        rule.get("hostPattern"),
-        rule.get("pathPattern"),
-    )
-
-
-def _compiles(pattern: str) -> bool:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", FutureWarning)
-            re.compile(pattern)
-    except re.error:
-        return False
-    return True
+# GitHub over SSH, which a github block rule matches too (as in Claude Code 2.1.328)
+GITHUB_SSH = re.compile(
+    r"^(?:ssh://)?git@github\.com[:/](?P<repo>[^/]+/[^/]+?)(?:\.git)?/?$", re.IGNORECASE
+)
 
 
 def marketplace_refusal(kind: str, location: str, ref: str | None, policy: Policy) -> str | None:
     """Why managed policy refuses a marketplace source (kind: directory, git or url), or None.
     `blockedMarketplaces` matches any spelling, ref and path; `strictKnownMarketplaces` exactly."""
-    for rule in policy.blocked_marketplaces:
-        if rule.unreadable or _source_matches(rule, kind, location, ref, loose=True):
-            return f"blocked by blockedMarketplaces {rule.shown()}"
-    if policy.known_marketplaces is None:
-        return None
-    if any(_source_matches(r, kind, location, ref, loose=False) for r in policy.known_marketplaces):
-        return None
-    return "not in strictKnownMarketplaces"
+    found = marketplace_verdict(kind, location, ref, policy)
+    return None if found is None or found.allowed else found.why
+
+
+class Verdict(NamedTuple):
+    """What the managed policy says about one thing, the rule that decided and where it is
+    written (file and key path)."""
+
+    allowed: bool
+    why: str
+    origin: str = ""
+
+
+def marketplace_verdict(
+    kind: str, location: str, ref: str | None, policy: Policy
+) -> Verdict | None:
+    """The verdict on a marketplace source, or None when no rule speaks of it."""
+    for block in policy.blocked_marketplaces:
+        if block.unreadable or _source_matches(block, kind, location, ref, loose=True):
+            return Verdict(False, f"blocked by blockedMarketplaces {block.shown()}", block.origin)
+    allowed = None
+    for known in (policy.known_marketplaces, policy.known_too):
+        if known is None:
+            continue
+        rule = next(
+            (r for r in known if _source_matches(r, kind, location, ref, loose=False)), None
+        )
+        if rule is None:
+            where = known[0].origin.rpartition("[")[0] if known else ""
+            return Verdict(False, "not in strictKnownMarketplaces", where)
+        why = f"allowed by strictKnownMarketplaces {rule.shown()}"
+        allowed = allowed or Verdict(True, why, rule.origin)
+    return allowed
 
 
 def _source_matches(
@@ -253,15 +164,16 @@ def _source_matches(
     same_ref = loose or rule.ref == ref
     form = rule.source
     github = GITHUB.match(location) if kind == "git" else None
+    if kind == "git" and loose and github is None:
+        github = GITHUB_SSH.match(location)
     if form == "github" and github:
         return same_ref and _repo_matches(rule.repo or "", github["repo"], loose)
     if form == "git" and kind == "git":
         return same_ref and (rule.url == location or (loose and _same_url(rule, location)))
     if form in ("url", "directory", "file"):
         wanted = rule.url if form == "url" else rule.path
-        return {"url": "url", "directory": "directory", "file": "directory"}[form] == kind and (
-            wanted == location
-        )
+        same = wanted == location or (loose and (wanted or "").lower() == location.lower())
+        return {"url": "url", "directory": "directory", "file": "directory"}[form] == kind and same
     return False
 
 
@@ -295,18 +207,35 @@ def _same_url(rule: SourceRule, location: str) -> bool:
 
 def refusal(name: str, entry: dict[str, Any], policy: Policy, env: Mapping[str, str]) -> str | None:
     """Why the policy refuses this server, or None when it may run."""
-    for rule in policy.denied:
-        if _matches(rule, name, entry, env):
-            return f"denied by deniedMcpServers {rule.shown()}"
-    if policy.allowed is None:
-        return None
+    found = server_verdict(name, entry, policy, env)
+    return None if found is None or found.allowed else found.why
+
+
+def server_verdict(
+    name: str, entry: dict[str, Any], policy: Policy, env: Mapping[str, str]
+) -> Verdict | None:
+    """The verdict on a server, or None when no rule speaks of it. Deny wins; then every
+    allow list there is (plugman's and Claude Code's) must allow it."""
+    for deny in policy.denied:
+        if _matches(deny, name, entry, env):
+            return Verdict(False, f"denied by deniedMcpServers {deny.shown()}", deny.origin)
     remote = isinstance(entry.get("url"), str)
     kind = "serverUrl" if remote else "serverCommand"
-    specific = [rule for rule in policy.allowed if rule.key == kind]
-    rules = specific or [rule for rule in policy.allowed if rule.key == "serverName"]
-    if any(_matches(rule, name, entry, env) for rule in rules):
-        return None
-    return f"not allowed by allowedMcpServers (no matching {kind if specific else 'serverName'})"
+    allowed = None
+    for allow in (policy.allowed, policy.allowed_too):
+        if allow is None:
+            continue
+        specific = [r for r in allow if r.key == kind]
+        rules = specific or [r for r in allow if r.key == "serverName"]
+        rule = next((r for r in rules if _matches(r, name, entry, env)), None)
+        if rule is None:
+            matching = kind if specific else "serverName"
+            why = f"not allowed by allowedMcpServers (no matching {matching})"
+            return Verdict(False, why, allow[0].origin.rpartition("[")[0] if allow else "")
+        allowed = allowed or Verdict(
+            True, f"allowed by allowedMcpServers {rule.shown()}", rule.origin
+        )
+    return allowed
 
 
 def _matches(rule: ServerRule, name: str, entry: dict[str, Any], env: Mapping[str, str]) -> bool:

@@ -77,9 +77,15 @@ def load(
     report, invalid = Report(), list[Dropped]()
     settings = policy.managed_settings(paths)
     managed = None
-    if paths.managed_mcp.is_file():
+    if paths.managed_mcp_files():  # plugman's and Claude Code's managed-mcp.json
         managed = (
-            () if only else tuple(_servers_of_file(paths.managed_mcp, "managed", report, invalid))
+            ()
+            if only
+            else tuple(
+                server
+                for file in paths.managed_mcp_files()
+                for server in _servers_of_file(file, "managed", report, invalid)
+            )
         )
     chosen = (only,) if only else SCOPES
     tables = {scope: _toml(declarations.path_for(paths, scope), report) for scope in chosen}
@@ -92,7 +98,10 @@ def load(
         file, table = declarations.path_for(paths, scope), tables[scope]
         _ignored_keys(table, file, paths, report)
         hooks += _hooks_of(table.get("hooks"), scope, file, report)
-    found = _plugins(paths, report, only, (os.environ if env is None else env, references))
+    rules = policy.managed(paths, report.sink)
+    blocked = {r.plugin: r.origin for r in rules.plugins if not r.enabled}
+    how = (os.environ if env is None else env, references)
+    found = _plugins(paths, report, only, how, blocked)
     layers = Layers(
         managed,
         (*servers, *found.servers),
@@ -103,7 +112,6 @@ def load(
         found.unconsented,
         (*invalid, *found.dropped),
     )
-    rules = policy.parse(settings, report.sink(paths.managed_settings)) if settings else Policy()
     diagnostics = list(dict.fromkeys(report.diagnostics))  # a file read twice, reported once
     return Scopes(layers, rules, found.rows, diagnostics, found.secrets)
 
@@ -220,10 +228,15 @@ def consented(scope: Scope, entry: InstalledPlugin) -> bool:
 
 
 def _plugins(
-    paths: Paths, report: Report, only: Scope | None, how: tuple[Mapping[str, str], bool]
+    paths: Paths,
+    report: Report,
+    only: Scope | None,
+    how: tuple[Mapping[str, str], bool],
+    blocked: Mapping[str, str],
 ) -> Contributions:
     """Every installed plugin (the highest scope's record wins; with `only`, that scope's
-    record alone) and what enabled ones bring."""
+    record alone) and what enabled ones bring; nothing from one managed policy blocks
+    (`blocked`: its id and where the rule is), which is a warning."""
     chosen: dict[str, tuple[Scope, InstalledPlugin, InstallRecord]] = {}
     for scope in (only,) if only else sorted(SCOPES, key=PRECEDENCE.index):
         record = InstallRecord.load(paths, scope)
@@ -233,7 +246,11 @@ def _plugins(
     secret = _secret_reader(paths, how[0])
     for plugin_id, (scope, entry, record) in sorted(chosen.items()):
         found.rows.append(Installed(plugin_id, entry.version, entry.enabled, scope))
-        if entry.enabled:
+        if entry.enabled and plugin_id in blocked:
+            message = f"plugin {plugin_id} is blocked by managed policy: it is not delivered"
+            hint = f"see {blocked[plugin_id]}; run: plugman uninstall {plugin_id}"
+            report.sink(record.path).warning("policy-blocked", message, (), hint)
+        elif entry.enabled:
             if not consented(scope, entry):
                 found.unconsented[plugin_id] = entry.content_hash
             stored = record.config.get(plugin_id, {})

@@ -37,11 +37,11 @@ class ServerChange(NamedTuple):
 
 
 def refuse_if_managed(paths: Paths, verb: str) -> None:
-    if paths.managed_mcp.is_file():
+    for file in paths.managed_mcp_files():
         raise PlugmanError(
             f"Cannot {verb} MCP server: enterprise MCP configuration is active and has "
             "exclusive control over MCP servers",
-            hint=f"{paths.managed_mcp} decides which servers load; ask your administrator",
+            hint=f"{file} decides which servers load; ask your administrator",
         )
 
 

@@ -2,7 +2,10 @@
 
 `PLUGMAN_HOME` relocates all user-level files (config, data, cache, state) under one folder and
 `PLUGMAN_MANAGED_DIR` relocates the managed (enterprise) folder, so tests and the demo never
-touch the real home. Otherwise platformdirs gives each platform's standard locations. The
+touch the real home. Claude Code's own managed folder (its `managed-settings.json`,
+`managed-settings.d/` and `managed-mcp.json`, which plugman obeys too) is fixed per platform, as
+Claude Code 2.1.328 reads it (it has no override); `PLUGMAN_CLAUDE_MANAGED_DIR` relocates it for
+plugman alone (tests). Otherwise platformdirs gives each platform's standard locations. The
 project is the one named, or the nearest folder from the working directory upward with a
 plugman.toml, .mcp.json or .git (the working directory when there is none).
 """
@@ -40,6 +43,7 @@ class Paths(NamedTuple):
     state_dir: Path
     managed_dir: Path
     project_dir: Path
+    claude_managed_dir: Path
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, project: Path | None = None) -> Paths:
@@ -53,7 +57,9 @@ class Paths(NamedTuple):
             user = _platform_dirs()
         managed = env.get("PLUGMAN_MANAGED_DIR")
         managed_dir = Path(managed).expanduser().absolute() if managed else _site_config()
-        return cls(*user, managed_dir, project_dir)
+        claude = env.get("PLUGMAN_CLAUDE_MANAGED_DIR")
+        claude_dir = Path(claude).expanduser().absolute() if claude else claude_managed_default()
+        return cls(*user, managed_dir, project_dir, claude_dir)
 
     # user scope
     @property
@@ -68,6 +74,23 @@ class Paths(NamedTuple):
     @property
     def managed_mcp(self) -> Path:
         return self.managed_dir / "managed-mcp.json"
+
+    # Claude Code's managed settings (docs/claude-format.md#organization-policy)
+    @property
+    def claude_managed_settings(self) -> Path:
+        return self.claude_managed_dir / "managed-settings.json"
+
+    @property
+    def claude_managed_dropins(self) -> Path:
+        return self.claude_managed_dir / "managed-settings.d"
+
+    @property
+    def claude_managed_mcp(self) -> Path:
+        return self.claude_managed_dir / "managed-mcp.json"
+
+    def managed_mcp_files(self) -> tuple[Path, ...]:
+        """The managed-mcp.json files present: plugman's own, then Claude Code's."""
+        return tuple(f for f in (self.managed_mcp, self.claude_managed_mcp) if f.is_file())
 
     # project and local scopes
     @property
@@ -120,6 +143,7 @@ class Paths(NamedTuple):
             "state_dir",
             "managed_dir",
             "project_dir",
+            "claude_managed_dir",
             "user_config",
             "managed_settings",
             "managed_mcp",
@@ -150,3 +174,17 @@ def _site_config() -> Path:
     import platformdirs
 
     return Path(platformdirs.site_config_dir(APP, appauthor=False))
+
+
+# Claude Code's managed folder per platform (its qS(): macOS, Windows, else Linux and WSL)
+CLAUDE_MANAGED = {
+    "darwin": "/Library/Application Support/ClaudeCode",
+    "win32": "C:\\Program Files\\ClaudeCode",
+}
+
+
+def claude_managed_default(platform: str | None = None) -> Path:
+    """Where Claude Code reads its managed settings on this platform."""
+    import sys
+
+    return Path(CLAUDE_MANAGED.get(platform or sys.platform, "/etc/claude-code"))

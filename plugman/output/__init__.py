@@ -65,6 +65,7 @@ if TYPE_CHECKING:  # the names, for type checkers (`X as X`: re-exported)
     from plugman.output.plugins import registry_searched as registry_searched
     from plugman.output.plugins import sbom_written as sbom_written
     from plugman.output.plugins import searched as searched
+    from plugman.output.policy import policy_explained as policy_explained
     from plugman.output.registry import registry_logged_in as registry_logged_in
     from plugman.output.registry import registry_logged_out as registry_logged_out
     from plugman.output.resolution import explained as explained

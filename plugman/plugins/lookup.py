@@ -47,6 +47,7 @@ def _plugin_json_version(known: registry.Known, entry: MarketplaceEntry) -> str 
 def search(paths: Paths, query: str) -> list[SearchHit]:
     """Catalog entries whose name, description, category or tags mention `query`."""
     needle = query.lower()
+    blocked = registry.blocked_plugins(paths)  # managed policy hides them, as Claude Code does
     rows = []
     for market in registry.known(paths).values():
         for entry in marketplaces.load(market).plugins:
@@ -57,7 +58,8 @@ def search(paths: Paths, query: str) -> list[SearchHit]:
                 str(fields.get("category", "")),
                 *[str(t) for t in fields.get("tags", []) + fields.get("keywords", [])],
             ]
-            if any(needle in word.lower() for word in words):
+            blocked_here = f"{entry.name}@{market.name}" in blocked
+            if not blocked_here and any(needle in word.lower() for word in words):
                 version, own = offered(market, entry)
                 hit = SearchHit(
                     f"{entry.name}@{market.name}", version, entry.description, entry.version, own

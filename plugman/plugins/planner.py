@@ -140,6 +140,7 @@ class _Planner:
         known, entry = marketplaces.find(self.paths, str(spec.name), spec.marketplace)
         registry.check_policy(self.paths, known.source)
         plugin_id = f"{entry.name}@{known.name}"
+        registry.check_plugin_policy(self.paths, plugin_id)
         self.wanted.setdefault(plugin_id, []).append((spec.specifier, chain))
         if plugin_id in self.planned:
             self.check(self.planned[plugin_id])

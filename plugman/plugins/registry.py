@@ -205,12 +205,13 @@ def check_policy(paths: Paths, source: MarketplaceSource) -> None:
     """Refuse a marketplace source the managed policy does not allow."""
     from plugman.config import policy
 
-    reason = policy.marketplace_refusal(
+    found = policy.marketplace_verdict(
         source.kind, source.location, source.ref, policy.managed(paths)
     )
-    if reason:
+    if found is not None and not found.allowed:
         raise PlugmanError(
-            f"marketplace {source.location!r} is {reason} (managed policy)",
+            f"marketplace {source.location!r} is {found.why} (managed policy)",
+            where=found.origin or None,
             hint="ask your administrator, or use an allowed marketplace",
         )
 
@@ -237,6 +238,25 @@ def credentials(known: Known | None) -> AbstractContextManager[None]:
 
     helper = known.source.helper if known and known.source.kind == "url" else None
     return http_auth.inherit(known.source.location if known else "", helper, known and known.name)
+
+
+def check_plugin_policy(paths: Paths, plugin_id: str) -> None:
+    """Refuse a plugin the managed policy blocks (`enabledPlugins: {"name@market": false}`)."""
+    from plugman.config import policy
+
+    rule = policy.managed(paths).plugin_rule(plugin_id)
+    if rule is not None and not rule.enabled:
+        raise PlugmanError(
+            f"plugin {plugin_id} is blocked by managed policy (enabledPlugins, {rule.origin})",
+            hint="ask your administrator; run: plugman policy explain " + plugin_id,
+        )
+
+
+def blocked_plugins(paths: Paths) -> set[str]:
+    """The plugins managed policy blocks, as name@marketplace."""
+    from plugman.config import policy
+
+    return {r.plugin for r in policy.managed(paths).plugins if not r.enabled}
 
 
 def portable(source: MarketplaceSource, project: Path) -> str:

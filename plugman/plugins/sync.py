@@ -57,6 +57,27 @@ def declared_specs(paths: Paths, pins: list[dict[str, Any]]) -> list[resolver.Pl
     for plugin_id in claude_declaration(paths).plugins:  # Claude's settings: any version
         name, _, market = plugin_id.partition("@")
         found.append(resolver.PluginRequest(plugin_id, name, market, ""))
+    return found + forced_specs(paths, {spec.text for spec in found})
+
+
+def forced_specs(paths: Paths, declared: set[str]) -> list[resolver.PluginRequest]:
+    """The plugins managed policy forces on (`enabledPlugins: {"name@market": true}`) that
+    the project does not declare: sync installs them too, as Claude Code enables them."""
+    from plugman.config import policy
+    from plugman.core import progress
+
+    forced = [r for r in policy.managed(paths).plugins if r.enabled and r.plugin not in declared]
+    known = registry.known(paths) if forced else {}
+    found = []
+    for rule in forced:
+        name, _, market = rule.plugin.partition("@")
+        if market in known:
+            found.append(resolver.PluginRequest(rule.plugin, name, market))
+        else:  # Claude Code's own marketplaces, or one nobody declared: not plugman's to fetch
+            progress.warn(
+                f"managed policy requires {rule.plugin} ({rule.origin}), but no marketplace "
+                f"named {market!r} is known: add it (plugman marketplace add SOURCE)"
+            )
     return found
 
 
@@ -73,6 +94,8 @@ def claude_declaration(paths: Paths) -> claude_settings.ProjectDeclaration:
 def register_marketplaces(work: Session) -> None:
     """Add the marketplaces the project declares and this machine does not know yet, in the
     caller's transaction (so a killed sync leaves none of them behind)."""
+    from plugman.config import policy
+
     paths = work.paths
     known = registry.known(paths)
     claude = claude_declaration(paths)
@@ -87,6 +110,23 @@ def register_marketplaces(work: Session) -> None:
             source = registry.classify(text, paths.project_dir)
             registry.check_policy(paths, source)
             marketplaces.add_in(work, source, name)
+    for name, fields, _ in policy.managed(paths).extra_marketplaces:  # managed: known to all
+        text = _claude_source_text(fields)
+        if name not in known and text is not None:
+            source = registry.classify(text, paths.project_dir)
+            registry.check_policy(paths, source)
+            marketplaces.add_in(work, source, name)
+
+
+def _claude_source_text(fields: dict[str, Any]) -> str | None:
+    """How plugman names a Claude Code marketplace source (extraKnownMarketplaces), or None
+    for a form plugman does not fetch (npm, settings)."""
+    kind, ref = fields.get("source"), fields.get("ref")
+    location = {"github": "repo", "git": "url", "url": "url", "directory": "path", "file": "path"}
+    value = fields.get(location.get(str(kind), ""))
+    if not isinstance(value, str):
+        return None
+    return value + (f"#{ref}" if isinstance(ref, str) and kind in ("github", "git") else "")
 
 
 def pins_of(planned: list[resolver.Planned]) -> list[dict[str, Any]]:

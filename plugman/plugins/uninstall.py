@@ -23,6 +23,7 @@ def uninstall(
     with session(paths) as work:
         record = InstallRecord.load(paths, scope)
         ids = [find_installed(record, name) for name in names]
+        _refuse_forced(paths, ids)
         removed = ids + _orphans(record, ids)
         _hand_edits(paths, set(removed), scope, f"uninstalling {', '.join(ids)}", force)
         changes = [_remove(work, record, plugin_id, ids, force) for plugin_id in removed]
@@ -38,6 +39,21 @@ def uninstall(
         for plugin_id in unused:
             _drop_data(paths, plugin_id)
     return changes
+
+
+def _refuse_forced(paths: Paths, ids: list[str]) -> None:
+    """Refuse to uninstall a plugin managed policy forces on: sync would bring it back."""
+    from plugman.config import policy
+
+    rules = policy.managed(paths)
+    for plugin_id in ids:
+        rule = rules.plugin_rule(plugin_id)
+        if rule is not None and rule.enabled:
+            raise PlugmanError(
+                f"plugin {plugin_id} is required by managed policy (enabledPlugins, "
+                f"{rule.origin}): plugman sync installs it again",
+                hint="ask your administrator; run: plugman policy explain " + plugin_id,
+            )
 
 
 def _hand_edits(paths: Paths, removed: set[str], scope: Scope, what: str, force: bool) -> None:

@@ -1,0 +1,35 @@
+"""`plugman policy explain`: the managed policy's verdict on a plugin, an MCP server or a
+marketplace, and the rule and file that decided it (plugman.plugins.policy_explain)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from plugman import output
+from plugman.cli.common import Json, paths_of
+
+app = typer.Typer(add_completion=False, no_args_is_help=True)
+
+EXPLAIN_HELP = (
+    "Say whether managed policy (plugman's managed-settings.toml and Claude Code's "
+    "managed-settings.json, its managed-settings.d/ and managed-mcp.json) allows PLUGIN "
+    "(name@marketplace), SERVER or MARKETPLACE (a known name or a source), which rule decided "
+    "and in which file and key.\n\n"
+    "Exit codes: 0 allowed, 1 refused (or an error), 2 usage error."
+)
+
+
+@app.command("explain", help=EXPLAIN_HELP)
+def explain(
+    ctx: typer.Context,
+    subject: Annotated[str, typer.Argument(metavar="PLUGIN|SERVER|MARKETPLACE")],
+    as_json: Json = False,
+) -> None:
+    from plugman.plugins import policy_explain
+
+    found = policy_explain.explain(paths_of(ctx), subject)
+    output.emit(output.policy_explained(found, as_json))
+    if not found.allowed:
+        raise typer.Exit(1)

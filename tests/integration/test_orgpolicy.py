@@ -1,0 +1,435 @@
+"""Issue 27's first "must show": one Claude Code managed-settings.json (a blocked marketplace, a
+forced plugin, a blocked plugin, an MCP deny rule and allowManagedHooksOnly) given to the real
+Claude Code 2.1.328 and to plugman, which reach the same verdict on each; and nothing forbidden
+reaches Codex or Gemini CLI through plugman (read back by their own CLIs: `codex mcp list`,
+`codex debug prompt-input`, Codex's `hooks/list`, `gemini mcp list`, `gemini skills list`).
+
+Claude Code reads its managed settings only from `/etc/claude-code/` on Linux (it has no
+override). The test does not write the machine's `/etc`: it runs Claude in a private mount
+namespace (`unshare -m`) where `/etc` is an overlay whose upper layer holds the test's
+`claude-code/managed-settings.json`; plugman reads that same file through
+`PLUGMAN_CLAUDE_MANAGED_DIR`. Where namespaces are not allowed, it writes `/etc/claude-code/`
+itself under a cross-process lock (xdist workers) and restores it exactly afterwards.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.integration import agents
+from tests.integration.agents import agent_env, claude_bin, codex_bin, gemini_bin, gemini_mcp_list
+from tests.integration.test_agent_hooks import rpc_hooks
+from tests.integration.test_agents_real import grant_trust
+
+pytestmark = pytest.mark.slow
+BIN = Path(sys.executable).parent
+ETC = Path("/etc/claude-code")
+GOOD_HOOK, PLAIN_HOOK = "ORGPOLICY-FORCED-HOOK-5c1e", "ORGPOLICY-PLAIN-HOOK-5c1e"
+POLICY = {
+    "blockedMarketplaces": [{"source": "pathPattern", "pathPattern": "evil-market"}],
+    "enabledPlugins": {"good@op-market": True, "bad@op-market": False},
+    "deniedMcpServers": [{"serverUrl": "http://127.0.0.1:9/evil*"}],
+    "allowManagedHooksOnly": True,
+}
+
+
+def _skill(name: str) -> str:
+    return f"---\nname: {name}\ndescription: {name} for the policy test\n---\nDo it.\n"
+
+
+def _hooks(marker: str) -> str:
+    command = {"type": "command", "command": f"echo {marker}"}
+    return json.dumps({"hooks": {"SessionStart": [{"hooks": [command]}]}})
+
+
+PLUGINS: dict[str, dict[str, dict[str, str]]] = {
+    "op-market": {
+        "good": {  # forced on: its hook is a managed one
+            "skills/good-skill/SKILL.md": _skill("good-skill"),
+            "hooks/hooks.json": _hooks(GOOD_HOOK),
+            ".mcp.json": json.dumps(
+                {
+                    "mcpServers": {
+                        "notes": {"command": "python3", "args": ["-c", "pass"]},
+                        "evil": {"type": "http", "url": "http://127.0.0.1:9/evil"},  # denied
+                    }
+                }
+            ),
+        },
+        "bad": {"skills/bad-skill/SKILL.md": _skill("bad-skill")},  # blocked
+        "plain": {  # installed by the user: its hook is not managed
+            "skills/plain-skill/SKILL.md": _skill("plain-skill"),
+            "hooks/hooks.json": _hooks(PLAIN_HOOK),
+        },
+    },
+    "evil-market": {"x": {"skills/x-skill/SKILL.md": _skill("x-skill")}},  # blocked
+}
+
+
+def build(root: Path) -> None:
+    for market, plugins in PLUGINS.items():
+        for name, files in plugins.items():
+            folder = root / market / "plugins" / name
+            files = {".claude-plugin/plugin.json": json.dumps({"name": name}), **files}
+            for rel, text in files.items():
+                (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+                (folder / rel).write_text(text, encoding="utf-8")
+        catalog = {
+            "name": market,
+            "owner": {"name": "tests"},
+            "plugins": [{"name": n, "source": f"./plugins/{n}"} for n in plugins],
+        }
+        (root / market / ".claude-plugin").mkdir(parents=True)
+        (root / market / ".claude-plugin" / "marketplace.json").write_text(json.dumps(catalog))
+
+
+def _namespaces(root: Path) -> bool:
+    """Whether this machine lets the test mount an overlay on /etc in a private namespace."""
+    upper, work = root / "probe-upper", root / "probe-work"
+    upper.mkdir()
+    work.mkdir()
+    script = f"mount -t overlay overlay -o lowerdir=/etc,upperdir={upper},workdir={work} /etc"
+    if shutil.which("unshare") is None:
+        return False
+    probe = subprocess.run(
+        ["unshare", "-m", "sh", "-c", script], capture_output=True, timeout=30, check=False
+    )
+    return probe.returncode == 0
+
+
+@contextlib.contextmanager
+def claude_policy(
+    root: Path, settings: dict[str, Any], more: dict[str, str] | None = None
+) -> Iterator[Path]:
+    """Claude Code's managed folder holding `settings` (and the `more` files, by relative
+    path), as the real Claude sees it: yields the folder plugman is pointed at (the same
+    files)."""
+    upper, work = root / "etc-upper", root / "etc-work"
+    folder = upper / "claude-code"
+    folder.mkdir(parents=True)
+    work.mkdir()
+    files = {"managed-settings.json": json.dumps(settings, indent=2), **(more or {})}
+    for rel, text in files.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(text)
+    if _namespaces(root):
+        wrapper = root / "claude-in-namespace"
+        mount = f"mount -t overlay overlay -o lowerdir=/etc,upperdir={upper},workdir={work} /etc"
+        wrapper.write_text(
+            f'#!/bin/sh\nexec unshare -m sh -c \'{mount} && exec "$0" "$@"\' {claude_bin()} "$@"\n'
+        )
+        wrapper.chmod(0o755)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(agents, "claude_bin", lambda *_: wrapper)
+            yield folder
+        return
+    with _etc_lock(), _restored(ETC):  # no namespaces: the real folder, put back as it was
+        shutil.rmtree(ETC, ignore_errors=True)
+        shutil.copytree(folder, ETC)
+        yield ETC
+
+
+@contextlib.contextmanager
+def _etc_lock() -> Iterator[None]:
+    import fcntl
+
+    with (Path(tempfile.gettempdir()) / "plugman-etc-claude-code.lock").open("a") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        yield
+
+
+@contextlib.contextmanager
+def _restored(folder: Path) -> Iterator[None]:
+    keep = Path(tempfile.mkdtemp()) / "kept"
+    existed = folder.exists()
+    if existed:
+        shutil.copytree(folder, keep, symlinks=True)
+    try:
+        yield
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        if existed:
+            shutil.copytree(keep, folder, symlinks=True)
+        shutil.rmtree(keep.parent, ignore_errors=True)
+
+
+class Run:
+    def __init__(self, root: Path, managed: Path) -> None:
+        self.home, self.project = root / "home", (root / "project")
+        self.home.mkdir()
+        self.project.mkdir()
+        subprocess.run(["git", "init", "-q", str(self.project)], check=True)
+        self.project = self.project.resolve()
+        self.env = agent_env(self.home, BIN) | {
+            "PLUGMAN_HOME": str(root / "plugman-home"),
+            "PLUGMAN_MANAGED_DIR": str(root / "plugman-managed"),
+            "PLUGMAN_CLAUDE_MANAGED_DIR": str(managed),
+        }
+        grant_trust(self.home, self.project)
+
+    def run(self, cmd: list[str]) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            cmd, cwd=self.project, env=self.env, stdin=subprocess.DEVNULL,
+            capture_output=True, text=True, timeout=150, check=False,
+        )  # fmt: skip
+
+    def claude(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return self.run([str(agents.claude_bin()), *args])
+
+    def plugman(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return self.run([sys.executable, "-m", "plugman", "--project", str(self.project), *args])
+
+    def explain(self, subject: str) -> dict[str, Any]:
+        found: dict[str, Any] = json.loads(
+            self.plugman("policy", "explain", subject, "--json").stdout
+        )
+        return found
+
+
+def test_claude_code_and_plugman_reach_the_same_verdicts_on_one_managed_settings_json(
+    tmp_path: Path,
+) -> None:
+    for find in (claude_bin, codex_bin, gemini_bin):
+        find()
+    build(tmp_path)
+    evil, market = str(tmp_path / "evil-market"), str(tmp_path / "op-market")
+    with claude_policy(tmp_path, POLICY) as managed:
+        run = Run(tmp_path, managed)
+        # Claude Code's verdicts
+        added = run.claude("plugin", "marketplace", "add", evil)
+        assert (
+            added.returncode != 0 and "blocked by enterprise policy" in added.stdout + added.stderr
+        )
+        assert run.claude("plugin", "marketplace", "add", market).returncode == 0
+        refused = run.claude("plugin", "install", "bad@op-market")
+        said = refused.stdout + refused.stderr
+        assert refused.returncode != 0 and "blocked by your organization's policy" in said, said
+        assert run.claude("plugin", "install", "plain@op-market").returncode == 0
+        events = agents.claude_session_events(run.project, run.env)
+        init = next(e for e in events if e.get("subtype") == "init")
+        ran = [str(e.get("output")) for e in events if e.get("subtype") == "hook_response"]
+
+        # plugman's, on the same file
+        blocked = run.plugman("marketplace", "add", evil)
+        assert blocked.returncode == 1 and "blocked by blockedMarketplaces" in blocked.stderr
+        assert run.plugman("marketplace", "add", market).returncode == 0
+        assert run.plugman("agents", "add", "codex", "gemini", "--scope", "project").returncode == 0
+        refused = run.plugman("install", "bad", "--scope", "project")
+        assert refused.returncode == 1 and "blocked by managed policy" in refused.stderr
+        plain = run.plugman("install", "plain", "--scope", "project")
+        assert plain.returncode == 0, plain.stderr
+        synced = run.plugman("sync")  # installs the forced plugin
+        assert synced.returncode == 0, synced.stderr
+        approved = run.plugman("trust", "approve", "good@op-market")  # as its user would
+        assert approved.returncode == 0, approved.stderr
+        kept = run.plugman("uninstall", "good", "--scope", "project")
+        assert kept.returncode == 1 and "required by managed policy" in kept.stderr
+        searched = json.loads(run.plugman("search", "skill", "--json").stdout)
+        assert "bad@op-market" not in json.dumps(searched)
+        verdicts = {
+            subject: (found["verdict"], found["rule"], found["where"])
+            for subject in ("bad@op-market", "good@op-market", evil, "plugin:good:evil")
+            for found in [run.explain(subject)]
+        }
+
+        codex_mcp = run.run([str(codex_bin()), "mcp", "list"]).stdout
+        codex_prompt = run.run([str(codex_bin()), "debug", "prompt-input", "hi"]).stdout
+        codex_hooks = [h["command"] for h in rpc_hooks(codex_bin(), run.project, run.env)]
+        gemini_mcp = gemini_mcp_list(run.home, run.project, run.env)
+        gemini_skills = run.run([str(gemini_bin()), "skills", "list"]).stdout
+
+    # Claude: the forced plugin loads (without an install) and its hook runs; the plain
+    # plugin's hook does not (allowManagedHooksOnly); the denied server is not there
+    plugins = [p["source"] for p in init["plugins"]]
+    assert "good@op-market" in plugins and "bad@op-market" not in plugins, plugins
+    assert [s["name"] for s in init["mcp_servers"] if "good" in s["name"]] == ["plugin:good:notes"]
+    assert any(GOOD_HOOK in out for out in ran) and not any(PLAIN_HOOK in out for out in ran), ran
+    # plugman says the same, and why
+    assert verdicts["bad@op-market"][:2] == ("refused", "enabledPlugins: blocked")
+    assert verdicts["bad@op-market"][2].endswith(
+        'managed-settings.json: enabledPlugins["bad@op-market"]'
+    )
+    assert verdicts["good@op-market"][0] == "allowed" and "forced" in verdicts["good@op-market"][1]
+    assert verdicts[evil][0] == "refused" and "blockedMarketplaces" in verdicts[evil][1]
+    assert verdicts[evil][2].endswith("blockedMarketplaces[0]")
+    assert verdicts["plugin:good:evil"][0] == "refused"
+    assert verdicts["plugin:good:evil"][2].endswith("deniedMcpServers[0]")
+    # and nothing forbidden reaches Codex or Gemini
+    assert "plugin_good_notes" in codex_mcp and "evil" not in codex_mcp, codex_mcp
+    assert "good-skill" in codex_prompt and "plain-skill" in codex_prompt
+    assert "bad-skill" not in codex_prompt and "x-skill" not in codex_prompt
+    assert any("good@op-market" in c for c in codex_hooks), codex_hooks  # plugman's launcher
+    assert not any("plain@op-market" in c for c in codex_hooks), codex_hooks
+    assert "plugin_good_notes" in gemini_mcp and "evil" not in gemini_mcp, gemini_mcp
+    assert "good-skill" in gemini_skills and "bad-skill" not in gemini_skills
+
+
+# Each marketplace matcher kind, asked of the real Claude Code (`claude plugin marketplace add`,
+# which checks the policy before any I/O; an allowed source then fails offline: hosts under
+# .invalid never resolve) and of plugman, on the same managed-settings.json. Where plugman is
+# stricter on purpose, STRICTER says why.
+BLOCKED = {
+    "blockedMarketplaces": [
+        {"source": "github", "repo": "Evil-Org/*"},
+        {"source": "github", "repo": "acme/bad"},
+        {"source": "git", "url": "https://git.bad.invalid/team/repo.git"},
+        {"source": "url", "url": "https://m.bad.invalid/market.json"},
+        {"source": "hostPattern", "hostPattern": r"^host\.blocked\.invalid$"},
+        {"source": "pathPattern", "pathPattern": "evilpath"},
+        {"source": "directory", "path": "{root}/dirmk"},
+    ]
+}
+BLOCK_CASES = (
+    "evil-org/x", "EVIL-ORG/Y", "acme/bad", "acme/bad#v1", "https://github.com/acme/bad.git",
+    "https://github.com/acme/bad", "https://github.com/evil-org/z.git",
+    "git@github.com:acme/bad.git", "https://git.bad.invalid/team/repo.git",
+    "https://GIT.bad.invalid/team/repo", "https://git.bad.invalid/team/repo.git#main",
+    "https://m.bad.invalid/market.json", "https://M.bad.invalid/market.json",
+    "https://host.blocked.invalid/a/b.git", "https://host.blocked.invalid/m.json",
+    "https://sub.host.blocked.invalid/a.git", "{root}/evilpath", "{root}/dirmk",
+)  # fmt: skip
+ALLOWED = {
+    "strictKnownMarketplaces": [
+        {"source": "github", "repo": "acme/*"},
+        {"source": "git", "url": "https://git.ok.invalid/team/repo.git"},
+        {"source": "git", "url": "https://git.ok.invalid/team/pinned.git", "ref": "v1"},
+        {"source": "url", "url": "https://m.ok.invalid/market.json"},
+        {"source": "hostPattern", "hostPattern": r"^h\.ok\.invalid$"},
+        {"source": "pathPattern", "pathPattern": "okpath"},
+        {"source": "directory", "path": "{root}/dirok"},
+    ]
+}
+ALLOW_CASES = (
+    "other/x", "https://git.ok.invalid/team/repo.git", "https://git.ok.invalid/team/repo",
+    "https://GIT.ok.invalid/team/repo.git", "https://git.ok.invalid/team/repo.git#main",
+    "https://git.ok.invalid/team/pinned.git", "https://git.ok.invalid/team/pinned.git#v1",
+    "https://m.ok.invalid/market.json", "https://M.ok.invalid/market.json",
+    "https://h.ok.invalid/a.git", "https://x.h.ok.invalid/a.git", "https://h.ok.invalid/m.json",
+    "{root}/okpath-a", "{root}/dirok", "{root}/other",
+)  # fmt: skip
+STRICTER = {
+    "https://GIT.ok.invalid/team/repo.git": "an allow rule's URL is matched exactly, host case too",
+    "https://M.ok.invalid/market.json": "an allow rule's URL is matched exactly, host case too",
+}
+
+
+def _plugmans_spelling(case: str) -> str:
+    """Claude's `owner/repo#ref` is plugman's `owner/repo@ref`."""
+    return case.replace("#", "@") if re.fullmatch(r"[\w.-]+/[\w.-]+#\S+", case) else case
+
+
+@pytest.mark.parametrize(
+    ("settings", "cases"), [(BLOCKED, BLOCK_CASES), (ALLOWED, ALLOW_CASES)], ids=["block", "allow"]
+)
+def test_each_marketplace_matcher_gives_claude_codes_verdict(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    settings: dict[str, Any],
+    cases: tuple[str, ...],
+) -> None:
+    from plugman.config import policy
+    from plugman.core.paths import Paths
+    from plugman.plugins import registry
+
+    claude_bin()
+    root = tmp_path.resolve()
+    for name in ("dirmk", "evilpath", "okpath-a", "dirok", "other"):
+        (root / name / ".claude-plugin").mkdir(parents=True)
+        catalog = {"name": name, "owner": {"name": "t"}, "plugins": []}
+        (root / name / ".claude-plugin" / "marketplace.json").write_text(json.dumps(catalog))
+    written = json.loads(json.dumps(settings).replace("{root}", str(root)))
+    with claude_policy(root, written) as managed:
+        run = Run(root, managed)
+        monkeypatch.setenv("PLUGMAN_CLAUDE_MANAGED_DIR", str(managed))
+        rules = policy.managed(Paths.from_env(project=run.project))
+        differ, refused = [], []
+        for case in (c.replace("{root}", str(root)) for c in cases):
+            said = run.claude("plugin", "marketplace", "add", case)
+            claude_refuses = "is blocked by enterprise policy" in said.stdout + said.stderr
+            source = registry.classify(_plugmans_spelling(case), run.project)
+            found = policy.marketplace_refusal(source.kind, source.location, source.ref, rules)
+            plugman_refuses = found is not None
+            refused += [case] if claude_refuses else []
+            if case in STRICTER:
+                assert plugman_refuses and not claude_refuses, case
+            elif plugman_refuses != claude_refuses:
+                differ.append((case, "claude", claude_refuses, "plugman", plugman_refuses))
+    assert not differ
+    assert refused and set(refused) < {c.replace("{root}", str(root)) for c in cases}, refused
+
+
+def test_drop_ins_and_managed_mcp_json_are_read_as_claude_code_reads_them(tmp_path: Path) -> None:
+    claude_bin()
+    build(tmp_path)
+    block_op = json.dumps(
+        {"blockedMarketplaces": [{"source": "pathPattern", "pathPattern": "op-"}]}
+    )
+    corp = {"corp": {"command": "python3", "args": ["-c", "pass"]}}
+    more = {
+        "managed-settings.d/10-team.json": json.dumps(
+            {
+                "enabledPlugins": {"bad@op-market": False},  # a later file wins
+                "blockedMarketplaces": [{"source": "pathPattern", "pathPattern": "evil-market"}],
+            }
+        ),
+        "managed-settings.d/.hidden.json": block_op,  # neither reads these two
+        "managed-settings.d/notes.txt": block_op,
+        "managed-mcp.json": json.dumps({"mcpServers": corp}),
+    }
+    evil, market = str(tmp_path / "evil-market"), str(tmp_path / "op-market")
+    with claude_policy(tmp_path, {"enabledPlugins": {"bad@op-market": True}}, more) as managed:
+        run = Run(tmp_path, managed)
+        said = run.claude("plugin", "marketplace", "add", evil)
+        assert "blocked by enterprise policy" in said.stdout + said.stderr
+        assert run.claude("plugin", "marketplace", "add", market).returncode == 0
+        said = run.claude("plugin", "install", "bad@op-market")
+        assert "blocked by your organization's policy" in said.stdout + said.stderr
+        assert run.claude("plugin", "install", "good@op-market").returncode == 0
+        claude_servers = run.claude("mcp", "list").stdout
+
+        assert "blocked by blockedMarketplaces" in run.plugman("marketplace", "add", evil).stderr
+        assert run.plugman("marketplace", "add", market).returncode == 0
+        refused = run.plugman("install", "bad", "--scope", "project")
+        assert refused.returncode == 1 and "blocked by managed policy" in refused.stderr
+        assert run.plugman("install", "good", "--scope", "project").returncode == 0
+        resolved = json.loads(run.plugman("config", "resolve", "--json").stdout)
+        late = {"enabledPlugins": {"good@op-market": False}}  # blocked once installed
+        (managed / "managed-settings.d" / "20-late.json").write_text(json.dumps(late))
+        after = json.loads(run.plugman("config", "resolve", "--json").stdout)
+    assert "corp:" in claude_servers and "notes" not in claude_servers, claude_servers
+    assert list(resolved["mcpServers"]) == ["corp"]  # exclusive, as Claude's own
+    assert "good:good-skill" in resolved["skills"]
+    assert "good:good-skill" not in after["skills"]  # no longer delivered to any agent
+    assert any(d["code"] == "policy-blocked" for d in after["diagnostics"]), after["diagnostics"]
+
+
+def test_managed_marketplaces_and_forced_plugins_need_no_declaration(tmp_path: Path) -> None:
+    claude_bin()
+    build(tmp_path)
+    source = {"source": "directory", "path": str(tmp_path / "op-market")}
+    settings = {
+        "extraKnownMarketplaces": {"op-market": {"source": source}},
+        "enabledPlugins": {"good@op-market": True},
+    }
+    with claude_policy(tmp_path, settings) as managed:
+        run = Run(tmp_path, managed)
+        events = agents.claude_session_events(run.project, run.env)
+        synced = run.plugman("sync")
+        listed = json.loads(run.plugman("list", "--json").stdout)
+        explained = run.explain("good@op-market")
+    init = next(e for e in events if e.get("subtype") == "init")
+    assert "good@op-market" in [p["source"] for p in init["plugins"]], init["plugins"]
+    assert synced.returncode == 0, synced.stderr
+    assert "good@op-market" in json.dumps(listed), listed
+    assert explained["verdict"] == "allowed" and "forced" in explained["rule"]
