@@ -107,10 +107,16 @@ def source_text(source: dict[str, Any]) -> tuple[str | None, str]:
         text = source["repo"] + (f"@{ref}" if isinstance(ref, str) and ref else "")
         return text, f"GitHub {text}"
     if kind == "url" and isinstance(source.get("url"), str):
-        if source.get("headers"):
-            return None, f"{source['url']} with request headers (plugman sends none)"
+        if source.get("headers"):  # a secret written in a settings file: plugman keeps none
+            return None, f"{source['url']} with static request headers (use a headersHelper)"
         return source["url"], source["url"]
     return None, f"a {kind or 'unknown'} source (plugman has no such marketplace source)"
+
+
+def helper_of(source: dict[str, Any]) -> str | None:
+    """The `headersHelper` of a Claude url marketplace source: a command printing its headers."""
+    helper = source.get("headersHelper") if source.get("source") == "url" else None
+    return helper if isinstance(helper, str) and helper.strip() else None
 
 
 class ProjectDeclaration(NamedTuple):
@@ -156,6 +162,12 @@ def project(
                 )
         elif text is None:
             warnings.append(f"marketplace {name!r} in {theirs}: cannot add {words}")
+        elif (helper := helper_of(source)) and name not in registered:
+            warnings.append(
+                f"marketplace {name!r} in {theirs} names the headers helper `{helper}`; plugman "
+                f"does not run a command a project names: if you trust it, add it yourself: "
+                f"plugman marketplace add {text} --name {name} --headers-helper '{helper}'"
+            )
         else:
             markets[name] = text
     plugins = []

@@ -35,7 +35,8 @@ def imported(done: Imported, undo: list[str], as_json: bool) -> str:
             lines.append(f"  cannot import marketplace {m.name} ({m.source}): {m.reason}")
         else:
             verb = would + MARKET_WORDS[m.action] if m.action == "add" else MARKET_WORDS[m.action]
-            lines.append(f"  {verb} {m.name} ({m.source})")
+            helper = f", headers from `{m.helper}`" if m.helper else ""
+            lines.append(f"  {verb} {m.name} ({m.source}{helper})")
     for p in found.plugins:
         state = "enabled" if p.enabled else "disabled"
         if p.action == "skip":

@@ -44,6 +44,7 @@ class MarketStep(NamedTuple):
     action: str  # add | known | skip
     reason: str = ""
     text: str = ""  # what `marketplace add` takes
+    helper: str | None = None  # a url marketplace's headers helper (Claude's `headersHelper`)
 
 
 class PluginStep(NamedTuple):
@@ -118,17 +119,18 @@ def _market(paths: Paths, name: str, source: dict[str, Any]) -> MarketStep:
     text, words = claude_settings.source_text(source)
     if text is None:
         return MarketStep(name, words, "skip", f"plugman cannot add {words}")
+    helper = claude_settings.helper_of(source)
     try:
-        classified = registry.classify(text, paths.project_dir)
+        classified = registry.classify(text, paths.project_dir, helper)
         registry.check_name(name, classified, given=True)  # before the name is a folder
         registry.check_policy(paths, classified)
     except PlugmanError as error:
         return MarketStep(name, words, "skip", error.message)
     mine = registry.known(paths).get(name)
     if mine is None:
-        return MarketStep(name, words, "add", text=text)
+        return MarketStep(name, words, "add", text=text, helper=helper)
     if mine.source[:2] == classified[:2] and mine.source.ref == classified.ref:
-        return MarketStep(name, words, "known", text=text)
+        return MarketStep(name, words, "known", text=text, helper=helper)
     return MarketStep(
         name, words, "skip", f"plugman has a marketplace {name!r} from {mine.source.location}"
     )
@@ -170,7 +172,7 @@ def apply(paths: Paths, found: Plan) -> Imported:
         markets = []
         for step in found.marketplaces:
             if step.action == "add":
-                source = registry.classify(step.text, paths.project_dir)
+                source = registry.classify(step.text, paths.project_dir, step.helper)
                 try:
                     marketplaces.add_in(work, source, step.name)
                 except PlugmanError as error:  # fetched before anything is written

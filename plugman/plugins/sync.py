@@ -64,7 +64,6 @@ def forced_specs(paths: Paths, declared: set[str]) -> list[resolver.PluginReques
     """The plugins managed policy forces on (`enabledPlugins: {"name@market": true}`) that
     the project does not declare: sync installs them too, as Claude Code enables them."""
     from plugman.config import policy
-    from plugman.core import progress
 
     forced = [r for r in policy.managed(paths).plugins if r.enabled and r.plugin not in declared]
     known = registry.known(paths) if forced else {}

@@ -242,6 +242,61 @@ def test_https_marketplace_through_a_headers_helper(
     assert secrets_in(fresh, clone) == []
 
 
+def test_a_claude_url_marketplace_with_a_headers_helper_is_imported_with_it(
+    sites: tuple[http_fixture.Site, http_fixture.Site],
+    home: Path,
+    isolated_home: Path,
+    tmp_path: Path,
+) -> None:
+    """`import claude` keeps Claude's `headersHelper` of a url marketplace (the user asked for
+    the import: consent); a project's committed `.claude/settings.json` naming one is not run
+    by `sync`, which says how to add it knowingly. Static `headers` are never imported."""
+    from tests.integration.test_claude_import_edges import claude_state, entry
+
+    private, _other = sites
+    private.accepted = {f"Bearer {TOKEN}"}
+    helper = home / "token-helper"
+    helper.write_text(f'#!/bin/sh\nprintf \'{{"Authorization": "Bearer {TOKEN}"}}\'\n')
+    helper.chmod(0o755)
+    url = f"{private.base}/marketplace.json"
+    source = {"source": "url", "url": url, "headersHelper": str(helper)}
+    claude_state(
+        home / ".claude",
+        {"private": source},
+        {"hello@private": entry("user")},
+        {"hello@private": True},
+    )
+    project = tmp_path / "project"
+    project.mkdir()
+    dry = cli_text("import", "claude", project=project)
+    assert f"would add marketplace private ({url}, headers from `{helper}`)" in dry
+    done = run("import", "claude", "--apply", project=project)
+    assert [p["action"] for p in done["plugins"]] == ["install"], done
+    assert private.requests[-1] == "/hello.zip"
+    assert private.authorizations[-1] == f"Bearer {TOKEN}"
+    assert secrets_in(isolated_home, project) == []
+
+    clone = tmp_path / "clone"
+    (clone / ".claude").mkdir(parents=True)
+    settings = {"extraKnownMarketplaces": {"team": {"source": source}}}
+    (clone / ".claude" / "settings.json").write_text(json.dumps(settings))
+    asked = len(private.requests)
+    shown = " ".join(cli_text("sync", project=clone).split())
+    assert "plugman does not run a command a project names" in shown
+    assert f"plugman marketplace add {url} --name team --headers-helper '{helper}'" in shown
+    assert private.requests[asked:] == []
+
+
+def cli_text(*args: str, project: Path) -> str:
+    from typer.testing import CliRunner
+
+    from plugman.cli.app import app
+
+    result = CliRunner().invoke(app, ["--project", str(project), *args])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
 def test_https_marketplace_through_netrc_and_without(
     sites: tuple[http_fixture.Site, http_fixture.Site], home: Path, isolated_home: Path
 ) -> None:
