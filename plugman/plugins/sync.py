@@ -296,7 +296,12 @@ def _entry_fields(known: registry.Known | None, name: str) -> dict[str, Any] | N
 def _apply(
     work: Session, record: InstallRecord, targets: list[Target], done: Updated
 ) -> list[PluginChange]:
+    from plugman.config import policy
+
     declared = declarations.entries(work.paths.project_config, "plugins")
+    # what the organization's managed policy forces on is its consent, as Claude Code loads
+    # a force-enabled plugin without asking
+    forced = {r.plugin for r in policy.managed(work.paths).plugins if r.enabled}
     changes = []
     wanted = {target.id for target in targets}
     for gone in sorted(set(record.plugins) - wanted):
@@ -315,7 +320,8 @@ def _apply(
         new = work.store.path(content_hash)
         old_entry = current.entry if current else None
         done.capabilities.append(compare(target.id, was, new, old_entry, target.content.entry))
-        done.waiting.add(f"{target.id} (project)")  # installed unconsented, just below
+        if target.id not in forced:
+            done.waiting.add(f"{target.id} (project)")  # installed unconsented, just below
         value = declared.get(target.id, current.declared if current else None)
         record.plugins[target.id] = InstalledPlugin.made(
             target.content,
@@ -324,7 +330,7 @@ def _apply(
             explicit=target.id in declared,
             # new content nobody here chose: its servers and hooks wait for approval
             # (plugman.config.scopes)
-            consented=False,
+            consented=target.id in forced,
             required_by=current.required_by if current else (),
             declared=value if isinstance(value, str) or target.id not in declared else "*",
             hidden_text=target.hidden_text,

@@ -229,10 +229,11 @@ def test_claude_code_and_plugman_reach_the_same_verdicts_on_one_managed_settings
         assert refused.returncode == 1 and "blocked by managed policy" in refused.stderr
         plain = run.plugman("install", "plain", "--scope", "project")
         assert plain.returncode == 0, plain.stderr
-        synced = run.plugman("sync")  # installs the forced plugin
+        # installs the forced plugin; the organization forcing it is its consent (Claude Code
+        # loads it without asking): no `trust approve`, its hook and server reach the agents
+        synced = run.plugman("sync")
         assert synced.returncode == 0, synced.stderr
-        approved = run.plugman("trust", "approve", "good@op-market")  # as its user would
-        assert approved.returncode == 0, approved.stderr
+        assert "wait for approval" not in synced.stdout, synced.stdout
         kept = run.plugman("uninstall", "good", "--scope", "project")
         assert kept.returncode == 1 and "required by managed policy" in kept.stderr
         searched = json.loads(run.plugman("search", "skill", "--json").stdout)
