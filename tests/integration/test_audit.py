@@ -187,12 +187,15 @@ def test_the_drift_found_is_what_gemini_loads_and_the_fix_gives_it_plugmans_skil
 
 def _no_network() -> list[str]:
     """`unshare -n`: the command runs in a network namespace of its own, which has no network
-    at all (as root, as CI runs); the test is skipped, saying so, where it cannot be made."""
+    at all (as root, as CI runs; `-r` maps a non-root user to root in a user namespace of its
+    own). Where neither can be made, the test fails saying so: it is not skipped."""
     unshare = shutil.which("unshare")
-    probe = [unshare or "unshare", "-n", "true"]
-    if unshare is None or subprocess.run(probe, capture_output=True, check=False).returncode:
-        pytest.skip("unshare -n (a network namespace without network) is not available here")
-    return [unshare, "-n"]
+    if unshare is None:
+        pytest.fail("unshare (util-linux) is not on PATH: it makes the network-less namespace")
+    for flags in (["-n"], ["-r", "-n"]):
+        if not subprocess.run([unshare, *flags, "true"], capture_output=True).returncode:
+            return [unshare, *flags]
+    pytest.fail("unshare -n failed: run the tests as root (as CI does) or allow user namespaces")
 
 
 def test_the_audit_runs_with_the_network_down(project: Path) -> None:
