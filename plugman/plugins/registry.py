@@ -185,13 +185,14 @@ def lookalike(name: str) -> str | None:
 
 def official(source: MarketplaceSource) -> bool:
     """Whether a marketplace is one of Anthropic's own, as Claude Code decides it: fetched with
-    git from GitHub's `anthropics` organization (`PLUGMAN_GITHUB_URL` stands for GitHub)."""
+    git from GitHub's `anthropics` organization (`PLUGMAN_GITHUB_URL` stands for GitHub),
+    however the URL is spelled (`plugman.core.identity.git`: a `..` segment, case, `.git`,
+    ssh or https, percent-escapes all resolve to the repository git reaches)."""
+    from plugman.core import identity
+
     if source.kind != "git":
         return False
-    hosts = {os.environ.get("PLUGMAN_GITHUB_URL", GITHUB_URL), GITHUB_URL}
-    prefixes = [f"{host.rstrip('/')}/anthropics/".lower() for host in hosts]
-    prefixes.append("git@github.com:anthropics/")
-    return source.location.lower().startswith(tuple(prefixes))
+    return identity.git(source.location, identity.github_base()).startswith("github.com/anthropics/")
 
 
 def remote(source: MarketplaceSource) -> bool:
