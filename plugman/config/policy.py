@@ -229,7 +229,7 @@ def server_verdict(
         if _matches(deny, name, entry, env):
             return Verdict(False, f"denied by deniedMcpServers {deny.shown()}", deny.origin)
         if deny.key == "serverUrl" and remote and identity.unparsable(entry["url"]):
-            why = f"its url does not parse as a URL, so deniedMcpServers {deny.shown()} cannot clear it"
+            why = f"its url does not parse, so deniedMcpServers {deny.shown()} cannot clear it"
             return Verdict(False, why, deny.origin)
     kind = "serverUrl" if remote else "serverCommand"
     allowed = None

@@ -128,9 +128,7 @@ def _matches(pattern: str, source: str) -> bool:
 
     sources = {source, identity.oci(source), identity.git(source)}
     patterns = {pattern, identity.oci(pattern), identity.git(pattern)}
-    return any(
-        fnmatchcase(text, wanted) for text in _untagged(sources) for wanted in patterns
-    )
+    return any(fnmatchcase(text, wanted) for text in _untagged(sources) for wanted in patterns)
 
 
 def _untagged(sources: set[str]) -> set[str]:

@@ -89,8 +89,7 @@ def _path(path: str) -> str:
     """A repository path: decoded, dot segments resolved, no doubled, leading or trailing
     slash, and no `.git` suffix."""
     text = posixpath.normpath("/" + unquote(path.replace("\\", "/"))).strip("/")
-    text = text.removesuffix(".git").rstrip("/")
-    return text
+    return text.removesuffix(".git").rstrip("/")
 
 
 def oci(reference: str) -> str:

@@ -112,7 +112,9 @@ def _classify(text: str, cwd: Path) -> MarketplaceSource:
 
 
 def registry_path(paths: Paths) -> Path:
-    return paths.state_dir / "marketplaces.json"
+    from plugman.config.policy_plugins import registry_path
+
+    return registry_path(paths)
 
 
 def registry(paths: Paths) -> dict[str, dict[str, Any]]:
@@ -192,7 +194,8 @@ def official(source: MarketplaceSource) -> bool:
 
     if source.kind != "git":
         return False
-    return identity.git(source.location, identity.github_base()).startswith("github.com/anthropics/")
+    found = identity.git(source.location, identity.github_base())
+    return found.startswith("github.com/anthropics/")
 
 
 def remote(source: MarketplaceSource) -> bool:
@@ -242,13 +245,18 @@ def credentials(known: Known | None) -> AbstractContextManager[None]:
 
 
 def check_plugin_policy(paths: Paths, plugin_id: str) -> None:
-    """Refuse a plugin the managed policy blocks (`enabledPlugins: {"name@market": false}`)."""
-    from plugman.config import policy
+    """Refuse a plugin the managed policy blocks: `enabledPlugins: {"name@market": false}`,
+    for that plugin under any marketplace name of the same source or installed directly, and
+    every plugin of a marketplace the policy blocks (`plugman.config.policy_plugins`)."""
+    from plugman.config import policy, policy_plugins
 
-    rule = policy.managed(paths).plugin_rule(plugin_id)
-    if rule is not None and not rule.enabled:
+    rules = policy.managed(paths)
+    if not policy_plugins.speaks(rules):
+        return
+    found = policy_plugins.blocked(rules, plugin_id, policy_plugins.markets(paths))
+    if found is not None:
         raise PlugmanError(
-            f"plugin {plugin_id} is blocked by managed policy (enabledPlugins, {rule.origin})",
+            f"plugin {plugin_id} is blocked by managed policy ({found.why}, {found.origin})",
             hint="ask your administrator; run: plugman policy explain " + plugin_id,
         )
 
@@ -267,12 +275,20 @@ def portable(source: MarketplaceSource, project: Path) -> str:
     return source.location
 
 
-def entry_for(source: MarketplaceSource, root: Path, commit: str | None) -> dict[str, Any]:
-    return {
-        "kind": source.kind,
-        "location": source.location,
-        "ref": source.ref,
-        "root": str(root),
-        "commit": commit,
-        "updated": timestamp(),
-    } | ({"headers_helper": source.helper} if source.helper else {})
+def entry_for(
+    source: MarketplaceSource, root: Path, commit: str | None, origin: str = "user"
+) -> dict[str, Any]:
+    """A registry entry; `origin`: who had it registered (user, or a project's or the managed
+    settings' declaration: `plugman.config.policy_plugins.forced` tells them apart)."""
+    return (
+        {
+            "kind": source.kind,
+            "location": source.location,
+            "ref": source.ref,
+            "root": str(root),
+            "commit": commit,
+            "updated": timestamp(),
+        }
+        | ({"headers_helper": source.helper} if source.helper else {})
+        | ({"origin": origin} if origin != "user" else {})
+    )
