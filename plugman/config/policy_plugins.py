@@ -82,6 +82,9 @@ def blocked(policy: Policy, plugin_id: str, known: Mapping[str, Market]) -> Verd
     """Why the managed policy blocks this plugin (the rule and where it is written), or None."""
     name, _, market = plugin_id.partition("@")
     mine = known.get(market)
+    unread = next((r for r in policy.blocked_marketplaces if r.unreadable), None)
+    if unread is not None:  # fail closed: what it meant to block cannot be told
+        return Verdict(False, f"refused by blockedMarketplaces {unread.shown()}", unread.origin)
     for rule in policy.plugins:
         if rule.enabled:
             continue

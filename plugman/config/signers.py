@@ -126,8 +126,9 @@ def _matches(pattern: str, source: str) -> bool:
     resolves it), so another spelling of a source a rule names still needs its signature."""
     from plugman.core import identity
 
-    sources = {source, identity.oci(source), identity.git(source)}
-    patterns = {pattern, identity.oci(pattern), identity.git(pattern)}
+    base = identity.github_base()
+    sources = {source, identity.oci(source), identity.git(source, base)}
+    patterns = {pattern, identity.oci(pattern), identity.git(pattern, base)}
     return any(fnmatchcase(text, wanted) for text in _untagged(sources) for wanted in patterns)
 
 
