@@ -190,7 +190,8 @@ def test_reserved_name_with_a_lookalike_source_is_refused(world: World) -> None:
     starts with the anthropics organization but resolves elsewhere (`anthropics/../evil`).
     Invariant: reserved names only for a source git resolves to GitHub's anthropics org."""
     hub = world.hub.as_uri()
-    for lookalike in (f"{hub}/anthropics/../evil/market.git", f"{hub}/anthropics%2F..%2Fevil/market"):
+    lookalikes = (f"{hub}/anthropics/../evil/market.git", f"{hub}/anthropics%2F..%2Fevil/market")
+    for lookalike in lookalikes:
         world.refused(
             "marketplace", "add", lookalike, "--name", "claude-plugins-official", match="reserved"
         )
@@ -255,37 +256,60 @@ def test_malformed_block_rule_refuses_every_path(world: World) -> None:
     world.ok("install", str(folder), "--scope", "user")
 
 
+FORCED = {"enabledPlugins": {"tool@op": True}}
+
+
+@pytest.mark.parametrize("organization_declares_op", [False, True], ids=["by-name", "declared"])
 def test_forced_plugin_from_a_project_declared_same_name_marketplace_is_not_consented(
-    world: World,
+    world: World, organization_declares_op: bool
 ) -> None:
-    """Attack: the managed settings force `tool@op` (meaning the organization's `op`); a
-    cloned project declares its own marketplace named `op` whose `tool` runs the attacker's
-    content. Invariant: forced consent only for the marketplace the managed settings mean;
-    with the organization's own `op`, the same sync consents it."""
+    """Attack: the managed settings force `tool@op` (the organization's `op`); a cloned
+    project declares its own marketplace named `op` (the attacker's repository) and `tool@op`,
+    so sync would install the attacker's `tool` as consented. Invariant: forced consent only
+    for the marketplace the managed settings mean (the one they declare, else one the user
+    added); a project-declared namesake's plugin waits for approval. Paired: the user's own
+    `op` (the organization's source) is consented by the same sync."""
     hub = world.hub.as_uri()
-    (world.project / "plugman.toml").write_text(
-        f'[marketplaces]\nop = {{ source = "{hub}/evil/market.git" }}\n\n[plugins]\n"tool@op" = "*"\n'
-    )
-    world.managed(
-        {
-            "enabledPlugins": {"tool@op": True},
-            "extraKnownMarketplaces": {
-                "op": {"source": {"source": "git", "url": f"{hub}/acme/good.git"}}
-            },
-        }
-    )
+    settings = dict(FORCED)
+    if organization_declares_op:
+        good = {"source": {"source": "git", "url": f"{hub}/acme/good.git"}}
+        settings["extraKnownMarketplaces"] = {"op": good}
+    declared = f'[marketplaces]\nop = {{ source = "{hub}/evil/market.git" }}\n'
+    (world.project / "plugman.toml").write_text(declared)
+    world.ok("sync")  # the clone's marketplace is registered (before any policy forced it)
+    world.managed(settings)
+    (world.project / "plugman.toml").write_text(declared + '\n[plugins]\n"tool@op" = "*"\n')
     synced = world.cli("sync")
-    assert synced.exit_code != 0 or not _consented(world, "tool@op"), synced.stderr
-    # the organization's own op: consented
-    world.cli("marketplace", "remove", "op")
-    (world.project / "plugman.toml").write_text('[plugins]\n"tool@op" = "*"\n')
+    if synced.exit_code == 0:  # installed, not consented
+        assert _consented(world, "tool@op") is False
+    else:  # or refused: the organization's op and the clone's are not the same marketplace
+        assert "already registered" in synced.stderr, synced.stderr
+    # the organization's op, added by the user: the same sync consents it
+    world.managed({})
+    (world.project / "plugman.toml").write_text("")
     world.ok("sync")
-    assert _consented(world, "tool@op")
+    world.ok("marketplace", "remove", "op")
+    world.managed(settings)
+    world.ok("marketplace", "add", f"{hub}/acme/good.git", "--name", "op")
+    (world.project / "plugman.toml").write_text('[plugins]\n"tool@op" = "*"\n')
+    synced = world.cli("sync")
+    assert synced.exit_code == 0, synced.stderr
+    assert _consented(world, "tool@op") is True
+    assert "tool:tool-skill" in _skills(world)
 
 
-def _consented(world: World, plugin_id: str) -> bool:
-    found = json.loads(world.ok("config", "resolve", "--json").stdout)
-    return plugin_id not in json.dumps(found.get("pending", found.get("dropped", [])))
+def _consented(world: World, plugin_id: str) -> bool | None:
+    """Whether the project's install record has the plugin as consented (None: absent)."""
+    from plugman.core.paths import Paths
+    from plugman.core.state import InstallRecord
+
+    record = InstallRecord.load(Paths.from_env(project=world.project), "project")
+    entry = record.plugins.get(plugin_id)
+    return None if entry is None else entry.consented
+
+
+def _skills(world: World) -> Any:
+    return json.loads(world.ok("config", "resolve", "--json").stdout)["skills"]
 
 
 DENIED_SPELLINGS = [
