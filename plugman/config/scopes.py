@@ -254,8 +254,9 @@ def _plugins(
     found = Contributions([], [], [], [], [], [], {}, [], {})
     secret = _secret_reader(paths, how[0])
     for plugin_id, (scope, entry, record) in sorted(chosen.items()):
-        found.rows.append(Installed(plugin_id, entry.version, entry.enabled, scope))
         refused = blocked(plugin_id) if entry.enabled else None
+        why = f"{refused.why} ({refused.origin})" if refused else ""
+        found.rows.append(Installed(plugin_id, entry.version, entry.enabled, scope, why))
         if refused is not None:
             message = f"plugin {plugin_id} is {refused.why}: it is not delivered to any agent"
             hint = f"see {refused.origin}; run: plugman uninstall {plugin_id}"
