@@ -181,6 +181,9 @@ def _loadable(
         if row.id in waiting:
             notes.append(f"{row.id} waits for approval (plugman trust approve {row.id})")
             continue
+        if row.blocked:  # managed policy: not loaded, whatever id Claude would give it
+            notes.append(f"{row.id} is not loaded: {row.blocked}")
+            continue
         native = _native(store, row.id, entry, record)
         if native is None:
             notes.append(

@@ -28,6 +28,7 @@ class Installed(NamedTuple):
     version: str
     enabled: bool
     scope: Scope
+    blocked: str = ""  # why managed policy blocks it: nothing of it is delivered
 
 
 class Contributions(NamedTuple):

@@ -18,11 +18,11 @@ with plugman's: deny and block lists are unioned, each allow list must allow (`a
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple, assert_never
-from urllib.parse import urlsplit
 
 from plugman.config import declarations
 from plugman.config.expand import expand
@@ -39,6 +39,7 @@ from plugman.config.policy_rules import (
     SourceRule,
     parse,
 )
+from plugman.core import identity
 from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
 from plugman.manifest.diagnostics import Sink
@@ -108,13 +109,6 @@ def managed_settings(paths: Paths) -> dict[str, Any]:
     return declarations.read(paths.managed_settings)
 
 
-GITHUB = re.compile(r"^https://github\.com/(?P<repo>[^/]+/[^/]+?)(?:\.git)?/?$", re.IGNORECASE)
-# GitHub over SSH, which a github block rule matches too (as in Claude Code 2.1.328)
-GITHUB_SSH = re.compile(
-    r"^(?:ssh://)?git@github\.com[:/](?P<repo>[^/]+/[^/]+?)(?:\.git)?/?$", re.IGNORECASE
-)
-
-
 def marketplace_refusal(kind: str, location: str, ref: str | None, policy: Policy) -> str | None:
     """Why managed policy refuses a marketplace source (kind: directory, git or url), or None.
     `blockedMarketplaces` matches any spelling, ref and path; `strictKnownMarketplaces` exactly."""
@@ -156,32 +150,57 @@ def marketplace_verdict(
 def _source_matches(
     rule: SourceRule, kind: str, location: str, ref: str | None, *, loose: bool
 ) -> bool:
+    """Whether a marketplace source fits a rule, both compared as canonical identities
+    (`plugman.core.identity`: a git URL as git resolves it, a URL as the URL standard reads
+    it, a folder by its resolved path). `loose` (a block rule): any ref, and without case."""
     if rule.host_pattern is not None:
-        host = _hostname(location) if kind != "directory" else None
+        host = _hostname(kind, location)
         return bool(host and _search(rule.host_pattern, host))
     if rule.path_pattern is not None:
-        return kind == "directory" and _search(rule.path_pattern, location)
-    same_ref = loose or rule.ref == ref
+        return kind == "directory" and _search(rule.path_pattern, _folder(location))
+    if not (loose or rule.ref == ref):
+        return False
     form = rule.source
-    github = GITHUB.match(location) if kind == "git" else None
-    if kind == "git" and loose and github is None:
-        github = GITHUB_SSH.match(location)
-    if form == "github" and github:
-        return same_ref and _repo_matches(rule.repo or "", github["repo"], loose)
-    if form == "git" and kind == "git":
-        return same_ref and (rule.url == location or (loose and _same_url(rule, location)))
-    if form in ("url", "directory", "file"):
-        wanted = rule.url if form == "url" else rule.path
-        same = wanted == location or (loose and (wanted or "").lower() == location.lower())
-        return {"url": "url", "directory": "directory", "file": "directory"}[form] == kind and same
-    return False
+    wanted = {"github": rule.repo, "git": rule.url, "url": rule.url}.get(str(form), rule.path)
+    if wanted is None or form not in ("github", "git", "url", "directory", "file"):
+        return False
+    mine = _identity(kind, location)
+    if form in ("github", "git"):
+        if kind != "git":
+            return False
+        theirs = identity.git(f"https://github.com/{wanted}" if form == "github" else wanted)
+        if form == "github" and theirs.endswith("/*"):  # owner/*: the owner's repositories
+            return mine.lower().startswith(theirs[:-1].lower())
+    elif form == "url":
+        theirs = identity.url(wanted) if kind == "url" else ""
+    else:
+        theirs = _folder(wanted) if kind == "directory" else ""
+    return bool(theirs) and (mine == theirs or (loose and mine.lower() == theirs.lower()))
 
 
-def _hostname(location: str) -> str | None:
-    try:
-        return urlsplit(location).hostname
-    except ValueError:  # malformed (an unclosed IPv6 bracket): refused when it is fetched
+def _identity(kind: str, location: str) -> str:
+    if kind == "git":
+        return identity.git(location, identity.github_base())
+    return identity.url(location) if kind == "url" else _folder(location)
+
+
+def _folder(location: str) -> str:
+    """A folder (or its marketplace.json: the same marketplace) by its normalised path."""
+    path = posixpath.normpath(location.replace("\\", "/"))
+    return path.removesuffix("/.claude-plugin/marketplace.json").removesuffix("/marketplace.json")
+
+
+def _hostname(kind: str, location: str) -> str | None:
+    if kind == "directory":
         return None
+    if kind == "url":
+        found = identity.web_url(location)
+        return found.host if found else None
+    canonical = identity.git(location, identity.github_base())
+    if canonical.startswith("file:"):
+        return None
+    name = canonical.partition("/")[0]
+    return name.rpartition(":")[0] if name.rpartition(":")[2].isdigit() else name
 
 
 def _search(pattern: str, text: str) -> bool:
@@ -192,17 +211,6 @@ def _search(pattern: str, text: str) -> bool:
             f"managed policy pattern {str(pattern)!r} is not a valid regular expression: {exc}",
             hint="fix hostPattern / pathPattern in managed-settings.toml",
         ) from None
-
-
-def _repo_matches(pattern: str, repo: str, loose: bool) -> bool:
-    if loose:
-        pattern, repo = pattern.lower(), repo.lower()
-    owner, _, name = pattern.partition("/")
-    return repo == pattern or (name == "*" and repo.split("/")[0] == owner)
-
-
-def _same_url(rule: SourceRule, location: str) -> bool:
-    return (rule.url or "").lower().rstrip("/") == location.lower().rstrip("/")
 
 
 def refusal(name: str, entry: dict[str, Any], policy: Policy, env: Mapping[str, str]) -> str | None:
@@ -216,10 +224,13 @@ def server_verdict(
 ) -> Verdict | None:
     """The verdict on a server, or None when no rule speaks of it. Deny wins; then every
     allow list there is (plugman's and Claude Code's) must allow it."""
+    remote = isinstance(entry.get("url"), str)
     for deny in policy.denied:
         if _matches(deny, name, entry, env):
             return Verdict(False, f"denied by deniedMcpServers {deny.shown()}", deny.origin)
-    remote = isinstance(entry.get("url"), str)
+        if deny.key == "serverUrl" and remote and identity.unparsable(entry["url"]):
+            why = f"its url does not parse, so deniedMcpServers {deny.shown()} cannot clear it"
+            return Verdict(False, why, deny.origin)
     kind = "serverUrl" if remote else "serverCommand"
     allowed = None
     for allow in (policy.allowed, policy.allowed_too):
@@ -260,26 +271,7 @@ def _matches(rule: ServerRule, name: str, entry: dict[str, Any], env: Mapping[st
 
 
 def url_matches(pattern: str, url: str) -> bool:
-    """Whether `url` fits `pattern`; a URL or pattern that does not parse (an unclosed IPv6
-    bracket, or a bad port where the pattern names one) fits nothing."""
-    try:
-        want, got = urlsplit(pattern), urlsplit(url)
-    except ValueError:
-        return False
-    if want.scheme and want.scheme.lower() != got.scheme.lower():
-        return False
-    host = _glob((want.hostname or "").rstrip("."), re.IGNORECASE)
-    if not host.fullmatch((got.hostname or "").rstrip(".")):
-        return False
-    try:
-        if want.port is not None and want.port != got.port:
-            return False
-    except ValueError:
-        return False
-    if not want.path or want.path == "/":
-        return True
-    return bool(_glob(want.path).fullmatch(got.path))
-
-
-def _glob(pattern: str, flags: int = 0) -> re.Pattern[str]:
-    return re.compile(".*".join(re.escape(part) for part in pattern.split("*")), flags)
+    """Whether `url` fits `pattern`, both read as the agents' URL parser reads them (the WHATWG
+    URL standard: `plugman.core.identity.url_matches`); a URL that does not parse fits
+    nothing (and `server_verdict` refuses it under any URL rule)."""
+    return identity.url_matches(pattern, url)

@@ -20,10 +20,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from plugman.config import declarations, export_record, policy, unread, user_config
+from plugman.config import declarations, export_record, policy, policy_plugins, unread, user_config
 from plugman.config.contribute import Contributions, Given, Installed, contribute, substitute_hook
 from plugman.config.merge import Dropped, Hook, Layers, Origin, Server
-from plugman.config.policy import Policy
+from plugman.config.policy import Policy, Verdict
 from plugman.core import progress, secrets
 from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
@@ -99,7 +99,7 @@ def load(
         _ignored_keys(table, file, paths, report)
         hooks += _hooks_of(table.get("hooks"), scope, file, report)
     rules = policy.managed(paths, report.sink)
-    blocked = {r.plugin: r.origin for r in rules.plugins if not r.enabled}
+    blocked = _blocked(paths, rules)
     how = (os.environ if env is None else env, references)
     found = _plugins(paths, report, only, how, blocked)
     layers = Layers(
@@ -221,6 +221,15 @@ def _hooks_of(
     ]
 
 
+def _blocked(paths: Paths, rules: Policy) -> Callable[[str], Verdict | None]:
+    """Why the managed policy blocks a plugin (`plugman.config.policy_plugins.blocked`: by
+    what it is, not how its id is spelled); the registry is read only when a rule speaks."""
+    if not policy_plugins.speaks(rules):
+        return lambda _plugin_id: None
+    known = policy_plugins.markets(paths)
+    return lambda plugin_id: policy_plugins.blocked(rules, plugin_id, known)
+
+
 def consented(scope: Scope, entry: InstalledPlugin) -> bool:
     """Whether someone on this machine chose the plugin (see the module's docstring). User and
     local scopes are only ever written by `plugman install` and `update`."""
@@ -232,7 +241,7 @@ def _plugins(
     report: Report,
     only: Scope | None,
     how: tuple[Mapping[str, str], bool],
-    blocked: Mapping[str, str],
+    blocked: Callable[[str], Verdict | None],
 ) -> Contributions:
     """Every installed plugin (the highest scope's record wins; with `only`, that scope's
     record alone) and what enabled ones bring; nothing from one managed policy blocks
@@ -245,10 +254,12 @@ def _plugins(
     found = Contributions([], [], [], [], [], [], {}, [], {})
     secret = _secret_reader(paths, how[0])
     for plugin_id, (scope, entry, record) in sorted(chosen.items()):
-        found.rows.append(Installed(plugin_id, entry.version, entry.enabled, scope))
-        if entry.enabled and plugin_id in blocked:
-            message = f"plugin {plugin_id} is blocked by managed policy: it is not delivered"
-            hint = f"see {blocked[plugin_id]}; run: plugman uninstall {plugin_id}"
+        refused = blocked(plugin_id) if entry.enabled else None
+        why = f"{refused.why} ({refused.origin})" if refused else ""
+        found.rows.append(Installed(plugin_id, entry.version, entry.enabled, scope, why))
+        if refused is not None:
+            message = f"plugin {plugin_id} is {refused.why}: it is not delivered to any agent"
+            hint = f"see {refused.origin}; run: plugman uninstall {plugin_id}"
             report.sink(record.path).warning("policy-blocked", message, (), hint)
         elif entry.enabled:
             if not consented(scope, entry):

@@ -81,7 +81,7 @@ def _rule(file: Path, index: int, rule: Any) -> SignatureRule:
         if bad is not None:
             return SignatureRule(file, index, None, (), bad)
         signers = tuple(keys)
-    sources = tuple(s.removeprefix("oci://") for s in found["sources"] or ())
+    sources = tuple(s.removeprefix("oci://") for s in found["sources"] or ())  # and canonical
     return SignatureRule(file, index, sources if found["sources"] is not None else None, signers)
 
 
@@ -121,7 +121,22 @@ def refusal(paths: Paths, source: str, signer: str | None) -> str | None:
 
 
 def _matches(pattern: str, source: str) -> bool:
-    bare = source.split("@", 1)[0]
-    last = bare.rsplit("/", 1)
-    untagged = bare.rsplit(":", 1)[0] if len(last) == 2 and ":" in last[1] else bare
-    return any(fnmatchcase(text, pattern) for text in (source, bare, untagged))
+    """Whether `source` fits `pattern`, both as written and as canonical identities
+    (`plugman.core.identity`: an OCI reference as the registry reads it, a git URL as git
+    resolves it), so another spelling of a source a rule names still needs its signature."""
+    from plugman.core import identity
+
+    base = identity.github_base()
+    sources = {source, identity.oci(source), identity.git(source, base)}
+    patterns = {pattern, identity.oci(pattern), identity.git(pattern, base)}
+    return any(fnmatchcase(text, wanted) for text in _untagged(sources) for wanted in patterns)
+
+
+def _untagged(sources: set[str]) -> set[str]:
+    """Each source with and without its digest and its tag."""
+    found = set(sources)
+    for source in sources:
+        bare = source.split("@", 1)[0]
+        last = bare.rsplit("/", 1)
+        found |= {bare, bare.rsplit(":", 1)[0] if len(last) == 2 and ":" in last[1] else bare}
+    return found

@@ -69,6 +69,8 @@ def installed(
         lines.append(
             f"{row.id:{width}}  {row.version:10} {row.scope:8} {enabled:8} {row.content_hash[:19]}"
         )
+        if row.blocked:
+            lines.append(f"{'':{width}}  not delivered: {row.blocked}")
         if row.agents:
             reached = ", ".join(f"{a} ({', '.join(kinds)})" for a, kinds in row.agents.items())
             lines.append(f"{'':{width}}  agents: {reached}")

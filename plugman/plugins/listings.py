@@ -3,6 +3,7 @@ shows."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from plugman.core.paths import Paths
@@ -69,6 +70,7 @@ class Listed(NamedTuple):
     components: dict[str, Any] | None
     agents: dict[str, list[str]]  # agent → the kinds of components it received
     signer: str | None = None  # who signed it (plugman.plugins.signing); None: unsigned
+    blocked: str | None = None  # why managed policy blocks it (the rule, in which file)
 
     @property
     def pin(self) -> str | None:
@@ -79,7 +81,11 @@ class Listed(NamedTuple):
         keys = ("id", "version", "scope", "enabled", "source", "content_hash", "installed_at")
         row = {key: getattr(self, key) for key in keys}
         row |= {"components": self.components, "pin": self.pin, "agents": self.agents}
-        return row | ({"signer": self.signer} if self.signer else {})
+        return (
+            row
+            | ({"signer": self.signer} if self.signer else {})
+            | ({"blocked": self.blocked} if self.blocked else {})
+        )
 
 
 class Info(NamedTuple):
@@ -109,6 +115,7 @@ def listing(paths: Paths) -> list[Listed]:
     from plugman.core.state import SCOPES, InstallRecord
 
     reached = by_scope(paths)
+    blocked = _blocked(paths)
     return [
         Listed(
             plugin_id,
@@ -121,7 +128,25 @@ def listing(paths: Paths) -> list[Listed]:
             dict(entry.components),
             reached.get((plugin_id, scope), {}),
             entry.signer,
+            blocked(plugin_id),
         )
         for scope in SCOPES
         for plugin_id, entry in sorted(InstallRecord.load(paths, scope).plugins.items())
     ]
+
+
+def _blocked(paths: Paths) -> Callable[[str], str | None]:
+    """Why managed policy blocks a plugin, with the rule's file and key path (None: it does
+    not); the marketplace registry is read only when the policy speaks of plugins."""
+    from plugman.config import policy, policy_plugins
+
+    rules = policy.managed(paths)
+    if not policy_plugins.speaks(rules):
+        return lambda _plugin_id: None
+    known = policy_plugins.markets(paths)
+
+    def why(plugin_id: str) -> str | None:
+        found = policy_plugins.blocked(rules, plugin_id, known)
+        return None if found is None else f"{found.why} ({found.origin})"
+
+    return why

@@ -131,9 +131,14 @@ def add(
 
 
 def add_in(
-    work: Session, source: MarketplaceSource, name: str | None, scope: Scope = "user"
+    work: Session,
+    source: MarketplaceSource,
+    name: str | None,
+    scope: Scope = "user",
+    origin: str = "user",
 ) -> Known:
-    """`add`, as part of the caller's transaction."""
+    """`add`, as part of the caller's transaction; `origin`: who asked for it (the user, or a
+    project's or the managed settings' declaration, which sync registers)."""
     paths = work.paths
     staging = work.store.stage()
     root, commit = fetch(source, staging, name)
@@ -148,7 +153,7 @@ def add_in(
         cache = paths.marketplaces_dir / final
         work.tx.replace_dir(cache, root)
         root = cache
-    entries[final] = entry_for(source, root, commit)
+    entries[final] = entry_for(source, root, commit, origin)
     write_registry(paths, entries, work.tx)
     if scope != "user":
         record = InstallRecord.load(paths, scope)

@@ -225,6 +225,7 @@ class _Planner:
                     hint="plugin and marketplace names must be ASCII; ask the publisher to "
                     "rename it",
                 )
+        registry.check_plugin_policy(self.paths, planned.id)  # a direct source too
         self.planned[planned.id] = planned
         self.wanted.setdefault(planned.id, []).append((planned.specifier, planned.required_by))
         self.check(planned)

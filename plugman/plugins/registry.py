@@ -112,7 +112,9 @@ def _classify(text: str, cwd: Path) -> MarketplaceSource:
 
 
 def registry_path(paths: Paths) -> Path:
-    return paths.state_dir / "marketplaces.json"
+    from plugman.config.policy_plugins import registry_path
+
+    return registry_path(paths)
 
 
 def registry(paths: Paths) -> dict[str, dict[str, Any]]:
@@ -185,13 +187,15 @@ def lookalike(name: str) -> str | None:
 
 def official(source: MarketplaceSource) -> bool:
     """Whether a marketplace is one of Anthropic's own, as Claude Code decides it: fetched with
-    git from GitHub's `anthropics` organization (`PLUGMAN_GITHUB_URL` stands for GitHub)."""
+    git from GitHub's `anthropics` organization (`PLUGMAN_GITHUB_URL` stands for GitHub),
+    however the URL is spelled (`plugman.core.identity.git`: a `..` segment, case, `.git`,
+    ssh or https, percent-escapes all resolve to the repository git reaches)."""
+    from plugman.core import identity
+
     if source.kind != "git":
         return False
-    hosts = {os.environ.get("PLUGMAN_GITHUB_URL", GITHUB_URL), GITHUB_URL}
-    prefixes = [f"{host.rstrip('/')}/anthropics/".lower() for host in hosts]
-    prefixes.append("git@github.com:anthropics/")
-    return source.location.lower().startswith(tuple(prefixes))
+    found = identity.git(source.location, identity.github_base())
+    return found.startswith("github.com/anthropics/")
 
 
 def remote(source: MarketplaceSource) -> bool:
@@ -241,13 +245,18 @@ def credentials(known: Known | None) -> AbstractContextManager[None]:
 
 
 def check_plugin_policy(paths: Paths, plugin_id: str) -> None:
-    """Refuse a plugin the managed policy blocks (`enabledPlugins: {"name@market": false}`)."""
-    from plugman.config import policy
+    """Refuse a plugin the managed policy blocks: `enabledPlugins: {"name@market": false}`,
+    for that plugin under any marketplace name of the same source or installed directly, and
+    every plugin of a marketplace the policy blocks (`plugman.config.policy_plugins`)."""
+    from plugman.config import policy, policy_plugins
 
-    rule = policy.managed(paths).plugin_rule(plugin_id)
-    if rule is not None and not rule.enabled:
+    rules = policy.managed(paths)
+    if not policy_plugins.speaks(rules):
+        return
+    found = policy_plugins.blocked(rules, plugin_id, policy_plugins.markets(paths))
+    if found is not None:
         raise PlugmanError(
-            f"plugin {plugin_id} is blocked by managed policy (enabledPlugins, {rule.origin})",
+            f"plugin {plugin_id} is blocked by managed policy ({found.why}, {found.origin})",
             hint="ask your administrator; run: plugman policy explain " + plugin_id,
         )
 
@@ -266,12 +275,20 @@ def portable(source: MarketplaceSource, project: Path) -> str:
     return source.location
 
 
-def entry_for(source: MarketplaceSource, root: Path, commit: str | None) -> dict[str, Any]:
-    return {
-        "kind": source.kind,
-        "location": source.location,
-        "ref": source.ref,
-        "root": str(root),
-        "commit": commit,
-        "updated": timestamp(),
-    } | ({"headers_helper": source.helper} if source.helper else {})
+def entry_for(
+    source: MarketplaceSource, root: Path, commit: str | None, origin: str = "user"
+) -> dict[str, Any]:
+    """A registry entry; `origin`: who had it registered (user, or a project's or the managed
+    settings' declaration: `plugman.config.policy_plugins.forced` tells them apart)."""
+    return (
+        {
+            "kind": source.kind,
+            "location": source.location,
+            "ref": source.ref,
+            "root": str(root),
+            "commit": commit,
+            "updated": timestamp(),
+        }
+        | ({"headers_helper": source.helper} if source.helper else {})
+        | ({"origin": origin} if origin != "user" else {})
+    )

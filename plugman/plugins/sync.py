@@ -63,14 +63,21 @@ def declared_specs(paths: Paths, pins: list[dict[str, Any]]) -> list[resolver.Pl
 def forced_specs(paths: Paths, declared: set[str]) -> list[resolver.PluginRequest]:
     """The plugins managed policy forces on (`enabledPlugins: {"name@market": true}`) that
     the project does not declare: sync installs them too, as Claude Code enables them."""
-    from plugman.config import policy
+    from plugman.config import policy, policy_plugins
 
-    forced = [r for r in policy.managed(paths).plugins if r.enabled and r.plugin not in declared]
-    known = registry.known(paths) if forced else {}
+    rules = policy.managed(paths)
+    forced = [r for r in rules.plugins if r.enabled and r.plugin not in declared]
+    known = policy_plugins.markets(paths) if forced else {}
     found = []
     for rule in forced:
         name, _, market = rule.plugin.partition("@")
-        if market in known:
+        if market in known and not policy_plugins.forced(rules, rule.plugin, known):
+            progress.warn(  # a same-name marketplace a project declared: not the one meant
+                f"managed policy requires {rule.plugin} ({rule.origin}), but the marketplace "
+                f"registered as {market!r} ({known[market].location}) is not the one the "
+                "managed settings mean: plugman does not install it"
+            )
+        elif market in known:
             found.append(resolver.PluginRequest(rule.plugin, name, market))
         else:  # Claude Code's own marketplaces, or one nobody declared: not plugman's to fetch
             progress.warn(
@@ -108,13 +115,13 @@ def register_marketplaces(work: Session) -> None:
             registry.refuse_project_helper(name, value)
             source = registry.classify(text, paths.project_dir)
             registry.check_policy(paths, source)
-            marketplaces.add_in(work, source, name)
+            marketplaces.add_in(work, source, name, origin="project")
     for name, fields, _ in policy.managed(paths).extra_marketplaces:  # managed: known to all
         text = _claude_source_text(fields)
         if name not in known and text is not None:
             source = registry.classify(text, paths.project_dir)
             registry.check_policy(paths, source)
-            marketplaces.add_in(work, source, name)
+            marketplaces.add_in(work, source, name, origin="managed")
 
 
 def _claude_source_text(fields: dict[str, Any]) -> str | None:
@@ -198,6 +205,7 @@ def _sync_in(paths: Paths, mode: str, dry_run: bool, done: Updated) -> None:
                     str(pin["content_hash"]),
                     pin.get("hidden_text"),
                     p.signer,
+                    forceable=p.marketplace != resolver.DIRECT,
                 )
                 for p, pin in zip(planned, pins_of(planned), strict=True)
             ]
@@ -248,11 +256,13 @@ class Target(NamedTuple):
     content_hash: str
     hidden_text: str | None = None  # "allowed": let in with hidden text (plugman.lock)
     signer: str | None = None  # who signed it, as plugman.lock pins it
+    forceable: bool = False  # what its marketplace offers now (a lock pin never is forced)
 
 
 def _fetch_pin(work: Session, pin: dict[str, Any]) -> Target:
     from plugman.plugins.sources import fetch
 
+    registry.check_plugin_policy(work.paths, str(pin["id"]))  # blocked: refused from a pin too
     source = source_from_lock(pin["source"])
     known = registry.known(work.paths).get(pin["marketplace"])
     with registry.credentials(known):
@@ -296,12 +306,14 @@ def _entry_fields(known: registry.Known | None, name: str) -> dict[str, Any] | N
 def _apply(
     work: Session, record: InstallRecord, targets: list[Target], done: Updated
 ) -> list[PluginChange]:
-    from plugman.config import policy
+    from plugman.config import policy, policy_plugins
 
     declared = declarations.entries(work.paths.project_config, "plugins")
     # what the organization's managed policy forces on is its consent, as Claude Code loads
-    # a force-enabled plugin without asking
-    forced = {r.plugin for r in policy.managed(work.paths).plugins if r.enabled}
+    # a force-enabled plugin without asking: that plugin from the marketplace the managed
+    # settings mean, never a same-name one a project declares, nor a lock pin
+    rules, known = policy.managed(work.paths), policy_plugins.markets(work.paths)
+    forced = {t.id for t in targets if t.forceable and policy_plugins.forced(rules, t.id, known)}
     changes = []
     wanted = {target.id for target in targets}
     for gone in sorted(set(record.plugins) - wanted):

@@ -212,10 +212,13 @@ def test_urls_that_do_not_parse_match_no_rule_that_needs_them(url: str) -> None:
     # was: ValueError from urlsplit (the bracket) and from .port (where a rule names a port)
     assert not url_matches("http://h:1/*", url)
     assert not url_matches(url, "http://h/")
-    assert url_matches("http://*", url) == ("[" not in url)  # no port named: not compared
+    assert not url_matches("http://*", url)  # the URL standard does not parse it
     server = Server("a", {"type": "http", "url": url}, USER)
+    # fail closed: a URL no parser reads cannot be cleared by a URL deny list
     denied = resolve(Layers(None, (server,)), ruled(denied=({"serverUrl": "http://h:1/*"},)), {})
-    assert list(denied.servers) == ["a"]
+    assert list(denied.servers) == []
+    named = resolve(Layers(None, (server,)), ruled(denied=({"serverName": "b"},)), {})
+    assert list(named.servers) == ["a"]
 
 
 def test_marketplace_policy_with_a_malformed_url_or_pattern() -> None:

@@ -319,9 +319,11 @@ ALLOW_CASES = (
     "https://h.ok.invalid/a.git", "https://x.h.ok.invalid/a.git", "https://h.ok.invalid/m.json",
     "{root}/okpath-a", "{root}/dirok", "{root}/other",
 )  # fmt: skip
-STRICTER = {
-    "https://GIT.ok.invalid/team/repo.git": "an allow rule's URL is matched exactly, host case too",
-    "https://M.ok.invalid/market.json": "an allow rule's URL is matched exactly, host case too",
+STRICTER = {  # identities compared canonically (plugman.core.identity), where Claude compares text
+    "https://GIT.bad.invalid/team/repo": "the blocked repository without `.git`: the same one",
+}
+SAME_REPOSITORY = {  # allowed by plugman, where Claude compares the text: one repository
+    "https://git.ok.invalid/team/repo": "the allowed repository without `.git`: the same one",
 }
 
 
@@ -364,6 +366,8 @@ def test_each_marketplace_matcher_gives_claude_codes_verdict(
             refused += [case] if claude_refuses else []
             if case in STRICTER:
                 assert plugman_refuses and not claude_refuses, case
+            elif case in SAME_REPOSITORY:
+                assert claude_refuses and not plugman_refuses, case
             elif plugman_refuses != claude_refuses:
                 differ.append((case, "claude", claude_refuses, "plugman", plugman_refuses))
     assert not differ

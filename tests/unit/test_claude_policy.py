@@ -190,4 +190,6 @@ def test_block_rules_match_what_claude_code_blocks(kind: str, location: str) -> 
     )
     assert policy.marketplace_refusal(kind, location, None, rules)
     allowed = policy.parse({"strictKnownMarketplaces": [{"source": "github", "repo": "acme/bad"}]})
-    assert policy.marketplace_refusal("git", "git@github.com:acme/bad.git", None, allowed)
+    # one repository, however spelled (plugman.core.identity): its SSH URL is allowed too
+    assert policy.marketplace_refusal("git", "git@github.com:acme/bad.git", None, allowed) is None
+    assert policy.marketplace_refusal("git", "git@github.com:acme/good.git", None, allowed)

@@ -28,7 +28,9 @@ CASES: list[tuple[Policy, str, str, str | None, bool]] = [
         None,
         False,
     ),
-    (ruled(known_marketplaces=({"source": "git", "url": GH},)), "git", GH + "/", None, False),
+    # one repository, however spelled (plugman.core.identity): a trailing slash is the same
+    (ruled(known_marketplaces=({"source": "git", "url": GH},)), "git", GH + "/", None, True),
+    (ruled(known_marketplaces=({"source": "git", "url": GH},)), "git", GH[:-4] + "x", None, False),
     (ruled(known_marketplaces=({"hostPattern": r"^github\.com$"},)), "git", GH, None, True),
     (
         ruled(known_marketplaces=({"source": "directory", "path": "/opt/m"},)),
