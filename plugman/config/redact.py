@@ -48,6 +48,24 @@ def _scrub(value: Any) -> Any:
     return value
 
 
+def holds_sensitive(value: str) -> bool:
+    """Whether `value` holds a sensitive value this process put into its config (a plugin's
+    sensitive option, an `mcp vars` value, both from the secret store)."""
+    return any(secret in value for secret in _SENSITIVE)
+
+
+def message(value: str) -> str:
+    """An error, hint or log line with every known sensitive value and every URL's
+    credentials masked: what plugman says about a server or hook it started may quote the
+    entry as expanded (its command, its URL), and agents keep launchers' stderr in their
+    logs."""
+    if _SENSITIVE:
+        value = _scrub(value)
+    if "://" not in value:
+        return value
+    return _URL.sub(lambda m: url(m.group(0)) if _url_secret(m.group(0)) else m.group(0), value)
+
+
 def is_secret_name(name: str) -> bool:
     return bool(CREDENTIAL.search(name))
 
