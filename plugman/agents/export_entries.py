@@ -155,10 +155,14 @@ def refused(name: str, value: dict[str, Any], origin: Origin, notes: list[str]) 
     fields = [f for h in handlers if isinstance(h, dict) for f in redact.literals(h)]
     if not fields:
         return False
+    found = [f for h in handlers if isinstance(h, dict) for f in redact.keep_out(name, h)[1]]
+    variables = sorted({f.variable for f in found}) or ["API_KEY"]
+    how = "; ".join(f"plugman mcp vars set {v}" for v in variables)
+    refs = ", ".join("${" + v + "}" for v in variables)
     notes.append(
         f"{name}: not exported: {', '.join(fields)} holds a literal secret ({where(origin)}), "
-        "and project files are committed; write it as a reference such as ${API_KEY} and "
-        "set the variable in your environment"
+        f"and project files are committed; keep the value in plugman's secret store ({how}) "
+        f"and write {refs} in its place"
     )
     return True
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from typing import Any
 
+from plugman.config import redact
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.manifest import schema
 from plugman.manifest.diagnostics import ERROR, Diagnostic, Sink
@@ -155,3 +157,41 @@ def check_entry(name: str, entry: dict[str, Any]) -> list[str]:
 
 def _text(d: Diagnostic) -> str:
     return f"{d.path or '(entry)'}: {d.message}"
+
+
+def refuse_literal_secrets(name: str, entry: dict[str, Any], where: str) -> None:
+    """A literal credential never goes into a committed file (`where`: the project's
+    `.mcp.json`): refused, naming each field (never its value), with the commands that keep
+    the value in the secret store and write a `${VAR}` reference instead."""
+    fixed, found = redact.keep_out(name, entry)
+    if not found:
+        return
+    fields = ", ".join(f.field for f in found)
+    variables = sorted({f.variable for f in found})
+    steps = [f"plugman mcp vars set {v}" for v in variables] + [add_command(name, fixed)]
+    raise UsageError(
+        f"MCP server {name!r}: {fields} holds a literal credential, and {where} is committed "
+        "with the project",
+        hint="keep the value out of it: "
+        + "; then ".join(steps)
+        + " (mcp vars keeps each value in plugman's secret store, where plugman mcp run and "
+        "the gateway put it in; an agent reading the file itself takes ${VAR} from its "
+        "environment)",
+    )
+
+
+def add_command(name: str, entry: dict[str, Any], scope: str = "project") -> str:
+    """The `plugman mcp add` (or `add-json`) command line that adds `entry` as `name`."""
+    head = ["plugman", "mcp", "add", name, "--scope", scope]
+    kind = entry.get("type") or ("stdio" if "command" in entry else "http")
+    simple = set(entry) <= {"type", "command", "args", "env", "url", "headers"}
+    env, headers = entry.get("env") or {}, entry.get("headers") or {}
+    if simple and kind == "stdio" and isinstance(entry.get("command"), str):
+        words = [*head, *(f"--env={k}={v}" for k, v in env.items())]
+        words += ["--", entry["command"], *map(str, entry.get("args") or [])]
+        return shlex.join(words)
+    if simple and isinstance(entry.get("url"), str):
+        words = [*head, "--transport", str(kind), entry["url"]]
+        words += [f"--header={k}: {v}" for k, v in headers.items()]
+        return shlex.join(words)
+    return shlex.join(["plugman", "mcp", "add-json", name, "--scope", scope, json.dumps(entry)])

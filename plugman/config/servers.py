@@ -16,7 +16,7 @@ from typing import Any, Literal, NamedTuple
 import tomlkit
 
 from plugman.config import declarations, mcp_json
-from plugman.config.server_entries import check_entry, check_name
+from plugman.config.server_entries import check_entry, check_name, refuse_literal_secrets
 from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
 from plugman.core.session import Finish, session
@@ -50,6 +50,8 @@ def add(
 ) -> ServerChange:
     check_name(name)
     warnings = check_entry(name, entry)
+    if scope == "project":  # .mcp.json is committed
+        refuse_literal_secrets(name, entry, paths.project_mcp.name)
     refuse_if_managed(paths, "add")
     _refuse_duplicate(paths, name, scope)
     with session(paths) as work:

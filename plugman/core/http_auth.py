@@ -69,14 +69,17 @@ def default(url: str) -> Auth:
 
 
 def origin(url: str) -> tuple[str, str, int | None]:
-    """(scheme, host, port) of a URL, lower-cased, the port made explicit."""
+    """(scheme, host, port) of a URL, lower-cased, the port made explicit and a trailing dot
+    dropped from the host: where credentials may go is compared on this, never on the text.
+    A port that is not a number gives an origin that matches nothing."""
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
-    return (
-        scheme,
-        (parts.hostname or "").lower(),
-        parts.port or {"https": 443, "http": 80}.get(scheme),
-    )
+    host = (parts.hostname or "").lower().rstrip(".")
+    try:
+        port = parts.port or {"https": 443, "http": 80}.get(scheme)
+    except ValueError:
+        return scheme, host, -1
+    return scheme, host, port
 
 
 def for_url(url: str, helper: str | None = None, name: str | None = None) -> Auth:

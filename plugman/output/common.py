@@ -89,10 +89,12 @@ def envelope(command: str, **body: Any) -> str:
 
 def error_envelope(failure: PlugmanError, command: str | None) -> str:
     """What a failed command prints on stdout under --json (stderr still has `error:`)."""
+    from plugman.config.redact import message
+
     error: dict[str, Any] = {
-        "message": failure.message,
-        "where": failure.where,
-        "hint": failure.hint,
+        "message": message(failure.message),
+        "where": failure.where and message(failure.where),
+        "hint": failure.hint and message(failure.hint),
         "exit_code": int(failure.exit_code),
     }
     found: list[Diagnostic] | None = getattr(failure, "diagnostics", None)
@@ -111,14 +113,17 @@ def display_path(file: str) -> str:
 
 
 def error(exc: Exception) -> str:
-    """A user-facing error for stderr (with the validator's findings, for a refused plugin)."""
+    """A user-facing error for stderr (with the validator's findings, for a refused plugin);
+    never a sensitive value or a URL's credentials (`config.redact.message`)."""
+    from plugman.config.redact import message
+
     found: list[Diagnostic] | None = getattr(exc, "diagnostics", None)
     if not found:
-        return f"error: {exc}"
+        return message(f"error: {exc}")
     where, hint = getattr(exc, "where", None), getattr(exc, "hint", None)
     head = f"{where}: {exc.args[0]}" if where else str(exc.args[0])
     lines = [f"error: {head}", *(f"  {line}" for d in found for line in diagnostic_lines(d))]
-    return "\n".join([*lines, f"  hint: {hint}"] if hint else lines)
+    return message("\n".join([*lines, f"  hint: {hint}"] if hint else lines))
 
 
 def diagnostic_lines(d: Diagnostic) -> list[str]:

@@ -87,16 +87,21 @@ def plan(paths: Paths, env: Mapping[str, str], scopes: tuple[Scope, ...] = SCOPE
         "local": read(paths.project_dir / ".claude" / "settings.local.json"),
     }
     sources: dict[str, dict[str, Any]] = {}
+    came: dict[str, Scope] = {}  # which settings file each source was taken from
     for scope in reversed([s for s in SCOPES if s in scopes]):  # user's wins, as Claude's
-        sources |= claude_settings.marketplaces(settings[scope])
+        found = claude_settings.marketplaces(settings[scope])
+        sources |= found
+        came |= dict.fromkeys(found, scope)
     known = read(home / "plugins" / "known_marketplaces.json")
-    sources |= {
+    mine = {
         str(n): v["source"]
         for n, v in known.items()
         if isinstance(v, dict) and isinstance(v.get("source"), dict)
     }
+    sources |= mine
+    came |= dict.fromkeys(mine, "user")
     markets = [
-        _market(paths, name, source)
+        _market(paths, name, source, came.get(name, "user"))
         for name, source in sorted(sources.items())
         if not name.startswith(OWN_PREFIX)
     ]
@@ -115,11 +120,25 @@ def plan(paths: Paths, env: Mapping[str, str], scopes: tuple[Scope, ...] = SCOPE
     return Plan(home, markets, steps)
 
 
-def _market(paths: Paths, name: str, source: dict[str, Any]) -> MarketStep:
+def _market(paths: Paths, name: str, source: dict[str, Any], came: Scope) -> MarketStep:
+    """What to do with one of Claude's marketplaces. A headers helper named by the project's
+    `.claude/settings.json` or `settings.local.json` (files a clone can bring) is a command
+    the project chose: plugman never runs it, so that marketplace is skipped with the command
+    that adds it knowingly."""
     text, words = claude_settings.source_text(source)
     if text is None:
         return MarketStep(name, words, "skip", f"plugman cannot add {words}")
     helper = claude_settings.helper_of(source)
+    if helper and came != "user":
+        file = ".claude/settings.json" if came == "project" else ".claude/settings.local.json"
+        return MarketStep(
+            name,
+            words,
+            "skip",
+            f"the project's {file} names the headers helper `{helper}`; plugman does not run "
+            "a command a project names: if you trust it, add it yourself: plugman marketplace "
+            f"add {text} --name {name} --headers-helper '{helper}'",
+        )
     try:
         classified = registry.classify(text, paths.project_dir, helper)
         registry.check_name(name, classified, given=True)  # before the name is a folder

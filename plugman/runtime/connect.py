@@ -173,6 +173,15 @@ async def _stdio(
     if folder is not None and not Path(folder).is_dir():
         raise PlugmanError(f"working directory not found: {folder}")
     args = [str(a) for a in entry.get("args") or []]
+    from plugman.runtime.hooks import secret_in_argv
+
+    if secret_in_argv([command, *args]):
+        raise PlugmanError(
+            "not started: its command line would carry a secret value, which every user of "
+            "this machine can read (ps)",
+            hint="pass it in the entry's env instead (a plugin's server gets each option as "
+            "CLAUDE_PLUGIN_OPTION_<KEY> in its environment)",
+        )
     params = StdioServerParameters(command=command, args=args, env=env, cwd=folder)
     spawning = stdio_client(params, errlog=errlog)
     async with spawning as streams:

@@ -254,11 +254,21 @@ def _errlog(log_dir: Path, name: str, entry: Mapping[str, Any]) -> Iterator[Any]
         yield file
 
 
+class _Redacting(logging.Formatter):
+    """Log lines with every known sensitive value and URL credential masked: a backend's
+    error may quote its expanded entry (a URL with a key in it)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        from plugman.config.redact import message
+
+        return message(super().format(record))
+
+
 @contextmanager
 def _logging_to(path: Path) -> Iterator[None]:
     """Every log record (and warning) to `path` while serving; nothing to stdout or stderr."""
     handler = logging.FileHandler(path, encoding="utf-8")
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(_Redacting("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root, ours = logging.getLogger(), logging.getLogger("plugman.gateway")
     levels = (root.level, ours.level)
     root.addHandler(handler)

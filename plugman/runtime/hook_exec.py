@@ -31,7 +31,14 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from plugman.config.merge import Hook
 from plugman.core.errors import PlugmanError
 from plugman.runtime.hook_outcome import Raw
-from plugman.runtime.hooks import env_of, handler_argv, run_command, selected, timeout_of
+from plugman.runtime.hooks import (
+    env_of,
+    handler_argv,
+    run_command,
+    secret_in_argv,
+    selected,
+    timeout_of,
+)
 
 if TYPE_CHECKING:
     from plugman.core.paths import Paths
@@ -177,6 +184,9 @@ def _background(handler: dict[str, Any], body: str, cwd: Path, env: dict[str, st
     argv = handler_argv(handler)
     if argv is None:
         return Raw(error="the handler has no command")
+    refused = secret_in_argv(argv)
+    if refused:
+        return Raw(exit_code=1, error=refused)
     with tempfile.TemporaryFile() as stdin:
         stdin.write(body.encode())
         stdin.seek(0)
@@ -241,4 +251,6 @@ def failure(raw: Raw, timeout: float | None = None) -> str:
     """The line the launcher adds on stderr when the handler did not end by itself."""
     if raw.timed_out:
         return f"plugman hooks exec: the hook timed out{f' after {timeout:g}s' if timeout else ''}"
-    return f"plugman hooks exec: {raw.error}" if raw.error else ""
+    from plugman.config.redact import message
+
+    return message(f"plugman hooks exec: {raw.error}") if raw.error else ""

@@ -165,12 +165,31 @@ def handler_argv(handler: dict[str, Any]) -> list[str] | None:
     return [*SHELLS.get(str(handler.get("shell")), ["sh", "-c"]), command]
 
 
+def secret_in_argv(argv: list[str]) -> str | None:
+    """Why `argv` may not be started: it carries a sensitive value (a plugin's sensitive
+    option put into an exec-form handler's args), which every user of the machine can read
+    on its command line (`ps`). The handler gets each option in its environment too
+    (CLAUDE_PLUGIN_OPTION_<KEY>), which only the user can read."""
+    from plugman.config import redact
+
+    if not any(redact.holds_sensitive(word) for word in argv):
+        return None
+    return (
+        "the hook was not run: its command line would carry a secret value, which every user "
+        "of this machine can read (ps); it gets each plugin option in its environment "
+        "(CLAUDE_PLUGIN_OPTION_<KEY>): read it from there"
+    )
+
+
 def run_command(
     handler: dict[str, Any], body: str, cwd: Path, env: dict[str, str], timeout: float
 ) -> Raw:
     argv = handler_argv(handler)
     if argv is None:
         return Raw(error="the handler has no command")
+    refused = secret_in_argv(argv)
+    if refused:
+        return Raw(exit_code=1, error=refused)
     started = time.monotonic()
     try:
         proc = subprocess.Popen(

@@ -81,8 +81,40 @@ def prepare(paths: Paths, name: str, env: Mapping[str, str]) -> Launch:
             f"{name}: its entry has no command", hint=f"run: plugman config explain {name}"
         )
     args = [str(a) for a in entry.get("args") or []]
+    refuse_secret_argv(name, [command, *args], server.origin.plugin)
     cwd = entry.get("cwd")
     return Launch(name, command, args, {**env, **given}, cwd if isinstance(cwd, str) else None)
+
+
+def refuse_secret_argv(name: str, argv: list[str], plugin: str | None) -> None:
+    """A sensitive value (a plugin's sensitive option, an `mcp vars` value) never goes into a
+    process's command line, which every user of the machine reads (`ps`, /proc/PID/cmdline):
+    the server is not started, and the hint says how to pass it in the environment (which only
+    the user and root can read). No file descriptor trick is offered in its place: a server
+    that takes the value as an argument takes the value, not a path it would have to read."""
+    from plugman.config import redact
+
+    found = [i for i, word in enumerate(argv) if redact.holds_sensitive(word)]
+    if not found:
+        return
+    where = ", ".join("command" if i == 0 else f"args[{i - 1}]" for i in found)
+    if plugin:
+        hint = (
+            f"plugin {plugin} puts a sensitive option into its server's arguments; its server "
+            "also gets each option in its environment (CLAUDE_PLUGIN_OPTION_<KEY>): ask its "
+            "author to read it from there, or put it in the entry's env"
+        )
+    else:
+        hint = (
+            "move the ${VAR} from the entry's args into its env (the server reads it from its "
+            f"environment): plugman mcp remove {name}, then plugman mcp add {name} --env "
+            "VAR=${VAR} -- COMMAND ARGS"
+        )
+    raise NotStartedError(
+        f"{name} is not started: its {where} would carry a secret value on the command line, "
+        "which every user of this machine can read (ps)",
+        hint=hint,
+    )
 
 
 def why(resolution: Resolution, name: str, project: str) -> NotStartedError:

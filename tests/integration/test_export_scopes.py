@@ -108,8 +108,9 @@ def test_a_literal_secret_is_never_written_into_a_project_file(home: Path, proje
         assert names_in(target, written) == {"clean"}
         assert (
             "leaky: not exported: env.API_KEY holds a literal secret "
-            f"({project / 'plugman.toml'}), and project files are committed; write it as a "
-            "reference such as ${API_KEY} and set the variable in your environment"
+            f"({project / 'plugman.toml'}), and project files are committed; keep the value "
+            "in plugman's secret store (plugman mcp vars set API_KEY) and write ${API_KEY} in "
+            "its place"
         ) in result.stderr
         assert "remote: not exported: headers.Authorization holds a literal secret" in (
             result.stderr

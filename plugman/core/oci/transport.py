@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 from urllib.parse import urlencode, urljoin, urlsplit
 
+from plugman.core.http_auth import origin
 from plugman.core.oci.connections import RegistryError, check_url, opened
 from plugman.core.oci.credentials import Credential
 from plugman.core.oci.reference import Reference
@@ -73,7 +74,17 @@ class Client:
         """An API request (a path under the registry, or an absolute URL it gave), authorised
         as the registry asks, redirects followed. The caller reads or closes the response."""
         url = urljoin(self.base + "/", url)
-        response = self._send(method, url, headers, body, authorised=True)
+        home = self.same_host(url)  # an upload's Location may name another host: no credentials
+        response = self._send(method, url, headers, body, authorised=home)
+        if response.status == 401 and not home:
+            self._drain(response)
+            raise RegistryError(
+                f"{self.ref.registry} sent the request to {_host(url)}, which asks for "
+                "credentials; plugman gives the registry's credentials to its own host only",
+                where=str(self.ref),
+                hint=f"ask the operator of {self.ref.registry} why it hands requests to "
+                "another host",
+            )
         if response.status == 401:
             challenge = parse_challenge(response.getheader("WWW-Authenticate", ""))
             self._drain(response)
@@ -89,8 +100,7 @@ class Client:
             self._drain(response)
             check_url(location, redirect=True)
             url = location
-            same = _origin(url) == _origin(self.base)
-            response = self._send(method, url, headers, None, authorised=same)
+            response = self._send(method, url, headers, None, authorised=self.same_host(url))
         raise RegistryError(f"{self.ref.registry} redirected {method} too many times")
 
     def _send(
@@ -109,7 +119,7 @@ class Client:
             sent["Content-Length"] = str(len(body))
         parts = urlsplit(url)
         target = parts.path + (f"?{parts.query}" if parts.query else "")
-        same = _origin(url) == _origin(self.base)
+        same = self.same_host(url)
         for attempt in (1, 2):  # a kept-alive connection the server closed: once more
             connection = self._open() if same else opened(url)
             try:
@@ -123,6 +133,11 @@ class Client:
                 self.close()
                 raise self._unreachable(exc) from None
         raise AssertionError("unreachable")
+
+    def same_host(self, url: str) -> bool:
+        """Whether `url` is on the registry's own origin (scheme, host and port, compared
+        canonically): the only place its credentials go."""
+        return origin(url) == origin(self.base)
 
     def _unreachable(self, exc: Exception) -> RegistryError:
         reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
@@ -237,9 +252,9 @@ def _token_of(data: bytes) -> str | None:
     return token if isinstance(token, str) and token else None
 
 
-def _origin(url: str) -> tuple[str, str]:
-    parts = urlsplit(url)
-    return parts.scheme, parts.netloc.lower()
+def _host(url: str) -> str:
+    scheme, host, port = origin(url)
+    return f"{scheme}://{host}:{port}"
 
 
 def read_small(response: http.client.HTTPResponse, what: str, cap: int = MAX_SMALL) -> bytes:
