@@ -10,6 +10,12 @@ explain` show it), and a file that cannot be read at all adds a `left-out` warni
 A project plugin that nobody installed on this machine (`sync` installed it from the project's
 committed declaration: its record entry has no `consented` flag, which `plugman install` sets)
 is unconsented: its servers and hooks wait for `plugman trust approve`.
+
+The local scope's `.plugman/local.toml` is the user's only while plugman.config.origins says so
+(no link on its path, not tracked by git): otherwise its servers and hooks are read as the
+project's, pending approval, with a warning saying why. A project file reached through a link
+gets a warning too. Every entry that needs approval carries the digests of the files it runs
+(plugman.config.binding), which its approval covers with the project folder.
 """
 
 from __future__ import annotations
@@ -20,9 +26,17 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from plugman.config import declarations, export_record, policy, unread, user_config
+from plugman.config import (
+    binding,
+    declarations,
+    export_record,
+    origins,
+    policy,
+    unread,
+    user_config,
+)
 from plugman.config.contribute import Contributions, Given, Installed, contribute, substitute_hook
-from plugman.config.merge import Dropped, Hook, Layers, Origin, Server
+from plugman.config.merge import Dropped, Hook, Layers, Origin, Server, needs_approval
 from plugman.config.policy import Policy
 from plugman.core import progress, secrets
 from plugman.core.errors import PlugmanError
@@ -89,7 +103,8 @@ def load(
         )
     chosen = (only,) if only else SCOPES
     tables = {scope: _toml(declarations.path_for(paths, scope), report) for scope in chosen}
-    manual = _manual(paths, report, tables, invalid, only)
+    layer = _layers(paths, chosen, tables, report)
+    manual = _manual(paths, report, tables, invalid, layer, only)
     servers = [*([] if only else _connectors(paths)), *manual]
     hooks = (
         [] if only else _hooks_of(settings.get("hooks"), "managed", paths.managed_settings, report)
@@ -97,7 +112,7 @@ def load(
     for scope in (only,) if only else SCOPES:
         file, table = declarations.path_for(paths, scope), tables[scope]
         _ignored_keys(table, file, paths, report)
-        hooks += _hooks_of(table.get("hooks"), scope, file, report)
+        hooks += _hooks_of(table.get("hooks"), layer[scope], file, report)
     rules = policy.managed(paths, report.sink)
     blocked = {r.plugin: r.origin for r in rules.plugins if not r.enabled}
     how = (os.environ if env is None else env, references)
@@ -111,9 +126,71 @@ def load(
         tuple(found.agents),
         found.unconsented,
         (*invalid, *found.dropped),
+        binding.project_key(paths.project_dir),
     )
     diagnostics = list(dict.fromkeys(report.diagnostics))  # a file read twice, reported once
-    return Scopes(layers, rules, found.rows, diagnostics, found.secrets)
+    return Scopes(bound(layers, paths), rules, found.rows, diagnostics, found.secrets)
+
+
+def _layers(
+    paths: Paths, chosen: tuple[Scope, ...], tables: dict[Scope, dict[str, Any]], report: Report
+) -> dict[Scope, Layer]:
+    """The layer each scope's own entries are read as: its own, but the local scope's file is
+    read as the project's when it is not the user's (plugman.config.origins.local), and says
+    why. A project file reached through a link is the project's all the same, and says so."""
+    found: dict[Scope, Layer] = {scope: scope for scope in chosen}
+    files = [declarations.path_for(paths, s) for s in chosen if s != "user"]
+    if "project" in chosen:
+        files.append(paths.project_mcp)
+    for file in files:
+        if file == paths.local_config:
+            verdict = origins.local(paths)
+        else:
+            link = origins.link_on_path(paths.project_dir, file)
+            verdict = origins.of(paths, file) if link is not None else origins.USER
+        if verdict.consents or not verdict.why:
+            continue
+        if file == paths.local_config:
+            found["local"] = "project"
+            declares = tables.get("local", {})
+            if not (declares.get("mcp_servers") or declares.get("hooks")):
+                continue
+            said, hint = (
+                "its servers and hooks are the project's, pending approval",
+                (
+                    "review them: plugman trust list; keep your own local settings in a file git "
+                    "does not track (git rm --cached .plugman/local.toml)"
+                ),
+            )
+        elif not file.exists():
+            continue
+        else:
+            said, hint = (
+                "its entries are the project's, pending approval",
+                "see: plugman trust list",
+            )
+        report.sink(file).warning("project-origin", f"{verdict.why}; {said}", (), hint)
+    return found
+
+
+def bound(layers: Layers, paths: Paths) -> Layers:
+    """`layers` with each entry that needs approval carrying the digests of the files it runs
+    (plugman.config.binding), which its approval covers."""
+
+    def runs(entry: dict[str, Any], origin: Origin, shell: bool) -> tuple[tuple[str, str], ...]:
+        plugin = Path(origin.file) if origin.scope == "plugin" else None
+        return binding.files_run(entry, paths.project_dir, plugin, shell)
+
+    waits = layers.unconsented
+    servers = tuple(
+        s._replace(runs=runs(s.entry, s.origin, False)) if needs_approval(s.origin, waits) else s
+        for s in layers.servers
+    )
+    hooks = tuple(
+        h._replace(runs=runs(h.handler, h.origin, True)) if needs_approval(h.origin, waits) else h
+        for h in layers.hooks
+    )
+    return layers._replace(servers=servers, hooks=hooks)
 
 
 def _ignored_keys(table: dict[str, Any], file: Path, paths: Paths, report: Report) -> None:
@@ -176,6 +253,7 @@ def _manual(
     report: Report,
     tables: dict[Scope, dict[str, Any]],
     invalid: list[Dropped],
+    layer: dict[Scope, Layer],
     only: Scope | None = None,
 ) -> list[Server]:
     found: list[Server] = []
@@ -189,7 +267,7 @@ def _manual(
     for scope in (only,) if only else SCOPES:
         file = declarations.path_for(paths, scope)
         value = tables[scope].get("mcp_servers")
-        found += _servers_of_table(value, scope, file, report, invalid)
+        found += _servers_of_table(value, layer[scope], file, report, invalid)
     return found
 
 
