@@ -12,9 +12,11 @@ committed declaration: its record entry has no `consented` flag, which `plugman 
 is unconsented: its servers and hooks wait for `plugman trust approve`.
 
 The local scope's `.plugman/local.toml` is the user's only while plugman.config.origins says so
-(no link on its path, not tracked by git): otherwise its servers and hooks are read as the
-project's, pending approval, with a warning saying why. A project file reached through a link
-gets a warning too. Every entry that needs approval carries the digests of the files it runs
+(not tracked by git, this user's): otherwise its servers and hooks are read as the project's,
+pending approval, with a warning saying why. A project file reached through a symbolic link
+(plugman.toml, .mcp.json, local.toml, or a link on their path such as `.plugman`) is not read
+at all, with a warning: it may lead to any file on this machine. Every entry that needs
+approval carries the digests of the files it runs
 (plugman.config.binding), which its approval covers with the project folder.
 """
 
@@ -102,9 +104,14 @@ def load(
             )
         )
     chosen = (only,) if only else SCOPES
-    tables = {scope: _toml(declarations.path_for(paths, scope), report) for scope in chosen}
+    linked = _linked(paths, chosen, report)  # not read
+    tables = {
+        scope: {} if file in linked else _toml(file, report)
+        for scope in chosen
+        for file in [declarations.path_for(paths, scope)]
+    }
     layer = _layers(paths, chosen, tables, report)
-    manual = _manual(paths, report, tables, invalid, layer, only)
+    manual = _manual(paths, report, tables, invalid, layer, linked, only)
     servers = [*([] if only else _connectors(paths)), *manual]
     hooks = (
         [] if only else _hooks_of(settings.get("hooks"), "managed", paths.managed_settings, report)
@@ -132,44 +139,45 @@ def load(
     return Scopes(bound(layers, paths), rules, found.rows, diagnostics, found.secrets)
 
 
+def _linked(paths: Paths, chosen: tuple[Scope, ...], report: Report) -> frozenset[Path]:
+    """The project's files (plugman.toml, .plugman/local.toml, .mcp.json) reached through a
+    symbolic link: a clone can make one lead anywhere (the user's own files included), so they
+    are not read, and a warning says so (plugman.config.origins)."""
+    files = [declarations.path_for(paths, s) for s in chosen if s != "user"]
+    if "project" in chosen:
+        files.append(paths.project_mcp)
+    found = set()
+    for file in files:
+        link = origins.link_on_path(paths.project_dir, file)
+        if link is not None and os.path.lexists(file):
+            found.add(file)
+            why = origins.of(paths, file).why
+            hint = f"replace {link.name} with a real file or folder, or remove it"
+            report.sink(file).warning("project-link", f"{why}; not read", (), hint)
+    return frozenset(found)
+
+
 def _layers(
     paths: Paths, chosen: tuple[Scope, ...], tables: dict[Scope, dict[str, Any]], report: Report
 ) -> dict[Scope, Layer]:
     """The layer each scope's own entries are read as: its own, but the local scope's file is
-    read as the project's when it is not the user's (plugman.config.origins.local), and says
-    why. A project file reached through a link is the project's all the same, and says so."""
+    read as the project's when it is not the user's (plugman.config.origins.local: git tracks
+    it, another user owns it), which a warning says."""
     found: dict[Scope, Layer] = {scope: scope for scope in chosen}
-    files = [declarations.path_for(paths, s) for s in chosen if s != "user"]
-    if "project" in chosen:
-        files.append(paths.project_mcp)
-    for file in files:
-        if file == paths.local_config:
-            verdict = origins.local(paths)
-        else:
-            link = origins.link_on_path(paths.project_dir, file)
-            verdict = origins.of(paths, file) if link is not None else origins.USER
-        if verdict.consents or not verdict.why:
-            continue
-        if file == paths.local_config:
-            found["local"] = "project"
-            declares = tables.get("local", {})
-            if not (declares.get("mcp_servers") or declares.get("hooks")):
-                continue
-            said, hint = (
-                "its servers and hooks are the project's, pending approval",
-                (
-                    "review them: plugman trust list; keep your own local settings in a file git "
-                    "does not track (git rm --cached .plugman/local.toml)"
-                ),
-            )
-        elif not file.exists():
-            continue
-        else:
-            said, hint = (
-                "its entries are the project's, pending approval",
-                "see: plugman trust list",
-            )
-        report.sink(file).warning("project-origin", f"{verdict.why}; {said}", (), hint)
+    declares = tables.get("local", {})
+    if "local" not in chosen or not (declares.get("mcp_servers") or declares.get("hooks")):
+        return found
+    verdict = origins.local(paths)
+    if not verdict.consents:
+        found["local"] = "project"
+        said = "its servers and hooks are the project's, pending approval"
+        hint = (
+            "review them: plugman trust list; keep your own local settings in a file git does "
+            "not track (git rm --cached .plugman/local.toml)"
+        )
+        report.sink(paths.local_config).warning(
+            "project-origin", f"{verdict.why}; {said}", (), hint
+        )
     return found
 
 
@@ -254,10 +262,12 @@ def _manual(
     tables: dict[Scope, dict[str, Any]],
     invalid: list[Dropped],
     layer: dict[Scope, Layer],
+    linked: frozenset[Path],
     only: Scope | None = None,
 ) -> list[Server]:
     found: list[Server] = []
-    if paths.project_mcp.is_file() and only in (None, "project"):
+    mcp_json = paths.project_mcp
+    if mcp_json.is_file() and mcp_json not in linked and only in (None, "project"):
         exported = export_record.owned(paths, paths.project_mcp, ("mcpServers",))
         found += [
             s
