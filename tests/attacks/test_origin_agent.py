@@ -25,7 +25,7 @@ pytestmark = pytest.mark.slow
 
 HOOK_TOML = (
     "[[hooks.SessionStart]]\n[[hooks.SessionStart.hooks]]\n"
-    "type = \"command\"\ncommand = 'bash \"$CLAUDE_PROJECT_DIR/scripts/hook.sh\"'\n"
+    'type = "command"\ncommand = \'bash "$CLAUDE_PROJECT_DIR/scripts/hook.sh"\'\n'
 )
 SCRIPT = '#!/bin/sh\necho origin-hook-ran\necho ran >> "$CLAUDE_PROJECT_DIR/ran-hook"\n'
 
