@@ -103,8 +103,15 @@ def link_on_path(root: Path, file: Path) -> Path | None:
 
 def git_tracks(root: Path, file: Path) -> bool | None:
     """Whether git tracks `file` in the repository `root` is in; False outside any repository,
-    None when git cannot say (not installed, a repository it refuses to read). Variables that
-    would point git elsewhere are left out, and no fsmonitor command is run."""
+    None when git cannot say (not installed, a repository it refuses to read). Outside any
+    repository, or when the index plainly does not hold the path, git is not run
+    (`_index_says`); else it is asked, with the variables that would point it elsewhere left
+    out and no fsmonitor command run."""
+    repository = _repository(root)
+    if repository is None:
+        return False
+    if _index_says(repository, file) is False:
+        return False
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     argv = ["git", "-c", "core.fsmonitor=false", "ls-files", "-z", "--", str(file)]
     try:
@@ -127,8 +134,37 @@ def git_tracks(root: Path, file: Path) -> bool | None:
 
 
 def _in_repository(root: Path) -> bool:
+    return _repository(root) is not None
+
+
+def _repository(root: Path) -> Path | None:
+    """The nearest folder from `root` upward with a `.git`, as git finds its repository."""
     start = plain(root)
-    return any((folder / ".git").exists() for folder in (start, *start.parents))
+    return next((f for f in (start, *start.parents) if (f / ".git").exists()), None)
+
+
+INDEX_VERSIONS = (b"\0\0\0\x02", b"\0\0\0\x03")  # full path names; v4 compresses them
+
+
+def _index_says(repository: Path, file: Path) -> bool | None:
+    """False when the repository's index (a plain `.git` folder's, version 2 or 3, not split)
+    does not hold `file`'s path, which it would hold verbatim if git tracked it; None when only
+    git can tell. Costs one read of the index, no process."""
+    folder = repository / ".git"
+    index = folder / "index"
+    try:
+        if not folder.is_dir() or any(folder.glob("sharedindex.*")):
+            return None
+        with index.open("rb") as stream:
+            data = stream.read()
+    except FileNotFoundError:
+        return False if folder.is_dir() else None  # no index yet: nothing is tracked
+    except OSError:
+        return None
+    if data[:4] != b"DIRC" or data[4:8] not in INDEX_VERSIONS:
+        return None
+    name = plain(file).relative_to(repository).as_posix().encode()
+    return None if name + b"\0" in data else False
 
 
 def _link_words(paths: Paths, link: Path) -> str:

@@ -185,9 +185,11 @@ def bound(layers: Layers, paths: Paths) -> Layers:
     """`layers` with each entry that needs approval carrying the digests of the files it runs
     (plugman.config.binding), which its approval covers."""
 
+    project = str(origins.plain(paths.project_dir))
+
     def runs(entry: dict[str, Any], origin: Origin, shell: bool) -> tuple[tuple[str, str], ...]:
-        plugin = Path(origin.file) if origin.scope == "plugin" else None
-        return binding.files_run(entry, paths.project_dir, plugin, shell)
+        plugin = origin.file if origin.scope == "plugin" else None  # the plugin's root
+        return binding.files_run(entry, project, plugin, shell)
 
     waits = layers.unconsented
     servers = tuple(
