@@ -32,10 +32,12 @@ def explain_command(
 @trust_app.command("list")
 def trust_list(ctx: typer.Context, as_json: Json = False) -> None:
     """What needs approval here: the project's servers and hooks and those of plugins `sync`
-    installed, approved or pending, with the command, args or URL each approval covers."""
+    installed, approved or pending, with what each approval covers: this project, the command,
+    args or URL, and the files the command runs (with their digests)."""
     from plugman.config import trust
 
-    output.emit(output.trusted(trust.listing(paths_of(ctx)), as_json))
+    paths = paths_of(ctx)
+    output.emit(output.trusted(trust.listing(paths), as_json, trust.stale(paths)))
 
 
 Names = Annotated[

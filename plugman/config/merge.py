@@ -6,9 +6,9 @@ plus claude.ai connectors with `allowAllClaudeAiMcps`); otherwise precedence is
 claude.ai < plugin < user < project < local and the whole entry wins, never a field merge.
 Plugin and connector servers are dropped when their endpoint (URL, or command + args) is a
 manual scope's. Policy denies; project entries, and the servers and hooks of plugins `sync`
-installed from the project's declaration, wait for approval (keyed to their content hash);
-unset variables drop an entry. Hooks concatenate per event, highest scope first, an
-identical handler once; skills go by name.
+installed from the project's declaration, wait for approval (keyed to the project, the entry
+and the digest of each file its command runs: `approval_key`); unset variables drop an entry.
+Hooks concatenate per event, highest scope first, an identical handler once; skills go by name.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from plugman.core.state import PRECEDENCE, Layer
 from plugman.core.state import SCOPES as MANUAL
 
 NEEDS_APPROVAL = ("project",)
+Runs = tuple[tuple[str, str], ...]  # the files an entry runs and their digests (config.binding)
 
 
 class Origin(NamedTuple):
@@ -37,6 +38,7 @@ class Server(NamedTuple):
     name: str
     entry: dict[str, Any]
     origin: Origin
+    runs: Runs = ()  # set where it needs approval (config.binding.files_run)
 
 
 class Hook(NamedTuple):
@@ -45,6 +47,7 @@ class Hook(NamedTuple):
     handler: dict[str, Any]
     origin: Origin
     env: tuple[tuple[str, str], ...] = ()  # set when it runs (a plugin's options)
+    runs: Runs = ()  # set where it needs approval (config.binding.files_run)
 
 
 class MarkdownComponent(NamedTuple):
@@ -73,7 +76,8 @@ class Dropped(NamedTuple):
     name: str
     origin: Origin
     reason: Reason
-    detail: str
+    detail: str  # what to do (for pending-approval: the `plugman trust approve` to run)
+    why: str = ""  # for pending-approval: why it waits (config.trust.why_pending)
 
 
 class Layers(NamedTuple):
@@ -89,6 +93,7 @@ class Layers(NamedTuple):
     # `sync` installed them from the project's declaration): plugin id -> its tree's hash
     unconsented: Mapping[str, str] = MappingProxyType({})
     dropped: tuple[Dropped, ...] = ()  # left out while read (unset userConfig, a bad entry)
+    project: str = ""  # the project folder, links resolved: what an approval is bound to
 
 
 class Resolved(NamedTuple):
@@ -105,17 +110,32 @@ def content_hash(name: str, entry: dict[str, Any]) -> str:
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
 
+def needs_approval(origin: Origin, unconsented: Mapping[str, str]) -> bool:
+    """Whether an entry from `origin` runs only once approved: the project's own, and the
+    plugins nobody on this machine chose."""
+    return origin.scope in NEEDS_APPROVAL or (
+        origin.scope == "plugin" and (origin.plugin or "") in unconsented
+    )
+
+
 def approval_key(
-    name: str, entry: dict[str, Any], origin: Origin, unconsented: Mapping[str, str]
+    name: str,
+    entry: dict[str, Any],
+    origin: Origin,
+    unconsented: Mapping[str, str],
+    project: str = "",
+    runs: Runs = (),
 ) -> str | None:
-    """The hash an approval of this server or hook is keyed to; None when it needs none. A
-    plugin's entry is keyed to the plugin's tree too, so any change to the plugin waits again."""
-    if origin.scope in NEEDS_APPROVAL:
-        return content_hash(name, entry)
-    tree = unconsented.get(origin.plugin or "") if origin.scope == "plugin" else None
-    if tree is None:
+    """The hash an approval of this server or hook is keyed to; None when it needs none. It
+    covers the project (approved in one, nothing in another), the entry and the digest of each
+    file its command runs (a changed script waits again); a plugin's entry covers the plugin's
+    tree too, so any change to the plugin waits again."""
+    if not needs_approval(origin, unconsented):
         return None
-    return content_hash(name, {"plugin": origin.plugin, "tree": tree, "entry": entry})
+    covered: dict[str, Any] = {"project": project, "entry": entry, "runs": dict(runs)}
+    if origin.scope == "plugin":
+        covered |= {"plugin": origin.plugin, "tree": unconsented[origin.plugin or ""]}
+    return content_hash(name, covered)
 
 
 def _hook_hint(name: str, origin: Origin) -> str:
@@ -146,7 +166,7 @@ def resolve(
     here does not drop the entry)."""
     dropped: list[Dropped] = list(layers.dropped)
     candidates = _candidates(layers, policy, dropped)
-    waiting = _Waiting(approved, layers.unconsented)
+    waiting = _Waiting(approved, layers.unconsented, layers.project)
     eligible = [s for s in candidates if _eligible(s, policy, env, waiting, dropped, references)]
     servers, shadowed = _by_precedence(eligible, dropped)
     expanded = {
@@ -163,9 +183,10 @@ class _Waiting(NamedTuple):
 
     approved: frozenset[str]
     unconsented: Mapping[str, str]
+    project: str
 
-    def pending(self, name: str, entry: dict[str, Any], origin: Origin) -> bool:
-        key = approval_key(name, entry, origin, self.unconsented)
+    def pending(self, name: str, entry: dict[str, Any], origin: Origin, runs: Runs) -> bool:
+        key = approval_key(name, entry, origin, self.unconsented, self.project, runs)
         return key is not None and key not in self.approved
 
 
@@ -204,7 +225,7 @@ def _eligible(
     if reason:
         dropped.append(Dropped("server", server.name, server.origin, "policy", reason))
         return False
-    if waiting.pending(server.name, server.entry, server.origin):
+    if waiting.pending(server.name, server.entry, server.origin, server.runs):
         hint = f"run: plugman trust approve {server.name}"
         dropped.append(Dropped("server", server.name, server.origin, "pending-approval", hint))
         return False
@@ -269,7 +290,7 @@ def _hooks(layers: Layers, policy: Policy, waiting: _Waiting, dropped: list[Drop
         if policy.allow_managed_hooks_only and not _managed_hook(hook.origin, policy):
             dropped.append(Dropped("hook", name, hook.origin, "policy", "allowManagedHooksOnly"))
             continue
-        if waiting.pending(name, hook.handler, hook.origin):
+        if waiting.pending(name, hook.handler, hook.origin, hook.runs):
             hint = _hook_hint(name, hook.origin)
             dropped.append(Dropped("hook", name, hook.origin, "pending-approval", hint))
             continue

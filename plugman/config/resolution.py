@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from plugman.config import merge, scopes, server_vars, trust
 from plugman.config.contribute import Installed
-from plugman.config.merge import Dropped, Hook, Layers, MarkdownComponent, Server
+from plugman.config.merge import Dropped, Hook, Layers, MarkdownComponent, Origin, Runs, Server
 from plugman.config.policy import Policy
 from plugman.core.errors import UsageError
 from plugman.core.paths import Paths
@@ -112,6 +112,28 @@ class Resolution(NamedTuple):
         return PluginAbout(plugin, [self.about(n) for n in sorted(set(mine))], hooks)
 
 
+def _why_pending(
+    dropped: list[Dropped], layers: Layers, known: dict[str, dict[str, Any]]
+) -> list[Dropped]:
+    """`dropped` with each pending entry's detail saying why it waits (`trust.why_pending`):
+    never approved, approved in another project, or a file it runs changed since."""
+    if not any(d.reason == "pending-approval" for d in dropped):
+        return dropped
+    runs: dict[tuple[str, str, Origin], Runs] = {}
+    for server in layers.servers:
+        runs[("server", server.name, server.origin)] = server.runs
+    for hook in layers.hooks:
+        runs[("hook", f"{hook.event}:{hook.matcher or '*'}", hook.origin)] = hook.runs
+    found = []
+    for drop in dropped:
+        if drop.reason == "pending-approval":
+            had = runs.get((drop.kind, drop.name, drop.origin), ())
+            why = trust.why_pending(known, layers.project, drop.kind, drop.name, drop.origin, had)
+            drop = drop._replace(why=why)
+        found.append(drop)
+    return found
+
+
 def resolve(
     paths: Paths, env: Mapping[str, str], *, references: bool = False, only: Scope | None = None
 ) -> Resolution:
@@ -122,13 +144,12 @@ def resolve(
     stored = {} if references else server_vars.values(paths, env)  # agents expand their own
     # sensitive plugin options (config.user_config), stored server variables (config.server_vars)
     with_secrets = {**stored, **env, **found.secrets}
-    merged = merge.resolve(
-        found.layers, found.policy, with_secrets, trust.approved(paths), references
-    )
+    known = trust.approvals(paths)
+    merged = merge.resolve(found.layers, found.policy, with_secrets, frozenset(known), references)
     return Resolution(
         merged.servers,
         merged.shadowed,
-        merged.dropped,
+        _why_pending(merged.dropped, found.layers, known),
         merged.hooks,
         merged.skills,
         found.layers.commands,

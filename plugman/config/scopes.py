@@ -10,6 +10,14 @@ explain` show it), and a file that cannot be read at all adds a `left-out` warni
 A project plugin that nobody installed on this machine (`sync` installed it from the project's
 committed declaration: its record entry has no `consented` flag, which `plugman install` sets)
 is unconsented: its servers and hooks wait for `plugman trust approve`.
+
+The local scope's `.plugman/local.toml` is the user's only while plugman.config.origins says so
+(not tracked by git, this user's): otherwise its servers and hooks are read as the project's,
+pending approval, with a warning saying why. A project file reached through a symbolic link
+(plugman.toml, .mcp.json, local.toml, or a link on their path such as `.plugman`) is not read
+at all, with a warning: it may lead to any file on this machine. Every entry that needs
+approval carries the digests of the files it runs
+(plugman.config.binding), which its approval covers with the project folder.
 """
 
 from __future__ import annotations
@@ -20,9 +28,18 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from plugman.config import declarations, export_record, policy, policy_plugins, unread, user_config
+from plugman.config import (
+    binding,
+    declarations,
+    export_record,
+    origins,
+    policy,
+    policy_plugins,
+    unread,
+    user_config,
+)
 from plugman.config.contribute import Contributions, Given, Installed, contribute, substitute_hook
-from plugman.config.merge import Dropped, Hook, Layers, Origin, Server
+from plugman.config.merge import Dropped, Hook, Layers, Origin, Server, needs_approval
 from plugman.config.policy import Policy, Verdict
 from plugman.core import progress, secrets
 from plugman.core.errors import PlugmanError
@@ -88,8 +105,14 @@ def load(
             )
         )
     chosen = (only,) if only else SCOPES
-    tables = {scope: _toml(declarations.path_for(paths, scope), report) for scope in chosen}
-    manual = _manual(paths, report, tables, invalid, only)
+    linked = _linked(paths, chosen, report)  # not read
+    tables = {
+        scope: {} if file in linked else _toml(file, report)
+        for scope in chosen
+        for file in [declarations.path_for(paths, scope)]
+    }
+    layer = _layers(paths, chosen, tables, report)
+    manual = _manual(paths, report, tables, invalid, layer, linked, only)
     servers = [*([] if only else _connectors(paths)), *manual]
     hooks = (
         [] if only else _hooks_of(settings.get("hooks"), "managed", paths.managed_settings, report)
@@ -97,7 +120,7 @@ def load(
     for scope in (only,) if only else SCOPES:
         file, table = declarations.path_for(paths, scope), tables[scope]
         _ignored_keys(table, file, paths, report)
-        hooks += _hooks_of(table.get("hooks"), scope, file, report)
+        hooks += _hooks_of(table.get("hooks"), layer[scope], file, report)
     rules = policy.managed(paths, report.sink)
     blocked = _blocked(paths, rules)
     how = (os.environ if env is None else env, references)
@@ -111,9 +134,74 @@ def load(
         tuple(found.agents),
         found.unconsented,
         (*invalid, *found.dropped),
+        binding.project_key(paths.project_dir),
     )
     diagnostics = list(dict.fromkeys(report.diagnostics))  # a file read twice, reported once
-    return Scopes(layers, rules, found.rows, diagnostics, found.secrets)
+    return Scopes(bound(layers, paths), rules, found.rows, diagnostics, found.secrets)
+
+
+def _linked(paths: Paths, chosen: tuple[Scope, ...], report: Report) -> frozenset[Path]:
+    """The project's files (plugman.toml, .plugman/local.toml, .mcp.json) reached through a
+    symbolic link: a clone can make one lead anywhere (the user's own files included), so they
+    are not read, and a warning says so (plugman.config.origins)."""
+    files = [declarations.path_for(paths, s) for s in chosen if s != "user"]
+    if "project" in chosen:
+        files.append(paths.project_mcp)
+    found = set()
+    for file in files:
+        link = origins.link_on_path(paths.project_dir, file)
+        if link is not None and os.path.lexists(file):
+            found.add(file)
+            why = origins.of(paths, file).why
+            hint = f"replace {link.name} with a real file or folder, or remove it"
+            report.sink(file).warning("project-link", f"{why}; not read", (), hint)
+    return frozenset(found)
+
+
+def _layers(
+    paths: Paths, chosen: tuple[Scope, ...], tables: dict[Scope, dict[str, Any]], report: Report
+) -> dict[Scope, Layer]:
+    """The layer each scope's own entries are read as: its own, but the local scope's file is
+    read as the project's when it is not the user's (plugman.config.origins.local: git tracks
+    it, another user owns it), which a warning says."""
+    found: dict[Scope, Layer] = {scope: scope for scope in chosen}
+    declares = tables.get("local", {})
+    if "local" not in chosen or not (declares.get("mcp_servers") or declares.get("hooks")):
+        return found
+    verdict = origins.local(paths)
+    if not verdict.consents:
+        found["local"] = "project"
+        said = "its servers and hooks are the project's, pending approval"
+        hint = (
+            "review them: plugman trust list; keep your own local settings in a file git does "
+            "not track (git rm --cached .plugman/local.toml)"
+        )
+        report.sink(paths.local_config).warning(
+            "project-origin", f"{verdict.why}; {said}", (), hint
+        )
+    return found
+
+
+def bound(layers: Layers, paths: Paths) -> Layers:
+    """`layers` with each entry that needs approval carrying the digests of the files it runs
+    (plugman.config.binding), which its approval covers."""
+
+    project = str(origins.plain(paths.project_dir))
+
+    def runs(entry: dict[str, Any], origin: Origin, shell: bool) -> tuple[tuple[str, str], ...]:
+        plugin = origin.file if origin.scope == "plugin" else None  # the plugin's root
+        return binding.files_run(entry, project, plugin, shell)
+
+    waits = layers.unconsented
+    servers = tuple(
+        s._replace(runs=runs(s.entry, s.origin, False)) if needs_approval(s.origin, waits) else s
+        for s in layers.servers
+    )
+    hooks = tuple(
+        h._replace(runs=runs(h.handler, h.origin, True)) if needs_approval(h.origin, waits) else h
+        for h in layers.hooks
+    )
+    return layers._replace(servers=servers, hooks=hooks)
 
 
 def _ignored_keys(table: dict[str, Any], file: Path, paths: Paths, report: Report) -> None:
@@ -176,10 +264,13 @@ def _manual(
     report: Report,
     tables: dict[Scope, dict[str, Any]],
     invalid: list[Dropped],
+    layer: dict[Scope, Layer],
+    linked: frozenset[Path],
     only: Scope | None = None,
 ) -> list[Server]:
     found: list[Server] = []
-    if paths.project_mcp.is_file() and only in (None, "project"):
+    mcp_json = paths.project_mcp
+    if mcp_json.is_file() and mcp_json not in linked and only in (None, "project"):
         exported = export_record.owned(paths, paths.project_mcp, ("mcpServers",))
         found += [
             s
@@ -189,7 +280,7 @@ def _manual(
     for scope in (only,) if only else SCOPES:
         file = declarations.path_for(paths, scope)
         value = tables[scope].get("mcp_servers")
-        found += _servers_of_table(value, scope, file, report, invalid)
+        found += _servers_of_table(value, layer[scope], file, report, invalid)
     return found
 
 

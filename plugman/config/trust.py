@@ -2,9 +2,15 @@
 
 What waits for approval: the project's own entries (`.mcp.json`, `[mcp_servers]` and `[hooks]`
 in its plugman.toml) and the servers and hooks of plugins that `sync` installed from the
-project's declaration (plugman.config.scopes). An approval is keyed to the entry's content hash
-(plugman.config.merge.approval_key), so a changed entry or plugin is pending again; nothing inside a
-project can approve itself.
+project's declaration (plugman.config.scopes), and those of a `.plugman/local.toml` that is not
+the user's (plugman.config.origins). An approval is keyed to the project folder, the entry and
+the digest of each file its command runs (plugman.config.merge.approval_key,
+plugman.config.binding), so a changed entry, plugin or script is pending again and an approval
+in one project means nothing in another; nothing inside a project can approve itself.
+
+Approvals an older plugman stored (format 1: keyed to the entry alone) no longer match any
+entry: those entries are pending again, and `trust list` says how many such approvals of this
+project there are (`stale`).
 """
 
 from __future__ import annotations
@@ -14,13 +20,14 @@ from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 from plugman.config import scopes
-from plugman.config.merge import Layers, Origin, approval_key
+from plugman.config.binding import project_key
+from plugman.config.merge import Layers, Origin, Runs, approval_key
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
 from plugman.core.session import Finish, session
 from plugman.core.state import read_state, timestamp
 
-FORMAT = 1
+FORMAT = 2  # 1: keyed to the entry alone (no project, no files): never matched now
 LIST = "see: plugman trust list"
 
 
@@ -32,6 +39,8 @@ class Entry(NamedTuple):
     origin: Origin
     covers: dict[str, Any]  # the server entry, or a hook's event, matcher and handler
     hash: str
+    runs: Runs = ()  # the files its command runs, and their digests
+    project: str = ""  # the project folder the approval is bound to
 
 
 State = Literal["approved", "pending"]
@@ -55,7 +64,9 @@ def trust_path(paths: Paths) -> Path:
 
 
 def approvals(paths: Paths) -> dict[str, dict[str, Any]]:
-    data = read_state(trust_path(paths), "move it away; approve the project's entries again")
+    data = read_state(
+        trust_path(paths), "move it away; approve the project's entries again", FORMAT
+    )
     found: dict[str, dict[str, Any]] = (data or {}).get("approvals", {})
     return found
 
@@ -67,16 +78,18 @@ def approved(paths: Paths) -> frozenset[str]:
 def entries(layers: Layers) -> list[Entry]:
     """Every server and hook here that needs approval, project entries first."""
     found = []
+    here, waits = layers.project, layers.unconsented
     for server in layers.servers:
-        key = approval_key(server.name, server.entry, server.origin, layers.unconsented)
+        key = approval_key(server.name, server.entry, server.origin, waits, here, server.runs)
         if key is not None:
-            found.append(Entry("server", server.name, server.origin, server.entry, key))
+            entry = Entry("server", server.name, server.origin, server.entry, key)
+            found.append(entry._replace(runs=server.runs, project=here))
     for hook in layers.hooks:
         name = f"{hook.event}:{hook.matcher or '*'}"
-        key = approval_key(name, hook.handler, hook.origin, layers.unconsented)
+        key = approval_key(name, hook.handler, hook.origin, waits, here, hook.runs)
         if key is not None:
             covers = {"event": hook.event, "matcher": hook.matcher, "handler": hook.handler}
-            found.append(Entry("hook", name, hook.origin, covers, key))
+            found.append(Entry("hook", name, hook.origin, covers, key, hook.runs, here))
     unique = {entry.hash: entry for entry in found}  # the same hook in two files: one approval
     return sorted(unique.values(), key=lambda e: (e.origin.plugin or "", e.kind, e.name, e.hash))
 
@@ -88,6 +101,43 @@ def listing(paths: Paths) -> list[Approval]:
         Approval(entry, "approved" if entry.hash in known else "pending")
         for entry in entries(scopes.load(paths).layers)
     ]
+
+
+def stale(paths: Paths) -> int:
+    """How many approvals of this project an older plugman stored (keyed to the entry alone):
+    they approve nothing now, and their entries are pending again."""
+    here = {str(paths.project_dir), project_key(paths.project_dir)}
+    return sum(
+        1 for a in approvals(paths).values() if "files" not in a and a.get("project") in here
+    )
+
+
+def why_pending(
+    known: dict[str, dict[str, Any]], project: str, kind: str, name: str, origin: Origin, runs: Runs
+) -> str:
+    """Why an entry is pending, in words: never approved, approved in another project only, or
+    approved here before the entry or a file it runs changed (the files named)."""
+    same = [
+        a
+        for a in known.values()
+        if (a.get("kind"), a.get("name"), a.get("plugin")) == (kind, name, origin.plugin)
+    ]
+    if not same:
+        return "never approved"
+    mine = [a for a in same if project == a.get("project_key")]
+    if not mine:
+        if any("files" not in a for a in same):
+            return (
+                "approved by an older plugman, before an approval covered the project and "
+                "the files an entry runs"
+            )
+        return "approved in another project only (an approval holds in its own project)"
+    now = dict(runs)
+    before = [a["files"] for a in mine if isinstance(a.get("files"), dict)]
+    changed = sorted({f for was in before for f in {*was, *now} if was.get(f) != now.get(f)})
+    if changed:
+        return "approved before these files it runs changed: " + ", ".join(changed)
+    return "approved before the entry changed"
 
 
 def approve(
@@ -179,6 +229,8 @@ def _stored(paths: Paths, entry: Entry) -> dict[str, Any]:
         "name": entry.name,
         "file": entry.origin.file,
         "project": str(paths.project_dir),
+        "project_key": entry.project,
+        "files": dict(entry.runs),
         "approved_at": timestamp(),
     }
     if entry.origin.plugin:

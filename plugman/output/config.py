@@ -29,18 +29,34 @@ def approval(row: Approval) -> dict[str, Any]:
         "file": entry.origin.file,
         "state": row.state,
         "covers": covered,
+        "files": dict(entry.runs),  # the files its command runs, and their digests
+        "project": entry.project,
         "hash": entry.hash,
     }
     return found if row.previous is None else {**found, "previous": row.previous}
 
 
-def trusted(rows: list[Approval], as_json: bool) -> str:
-    """`plugman trust list`: each entry, its state and what approving it covers."""
+STALE = (
+    "{count} approval(s) of this project from an older plugman (keyed to the entry alone) no "
+    "longer count: approvals now cover the project and the files each entry runs; review the "
+    "pending entries and approve them again"
+)
+
+
+def trusted(rows: list[Approval], as_json: bool, stale: int = 0) -> str:
+    """`plugman trust list`: each entry, its state and what approving it covers (the project,
+    the entry, the files it runs and their digests)."""
     if as_json:
-        return envelope("trust list", entries=[approval(row) for row in rows])
+        return envelope("trust list", entries=[approval(row) for row in rows], stale=stale)
+    notice = [STALE.format(count=stale)] if stale else []
     if not rows:
-        return "nothing here needs approval (no project servers or hooks, no synced plugins)"
-    lines = []
+        return "\n".join(
+            [
+                *notice,
+                "nothing here needs approval (no project servers or hooks, no synced plugins)",
+            ]
+        )
+    lines = list(notice)
     for row in rows:
         lines.append(f"{row.state:9} {row.entry.kind:6} {row.entry.name}  ({_source(row)})")
         lines += [f"{'':17}{line}" for line in covers(row)]
@@ -73,7 +89,8 @@ def covers(row: Approval) -> list[str]:
     """What an approval covers, in words: a server's command and args or URL (and its env and
     headers, secrets masked), what a hook runs (its name says its event and matcher)."""
     shown = approval(row)["covers"]
-    return _runs(shown["handler"] if row.entry.kind == "hook" else shown)
+    files = [f"file: {name}  {digest}" for name, digest in row.entry.runs]
+    return [*_runs(shown["handler"] if row.entry.kind == "hook" else shown), *files]
 
 
 def _runs(entry: dict[str, Any]) -> list[str]:

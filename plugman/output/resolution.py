@@ -102,8 +102,12 @@ def _dropped(item: Dropped) -> dict[str, Any]:
         "severity": "info",
         "code": item.reason,
         "file": item.origin.file,
-        "message": f"{item.kind} {item.name!r} from {where} dropped: {item.detail}",
+        "message": f"{item.kind} {item.name!r} from {where} dropped: {_why(item)}{item.detail}",
     }
+
+
+def _why(item: Dropped) -> str:
+    return f"{item.why}; " if item.why else ""
 
 
 def resolved(resolution: Resolution, as_json: bool, explain: bool, show_secrets: bool) -> str:
@@ -171,7 +175,8 @@ def _about(about: About, show_secrets: bool) -> dict[str, Any]:
 
 
 def _gone(d: Dropped) -> dict[str, Any]:
-    return {"reason": d.reason, "detail": d.detail, "origin": origin(d.origin), "kind": d.kind}
+    found = {"reason": d.reason, "detail": d.detail, "origin": origin(d.origin), "kind": d.kind}
+    return found | ({"why": d.why} if d.why else {})
 
 
 def _plugins_explained(found: list[PluginAbout], as_json: bool, show_secrets: bool) -> str:
@@ -212,7 +217,9 @@ def _server_explained(about: About) -> str:
     if about.winner:
         lines.append(f"  wins: {_at(about.winner.origin)}")
     lines += [f"  shadowed: {_at(s.origin)}" for s in about.shadowed]
-    lines += [f"  dropped: {_at(d.origin)}: {d.reason} — {d.detail}" for d in about.dropped]
+    lines += [
+        f"  dropped: {_at(d.origin)}: {d.reason} — {_why(d)}{d.detail}" for d in about.dropped
+    ]
     if len(lines) == 1:
         lines.append("  no scope defines it")
     return "\n".join(lines)

@@ -95,7 +95,7 @@ def test_explain_names_winner_shadowed_and_dropped(project: Path) -> None:
     assert blocked["winner"] is None
     assert blocked["dropped"][0]["reason"] == "policy"
     text = CliRunner().invoke(app, ["--project", str(project), "config", "explain", "tool"]).output
-    assert "pending-approval — run: plugman trust approve tool" in text
+    assert "pending-approval — never approved; run: plugman trust approve tool" in text
 
 
 def test_managed_mcp_json_is_exclusive(project: Path, isolated_home: Path) -> None:

@@ -14,7 +14,7 @@ from plugman.config.merge import (
     MarkdownComponent,
     Origin,
     Server,
-    content_hash,
+    approval_key,
     resolve,
 )
 from plugman.config.policy import Policy, url_matches
@@ -37,8 +37,9 @@ def srv(scope: str, name: str, **entry: Any) -> Server:
     return Server(name, entry or {"command": f"{scope}-cmd"}, Origin(scope, FILES[scope]))
 
 
-def approve(*servers: Server) -> frozenset[str]:
-    return frozenset(content_hash(s.name, s.entry) for s in servers)
+def approve(*servers: Server, project: str = "") -> frozenset[str]:
+    keys = (approval_key(s.name, s.entry, s.origin, {}, project, s.runs) for s in servers)
+    return frozenset(k for k in keys if k is not None)
 
 
 def winner_scopes(
@@ -175,6 +176,21 @@ def test_project_entries_wait_for_approval_keyed_to_content() -> None:
     assert winner_scopes(layers, approved=approved) == {"tool": "project"}
     changed = srv("project", "tool", command="run-tool --evil")
     assert reasons(Layers(None, (changed,)), approved=approved) == {
+        ("tool", "project", "pending-approval")
+    }
+
+
+def test_an_approval_is_bound_to_its_project_and_the_files_the_entry_runs() -> None:
+    runs = (("start.sh", "sha256:aa"),)
+    tool = srv("project", "tool", command="bash", args=["start.sh"])._replace(runs=runs)
+    approved = approve(tool, project="/a")
+    assert winner_scopes(Layers(None, (tool,), project="/a"), approved=approved) == {
+        "tool": "project"
+    }
+    elsewhere = Layers(None, (tool,), project="/b")
+    assert reasons(elsewhere, approved=approved) == {("tool", "project", "pending-approval")}
+    changed = tool._replace(runs=(("start.sh", "sha256:bb"),))
+    assert reasons(Layers(None, (changed,), project="/a"), approved=approved) == {
         ("tool", "project", "pending-approval")
     }
 
