@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from plugman.output.common import display_path, envelope
 
 if TYPE_CHECKING:
+    from plugman.config.contribute import Installed
     from plugman.config.merge import Dropped, Hook, Origin, Server
     from plugman.config.resolution import About, PluginAbout, Resolution
     from plugman.config.server_list import Status
@@ -59,7 +60,7 @@ def document(resolution: Resolution, show_secrets: bool = False) -> dict[str, An
         "skills": {
             n: {"path": s.path, "origin": origin(s.origin)} for n, s in resolution.skills.items()
         },
-        "plugins": [p._asdict() for p in resolution.plugins],
+        "plugins": [_plugin(p) for p in resolution.plugins],
         "diagnostics": notes(resolution),
     }
 
@@ -183,7 +184,7 @@ def _plugins_explained(found: list[PluginAbout], as_json: bool, show_secrets: bo
     if as_json:
         rows = [
             {
-                **p.plugin._asdict(),
+                **_plugin(p.plugin),
                 "servers": [_about(a, show_secrets) for a in p.servers],
                 "hooks_dropped": [_gone(d) for d in p.hooks],
             }
@@ -274,3 +275,12 @@ def mcp_got(rows: list[Status], show_secrets: bool) -> str:
             dumped = json.dumps(entry(row.server, show_secrets), indent=2)
             lines += [f"    {line}" for line in dumped.splitlines()]
     return "\n".join(lines)
+
+
+def _plugin(plugin: Installed) -> dict[str, Any]:
+    """An installed plugin's row; `blocked` (the managed rule that stops its delivery) only
+    when one does."""
+    row = plugin._asdict()
+    if not plugin.blocked:
+        del row["blocked"]
+    return row
