@@ -137,14 +137,13 @@ def check_names(report: Report, root: Path, files: Iterable[Path]) -> None:
             seen.add(part)
             found = hidden.scan(part)
             if found:
-                where = Path(root, *parts[: depth + 1])
-                kind = "folder" if depth < len(parts) - 1 else "file"
                 codes = tuple(c for f in found for c in f.codepoints)
                 finding = hidden.Finding(True, 1, 1, codes, hidden.decode_tags(codes) or None)
-                message = (
-                    f"in the {kind} name {hidden.shown(part)!r}, which becomes a name agents show"
-                )
-                hidden.report(report.sink(where), [finding], message)
+                kind = "folder" if depth < len(parts) - 1 else "file"
+                name = hidden.shown(part)
+                message = f"in the {kind} name {name!r}, which becomes a name agents show"
+                # located at the folder holding it: the path itself would show the characters
+                hidden.report(report.sink(Path(root, *parts[:depth])), [finding], message)
 
 
 def output_styles(root: Path, manifest: dict[str, Any], fields: dict[str, Any]) -> list[Path]:
