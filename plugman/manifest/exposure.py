@@ -22,6 +22,7 @@ Run by `validate` and by install, sync and update (`plugins.planner.validate_tre
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -51,26 +52,30 @@ def check_plugin(
     """Scan what the plugin at `root` gives agents (see the module's docstring) into `report`:
     `files`, the files its load read; `entry`, the marketplace entry defining it, if any."""
     targets = [Path(name) for name in dict.fromkeys(files)]
+    texts: dict[Path, str | None] = {}
     if loaded is not None:
         fields = entry.fields if entry is not None else {}
         extra = [
             *output_styles(root, loaded.manifest, fields),
-            *linked(root, [skill.path for skill in loaded.skills]),
+            *linked(root, [skill.path for skill in loaded.skills], texts),
             *scripts(root, [h.entry for h in loaded.hooks]),
         ]
         seen = set(targets)
         targets += [p for p in dict.fromkeys(extra) if p not in seen]
-    check_files(report, targets)
+    check_files(report, targets, texts)
     check_names(report, root, targets)
     if entry is not None and not entry.sink.file.endswith("marketplace.json"):
         check_value(entry.sink, entry.fields)  # a catalog file is scanned as a file
 
 
-def check_files(report: Report, files: Iterable[Path]) -> None:
+def check_files(
+    report: Report, files: Iterable[Path], texts: dict[Path, str | None] | None = None
+) -> None:
     """Scan each file: raw, JSON escapes decoded, Markdown front matter decoded. Files that
-    cannot be read as text are skipped (a load reports those it needed)."""
+    cannot be read as text are skipped (a load reports those it needed). `texts`: those
+    already read."""
     for path in files:
-        text = hidden.read(path)
+        text = _text(path, texts if texts is not None else {})
         if text is None:
             continue
         is_json = path.suffix == ".json"
@@ -166,22 +171,29 @@ def output_styles(root: Path, manifest: dict[str, Any], fields: dict[str, Any]) 
     return found
 
 
-def linked(root: Path, skill_files: Iterable[Path]) -> list[Path]:
+def _text(path: Path, texts: dict[Path, str | None]) -> str | None:
+    if path not in texts:
+        texts[path] = hidden.read(path)
+    return texts[path]
+
+
+def linked(root: Path, skill_files: Iterable[Path], texts: dict[Path, str | None]) -> list[Path]:
     """Files inside the plugin a SKILL.md links to or names through ${CLAUDE_SKILL_DIR} or
-    ${CLAUDE_PLUGIN_ROOT}."""
+    ${CLAUDE_PLUGIN_ROOT} (`texts`: the files read, kept)."""
     found: list[Path] = []
     for skill in skill_files:
-        text = hidden.read(skill)
+        text = _text(skill, texts)
         if text is None:
             continue
         folder = skill.parent
-        for target in LINK.findall(text):
-            if SCHEME.match(target) or target.startswith(("#", "/", "~")):
-                continue
-            rel = target.split("#", 1)[0].split("?", 1)[0]
-            found += _file(root, folder, rel)
-        found += [p for rel in SKILL_REFERENCE.findall(text) for p in _file(root, folder, rel)]
-        found += [p for rel in ROOT_REFERENCE.findall(text) for p in _file(root, root, rel)]
+        relatives = {
+            target.split("#", 1)[0].split("?", 1)[0]
+            for target in LINK.findall(text)
+            if not SCHEME.match(target) and not target.startswith(("#", "/", "~"))
+        }
+        relatives.update(SKILL_REFERENCE.findall(text))
+        found += [p for rel in relatives for p in _file(root, folder, rel)]
+        found += [p for rel in set(ROOT_REFERENCE.findall(text)) for p in _file(root, root, rel)]
     return found
 
 
@@ -198,20 +210,33 @@ def scripts(root: Path, handlers: Iterable[dict[str, Any]]) -> list[Path]:
 
 def _file(root: Path, base: Path, rel: str) -> list[Path]:
     """`rel` from `base` when it is a file inside `root` (no link out), else nothing."""
-    from urllib.parse import unquote
+    if "%" in rel:
+        from urllib.parse import unquote
 
-    rel = unquote(rel)
-    if not rel or "\x00" in rel:
+        rel = unquote(rel)
+    if not rel or "\x00" in rel or rel.startswith(("/", "\\", "~")):
         return []
-    try:
-        offset = base.relative_to(root)
-    except ValueError:
-        return []
-    target = _inside(root, (offset / rel).as_posix())
+    target = _contained(root, f"{base}/{rel}")
     return [target] if target is not None and target.is_file() else []
 
 
 def _inside(root: Path, rel: str) -> Path | None:
-    quiet = Sink(str(root))
-    target = components.inside(root, rel, quiet, (), "file")
-    return None if target is None or quiet.items else target
+    """The file or folder `rel` names inside `root` (no link out), or None."""
+    if rel.startswith(("/", "\\", "~")):
+        return None
+    return _contained(root, f"{root}/{rel.replace(chr(92), '/')}")
+
+
+def _contained(root: Path, joined: str) -> Path | None:
+    """`joined` when it exists and, links followed, stays inside `root`. Plain string paths
+    and os.path: a plugin's SKILL.md files name thousands of candidates in all."""
+    normal, base = os.path.normpath(joined), os.path.normpath(root)
+    if not normal.startswith(base + os.sep) or not os.path.exists(normal):  # noqa: PTH110
+        return None
+    step = normal
+    while step != base:  # a link on the way may lead out: then only its target decides
+        if os.path.islink(step):  # noqa: PTH114
+            real = os.path.realpath(normal)
+            return Path(normal) if real.startswith(os.path.realpath(base) + os.sep) else None
+        step = os.path.dirname(step)  # noqa: PTH120
+    return Path(normal)

@@ -114,7 +114,9 @@ def _class(ranges: Iterable[tuple[int, int]]) -> str:
     return "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in ranges)
 
 
-RUN = re.compile(f"[{_class(BLOCKING)}{_class(WARNING_RANGES)}\\r]+")
+RUN = re.compile(f"[{_class(BLOCKING)}{_class(WARNING_RANGES)}]+")
+UNUSUAL = re.compile(r"[^\t\n\r\x20-\x7e]+")
+CARRIAGE = re.compile(r"\r+(?=[^\r\n])")  # carriage returns inside a line
 ASCII_SUSPECT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?![\r\n])")
 FLAG = re.compile(
     "\U0001f3f4[\U000e0061-\U000e007a]{2}[\U000e0030-\U000e0039\U000e0061-\U000e007a]{0,4}\U000e007f"
@@ -207,15 +209,14 @@ def suspect(text: str, json: bool = False) -> bool:
 
 
 def _runs(text: str) -> list[tuple[int, str]]:
-    """Each run of reported characters, its offset; carriage returns that end a line (before a
-    line feed, another carriage return or the end) are dropped: only they can end a run."""
-    found = []
-    for match in RUN.finditer(text):
-        run = match.group()
-        if run[-1] == "\r" and text[match.end() : match.end() + 1] in ("", "\n"):
-            run = run.rstrip("\r")
-        if run:
-            found.append((match.start(), run))
+    """Each run of reported characters, and of carriage returns inside a line, its offset."""
+    found = [
+        (outer.start() + m.start(), m.group())
+        for outer in UNUSUAL.finditer(text)  # a small class first: most text is plain
+        for m in RUN.finditer(outer.group())
+    ]
+    if "\r" in text:
+        found = sorted(found + [(m.start(), m.group()) for m in CARRIAGE.finditer(text)])
     return found
 
 
@@ -281,12 +282,11 @@ def read(path: Path) -> str | None:
     from plugman.manifest.reader import MAX_FILE_BYTES
 
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            return None
-        data = path.read_bytes()
+        with path.open("rb") as file:
+            data = file.read(MAX_FILE_BYTES + 1)
     except OSError:
         return None
-    if b"\x00" in data[:8192]:
+    if len(data) > MAX_FILE_BYTES or b"\x00" in data[:8192]:
         return None
     try:
         return data.decode("utf-8")
