@@ -51,16 +51,20 @@ def load(
     strict: bool = True,
     manifest_path: Path | None = None,
     official: bool = False,
+    *,
+    scan: bool = False,
 ) -> Plugin | None:
     """Load the plugin at `root`; `entry` is its marketplace entry, if any, and `official` says
     whether one of Anthropic's own marketplaces lists it (it may use a reserved name). A
-    component whose file has an error is left out (see plugman.manifest.acceptance). Every
-    file it reads is scanned for hidden text (plugman.manifest.hidden)."""
-    from plugman.manifest import hidden  # its patterns compile on import: only when loading
-
+    component whose file has an error is left out (see plugman.manifest.acceptance). With
+    `scan` (validate, install), what it gives agents is scanned for hidden text
+    (plugman.manifest.exposure); resolving an installed plugin does not scan it again."""
     before = len(report.files)
     loaded = _load(root, report, entry, strict, manifest_path, official)
-    hidden.check_files(report, report.files[before:])
+    if scan:
+        from plugman.manifest import exposure  # its patterns compile on import: only here
+
+        exposure.check_plugin(report, root, loaded, report.files[before:], entry)
     return loaded
 
 

@@ -135,7 +135,7 @@ class _Run:
         if key in self.plugins and manifest is None:
             return None
         self.plugins.add(key)
-        return plugin.load(root, self.report, entry, strict, manifest)
+        return plugin.load(root, self.report, entry, strict, manifest, scan=True)
 
     def plugin_manifest(self, file: Path) -> None:
         """A plugin.json given directly: `.claude-plugin/` (or Cursor's, Codex's) or the root."""
@@ -146,6 +146,7 @@ class _Run:
 
     def marketplace(self, file: Path) -> None:
         market, sink = marketplace.load(file, self.report, source_keys=self.source_keys)
+        _scan(self.report, file)  # the catalog's text, and the entries defining plugins
         if market is None:
             return
         for index, entry in enumerate(market.plugins):
@@ -192,16 +193,27 @@ class _Run:
             gemini.load(file, self.report)
         elif name == "SKILL.md":
             skills.load(file, self.report)
+            _scan(self.report, file)
         elif name.endswith(".json") and "hook" in name.lower():
             hooks.load_file(file, self.report)
+            _scan(self.report, file)
         elif name.endswith(".json") and "mcp" in name.lower():
             agent_plugins = name == "mcp.json" and (file.parent / "plugin.json").is_file()
             mcp.load_file(file, self.report, agent_plugins=agent_plugins)
+            _scan(self.report, file)
         elif name.endswith(".md") and file.parent.name in ("agents", "commands"):
             skills.check_markdown(file, self.report, agent=file.parent.name == "agents")
+            _scan(self.report, file)
         else:
             raise UsageError(
                 f"{file}: plugman does not know this kind of file",
                 hint="it validates plugin.json, marketplace.json, gemini-extension.json, "
                 "hooks.json, .mcp.json / mcp.json, SKILL.md, and agents/ or commands/ *.md",
             )
+
+
+def _scan(report: Report, file: Path) -> None:
+    """Scan one file given on its own for hidden text (plugman.manifest.exposure)."""
+    from plugman.manifest import exposure  # its patterns compile on import: only here
+
+    exposure.check_files(report, [file])

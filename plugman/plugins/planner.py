@@ -23,6 +23,7 @@ from plugman.core.store import Store
 from plugman.extensions import source_kind
 from plugman.manifest import acceptance
 from plugman.manifest import plugin as plugins
+from plugman.manifest.diagnostics import Diagnostic
 from plugman.manifest.model import Plugin, PluginSource
 from plugman.manifest.reader import Report
 from plugman.plugins import marketplaces, registry, versions
@@ -261,7 +262,7 @@ def validate_tree(
     entry_file = root / ".claude-plugin" / "marketplace-entry"
     sink = report.sink(entry_file)
     entry = plugins.Declaration(fields, sink, official) if fields is not None else None
-    loaded = plugins.load(root, report, entry, strict=fields is None, official=official)
+    loaded = plugins.load(root, report, entry, strict=fields is None, official=official, scan=True)
     _hidden_text(report, root, what, allow_hidden, hidden)
     _kind, manifest = plugins.manifest_file(root)
     found = acceptance.sort(report.diagnostics, {str(entry_file), str(manifest)})
@@ -292,7 +293,7 @@ def _hidden_text(
         return
     report.diagnostics[:] = [d for d in report.diagnostics if d not in found]
     blocking = [d for d in found if d.code == "hidden-text"]
-    shown = [f"{_relative(d.file, root)}:{d.line}:{d.column}: {d.message}" for d in found]
+    shown = [f"{_relative(d.file, root)}{_at(d)}: {d.message}" for d in found]
     if blocking and not allow:
         first = [s for s, d in zip(shown, found, strict=True) if d.code == "hidden-text"]
         more = f" (and {len(first) - 3} more)" if len(first) > 3 else ""
@@ -304,6 +305,12 @@ def _hidden_text(
         hidden.append(True)
     for line in shown:
         progress.warn(f"{what}: {line}")
+
+
+def _at(finding: Diagnostic) -> str:
+    """`:line:column`, and ` key.path` where the finding has one (a value, an entry's key)."""
+    line = f":{finding.line}:{finding.column}" if finding.line else ""
+    return line + (f" {finding.path}" if finding.path else "")
 
 
 def _relative(file: str, root: Path) -> str:

@@ -1,0 +1,242 @@
+"""What a plugin gives agents, scanned for hidden text (plugman.manifest.hidden) as agents get
+it, after each format's own decoding:
+
+- every file its load read (plugin.json, SKILL.md, commands, agents, hooks and MCP files), raw,
+  JSON files with their escapes decoded, Markdown front matter values after YAML decoding
+  (`description: "\\u202e…"`, `"\\U000E0041"`), located at the key (file, line, key path);
+- its output styles (`outputStyles`, else the `output-styles/` folder): their text becomes the
+  agent's system prompt;
+- the files its skills link to (Markdown links, `${CLAUDE_SKILL_DIR}/…` and
+  `${CLAUDE_PLUGIN_ROOT}/…` references in SKILL.md to files inside the plugin): the agent reads
+  them on demand;
+- the scripts its hooks run (files inside the plugin a hook command names through
+  `${CLAUDE_PLUGIN_ROOT}`), text files only;
+- the name of every file and folder of those inside the plugin, as they become skill, command,
+  agent and output-style names: any invisible character in a name is an error;
+- the marketplace entry that defines it (its description, inline commands, hooks and servers of
+  a `strict: false` entry), walked as decoded JSON, located by key path.
+
+Run by `validate` and by install, sync and update (`plugins.planner.validate_tree`), never by
+`config resolve`: what was installed was scanned then, and the store is write-once.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from plugman.manifest import components, frontmatter, hidden
+from plugman.manifest.diagnostics import KeyPath, Sink
+from plugman.manifest.model import Plugin
+from plugman.manifest.plugin_parts import Declaration
+from plugman.manifest.reader import Report
+
+# Markdown links and images `[text](target)` / `![alt](<target>)`, and skill-relative references
+LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'][^)]*)?\)")
+SKILL_REFERENCE = re.compile(r"\$\{?CLAUDE_SKILL_DIR\}?/([^\s\"'`)<>|;&$]+)")
+ROOT_REFERENCE = re.compile(r"\$\{?CLAUDE_PLUGIN_ROOT\}?/([^\s\"'`)<>|;&$]+)")
+SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+STYLES = "output-styles"
+
+
+def check_plugin(
+    report: Report,
+    root: Path,
+    loaded: Plugin | None,
+    files: Iterable[str],
+    entry: Declaration | None,
+) -> None:
+    """Scan what the plugin at `root` gives agents (see the module's docstring) into `report`:
+    `files`, the files its load read; `entry`, the marketplace entry defining it, if any."""
+    targets = [Path(name) for name in dict.fromkeys(files)]
+    texts: dict[Path, str | None] = {}
+    if loaded is not None:
+        fields = entry.fields if entry is not None else {}
+        extra = [
+            *output_styles(root, loaded.manifest, fields),
+            *linked(root, [skill.path for skill in loaded.skills], texts),
+            *scripts(root, [h.entry for h in loaded.hooks]),
+        ]
+        seen = set(targets)
+        targets += [p for p in dict.fromkeys(extra) if p not in seen]
+    check_files(report, targets, texts)
+    check_names(report, root, targets)
+    if entry is not None and not entry.sink.file.endswith("marketplace.json"):
+        check_value(entry.sink, entry.fields)  # a catalog file is scanned as a file
+
+
+def check_files(
+    report: Report, files: Iterable[Path], texts: dict[Path, str | None] | None = None
+) -> None:
+    """Scan each file: raw, JSON escapes decoded, Markdown front matter decoded. Files that
+    cannot be read as text are skipped (a load reports those it needed). `texts`: those
+    already read."""
+    for path in files:
+        text = _text(path, texts if texts is not None else {})
+        if text is None:
+            continue
+        is_json = path.suffix == ".json"
+        if hidden.suspect(text, is_json):
+            found = hidden.scan(text, is_json)
+            if found:
+                hidden.report(report.sink(path), found)
+        if path.suffix == ".md" and "\\" in text:
+            _frontmatter(report, path, text)
+
+
+def _frontmatter(report: Report, path: Path, text: str) -> None:
+    """Front matter values as YAML decodes them: what an escape hides, at its key."""
+    block = frontmatter.split(text)
+    if block is None or "\\" not in block[0]:
+        return
+    quiet = Sink(str(path))
+    try:
+        meta = frontmatter.parse(text, quiet)
+    except frontmatter.Unreadable:
+        return
+    if meta:
+        sink = report.sink(path)
+        sink.locate = frontmatter.locator(*block)
+        check_value(sink, meta, literal=block[0])
+
+
+def check_value(sink: Sink, value: Any, path: KeyPath = (), literal: str = "") -> None:
+    """Every key and string of a decoded JSON or YAML value, located by key path. A finding
+    whose characters all stand in `literal` (the raw text, scanned as such) is not repeated."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(key, str) and hidden.suspect(key):
+                _value(sink, key, (*path, key), "in a key", literal)
+            check_value(sink, item, (*path, key), literal)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            check_value(sink, item, (*path, index), literal)
+    elif isinstance(value, str) and hidden.suspect(value):
+        _value(sink, value, path, "in the value", literal)
+
+
+def _value(sink: Sink, text: str, path: KeyPath, what: str, literal: str) -> None:
+    found = [
+        f
+        for f in hidden.scan(text)
+        if not literal or any(chr(c) not in literal for c in f.codepoints)
+    ]
+    hidden.report(sink, found, what + (" (written as an escape)" if literal else ""), path)
+
+
+def check_names(report: Report, root: Path, files: Iterable[Path]) -> None:
+    """The name of each file and folder inside `root` on the way to `files`: skill, command,
+    agent and output-style names come from them, and a name holds no invisible character."""
+    seen: set[str] = set()
+    for path in files:
+        try:
+            parts = path.relative_to(root).parts
+        except ValueError:
+            continue
+        for depth, part in enumerate(parts):
+            if part in seen or not hidden.suspect(part):
+                continue
+            seen.add(part)
+            found = hidden.scan(part)
+            if found:
+                codes = tuple(c for f in found for c in f.codepoints)
+                finding = hidden.Finding(True, 1, 1, codes, hidden.decode_tags(codes) or None)
+                kind = "folder" if depth < len(parts) - 1 else "file"
+                name = hidden.shown(part)
+                message = f"in the {kind} name {name!r}, which becomes a name agents show"
+                # located at the folder holding it: the path itself would show the characters
+                hidden.report(report.sink(Path(root, *parts[:depth])), [finding], message)
+
+
+def output_styles(root: Path, manifest: dict[str, Any], fields: dict[str, Any]) -> list[Path]:
+    """The output style files: those `outputStyles` names (it replaces the default folder),
+    else `output-styles/*.md`."""
+    declared = [
+        rel
+        for source in (manifest, fields)
+        for rel, _where in components.as_list(source.get("outputStyles"), ("outputStyles",))
+    ]
+    targets = [t for rel in declared if (t := _inside(root, rel)) is not None]
+    if not declared:
+        targets = [root / STYLES]
+    found: list[Path] = []
+    for target in targets:
+        if target.is_dir():
+            found += sorted(p for p in target.glob("*.md") if p.is_file())
+        elif target.is_file():
+            found.append(target)
+    return found
+
+
+def _text(path: Path, texts: dict[Path, str | None]) -> str | None:
+    if path not in texts:
+        texts[path] = hidden.read(path)
+    return texts[path]
+
+
+def linked(root: Path, skill_files: Iterable[Path], texts: dict[Path, str | None]) -> list[Path]:
+    """Files inside the plugin a SKILL.md links to or names through ${CLAUDE_SKILL_DIR} or
+    ${CLAUDE_PLUGIN_ROOT} (`texts`: the files read, kept)."""
+    found: list[Path] = []
+    for skill in skill_files:
+        text = _text(skill, texts)
+        if text is None:
+            continue
+        folder = skill.parent
+        relatives = {
+            target.split("#", 1)[0].split("?", 1)[0]
+            for target in LINK.findall(text)
+            if not SCHEME.match(target) and not target.startswith(("#", "/", "~"))
+        }
+        relatives.update(SKILL_REFERENCE.findall(text))
+        found += [p for rel in relatives for p in _file(root, folder, rel)]
+        found += [p for rel in set(ROOT_REFERENCE.findall(text)) for p in _file(root, root, rel)]
+    return found
+
+
+def scripts(root: Path, handlers: Iterable[dict[str, Any]]) -> list[Path]:
+    """Files inside the plugin the hook handlers' commands name through ${CLAUDE_PLUGIN_ROOT}."""
+    found: list[Path] = []
+    for entry in handlers:
+        words = [entry.get("command"), *(entry.get("args") or [])]
+        for word in words:
+            if isinstance(word, str) and "CLAUDE_PLUGIN_ROOT" in word:
+                found += [p for rel in ROOT_REFERENCE.findall(word) for p in _file(root, root, rel)]
+    return found
+
+
+def _file(root: Path, base: Path, rel: str) -> list[Path]:
+    """`rel` from `base` when it is a file inside `root` (no link out), else nothing."""
+    if "%" in rel:
+        from urllib.parse import unquote
+
+        rel = unquote(rel)
+    if not rel or "\x00" in rel or rel.startswith(("/", "\\", "~")):
+        return []
+    target = _contained(root, f"{base}/{rel}")
+    return [target] if target is not None and target.is_file() else []
+
+
+def _inside(root: Path, rel: str) -> Path | None:
+    """The file or folder `rel` names inside `root` (no link out), or None."""
+    if rel.startswith(("/", "\\", "~")):
+        return None
+    return _contained(root, f"{root}/{rel.replace(chr(92), '/')}")
+
+
+def _contained(root: Path, joined: str) -> Path | None:
+    """`joined` when it exists and, links followed, stays inside `root`. Plain string paths
+    and os.path: a plugin's SKILL.md files name thousands of candidates in all."""
+    normal, base = os.path.normpath(joined), os.path.normpath(root)
+    if not normal.startswith(base + os.sep) or not os.path.exists(normal):  # noqa: PTH110
+        return None
+    step = normal
+    while step != base:  # a link on the way may lead out: then only its target decides
+        if os.path.islink(step):  # noqa: PTH114
+            real = os.path.realpath(normal)
+            return Path(normal) if real.startswith(os.path.realpath(base) + os.sep) else None
+        step = os.path.dirname(step)  # noqa: PTH120
+    return Path(normal)
