@@ -18,7 +18,9 @@ what it stands for is the source it was added from, compared as a canonical iden
   (`extraKnownMarketplaces`), compared canonically; where they declare none, the one the user
   added (never one registered because a project declared it, `origin = "project"` in the
   registry), or Anthropic's own for a reserved name. A marketplace a project declares, or a
-  lock pin, that merely has the same name is not consented.
+  lock pin, that merely has the same name is not consented; nor is one an older plugman
+  registered without recording who asked (`UNKNOWN`: it may have been a project's), until the
+  user adds it again (`plugman marketplace add SOURCE --name NAME`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ from plugman.core.state import read_state
 DIRECT = "direct"  # a plugin installed from a source given directly (plugins.planner.DIRECT)
 PROJECT = "project"  # a registry entry made because a project declared the marketplace
 MANAGED = "managed"  # one made because the managed settings declare it
+USER = "user"  # one the user added
+UNKNOWN = "unknown"  # an entry an older plugman wrote, without its origin: never forced
 CLAUDE_FORMS = {"github": "repo", "git": "url", "url": "url", "directory": "path", "file": "path"}
 
 
@@ -44,7 +48,7 @@ class Market(NamedTuple):
 
     kind: str  # directory | git | url
     location: str
-    origin: str = "user"
+    origin: str = USER
 
     @property
     def identity(self) -> str:
@@ -65,7 +69,7 @@ def markets(paths: Paths) -> dict[str, Market]:
     data = read_state(registry_path(paths), "move it away and add your marketplaces again")
     entries: dict[str, Any] = (data or {}).get("marketplaces", {})
     return {
-        name: Market(str(e.get("kind")), str(e.get("location")), str(e.get("origin", "user")))
+        name: Market(str(e.get("kind")), str(e.get("location")), str(e.get("origin", UNKNOWN)))
         for name, e in entries.items()
         if isinstance(e, dict)
     }
@@ -133,7 +137,7 @@ def forced(policy: Policy, plugin_id: str, known: Mapping[str, Market]) -> bool:
     meant = declared(policy, market, known)
     if meant is not None and meant.origin == MANAGED:
         return mine.identity.lower() == meant.identity.lower()
-    if mine.origin == PROJECT:
+    if mine.origin not in (USER, MANAGED):  # a project's, or unknown: an older registry's
         return False
     from plugman.manifest.names import RESERVED_MARKETPLACES
 

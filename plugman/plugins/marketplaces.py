@@ -231,6 +231,8 @@ def remove(paths: Paths, name: str, *, force: bool = False) -> Known:
 
 def update(paths: Paths, names: list[str]) -> list[Known]:
     """Fetch the named (default: all) marketplaces again."""
+    from plugman.config.policy_plugins import UNKNOWN
+
     updated = []
     with session(paths) as work:
         entries = registry(paths)
@@ -245,7 +247,8 @@ def update(paths: Paths, names: list[str]) -> list[Known]:
             load(market._replace(root=root), warn=True)
             if market.source.kind != "directory":
                 work.tx.replace_dir(market.root, root)
-            entries[name] = entry_for(market.source, market.root, commit)
+            was = entries[name].get("origin", UNKNOWN)  # who had it registered stays so
+            entries[name] = entry_for(market.source, market.root, commit, str(was))
             updated.append(market._replace(commit=commit))
         write_registry(paths, entries, work.tx)
     return updated

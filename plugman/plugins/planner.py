@@ -94,10 +94,13 @@ def plan(
     installed: Mapping[str, InstalledPlugin],
     *,
     allow_hidden: bool | set[str] = False,
+    skipped: dict[str, str] | None = None,
 ) -> list[Planned]:
     """Fetch and validate every requested plugin and its dependencies. `allow_hidden`: let in
-    plugins with hidden text (True: all; a set: those plugin ids, as the lock allows them)."""
-    return _Planner(paths, store, installed, allow_hidden).run(specs)
+    plugins with hidden text (True: all; a set: those plugin ids, as the lock allows them).
+    `skipped`: a plugin the managed policy blocks is left out and put here (id -> why, the
+    rule and its file) instead of refusing the whole plan (sync)."""
+    return _Planner(paths, store, installed, allow_hidden, skipped).run(specs)
 
 
 class _Planner:
@@ -107,8 +110,10 @@ class _Planner:
         store: Store,
         installed: Mapping[str, InstalledPlugin],
         allow_hidden: bool | set[str] = False,
+        skipped: dict[str, str] | None = None,
     ):
         self.allow_hidden = allow_hidden
+        self.skipped = skipped
         self.paths = paths
         self.store = store
         self.installed = installed
@@ -139,8 +144,10 @@ class _Planner:
         if spec.direct is not None:
             return self.add(self.fetch(spec.direct, None, DIRECT, None, spec, chain))
         known, entry = marketplaces.find(self.paths, str(spec.name), spec.marketplace)
-        registry.check_policy(self.paths, known.source)
         plugin_id = f"{entry.name}@{known.name}"
+        if self.skipped is not None and self.blocked(plugin_id):  # its marketplace's block too
+            return None
+        registry.check_policy(self.paths, known.source)
         registry.check_plugin_policy(self.paths, plugin_id)
         self.wanted.setdefault(plugin_id, []).append((spec.specifier, chain))
         if plugin_id in self.planned:
@@ -217,7 +224,17 @@ class _Planner:
             *admitted,
         )
 
-    def add(self, planned: Planned) -> Planned:
+    def blocked(self, plugin_id: str) -> bool:
+        """Whether the managed policy blocks `plugin_id`: refused, or (`skipped`) left out."""
+        refused = registry.plugin_block(self.paths, plugin_id)
+        if refused is None:
+            return False
+        if self.skipped is None:
+            raise refused
+        self.skipped[plugin_id] = refused.message
+        return True
+
+    def add(self, planned: Planned) -> Planned | None:
         for kind, name in (("plugin", planned.name), ("marketplace", planned.marketplace)):
             reason = registry.lookalike(name)
             if reason:
@@ -226,7 +243,8 @@ class _Planner:
                     hint="plugin and marketplace names must be ASCII; ask the publisher to "
                     "rename it",
                 )
-        registry.check_plugin_policy(self.paths, planned.id)  # a direct source too
+        if self.blocked(planned.id):  # a direct source too
+            return None
         self.planned[planned.id] = planned
         self.wanted.setdefault(planned.id, []).append((planned.specifier, planned.required_by))
         self.check(planned)

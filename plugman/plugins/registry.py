@@ -33,6 +33,7 @@ GITHUB = re.compile(r"^(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)(?:@(?P<ref>[^\s
 GITHUB_URL = "https://github.com"
 
 
+POLICY_HINT = "ask your administrator, or use an allowed marketplace"
 PATH_PREFIXES = ("/", "./", "../", "~", ".\\", "..\\")  # what can only be a path
 
 
@@ -216,7 +217,7 @@ def check_policy(paths: Paths, source: MarketplaceSource) -> None:
         raise PlugmanError(
             f"marketplace {source.location!r} is {found.why} (managed policy)",
             where=found.origin or None,
-            hint="ask your administrator, or use an allowed marketplace",
+            hint=POLICY_HINT,
         )
 
 
@@ -248,17 +249,26 @@ def check_plugin_policy(paths: Paths, plugin_id: str) -> None:
     """Refuse a plugin the managed policy blocks: `enabledPlugins: {"name@market": false}`,
     for that plugin under any marketplace name of the same source or installed directly, and
     every plugin of a marketplace the policy blocks (`plugman.config.policy_plugins`)."""
+    refused = plugin_block(paths, plugin_id)
+    if refused is not None:
+        raise refused
+
+
+def plugin_block(paths: Paths, plugin_id: str) -> PlugmanError | None:
+    """The refusal of a plugin the managed policy blocks, naming the rule and its file (see
+    `check_plugin_policy`), or None; sync skips such a plugin with it as the warning."""
     from plugman.config import policy, policy_plugins
 
     rules = policy.managed(paths)
     if not policy_plugins.speaks(rules):
-        return
+        return None
     found = policy_plugins.blocked(rules, plugin_id, policy_plugins.markets(paths))
-    if found is not None:
-        raise PlugmanError(
-            f"plugin {plugin_id} is blocked by managed policy ({found.why}, {found.origin})",
-            hint="ask your administrator; run: plugman policy explain " + plugin_id,
-        )
+    if found is None:
+        return None
+    return PlugmanError(
+        f"plugin {plugin_id} is blocked by managed policy ({found.why}, {found.origin})",
+        hint="ask your administrator; run: plugman policy explain " + plugin_id,
+    )
 
 
 def blocked_plugins(paths: Paths) -> set[str]:
@@ -279,7 +289,8 @@ def entry_for(
     source: MarketplaceSource, root: Path, commit: str | None, origin: str = "user"
 ) -> dict[str, Any]:
     """A registry entry; `origin`: who had it registered (user, or a project's or the managed
-    settings' declaration: `plugman.config.policy_plugins.forced` tells them apart)."""
+    settings' declaration: `plugman.config.policy_plugins.forced` tells them apart), always
+    written: an entry without one (an older plugman's) is of unknown origin, never forced."""
     return (
         {
             "kind": source.kind,
@@ -290,5 +301,5 @@ def entry_for(
             "updated": timestamp(),
         }
         | ({"headers_helper": source.helper} if source.helper else {})
-        | ({"origin": origin} if origin != "user" else {})
+        | {"origin": origin}
     )

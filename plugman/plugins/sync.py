@@ -71,7 +71,14 @@ def forced_specs(paths: Paths, declared: set[str]) -> list[resolver.PluginReques
     found = []
     for rule in forced:
         name, _, market = rule.plugin.partition("@")
-        if market in known and not policy_plugins.forced(rules, rule.plugin, known):
+        if market in known and known[market].origin == policy_plugins.UNKNOWN:
+            progress.warn(  # an older registry's entry: it may have been a project's
+                f"managed policy requires {rule.plugin} ({rule.origin}), but the marketplace "
+                f"registered as {market!r} was added by an older plugman that did not record "
+                "who asked for it: plugman does not install it; if you added it, add it "
+                f"again: plugman marketplace add {known[market].location} --name {market}"
+            )
+        elif market in known and not policy_plugins.forced(rules, rule.plugin, known):
             progress.warn(  # a same-name marketplace a project declared: not the one meant
                 f"managed policy requires {rule.plugin} ({rule.origin}), but the marketplace "
                 f"registered as {market!r} ({known[market].location}) is not the one the "
@@ -97,12 +104,14 @@ def claude_declaration(paths: Paths) -> claude_settings.ProjectDeclaration:
     )
 
 
-def register_marketplaces(work: Session) -> None:
+def register_marketplaces(work: Session) -> dict[str, str]:
     """Add the marketplaces the project declares and this machine does not know yet, in the
-    caller's transaction (so a killed sync leaves none of them behind)."""
+    caller's transaction (so a killed sync leaves none of them behind). One the managed policy
+    blocks is not added: its name -> why (sync skips its plugins)."""
     from plugman.config import policy
 
     paths = work.paths
+    refused: dict[str, str] = {}
     known = registry.known(paths)
     claude = claude_declaration(paths)
     for message in claude.warnings:
@@ -114,7 +123,11 @@ def register_marketplaces(work: Session) -> None:
             text = value["source"] + (f"#{value['ref']}" if value.get("ref") else "")
             registry.refuse_project_helper(name, value)
             source = registry.classify(text, paths.project_dir)
-            registry.check_policy(paths, source)
+            try:
+                registry.check_policy(paths, source)
+            except PlugmanError as exc:  # blocked: its plugins are skipped, the rest synced
+                refused[name] = f"{exc.message}, {exc.where}" if exc.where else exc.message
+                continue
             marketplaces.add_in(work, source, name, origin="project")
     for name, fields, _ in policy.managed(paths).extra_marketplaces:  # managed: known to all
         text = _claude_source_text(fields)
@@ -122,6 +135,7 @@ def register_marketplaces(work: Session) -> None:
             source = registry.classify(text, paths.project_dir)
             registry.check_policy(paths, source)
             marketplaces.add_in(work, source, name, origin="managed")
+    return refused
 
 
 def _claude_source_text(fields: dict[str, Any]) -> str | None:
@@ -154,7 +168,8 @@ def pins_of(planned: list[resolver.Planned]) -> list[dict[str, Any]]:
 def lock(paths: Paths) -> list[dict[str, Any]]:
     """Resolve the declaration and write plugman.lock; the new pins."""
     with session(paths) as work:
-        register_marketplaces(work)
+        for name, why in register_marketplaces(work).items():  # lock fetches all: refused
+            raise PlugmanError(f"marketplace {name!r}: {why}", hint=registry.POLICY_HINT)
         locked = lockfile.read(paths.project_lock)
         planned = resolver.plan(paths, work.store, declared_specs(paths, locked), {})
         pins = pins_of(_prefer_locked(locked, planned))
@@ -182,16 +197,26 @@ def _sync_in(paths: Paths, mode: str, dry_run: bool, done: Updated) -> None:
             hint="run: plugman lock (or plugman sync without --frozen)",
         )
     with session(paths) as work:
-        register_marketplaces(work)
+        refused = register_marketplaces(work)
         record = InstallRecord.load(paths, "project")
+        skipped: dict[str, str] = {}  # what the managed policy blocks: id -> the rule, file
         if mode == "frozen":
-            targets = [_fetch_pin(work, pin) for pin in pins]
+            targets = [
+                _fetch_pin(work, pin) for pin in pins if not _blocked(work, pin, refused, skipped)
+            ]
         else:
             allowed = {str(p["id"]) for p in pins if p.get("hidden_text") == "allowed"}
-            specs = declared_specs(paths, pins)
-            planned = resolver.plan(paths, work.store, specs, {}, allow_hidden=allowed)
+            specs = [
+                spec
+                for spec in declared_specs(paths, pins)
+                if not _blocked_market(spec.text, spec.marketplace, refused, skipped)
+            ]
+            planned = resolver.plan(
+                paths, work.store, specs, {}, allow_hidden=allowed, skipped=skipped
+            )
             planned = _prefer_locked(pins, planned)
-            if mode == "locked" and _keys(pins_of(planned)) != _keys(pins):
+            kept = [p for p in pins if p["id"] not in skipped]  # the lock, as it is, for those
+            if mode == "locked" and _keys(pins_of(planned)) != _keys(kept):
                 raise PlugmanError(
                     "plugman.lock is out of date with plugman.toml or its sources",
                     hint="run: plugman lock, and commit the new plugman.lock",
@@ -209,14 +234,51 @@ def _sync_in(paths: Paths, mode: str, dry_run: bool, done: Updated) -> None:
                 )
                 for p, pin in zip(planned, pins_of(planned), strict=True)
             ]
-        done.changes.extend(_apply(work, record, targets, done))
+        for plugin_id, why in sorted(skipped.items()):
+            progress.warn(f"{why}: sync skipped it (not installed, not delivered to any agent)")
+        done.changes.extend(_apply(work, record, targets, done, set(skipped)))
         if dry_run:
             raise DryRunError
         if mode == "frozen":
             work.tx.write(record.path, record.to_bytes())
         else:
             save(work, record)
+            _keep_pins(work, record, [p for p in pins if p["id"] in skipped])
         deploy.refresh(work, os.environ)
+
+
+def _blocked(
+    work: Session, pin: dict[str, Any], markets: dict[str, str], skipped: dict[str, str]
+) -> bool:
+    """Whether the managed policy blocks a locked plugin (then put in `skipped`: never fetched,
+    installed or delivered; `sync --frozen` installs the rest). `markets`: the project's
+    marketplaces the policy kept from being added."""
+    if _blocked_market(str(pin["id"]), str(pin["marketplace"]), markets, skipped):
+        return True
+    refused = registry.plugin_block(work.paths, str(pin["id"]))
+    if refused is not None:
+        skipped[str(pin["id"])] = refused.message
+    return refused is not None
+
+
+def _blocked_market(
+    plugin_id: str, market: str | None, markets: dict[str, str], skipped: dict[str, str]
+) -> bool:
+    """Whether `plugin_id` is of a marketplace the policy kept from being added (skipped)."""
+    if market is None or market not in markets:
+        return False
+    skipped[plugin_id] = f"plugin {plugin_id} is blocked by managed policy ({markets[market]})"
+    return True
+
+
+def _keep_pins(work: Session, record: InstallRecord, pins: list[dict[str, Any]]) -> None:
+    """Keep in plugman.lock the pins of the plugins this machine's managed policy blocks and
+    sync skipped but that are not installed here: the committed lock is the team's, and one
+    machine's policy stays out of it (as a forced plugin does)."""
+    missing = [pin for pin in pins if pin["id"] not in record.plugins]
+    if missing:
+        rest = [{"id": key, **value.to_json()} for key, value in record.plugins.items()]
+        work.tx.write(work.paths.project_lock, lockfile.render(rest + missing))
 
 
 def _prefer_locked(
@@ -304,8 +366,10 @@ def _entry_fields(known: registry.Known | None, name: str) -> dict[str, Any] | N
 
 
 def _apply(
-    work: Session, record: InstallRecord, targets: list[Target], done: Updated
+    work: Session, record: InstallRecord, targets: list[Target], done: Updated, kept: set[str]
 ) -> list[PluginChange]:
+    """Install `targets`, uninstall what is no longer wanted; `kept`: the plugins managed
+    policy blocks, left as they are (installed, it is not delivered: `list` says why)."""
     from plugman.config import policy, policy_plugins
 
     declared = declarations.entries(work.paths.project_config, "plugins")
@@ -315,7 +379,7 @@ def _apply(
     rules, known = policy.managed(work.paths), policy_plugins.markets(work.paths)
     forced = {t.id for t in targets if t.forceable and policy_plugins.forced(rules, t.id, known)}
     changes = []
-    wanted = {target.id for target in targets}
+    wanted = {target.id for target in targets} | kept
     for gone in sorted(set(record.plugins) - wanted):
         entry = record.plugins.pop(gone)
         changes.append(

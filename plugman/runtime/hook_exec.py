@@ -225,7 +225,14 @@ def run_here(
         raise PlugmanError(exc.message, hint=exc.hint) from None
     wanted = parse_ref(ref)
     payload = claude_payload(tools, event, read_payload(stdin))
-    hook = find(resolve(paths, env).hooks, event, wanted)
+    resolution = resolve(paths, env)
+    stopped = next((p for p in resolution.plugins if p.blocked and p.id == wanted.owner), None)
+    if stopped is not None:  # managed policy: none of the plugin's hooks runs
+        raise PlugmanError(
+            f"hook {wanted} is not run: plugin {stopped.id} is {stopped.blocked}",
+            hint="managed policy blocks it; ask your administrator",
+        )
+    hook = find(resolution.hooks, event, wanted)
     given = payload.get("cwd")
     cwd = Path(given) if isinstance(given, str) and Path(given).is_dir() else Path.cwd()
     return launch(

@@ -130,6 +130,12 @@ def why(resolution: Resolution, name: str, project: str) -> NotStartedError:
             hint=FIXES.get(first.reason, f"run: plugman config explain {name}"),
         )
     plugin, _ = split_server(name)
+    stopped = [p for p in resolution.plugins if p.blocked and p.id.partition("@")[0] == plugin]
+    if stopped:  # managed policy: nothing of the plugin is delivered, its servers included
+        return NotStartedError(
+            f"{name} is not started: plugin {stopped[0].id} is {stopped[0].blocked}",
+            hint=FIXES["policy"],
+        )
     off = [p.id for p in resolution.plugins if not p.enabled and p.id.partition("@")[0] == plugin]
     if off:
         return NotStartedError(

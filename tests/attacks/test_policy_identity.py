@@ -203,8 +203,9 @@ def test_blocked_plugin_by_another_marketplace_name_direct_or_frozen_is_refused(
 ) -> None:
     """Attack: install a plugin the managed policy blocks (`tool@good: false`) under another
     marketplace name for the same source, from its folder directly, and from a lock pin made
-    before the rule (`sync --frozen`). Invariant: blocked by what it is, on every path; the
-    same plugin from another source installs."""
+    before the rule (`sync --frozen`, which skips it with the rule named and delivers nothing
+    of it). Invariant: blocked by what it is, on every path; the same plugin from another
+    source installs."""
     hub = world.hub.as_uri()
     world.ok("marketplace", "add", f"{hub}/acme/good.git", "--name", "good")
     world.ok("marketplace", "add", f"{hub}/acme/bad.git", "--name", "other")
@@ -215,7 +216,9 @@ def test_blocked_plugin_by_another_marketplace_name_direct_or_frozen_is_refused(
     world.refused("install", "tool@alias", "--scope", "user", match="enabledPlugins")
     folder = world.root / "work" / "acme-good" / "plugins" / "tool"
     world.refused("install", str(folder), "--scope", "user", match="enabledPlugins")
-    world.refused("sync", "--frozen", match="enabledPlugins")
+    frozen = world.ok("sync", "--frozen")  # skipped, the rule named (tests/attacks/test_blocked_*)
+    assert "enabledPlugins" in frozen.stderr and "skipped" in frozen.stderr, frozen.stderr
+    assert "tool:tool-skill" not in json.dumps(_skills(world))
     world.ok("install", "tool@other", "--scope", "user")  # another marketplace's `tool`
 
 
