@@ -23,7 +23,8 @@ def imported(done: Imported, undo: list[str], as_json: bool) -> str:
             applied=done.applied,
             claude_dir=str(found.claude_dir),
             marketplaces=[
-                {k: v for k, v in m._asdict().items() if k != "text"} for m in found.marketplaces
+                {k: v for k, v in m._asdict().items() if k not in ("text", "origin")}
+                for m in found.marketplaces
             ],
             plugins=[p._asdict() | {"options": _keys(p.options)} for p in found.plugins],
             undo=undo if done.applied else [],

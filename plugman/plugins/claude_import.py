@@ -45,6 +45,7 @@ class MarketStep(NamedTuple):
     reason: str = ""
     text: str = ""  # what `marketplace add` takes
     helper: str | None = None  # a url marketplace's headers helper (Claude's `headersHelper`)
+    origin: str = "user"  # "project": named by the project's settings (never forced consent)
 
 
 class PluginStep(NamedTuple):
@@ -146,8 +147,9 @@ def _market(paths: Paths, name: str, source: dict[str, Any], came: Scope) -> Mar
     except PlugmanError as error:
         return MarketStep(name, words, "skip", error.message)
     mine = registry.known(paths).get(name)
-    if mine is None:
-        return MarketStep(name, words, "add", text=text, helper=helper)
+    if mine is None:  # a clone's .claude/settings(.local).json: registered as the project's
+        origin = "user" if came == "user" else "project"
+        return MarketStep(name, words, "add", text=text, helper=helper, origin=origin)
     if mine.source[:2] == classified[:2] and mine.source.ref == classified.ref:
         return MarketStep(name, words, "known", text=text, helper=helper)
     return MarketStep(
@@ -193,7 +195,7 @@ def apply(paths: Paths, found: Plan) -> Imported:
             if step.action == "add":
                 source = registry.classify(step.text, paths.project_dir, step.helper)
                 try:
-                    marketplaces.add_in(work, source, step.name)
+                    marketplaces.add_in(work, source, step.name, origin=step.origin)
                 except PlugmanError as error:  # fetched before anything is written
                     step = step._replace(action="skip", reason=error.message)
                 else:
