@@ -388,8 +388,9 @@ def _apply(
     for target in targets:
         current = record.plugins.get(target.id)
         if current is not None and current.content_hash == target.content_hash:
-            if current.signer != target.signer:  # signed since: recorded
-                record.plugins[target.id] = current._replace(signer=target.signer)
+            now = current.consented or target.id in forced  # forced since: the org consents
+            if current.signer != target.signer or now != current.consented:  # signed since
+                record.plugins[target.id] = current._replace(signer=target.signer, consented=now)
             continue
         content_hash = work.tx.add_tree(target.tree)
         was = work.store.path(current.content_hash) if current else None

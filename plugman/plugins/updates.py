@@ -196,6 +196,12 @@ def _update_in(
         hashes: dict[str, tuple[resolver.Planned, str]] = {}  # one fetch per plugin
         for record, plugin_id in candidates:
             entry = record.plugins[plugin_id]
+            refused = registry.plugin_block(paths, plugin_id)
+            if refused is not None:  # named: refused; else skipped, the rest updated
+                if names:
+                    raise refused
+                progress.warn(f"{refused.message}: not updated (it is not delivered)")
+                continue
             change = _update_one(work, record, plugin_id, hashes, allow)
             if change is not None:
                 changes.append(change)
