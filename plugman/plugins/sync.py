@@ -234,7 +234,7 @@ def _sync_in(paths: Paths, mode: str, dry_run: bool, done: Updated) -> None:
                 )
                 for p, pin in zip(planned, pins_of(planned), strict=True)
             ]
-        for plugin_id, why in sorted(skipped.items()):
+        for why in sorted(skipped.values()):
             progress.warn(f"{why}: sync skipped it (not installed, not delivered to any agent)")
         done.changes.extend(_apply(work, record, targets, done, set(skipped)))
         if dry_run:

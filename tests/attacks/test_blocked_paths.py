@@ -44,7 +44,9 @@ def _claude(world: World, monkeypatch: pytest.MonkeyPatch, **state: Any) -> Path
         plugin_id: [{"scope": "user", "version": "1.0.0", "installPath": "/nowhere"}]
         for plugin_id in state.get("installed", ())
     }
-    (plugins / "installed_plugins.json").write_text(json.dumps({"version": 2, "plugins": installed}))
+    (plugins / "installed_plugins.json").write_text(
+        json.dumps({"version": 2, "plugins": installed})
+    )
     enabled = dict.fromkeys(state.get("installed", ()), True)
     (config / "settings.json").write_text(json.dumps({"enabledPlugins": enabled}))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
@@ -119,7 +121,9 @@ def test_update_refuses_a_plugin_blocked_since_install(world: World) -> None:
     _push(world, "evil/market", {"plugins/tool/.claude-plugin/plugin.json": _v("tool", "2.0.0")})
     everything = world.ok("update")
     assert "tool@alias" in everything.stderr and "not updated" in everything.stderr
-    versions = {p["id"]: p["version"] for p in json.loads(world.ok("list", "--json").stdout)["plugins"]}
+    versions = {
+        p["id"]: p["version"] for p in json.loads(world.ok("list", "--json").stdout)["plugins"]
+    }
     assert versions["tool@evil"] == "2.0.0", versions
 
 
@@ -145,7 +149,9 @@ def test_update_bringing_a_blocked_dependency_is_refused(world: World) -> None:
     hub = world.hub.as_uri()
     world.ok("marketplace", "add", f"{hub}/acme/good.git", "--name", "good")
     world.ok("install", "tool@good", "--scope", "user")
-    catalog = json.loads((world.root / "work/acme-good/.claude-plugin/marketplace.json").read_text())
+    catalog = json.loads(
+        (world.root / "work/acme-good/.claude-plugin/marketplace.json").read_text()
+    )
     catalog["plugins"].append({"name": "helper", "source": "./plugins/helper"})
     _push(
         world,
@@ -163,7 +169,9 @@ def test_update_bringing_a_blocked_dependency_is_refused(world: World) -> None:
     _refused_update(world, "tool@good", match="helper@good")
     world.managed({})
     world.ok("update", "tool@good")
-    versions = {p["id"]: p["version"] for p in json.loads(world.ok("list", "--json").stdout)["plugins"]}
+    versions = {
+        p["id"]: p["version"] for p in json.loads(world.ok("list", "--json").stdout)["plugins"]
+    }
     assert versions["tool@good"] == "2.0.0", versions
 
 

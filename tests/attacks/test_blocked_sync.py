@@ -147,7 +147,7 @@ def _hooked_market(root: Path, name: str) -> Path:
     (tree / ".claude-plugin").mkdir(parents=True)
     (tree / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": name}))
     write = "import pathlib, sys; pathlib.Path(sys.argv[1]).write_text('ran')"
-    hook = {"type": "command", "command": f"{sys.executable} -c \"{write}\" {root / name}-hook"}
+    hook = {"type": "command", "command": f'{sys.executable} -c "{write}" {root / name}-hook'}
     (tree / "hooks").mkdir()
     (tree / "hooks" / "hooks.json").write_text(
         json.dumps({"hooks": {"SessionStart": [{"hooks": [hook]}]}})
