@@ -150,9 +150,11 @@ def pins_of(planned: list[resolver.Planned]) -> list[LockEntry]:
 def lock(paths: Paths, *, allow_hidden: bool = False) -> list[LockEntry]:
     """Resolve the project's declaration and write plugman.lock; the new pins. What this
     machine's managed policy forces is not the project's, and stays out of it."""
+    locked = lockfile.read(paths.project_lock)  # every input checked before anything is done
+    declarations.checked(paths.project_config)
+    claude_declaration(paths)
     with session(paths) as work:
         register_marketplaces(work)
-        locked = lockfile.read(paths.project_lock)
         record = InstallRecord.load(paths, "project")
         specs = declared_specs(paths, locked)
         planned = resolver.plan(paths, work.store, specs, {}, allow_hidden=True)
@@ -177,9 +179,10 @@ def sync(
 
 
 def _sync_in(paths: Paths, mode: str, dry_run: bool, done: Updated, allow_hidden: bool) -> None:
-    pins = lockfile.read(paths.project_lock)
+    pins = lockfile.read(paths.project_lock)  # every input checked before anything is done
     declared = declarations.checked(paths.project_config).get("plugins", {})
-    if mode == "frozen" and not pins and (declared or claude_declaration(paths).plugins):
+    claude = claude_declaration(paths)
+    if mode == "frozen" and not pins and (declared or claude.plugins):
         raise PlugmanError(
             "there is no plugman.lock to install from",
             hint="run: plugman lock (or plugman sync without --frozen)",
