@@ -56,10 +56,15 @@ def conflict(key: str) -> Mutation:
 
 # (case id, mutation, the key path the error names)
 LOCK_CASES: list[tuple[str, Mutation, str]] = [
-    *[(f"missing-{k}", drop(k), f"missing required key '{k}'") for k in
-      ("id", "name", "marketplace", "version", "content_hash", "source")],  # fmt: skip
-    ("missing-source-type", lambda t: re.sub(r'type = "path",? ?|, type = "path"', "", t),
-     r"plugins\[0\]\.source"),  # fmt: skip
+    *[
+        (f"missing-{k}", drop(k), f"missing required key '{k}'")
+        for k in ("id", "name", "marketplace", "version", "content_hash", "source")
+    ],
+    (
+        "missing-source-type",
+        lambda t: re.sub(r'type = "path",? ?|, type = "path"', "", t),
+        r"plugins\[0\]\.source",
+    ),
     ("version-not-a-string", put("version", "1"), r"plugins\[0\]\.version"),
     ("hash-not-a-string", put("content_hash", "5"), r"plugins\[0\]\.content_hash"),
     ("hash-not-a-hash", put("content_hash", '"sha256:evil"'), r"plugins\[0\]\.content_hash"),
@@ -69,10 +74,12 @@ LOCK_CASES: list[tuple[str, Mutation, str]] = [
     ("format-a-string", put("format", '"1"'), "format"),
     ("extra-consented", add("consented = true"), r"plugins\[0\]\.consented"),
     ("extra-forced", add("forced = true"), r"plugins\[0\]\.forced"),
-    ("extra-source-key", lambda t: t.replace("source = {", 'source = {url = "x", ', 1),
-     r"plugins\[0\]\.source"),  # fmt: skip
-    ("extra-top-level", lambda t: t.replace("format = 1", "format = 1\ntrusted = true"),
-     "trusted"),  # fmt: skip
+    (
+        "extra-source-key",
+        lambda t: t.replace("source = {", 'source = {url = "x", ', 1),
+        r"plugins\[0\]\.source",
+    ),
+    ("extra-top-level", lambda t: t.replace("format = 1", "format = 1\ntrusted = true"), "trusted"),
     ("id-not-name-at-market", put("id", '"evil@acme"'), r"plugins\[0\]\.id"),
     ("conflict-markers", conflict("content_hash"), "merge conflict"),
     ("not-toml", lambda t: t.replace("[[plugins]]", "[[plugins]", 1), "not valid TOML"),
@@ -133,18 +140,36 @@ def test_a_lock_with_two_entries_for_one_plugin_is_refused(
 
 
 TOML_CASES: list[tuple[str, Mutation, str]] = [
-    ("version-a-number", lambda t: t.replace('"fmt@acme" = "*"', '"fmt@acme" = 1'),
-     r'plugins\["fmt@acme"\]'),  # fmt: skip
-    ("version-in-table-a-bool", lambda t: t.replace('"*"', '{ version = true }'),
-     r'plugins\["fmt@acme"\]\.version'),  # fmt: skip
-    ("extra-plugin-key", lambda t: t.replace('"*"', '{ version = "*", sha = "x" }'),
-     r'plugins\["fmt@acme"\]\.sha'),  # fmt: skip
-    ("marketplace-without-source", lambda t: re.sub(r"acme = \{ source = .*\}",
-     'acme = { ref = "main" }', t), "missing required key 'source'"),  # fmt: skip
-    ("marketplace-source-a-number", lambda t: re.sub(r"acme = \{ source = .*\}",
-     "acme = { source = 5 }", t), r"marketplaces\.acme\.source"),  # fmt: skip
-    ("plugins-an-array", lambda t: t.replace('[plugins]\n"fmt@acme" = "*"', 'plugins = ["x"]'),
-     "plugins"),  # fmt: skip
+    (
+        "version-a-number",
+        lambda t: t.replace('"fmt@acme" = "*"', '"fmt@acme" = 1'),
+        r'plugins\["fmt@acme"\]',
+    ),
+    (
+        "version-in-table-a-bool",
+        lambda t: t.replace('"*"', "{ version = true }"),
+        r'plugins\["fmt@acme"\]\.version',
+    ),
+    (
+        "extra-plugin-key",
+        lambda t: t.replace('"*"', '{ version = "*", sha = "x" }'),
+        r'plugins\["fmt@acme"\]\.sha',
+    ),
+    (
+        "marketplace-without-source",
+        lambda t: re.sub(r"acme = \{ source = .*\}", 'acme = { ref = "main" }', t),
+        "missing required key 'source'",
+    ),
+    (
+        "marketplace-source-a-number",
+        lambda t: re.sub(r"acme = \{ source = .*\}", "acme = { source = 5 }", t),
+        r"marketplaces\.acme\.source",
+    ),
+    (
+        "plugins-an-array",
+        lambda t: t.replace('[plugins]\n"fmt@acme" = "*"', 'plugins = ["x"]'),
+        "plugins",
+    ),
     ("conflict-markers", conflict('"fmt@acme"'), "merge conflict"),
 ]
 
@@ -168,19 +193,29 @@ def test_a_damaged_plugman_toml_is_a_located_error_and_the_good_one_works(
 
 SETTINGS_CASES: list[tuple[str, str, str]] = [
     ("enabled-plugins-an-array", '{"enabledPlugins": ["fmt@acme"]}', "enabledPlugins"),
-    ("enabled-value-a-string", '{"enabledPlugins": {"fmt@acme": "yes"}}',
-     r'enabledPlugins\["fmt@acme"\]'),  # fmt: skip
-    ("marketplace-source-a-string",
-     '{"extraKnownMarketplaces": {"other": {"source": "acme/x"}}}',
-     r"extraKnownMarketplaces\.other\.source"),  # fmt: skip
-    ("marketplace-source-without-kind",
-     '{"extraKnownMarketplaces": {"other": {"source": {"repo": "a/b"}}}}',
-     r"extraKnownMarketplaces\.other\.source\.source"),  # fmt: skip
+    (
+        "enabled-value-a-string",
+        '{"enabledPlugins": {"fmt@acme": "yes"}}',
+        r'enabledPlugins\["fmt@acme"\]',
+    ),
+    (
+        "marketplace-source-a-string",
+        '{"extraKnownMarketplaces": {"other": {"source": "acme/x"}}}',
+        r"extraKnownMarketplaces\.other\.source",
+    ),
+    (
+        "marketplace-source-without-kind",
+        '{"extraKnownMarketplaces": {"other": {"source": {"repo": "a/b"}}}}',
+        r"extraKnownMarketplaces\.other\.source\.source",
+    ),
     ("not-json", '{"enabledPlugins": {"fmt@acme": true,}', "not valid JSON"),
     ("not-an-object", '["enabledPlugins"]', "must be a JSON object"),
-    ("conflict-markers",
-     '{\n<<<<<<< HEAD\n  "enabledPlugins": {"fmt@acme": true}\n=======\n'
-     '  "enabledPlugins": {}\n>>>>>>> theirs\n}\n', "merge conflict"),  # fmt: skip
+    (
+        "conflict-markers",
+        '{\n<<<<<<< HEAD\n  "enabledPlugins": {"fmt@acme": true}\n=======\n'
+        '  "enabledPlugins": {}\n>>>>>>> theirs\n}\n',
+        "merge conflict",
+    ),
 ]
 
 

@@ -80,7 +80,8 @@ def sources(evil: Path, acme: Path) -> list[tuple[str, str]]:
         ("git-subdir-to-another-repo",
          f'{{commit = "{commit}", path = "plugins/fmt", type = "git-subdir", '
          f'url = "file://{evil}"}}'),
-        ("github-repo-named-like-it", f'{{commit = "{commit}", repo = "evil/acme", type = "github"}}'),
+        ("github-repo-named-like-it",
+         f'{{commit = "{commit}", repo = "evil/acme", type = "github"}}'),
         ("another-plugin-of-the-marketplace", '{path = "./plugins/other", type = "path"}'),
         ("a-folder-outside-the-marketplace", f'{{path = "{evil}/plugins/fmt", type = "path"}}'),
         ("dot-dot-out-of-the-marketplace", '{path = "./plugins/../../evil/acme/plugins/fmt", '
@@ -165,9 +166,7 @@ def test_a_lock_never_grants_the_hidden_text_allowance(
     and committed the lock, which records it. Invariant: only this machine's user allows hidden
     text (their own install of that content, or `sync --allow-hidden-text`); the error says how."""
     folder = project(tmp_path, acme)
-    allowed = plugman(
-        folder, "install", "tagged@acme", "--scope", "project", "--allow-hidden-text"
-    )
+    allowed = plugman(folder, "install", "tagged@acme", "--scope", "project", "--allow-hidden-text")
     assert allowed.code == 0, allowed
     assert plugman(folder, "sync", "--frozen").code == 0  # the author's own allowance holds
     assert 'hidden_text = "allowed"' in (folder / "plugman.lock").read_text()
@@ -201,7 +200,8 @@ def test_a_lock_cannot_claim_forced_consent(
     lock = folder / "plugman.lock"
     good = lock.read_text()
     commit = git(evil_repo, "rev-parse", "HEAD").strip()
-    hostile = f'{{commit = "{commit}", path = "plugins/fmt", type = "url", url = "file://{evil_repo}"}}'
+    hostile = f'{{commit = "{commit}", path = "plugins/fmt", type = "url", '
+    hostile += f'url = "file://{evil_repo}"}}'
     lock.write_text(re.sub(r"(?m)^source = .*$", f"source = {hostile}", good))
     done = plugman(folder, "sync", "--frozen")
     assert done.code == 1 and "not what marketplace 'acme' offers" in done.stderr, done
