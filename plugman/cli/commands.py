@@ -137,8 +137,8 @@ COMMANDS = _by_words(
             ),
             Option(
                 ("--allow-hidden-text",),
-                "Install even if the plugin hides text in invisible characters (recorded in "
-                "plugman.lock, so sync lets it in again).",
+                "Install even if the plugin hides text in invisible characters (recorded for "
+                "this machine, so sync here lets that content in again; a lock never does).",
             ),
             JSON,
         ),

@@ -45,6 +45,14 @@ def sync(
         bool, typer.Option("--locked", help="Fail if plugman.lock is stale.")
     ] = False,
     dry_run: DryRun = False,
+    allow_hidden_text: Annotated[
+        bool,
+        typer.Option(
+            "--allow-hidden-text",
+            help="Let in plugins that hide text in invisible characters (plugman.lock never "
+            "allows it: only you, here, or your own install of that content).",
+        ),
+    ] = False,
     as_json: Json = False,
 ) -> None:
     """Each changed plugin is shown with what it can now do (hooks, MCP servers, executables,
@@ -54,7 +62,7 @@ def sync(
     if frozen and locked:
         raise UsageError("--frozen and --locked exclude each other", hint="pass one of them")
     mode = "frozen" if frozen else "locked" if locked else "default"
-    done = syncing.sync(paths_of(ctx), mode, dry_run=dry_run)
+    done = syncing.sync(paths_of(ctx), mode, dry_run=dry_run, allow_hidden=allow_hidden_text)
     output.emit(output.updated("sync", done, as_json, dry_run))
 
 

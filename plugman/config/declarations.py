@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from plugman.core.errors import PlugmanError
+from plugman.core.errors import InputError, PlugmanError
 from plugman.core.fs import read_bytes
 from plugman.core.paths import Paths
 from plugman.core.state import SCOPES, Scope
@@ -128,6 +128,57 @@ def read(path: Path) -> dict[str, Any]:
             f"{path} is not valid TOML: {exc}", hint="fix the file; plugman leaves it as it is"
         ) from None
     return found
+
+
+def read_located(path: Path, hint: str) -> tuple[dict[str, Any], str]:
+    """A project file plugman acts on (plugman.toml for sync, plugman.lock) and its text;
+    `{}` when missing. A merge left unresolved, text that is not UTF-8 or not TOML is an
+    `InputError` at its line (exit 2), nothing read from it."""
+    from plugman.manifest import tomlloc
+
+    data = read_bytes(path)
+    try:
+        text = (data or b"").decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text: {exc}", where=str(path), hint=hint) from None
+    line = tomlloc.conflict_line(text)
+    if line is not None:
+        raise tomlloc.merge_conflict(str(path), line)
+    parser = toml_parser()
+    try:
+        found: dict[str, Any] = parser.loads(text)
+    except parser.TOMLDecodeError as exc:
+        message = str(exc).splitlines()[0]
+        at = _AT.search(message)
+        where = f"{path}:{at.group(1)}" if at else str(path)
+        problem = f"not valid TOML: {_AT.sub('', message)}"
+        raise InputError(problem, where=where, hint=hint) from None
+    return found, text
+
+
+SYNCED = ("format", "plugins", "marketplaces")  # what sync and lock act on in plugman.toml
+
+
+def checked(path: Path) -> dict[str, Any]:
+    """The project's plugman.toml as sync and lock act on it: its `plugins` and
+    `marketplaces` tables checked against the published schema (a plugin's version that is
+    not a string, a marketplace without a source, a key plugman does not know there), each
+    finding an `InputError` at its line and key path, exit 2."""
+    from plugman.manifest import schema, tomlloc
+
+    hint = f"fix {path.name} (plugman leaves it as it is), then run the command again"
+    data, text = read_located(path, hint)
+    rules = schema.load("plugman-toml.schema.json")
+    base = "plugman-toml.schema.json"
+    found = [
+        (f.path, f.message)
+        for key in SYNCED
+        if key in data
+        for f in schema.check(data[key], rules["properties"][key], base, (key,))
+    ]
+    if found:
+        raise tomlloc.refused(str(path), tomlloc.locator(text), found, hint)
+    return data
 
 
 FIX = "fix the file"

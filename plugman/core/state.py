@@ -72,6 +72,9 @@ class InstalledPlugin(NamedTuple):
     hidden_text: str | None = None
     # who signed it (plugman.plugins.signing): a key's fingerprint, `sha256:<hex>`; None: unsigned
     signer: str | None = None
+    # installed because this machine's managed policy forces it, not because the project
+    # declares it: kept out of plugman.lock (a teammate without that policy has no such pin)
+    forced: bool = False
 
     @classmethod
     def made(
@@ -111,6 +114,7 @@ class InstalledPlugin(NamedTuple):
             ("installed_at", None),
             ("hidden_text", None),
             ("signer", None),
+            ("forced", False),
         ):
             if data[key] == unset:
                 del data[key]
@@ -165,6 +169,7 @@ _KINDS: dict[str, type | tuple[type, ...]] = {
     "declared": (str, dict),
     "hidden_text": str,
     "signer": str,
+    "forced": bool,
 }
 
 

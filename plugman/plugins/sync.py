@@ -21,22 +21,25 @@ from plugman.core.fs import tree_hash
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
 from plugman.core.state import InstalledPlugin, InstallRecord, PluginContent
-from plugman.plugins import lockfile, marketplaces, registry, signing
+from plugman.plugins import lock_trust, lockfile, marketplaces, registry, signing
 from plugman.plugins import planner as resolver
 from plugman.plugins.capabilities import compare
 from plugman.plugins.install import components, content_of
 from plugman.plugins.installed import PluginChange, save
+from plugman.plugins.lockfile import LockedSource, LockEntry
 from plugman.plugins.pins import source_from_lock
 from plugman.plugins.updates import DryRunError, Updated
 from plugman.runtime import notices
 
 
-def declared_specs(paths: Paths, pins: list[dict[str, Any]]) -> list[resolver.PluginRequest]:
-    """What plugman.toml asks for. A plugin installed directly (`NAME@direct`) is declared by
-    name only: its source is the one plugman.lock (`pins`) records for it."""
-    locked = {str(pin["id"]): pin for pin in pins}
+def declared_specs(paths: Paths, pins: list[LockEntry]) -> list[resolver.PluginRequest]:
+    """What the project declares (plugman.toml, then its `.claude/settings.json`). A plugin
+    installed directly (`NAME@direct`) is declared by name only: its source is the one
+    plugman.lock (`pins`) records for it. What managed policy forces is not the project's:
+    `forced_specs`."""
+    locked = lockfile.by_id(pins)
     found = []
-    for plugin_id, value in declarations.entries(paths.project_config, "plugins").items():
+    for plugin_id, value in declarations.checked(paths.project_config).get("plugins", {}).items():
         specifier = value if isinstance(value, str) else value.get("version", "*")
         name, _, market = plugin_id.partition("@")
         if market == resolver.DIRECT:
@@ -48,7 +51,7 @@ def declared_specs(paths: Paths, pins: list[dict[str, Any]]) -> list[resolver.Pl
                     hint=f"install it again: plugman install SOURCE --scope project "
                     f"(or remove {plugin_id} from plugman.toml)",
                 )
-            direct = source_from_lock(dict(locked[plugin_id]["source"]))
+            direct = source_from_lock(locked[plugin_id].source.table())
             found.append(resolver.PluginRequest(plugin_id, direct=direct))
             continue
         found.append(
@@ -57,7 +60,7 @@ def declared_specs(paths: Paths, pins: list[dict[str, Any]]) -> list[resolver.Pl
     for plugin_id in claude_declaration(paths).plugins:  # Claude's settings: any version
         name, _, market = plugin_id.partition("@")
         found.append(resolver.PluginRequest(plugin_id, name, market, ""))
-    return found + forced_specs(paths, {spec.text for spec in found})
+    return found
 
 
 def forced_specs(paths: Paths, declared: set[str]) -> list[resolver.PluginRequest]:
@@ -135,48 +138,58 @@ def _claude_source_text(fields: dict[str, Any]) -> str | None:
     return value + (f"#{ref}" if isinstance(ref, str) and kind in ("github", "git") else "")
 
 
-def pins_of(planned: list[resolver.Planned]) -> list[dict[str, Any]]:
+def pins_of(planned: list[resolver.Planned]) -> list[LockEntry]:
     return [
-        {
-            "id": p.id,
-            "name": p.name,
-            "marketplace": p.marketplace,
-            "version": p.version,
-            "source": p.source,
-            "content_hash": tree_hash(p.tree),
-        }
-        | ({"hidden_text": "allowed"} if p.hidden_text else {})
-        | ({"signer": p.signer} if p.signer else {})
+        LockEntry(
+            p.id,
+            p.name,
+            p.marketplace,
+            p.version,
+            tree_hash(p.tree),
+            LockedSource.of(p.source),
+            "allowed" if p.hidden_text else None,
+            p.signer,
+        )
         for p in planned
     ]
 
 
-def lock(paths: Paths) -> list[dict[str, Any]]:
-    """Resolve the declaration and write plugman.lock; the new pins."""
+def lock(paths: Paths, *, allow_hidden: bool = False) -> list[LockEntry]:
+    """Resolve the project's declaration and write plugman.lock; the new pins. What this
+    machine's managed policy forces is not the project's, and stays out of it."""
+    locked = lockfile.read(paths.project_lock)  # every input checked before anything is done
+    declarations.checked(paths.project_config)
+    claude_declaration(paths)
     with session(paths) as work:
         register_marketplaces(work)
-        locked = lockfile.read(paths.project_lock)
-        planned = resolver.plan(paths, work.store, declared_specs(paths, locked), {})
+        record = InstallRecord.load(paths, "project")
+        specs = declared_specs(paths, locked)
+        planned = resolver.plan(paths, work.store, specs, {}, allow_hidden=True)
+        _hidden(record, planned, locked, allow_hidden)
         pins = pins_of(_prefer_locked(locked, planned))
         work.tx.write(paths.project_lock, lockfile.render(pins))
     return pins
 
 
-def sync(paths: Paths, mode: str = "default", *, dry_run: bool = False) -> Updated:
+def sync(
+    paths: Paths, mode: str = "default", *, dry_run: bool = False, allow_hidden: bool = False
+) -> Updated:
     """Make the project scope match its declaration (`default`, `locked`) or its lock (`frozen`);
-    with `dry_run`, say what would change (and what each plugin gains) and change nothing."""
+    with `dry_run`, say what would change (and what each plugin gains) and change nothing;
+    `allow_hidden`: this machine's user lets in hidden text (a lock never does)."""
     done = Updated([], [], set())
     with contextlib.suppress(DryRunError):
-        _sync_in(paths, mode, dry_run, done)
+        _sync_in(paths, mode, dry_run, done, allow_hidden)
     if done.changes and not dry_run:
         notices.prune(paths)  # a synced plugin's update notice is done (plugman.runtime.notices)
     return done
 
 
-def _sync_in(paths: Paths, mode: str, dry_run: bool, done: Updated) -> None:
-    pins = lockfile.read(paths.project_lock)
-    declared = declarations.entries(paths.project_config, "plugins")
-    if mode == "frozen" and not pins and (declared or claude_declaration(paths).plugins):
+def _sync_in(paths: Paths, mode: str, dry_run: bool, done: Updated, allow_hidden: bool) -> None:
+    pins = lockfile.read(paths.project_lock)  # every input checked before anything is done
+    declared = declarations.checked(paths.project_config).get("plugins", {})
+    claude = claude_declaration(paths)
+    if mode == "frozen" and not pins and (declared or claude.plugins):
         raise PlugmanError(
             "there is no plugman.lock to install from",
             hint="run: plugman lock (or plugman sync without --frozen)",
@@ -185,11 +198,12 @@ def _sync_in(paths: Paths, mode: str, dry_run: bool, done: Updated) -> None:
         register_marketplaces(work)
         record = InstallRecord.load(paths, "project")
         if mode == "frozen":
-            targets = [_fetch_pin(work, pin) for pin in pins]
+            targets = [_fetch_pin(work, record, pin, allow_hidden) for pin in pins]
+            taken = {pin.id for pin in pins}
         else:
-            allowed = {str(p["id"]) for p in pins if p.get("hidden_text") == "allowed"}
             specs = declared_specs(paths, pins)
-            planned = resolver.plan(paths, work.store, specs, {}, allow_hidden=allowed)
+            planned = resolver.plan(paths, work.store, specs, {}, allow_hidden=True)
+            _hidden(record, planned, pins, allow_hidden)
             planned = _prefer_locked(pins, planned)
             if mode == "locked" and _keys(pins_of(planned)) != _keys(pins):
                 raise PlugmanError(
@@ -197,18 +211,9 @@ def _sync_in(paths: Paths, mode: str, dry_run: bool, done: Updated) -> None:
                     hint="run: plugman lock, and commit the new plugman.lock",
                 )
             _same_signers(pins, planned)
-            targets = [
-                Target(
-                    p.id,
-                    p.tree,
-                    content_of(p),
-                    str(pin["content_hash"]),
-                    pin.get("hidden_text"),
-                    p.signer,
-                    forceable=p.marketplace != resolver.DIRECT,
-                )
-                for p, pin in zip(planned, pins_of(planned), strict=True)
-            ]
+            targets = [_target(p, pin) for p, pin in zip(planned, pins_of(planned), strict=True)]
+            taken = {spec.text for spec in specs} | {p.id for p in planned}
+        targets += _forced(work, record, taken, allow_hidden)
         done.changes.extend(_apply(work, record, targets, done))
         if dry_run:
             raise DryRunError
@@ -219,20 +224,58 @@ def _sync_in(paths: Paths, mode: str, dry_run: bool, done: Updated) -> None:
         deploy.refresh(work, os.environ)
 
 
+def _target(p: resolver.Planned, pin: LockEntry, forced: bool = False) -> Target:
+    return Target(
+        p.id,
+        p.tree,
+        content_of(p),
+        pin.content_hash,
+        pin.hidden_text,
+        p.signer,
+        forceable=p.marketplace != resolver.DIRECT,
+        forced=forced,
+    )
+
+
+def _forced(work: Session, record: InstallRecord, taken: set[str], allow: bool) -> list[Target]:
+    """What managed policy forces on this machine beyond what the project has (`taken`),
+    resolved from its marketplace each time: installed here, never pinned in plugman.lock."""
+    specs = forced_specs(work.paths, taken)
+    if not specs:
+        return []
+    planned = [
+        p
+        for p in resolver.plan(work.paths, work.store, specs, {}, allow_hidden=True)
+        if p.id not in taken
+    ]
+    _hidden(record, planned, [], allow)
+    return [_target(p, pin, True) for p, pin in zip(planned, pins_of(planned), strict=True)]
+
+
+def _hidden(
+    record: InstallRecord, planned: list[resolver.Planned], pins: list[LockEntry], allow: bool
+) -> None:
+    """Refuse hidden text this machine's user did not allow (plugins.lock_trust)."""
+    locked = lockfile.by_id(pins)
+    for p in planned:
+        if p.hidden_text:
+            lock_trust.hidden_allowed(record, p.id, tree_hash(p.tree), locked.get(p.id), allow)
+
+
 def _prefer_locked(
-    pins: list[dict[str, Any]], planned: list[resolver.Planned]
+    pins: list[LockEntry], planned: list[resolver.Planned]
 ) -> list[resolver.Planned]:
     """Each plugin with the signer plugman.lock pins, when that key still signs it."""
-    locked = {str(p["id"]): p.get("signer") for p in pins}
+    locked = {p.id: p.signer for p in pins}
     return [
         p._replace(signer=signing.pinned(locked.get(p.id), signing.Admitted(p.signer, p.signers)))
         for p in planned
     ]
 
 
-def _same_signers(pins: list[dict[str, Any]], planned: list[resolver.Planned]) -> None:
+def _same_signers(pins: list[LockEntry], planned: list[resolver.Planned]) -> None:
     """Refuse a plugin whose signer is not the one plugman.lock pins (or is gone)."""
-    locked = {str(p["id"]): p.get("signer") for p in pins}
+    locked = {p.id: p.signer for p in pins}
     for p in planned:
         refused = signing.changed(p.id, locked.get(p.id), p.signer)
         if refused is not None:
@@ -243,8 +286,8 @@ def _same_signers(pins: list[dict[str, Any]], planned: list[resolver.Planned]) -
             )
 
 
-def _keys(pins: list[dict[str, Any]]) -> set[tuple[str, str]]:
-    return {(str(p["id"]), str(p["content_hash"])) for p in pins}
+def _keys(pins: list[LockEntry]) -> set[tuple[str, str]]:
+    return {(p.id, p.content_hash) for p in pins}
 
 
 class Target(NamedTuple):
@@ -257,42 +300,39 @@ class Target(NamedTuple):
     hidden_text: str | None = None  # "allowed": let in with hidden text (plugman.lock)
     signer: str | None = None  # who signed it, as plugman.lock pins it
     forceable: bool = False  # what its marketplace offers now (a lock pin never is forced)
+    forced: bool = False  # this machine's managed policy forces it: kept out of plugman.lock
 
 
-def _fetch_pin(work: Session, pin: dict[str, Any]) -> Target:
+def _fetch_pin(work: Session, record: InstallRecord, pin: LockEntry, allow: bool) -> Target:
     from plugman.plugins.sources import fetch
 
-    registry.check_plugin_policy(work.paths, str(pin["id"]))  # blocked: refused from a pin too
-    source = source_from_lock(pin["source"])
-    known = registry.known(work.paths).get(pin["marketplace"])
+    registry.check_plugin_policy(work.paths, pin.id)  # blocked: refused from a pin too
+    lock_trust.offered(work.paths, pin)  # only what its marketplace offers
+    source = source_from_lock(pin.source.table())
+    known = registry.known(work.paths).get(pin.marketplace)
     with registry.credentials(known):
         fetched = fetch(source, work.store.stage() / "tree", base=known.root if known else None)
     found = tree_hash(fetched.root)
-    fields = _entry_fields(known, str(pin["name"]))
-    allowed = pin.get("hidden_text") == "allowed"
-    plugin = resolver.validate_tree(fetched.root, fields, pin["id"], allow_hidden=allowed)
-    signer = signing.pinned(
-        pin.get("signer"),
-        signing.admitted(work.paths, source, fetched.pin, pin["id"], pin.get("signer")),
-    )
-    refused = signing.changed(str(pin["id"]), pin.get("signer"), signer)
-    if refused is not None:
-        raise PlugmanError(f"{refused.message} (plugman.lock pins the signer)", hint=refused.hint)
-    if found != pin["content_hash"]:
+    fields = _entry_fields(known, pin.name)
+    hidden: list[bool] = []
+    plugin = resolver.validate_tree(fetched.root, fields, pin.id, False, True, hidden)
+    if found != pin.content_hash:
         raise PlugmanError(
-            f"{pin['id']} does not match plugman.lock: expected "
-            f"{pin['content_hash']}, fetched {found}",
+            f"{pin.id} does not match plugman.lock: expected {pin.content_hash}, fetched {found}",
             hint="its source changed; run plugman lock to accept the new content",
         )
-    content = PluginContent(
-        str(pin["name"]),
-        str(pin["marketplace"]),
-        str(pin["version"]),
-        pin["source"],
-        fields,
-        components(plugin),
+    if hidden:
+        lock_trust.hidden_allowed(record, pin.id, found, pin, allow)
+    signer = signing.pinned(
+        pin.signer, signing.admitted(work.paths, source, fetched.pin, pin.id, pin.signer)
     )
-    return Target(str(pin["id"]), fetched.root, content, found, pin.get("hidden_text"), signer)
+    refused = signing.changed(pin.id, pin.signer, signer)
+    if refused is not None:
+        raise PlugmanError(f"{refused.message} (plugman.lock pins the signer)", hint=refused.hint)
+    content = PluginContent(
+        pin.name, pin.marketplace, pin.version, pin.source.table(), fields, components(plugin)
+    )
+    return Target(pin.id, fetched.root, content, found, pin.hidden_text, signer)
 
 
 def _entry_fields(known: registry.Known | None, name: str) -> dict[str, Any] | None:
@@ -308,7 +348,7 @@ def _apply(
 ) -> list[PluginChange]:
     from plugman.config import policy, policy_plugins
 
-    declared = declarations.entries(work.paths.project_config, "plugins")
+    declared = declarations.checked(work.paths.project_config).get("plugins", {})
     # what the organization's managed policy forces on is its consent, as Claude Code loads
     # a force-enabled plugin without asking: that plugin from the marketplace the managed
     # settings mean, never a same-name one a project declares, nor a lock pin
@@ -324,8 +364,11 @@ def _apply(
     for target in targets:
         current = record.plugins.get(target.id)
         if current is not None and current.content_hash == target.content_hash:
-            if current.signer != target.signer:  # signed since: recorded
-                record.plugins[target.id] = current._replace(signer=target.signer)
+            if (current.signer, current.forced) != (target.signer, target.forced):
+                # signed since, or forced since / declared since: recorded
+                record.plugins[target.id] = current._replace(
+                    signer=target.signer, forced=target.forced
+                )
             continue
         content_hash = work.tx.add_tree(target.tree)
         was = work.store.path(current.content_hash) if current else None
@@ -347,7 +390,7 @@ def _apply(
             declared=value if isinstance(value, str) or target.id not in declared else "*",
             hidden_text=target.hidden_text,
             signer=target.signer,
-        )
+        )._replace(forced=target.forced)  # what managed policy forced stays out of the lock
         version = target.content.version
         changes.append(PluginChange("installed", target.id, version, "project", content_hash))
     return changes

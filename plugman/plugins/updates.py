@@ -259,7 +259,7 @@ def _update_one(
         declared=entry.declared,
         hidden_text="allowed" if fresh.hidden_text else None,
         signer=signer,
-    )
+    )._replace(forced=entry.forced)  # what managed policy forced stays out of plugman.lock
     moved = PluginChange("updated", plugin_id, fresh.version, record.scope, content_hash, *was)
     return moved._replace(pin=pin_of(fresh.source))
 
@@ -320,15 +320,13 @@ def _end(
     if end == "locked":
         from plugman.plugins import lockfile
 
-        pin = next(
-            (p for p in lockfile.read(work.paths.project_lock) if p.get("id") == plugin_id), None
-        )
+        pin = lockfile.by_id(lockfile.read(work.paths.project_lock)).get(plugin_id)
         if pin is None:
             raise PlugmanError(
                 f"{plugin_id} is not pinned in {work.paths.project_lock}",
                 hint="run: plugman lock (or compare installed available)",
             )
-        tree = work.store.path(str(pin.get("content_hash")))
+        tree = work.store.path(pin.content_hash)
         if not tree.is_dir():
             raise PlugmanError(
                 f"the tree {plugin_id} is locked to is not in the store",
