@@ -299,7 +299,7 @@ class Target(NamedTuple):
     content_hash: str
     hidden_text: str | None = None  # "allowed": let in with hidden text (plugman.lock)
     signer: str | None = None  # who signed it, as plugman.lock pins it
-    forceable: bool = False  # what its marketplace offers now (a lock pin never is forced)
+    forceable: bool = False  # what its marketplace offers (a lock pin: checked by `offered`)
     forced: bool = False  # this machine's managed policy forces it: kept out of plugman.lock
 
 
@@ -332,7 +332,10 @@ def _fetch_pin(work: Session, record: InstallRecord, pin: LockEntry, allow: bool
     content = PluginContent(
         pin.name, pin.marketplace, pin.version, pin.source.table(), fields, components(plugin)
     )
-    return Target(pin.id, fetched.root, content, found, pin.hidden_text, signer)
+    # a marketplace pin is forceable once `offered` proved it is that marketplace's plugin:
+    # whether the organization forces it is `_apply`'s question (policy_plugins.forced)
+    forceable = pin.marketplace != resolver.DIRECT
+    return Target(pin.id, fetched.root, content, found, pin.hidden_text, signer, forceable)
 
 
 def _entry_fields(known: registry.Known | None, name: str) -> dict[str, Any] | None:
