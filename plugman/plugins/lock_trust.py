@@ -10,10 +10,8 @@ very content, or `--allow-hidden-text` on the command), never because the lock s
 from __future__ import annotations
 
 import posixpath
-import re
-from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
+from plugman.core import identity
 from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
 from plugman.core.state import InstallRecord
@@ -23,8 +21,6 @@ from plugman.plugins.lockfile import LockEntry
 from plugman.plugins.pins import describe, source_from_lock
 
 DIRECT = "direct"  # plugins.planner.DIRECT: a source given directly, no marketplace
-CASELESS_HOSTS = frozenset({"github.com", "gitlab.com", "bitbucket.org"})
-_SCP = re.compile(r"^(?:[^@/]+@)?([^:/]+):(?!//)(.*)$")
 
 
 def offered(paths: Paths, pin: LockEntry) -> None:
@@ -78,16 +74,13 @@ def same_place(a: PluginSource, b: PluginSource) -> bool:
 def _location(source: PluginSource) -> str:
     if source.kind == "path":
         return _folder(source.location) or "."
-    if source.kind == "github":
-        return source.location.strip("/").removesuffix(".git").lower()
-    if source.kind in ("url", "git-subdir"):
-        return _git_url(source.location)
+    if source.kind in ("github", "url", "git-subdir"):
+        return identity.git(source.location)
     if source.kind == "oci":
         from plugman.core.oci import reference
 
         found = reference.parse(source.location)
-        host = found.registry.lower()
-        return f"{reference.DOCKER_HUB.get(host, host)}/{found.repository}"
+        return identity.oci(f"{found.registry}/{found.repository}")
     if source.kind == "npm":
         return source.location.strip().lower()
     return source.location
@@ -104,24 +97,6 @@ def _folder(path: str | None) -> str | None:
         return None
     found = posixpath.normpath(path.replace("\\", "/"))
     return None if found == "." else found.rstrip("/")
-
-
-def _git_url(url: str) -> str:
-    """A git URL as host and path: `git@h:o/r.git`, `ssh://h/o/r` and `https://h/o/r/` alike."""
-    text = url.strip()
-    scp = _SCP.match(text)
-    if scp and "://" not in text:
-        host, path = scp.group(1), scp.group(2)
-    else:
-        parts = urlsplit(text.replace("\\", "/"))
-        if parts.scheme == "file" or not parts.netloc:
-            return str(Path(unquote(parts.path or text)).resolve())
-        host, path = parts.hostname or "", parts.path
-        if parts.port and parts.port not in (22, 443, 80):
-            host = f"{host}:{parts.port}"
-    path = posixpath.normpath("/" + unquote(path)).rstrip("/").removesuffix(".git")
-    host = host.lower().rstrip(".")
-    return f"{host}{path.lower() if host in CASELESS_HOSTS else path}"
 
 
 def hidden_allowed(
