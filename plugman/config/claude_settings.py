@@ -137,13 +137,10 @@ def project(
     `toml_plugins` tables (plugman.toml wins where both declare). A plugin enabled there whose
     marketplace neither file declares and plugman has not `registered` (Claude's official
     one, say) is a warning, not a failed sync."""
+    from plugman.config import declarations
+
     path = settings_file(paths)
-    if path.is_symlink():  # a shared file: read like plugman.toml, never through a link
-        raise PlugmanError(
-            f"{path} is a link: plugman reads a project's shared files only as files",
-            where=str(path),
-            hint="replace the link with the file itself",
-        )
+    declarations.check_project_file(paths, path)  # read like plugman.toml: never through a link
     settings = read(path)
     ours, theirs = "plugman.toml", ".claude/settings.json"
     markets: dict[str, str] = {}

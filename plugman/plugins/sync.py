@@ -36,7 +36,7 @@ def declared_specs(paths: Paths, pins: list[dict[str, Any]]) -> list[resolver.Pl
     name only: its source is the one plugman.lock (`pins`) records for it."""
     locked = {str(pin["id"]): pin for pin in pins}
     found = []
-    for plugin_id, value in declarations.entries(paths.project_config, "plugins").items():
+    for plugin_id, value in declarations.project_entries(paths, "plugins").items():
         specifier = value if isinstance(value, str) else value.get("version", "*")
         name, _, market = plugin_id.partition("@")
         if market == resolver.DIRECT:
@@ -87,12 +87,18 @@ def forced_specs(paths: Paths, declared: set[str]) -> list[resolver.PluginReques
     return found
 
 
+def read_lock(paths: Paths) -> list[dict[str, Any]]:
+    """The project's plugman.lock pins, never read through a link on its path."""
+    declarations.check_project_file(paths, paths.project_lock)
+    return lockfile.read(paths.project_lock)
+
+
 def claude_declaration(paths: Paths) -> claude_settings.ProjectDeclaration:
     """What the project's committed `.claude/settings.json` declares beyond plugman.toml."""
     return claude_settings.project(
         paths,
-        declarations.entries(paths.project_config, "marketplaces"),
-        declarations.entries(paths.project_config, "plugins"),
+        declarations.project_entries(paths, "marketplaces"),
+        declarations.project_entries(paths, "plugins"),
         registry.known(paths),
     )
 
@@ -107,7 +113,7 @@ def register_marketplaces(work: Session) -> None:
     claude = claude_declaration(paths)
     for message in claude.warnings:
         progress.warn(message)
-    declared = declarations.entries(paths.project_config, "marketplaces")
+    declared = declarations.project_entries(paths, "marketplaces")
     declared |= {name: {"source": text} for name, text in claude.marketplaces.items()}
     for name, value in declared.items():
         if name not in known and isinstance(value, dict) and "source" in value:
@@ -155,9 +161,10 @@ def lock(paths: Paths) -> list[dict[str, Any]]:
     """Resolve the declaration and write plugman.lock; the new pins."""
     with session(paths) as work:
         register_marketplaces(work)
-        locked = lockfile.read(paths.project_lock)
+        locked = read_lock(paths)
         planned = resolver.plan(paths, work.store, declared_specs(paths, locked), {})
         pins = pins_of(_prefer_locked(locked, planned))
+        declarations.check_project_file(paths, paths.project_lock)
         work.tx.write(paths.project_lock, lockfile.render(pins))
     return pins
 
@@ -174,8 +181,8 @@ def sync(paths: Paths, mode: str = "default", *, dry_run: bool = False) -> Updat
 
 
 def _sync_in(paths: Paths, mode: str, dry_run: bool, done: Updated) -> None:
-    pins = lockfile.read(paths.project_lock)
-    declared = declarations.entries(paths.project_config, "plugins")
+    pins = read_lock(paths)
+    declared = declarations.project_entries(paths, "plugins")
     if mode == "frozen" and not pins and (declared or claude_declaration(paths).plugins):
         raise PlugmanError(
             "there is no plugman.lock to install from",
@@ -308,7 +315,7 @@ def _apply(
 ) -> list[PluginChange]:
     from plugman.config import policy, policy_plugins
 
-    declared = declarations.entries(work.paths.project_config, "plugins")
+    declared = declarations.project_entries(work.paths, "plugins")
     # what the organization's managed policy forces on is its consent, as Claude Code loads
     # a force-enabled plugin without asking: that plugin from the marketplace the managed
     # settings mean, never a same-name one a project declares, nor a lock pin

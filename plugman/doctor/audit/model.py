@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
+from plugman.config import origins
 from plugman.core.fs import read_bytes
 from plugman.core.paths import Paths
 from plugman.core.state import Scope, record_path
@@ -52,8 +53,9 @@ class Lock(NamedTuple):
     @classmethod
     def read(cls, given: Given) -> Lock:
         file = given.paths.project_lock
-        if "project" not in given.scopes or not file.is_file():
-            return cls(str(file), {}, {})
+        linked = origins.link_on_path(given.paths.project_dir, file) is not None
+        if "project" not in given.scopes or linked or not file.is_file():
+            return cls(str(file), {}, {})  # a linked lock is not read (plugman.config.origins)
         pins = {str(p["id"]): p for p in lockfile.read(file)}
         text = (read_bytes(file) or b"").decode("utf-8", "replace").splitlines()
         lines = {
