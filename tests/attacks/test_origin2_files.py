@@ -88,12 +88,12 @@ def test_sync_does_not_read_or_write_a_project_file_through_a_link(
     elsewhere = tmp_path / "elsewhere"
     (elsewhere / ".claude").mkdir(parents=True)
     (elsewhere / "plugman.toml").write_text(declaration(market))
-    (elsewhere / "plugman.lock").write_text('format = 1\nplugins = []\n')
+    (elsewhere / "plugman.lock").write_text("format = 1\nplugins = []\n")
     settings = {"enabledPlugins": {"alpha@deps": True}}
     (elsewhere / ".claude" / "settings.json").write_text(json.dumps(settings))
     if name != "plugman.toml":
         (clone / "plugman.toml").write_text(declaration(market))
-    os.symlink(elsewhere / target, clone / name)
+    (clone / name).symlink_to(elsewhere / target)
     commit(clone)
     home = Path(os.environ["PLUGMAN_HOME"])
     before = files(snapshot(clone, elsewhere, home))
@@ -151,7 +151,7 @@ def test_import_claude_takes_local_settings_only_when_they_are_the_users(
     (clone / ".claude").mkdir()
     if how == "linked":
         (tmp_path / "theirs.json").write_text(settings)
-        os.symlink(tmp_path / "theirs.json", clone / ".claude" / "settings.local.json")
+        (clone / ".claude" / "settings.local.json").symlink_to(tmp_path / "theirs.json")
     else:
         (clone / ".claude" / "settings.local.json").write_text(settings)
     (clone / "README").write_text("x\n")
