@@ -23,6 +23,61 @@ from plugman.core.paths import Paths
 from plugman.manifest.diagnostics import KeyPath
 
 MARKETPLACE_KEYS = ("extraKnownMarketplaces", "additionalMarketplaces")
+PRE_APPROVALS = ("enableAllProjectMcpServers", "enabledMcpjsonServers")
+
+
+class PreApproval(NamedTuple):
+    file: Path
+    message: str
+    hint: str
+
+
+def pre_approved(paths: Paths) -> PreApproval | None:
+    """A warning when the project's `.claude/settings.local.json` pre-approves the project's
+    `.mcp.json` servers (`enableAllProjectMcpServers`, `enabledMcpjsonServers`) and is not the
+    user's (`origins.personal`: git tracks it, it is a link): Claude Code honours it and starts
+    those servers without asking. Costs a read of a small file when there is one; git's index
+    is read only when one of the keys is in it."""
+    from plugman.config import origins
+
+    file = origins.claude_local(paths)
+    linked = origins.link_on_path(paths.project_dir, file) is not None
+    if not linked:
+        try:
+            data = file.read_bytes()
+        except OSError:
+            return None
+        if not any(key.encode() in data for key in PRE_APPROVALS):
+            return None
+        try:
+            settings = json.loads(data)
+        except ValueError:
+            return None
+        keys = [
+            k
+            for k in PRE_APPROVALS
+            if isinstance(settings, dict) and settings.get(k) not in (None, False, [])
+        ]
+        if not keys:
+            return None
+    else:
+        keys = list(PRE_APPROVALS)
+    verdict = origins.of(paths, file)
+    if verdict.consents:
+        return None
+    said = (
+        " or ".join(keys) if not linked else "what it says (Claude Code reads it through the link)"
+    )
+    message = (
+        f"{verdict.why}; Claude Code takes {said} from it as your own approval and starts the "
+        "project's .mcp.json servers without asking (plugman's trust does not cover Claude "
+        "Code's own reading of .mcp.json)"
+    )
+    hint = (
+        "remove the key from .claude/settings.local.json, or keep the file out of git: "
+        "git rm --cached .claude/settings.local.json"
+    )
+    return PreApproval(file, message, hint)
 
 
 def settings_file(paths: Paths) -> Path:
@@ -191,13 +246,10 @@ def project(
     `toml_plugins` tables (plugman.toml wins where both declare). A plugin enabled there whose
     marketplace neither file declares and plugman has not `registered` (Claude's official
     one, say) is a warning, not a failed sync."""
+    from plugman.config import declarations
+
     path = settings_file(paths)
-    if path.is_symlink():  # a shared file: read like plugman.toml, never through a link
-        raise PlugmanError(
-            f"{path} is a link: plugman reads a project's shared files only as files",
-            where=str(path),
-            hint="replace the link with the file itself",
-        )
+    declarations.check_project_file(paths, path)  # read like plugman.toml: never through a link
     settings = checked(path)
     ours, theirs = "plugman.toml", ".claude/settings.json"
     markets: dict[str, str] = {}

@@ -286,20 +286,32 @@ def rendered(table: str, values: dict[str, Any]) -> str | None:
 
 
 def check_project_file(paths: Paths, target: Path) -> None:
-    """Refuse a project file (plugman.toml, plugman.lock, .plugman/local.toml) reached through
-    a symbolic link: a cloned repository could make `.plugman` or `plugman.toml` a link to any
-    file or folder on this machine, and plugman would read and write there."""
-    if not target.is_relative_to(paths.project_dir):
-        return
-    here = paths.project_dir
-    for part in target.relative_to(paths.project_dir).parts:
-        here = here / part
-        if here.is_symlink():
-            raise PlugmanError(
-                f"{here} is a symbolic link (to {here.readlink()}); plugman does not read or "
-                "write the project's files through links",
-                hint="replace the link with a real file or folder, or remove it",
-            )
+    """Refuse a project file (plugman.toml, plugman.lock, .plugman/local.toml, .claude/...)
+    reached through a symbolic link (`origins.link_on_path`, the rule resolve keeps): a cloned
+    repository could make `.plugman` or `plugman.toml` a link to any file or folder on this
+    machine, and plugman would read and write there."""
+    from plugman.config import origins
+
+    link = origins.link_on_path(paths.project_dir, target)
+    if link is not None:
+        raise PlugmanError(
+            f"{origins.of(paths, target).why}; plugman does not read or write the project's "
+            "files through links",
+            where=str(target),
+            hint=f"replace {link.name} with a real file or folder, or remove it",
+        )
+
+
+def project_checked(paths: Paths) -> dict[str, Any]:
+    """The project's plugman.toml as sync and lock act on it (`checked`), never read through a
+    link on its path (`check_project_file`)."""
+    check_project_file(paths, paths.project_config)
+    return checked(paths.project_config)
+
+
+def project_entries(paths: Paths, table: str) -> dict[str, Any]:
+    """One table of the project's plugman.toml (`declared` for the project scope)."""
+    return declared(paths, "project", table)
 
 
 def toml_parser() -> Any:

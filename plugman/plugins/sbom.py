@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 from plugman import extensions
-from plugman.config import redact
+from plugman.config import declarations, redact
 from plugman.core import progress
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import atomic_write
@@ -133,6 +133,7 @@ def inventory(paths: Paths) -> Inventory:
     """Every plugin plugman.lock pins, with the packages its servers launch; a PlugmanError
     when there is no lock, or a locked tree is not in the store."""
     lock = paths.project_lock
+    declarations.check_project_file(paths, lock)  # never read through a link
     try:
         data = lock.read_bytes()
     except FileNotFoundError:

@@ -39,7 +39,7 @@ def declared_specs(paths: Paths, pins: list[LockEntry]) -> list[resolver.PluginR
     `forced_specs`."""
     locked = lockfile.by_id(pins)
     found = []
-    for plugin_id, value in declarations.checked(paths.project_config).get("plugins", {}).items():
+    for plugin_id, value in declarations.project_checked(paths).get("plugins", {}).items():
         specifier = value if isinstance(value, str) else value.get("version", "*")
         name, _, market = plugin_id.partition("@")
         if market == resolver.DIRECT:
@@ -90,12 +90,18 @@ def forced_specs(paths: Paths, declared: set[str]) -> list[resolver.PluginReques
     return found
 
 
+def read_lock(paths: Paths) -> list[LockEntry]:
+    """The project's plugman.lock pins, never read through a link on its path."""
+    declarations.check_project_file(paths, paths.project_lock)
+    return lockfile.read(paths.project_lock)
+
+
 def claude_declaration(paths: Paths) -> claude_settings.ProjectDeclaration:
     """What the project's committed `.claude/settings.json` declares beyond plugman.toml."""
     return claude_settings.project(
         paths,
-        declarations.entries(paths.project_config, "marketplaces"),
-        declarations.entries(paths.project_config, "plugins"),
+        declarations.project_entries(paths, "marketplaces"),
+        declarations.project_entries(paths, "plugins"),
         registry.known(paths),
     )
 
@@ -110,7 +116,7 @@ def register_marketplaces(work: Session) -> None:
     claude = claude_declaration(paths)
     for message in claude.warnings:
         progress.warn(message)
-    declared = declarations.entries(paths.project_config, "marketplaces")
+    declared = declarations.project_entries(paths, "marketplaces")
     declared |= {name: {"source": text} for name, text in claude.marketplaces.items()}
     for name, value in declared.items():
         if name not in known and isinstance(value, dict) and "source" in value:
@@ -157,8 +163,8 @@ def pins_of(planned: list[resolver.Planned]) -> list[LockEntry]:
 def lock(paths: Paths, *, allow_hidden: bool = False) -> list[LockEntry]:
     """Resolve the project's declaration and write plugman.lock; the new pins. What this
     machine's managed policy forces is not the project's, and stays out of it."""
-    locked = lockfile.read(paths.project_lock)  # every input checked before anything is done
-    declarations.checked(paths.project_config)
+    locked = read_lock(paths)  # every input checked before anything is done
+    declarations.project_checked(paths)
     claude_declaration(paths)
     with session(paths) as work:
         register_marketplaces(work)
@@ -167,6 +173,7 @@ def lock(paths: Paths, *, allow_hidden: bool = False) -> list[LockEntry]:
         planned = resolver.plan(paths, work.store, specs, {}, allow_hidden=True)
         _hidden(record, planned, locked, allow_hidden)
         pins = pins_of(_prefer_locked(locked, planned))
+        declarations.check_project_file(paths, paths.project_lock)
         work.tx.write(paths.project_lock, lockfile.render(pins))
     return pins
 
@@ -186,8 +193,8 @@ def sync(
 
 
 def _sync_in(paths: Paths, mode: str, dry_run: bool, done: Updated, allow_hidden: bool) -> None:
-    pins = lockfile.read(paths.project_lock)  # every input checked before anything is done
-    declared = declarations.checked(paths.project_config).get("plugins", {})
+    pins = read_lock(paths)  # every input checked before anything is done
+    declared = declarations.project_checked(paths).get("plugins", {})
     claude = claude_declaration(paths)
     if mode == "frozen" and not pins and (declared or claude.plugins):
         raise PlugmanError(
@@ -351,7 +358,7 @@ def _apply(
 ) -> list[PluginChange]:
     from plugman.config import policy, policy_plugins
 
-    declared = declarations.checked(work.paths.project_config).get("plugins", {})
+    declared = declarations.project_checked(work.paths).get("plugins", {})
     # what the organization's managed policy forces on is its consent, as Claude Code loads
     # a force-enabled plugin without asking: that plugin from the marketplace the managed
     # settings mean, never a same-name one a project declares, nor a lock pin

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from plugman.agents import deploy
+from plugman.config import declarations
 from plugman.config.scopes import consented
 from plugman.core import progress
 from plugman.core.errors import PlugmanError, UsageError
@@ -320,6 +321,7 @@ def _end(
     if end == "locked":
         from plugman.plugins import lockfile
 
+        declarations.check_project_file(work.paths, work.paths.project_lock)
         pin = lockfile.by_id(lockfile.read(work.paths.project_lock)).get(plugin_id)
         if pin is None:
             raise PlugmanError(

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
+from plugman.config import origins
 from plugman.core.paths import Paths
 from plugman.core.state import Scope, record_path
 from plugman.plugins import lockfile
@@ -51,8 +52,9 @@ class Lock(NamedTuple):
     @classmethod
     def read(cls, given: Given) -> Lock:
         file = given.paths.project_lock
-        if "project" not in given.scopes or not file.is_file():
-            return cls(str(file), {}, {})
+        linked = origins.link_on_path(given.paths.project_dir, file) is not None
+        if "project" not in given.scopes or linked or not file.is_file():
+            return cls(str(file), {}, {})  # a linked lock is not read (plugman.config.origins)
         pins = lockfile.by_id(lockfile.read(file))
         lines = {key: pin.line for key, pin in pins.items() if pin.line is not None}
         return cls(str(file), pins, lines)
