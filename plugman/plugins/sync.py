@@ -21,7 +21,7 @@ from plugman.core.fs import tree_hash
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
 from plugman.core.state import InstalledPlugin, InstallRecord, PluginContent
-from plugman.plugins import lockfile, marketplaces, registry, signing
+from plugman.plugins import lockfile, marketplaces, registry, rollback, signing
 from plugman.plugins import planner as resolver
 from plugman.plugins.capabilities import compare
 from plugman.plugins.install import components, content_of
@@ -155,18 +155,24 @@ def lock(paths: Paths) -> list[dict[str, Any]]:
     return pins
 
 
-def sync(paths: Paths, mode: str = "default", *, dry_run: bool = False) -> Updated:
+def sync(
+    paths: Paths, mode: str = "default", *, dry_run: bool = False, allow_downgrade: bool = False
+) -> Updated:
     """Make the project scope match its declaration (`default`, `locked`) or its lock (`frozen`);
-    with `dry_run`, say what would change (and what each plugin gains) and change nothing."""
+    with `dry_run`, say what would change (and what each plugin gains) and change nothing. An
+    older release than the one installed is refused unless `allow_downgrade` or plugman.lock
+    pins exactly it (`_no_rollback`)."""
     done = Updated([], [], set())
     with contextlib.suppress(DryRunError):
-        _sync_in(paths, mode, dry_run, done)
+        _sync_in(paths, mode, dry_run, done, allow_downgrade)
     if done.changes and not dry_run:
         notices.prune(paths)  # a synced plugin's update notice is done (plugman.runtime.notices)
     return done
 
 
-def _sync_in(paths: Paths, mode: str, dry_run: bool, done: Updated) -> None:
+def _sync_in(
+    paths: Paths, mode: str, dry_run: bool, done: Updated, allow_downgrade: bool = False
+) -> None:
     pins = lockfile.read(paths.project_lock)
     declared = declarations.entries(paths.project_config, "plugins")
     if mode == "frozen" and not pins and (declared or claude_declaration(paths).plugins):
@@ -198,9 +204,12 @@ def _sync_in(paths: Paths, mode: str, dry_run: bool, done: Updated) -> None:
                     str(pin["content_hash"]),
                     pin.get("hidden_text"),
                     p.signer,
+                    p.released,
                 )
                 for p, pin in zip(planned, pins_of(planned), strict=True)
             ]
+        if not allow_downgrade:
+            _no_rollback(record, targets, pins)
         done.changes.extend(_apply(work, record, targets, done))
         if dry_run:
             raise DryRunError
@@ -235,6 +244,23 @@ def _same_signers(pins: list[dict[str, Any]], planned: list[resolver.Planned]) -
             )
 
 
+def _no_rollback(record: InstallRecord, targets: list[Target], pins: list[dict[str, Any]]) -> None:
+    """Refuse a plugin its source now offers at an older release than the one installed
+    (plugman.plugins.rollback), unless plugman.lock pins exactly that content: a lock is the
+    project's explicit request, which sync follows as Cargo follows its lock (what it installs
+    still waits for `trust approve`)."""
+    locked = _keys(pins)
+    for target in targets:
+        current = record.plugins.get(target.id)
+        if current is None or current.content_hash == target.content_hash:
+            continue
+        if (target.id, target.content_hash) in locked:
+            continue
+        reason = rollback.downgrade(current, target.content.version, target.released)
+        if reason is not None:
+            raise rollback.refusal(target.id, "project", reason, target.content.source, "sync")
+
+
 def _keys(pins: list[dict[str, Any]]) -> set[tuple[str, str]]:
     return {(str(p["id"]), str(p["content_hash"])) for p in pins}
 
@@ -248,6 +274,7 @@ class Target(NamedTuple):
     content_hash: str
     hidden_text: str | None = None  # "allowed": let in with hidden text (plugman.lock)
     signer: str | None = None  # who signed it, as plugman.lock pins it
+    released: str | None = None  # its signed manifest's creation time (signing.Admitted)
 
 
 def _fetch_pin(work: Session, pin: dict[str, Any]) -> Target:
@@ -261,10 +288,8 @@ def _fetch_pin(work: Session, pin: dict[str, Any]) -> Target:
     fields = _entry_fields(known, str(pin["name"]))
     allowed = pin.get("hidden_text") == "allowed"
     plugin = resolver.validate_tree(fetched.root, fields, pin["id"], allow_hidden=allowed)
-    signer = signing.pinned(
-        pin.get("signer"),
-        signing.admitted(work.paths, source, fetched.pin, pin["id"], pin.get("signer")),
-    )
+    admitted = signing.admitted(work.paths, source, fetched.pin, pin["id"], pin.get("signer"))
+    signer = signing.pinned(pin.get("signer"), admitted)
     refused = signing.changed(str(pin["id"]), pin.get("signer"), signer)
     if refused is not None:
         raise PlugmanError(f"{refused.message} (plugman.lock pins the signer)", hint=refused.hint)
@@ -282,7 +307,8 @@ def _fetch_pin(work: Session, pin: dict[str, Any]) -> Target:
         fields,
         components(plugin),
     )
-    return Target(str(pin["id"]), fetched.root, content, found, pin.get("hidden_text"), signer)
+    hidden = pin.get("hidden_text")
+    return Target(str(pin["id"]), fetched.root, content, found, hidden, signer, admitted.released)
 
 
 def _entry_fields(known: registry.Known | None, name: str) -> dict[str, Any] | None:
@@ -335,6 +361,7 @@ def _apply(
             declared=value if isinstance(value, str) or target.id not in declared else "*",
             hidden_text=target.hidden_text,
             signer=target.signer,
+            released=target.released,
         )
         version = target.content.version
         changes.append(PluginChange("installed", target.id, version, "project", content_hash))
