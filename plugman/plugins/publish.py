@@ -12,6 +12,8 @@ points at can be told apart in `outdated`.
 
 A tag that already names other content is not overwritten unless `force`: re-pointing a tag is
 what a rollback attack does, and whoever follows it gets the new content at their next update.
+One exception: a newer version of the same plugin moves a channel tag (`:stable`, `:latest`)
+forward, as each release does; a `--force` needed on every release would mean nothing.
 Publishing the same plugin content again keeps the manifest as it was (the same digest).
 """
 
@@ -103,9 +105,9 @@ def _over(
     ref: str, packed: Packed, paths: Paths, env: Mapping[str, str], force: bool
 ) -> str | None:
     """What the tag `ref` names now, checked before pushing over it: None when it names
-    nothing (or `force`); the creation time of the manifest there when it holds this same
-    plugin content (published again: the same manifest); PlugmanError when it holds other
-    content, unless `force`."""
+    nothing, an older version of this plugin, or `force` is given; the creation time of the
+    manifest there when it holds this same plugin content (published again: the same
+    manifest); PlugmanError when it holds other content, unless `force`."""
     from plugman.core.oci import client
     from plugman.core.oci.connections import RegistryError
     from plugman.core.oci.reference import parse
@@ -125,7 +127,7 @@ def _over(
     held = (layer.get("digest"), notes.get(client.TITLE), notes.get(client.VERSION))
     if held == (client.digest_of(packed.data), packed.name, packed.version):
         return notes.get(client.CREATED)
-    if force:
+    if force or (layer and held[1] == packed.name and _newer(packed.version or "", held[2])):
         return None
     what = "something that is not a plugman plugin artifact"
     if layer:
@@ -138,3 +140,10 @@ def _over(
         hint=f"publish each release to its own tag (e.g. :{packed.version}); to overwrite this "
         "one knowingly, run plugman publish again with --force",
     )
+
+
+def _newer(version: str, held: str | None) -> bool:
+    """Whether `version` is a newer release than the `held` one (comparable and higher)."""
+    from plugman.plugins.versions import order
+
+    return held is not None and (order(version, held) or 0) > 0
