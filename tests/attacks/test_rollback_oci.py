@@ -18,8 +18,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pytest
-from click.testing import Result
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from plugman.cli.app import app
 from plugman.core.oci.client import CREATED, MANIFEST
