@@ -75,6 +75,9 @@ class InstalledPlugin(NamedTuple):
     # installed because this machine's managed policy forces it, not because the project
     # declares it: kept out of plugman.lock (a teammate without that policy has no such pin)
     forced: bool = False
+    # when its signed OCI manifest says it was published (`org.opencontainers.image.created`):
+    # update refuses an older one (plugman.plugins.rollback); None: unsigned or not said
+    released: str | None = None
 
     @classmethod
     def made(
@@ -89,6 +92,7 @@ class InstalledPlugin(NamedTuple):
         declared: str | dict[str, Any] | None,
         hidden_text: str | None = None,
         signer: str | None = None,
+        released: str | None = None,
     ) -> InstalledPlugin:
         """`content` installed now under `content_hash`; enabled as before (else enabled)."""
         return cls(
@@ -102,6 +106,7 @@ class InstalledPlugin(NamedTuple):
             declared=declared,
             hidden_text=hidden_text,
             signer=signer,
+            released=released,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -115,6 +120,7 @@ class InstalledPlugin(NamedTuple):
             ("hidden_text", None),
             ("signer", None),
             ("forced", False),
+            ("released", None),
         ):
             if data[key] == unset:
                 del data[key]
@@ -170,6 +176,7 @@ _KINDS: dict[str, type | tuple[type, ...]] = {
     "hidden_text": str,
     "signer": str,
     "forced": bool,
+    "released": str,
 }
 
 

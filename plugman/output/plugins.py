@@ -232,7 +232,13 @@ def _outdated_line(row: Outdated) -> str:
     if row.problem:
         return f"{head}{row.version}: {row.problem}"
     hashes = (row.content_hash, row.available_hash)
-    return head + moved(row.version, row.available, (row.pin, row.available_pin), hashes)
+    said = moved(row.version, row.available, (row.pin, row.available_pin), hashes)
+    if row.downgrade:  # plugman.plugins.rollback: update refuses it
+        return (
+            f"{head}DOWNGRADE {said}: {row.downgrade}; update refuses it "
+            f"(plugman update --allow-downgrade {row.id} takes it)"
+        )
+    return head + said
 
 
 def configured(rows: list[Option], as_json: bool) -> str:

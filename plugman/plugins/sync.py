@@ -21,7 +21,7 @@ from plugman.core.fs import tree_hash
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
 from plugman.core.state import InstalledPlugin, InstallRecord, PluginContent
-from plugman.plugins import lock_trust, lockfile, marketplaces, registry, signing
+from plugman.plugins import lock_trust, lockfile, marketplaces, registry, rollback, signing
 from plugman.plugins import planner as resolver
 from plugman.plugins.capabilities import compare
 from plugman.plugins.install import components, content_of
@@ -179,20 +179,34 @@ def lock(paths: Paths, *, allow_hidden: bool = False) -> list[LockEntry]:
 
 
 def sync(
-    paths: Paths, mode: str = "default", *, dry_run: bool = False, allow_hidden: bool = False
+    paths: Paths,
+    mode: str = "default",
+    *,
+    dry_run: bool = False,
+    allow_hidden: bool = False,
+    allow_downgrade: bool = False,
 ) -> Updated:
     """Make the project scope match its declaration (`default`, `locked`) or its lock (`frozen`);
     with `dry_run`, say what would change (and what each plugin gains) and change nothing;
-    `allow_hidden`: this machine's user lets in hidden text (a lock never does)."""
+    `allow_hidden`: this machine's user lets in hidden text (a lock never does). An older
+    release than the one installed is refused unless `allow_downgrade` or plugman.lock pins
+    exactly it (`_no_rollback`)."""
     done = Updated([], [], set())
     with contextlib.suppress(DryRunError):
-        _sync_in(paths, mode, dry_run, done, allow_hidden)
+        _sync_in(paths, mode, dry_run, done, allow_hidden, allow_downgrade)
     if done.changes and not dry_run:
         notices.prune(paths)  # a synced plugin's update notice is done (plugman.runtime.notices)
     return done
 
 
-def _sync_in(paths: Paths, mode: str, dry_run: bool, done: Updated, allow_hidden: bool) -> None:
+def _sync_in(
+    paths: Paths,
+    mode: str,
+    dry_run: bool,
+    done: Updated,
+    allow_hidden: bool,
+    allow_downgrade: bool = False,
+) -> None:
     pins = read_lock(paths)  # every input checked before anything is done
     declared = declarations.project_checked(paths).get("plugins", {})
     claude = claude_declaration(paths)
@@ -221,6 +235,8 @@ def _sync_in(paths: Paths, mode: str, dry_run: bool, done: Updated, allow_hidden
             targets = [_target(p, pin) for p, pin in zip(planned, pins_of(planned), strict=True)]
             taken = {spec.text for spec in specs} | {p.id for p in planned}
         targets += _forced(work, record, taken, allow_hidden)
+        if not allow_downgrade:
+            _no_rollback(record, targets, pins)
         done.changes.extend(_apply(work, record, targets, done))
         if dry_run:
             raise DryRunError
@@ -241,6 +257,7 @@ def _target(p: resolver.Planned, pin: LockEntry, forced: bool = False) -> Target
         p.signer,
         forceable=p.marketplace != resolver.DIRECT,
         forced=forced,
+        released=p.released,
     )
 
 
@@ -293,6 +310,23 @@ def _same_signers(pins: list[LockEntry], planned: list[resolver.Planned]) -> Non
             )
 
 
+def _no_rollback(record: InstallRecord, targets: list[Target], pins: list[LockEntry]) -> None:
+    """Refuse a plugin its source now offers at an older release than the one installed
+    (plugman.plugins.rollback), unless plugman.lock pins exactly that content: a lock is the
+    project's explicit request, which sync follows as Cargo follows its lock (what it installs
+    still waits for `trust approve`)."""
+    locked = _keys(pins)
+    for target in targets:
+        current = record.plugins.get(target.id)
+        if current is None or current.content_hash == target.content_hash:
+            continue
+        if (target.id, target.content_hash) in locked:
+            continue
+        reason = rollback.downgrade(current, target.content.version, target.released)
+        if reason is not None:
+            raise rollback.refusal(target.id, "project", reason, target.content.source, "sync")
+
+
 def _keys(pins: list[LockEntry]) -> set[tuple[str, str]]:
     return {(p.id, p.content_hash) for p in pins}
 
@@ -308,6 +342,7 @@ class Target(NamedTuple):
     signer: str | None = None  # who signed it, as plugman.lock pins it
     forceable: bool = False  # what its marketplace offers (a lock pin: checked by `offered`)
     forced: bool = False  # this machine's managed policy forces it: kept out of plugman.lock
+    released: str | None = None  # its signed manifest's creation time (signing.Admitted)
 
 
 def _fetch_pin(work: Session, record: InstallRecord, pin: LockEntry, allow: bool) -> Target:
@@ -330,9 +365,8 @@ def _fetch_pin(work: Session, record: InstallRecord, pin: LockEntry, allow: bool
         )
     if hidden:
         lock_trust.hidden_allowed(record, pin.id, found, pin, allow)
-    signer = signing.pinned(
-        pin.signer, signing.admitted(work.paths, source, fetched.pin, pin.id, pin.signer)
-    )
+    admitted = signing.admitted(work.paths, source, fetched.pin, pin.id, pin.signer)
+    signer = signing.pinned(pin.signer, admitted)
     refused = signing.changed(pin.id, pin.signer, signer)
     if refused is not None:
         raise PlugmanError(f"{refused.message} (plugman.lock pins the signer)", hint=refused.hint)
@@ -342,7 +376,16 @@ def _fetch_pin(work: Session, record: InstallRecord, pin: LockEntry, allow: bool
     # a marketplace pin is forceable once `offered` proved it is that marketplace's plugin:
     # whether the organization forces it is `_apply`'s question (policy_plugins.forced)
     forceable = pin.marketplace != resolver.DIRECT
-    return Target(pin.id, fetched.root, content, found, pin.hidden_text, signer, forceable)
+    return Target(
+        pin.id,
+        fetched.root,
+        content,
+        found,
+        pin.hidden_text,
+        signer,
+        forceable,
+        released=admitted.released,
+    )
 
 
 def _entry_fields(known: registry.Known | None, name: str) -> dict[str, Any] | None:
@@ -400,6 +443,7 @@ def _apply(
             declared=value if isinstance(value, str) or target.id not in declared else "*",
             hidden_text=target.hidden_text,
             signer=target.signer,
+            released=target.released,
         )._replace(forced=target.forced)  # what managed policy forced stays out of the lock
         version = target.content.version
         changes.append(PluginChange("installed", target.id, version, "project", content_hash))
