@@ -65,10 +65,12 @@ def servers(
         origin = server.origin
         if origin.file in choice.own:
             continue
-        if launched(server.entry, origin, choice.kept, needs_approval(origin, unconsented)):
+        if launched(server.entry, origin, choice.kept):
             entry = launcher_entry(choice.scope, name, choice.env)
         elif choice.guard and refused(exported, entry, origin, notes):
             continue
+        elif needs_approval(origin, unconsented) and transport(server.entry) == "stdio":
+            entry = launcher_entry(choice.scope, name, choice.env)  # approval checked at start
         found[exported] = entry
         if origin.plugin:
             owners[exported] = origin.plugin
@@ -122,13 +124,12 @@ def gateway_entry(scope: Scope, env: Mapping[str, str]) -> dict[str, Any]:
     return entry
 
 
-def launched(
-    entry: dict[str, Any], origin: Origin, kept: frozenset[str], approval: bool = False
-) -> bool:
-    """Whether a server is written as the launcher: a stdio one from a plugin or one that needs
-    `approval` (checked again at each start), or any whose entry names something in `kept`
-    (`${VAR}` of a value plugman keeps, its store folder; a remote one is then bridged)."""
-    if transport(entry) == "stdio" and (origin.plugin or approval):
+def launched(entry: dict[str, Any], origin: Origin, kept: frozenset[str]) -> bool:
+    """Whether a server is written as the launcher: a stdio one from a plugin, or any whose
+    entry names something in `kept` (`${VAR}` of a value plugman keeps, its store folder; a
+    remote one is then bridged by the launcher). A stdio one that needs approval is too, once
+    it holds no literal secret (`servers`)."""
+    if transport(entry) == "stdio" and origin.plugin:
         return True
     text = json.dumps(entry)
     return any(k in text for k in kept)
