@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-import sys
 import re
+import sys
 import tomllib
 from pathlib import Path
 from typing import Any
