@@ -94,12 +94,14 @@ def owner(hook: Hook) -> str:
 
 
 def refs(hooks: list[Hook]) -> dict[int, Ref]:
-    """Each hook's id, by its position in `hooks` (the resolved order)."""
+    """Each hook's id: its owner and its `slot` (its place among its owner's hooks of its event
+    before any was dropped: plugman.config.merge); by its position in `hooks` where no slot is
+    set."""
     counts: dict[tuple[str, str], int] = {}
     found: dict[int, Ref] = {}
     for position, hook in enumerate(hooks):
         key = (owner(hook), hook.event)
-        found[position] = Ref(key[0], counts.get(key, 0))
+        found[position] = Ref(key[0], hook.slot if hook.slot >= 0 else counts.get(key, 0))
         counts[key] = counts.get(key, 0) + 1
     return found
 

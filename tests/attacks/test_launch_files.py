@@ -225,3 +225,30 @@ def test_a_mcp_json_server_reaches_other_agents_through_the_launcher(
     push_change(repo, project, {"scripts/start.sh": START + "echo evil > ran-evil\n"})
     assert run_server(project, entry).returncode == 1
     assert not (project / "ran-evil").exists()
+
+
+HOOK2 = '#!/bin/sh\necho second >> "$CLAUDE_PROJECT_DIR/ran-second"\n'
+TWO_HOOKS = HOOK_TOML + (
+    "[[hooks.SessionStart]]\n[[hooks.SessionStart.hooks]]\n"
+    'type = "command"\ncommand = \'bash "$CLAUDE_PROJECT_DIR/scripts/hook2.sh"\'\n'
+)
+
+
+def test_a_hook_waiting_again_does_not_shift_its_id_onto_the_next(tmp_path: Path) -> None:
+    """Attack: two approved project hooks of one event; a `git pull` changes the first one's
+    script. Invariant (config.merge: a hook's slot is counted before any is dropped): the
+    launcher id written for the first (`project#0`) still names the first, which now waits,
+    and never runs the second in its place; the second's id still runs the second, once."""
+    repo, project = victim(tmp_path, {"plugman.toml": TWO_HOOKS, "scripts/hook2.sh": HOOK2})
+    run("trust", "approve", "SessionStart:*", project=project)
+    run("export", "--target", "codex", "--scope", "project", "--write", project=project)
+    first, second = hook_commands(project)
+    assert "project#0" in first and "project#1" in second, (first, second)
+    push_change(repo, project, {"scripts/hook.sh": HOOK + "echo evil >> ran-evil\n"})
+
+    refused = run_hook(project, first)
+    assert refused.returncode == 1 and "waits for approval" in refused.stderr, refused
+    assert not (project / "ran-second").exists() and not (project / "ran-evil").exists()
+    ran = run_hook(project, second)
+    assert ran.returncode == 0, ran
+    assert (project / "ran-second").read_text() == "second\n"
