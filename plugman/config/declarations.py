@@ -107,26 +107,42 @@ def load(path: Path) -> TOMLDocument:
     import tomlkit
     from tomlkit.exceptions import TOMLKitError
 
-    data = read_bytes(path)
+    text = _text(path)
     try:
-        return tomlkit.parse((data or b"").decode("utf-8"))
-    except (TOMLKitError, UnicodeDecodeError) as exc:
-        raise PlugmanError(
-            f"{path} is not valid TOML: {exc}", hint="fix the file; plugman leaves it as it is"
-        ) from None
+        return tomlkit.parse(text)
+    except TOMLKitError as exc:
+        raise InputError(f"{path} is not valid TOML: {exc}", hint=FIX) from None
+
+
+FIX = "fix the file; plugman leaves it as it is"
+
+
+def _text(path: Path) -> str:
+    """The file's text; an `InputError` (exit 2) for bytes that are not UTF-8 or a merge git
+    left unresolved (at its line)."""
+    data = read_bytes(path) or b""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path} is not valid TOML: {exc}", hint=FIX) from None
+    if "<<<<<<<" in text or ">>>>>>>" in text:
+        from plugman.manifest import tomlloc
+
+        line = tomlloc.conflict_line(text)
+        if line is not None:
+            raise tomlloc.merge_conflict(str(path), line)
+    return text
 
 
 def read(path: Path) -> dict[str, Any]:
     """The file's plain values, to read, empty when it is missing. tomli (compiled; else the
     stdlib's tomllib, the same parser uncompiled) reads 700 servers' worth in 7 ms; tomlkit,
     which `load` uses to keep a file's layout for an edit, takes 20 times as long."""
-    data, parser = read_bytes(path), toml_parser()
+    text, parser = _text(path), toml_parser()
     try:
-        found: dict[str, Any] = parser.loads((data or b"").decode("utf-8"))
-    except (parser.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise PlugmanError(
-            f"{path} is not valid TOML: {exc}", hint="fix the file; plugman leaves it as it is"
-        ) from None
+        found: dict[str, Any] = parser.loads(text)
+    except parser.TOMLDecodeError as exc:
+        raise InputError(f"{path} is not valid TOML: {exc}", hint=FIX) from None
     return found
 
 
@@ -236,6 +252,12 @@ def add(path: Path, table: str, values: dict[str, Any], owned: dict[str, Any]) -
     if table not in doc:
         mine["tables"][table] = text[len(text.rstrip("\n")) :]  # the ending to restore later
         doc.add(table, tomlkit.table())
+    elif not isinstance(doc[table], dict):
+        raise InputError(
+            f"{table!r} is {type(doc[table]).__name__.lower()}, not a table",
+            where=str(path),
+            hint=f"make it a [{table}] table (or remove it); plugman leaves the file as it is",
+        )
     for key, value in values.items():
         doc[table][key] = value
     return tomlkit.dumps(doc).encode()
