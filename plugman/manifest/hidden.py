@@ -117,6 +117,7 @@ def _class(ranges: Iterable[tuple[int, int]]) -> str:
 RUN = re.compile(f"[{_class(BLOCKING)}{_class(WARNING_RANGES)}]+")
 UNUSUAL = re.compile(r"[^\t\n\r\x20-\x7e]+")
 CARRIAGE = re.compile(r"\r+(?=[^\r\n])")  # carriage returns inside a line
+PLAIN_BYTES = bytes(range(0x20, 0x7F)) + b"\t\n"  # what never needs the sweep
 ASCII_SUSPECT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?![\r\n])")
 FLAG = re.compile(
     "\U0001f3f4[\U000e0061-\U000e007a]{2}[\U000e0030-\U000e0039\U000e0061-\U000e007a]{0,4}\U000e007f"
@@ -201,11 +202,27 @@ def _flags_hidden(text: str) -> str:
     return FLAG.sub(lambda m: "\U0001f3f4" * len(m[0]), text)
 
 
+def _escaped(text: str) -> bool:
+    """Whether a JSON text may escape a reported character: a run of `\\n` escapes alone never
+    does (most escapes in JSON files are line breaks in a long string)."""
+    return "\\" in text and any(e in text for e in ("\\u", "\\r", "\\b", "\\f"))
+
+
 def suspect(text: str, json: bool = False) -> bool:
-    """Whether `text` may hold anything `scan` reports (a cheap test first)."""
-    if not text.isascii():
+    """Whether `text` may hold anything `scan` reports: a reported character, a carriage return
+    inside a line, or (`json`) an escape. Cheap: most text is plain."""
+    if json and _escaped(text):
         return True
-    return bool(ASCII_SUSPECT.search(text)) or (json and "\\" in text)
+    if text.isascii():
+        return bool(ASCII_SUSPECT.search(text))
+    # The code point sweep on what is left once printable ASCII is gone (a C loop over the
+    # UTF-8 bytes; ASCII bytes are never part of a longer sequence, so the rest decodes):
+    # prose with a few dashes and emoji leaves a few characters for the regex.
+    rest = text.encode("utf-8", "surrogatepass").translate(None, PLAIN_BYTES)
+    if not rest:
+        return False
+    rest_text = rest.decode("utf-8", "surrogatepass")
+    return bool(RUN.search(rest_text)) or ("\r" in rest_text and bool(CARRIAGE.search(text)))
 
 
 def _runs(text: str) -> list[tuple[int, str]]:
@@ -238,7 +255,7 @@ def scan(text: str, json: bool = False) -> list[Finding]:
     if "\U0001f3f4" in text:
         text = _flags_hidden(text)
     runs = [(at, text, at, run) for at, run in _runs(text)]
-    if json and "\\" in text:
+    if json and _escaped(text):
         for at, decoded in _unescaped(text):
             decoded = _flags_hidden(decoded) if "\U0001f3f4" in decoded else decoded
             runs += [(at, decoded, local, run) for local, run in _runs(decoded)]
