@@ -118,7 +118,6 @@ RUN = re.compile(f"[{_class(BLOCKING)}{_class(WARNING_RANGES)}]+")
 UNUSUAL = re.compile(r"[^\t\n\r\x20-\x7e]+")
 CARRIAGE = re.compile(r"\r+(?=[^\r\n])")  # carriage returns inside a line
 PLAIN_BYTES = bytes(range(0x20, 0x7F)) + b"\t\n"  # what never needs the sweep
-ASCII_SUSPECT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?![\r\n])")
 FLAG = re.compile(
     "\U0001f3f4[\U000e0061-\U000e007a]{2}[\U000e0030-\U000e0039\U000e0061-\U000e007a]{0,4}\U000e007f"
 )
@@ -213,11 +212,10 @@ def suspect(text: str, json: bool = False) -> bool:
     inside a line, or (`json`) an escape. Cheap: most text is plain."""
     if json and _escaped(text):
         return True
-    if text.isascii():
-        return bool(ASCII_SUSPECT.search(text))
-    # The code point sweep on what is left once printable ASCII is gone (a C loop over the
-    # UTF-8 bytes; ASCII bytes are never part of a longer sequence, so the rest decodes):
-    # prose with a few dashes and emoji leaves a few characters for the regex.
+    # The code point sweep runs on what is left once the UTF-8 bytes of printable ASCII, tab
+    # and line feed are deleted (a C loop; ASCII bytes are never part of a longer sequence, so
+    # the rest decodes): most text leaves nothing, prose with a few dashes and emoji a few
+    # characters for the regex.
     rest = text.encode("utf-8", "surrogatepass").translate(None, PLAIN_BYTES)
     if not rest:
         return False
