@@ -207,31 +207,46 @@ def _escaped(text: str) -> bool:
     return "\\" in text and any(e in text for e in ("\\u", "\\r", "\\b", "\\f"))
 
 
+def _unusual(text: str) -> str:
+    """The characters of `text` other than printable ASCII, tab and line feed, in order: the
+    UTF-8 bytes of those deleted in one C loop (ASCII bytes are never part of a longer
+    sequence, so the rest decodes). Most text leaves nothing; prose with a few dashes and emoji
+    a few characters for the regexes."""
+    rest = text.encode("utf-8", "surrogatepass").translate(None, PLAIN_BYTES)
+    return rest.decode("utf-8", "surrogatepass") if rest else ""
+
+
 def suspect(text: str, json: bool = False) -> bool:
     """Whether `text` may hold anything `scan` reports: a reported character, a carriage return
     inside a line, or (`json`) an escape. Cheap: most text is plain."""
     if json and _escaped(text):
         return True
-    # The code point sweep runs on what is left once the UTF-8 bytes of printable ASCII, tab
-    # and line feed are deleted (a C loop; ASCII bytes are never part of a longer sequence, so
-    # the rest decodes): most text leaves nothing, prose with a few dashes and emoji a few
-    # characters for the regex.
-    rest = text.encode("utf-8", "surrogatepass").translate(None, PLAIN_BYTES)
-    if not rest:
-        return False
-    rest_text = rest.decode("utf-8", "surrogatepass")
-    return bool(RUN.search(rest_text)) or ("\r" in rest_text and bool(CARRIAGE.search(text)))
+    rest = _unusual(text)
+    return bool(RUN.search(rest)) or ("\r" in rest and bool(CARRIAGE.search(text)))
 
 
 def _runs(text: str) -> list[tuple[int, str]]:
     """Each run of reported characters, and of carriage returns inside a line, its offset."""
-    found = [
-        (outer.start() + m.start(), m.group())
-        for outer in UNUSUAL.finditer(text)  # a small class first: most text is plain
-        for m in RUN.finditer(outer.group())
-    ]
+    reported_here = set("".join(RUN.findall(_unusual(text))))
+    found: list[tuple[int, str]] = []
+    if reported_here:  # where they are: str.find (C) per distinct character, then runs
+        at = sorted(i for char in reported_here for i in _offsets(text, char))
+        start = 0
+        for k in range(1, len(at) + 1):
+            if k == len(at) or at[k] != at[k - 1] + 1:
+                found.append((at[start], text[at[start] : at[k - 1] + 1]))
+                start = k
     if "\r" in text:
         found = sorted(found + [(m.start(), m.group()) for m in CARRIAGE.finditer(text)])
+    return found
+
+
+def _offsets(text: str, char: str) -> list[int]:
+    """Every offset of `char` in `text`."""
+    found, at = [], text.find(char)
+    while at != -1:
+        found.append(at)
+        at = text.find(char, at + 1)
     return found
 
 
