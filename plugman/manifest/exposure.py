@@ -183,8 +183,10 @@ def _text(path: Path, texts: dict[Path, str | None], kept: dict[str, str] | None
     `Report.texts`) when there, else read."""
     if path not in texts:
         text = kept.pop(str(path), None) if kept else None
-        # a loader reads any UTF-8; `hidden.read` skips a file with a NUL (binary): ask it then
-        texts[path] = text if text is not None and "\x00" not in text else hidden.read(path)
+        # a loader reads any UTF-8; `hidden.read` skips a file with a NUL among its first
+        # SNIFF_BYTES bytes (binary), so among as many characters: ask it then
+        sniff = hidden.SNIFF_BYTES
+        texts[path] = text if text is not None and "\x00" not in text[:sniff] else hidden.read(path)
     return texts[path]
 
 

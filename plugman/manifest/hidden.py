@@ -107,6 +107,7 @@ VISIBLE_FORMAT: Ranges = (  # Cf, but drawn: prepended concatenation marks
 ZWJ, VS15, VS16 = 0x200D, 0xFE0E, 0xFE0F
 RUN_LIMIT = 8  # invisible characters in a row that count as hidden text whatever their class
 SHOWN = 8  # code points listed per finding
+SNIFF_BYTES = 8192  # a file with a NUL byte among its first SNIFF_BYTES is binary (`read`)
 HINT = "remove the invisible characters; if you trust them, install with --allow-hidden-text"
 
 
@@ -316,7 +317,7 @@ def read(path: Path) -> str | None:
             data = file.read(MAX_FILE_BYTES + 1)
     except OSError:
         return None
-    if len(data) > MAX_FILE_BYTES or b"\x00" in data[:8192]:
+    if len(data) > MAX_FILE_BYTES or b"\x00" in data[:SNIFF_BYTES]:
         return None
     try:
         return data.decode("utf-8")
