@@ -94,6 +94,17 @@ def test_claude_code_does_not_run_a_project_hook_whose_script_changed_after_appr
     assert (victim / "ran-evil").exists()
 
 
+def connects(home: Path, project: Path, env: dict[str, str]) -> str:
+    """Gemini's list, asked up to three times until `notes` connects: on a loaded machine its
+    connection timeout can pass before the launcher has started the server (a refused server
+    exits at once, so the negative case needs no second look)."""
+    for _ in range(3):
+        listed = gemini_mcp_list(home, project, env)
+        if connected(listed, "notes"):
+            return listed
+    raise AssertionError(f"notes never connected:\n{listed}")
+
+
 def test_gemini_does_not_start_a_project_server_whose_script_changed_after_approval(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -115,14 +126,12 @@ def test_gemini_does_not_start_a_project_server_whose_script_changed_after_appro
     run("trust", "approve", "notes", project=victim)
     entry = json.loads((victim / ".gemini" / "settings.json").read_text())["mcpServers"]["notes"]
     assert entry == {"command": "plugman", "args": ["mcp", "run", "notes"]}, entry
-    listed = gemini_mcp_list(home, victim, env)
-    assert connected(listed, "notes"), listed
+    assert connects(home, victim, env)
 
     push_change(repo, victim, {"scripts/notes_server.py": server + "\n# changed upstream\n"})
     listed = gemini_mcp_list(home, victim, env)
     assert not connected(listed, "notes"), listed
 
     run("trust", "approve", "notes", project=victim)
-    listed = gemini_mcp_list(home, victim, env)
-    assert connected(listed, "notes"), listed
+    assert connects(home, victim, env)
     assert shutil.which("plugman", path=env["PATH"]) is not None
