@@ -13,9 +13,14 @@ alike; each run's exit code is checked. The figures are the launcher's median mi
 median, in the same run: wall time, and CPU time (user + system of the child processes, which a
 busy machine inflates less).
 
-Results go to ``bench/results/hook-launcher.json``.
+``--project-hook`` measures instead what Claude Code (and every other agent) pays for a hook
+that needs approval: the project's own approved ``PostToolUse`` hook ``bash scripts/hook.sh``
+(a ``true`` script), direct ``sh -c 'bash scripts/hook.sh'`` against ``plugman hooks exec
+claude-code PostToolUse project#0``, which also hashes the script to check the approval.
 
-Usage: ``.venv/bin/python bench/hook_launcher.py [--runs 40]``
+Results go to ``bench/results/hook-launcher.json`` (``hook-launcher-project.json``).
+
+Usage: ``.venv/bin/python bench/hook_launcher.py [--runs 40] [--project-hook]``
 """
 
 from __future__ import annotations
@@ -107,13 +112,47 @@ def measure(plugman: str, runs: int) -> dict[str, Any]:
     }
 
 
+PROJECT_TOML = (
+    '[[hooks.PostToolUse]]\nmatcher = "Bash"\n[[hooks.PostToolUse.hooks]]\n'
+    'type = "command"\ncommand = "bash scripts/hook.sh"\n'
+)
+
+
+def measure_project(plugman: str, runs: int) -> dict[str, Any]:
+    """As `measure`, for the project's own approved hook launched for Claude Code."""
+    plugman = str(Path(plugman).absolute()) if os.sep in plugman else plugman
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch)
+        project = root / "project"
+        (project / "scripts").mkdir(parents=True)
+        (project / "plugman.toml").write_text(PROJECT_TOML)
+        (project / "scripts" / "hook.sh").write_text("#!/bin/sh\ntrue\n")
+        env = {**os.environ, "PLUGMAN_HOME": str(root / "home"), "HOME": str(root / "user")}
+        approve = [plugman, "trust", "approve", "--all"]
+        subprocess.run(approve, cwd=project, env=env, check=True, capture_output=True)
+        direct_argv = ["sh", "-c", "bash scripts/hook.sh"]
+        launcher_argv = [plugman, "hooks", "exec", "claude-code", "PostToolUse", "project#0"]
+        timed(launcher_argv, project, env)  # warm-up (and a check that the id is found)
+        direct, launcher, cpu_direct, cpu_launcher = [], [], [], []
+        for _ in range(runs):
+            direct.append(timed(direct_argv, project, env, cpu_direct))
+            launcher.append(timed(launcher_argv, project, env, cpu_launcher))
+    d, lch = statistics.median(direct), statistics.median(launcher)
+    cpu = statistics.median(cpu_launcher) - statistics.median(cpu_direct)
+    return {"runs": runs, "direct_ms": d, "launcher_ms": lch, "added_ms": lch - d,
+            "added_cpu_ms": cpu}  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--runs", type=int, default=40)
+    parser.add_argument("--project-hook", action="store_true")
     args = parser.parse_args(argv)
-    result = measure(str(PLUGMAN), args.runs)
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(result, indent=2) + "\n")
+    chosen = measure_project if args.project_hook else measure
+    result = chosen(str(PLUGMAN), args.runs)
+    out = RESULTS.with_name("hook-launcher-project.json") if args.project_hook else RESULTS
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n")
     print(
         f"direct {result['direct_ms']:.1f} ms, launcher {result['launcher_ms']:.1f} ms, "
         f"added {result['added_ms']:.1f} ms wall, {result['added_cpu_ms']:.1f} ms CPU "

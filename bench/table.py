@@ -1,20 +1,20 @@
 """Every benchmark in one Markdown table: plugman beside Claude Code where a comparison applies.
 
-Rows, in order: validate (one plugin; the corpus), install + uninstall, ``config resolve`` at
-10 to 10,000 servers, probe (in process: concurrent against sequential; the CLI against
-``claude mcp list``), the gateway (added latency, first lists), the hook launcher (added per
-hook call), the update notice (per agent start), the server launcher (added per server start),
-start-up (the python floor, ``--version``, ``--help``, ``list``, ``paths``, ``config resolve``
-on an empty config).
+Rows, in order: validate (one plugin; the corpus; the hidden-text scan's CPU over its floor),
+install + uninstall, ``config resolve`` at 10 to 10,000 servers, probe (in process: concurrent
+against sequential; the CLI against ``claude mcp list``), the gateway (added latency, first
+lists), the hook launcher (added per hook call), the update notice (per agent start), the server
+launcher (added per server start), start-up (the python floor, ``--version``, ``--help``,
+``list``, ``paths``, ``config resolve`` on an empty config).
 Columns: benchmark | plugman | reference | ratio | goal, where the reference is Claude Code
 unless the cell says otherwise, the ratio is the reference's time over plugman's (how many
 times faster plugman is), and the goal is issue 15's with whether this run met it; footnotes
 say what each row measures.
 
 Each row calls the function of the script that owns it (``validate_speed.py``,
-``install_speed.py``, ``resolve_speed.py``, ``probe_speed.py``, ``probe_cli_speed.py``,
-``gateway_overhead.py``, ``hook_launcher.py``, ``notice_speed.py``, ``launcher_overhead.py``,
-``startup_speed.py``).
+``validate_scan.py``, ``install_speed.py``, ``resolve_speed.py``, ``probe_speed.py``,
+``probe_cli_speed.py``, ``gateway_overhead.py``, ``hook_launcher.py``, ``notice_speed.py``,
+``launcher_overhead.py``, ``startup_speed.py``).
 ``--quick`` (CI) takes few repetitions and small samples; without it every row gets the scripts'
 usual repetitions.
 
@@ -51,6 +51,7 @@ import probe_cli_speed
 import probe_speed
 import resolve_speed
 import startup_speed
+import validate_scan
 from claude_code import (
     CLAUDE_PACKAGE,
     CLAUDE_VERSION,
@@ -273,7 +274,7 @@ def python_env() -> dict[str, str]:
 
 
 def validate_rows(ctx: Context) -> list[Row]:
-    return [validate_one(ctx), validate_corpus(ctx)]
+    return [validate_one(ctx), validate_corpus(ctx), validate_scan_cost(ctx)]
 
 
 def validate_one(ctx: Context) -> Row:
@@ -323,6 +324,30 @@ def validate_corpus(ctx: Context) -> Row:
     else:
         note += f"its sum over all {n}"
     return compared(f"validate (corpus, {n} manifests)", plugman.median_ms, claude_ms, note)
+
+
+def validate_scan_cost(ctx: Context) -> Row:
+    benchmark = "validate: hidden-text scan (corpus, in process CPU)"
+    if not corpus_targets(DEFAULT_CORPUS):
+        return Row(benchmark, "corpus not found", "", "", f"no manifests under {DEFAULT_CORPUS}")
+    rounds, sweeps = (2, 3) if ctx.mode.quick else (3, 5)
+    found = validate_scan.measure(rounds, sweeps)
+    scan, floor = found["scan"]["ms"], found["floor"]["ms"]
+    over = scan / floor - 1.0
+    note = (
+        f"CPU time of validating the {found['scan']['targets']} corpus manifests in one call, "
+        "after start-up (min of alternating rounds, bench/validate_scan.py); reference: the same "
+        "with the hidden-text scan's entry points stubbed out (the floor), in the same run"
+    )
+    wanted = f"≤ floor + {validate_scan.GOAL_OVER_FLOOR:.0%}"
+    return Row(
+        benchmark,
+        fmt_ms(scan),
+        f"{fmt_ms(floor)} (floor)",
+        f"floor {'+' if over >= 0 else '-'} {abs(over):.0%}",
+        note,
+        goal(wanted, over <= validate_scan.GOAL_OVER_FLOOR),
+    )
 
 
 def install_rows(ctx: Context) -> list[Row]:

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from plugman.agents import export_entries
 from plugman.agents.targets import Place, Target
 from plugman.agents.targets import target as render_target
-from plugman.config import declarations, export_record
+from plugman.config import declarations, export_record, origins
 from plugman.config.export_record import Exports, Sealed, Written
 from plugman.core.errors import UsageError
 from plugman.core.folders import Folders
@@ -155,7 +155,14 @@ def plan(
         for role, loc in target.files(place).items()
     }
     fmts = {str(_real(loc.path)): loc.fmt for loc in target.files(place).values() if loc.fmt}
+    theirs = _not_users(paths, [loc.path for loc in target.files(place).values()])
+    kept: dict[str, Sealed] = {}
     for file in sorted(set(located) | set(old)):
+        if file in theirs:  # a personal file git tracks: the project's; plugman leaves it alone
+            notes.append(f"{theirs[file]}; plugman does not write into it")
+            if file in old:
+                kept[file] = old[file]  # what plugman wrote there before stays on record
+            continue
         parts = located.get(file, [])
         before = _read(Path(file))
         prior = _unseal(old.get(file), before, file)
@@ -169,8 +176,8 @@ def plan(
         hidden |= _secrets(prior) | _secrets(written)
         if after != before:
             changes.append(FileChange(Path(file), before, after, _prune_stop(prior)))
-    if new:
-        exports[key] = {file: export_record.seal(w) for file, w in new.items()}
+    if new or kept:
+        exports[key] = kept | {file: export_record.seal(w) for file, w in new.items()}
     entries = {file: [i for p in w.parts for i in p.entries] for file, w in new.items()}
     return Outcome(target.name, place.scope, changes, notes, entries, tuple(sorted(hidden)))
 
@@ -281,6 +288,20 @@ def _read(path: Path) -> str | None:
         raise EditError(
             "not UTF-8 text", where=str(path), hint="fix the file; plugman left it as it is"
         ) from None
+
+
+def _not_users(paths: Paths, files: list[Path]) -> dict[str, str]:
+    """Of `files`, the project's personal ones (Claude's `.claude/settings.local.json`) that
+    are not the user's (`origins.personal`: git tracks them, another user owns them), with
+    why: plugman never merges into one (what it says, Claude Code honours)."""
+    personal = origins.personal_files(paths)
+    found = {}
+    for file in files:
+        if origins.plain(file) in personal and file.exists():
+            verdict = origins.of(paths, file)
+            if not verdict.consents:
+                found[str(_real(file))] = verdict.why
+    return found
 
 
 def _real(path: Path) -> Path:

@@ -2,12 +2,15 @@
 literal secret into a project file, rendered in the target's form with the notes on what it
 left out (see `plugman.agents.export`).
 
-A stdio server from a plugin, or any server whose entry names a value plugman keeps (a
+A stdio server from a plugin or one that needs approval (the project's own, an unconsented
+plugin's: `merge.needs_approval`), or any server whose entry names a value plugman keeps (a
 sensitive plugin option, an `mcp vars` variable) or a path into plugman's store, is written as
 the server launcher (`launcher_entry`: `plugman mcp run NAME`, `plugman.runtime.launch`), which
 puts those in where the agent starts it (a remote server is bridged): the agent's file holds
 neither a secret nor a machine path, and `configure`, `update` and `mcp vars set` need no
-rewrite of it."""
+rewrite of it. The launcher resolves again at each start, so an approved server whose script
+changed since (a `git pull`) waits for approval again instead of starting; hooks that need
+approval go through `plugman hooks exec` for the same reason (`hooks`, `targets.hooks`)."""
 
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from plugman.agents.targets import Given, HookGroups, Place, Servers, Target, hook_id
 from plugman.agents.targets.quirks import RELOCATE  # plugman's environment a user file passes on
 from plugman.config import redact
-from plugman.config.merge import Origin
+from plugman.config.merge import Origin, needs_approval
 from plugman.config.user_config import AGENT_PREFIX
 from plugman.core.paths import Paths
 from plugman.core.state import Scope
@@ -54,6 +57,7 @@ def servers(
     from plugman.runtime.naming import split_server
 
     found: Servers = {}
+    unconsented = resolution.layers.unconsented
     for name, server in resolution.servers.items():
         entry = server.entry if choice.show_secrets else redact.entry(server.entry)
         plugin, inner = split_server(name)
@@ -65,6 +69,8 @@ def servers(
             entry = launcher_entry(choice.scope, name, choice.env)
         elif choice.guard and refused(exported, entry, origin, notes):
             continue
+        elif needs_approval(origin, unconsented) and transport(server.entry) == "stdio":
+            entry = launcher_entry(choice.scope, name, choice.env)  # approval checked at start
         found[exported] = entry
         if origin.plugin:
             owners[exported] = origin.plugin
@@ -76,12 +82,15 @@ def hooks(
 ) -> HookGroups:
     """The resolved hooks as matcher groups, by event; none with a literal secret when guarded.
     Each group is marked with its hook's launcher id (`targets.hooks.MARK`), which the agents
-    that run plugin hooks through `plugman hooks exec` name (plugman.runtime.hook_exec)."""
+    that run plugin hooks through `plugman hooks exec` name (plugman.runtime.hook_exec), and
+    whether it needs approval (`merge.needs_approval`): every agent runs those through the
+    launcher, which checks the approval (project, entry, digests of the files run) at each call."""
     from plugman.agents.targets.hooks import MARK
     from plugman.runtime.hook_exec import refs
 
     found: HookGroups = {}
     ids = refs(resolution.hooks)
+    unconsented = resolution.layers.unconsented
     for position, hook in enumerate(resolution.hooks):
         handler = hook.handler if choice.show_secrets else redact.hook(hook.handler)
         group: dict[str, Any] = {"hooks": [handler]}
@@ -89,7 +98,11 @@ def hooks(
             group["matcher"] = hook.matcher
         if choice.guard and refused(f"{hook.event} hook", group, hook.origin, notes):
             continue
-        group[MARK] = {"id": str(ids[position]), "plugin": bool(hook.origin.plugin)}
+        group[MARK] = {
+            "id": str(ids[position]),
+            "plugin": bool(hook.origin.plugin),
+            "approval": needs_approval(hook.origin, unconsented),
+        }
         found.setdefault(hook.event, []).append(group)
         if hook.origin.plugin:
             owners[hook_id(hook.event, group)] = hook.origin.plugin
@@ -114,7 +127,8 @@ def gateway_entry(scope: Scope, env: Mapping[str, str]) -> dict[str, Any]:
 def launched(entry: dict[str, Any], origin: Origin, kept: frozenset[str]) -> bool:
     """Whether a server is written as the launcher: a stdio one from a plugin, or any whose
     entry names something in `kept` (`${VAR}` of a value plugman keeps, its store folder; a
-    remote one is then bridged by the launcher)."""
+    remote one is then bridged by the launcher). A stdio one that needs approval is too, once
+    it holds no literal secret (`servers`)."""
     if transport(entry) == "stdio" and origin.plugin:
         return True
     text = json.dumps(entry)

@@ -92,6 +92,14 @@ def publish(
             "PLUGMAN_SIGNING_PASSWORD opens an encrypted one.",
         ),
     ] = None,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Overwrite a tag that already names other content (refused without it: "
+            "whoever follows the tag gets the new content).",
+        ),
+    ] = False,
     as_json: Json = False,
 ) -> None:
     import os
@@ -99,7 +107,8 @@ def publish(
     from plugman.cli.common import paths_of
     from plugman.plugins.publish import publish as push
 
-    done = push(directory, target, paths_of(ctx), os.environ, strict=strict, sign=sign)
+    paths = paths_of(ctx)
+    done = push(directory, target, paths, os.environ, strict=strict, sign=sign, force=force)
     _emit(done.packed.warnings, output.published(done, as_json), as_json)
 
 

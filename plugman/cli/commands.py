@@ -137,8 +137,8 @@ COMMANDS = _by_words(
             ),
             Option(
                 ("--allow-hidden-text",),
-                "Install even if the plugin hides text in invisible characters (recorded in "
-                "plugman.lock, so sync lets it in again).",
+                "Install even if the plugin hides text in invisible characters (recorded for "
+                "this machine, so sync here lets that content in again; a lock never does).",
             ),
             JSON,
         ),
@@ -292,10 +292,11 @@ COMMANDS = _by_words(
         "Run one hook for an agent, as Claude Code would (the command agents' hooks files name).",
         "hook_launcher:run",
         (HOOK_WORDS,),
-        epilog="Written by plugman into the hooks files of agents other than Claude Code; it runs "
-        "the one handler HOOK-ID names exactly as Claude Code would (matcher, `if`, `async`, "
-        "environment). Exit codes: the handler's own; 0 when the event does not select it; 1 when "
-        "the launcher could not run it (never 2, which would block the agent).",
+        epilog="Written by plugman into agents' hooks files (Claude Code's for the hooks that need "
+        "approval only); it runs the one handler HOOK-ID names exactly as Claude Code would "
+        "(matcher, `if`, `async`, environment), once its approval still holds. Exit codes: the "
+        "handler's own; 0 when the event does not select it; 1 when the launcher could not run "
+        "it or it waits for approval (never 2, which would block the agent).",
     ),
     FastCommand(
         "hooks notify",

@@ -6,9 +6,10 @@ SessionStart hook names (plugman.runtime.notices), run without typer, as hot com
 The event JSON comes on stdin; what the handler prints goes to stdout and stderr as it printed
 it, and the launcher exits with the handler's own exit code (2 blocks in Claude Code, Codex,
 Gemini CLI and Cursor alike), or 0 with no output when the event does not select the handler.
-Its own failures (an unknown agent, event or hook id, stdin that is not a JSON object, a
-handler that timed out or could not start) exit 1, which every one of these agents treats as
-a non-blocking error: the hook did not run, the agent carries on, stderr says why.
+Its own failures (an unknown agent, event or hook id, a handler that waits for approval, stdin
+that is not a JSON object, a handler that timed out or could not start) exit 1, which every
+one of these agents treats as a non-blocking error: the hook did not run, the agent carries
+on, stderr says why.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ def run(values: Values, project: str | None) -> int:
         hint = declared.epilog if declared else None
         raise PlugmanError("hooks exec takes AGENT EVENT HOOK-ID", hint=hint)
     tools = tools_of(agent)
-    raw = hook_exec.run_here(paths_for(project), tools, event, ref, stdin, os.environ)
+    background = agent not in hook_exec.ASYNC_ITSELF
+    raw = hook_exec.run_here(paths_for(project), tools, event, ref, stdin, os.environ, background)
     sys.stdout.write(raw.stdout)
     sys.stderr.write(raw.stderr)
     said = hook_exec.failure(raw)

@@ -34,6 +34,14 @@ DryRun = Annotated[
     bool,
     typer.Option("--dry-run", help="Show what would change, and what it can do; change nothing."),
 ]
+AllowDowngrade = Annotated[
+    bool,
+    typer.Option(
+        "--allow-downgrade",
+        help="Take a plugin back to an older release than the installed one (a lower version, "
+        "or an older signed manifest of the same version): refused without it.",
+    ),
+]
 
 
 def sync(
@@ -45,16 +53,33 @@ def sync(
         bool, typer.Option("--locked", help="Fail if plugman.lock is stale.")
     ] = False,
     dry_run: DryRun = False,
+    allow_hidden_text: Annotated[
+        bool,
+        typer.Option(
+            "--allow-hidden-text",
+            help="Let in plugins that hide text in invisible characters (plugman.lock never "
+            "allows it: only you, here, or your own install of that content).",
+        ),
+    ] = False,
+    allow_downgrade: AllowDowngrade = False,
     as_json: Json = False,
 ) -> None:
     """Each changed plugin is shown with what it can now do (hooks, MCP servers, executables,
-    settings, always-on text) that it could not before."""
+    settings, always-on text) that it could not before. A plugin its source now offers at an
+    older release than the installed one is refused (unless --allow-downgrade), except where
+    plugman.lock pins that exact release: the project's explicit request."""
     from plugman.plugins import sync as syncing
 
     if frozen and locked:
         raise UsageError("--frozen and --locked exclude each other", hint="pass one of them")
     mode = "frozen" if frozen else "locked" if locked else "default"
-    done = syncing.sync(paths_of(ctx), mode, dry_run=dry_run)
+    done = syncing.sync(
+        paths_of(ctx),
+        mode,
+        dry_run=dry_run,
+        allow_hidden=allow_hidden_text,
+        allow_downgrade=allow_downgrade,
+    )
     output.emit(output.updated("sync", done, as_json, dry_run))
 
 
@@ -96,10 +121,12 @@ def update(
             "the new signer is recorded.",
         ),
     ] = False,
+    allow_downgrade: AllowDowngrade = False,
     as_json: Json = False,
 ) -> None:
     """Each updated plugin is shown with what it can now do (hooks, MCP servers, executables,
-    settings, always-on text) that it could not before."""
+    settings, always-on text) that it could not before. An older release than the installed
+    one (a tag or catalog gone back) is refused unless --allow-downgrade."""
     from plugman.plugins import updates
 
     paths = paths_of(ctx)
@@ -112,6 +139,7 @@ def update(
         dry_run=dry_run,
         allow_hidden=allow_hidden_text,
         allow_signer_change=allow_signer_change,
+        allow_downgrade=allow_downgrade,
     )
     output.emit(output.updated("update", done, as_json, dry_run))
 

@@ -14,14 +14,70 @@ wins, named as warnings: nothing here is resolved silently.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from plugman.core.errors import PlugmanError
+from plugman.core.errors import InputError, PlugmanError
 from plugman.core.paths import Paths
+from plugman.manifest.diagnostics import KeyPath
 
 MARKETPLACE_KEYS = ("extraKnownMarketplaces", "additionalMarketplaces")
+PRE_APPROVALS = ("enableAllProjectMcpServers", "enabledMcpjsonServers")
+
+
+class PreApproval(NamedTuple):
+    file: Path
+    message: str
+    hint: str
+
+
+def pre_approved(paths: Paths) -> PreApproval | None:
+    """A warning when the project's `.claude/settings.local.json` pre-approves the project's
+    `.mcp.json` servers (`enableAllProjectMcpServers`, `enabledMcpjsonServers`) and is not the
+    user's (`origins.personal`: git tracks it, it is a link): Claude Code honours it and starts
+    those servers without asking. Costs a read of a small file when there is one; git's index
+    is read only when one of the keys is in it."""
+    from plugman.config import origins
+
+    file = origins.claude_local(paths)
+    linked = origins.link_on_path(paths.project_dir, file) is not None
+    if not linked:
+        try:
+            data = file.read_bytes()
+        except OSError:
+            return None
+        if not any(key.encode() in data for key in PRE_APPROVALS):
+            return None
+        try:
+            settings = json.loads(data)
+        except ValueError:
+            return None
+        keys = [
+            k
+            for k in PRE_APPROVALS
+            if isinstance(settings, dict) and settings.get(k) not in (None, False, [])
+        ]
+        if not keys:
+            return None
+    else:
+        keys = list(PRE_APPROVALS)
+    verdict = origins.of(paths, file)
+    if verdict.consents:
+        return None
+    said = (
+        " or ".join(keys) if not linked else "what it says (Claude Code reads it through the link)"
+    )
+    message = (
+        f"{verdict.why}; Claude Code takes {said} from it as your own approval and starts the "
+        "project's .mcp.json servers without asking (plugman's trust does not cover Claude "
+        "Code's own reading of .mcp.json)"
+    )
+    hint = (
+        "remove the key from .claude/settings.local.json, or keep the file out of git: "
+        "git rm --cached .claude/settings.local.json"
+    )
+    return PreApproval(file, message, hint)
 
 
 def settings_file(paths: Paths) -> Path:
@@ -45,6 +101,59 @@ def read(path: Path) -> dict[str, Any]:
             f"{path} is not a JSON object", where=str(path), hint="fix the file (it is JSON)"
         )
     return data
+
+
+def checked(path: Path) -> dict[str, Any]:
+    """A project's committed settings as sync acts on them; `{}` when absent. A merge left
+    unresolved, text that is not JSON, or a wrong type where sync reads (`enabledPlugins`,
+    the marketplaces' `source`) is an `InputError` at its line and key path (exit 2)."""
+    from plugman.manifest import jsonloc, tomlloc
+
+    hint = f"fix {path} (plugman leaves it as it is), then run the command again"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot be read: {exc}", where=str(path), hint=hint) from None
+    line = tomlloc.conflict_line(text)
+    if line is not None:
+        raise tomlloc.merge_conflict(str(path), line)
+    try:
+        doc = jsonloc.parse(text)
+    except jsonloc.JsonSyntaxError as exc:
+        where = f"{path}:{exc.line}"
+        raise InputError(f"not valid JSON: {exc.message}", where=where, hint=hint) from None
+    found = list(_wrong_types(doc.value))
+    if found:
+        raise tomlloc.refused(str(path), doc.locate, found, hint)
+    settings: dict[str, Any] = doc.value
+    return settings
+
+
+def _wrong_types(value: object) -> Iterator[tuple[KeyPath, str]]:
+    """The key paths sync reads that hold the wrong type, and what they should hold."""
+    if not isinstance(value, dict):
+        yield (), "must be a JSON object"
+        return
+    table = value.get("enabledPlugins")
+    if table is not None and not isinstance(table, dict):
+        yield ("enabledPlugins",), "must be an object of plugin@marketplace: true or false"
+    for plugin_id, on in table.items() if isinstance(table, dict) else ():
+        if not isinstance(on, bool):
+            yield ("enabledPlugins", plugin_id), "must be true or false"
+    for key in MARKETPLACE_KEYS:
+        markets = value.get(key)
+        if markets is not None and not isinstance(markets, dict):
+            yield (key,), "must be an object of marketplace name: {source: {...}}"
+        for name, entry in markets.items() if isinstance(markets, dict) else ():
+            source = entry.get("source") if isinstance(entry, dict) else None
+            if not isinstance(entry, dict):
+                yield (key, name), "must be an object with a source"
+            elif not isinstance(source, dict):
+                yield (key, name, "source"), "missing, or not an object ({source: KIND, ...})"
+            elif not isinstance(source.get("source"), str):
+                yield (key, name, "source", "source"), "missing, or not a string (its kind)"
 
 
 def marketplaces(settings: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -137,14 +246,11 @@ def project(
     `toml_plugins` tables (plugman.toml wins where both declare). A plugin enabled there whose
     marketplace neither file declares and plugman has not `registered` (Claude's official
     one, say) is a warning, not a failed sync."""
+    from plugman.config import declarations
+
     path = settings_file(paths)
-    if path.is_symlink():  # a shared file: read like plugman.toml, never through a link
-        raise PlugmanError(
-            f"{path} is a link: plugman reads a project's shared files only as files",
-            where=str(path),
-            hint="replace the link with the file itself",
-        )
-    settings = read(path)
+    declarations.check_project_file(paths, path)  # read like plugman.toml: never through a link
+    settings = checked(path)
     ours, theirs = "plugman.toml", ".claude/settings.json"
     markets: dict[str, str] = {}
     warnings: list[str] = []

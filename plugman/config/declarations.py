@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from plugman.core.errors import PlugmanError
+from plugman.core.errors import InputError, PlugmanError
 from plugman.core.fs import read_bytes
 from plugman.core.paths import Paths
 from plugman.core.state import SCOPES, Scope
@@ -107,27 +107,94 @@ def load(path: Path) -> TOMLDocument:
     import tomlkit
     from tomlkit.exceptions import TOMLKitError
 
-    data = read_bytes(path)
+    text = _text(path)
     try:
-        return tomlkit.parse((data or b"").decode("utf-8"))
-    except (TOMLKitError, UnicodeDecodeError) as exc:
-        raise PlugmanError(
-            f"{path} is not valid TOML: {exc}", hint="fix the file; plugman leaves it as it is"
-        ) from None
+        return tomlkit.parse(text)
+    except TOMLKitError as exc:
+        raise InputError(f"{path} is not valid TOML: {exc}", hint=FIX) from None
+
+
+FIX = "fix the file; plugman leaves it as it is"
+
+
+def _text(path: Path) -> str:
+    """The file's text; an `InputError` (exit 2) for bytes that are not UTF-8 or a merge git
+    left unresolved (at its line)."""
+    data = read_bytes(path) or b""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path} is not valid TOML: {exc}", hint=FIX) from None
+    if "<<<<<<<" in text or ">>>>>>>" in text:
+        from plugman.manifest import tomlloc
+
+        line = tomlloc.conflict_line(text)
+        if line is not None:
+            raise tomlloc.merge_conflict(str(path), line)
+    return text
 
 
 def read(path: Path) -> dict[str, Any]:
     """The file's plain values, to read, empty when it is missing. tomli (compiled; else the
     stdlib's tomllib, the same parser uncompiled) reads 700 servers' worth in 7 ms; tomlkit,
     which `load` uses to keep a file's layout for an edit, takes 20 times as long."""
-    data, parser = read_bytes(path), toml_parser()
+    text, parser = _text(path), toml_parser()
     try:
-        found: dict[str, Any] = parser.loads((data or b"").decode("utf-8"))
-    except (parser.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise PlugmanError(
-            f"{path} is not valid TOML: {exc}", hint="fix the file; plugman leaves it as it is"
-        ) from None
+        found: dict[str, Any] = parser.loads(text)
+    except parser.TOMLDecodeError as exc:
+        raise InputError(f"{path} is not valid TOML: {exc}", hint=FIX) from None
     return found
+
+
+def read_located(path: Path, hint: str) -> tuple[dict[str, Any], str]:
+    """A project file plugman acts on (plugman.toml for sync, plugman.lock) and its text;
+    `{}` when missing. A merge left unresolved, text that is not UTF-8 or not TOML is an
+    `InputError` at its line (exit 2), nothing read from it."""
+    from plugman.manifest import tomlloc
+
+    data = read_bytes(path)
+    try:
+        text = (data or b"").decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text: {exc}", where=str(path), hint=hint) from None
+    line = tomlloc.conflict_line(text)
+    if line is not None:
+        raise tomlloc.merge_conflict(str(path), line)
+    parser = toml_parser()
+    try:
+        found: dict[str, Any] = parser.loads(text)
+    except parser.TOMLDecodeError as exc:
+        message = str(exc).splitlines()[0]
+        at = _AT.search(message)
+        where = f"{path}:{at.group(1)}" if at else str(path)
+        problem = f"not valid TOML: {_AT.sub('', message)}"
+        raise InputError(problem, where=where, hint=hint) from None
+    return found, text
+
+
+SYNCED = ("format", "plugins", "marketplaces")  # what sync and lock act on in plugman.toml
+
+
+def checked(path: Path) -> dict[str, Any]:
+    """The project's plugman.toml as sync and lock act on it: its `plugins` and
+    `marketplaces` tables checked against the published schema (a plugin's version that is
+    not a string, a marketplace without a source, a key plugman does not know there), each
+    finding an `InputError` at its line and key path, exit 2."""
+    from plugman.manifest import schema, tomlloc
+
+    hint = f"fix {path.name} (plugman leaves it as it is), then run the command again"
+    data, text = read_located(path, hint)
+    rules = schema.load("plugman-toml.schema.json")
+    base = "plugman-toml.schema.json"
+    found = [
+        (f.path, f.message)
+        for key in SYNCED
+        if key in data
+        for f in schema.check(data[key], rules["properties"][key], base, (key,))
+    ]
+    if found:
+        raise tomlloc.refused(str(path), tomlloc.locator(text), found, hint)
+    return data
 
 
 FIX = "fix the file"
@@ -185,6 +252,12 @@ def add(path: Path, table: str, values: dict[str, Any], owned: dict[str, Any]) -
     if table not in doc:
         mine["tables"][table] = text[len(text.rstrip("\n")) :]  # the ending to restore later
         doc.add(table, tomlkit.table())
+    elif not isinstance(doc[table], dict):
+        raise InputError(
+            f"{table!r} is {type(doc[table]).__name__.lower()}, not a table",
+            where=str(path),
+            hint=f"make it a [{table}] table (or remove it); plugman leaves the file as it is",
+        )
     for key, value in values.items():
         doc[table][key] = value
     return tomlkit.dumps(doc).encode()
@@ -235,20 +308,32 @@ def rendered(table: str, values: dict[str, Any]) -> str | None:
 
 
 def check_project_file(paths: Paths, target: Path) -> None:
-    """Refuse a project file (plugman.toml, plugman.lock, .plugman/local.toml) reached through
-    a symbolic link: a cloned repository could make `.plugman` or `plugman.toml` a link to any
-    file or folder on this machine, and plugman would read and write there."""
-    if not target.is_relative_to(paths.project_dir):
-        return
-    here = paths.project_dir
-    for part in target.relative_to(paths.project_dir).parts:
-        here = here / part
-        if here.is_symlink():
-            raise PlugmanError(
-                f"{here} is a symbolic link (to {here.readlink()}); plugman does not read or "
-                "write the project's files through links",
-                hint="replace the link with a real file or folder, or remove it",
-            )
+    """Refuse a project file (plugman.toml, plugman.lock, .plugman/local.toml, .claude/...)
+    reached through a symbolic link (`origins.link_on_path`, the rule resolve keeps): a cloned
+    repository could make `.plugman` or `plugman.toml` a link to any file or folder on this
+    machine, and plugman would read and write there."""
+    from plugman.config import origins
+
+    link = origins.link_on_path(paths.project_dir, target)
+    if link is not None:
+        raise PlugmanError(
+            f"{origins.of(paths, target).why}; plugman does not read or write the project's "
+            "files through links",
+            where=str(target),
+            hint=f"replace {link.name} with a real file or folder, or remove it",
+        )
+
+
+def project_checked(paths: Paths) -> dict[str, Any]:
+    """The project's plugman.toml as sync and lock act on it (`checked`), never read through a
+    link on its path (`check_project_file`)."""
+    check_project_file(paths, paths.project_config)
+    return checked(paths.project_config)
+
+
+def project_entries(paths: Paths, table: str) -> dict[str, Any]:
+    """One table of the project's plugman.toml (`declared` for the project scope)."""
+    return declared(paths, "project", table)
 
 
 def toml_parser() -> Any:

@@ -48,6 +48,10 @@ class Hook(NamedTuple):
     origin: Origin
     env: tuple[tuple[str, str], ...] = ()  # set when it runs (a plugin's options)
     runs: Runs = ()  # set where it needs approval (config.binding.files_run)
+    # its place among the hooks of its owner (plugin or scope) and event, counted before any
+    # is dropped (pending, policy), so the launcher id an agent's file names never shifts onto
+    # another hook while one waits for approval (plugman.runtime.hook_exec.refs); -1: not set
+    slot: int = -1
 
 
 class MarkdownComponent(NamedTuple):
@@ -285,7 +289,7 @@ def _by_precedence(
 def _hooks(layers: Layers, policy: Policy, waiting: _Waiting, dropped: list[Dropped]) -> list[Hook]:
     kept: list[Hook] = []
     seen: set[str] = set()
-    for hook in sorted(layers.hooks, key=lambda h: (rank(h.origin), h.origin.file)):  # stable
+    for hook in _slotted(sorted(layers.hooks, key=lambda h: (rank(h.origin), h.origin.file))):
         name = f"{hook.event}:{hook.matcher or '*'}"
         if policy.allow_managed_hooks_only and not _managed_hook(hook.origin, policy):
             dropped.append(Dropped("hook", name, hook.origin, "policy", "allowManagedHooksOnly"))
@@ -300,6 +304,17 @@ def _hooks(layers: Layers, policy: Policy, waiting: _Waiting, dropped: list[Drop
         seen.add(same)
         kept.append(hook)
     return kept
+
+
+def _slotted(hooks: list[Hook]) -> list[Hook]:
+    """The candidate hooks (in their stable order), each with its `slot`."""
+    counts: dict[tuple[str, str], int] = {}
+    found = []
+    for hook in hooks:
+        key = (hook.origin.plugin or hook.origin.scope, hook.event)
+        found.append(hook._replace(slot=counts.get(key, 0)))
+        counts[key] = counts.get(key, 0) + 1
+    return found
 
 
 def _managed_hook(origin: Origin, policy: Policy) -> bool:

@@ -7,10 +7,11 @@ through a symbolic link inside the project), *marketplace* and *registry* (a plu
 store: what its source brought). Only user and managed origins consent
 (`CONSENTING`); what a project brings waits for `plugman trust approve`.
 
-The one file inside a project that can be the user's is the local scope's
-`.plugman/local.toml`: it is the user's only while no link is on its path, this user owns it
-and git does not track it (`local`). A clone can commit one, or a link standing for one, and its
-servers and hooks are then the project's: pending approval, with a warning saying why.
+The files inside a project that can be the user's (`personal_files`) are the local scope's
+`.plugman/local.toml` and Claude Code's `.claude/settings.local.json`: each is the user's only
+while no link is on its path, this user owns it and git does not track it (`personal`). A clone
+can commit one, or a link standing for one, and what it declares or approves is then the
+project's: pending approval (or not taken), with a warning saying why.
 """
 
 from __future__ import annotations
@@ -42,11 +43,24 @@ USER = Verdict("user")
 PROJECT = Verdict("project")
 
 
+def claude_local(paths: Paths) -> Path:
+    """Claude Code's "local" project settings, `.claude/settings.local.json`: the user's only
+    while git does not track it (`personal`)."""
+    return paths.project_dir / ".claude" / "settings.local.json"
+
+
+def personal_files(paths: Paths) -> tuple[Path, ...]:
+    """The files inside a project that can be the user's: the local scope's and Claude Code's
+    local settings. Every other file inside the project is the project's."""
+    return (plain(paths.local_config), plain(claude_local(paths)))
+
+
 def of(paths: Paths, file: Path) -> Verdict:
-    """The origin of `file` (absolute), by where it is; the local scope's file by `local`."""
+    """The origin of `file` (absolute), by where it is; a project's personal files (the local
+    scope's, Claude's local settings) by `personal`."""
     file = plain(file)
-    if file == plain(paths.local_config):
-        return local(paths)
+    if file in personal_files(paths):
+        return personal(paths, file)
     if inside(file, paths.managed_dir) or inside(file, paths.claude_managed_dir):
         return Verdict("managed")
     if inside(file, paths.store_dir) or inside(file, paths.marketplaces_dir):
@@ -58,16 +72,24 @@ def of(paths: Paths, file: Path) -> Verdict:
 
 
 def local(paths: Paths) -> Verdict:
-    """Whether the local scope's file is the user's: no symbolic link on its path inside the
+    """Whether the local scope's file is the user's (`personal`)."""
+    return personal(paths, paths.local_config)
+
+
+def personal(paths: Paths, file: Path) -> Verdict:
+    """Whether a file inside the project is the user's: no symbolic link on its path inside the
     project, owned by this user, and not tracked by git (asked of git only when the file is
     there). Otherwise it is the project's, and `why` says so."""
-    file = paths.local_config
     link = link_on_path(paths.project_dir, file)
     if link is not None:
         return Verdict("project", _link_words(paths, link))
-    if not file.exists():
+    try:
+        owner = file.stat().st_uid
+    except FileNotFoundError:
         return USER
-    if hasattr(os, "getuid") and file.stat().st_uid != os.getuid():
+    except OSError as exc:
+        return Verdict("project", f"{_shown(paths, file)} cannot be read ({exc.strerror})")
+    if hasattr(os, "getuid") and owner != os.getuid():
         return Verdict("project", f"{_shown(paths, file)} belongs to another user")
     tracked = git_tracks(paths.project_dir, file)
     if tracked is None:

@@ -30,6 +30,7 @@ from typing import Any, NamedTuple
 
 from plugman.config import (
     binding,
+    claude_settings,
     declarations,
     export_record,
     origins,
@@ -106,6 +107,8 @@ def load(
         )
     chosen = (only,) if only else SCOPES
     linked = _linked(paths, chosen, report)  # not read
+    if "project" in chosen and (said := claude_settings.pre_approved(paths)) is not None:
+        report.sink(said.file).warning("project-approval", said.message, (), said.hint)
     tables = {
         scope: {} if file in linked else _toml(file, report)
         for scope in chosen

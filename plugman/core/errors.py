@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 from enum import IntEnum
+from typing import Any
 
 
 class ExitCode(IntEnum):
@@ -35,6 +36,25 @@ class UsageError(PlugmanError):
     """The command line itself is wrong."""
 
     exit_code = ExitCode.USAGE
+
+
+class InputError(PlugmanError):
+    """A file the command reads is damaged or hostile (a broken plugman.lock, a wrong type in
+    plugman.toml, an unresolved merge): bad input, as a bad command line is. `where` is
+    `FILE:LINE` and the message names the key path; `diagnostics` has every finding."""
+
+    exit_code = ExitCode.USAGE
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        hint: str | None = None,
+        where: str | None = None,
+        diagnostics: list[Any] | None = None,
+    ):
+        super().__init__(message, hint=hint, where=where)
+        self.diagnostics = diagnostics or []
 
 
 class InterruptError(PlugmanError):

@@ -69,17 +69,32 @@ def default(url: str) -> Auth:
 
 
 def origin(url: str) -> tuple[str, str, int | None]:
-    """(scheme, host, port) of a URL, lower-cased, the port made explicit and a trailing dot
-    dropped from the host: where credentials may go is compared on this, never on the text.
-    A port that is not a number gives an origin that matches nothing."""
+    """(scheme, host, port) of a URL as the WHATWG URL standard reads it (`identity.web_url`,
+    the parser the agents use): the host without case or a trailing dot, an IPv4 address in
+    its one dotted form (`2130706433`, `0x7f.1` are `127.0.0.1`), IDNA applied, the port made
+    explicit. Where credentials may go is compared on this, never on the text. A URL that does
+    not parse, or that Python's urllib (which connects) reads as another host or port
+    (`http://a\\@b/`: the standard's host is `a`, urllib's `b`), has the origin
+    ("", its text, -1): it matches only itself and names no host."""
+    from plugman.core import identity
+
+    found = identity.web_url(url)
+    if found is None or _connects_to(url) != (found.host.strip("[]"), found.port):
+        return "", url, -1
+    return found.scheme, found.host, found.port
+
+
+def _connects_to(url: str) -> tuple[str, int | None] | None:
+    """The host and port urllib connects to for `url`, in the standard's spelling."""
+    from plugman.core import identity
+
     parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    host = (parts.hostname or "").lower().rstrip(".")
     try:
-        port = parts.port or {"https": 443, "http": 80}.get(scheme)
+        port = parts.port or identity.DEFAULT_PORTS.get(parts.scheme.lower())
     except ValueError:
-        return scheme, host, -1
-    return scheme, host, port
+        return None
+    name = parts.hostname or ""
+    return (name if ":" in name else identity.host(name)), port
 
 
 def for_url(url: str, helper: str | None = None, name: str | None = None) -> Auth:
@@ -153,8 +168,9 @@ def netrc_path() -> Path:
 def from_netrc(url: str) -> Auth:
     """Basic credentials from the netrc entry of the URL's host (none without one)."""
     path = netrc_path()
-    host = origin(url)[1]
-    if not host or not path.is_file():
+    _, host, port = origin(url)
+    host = host.strip("[]")  # netrc names an IPv6 machine without brackets
+    if not host or port == -1 or not path.is_file():
         return Auth({}, "")
     try:
         mode = path.stat().st_mode

@@ -72,6 +72,12 @@ class InstalledPlugin(NamedTuple):
     hidden_text: str | None = None
     # who signed it (plugman.plugins.signing): a key's fingerprint, `sha256:<hex>`; None: unsigned
     signer: str | None = None
+    # installed because this machine's managed policy forces it, not because the project
+    # declares it: kept out of plugman.lock (a teammate without that policy has no such pin)
+    forced: bool = False
+    # when its signed OCI manifest says it was published (`org.opencontainers.image.created`):
+    # update refuses an older one (plugman.plugins.rollback); None: unsigned or not said
+    released: str | None = None
 
     @classmethod
     def made(
@@ -86,6 +92,7 @@ class InstalledPlugin(NamedTuple):
         declared: str | dict[str, Any] | None,
         hidden_text: str | None = None,
         signer: str | None = None,
+        released: str | None = None,
     ) -> InstalledPlugin:
         """`content` installed now under `content_hash`; enabled as before (else enabled)."""
         return cls(
@@ -99,6 +106,7 @@ class InstalledPlugin(NamedTuple):
             declared=declared,
             hidden_text=hidden_text,
             signer=signer,
+            released=released,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -111,6 +119,8 @@ class InstalledPlugin(NamedTuple):
             ("installed_at", None),
             ("hidden_text", None),
             ("signer", None),
+            ("forced", False),
+            ("released", None),
         ):
             if data[key] == unset:
                 del data[key]
@@ -165,6 +175,8 @@ _KINDS: dict[str, type | tuple[type, ...]] = {
     "declared": (str, dict),
     "hidden_text": str,
     "signer": str,
+    "forced": bool,
+    "released": str,
 }
 
 

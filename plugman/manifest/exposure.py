@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -55,10 +56,11 @@ def check_plugin(
     texts: dict[Path, str | None] = {}
     if loaded is not None:
         fields = entry.fields if entry is not None else {}
+        within = _Within(root)
         extra = [
-            *output_styles(root, loaded.manifest, fields),
-            *linked(root, [skill.path for skill in loaded.skills], texts),
-            *scripts(root, [h.entry for h in loaded.hooks]),
+            *output_styles(within, loaded.manifest, fields),
+            *linked(within, [skill.path for skill in loaded.skills], texts, report.texts),
+            *scripts(within, [h.entry for h in loaded.hooks]),
         ]
         seen = set(targets)
         targets += [p for p in dict.fromkeys(extra) if p not in seen]
@@ -73,9 +75,10 @@ def check_files(
 ) -> None:
     """Scan each file: raw, JSON escapes decoded, Markdown front matter decoded. Files that
     cannot be read as text are skipped (a load reports those it needed). `texts`: those
-    already read."""
+    already read; the texts the loaders read (`report.texts`) are taken, not read again."""
+    texts = texts if texts is not None else {}
     for path in files:
-        text = _text(path, texts if texts is not None else {})
+        text = _text(path, texts, report.texts)
         if text is None:
             continue
         is_json = path.suffix == ".json"
@@ -131,7 +134,11 @@ def check_names(report: Report, root: Path, files: Iterable[Path]) -> None:
     """The name of each file and folder inside `root` on the way to `files`: skill, command,
     agent and output-style names come from them, and a name holds no invisible character."""
     seen: set[str] = set()
+    prefix = os.path.join(root, "")  # noqa: PTH118 (strings: no Path per file)
     for path in files:
+        name = str(path)
+        if name.startswith(prefix) and not hidden.suspect(name[len(prefix) :]):
+            continue  # no name on the way holds anything (most paths): no need to split it
         try:
             parts = path.relative_to(root).parts
         except ValueError:
@@ -151,7 +158,7 @@ def check_names(report: Report, root: Path, files: Iterable[Path]) -> None:
                 hidden.report(report.sink(Path(root, *parts[:depth])), [finding], message)
 
 
-def output_styles(root: Path, manifest: dict[str, Any], fields: dict[str, Any]) -> list[Path]:
+def output_styles(within: _Within, manifest: dict[str, Any], fields: dict[str, Any]) -> list[Path]:
     """The output style files: those `outputStyles` names (it replaces the default folder),
     else `output-styles/*.md`."""
     declared = [
@@ -159,9 +166,9 @@ def output_styles(root: Path, manifest: dict[str, Any], fields: dict[str, Any]) 
         for source in (manifest, fields)
         for rel, _where in components.as_list(source.get("outputStyles"), ("outputStyles",))
     ]
-    targets = [t for rel in declared if (t := _inside(root, rel)) is not None]
+    targets = [t for rel in declared if (t := within.inside(rel)) is not None]
     if not declared:
-        targets = [root / STYLES]
+        targets = [within.root / STYLES]
     found: list[Path] = []
     for target in targets:
         if target.is_dir():
@@ -171,72 +178,120 @@ def output_styles(root: Path, manifest: dict[str, Any], fields: dict[str, Any]) 
     return found
 
 
-def _text(path: Path, texts: dict[Path, str | None]) -> str | None:
+def _text(path: Path, texts: dict[Path, str | None], kept: dict[str, str] | None) -> str | None:
+    """The text of `path` as `hidden.read` gives it: taken from `kept` (what a loader read,
+    `Report.texts`) when there, else read."""
     if path not in texts:
-        texts[path] = hidden.read(path)
+        text = kept.pop(str(path), None) if kept else None
+        # a loader reads any UTF-8; `hidden.read` skips a file with a NUL among its first
+        # SNIFF_BYTES bytes (binary), so among as many characters: ask it then
+        sniff = hidden.SNIFF_BYTES
+        texts[path] = text if text is not None and "\x00" not in text[:sniff] else hidden.read(path)
     return texts[path]
 
 
-def linked(root: Path, skill_files: Iterable[Path], texts: dict[Path, str | None]) -> list[Path]:
+def linked(
+    within: _Within,
+    skill_files: Iterable[Path],
+    texts: dict[Path, str | None],
+    kept: dict[str, str] | None = None,
+) -> list[Path]:
     """Files inside the plugin a SKILL.md links to or names through ${CLAUDE_SKILL_DIR} or
-    ${CLAUDE_PLUGIN_ROOT} (`texts`: the files read, kept)."""
+    ${CLAUDE_PLUGIN_ROOT} (`texts`: the files read, kept; `kept`: what the loaders read)."""
     found: list[Path] = []
     for skill in skill_files:
-        text = _text(skill, texts)
+        text = _text(skill, texts, kept)
         if text is None:
             continue
-        folder = skill.parent
-        relatives = {
-            target.split("#", 1)[0].split("?", 1)[0]
-            for target in LINK.findall(text)
-            if not SCHEME.match(target) and not target.startswith(("#", "/", "~"))
-        }
-        relatives.update(SKILL_REFERENCE.findall(text))
-        found += [p for rel in relatives for p in _file(root, folder, rel)]
-        found += [p for rel in set(ROOT_REFERENCE.findall(text)) for p in _file(root, root, rel)]
+        folder = str(skill.parent)
+        relatives: set[str] = set()
+        if "](" in text:  # what LINK needs: most SKILL.md files link nowhere
+            relatives = {
+                target.split("#", 1)[0].split("?", 1)[0]
+                for target in LINK.findall(text)
+                if not SCHEME.match(target) and not target.startswith(("#", "/", "~"))
+            }
+        if "CLAUDE_SKILL_DIR" in text:
+            relatives.update(SKILL_REFERENCE.findall(text))
+        found += [p for rel in relatives if (p := within.file(folder, rel)) is not None]
+        if "CLAUDE_PLUGIN_ROOT" in text:
+            found += [
+                p
+                for rel in set(ROOT_REFERENCE.findall(text))
+                if (p := within.file(within.base, rel)) is not None
+            ]
     return found
 
 
-def scripts(root: Path, handlers: Iterable[dict[str, Any]]) -> list[Path]:
+def scripts(within: _Within, handlers: Iterable[dict[str, Any]]) -> list[Path]:
     """Files inside the plugin the hook handlers' commands name through ${CLAUDE_PLUGIN_ROOT}."""
     found: list[Path] = []
     for entry in handlers:
         words = [entry.get("command"), *(entry.get("args") or [])]
         for word in words:
             if isinstance(word, str) and "CLAUDE_PLUGIN_ROOT" in word:
-                found += [p for rel in ROOT_REFERENCE.findall(word) for p in _file(root, root, rel)]
+                found += [
+                    p
+                    for rel in ROOT_REFERENCE.findall(word)
+                    if (p := within.file(within.base, rel)) is not None
+                ]
     return found
 
 
-def _file(root: Path, base: Path, rel: str) -> list[Path]:
-    """`rel` from `base` when it is a file inside `root` (no link out), else nothing."""
-    if "%" in rel:
-        from urllib.parse import unquote
+class _Within:
+    """Paths inside one plugin folder, links followed: plain strings and os calls, each folder
+    asked once whether it is a link (a plugin's SKILL.md files name thousands of candidates)."""
 
-        rel = unquote(rel)
-    if not rel or "\x00" in rel or rel.startswith(("/", "\\", "~")):
-        return []
-    target = _contained(root, f"{base}/{rel}")
-    return [target] if target is not None and target.is_file() else []
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.base = os.path.normpath(root)
+        self.prefix = self.base + os.sep
+        self.links: dict[str, bool] = {}
+        self.found: dict[str, tuple[str, int] | None] = {}
 
+    def file(self, base: str, rel: str) -> Path | None:
+        """`rel` from the folder `base` when it is a file inside the plugin (no link out)."""
+        if "%" in rel:
+            from urllib.parse import unquote
 
-def _inside(root: Path, rel: str) -> Path | None:
-    """The file or folder `rel` names inside `root` (no link out), or None."""
-    if rel.startswith(("/", "\\", "~")):
-        return None
-    return _contained(root, f"{root}/{rel.replace(chr(92), '/')}")
+            rel = unquote(rel)
+        if not rel or "\x00" in rel or rel.startswith(("/", "\\", "~")):
+            return None
+        found = self.contained(f"{base}/{rel}")
+        return Path(found[0]) if found is not None and stat.S_ISREG(found[1]) else None
 
+    def inside(self, rel: str) -> Path | None:
+        """The file or folder `rel` names inside the plugin (no link out), or None."""
+        if rel.startswith(("/", "\\", "~")):
+            return None
+        found = self.contained(f"{self.base}/{rel.replace(chr(92), '/')}")
+        return Path(found[0]) if found is not None else None
 
-def _contained(root: Path, joined: str) -> Path | None:
-    """`joined` when it exists and, links followed, stays inside `root`. Plain string paths
-    and os.path: a plugin's SKILL.md files name thousands of candidates in all."""
-    normal, base = os.path.normpath(joined), os.path.normpath(root)
-    if not normal.startswith(base + os.sep) or not os.path.exists(normal):  # noqa: PTH110
-        return None
-    step = normal
-    while step != base:  # a link on the way may lead out: then only its target decides
-        if os.path.islink(step):  # noqa: PTH114
-            real = os.path.realpath(normal)
-            return Path(normal) if real.startswith(os.path.realpath(base) + os.sep) else None
-        step = os.path.dirname(step)  # noqa: PTH120
-    return Path(normal)
+    def contained(self, joined: str) -> tuple[str, int] | None:
+        """`joined`, normalised, and its mode (links followed) when it exists and, links
+        followed, stays inside the plugin; else None."""
+        normal = os.path.normpath(joined)
+        if normal not in self.found:
+            self.found[normal] = self._contained(normal)
+        return self.found[normal]
+
+    def _contained(self, normal: str) -> tuple[str, int] | None:
+        if not normal.startswith(self.prefix):
+            return None
+        try:
+            mode = os.stat(normal).st_mode  # noqa: PTH116
+        except (OSError, ValueError):
+            return None
+        step = normal
+        while step != self.base:  # a link on the way may lead out: then only its target decides
+            if self._link(step):
+                real = os.path.realpath(normal)
+                inside = real.startswith(os.path.realpath(self.base) + os.sep)
+                return (normal, mode) if inside else None
+            step = os.path.dirname(step)  # noqa: PTH120
+        return normal, mode
+
+    def _link(self, path: str) -> bool:
+        if path not in self.links:
+            self.links[path] = os.path.islink(path)  # noqa: PTH114
+        return self.links[path]

@@ -107,6 +107,7 @@ VISIBLE_FORMAT: Ranges = (  # Cf, but drawn: prepended concatenation marks
 ZWJ, VS15, VS16 = 0x200D, 0xFE0E, 0xFE0F
 RUN_LIMIT = 8  # invisible characters in a row that count as hidden text whatever their class
 SHOWN = 8  # code points listed per finding
+SNIFF_BYTES = 8192  # a file with a NUL byte among its first SNIFF_BYTES is binary (`read`)
 HINT = "remove the invisible characters; if you trust them, install with --allow-hidden-text"
 
 
@@ -117,7 +118,7 @@ def _class(ranges: Iterable[tuple[int, int]]) -> str:
 RUN = re.compile(f"[{_class(BLOCKING)}{_class(WARNING_RANGES)}]+")
 UNUSUAL = re.compile(r"[^\t\n\r\x20-\x7e]+")
 CARRIAGE = re.compile(r"\r+(?=[^\r\n])")  # carriage returns inside a line
-ASCII_SUSPECT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?![\r\n])")
+PLAIN_BYTES = bytes(range(0x20, 0x7F)) + b"\t\n"  # what never needs the sweep
 FLAG = re.compile(
     "\U0001f3f4[\U000e0061-\U000e007a]{2}[\U000e0030-\U000e0039\U000e0061-\U000e007a]{0,4}\U000e007f"
 )
@@ -201,22 +202,52 @@ def _flags_hidden(text: str) -> str:
     return FLAG.sub(lambda m: "\U0001f3f4" * len(m[0]), text)
 
 
+def _escaped(text: str) -> bool:
+    """Whether a JSON text may escape a reported character: a run of `\\n` escapes alone never
+    does (most escapes in JSON files are line breaks in a long string)."""
+    return "\\" in text and any(e in text for e in ("\\u", "\\r", "\\b", "\\f"))
+
+
+def _unusual(text: str) -> str:
+    """The characters of `text` other than printable ASCII, tab and line feed, in order: the
+    UTF-8 bytes of those deleted in one C loop (ASCII bytes are never part of a longer
+    sequence, so the rest decodes). Most text leaves nothing; prose with a few dashes and emoji
+    a few characters for the regexes."""
+    rest = text.encode("utf-8", "surrogatepass").translate(None, PLAIN_BYTES)
+    return rest.decode("utf-8", "surrogatepass") if rest else ""
+
+
 def suspect(text: str, json: bool = False) -> bool:
-    """Whether `text` may hold anything `scan` reports (a cheap test first)."""
-    if not text.isascii():
+    """Whether `text` may hold anything `scan` reports: a reported character, a carriage return
+    inside a line, or (`json`) an escape. Cheap: most text is plain."""
+    if json and _escaped(text):
         return True
-    return bool(ASCII_SUSPECT.search(text)) or (json and "\\" in text)
+    rest = _unusual(text)
+    return bool(RUN.search(rest)) or ("\r" in rest and bool(CARRIAGE.search(text)))
 
 
 def _runs(text: str) -> list[tuple[int, str]]:
     """Each run of reported characters, and of carriage returns inside a line, its offset."""
-    found = [
-        (outer.start() + m.start(), m.group())
-        for outer in UNUSUAL.finditer(text)  # a small class first: most text is plain
-        for m in RUN.finditer(outer.group())
-    ]
+    reported_here = set("".join(RUN.findall(_unusual(text))))
+    found: list[tuple[int, str]] = []
+    if reported_here:  # where they are: str.find (C) per distinct character, then runs
+        at = sorted(i for char in reported_here for i in _offsets(text, char))
+        start = 0
+        for k in range(1, len(at) + 1):
+            if k == len(at) or at[k] != at[k - 1] + 1:
+                found.append((at[start], text[at[start] : at[k - 1] + 1]))
+                start = k
     if "\r" in text:
         found = sorted(found + [(m.start(), m.group()) for m in CARRIAGE.finditer(text)])
+    return found
+
+
+def _offsets(text: str, char: str) -> list[int]:
+    """Every offset of `char` in `text`."""
+    found, at = [], text.find(char)
+    while at != -1:
+        found.append(at)
+        at = text.find(char, at + 1)
     return found
 
 
@@ -238,7 +269,7 @@ def scan(text: str, json: bool = False) -> list[Finding]:
     if "\U0001f3f4" in text:
         text = _flags_hidden(text)
     runs = [(at, text, at, run) for at, run in _runs(text)]
-    if json and "\\" in text:
+    if json and _escaped(text):
         for at, decoded in _unescaped(text):
             decoded = _flags_hidden(decoded) if "\U0001f3f4" in decoded else decoded
             runs += [(at, decoded, local, run) for local, run in _runs(decoded)]
@@ -286,7 +317,7 @@ def read(path: Path) -> str | None:
             data = file.read(MAX_FILE_BYTES + 1)
     except OSError:
         return None
-    if len(data) > MAX_FILE_BYTES or b"\x00" in data[:8192]:
+    if len(data) > MAX_FILE_BYTES or b"\x00" in data[:SNIFF_BYTES]:
         return None
     try:
         return data.decode("utf-8")

@@ -60,6 +60,8 @@ def load(
     `scan` (validate, install), what it gives agents is scanned for hidden text
     (plugman.manifest.exposure); resolving an installed plugin does not scan it again."""
     before = len(report.files)
+    if scan and report.texts is None:
+        report.texts = {}  # the scan takes the texts the load reads: no file is read twice
     loaded = _load(root, report, entry, strict, manifest_path, official)
     if scan:
         from plugman.manifest import exposure  # its patterns compile on import: only here

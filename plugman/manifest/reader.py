@@ -11,11 +11,14 @@ MAX_FILE_BYTES = 8 * 1024 * 1024
 
 
 class Report:
-    """Every diagnostic from one run, and which files were checked."""
+    """Every diagnostic from one run, and which files were checked. `texts`, when a dict: the
+    text of each file read through `read_text`, kept for the hidden-text scan
+    (plugman.manifest.exposure) so that it reads no file twice."""
 
     def __init__(self) -> None:
         self.diagnostics: list[Diagnostic] = []
         self.files: list[str] = []
+        self.texts: dict[str, str] | None = None
 
     def sink(self, path: Path, doc: jsonloc.JsonDocument | None = None) -> Sink:
         """A sink for one file; the file is counted as checked."""
@@ -28,6 +31,13 @@ class Report:
 
     def seen(self, path: Path) -> bool:
         return str(path) in self.files
+
+    def read_text(self, path: Path, sink: Sink) -> str | None:
+        """`read_text`, the text kept in `texts` when they are kept."""
+        text = read_text(path, sink)
+        if text is not None and self.texts is not None:
+            self.texts[str(path)] = text
+        return text
 
 
 def read_text(path: Path, sink: Sink) -> str | None:
@@ -70,7 +80,7 @@ def read_json(
     """Parse a JSON file; syntax problems are reported with their line and column. A `jsonc`
     file (VS Code's) may hold comments and trailing commas."""
     sink = report.sink(path)
-    text = read_text(path, sink)
+    text = report.read_text(path, sink)
     if text is None:
         return None, sink
     try:

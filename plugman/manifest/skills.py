@@ -10,7 +10,7 @@ from plugman.manifest import frontmatter, schema
 from plugman.manifest.diagnostics import WARNING, Sink
 from plugman.manifest.model import Skill
 from plugman.manifest.names import unsafe_reason
-from plugman.manifest.reader import Report, read_text
+from plugman.manifest.reader import Report
 
 SKILL_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_SKILL_NAME = 64
@@ -31,7 +31,7 @@ def find(folder: Path) -> list[Path]:
 def load(file: Path, report: Report) -> Skill | None:
     """A skill: its name (front matter, else folder) and checked front matter."""
     sink = report.sink(file)
-    text = read_text(file, sink)
+    text = report.read_text(file, sink)
     if text is None:
         return None
     folder = file.parent.name
@@ -123,7 +123,7 @@ def _check_description(meta: dict[str, Any], sink: Sink) -> None:
 def check_markdown(file: Path, report: Report, *, agent: bool) -> None:
     """A command or agent file: its front matter must parse; agents can't declare some keys."""
     sink = report.sink(file)
-    text = read_text(file, sink)
+    text = report.read_text(file, sink)
     try:
         meta = frontmatter.parse(text, sink, WARNING) if text is not None else None
     except frontmatter.Unreadable:

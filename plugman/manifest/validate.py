@@ -94,6 +94,7 @@ class _Run:
     def __init__(self, source_keys: marketplace.SourceKeys) -> None:
         self.source_keys = source_keys
         self.report = Report()
+        self.report.texts = {}  # read once: the hidden-text scan takes what the loaders read
         self.plugins: set[Path] = set()
 
     def path(self, path: Path) -> None:

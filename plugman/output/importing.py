@@ -27,6 +27,7 @@ def imported(done: Imported, undo: list[str], as_json: bool) -> str:
                 for m in found.marketplaces
             ],
             plugins=[p._asdict() | {"options": _keys(p.options)} for p in found.plugins],
+            notes=list(found.notes),
             undo=undo if done.applied else [],
         )
     would = "" if done.applied else "would "
@@ -46,7 +47,9 @@ def imported(done: Imported, undo: list[str], as_json: bool) -> str:
             lines.append(f"  {PLUGIN_WORDS[p.action]} {p.id} ({p.scope})")
         else:
             given = f", options {', '.join(_keys(p.options))}" if p.options else ""
-            lines.append(f"  {would}install {p.id} ({p.scope}, {state}{given})")
+            why = f": {p.reason}" if p.reason else ""
+            lines.append(f"  {would}install {p.id} ({p.scope}, {state}{given}){why}")
+    lines += [f"  note: {note}" for note in found.notes]
     if len(lines) == 1:
         lines.append("  nothing to import")
     if not done.applied:

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from plugman.plugins.configure import Option
     from plugman.plugins.installed import PluginChange
     from plugman.plugins.listings import Info, Listed, Outdated, SearchHit
+    from plugman.plugins.lockfile import LockEntry
     from plugman.plugins.mcp_registry import RegistryHit
     from plugman.plugins.registry import Known
     from plugman.plugins.sbom import Document
@@ -114,11 +115,11 @@ def markets(command: str, found: list[Known], as_json: bool, verb: str = "") -> 
     return "\n".join(lines)
 
 
-def locked(pins: list[dict[str, Any]], as_json: bool) -> str:
+def locked(pins: list[LockEntry], as_json: bool) -> str:
     """`plugman lock`: the pins written to plugman.lock (its entries, as the file has them)."""
     if as_json:
-        return envelope("lock", plugins=pins)
-    lines = [f"locked {p['id']} {p['version']} {p['content_hash'][:19]}" for p in pins]
+        return envelope("lock", plugins=[p.fields() for p in pins])
+    lines = [f"locked {p.id} {p.version} {p.content_hash[:19]}" for p in pins]
     return "\n".join(lines) or "nothing to lock"
 
 
@@ -231,7 +232,13 @@ def _outdated_line(row: Outdated) -> str:
     if row.problem:
         return f"{head}{row.version}: {row.problem}"
     hashes = (row.content_hash, row.available_hash)
-    return head + moved(row.version, row.available, (row.pin, row.available_pin), hashes)
+    said = moved(row.version, row.available, (row.pin, row.available_pin), hashes)
+    if row.downgrade:  # plugman.plugins.rollback: update refuses it
+        return (
+            f"{head}DOWNGRADE {said}: {row.downgrade}; update refuses it "
+            f"(plugman update --allow-downgrade {row.id} takes it)"
+        )
+    return head + said
 
 
 def configured(rows: list[Option], as_json: bool) -> str:

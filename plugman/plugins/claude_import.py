@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from plugman.config import claude_settings
+from plugman.config import claude_settings, declarations, origins
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import read_bytes
 from plugman.core.paths import Paths
@@ -61,6 +61,7 @@ class Plan(NamedTuple):
     claude_dir: Path
     marketplaces: list[MarketStep]
     plugins: list[PluginStep]
+    notes: tuple[str, ...] = ()  # what was not taken as the user's, and why
 
 
 class Imported(NamedTuple):
@@ -82,11 +83,14 @@ def plan(paths: Paths, env: Mapping[str, str], scopes: tuple[Scope, ...] = SCOPE
     """What importing Claude's state in `scopes` would do; reads, changes nothing."""
     home = claude_dir(env)
     read = claude_settings.read
+    declarations.check_project_file(paths, claude_settings.settings_file(paths))
+    local, notes = _local_settings(paths)
     settings = {
         "user": read(home / "settings.json"),
         "project": read(claude_settings.settings_file(paths)),
-        "local": read(paths.project_dir / ".claude" / "settings.local.json"),
+        "local": local,
     }
+    theirs = bool(notes)  # the local settings are the project's: they enable nothing
     sources: dict[str, dict[str, Any]] = {}
     came: dict[str, Scope] = {}  # which settings file each source was taken from
     for scope in reversed([s for s in SCOPES if s in scopes]):  # user's wins, as Claude's
@@ -114,11 +118,38 @@ def plan(paths: Paths, env: Mapping[str, str], scopes: tuple[Scope, ...] = SCOPE
             at = as_scope(str(entry.get("scope"))) if isinstance(entry, dict) else None
             if at is not None and at in scopes:
                 enabled = claude_settings.enabled_plugins(settings[at]).get(plugin_id) is True
-                step = _plugin(paths, plugin_id, at, entry, enabled, usable)
+                refused = enabled and theirs and at == "local"
+                step = _plugin(paths, plugin_id, at, entry, enabled and not refused, usable)
+                if refused and step.action == "install":
+                    step = step._replace(reason=_not_yours(plugin_id))
                 steps.append(
                     step._replace(options=claude_settings.options(settings["user"], plugin_id))
                 )
-    return Plan(home, markets, steps)
+    return Plan(home, markets, steps, notes)
+
+
+LOCAL_FILE = ".claude/settings.local.json"
+
+
+def _not_yours(plugin_id: str) -> str:
+    return (
+        f"the project's {LOCAL_FILE} enables it, not you: if you want it, run: plugman enable "
+        f"{plugin_id} --scope local"
+    )
+
+
+def _local_settings(paths: Paths) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """Claude's local settings when they are the user's (`origins.personal`: not tracked by
+    git, no link on the path, the user's own); else what they ask for is the project's (read,
+    never through a link), and a note says why."""
+    file = origins.claude_local(paths)
+    verdict = origins.of(paths, file)
+    if verdict.consents:
+        return claude_settings.read(file), ()
+    linked = origins.link_on_path(paths.project_dir, file) is not None
+    said = "not read" if linked else "the plugins it enables are imported disabled and its "
+    said += "" if linked else "marketplaces' headers helpers are not run"
+    return ({} if linked else claude_settings.read(file)), (f"{verdict.why}; {said}",)
 
 
 def _market(paths: Paths, name: str, source: dict[str, Any], came: Scope) -> MarketStep:
@@ -131,7 +162,7 @@ def _market(paths: Paths, name: str, source: dict[str, Any], came: Scope) -> Mar
         return MarketStep(name, words, "skip", f"plugman cannot add {words}")
     helper = claude_settings.helper_of(source)
     if helper and came != "user":
-        file = ".claude/settings.json" if came == "project" else ".claude/settings.local.json"
+        file = ".claude/settings.json" if came == "project" else LOCAL_FILE
         return MarketStep(
             name,
             words,
@@ -213,7 +244,7 @@ def apply(paths: Paths, found: Plan) -> Imported:
                 changes += _install_scope(work, scope, plugins)
         _remember(work.tx, paths, added, [p for p in plugins if p.action == "install"])
         deploy(work)
-    return Imported(Plan(found.claude_dir, markets, plugins), True, changes)
+    return Imported(found._replace(marketplaces=markets, plugins=plugins), True, changes)
 
 
 def _install_scope(work: Session, scope: Scope, plugins: list[PluginStep]) -> list[PluginChange]:

@@ -125,6 +125,7 @@ def _add(
         declared=previous.declared if previous else None,
         hidden_text="allowed" if planned.hidden_text else None,
         signer=signer,
+        released=planned.released,
     )
     return PluginChange("installed", planned.id, planned.version, record.scope, content_hash)
 

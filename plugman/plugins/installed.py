@@ -6,7 +6,7 @@ fetching or validating plugins."""
 from __future__ import annotations
 
 import os
-from typing import Any, Literal, NamedTuple
+from typing import Literal, NamedTuple
 
 from plugman.config import declarations
 from plugman.core.errors import PlugmanError, UsageError
@@ -52,14 +52,16 @@ def save(work: Session, record: InstallRecord) -> None:
     """Write the record and, for the project, the lock file that mirrors it."""
     if record.scope == "project":
         declarations.check_project_file(work.paths, work.paths.project_lock)
-        pins = [{"id": key, **value.to_json()} for key, value in record.plugins.items()]
-        work.tx.write(work.paths.project_lock, _lock(pins))
+        work.tx.write(work.paths.project_lock, _lock(record))
     work.tx.write(record.path, record.to_bytes())
 
 
-def _lock(pins: list[dict[str, Any]]) -> bytes | None:
+def _lock(record: InstallRecord) -> bytes | None:
+    """The project's plugman.lock for its record: what one machine's managed policy forced
+    stays out (plugman.core.state.InstalledPlugin.forced)."""
     from plugman.plugins import lockfile
 
+    pins = [lockfile.pinned(k, v) for k, v in record.plugins.items() if not v.forced]
     return lockfile.render(pins)
 
 

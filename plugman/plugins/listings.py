@@ -32,6 +32,8 @@ class Outdated(NamedTuple):
     available_hash: str | None = None  # what the catalog offers
     pin: str | None = None  # the commit / sha256 / digest installed (pin_of)
     available_pin: str | None = None  # and offered
+    # why what is offered is an older release than the installed one (plugman.plugins.rollback)
+    downgrade: str | None = None
 
     def as_json(self) -> dict[str, Any]:
         row = {"id": self.id, "scope": self.scope, "version": self.version}
@@ -39,7 +41,7 @@ class Outdated(NamedTuple):
             return {**row, "available": None, "problem": self.problem}
         hashes = {"content_hash": self.content_hash, "available_hash": self.available_hash}
         pins = {"pin": self.pin, "available_pin": self.available_pin}
-        same = {"same_version": self.available == self.version}
+        same = {"same_version": self.available == self.version, "downgrade": self.downgrade}
         return {**row, "available": self.available, **same, **hashes, **pins}
 
 

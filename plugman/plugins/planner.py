@@ -61,6 +61,7 @@ class Planned(NamedTuple):
     hidden_text: bool = False  # it has hidden text, let in by --allow-hidden-text
     signer: str | None = None  # who signed it (plugman.plugins.signing); None: unsigned
     signers: tuple[str, ...] = ()  # every key that signed it, validly (several: one is recorded)
+    released: str | None = None  # its signed manifest's creation time (signing.Admitted)
 
 
 def parse_spec(text: str, cwd: Path) -> PluginRequest:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 from plugman import extensions
-from plugman.config import redact
+from plugman.config import declarations, redact
 from plugman.core import progress
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import atomic_write
@@ -34,6 +34,7 @@ from plugman.core.paths import Paths
 from plugman.core.state import InstallRecord
 from plugman.core.store import Store
 from plugman.plugins import lockfile, pins
+from plugman.plugins.lockfile import LockEntry
 from plugman.plugins.sbom_servers import RemoteServer, ServerPackage, packages
 from plugman.plugins.sources import purls
 from plugman.plugins.sources.purls import PackageRef
@@ -132,6 +133,7 @@ def inventory(paths: Paths) -> Inventory:
     """Every plugin plugman.lock pins, with the packages its servers launch; a PlugmanError
     when there is no lock, or a locked tree is not in the store."""
     lock = paths.project_lock
+    declarations.check_project_file(paths, lock)  # never read through a link
     try:
         data = lock.read_bytes()
     except FileNotFoundError:
@@ -141,7 +143,7 @@ def inventory(paths: Paths) -> Inventory:
         ) from None
     locked = lockfile.read(lock)
     store = Store(paths.store_dir)
-    missing = [str(p["id"]) for p in locked if not store.path(str(p["content_hash"])).is_dir()]
+    missing = [p.id for p in locked if not store.path(p.content_hash).is_dir()]
     if missing:
         raise PlugmanError(
             f"{', '.join(missing)}: not installed as plugman.lock pins "
@@ -150,7 +152,7 @@ def inventory(paths: Paths) -> Inventory:
             where=str(lock),
         )
     entries = {k: p.entry for k, p in InstallRecord.load(paths, "project").plugins.items()}
-    found = tuple(_plugin(pin, store, entries.get(str(pin["id"]))) for pin in locked)
+    found = tuple(_plugin(pin, store, entries.get(pin.id)) for pin in locked)
     return Inventory(paths.project_dir.name, hashlib.sha256(data).hexdigest(), _epoch(), found)
 
 
@@ -167,27 +169,27 @@ def _epoch() -> datetime | None:
         ) from None
 
 
-def _plugin(pin: dict[str, Any], store: Store, entry: dict[str, Any] | None) -> LockedPlugin:
-    source: dict[str, Any] = dict(pin.get("source") or {})
-    kind = str(source.get("type"))
-    name, version, market = str(pin["name"]), str(pin["version"]), str(pin["marketplace"])
+def _plugin(pin: LockEntry, store: Store, entry: dict[str, Any] | None) -> LockedPlugin:
+    source = pin.source.table()
+    kind = pin.source.type
+    name, version, market = pin.name, pin.version, pin.marketplace
     from plugman.manifest.plugin import load_as_installed
 
-    plugin = load_as_installed(store.path(str(pin["content_hash"])), entry)
+    plugin = load_as_installed(store.path(pin.content_hash), entry)
     if plugin is None:  # it loaded at install: a store tree changed by hand since
-        progress.warn(f"{pin['id']}: its tree in the store does not load; its servers are left out")
+        progress.warn(f"{pin.id}: its tree in the store does not load; its servers are left out")
     # a git URL's password never reaches the document
     said = {k: redact.url(v) if isinstance(v, str) and "://" in v else v for k, v in source.items()}
     found = extensions.found_source_kind(kind)
     location = str(found.from_lock(said).location) if found else str(said.get("url", ""))
     ref = source_ref(said, name, version)
-    signer = pin.get("signer")
+    signer = pin.signer
     return LockedPlugin(
-        id=str(pin["id"]),
+        id=pin.id,
         name=name,
         marketplace=market,
         version=version,
-        content_hash=str(pin["content_hash"]),
+        content_hash=pin.content_hash,
         source_type=kind,
         location=location,
         pin=pins.pin_of(source),
@@ -196,7 +198,7 @@ def _plugin(pin: dict[str, Any], store: Store, entry: dict[str, Any] | None) -> 
         vcs_url=ref.vcs_url,
         download_url=ref.download_url,
         download_hashes=ref.download_hashes,
-        signer=str(signer) if signer else None,
+        signer=signer or None,
         launches=tuple(packages(plugin.mcp_servers if plugin else ())),
     )
 

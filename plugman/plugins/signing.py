@@ -40,10 +40,14 @@ class Signed(NamedTuple):
 
 
 class Admitted(NamedTuple):
-    """A fetched plugin's signer as recorded (None: unsigned) and all its valid signers."""
+    """A fetched plugin's signer as recorded (None: unsigned), all its valid signers, and when
+    its signed manifest says it was published (its `org.opencontainers.image.created`
+    annotation, which `plugman publish` writes: None when unsigned or absent), which update
+    compares to refuse an older release (plugman.plugins.rollback)."""
 
     signer: str | None
     signers: tuple[str, ...] = ()
+    released: str | None = None
 
 
 class Signature(NamedTuple):
@@ -188,7 +192,20 @@ def admitted(
         )
     if found and pin:
         _keep(paths, pin, manifest, found)
-    return Admitted(signer, tuple(s.signer for s in found))
+    released = created(manifest) if found else None
+    return Admitted(signer, tuple(s.signer for s in found), released)
+
+
+def created(manifest: bytes) -> str | None:
+    """The `org.opencontainers.image.created` annotation of a manifest's bytes (RFC 3339, as
+    `plugman publish` writes it), or None."""
+    try:
+        data: Any = json.loads(manifest)
+    except ValueError:
+        return None
+    notes = data.get("annotations") if isinstance(data, dict) else None
+    value = notes.get(CREATED) if isinstance(notes, dict) else None
+    return value if isinstance(value, str) and value else None
 
 
 def choose(found: list[str], expected: str | None) -> str | None:

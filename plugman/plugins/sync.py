@@ -21,22 +21,25 @@ from plugman.core.fs import tree_hash
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
 from plugman.core.state import InstalledPlugin, InstallRecord, PluginContent
-from plugman.plugins import lockfile, marketplaces, registry, signing
+from plugman.plugins import lock_trust, lockfile, marketplaces, registry, rollback, signing
 from plugman.plugins import planner as resolver
 from plugman.plugins.capabilities import compare
 from plugman.plugins.install import components, content_of
 from plugman.plugins.installed import PluginChange, save
+from plugman.plugins.lockfile import LockedSource, LockEntry
 from plugman.plugins.pins import source_from_lock
 from plugman.plugins.updates import DryRunError, Updated
 from plugman.runtime import notices
 
 
-def declared_specs(paths: Paths, pins: list[dict[str, Any]]) -> list[resolver.PluginRequest]:
-    """What plugman.toml asks for. A plugin installed directly (`NAME@direct`) is declared by
-    name only: its source is the one plugman.lock (`pins`) records for it."""
-    locked = {str(pin["id"]): pin for pin in pins}
+def declared_specs(paths: Paths, pins: list[LockEntry]) -> list[resolver.PluginRequest]:
+    """What the project declares (plugman.toml, then its `.claude/settings.json`). A plugin
+    installed directly (`NAME@direct`) is declared by name only: its source is the one
+    plugman.lock (`pins`) records for it. What managed policy forces is not the project's:
+    `forced_specs`."""
+    locked = lockfile.by_id(pins)
     found = []
-    for plugin_id, value in declarations.entries(paths.project_config, "plugins").items():
+    for plugin_id, value in declarations.project_checked(paths).get("plugins", {}).items():
         specifier = value if isinstance(value, str) else value.get("version", "*")
         name, _, market = plugin_id.partition("@")
         if market == resolver.DIRECT:
@@ -48,7 +51,7 @@ def declared_specs(paths: Paths, pins: list[dict[str, Any]]) -> list[resolver.Pl
                     hint=f"install it again: plugman install SOURCE --scope project "
                     f"(or remove {plugin_id} from plugman.toml)",
                 )
-            direct = source_from_lock(dict(locked[plugin_id]["source"]))
+            direct = source_from_lock(locked[plugin_id].source.table())
             found.append(resolver.PluginRequest(plugin_id, direct=direct))
             continue
         found.append(
@@ -57,7 +60,7 @@ def declared_specs(paths: Paths, pins: list[dict[str, Any]]) -> list[resolver.Pl
     for plugin_id in claude_declaration(paths).plugins:  # Claude's settings: any version
         name, _, market = plugin_id.partition("@")
         found.append(resolver.PluginRequest(plugin_id, name, market, ""))
-    return found + forced_specs(paths, {spec.text for spec in found})
+    return found
 
 
 def forced_specs(paths: Paths, declared: set[str]) -> list[resolver.PluginRequest]:
@@ -94,12 +97,18 @@ def forced_specs(paths: Paths, declared: set[str]) -> list[resolver.PluginReques
     return found
 
 
+def read_lock(paths: Paths) -> list[LockEntry]:
+    """The project's plugman.lock pins, never read through a link on its path."""
+    declarations.check_project_file(paths, paths.project_lock)
+    return lockfile.read(paths.project_lock)
+
+
 def claude_declaration(paths: Paths) -> claude_settings.ProjectDeclaration:
     """What the project's committed `.claude/settings.json` declares beyond plugman.toml."""
     return claude_settings.project(
         paths,
-        declarations.entries(paths.project_config, "marketplaces"),
-        declarations.entries(paths.project_config, "plugins"),
+        declarations.project_entries(paths, "marketplaces"),
+        declarations.project_entries(paths, "plugins"),
         registry.known(paths),
     )
 
@@ -116,7 +125,7 @@ def register_marketplaces(work: Session) -> dict[str, str]:
     claude = claude_declaration(paths)
     for message in claude.warnings:
         progress.warn(message)
-    declared = declarations.entries(paths.project_config, "marketplaces")
+    declared = declarations.project_entries(paths, "marketplaces")
     declared |= {name: {"source": text} for name, text in claude.marketplaces.items()}
     for name, value in declared.items():
         if name not in known and isinstance(value, dict) and "source" in value:
@@ -149,49 +158,74 @@ def _claude_source_text(fields: dict[str, Any]) -> str | None:
     return value + (f"#{ref}" if isinstance(ref, str) and kind in ("github", "git") else "")
 
 
-def pins_of(planned: list[resolver.Planned]) -> list[dict[str, Any]]:
+def pins_of(planned: list[resolver.Planned]) -> list[LockEntry]:
     return [
-        {
-            "id": p.id,
-            "name": p.name,
-            "marketplace": p.marketplace,
-            "version": p.version,
-            "source": p.source,
-            "content_hash": tree_hash(p.tree),
-        }
-        | ({"hidden_text": "allowed"} if p.hidden_text else {})
-        | ({"signer": p.signer} if p.signer else {})
+        LockEntry(
+            p.id,
+            p.name,
+            p.marketplace,
+            p.version,
+            tree_hash(p.tree),
+            LockedSource.of(p.source),
+            "allowed" if p.hidden_text else None,
+            p.signer,
+        )
         for p in planned
     ]
 
 
-def lock(paths: Paths) -> list[dict[str, Any]]:
-    """Resolve the declaration and write plugman.lock; the new pins."""
+def lock(paths: Paths, *, allow_hidden: bool = False) -> list[LockEntry]:
+    """Resolve the project's declaration and write plugman.lock; the new pins. What this
+    machine's managed policy forces is not the project's, and stays out of it."""
+    locked = read_lock(paths)  # every input checked before anything is done
+    declarations.project_checked(paths)
+    claude_declaration(paths)
     with session(paths) as work:
         for name, why in register_marketplaces(work).items():  # lock fetches all: refused
             raise PlugmanError(f"marketplace {name!r}: {why}", hint=registry.POLICY_HINT)
-        locked = lockfile.read(paths.project_lock)
-        planned = resolver.plan(paths, work.store, declared_specs(paths, locked), {})
+        record = InstallRecord.load(paths, "project")
+        specs = declared_specs(paths, locked)
+        planned = resolver.plan(paths, work.store, specs, {}, allow_hidden=True)
+        _hidden(record, planned, locked, allow_hidden)
         pins = pins_of(_prefer_locked(locked, planned))
+        declarations.check_project_file(paths, paths.project_lock)
         work.tx.write(paths.project_lock, lockfile.render(pins))
     return pins
 
 
-def sync(paths: Paths, mode: str = "default", *, dry_run: bool = False) -> Updated:
+def sync(
+    paths: Paths,
+    mode: str = "default",
+    *,
+    dry_run: bool = False,
+    allow_hidden: bool = False,
+    allow_downgrade: bool = False,
+) -> Updated:
     """Make the project scope match its declaration (`default`, `locked`) or its lock (`frozen`);
-    with `dry_run`, say what would change (and what each plugin gains) and change nothing."""
+    with `dry_run`, say what would change (and what each plugin gains) and change nothing;
+    `allow_hidden`: this machine's user lets in hidden text (a lock never does). An older
+    release than the one installed is refused unless `allow_downgrade` or plugman.lock pins
+    exactly it (`_no_rollback`)."""
     done = Updated([], [], set())
     with contextlib.suppress(DryRunError):
-        _sync_in(paths, mode, dry_run, done)
+        _sync_in(paths, mode, dry_run, done, allow_hidden, allow_downgrade)
     if done.changes and not dry_run:
         notices.prune(paths)  # a synced plugin's update notice is done (plugman.runtime.notices)
     return done
 
 
-def _sync_in(paths: Paths, mode: str, dry_run: bool, done: Updated) -> None:
-    pins = lockfile.read(paths.project_lock)
-    declared = declarations.entries(paths.project_config, "plugins")
-    if mode == "frozen" and not pins and (declared or claude_declaration(paths).plugins):
+def _sync_in(
+    paths: Paths,
+    mode: str,
+    dry_run: bool,
+    done: Updated,
+    allow_hidden: bool,
+    allow_downgrade: bool = False,
+) -> None:
+    pins = read_lock(paths)  # every input checked before anything is done
+    declared = declarations.project_checked(paths).get("plugins", {})
+    claude = claude_declaration(paths)
+    if mode == "frozen" and not pins and (declared or claude.plugins):
         raise PlugmanError(
             "there is no plugman.lock to install from",
             hint="run: plugman lock (or plugman sync without --frozen)",
@@ -202,38 +236,34 @@ def _sync_in(paths: Paths, mode: str, dry_run: bool, done: Updated) -> None:
         skipped: dict[str, str] = {}  # what the managed policy blocks: id -> the rule, file
         if mode == "frozen":
             targets = [
-                _fetch_pin(work, pin) for pin in pins if not _blocked(work, pin, refused, skipped)
+                _fetch_pin(work, record, pin, allow_hidden)
+                for pin in pins
+                if not _blocked(work, pin, refused, skipped)
             ]
+            taken = {pin.id for pin in pins}
         else:
-            allowed = {str(p["id"]) for p in pins if p.get("hidden_text") == "allowed"}
             specs = [
                 spec
                 for spec in declared_specs(paths, pins)
                 if not _blocked_market(spec.text, spec.marketplace, refused, skipped)
             ]
             planned = resolver.plan(
-                paths, work.store, specs, {}, allow_hidden=allowed, skipped=skipped
+                paths, work.store, specs, {}, allow_hidden=True, skipped=skipped
             )
+            _hidden(record, planned, pins, allow_hidden)
             planned = _prefer_locked(pins, planned)
-            kept = [p for p in pins if p["id"] not in skipped]  # the lock, as it is, for those
+            kept = [p for p in pins if p.id not in skipped]  # the lock, as it is, for those
             if mode == "locked" and _keys(pins_of(planned)) != _keys(kept):
                 raise PlugmanError(
                     "plugman.lock is out of date with plugman.toml or its sources",
                     hint="run: plugman lock, and commit the new plugman.lock",
                 )
             _same_signers(pins, planned)
-            targets = [
-                Target(
-                    p.id,
-                    p.tree,
-                    content_of(p),
-                    str(pin["content_hash"]),
-                    pin.get("hidden_text"),
-                    p.signer,
-                    forceable=p.marketplace != resolver.DIRECT,
-                )
-                for p, pin in zip(planned, pins_of(planned), strict=True)
-            ]
+            targets = [_target(p, pin) for p, pin in zip(planned, pins_of(planned), strict=True)]
+            taken = {spec.text for spec in specs} | {p.id for p in planned}
+        targets += _forced(work, record, taken, allow_hidden)
+        if not allow_downgrade:
+            _no_rollback(record, targets, pins)
         for why in sorted(skipped.values()):
             progress.warn(f"{why}: sync skipped it (not installed, not delivered to any agent)")
         done.changes.extend(_apply(work, record, targets, done, set(skipped)))
@@ -243,21 +273,21 @@ def _sync_in(paths: Paths, mode: str, dry_run: bool, done: Updated) -> None:
             work.tx.write(record.path, record.to_bytes())
         else:
             save(work, record)
-            _keep_pins(work, record, [p for p in pins if p["id"] in skipped])
+            _keep_pins(work, record, [p for p in pins if p.id in skipped])
         deploy.refresh(work, os.environ)
 
 
 def _blocked(
-    work: Session, pin: dict[str, Any], markets: dict[str, str], skipped: dict[str, str]
+    work: Session, pin: LockEntry, markets: dict[str, str], skipped: dict[str, str]
 ) -> bool:
     """Whether the managed policy blocks a locked plugin (then put in `skipped`: never fetched,
     installed or delivered; `sync --frozen` installs the rest). `markets`: the project's
     marketplaces the policy kept from being added."""
-    if _blocked_market(str(pin["id"]), str(pin["marketplace"]), markets, skipped):
+    if _blocked_market(pin.id, pin.marketplace, markets, skipped):
         return True
-    refused = registry.plugin_block(work.paths, str(pin["id"]))
+    refused = registry.plugin_block(work.paths, pin.id)
     if refused is not None:
-        skipped[str(pin["id"])] = refused.message
+        skipped[pin.id] = refused.message
     return refused is not None
 
 
@@ -271,30 +301,69 @@ def _blocked_market(
     return True
 
 
-def _keep_pins(work: Session, record: InstallRecord, pins: list[dict[str, Any]]) -> None:
+def _keep_pins(work: Session, record: InstallRecord, pins: list[LockEntry]) -> None:
     """Keep in plugman.lock the pins of the plugins this machine's managed policy blocks and
     sync skipped but that are not installed here: the committed lock is the team's, and one
     machine's policy stays out of it (as a forced plugin does)."""
-    missing = [pin for pin in pins if pin["id"] not in record.plugins]
+    missing = [pin for pin in pins if pin.id not in record.plugins]
     if missing:
-        rest = [{"id": key, **value.to_json()} for key, value in record.plugins.items()]
+        rest = [lockfile.pinned(k, v) for k, v in record.plugins.items() if not v.forced]
         work.tx.write(work.paths.project_lock, lockfile.render(rest + missing))
 
 
+def _target(p: resolver.Planned, pin: LockEntry, forced: bool = False) -> Target:
+    return Target(
+        p.id,
+        p.tree,
+        content_of(p),
+        pin.content_hash,
+        pin.hidden_text,
+        p.signer,
+        forceable=p.marketplace != resolver.DIRECT,
+        forced=forced,
+        released=p.released,
+    )
+
+
+def _forced(work: Session, record: InstallRecord, taken: set[str], allow: bool) -> list[Target]:
+    """What managed policy forces on this machine beyond what the project has (`taken`),
+    resolved from its marketplace each time: installed here, never pinned in plugman.lock."""
+    specs = forced_specs(work.paths, taken)
+    if not specs:
+        return []
+    planned = [
+        p
+        for p in resolver.plan(work.paths, work.store, specs, {}, allow_hidden=True)
+        if p.id not in taken
+    ]
+    _hidden(record, planned, [], allow)
+    return [_target(p, pin, True) for p, pin in zip(planned, pins_of(planned), strict=True)]
+
+
+def _hidden(
+    record: InstallRecord, planned: list[resolver.Planned], pins: list[LockEntry], allow: bool
+) -> None:
+    """Refuse hidden text this machine's user did not allow (plugins.lock_trust)."""
+    locked = lockfile.by_id(pins)
+    for p in planned:
+        if p.hidden_text:
+            lock_trust.hidden_allowed(record, p.id, tree_hash(p.tree), locked.get(p.id), allow)
+
+
 def _prefer_locked(
-    pins: list[dict[str, Any]], planned: list[resolver.Planned]
+    pins: list[LockEntry], planned: list[resolver.Planned]
 ) -> list[resolver.Planned]:
     """Each plugin with the signer plugman.lock pins, when that key still signs it."""
-    locked = {str(p["id"]): p.get("signer") for p in pins}
+    locked = {p.id: p.signer for p in pins}
     return [
         p._replace(signer=signing.pinned(locked.get(p.id), signing.Admitted(p.signer, p.signers)))
         for p in planned
     ]
 
 
-def _same_signers(pins: list[dict[str, Any]], planned: list[resolver.Planned]) -> None:
+def _same_signers(pins: list[LockEntry], planned: list[resolver.Planned]) -> None:
     """Refuse a plugin whose signer is not the one plugman.lock pins (or is gone)."""
-    locked = {str(p["id"]): p.get("signer") for p in pins}
+    locked = {p.id: p.signer for p in pins}
     for p in planned:
         refused = signing.changed(p.id, locked.get(p.id), p.signer)
         if refused is not None:
@@ -305,8 +374,25 @@ def _same_signers(pins: list[dict[str, Any]], planned: list[resolver.Planned]) -
             )
 
 
-def _keys(pins: list[dict[str, Any]]) -> set[tuple[str, str]]:
-    return {(str(p["id"]), str(p["content_hash"])) for p in pins}
+def _no_rollback(record: InstallRecord, targets: list[Target], pins: list[LockEntry]) -> None:
+    """Refuse a plugin its source now offers at an older release than the one installed
+    (plugman.plugins.rollback), unless plugman.lock pins exactly that content: a lock is the
+    project's explicit request, which sync follows as Cargo follows its lock (what it installs
+    still waits for `trust approve`)."""
+    locked = _keys(pins)
+    for target in targets:
+        current = record.plugins.get(target.id)
+        if current is None or current.content_hash == target.content_hash:
+            continue
+        if (target.id, target.content_hash) in locked:
+            continue
+        reason = rollback.downgrade(current, target.content.version, target.released)
+        if reason is not None:
+            raise rollback.refusal(target.id, "project", reason, target.content.source, "sync")
+
+
+def _keys(pins: list[LockEntry]) -> set[tuple[str, str]]:
+    return {(p.id, p.content_hash) for p in pins}
 
 
 class Target(NamedTuple):
@@ -318,43 +404,52 @@ class Target(NamedTuple):
     content_hash: str
     hidden_text: str | None = None  # "allowed": let in with hidden text (plugman.lock)
     signer: str | None = None  # who signed it, as plugman.lock pins it
-    forceable: bool = False  # what its marketplace offers now (a lock pin never is forced)
+    forceable: bool = False  # what its marketplace offers (a lock pin: checked by `offered`)
+    forced: bool = False  # this machine's managed policy forces it: kept out of plugman.lock
+    released: str | None = None  # its signed manifest's creation time (signing.Admitted)
 
 
-def _fetch_pin(work: Session, pin: dict[str, Any]) -> Target:
+def _fetch_pin(work: Session, record: InstallRecord, pin: LockEntry, allow: bool) -> Target:
     from plugman.plugins.sources import fetch
 
-    registry.check_plugin_policy(work.paths, str(pin["id"]))  # blocked: refused from a pin too
-    source = source_from_lock(pin["source"])
-    known = registry.known(work.paths).get(pin["marketplace"])
+    registry.check_plugin_policy(work.paths, pin.id)  # blocked: refused from a pin too
+    lock_trust.offered(work.paths, pin)  # only what its marketplace offers
+    source = source_from_lock(pin.source.table())
+    known = registry.known(work.paths).get(pin.marketplace)
     with registry.credentials(known):
         fetched = fetch(source, work.store.stage() / "tree", base=known.root if known else None)
     found = tree_hash(fetched.root)
-    fields = _entry_fields(known, str(pin["name"]))
-    allowed = pin.get("hidden_text") == "allowed"
-    plugin = resolver.validate_tree(fetched.root, fields, pin["id"], allow_hidden=allowed)
-    signer = signing.pinned(
-        pin.get("signer"),
-        signing.admitted(work.paths, source, fetched.pin, pin["id"], pin.get("signer")),
-    )
-    refused = signing.changed(str(pin["id"]), pin.get("signer"), signer)
-    if refused is not None:
-        raise PlugmanError(f"{refused.message} (plugman.lock pins the signer)", hint=refused.hint)
-    if found != pin["content_hash"]:
+    fields = _entry_fields(known, pin.name)
+    hidden: list[bool] = []
+    plugin = resolver.validate_tree(fetched.root, fields, pin.id, False, True, hidden)
+    if found != pin.content_hash:
         raise PlugmanError(
-            f"{pin['id']} does not match plugman.lock: expected "
-            f"{pin['content_hash']}, fetched {found}",
+            f"{pin.id} does not match plugman.lock: expected {pin.content_hash}, fetched {found}",
             hint="its source changed; run plugman lock to accept the new content",
         )
+    if hidden:
+        lock_trust.hidden_allowed(record, pin.id, found, pin, allow)
+    admitted = signing.admitted(work.paths, source, fetched.pin, pin.id, pin.signer)
+    signer = signing.pinned(pin.signer, admitted)
+    refused = signing.changed(pin.id, pin.signer, signer)
+    if refused is not None:
+        raise PlugmanError(f"{refused.message} (plugman.lock pins the signer)", hint=refused.hint)
     content = PluginContent(
-        str(pin["name"]),
-        str(pin["marketplace"]),
-        str(pin["version"]),
-        pin["source"],
-        fields,
-        components(plugin),
+        pin.name, pin.marketplace, pin.version, pin.source.table(), fields, components(plugin)
     )
-    return Target(str(pin["id"]), fetched.root, content, found, pin.get("hidden_text"), signer)
+    # a marketplace pin is forceable once `offered` proved it is that marketplace's plugin:
+    # whether the organization forces it is `_apply`'s question (policy_plugins.forced)
+    forceable = pin.marketplace != resolver.DIRECT
+    return Target(
+        pin.id,
+        fetched.root,
+        content,
+        found,
+        pin.hidden_text,
+        signer,
+        forceable,
+        released=admitted.released,
+    )
 
 
 def _entry_fields(known: registry.Known | None, name: str) -> dict[str, Any] | None:
@@ -372,7 +467,7 @@ def _apply(
     policy blocks, left as they are (installed, it is not delivered: `list` says why)."""
     from plugman.config import policy, policy_plugins
 
-    declared = declarations.entries(work.paths.project_config, "plugins")
+    declared = declarations.project_checked(work.paths).get("plugins", {})
     # what the organization's managed policy forces on is its consent, as Claude Code loads
     # a force-enabled plugin without asking: that plugin from the marketplace the managed
     # settings mean, never a same-name one a project declares, nor a lock pin
@@ -389,8 +484,14 @@ def _apply(
         current = record.plugins.get(target.id)
         if current is not None and current.content_hash == target.content_hash:
             now = current.consented or target.id in forced  # forced since: the org consents
-            if current.signer != target.signer or now != current.consented:  # signed since
-                record.plugins[target.id] = current._replace(signer=target.signer, consented=now)
+            if (current.signer, current.forced, current.consented) != (
+                target.signer,
+                target.forced,
+                now,
+            ):  # signed since, or forced since / declared since: recorded
+                record.plugins[target.id] = current._replace(
+                    signer=target.signer, forced=target.forced, consented=now
+                )
             continue
         content_hash = work.tx.add_tree(target.tree)
         was = work.store.path(current.content_hash) if current else None
@@ -412,7 +513,8 @@ def _apply(
             declared=value if isinstance(value, str) or target.id not in declared else "*",
             hidden_text=target.hidden_text,
             signer=target.signer,
-        )
+            released=target.released,
+        )._replace(forced=target.forced)  # what managed policy forced stays out of the lock
         version = target.content.version
         changes.append(PluginChange("installed", target.id, version, "project", content_hash))
     return changes

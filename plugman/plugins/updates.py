@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from plugman.agents import deploy
+from plugman.config import declarations
 from plugman.config.scopes import consented
 from plugman.core import progress
 from plugman.core.errors import PlugmanError, UsageError
@@ -19,7 +20,7 @@ from plugman.core.fs import tree_hash
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
 from plugman.core.state import SCOPES, InstalledPlugin, InstallRecord, Scope
-from plugman.plugins import marketplaces, registry, signing
+from plugman.plugins import marketplaces, registry, rollback, signing
 from plugman.plugins import planner as resolver
 from plugman.plugins.capabilities import Capabilities, compare
 from plugman.plugins.install import content_of
@@ -93,10 +94,15 @@ def _gone(paths: Paths, entry: InstalledPlugin) -> str | None:
 
 def outdated(paths: Paths, *, fetch_catalogs: bool = True) -> list[Outdated]:
     """Installed plugins whose catalog now offers a different tree, in every scope here, and
-    those that cannot be checked (with why, in `problem`). What it finds is kept for the
-    agents' update notice (plugman.runtime.notices)."""
+    those that cannot be checked (with why, in `problem`); an older release offered is marked
+    a downgrade (`downgrade`: why), which `update` refuses. What it finds (downgrades aside) is
+    kept for the agents' update notice (plugman.runtime.notices)."""
     rows = _outdated(paths, fetch_catalogs)
-    found = [notices.Row(r.id, r.scope, r.content_hash) for r in rows if r.problem is None]
+    found = [
+        notices.Row(r.id, r.scope, r.content_hash)
+        for r in rows
+        if r.problem is None and r.downgrade is None
+    ]
     notices.save(paths, found)
     return rows
 
@@ -127,6 +133,7 @@ def _outdated(paths: Paths, fetch_catalogs: bool) -> list[Outdated]:
                         available_hash=available,
                         pin=pin_of(entry.source),
                         available_pin=pin_of(fresh.source),
+                        downgrade=rollback.downgrade(entry, fresh.version, fresh.released),
                     )
                 )
     return rows
@@ -155,6 +162,7 @@ def update(
     dry_run: bool = False,
     allow_hidden: bool = False,
     allow_signer_change: bool = False,
+    allow_downgrade: bool = False,
 ) -> Updated:
     """Bring installed plugins (all, or the named ones) up to their catalogs, in `scope` or
     in every scope here, after refreshing the marketplaces they come from; with `dry_run`,
@@ -162,13 +170,15 @@ def update(
     with hidden text is refused unless `allow_hidden` (an earlier allowance was for the old
     content), and then recorded as allowed. New content signed by another signer than the
     recorded one (or no longer signed) is refused unless `allow_signer_change`; a first signer
-    is recorded."""
+    is recorded. An older release than the installed one (plugman.plugins.rollback) is refused
+    unless `allow_downgrade`."""
     scopes = (scope,) if scope else SCOPES
     if fetch_catalogs:
         refresh(paths, scopes, names)
     done = Updated([], [], set())
     with contextlib.suppress(DryRunError):
-        _update_in(paths, names, scope, scopes, done, dry_run, (allow_hidden, allow_signer_change))
+        allow = (allow_hidden, allow_signer_change, allow_downgrade)
+        _update_in(paths, names, scope, scopes, done, dry_run, allow)
     if done.changes and not dry_run:
         notices.prune(paths)  # an updated plugin's notice is done
     return done
@@ -181,7 +191,7 @@ def _update_in(
     scopes: tuple[Scope, ...],
     done: Updated,
     dry_run: bool,
-    allow: tuple[bool, bool],  # hidden text, a signer change
+    allow: tuple[bool, bool, bool],  # hidden text, a signer change, a downgrade
 ) -> None:
     changes = done.changes
     with session(paths) as work:
@@ -230,7 +240,7 @@ def _update_one(
     record: InstallRecord,
     plugin_id: str,
     hashes: dict[str, tuple[resolver.Planned, str]],
-    allow: tuple[bool, bool],  # hidden text, a signer change
+    allow: tuple[bool, bool, bool],  # hidden text, a signer change, a downgrade
 ) -> PluginChange | None:
     entry = record.plugins[plugin_id]
     problem = _gone(work.paths, entry)
@@ -245,6 +255,11 @@ def _update_one(
     fresh, content_hash = hashes[plugin_id]
     if content_hash == entry.content_hash:
         return None
+    older = rollback.downgrade(entry, fresh.version, fresh.released)
+    if older is not None and not allow[2]:
+        raise rollback.refusal(plugin_id, record.scope, older, fresh.source, "update")
+    if older is not None:
+        progress.warn(f"{plugin_id} ({record.scope}) goes back: {older} ({rollback.FLAG})")
     signer = signing.pinned(entry.signer, signing.Admitted(fresh.signer, fresh.signers))
     refused = signing.changed(plugin_id, entry.signer, signer)
     if refused is not None and not allow[1]:
@@ -265,7 +280,8 @@ def _update_one(
         declared=entry.declared,
         hidden_text="allowed" if fresh.hidden_text else None,
         signer=signer,
-    )
+        released=fresh.released,
+    )._replace(forced=entry.forced)  # what managed policy forced stays out of plugman.lock
     moved = PluginChange("updated", plugin_id, fresh.version, record.scope, content_hash, *was)
     return moved._replace(pin=pin_of(fresh.source))
 
@@ -326,15 +342,14 @@ def _end(
     if end == "locked":
         from plugman.plugins import lockfile
 
-        pin = next(
-            (p for p in lockfile.read(work.paths.project_lock) if p.get("id") == plugin_id), None
-        )
+        declarations.check_project_file(work.paths, work.paths.project_lock)
+        pin = lockfile.by_id(lockfile.read(work.paths.project_lock)).get(plugin_id)
         if pin is None:
             raise PlugmanError(
                 f"{plugin_id} is not pinned in {work.paths.project_lock}",
                 hint="run: plugman lock (or compare installed available)",
             )
-        tree = work.store.path(str(pin.get("content_hash")))
+        tree = work.store.path(pin.content_hash)
         if not tree.is_dir():
             raise PlugmanError(
                 f"the tree {plugin_id} is locked to is not in the store",

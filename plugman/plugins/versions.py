@@ -92,3 +92,37 @@ def check(specifier: str) -> None:
         satisfies("0", specifier)
     except PlugmanError as exc:
         raise UsageError(exc.message, hint=exc.hint) from None
+
+
+_SEMVER = re.compile(
+    r"^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
+    r"(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+[0-9A-Za-z.-]+)?$"
+)
+
+
+def order(new: str, old: str) -> int | None:
+    """-1, 0 or 1 as `new` is older than, equal to or newer than `old`: by semver's precedence
+    when both are semver (npm's; build metadata ignored), else by PEP 440; None when they cannot
+    be compared (a version made from a commit or digest, or unreadable text)."""
+    semver = [_SEMVER.match(v.strip()) for v in (new, old)]
+    if semver[0] and semver[1]:
+        keys = [_semver_key(m) for m in semver if m]
+        return (keys[0] > keys[1]) - (keys[0] < keys[1])
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        one, two = Version(new), Version(old)
+    except InvalidVersion:
+        return None
+    return (one > two) - (one < two)
+
+
+def _semver_key(match: re.Match[str]) -> tuple[tuple[int, ...], tuple[tuple[int, int, str], ...]]:
+    """Semver 2.0 precedence: the numbers, then a release above any of its pre-releases, whose
+    dot-separated parts compare numerically (below) or as text."""
+    numbers = tuple(int(n) for n in match.groups()[:3])
+    pre = match.group(4)
+    if pre is None:
+        return numbers, ((2, 0, ""),)
+    parts = tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in pre.split("."))
+    return numbers, parts

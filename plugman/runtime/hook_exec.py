@@ -1,8 +1,13 @@
-"""The hook launcher: one resolved handler run for an agent other than Claude Code, exactly as
-Claude Code would run it (`plugman hooks exec AGENT EVENT HOOK-ID`).
+"""The hook launcher: one resolved handler run for an agent, exactly as Claude Code would run it
+(`plugman hooks exec AGENT EVENT HOOK-ID`).
 
-An agent's hooks file names this command instead of a plugin's handler (see
-`plugman.agents.targets.hooks`), so the file holds neither a machine path nor a secret, and a
+Every agent's hooks file names this command instead of a handler that needs approval (the
+project's own, an unconsented plugin's), so the approval (project, entry, digests of the files
+it runs) is checked at each call: a handler whose script changed since it was approved is not
+found here (it waits for approval again) and does not run. Claude Code's file names it for
+those only (`AGENT` claude-code, which runs `async` itself). Every other agent's file names it
+for a plugin's handler too (see `plugman.agents.targets.hooks`), so the file holds neither a
+machine path nor a secret, and a
 condition the agent cannot spell (`if`, `async`, `shell`, `args`) is still honoured: the
 launcher reads the event JSON the agent pipes on stdin, puts it in Claude's shape (the agent's
 tool names back to Claude's: Gemini's `run_shell_command` is `Bash`), finds the one handler by
@@ -28,7 +33,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from plugman.config.merge import Hook
+from plugman.config.merge import Dropped, Hook
 from plugman.core.errors import PlugmanError
 from plugman.runtime.hook_outcome import Raw
 from plugman.runtime.hooks import (
@@ -60,7 +65,10 @@ TOOL_NAMES: dict[str, dict[str, str]] = {
     "cursor": {"Bash": "Shell"},
     "codex": {},
     "copilot": {},
+    "claude-code": {},
 }
+ASYNC_ITSELF = frozenset({"claude-code"})  # agents that run an `async` handler's launcher in
+# the background themselves: the launcher then runs the handler in the foreground
 # Handler fields the launcher delivers exactly; any other one (asyncRewake, once, onFailure,
 # ...) cannot be, and a handler that has one is left out of the agent's file with a warning.
 DELIVERED = frozenset({"type", "command", "args", "shell", "timeout", "if", "async"})
@@ -86,12 +94,14 @@ def owner(hook: Hook) -> str:
 
 
 def refs(hooks: list[Hook]) -> dict[int, Ref]:
-    """Each hook's id, by its position in `hooks` (the resolved order)."""
+    """Each hook's id: its owner and its `slot` (its place among its owner's hooks of its event
+    before any was dropped: plugman.config.merge); by its position in `hooks` where no slot is
+    set."""
     counts: dict[tuple[str, str], int] = {}
     found: dict[int, Ref] = {}
     for position, hook in enumerate(hooks):
         key = (owner(hook), hook.event)
-        found[position] = Ref(key[0], counts.get(key, 0))
+        found[position] = Ref(key[0], hook.slot if hook.slot >= 0 else counts.get(key, 0))
         counts[key] = counts.get(key, 0) + 1
     return found
 
@@ -163,16 +173,18 @@ def launch(
     env: Mapping[str, str],
     project_dir: Path,
     plugin_data: Callable[[str], Path] | None = None,
+    background: bool = True,
 ) -> Raw:
     """Run `hook` for this event once when Claude's matcher and `if` select it (else a Raw
-    that says so, exit 0 and no output). An `async` handler is started and left running."""
+    that says so, exit 0 and no output). An `async` handler is started and left running
+    (`background`; False: the agent runs the launcher itself in the background)."""
     if not selected(hook, event, payload):
         return Raw(exit_code=0, skipped="not selected")
     body = json.dumps({**payload, "cwd": payload.get("cwd", str(cwd))})
     full = env_of(hook, {**env, "CLAUDE_PROJECT_DIR": str(project_dir)}, plugin_data)
     if hook.handler.get("type", "command") != "command":
         return Raw(error=f"plugman runs no {hook.handler.get('type')!r} hooks for an agent")
-    if hook.handler.get("async"):
+    if hook.handler.get("async") and background:
         return _background(hook.handler, body, cwd, full)
     sync = {k: v for k, v in hook.handler.items() if k != "async"}
     return run_command(sync, body, cwd, full, timeout_of(hook.handler, event))
@@ -212,10 +224,11 @@ def run_here(
     ref: str,
     stdin: str,
     env: Mapping[str, str],
+    background: bool = True,
 ) -> Raw:
     """`hooks exec`: the handler `ref` names in the config resolved in this project, run for
     the agent's event JSON `stdin` (`tools`: the agent's tool renames). A PlugmanError (exit 1)
-    for a bad id or input."""
+    for a bad id or input, or a handler that waits for approval."""
     from plugman.config.resolution import resolve
     from plugman.runtime.hooks import check_event
 
@@ -232,7 +245,11 @@ def run_here(
             f"hook {wanted} is not run: plugin {stopped.id} is {stopped.blocked}",
             hint="managed policy blocks it; ask your administrator",
         )
-    hook = find(resolution.hooks, event, wanted)
+    try:
+        hook = find(resolution.hooks, event, wanted)
+    except PlugmanError:
+        waiting(resolution.pending(), event, wanted)
+        raise
     given = payload.get("cwd")
     cwd = Path(given) if isinstance(given, str) and Path(given).is_dir() else Path.cwd()
     return launch(
@@ -243,7 +260,22 @@ def run_here(
         env=env,
         project_dir=paths.project_dir,
         plugin_data=paths.plugin_data,
+        background=background,
     )
+
+
+def waiting(pending: list[Dropped], event: str, ref: Ref) -> None:
+    """Raise, saying why and how to approve, when a hook of `ref`'s owner and `event` waits for
+    approval (never approved here, or a file it runs changed since): the launcher runs none."""
+    for drop in pending:
+        mine = (drop.origin.plugin or drop.origin.scope) == ref.owner
+        if drop.kind == "hook" and mine and drop.name.partition(":")[0] == event:
+            why = f" ({drop.why})" if drop.why else ""
+            how = drop.detail.removeprefix("run: ")
+            raise PlugmanError(
+                f"the {event} hook {ref} waits for approval{why}; it did not run",
+                hint=f"review it with 'plugman trust list', then: {how}",
+            )
 
 
 def exit_code(raw: Raw) -> int:

@@ -54,6 +54,10 @@ UNREACHABLE = {
     # (checked by test_unreachable_schema_codes_stay_unreachable).
     "schema-items",
     "schema-unique",
+    # manifest.tomlloc.refused: the located errors of plugman.lock, plugman.toml and the
+    # project's .claude/settings.json where sync and lock read them, files validate never
+    # reads (tests/attacks/test_lock_files.py covers each).
+    "invalid-input",
 }
 
 

@@ -43,6 +43,9 @@ def test_a_number_with_5000_digits_is_a_located_syntax_error(tmp_path: Path) -> 
     assert checked(tmp_path, file) == ["json-syntax"]
 
 
+HIDDEN = {"hidden-text", "invisible-text"}  # what the escapes decode to (manifest.hidden)
+
+
 def test_keys_with_control_characters_or_lone_surrogates_print_safely(tmp_path: Path) -> None:
     # was: the key path carried "\x1b[2J" (a terminal escape) as is, and "\ud800" made
     # every output format raise UnicodeEncodeError
@@ -52,10 +55,12 @@ def test_keys_with_control_characters_or_lone_surrogates_print_safely(tmp_path: 
         '{"name": "p", "\\ud800": 1, "\\u001b[2J": 2, "skills": "\\u001f"}',
     )
     result = validate([file], source_keys=source_locations)
-    paths = sorted(d.path for d in result.diagnostics)
+    paths = sorted(d.path for d in result.diagnostics if d.code not in HIDDEN)
     # one finding at `skills`: a path not starting with './' is refused as Claude Code refuses
     # it, before its file is looked for
     assert paths == ['["\\u001b[2J"]', '["\\ud800"]', "skills"]
+    # and the escapes that decode to terminal controls are hidden text (manifest.hidden)
+    assert any(d.code == "hidden-text" for d in result.diagnostics)
     for fmt in FORMATS:
         validation(result, fmt).encode("utf-8")
     harness.check_validation(result, tmp_path)  # hints quoting the path are escaped too

@@ -94,7 +94,11 @@ def test_gemini_hooks_match_gemini_hooks_migrate(home: Path, project: Path, tmp_
         capture_output=True,
         timeout=110,
     )
-    migrated = json.loads((oracle / ".gemini" / "settings.json").read_text())["hooks"]
+    # The project's hooks need approval: both files name the launcher, each with its own
+    # AGENT word (checked at each call); the rest is the translation under test.
+    text = (oracle / ".gemini" / "settings.json").read_text()
+    assert "hooks exec claude-code" in text
+    migrated = json.loads(text.replace("hooks exec claude-code", "hooks exec gemini"))["hooks"]
     # The same events, matchers, commands and fields; plugman writes the timeout in ms, as
     # Gemini's hook runner reads it (migrate copies the seconds).
     assert normalized(ours, 1000) == normalized(migrated)

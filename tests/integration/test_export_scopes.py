@@ -87,7 +87,9 @@ def test_a_user_file_does_not_depend_on_the_project_it_is_exported_from(
     user = json.loads((home / ".cursor" / "mcp.json").read_text())["mcpServers"]
     mine = json.loads((project / ".cursor" / "mcp.json").read_text())["mcpServers"]
     assert user["shared"]["command"] == "user-cmd"  # not dropped: other projects need it
-    assert mine["shared"]["command"] == "project-cmd"  # the agent's precedence picks this one
+    # the agent's precedence picks this one; the project's own server needs approval, so it
+    # is started through the launcher, which checks that approval at each start
+    assert mine["shared"] == {"command": "plugman", "args": ["mcp", "run", "shared"]}
 
 
 def test_a_literal_secret_is_never_written_into_a_project_file(home: Path, project: Path) -> None:

@@ -76,9 +76,11 @@ def test_zero_width_space_warns_and_installs(tmp_path: Path, project: Path) -> N
     assert "hidden_text" not in (project / "plugman.lock").read_text()
 
 
-def test_allow_hidden_text_installs_and_the_lock_lets_sync_in(
+def test_allow_hidden_text_installs_and_only_this_machine_lets_sync_in(
     tmp_path: Path, project: Path
 ) -> None:
+    """The lock records the allowance for reviewers, but a lock is never consent: once this
+    machine's own install record is gone, only `sync --allow-hidden-text` lets it in."""
     plugin = _plugin(tmp_path / "sneaky", f"Hello {TAGGED}\n")
     installed = run(
         "install", str(plugin), "--scope", "project", "--allow-hidden-text", project=project
@@ -93,8 +95,9 @@ def test_allow_hidden_text_installs_and_the_lock_lets_sync_in(
     unallowed = lock.replace('hidden_text = "allowed"\n', "")
     (project / "plugman.lock").write_text(unallowed)  # without the allowance: refused
     assert "hides text" in fails("sync", "--frozen", project=project)
-    (project / "plugman.lock").write_text(lock)  # the lock alone: sync brings it back
-    synced = run("sync", "--frozen", project=project)
+    (project / "plugman.lock").write_text(lock)  # the lock alone does not allow it either
+    assert "a lock does not allow it here" in fails("sync", "--frozen", project=project)
+    synced = run("sync", "--frozen", "--allow-hidden-text", project=project)  # the user does
     assert [c["id"] for c in synced["changes"]] == ["sneaky@direct"]
     assert 'hidden_text = "allowed"' in (project / "plugman.lock").read_text()
 

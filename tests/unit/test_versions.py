@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 from plugman.core.errors import PlugmanError
+from plugman.plugins import versions
 from plugman.plugins.versions import satisfies, to_pep440
 
 
@@ -51,3 +52,23 @@ def test_unreadable_ranges_are_clear_errors(bad: str) -> None:
     with pytest.raises(PlugmanError) as info:
         satisfies("1.0.0", bad)
     assert info.value.hint
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "expected"),
+    [
+        ("1.0.0", "1.2.0", -1),
+        ("1.2.0", "1.2.0", 0),
+        ("1.10.0", "1.9.0", 1),  # numerically, not as text
+        ("1.0.0-rc.1", "1.0.0", -1),  # a pre-release is below its release (semver)
+        ("1.0.0-alpha.beta", "1.0.0-alpha.1", 1),  # semver: text parts above numbers
+        ("1.0.0-alpha", "1.0.0-alpha.1", -1),
+        ("1.0.0+build.2", "1.0.0+build.1", 0),  # build metadata has no precedence
+        ("v2.0.0", "1.9.9", 1),
+        ("1.0", "1.0.0", 0),  # PEP 440
+        ("1.0.post1", "1.0", 1),
+        ("abc123def456", "1.0.0", None),  # a version made from a commit: not comparable
+    ],
+)
+def test_order_compares_semver_else_pep440(new: str, old: str, expected: int | None) -> None:
+    assert versions.order(new, old) == expected

@@ -4,16 +4,20 @@ config holds) → the parts of the agent's hooks file, by its `HookSpelling` rec
 Every entry keeps the id of the Claude group it came from (`hook_id` of Claude's event and
 group), so the export record's owners and an uninstall find it whatever the agent calls it.
 
-A translation never widens what runs. An agent with a launcher (`HookSpelling.launcher`: every one
-but Claude Code) gets a plugin's handler, and any handler with a field it has no place for
-(`if`, `args`, `shell`, `async`), as `plugman hooks exec AGENT EVENT HOOK-ID` (the group's
-`MARK`, set by `export_entries.hooks`), which runs that handler as Claude Code would: no
-machine path, no option value in the file, Claude's matcher and `if` tested at run time. The
-agent keeps Claude's matcher (tool names in its own spelling) as a cheap pre-filter, never
-narrower than Claude's. A handler the launcher cannot deliver either (`asyncRewake`, `once`,
-`onFailure`, a field plugman does not know) is left out with one line in `unsupported`, as is
-an event the agent lacks or a handler type it does not run; only a cosmetic field
-(`statusMessage`) is dropped from a handler that is still written, with a note.
+A translation never widens what runs. An agent with a launcher (`HookSpelling.launcher`) gets
+a handler that needs approval (the project's own, an unconsented plugin's: the group's `MARK`
+says so) as `plugman hooks exec AGENT EVENT HOOK-ID`, which resolves again at each call, so an
+approved hook whose script changed since (a `git pull`, no plugman command in between) waits
+for approval again instead of running. Every agent but Claude Code (`launches_plugins`) also
+gets a plugin's handler, and any handler with a field it has no place for (`if`, `args`,
+`shell`, `async`), that way: no machine path, no option value in the file, Claude's matcher and
+`if` tested at run time. Claude Code keeps every field of its handler around the launcher
+(`wrapped`: `if`, `async`, `once`, `statusMessage`... are its own), and its user-scope and
+consented hooks as given. The agent keeps Claude's matcher (tool names in its own spelling) as
+a cheap pre-filter, never narrower than Claude's. A handler the launcher cannot deliver either
+(`asyncRewake`, `once`, `onFailure`, a field plugman does not know) is left out with one line
+in `unsupported`, as is an event the agent lacks or a handler type it does not run; only a
+cosmetic field (`statusMessage`) is dropped from a handler that is still written, with a note.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from plugman.manifest.edit import Part
 from plugman.runtime.hook_exec import COSMETIC, DELIVERED, LAUNCH_MARGIN
 from plugman.runtime.hooks import timeout_of
 
-MARK = "plugman:hook"  # a group's {"id": HOOK-ID, "plugin": bool}; never written to a file
+MARK = "plugman:hook"  # {"id": HOOK-ID, "plugin": bool, "approval": bool}; never in a file
 
 Groups = dict[str, list[Entry]]
 
@@ -96,12 +100,16 @@ def entries(
 
 
 def launched(spec: HookSpelling, given: Any, mark: dict[str, Any]) -> bool:
-    """Whether the handler goes through the launcher: a plugin's, or one with a field the
-    agent has no place for."""
+    """Whether the handler goes through the launcher: a command that needs approval (checked
+    at each call), a plugin's (`spec.launches_plugins`), or one with a field the agent has no
+    place for."""
     if not isinstance(given, dict):
         return False
+    if mark.get("approval") and given.get("type", "command") == "command":
+        return True
     keep = set(spec.handler) if spec.handler is not None else set(given)
-    return bool(mark.get("plugin")) or bool(set(given) - keep - COSMETIC)
+    plugin = spec.launches_plugins and bool(mark.get("plugin"))
+    return plugin or bool(set(given) - keep - COSMETIC)
 
 
 def launcher(scope: Scope, agent: str, event: str, ref: str) -> str:
@@ -121,6 +129,8 @@ def through(
 ) -> Entry | None:
     """The launcher's handler: `command`, and a timeout a little past the handler's own (the
     launcher enforces that one); None, with one note, when the launcher cannot deliver it."""
+    if spec.handler is None:  # the agent takes every field (Claude Code)
+        return wrapped(given, command, event)
     if not usable(spec, agent, event, given, notes):
         return None
     seconds = math.ceil(timeout_of(given, event)) + LAUNCH_MARGIN
@@ -139,6 +149,16 @@ def through(
         for key in keep
         if key in fields
     }
+
+
+def wrapped(given: dict[str, Any], command: str, event: str) -> Entry:
+    """The handler for an agent that takes every field, with the launcher as its command: what
+    decides how the command runs (`args`, `shell`) is the launcher's to apply, every other field
+    stays for the agent to honour around it (`if`, `async`, `once`, `asyncRewake`,
+    `statusMessage`), and the timeout is a little past the handler's own."""
+    seconds = math.ceil(timeout_of(given, event)) + LAUNCH_MARGIN
+    kept = {k: v for k, v in given.items() if k not in ("args", "shell")}
+    return {**kept, "type": "command", "command": command, "timeout": seconds}
 
 
 def usable(

@@ -1,7 +1,8 @@
 """How each agent with a hook system spells hooks (`HookSpelling` records for `table`), and where
-each mapping comes from. Claude Code's own spelling is `HookSpelling()`: everything as given. Every
-other agent gets plugin hooks (and hooks it cannot take as given) through the launcher,
-`plugman hooks exec AGENT ...` (`launcher`: its AGENT word; plugman.runtime.hook_exec)."""
+each mapping comes from. Claude Code's own spelling is everything as given, but for the hooks
+that need approval. Every agent gets those through the launcher, `plugman hooks exec AGENT ...`
+(`launcher`: its AGENT word; plugman.runtime.hook_exec), which checks the approval at each
+call; every other agent gets plugin hooks (and hooks it cannot take as given) that way too."""
 
 from __future__ import annotations
 
@@ -10,6 +11,10 @@ from plugman.agents.targets.spec import HookSpelling
 from plugman.runtime.hook_exec import TOOL_NAMES
 
 COMMAND = ("command",)
+
+# Claude Code: every field as given; only a command hook that needs approval goes through the
+# launcher (no tool renames; the plugins it loads natively bring their own hooks).
+CLAUDE = HookSpelling(launcher="claude-code", launches_plugins=False)
 
 # Gemini CLI 0.61.0, checked against `gemini hooks migrate --from-claude`: the same events and
 # tool names, `$CLAUDE_PROJECT_DIR` → `$GEMINI_PROJECT_DIR`, only `type`, `command`, `timeout`.

@@ -96,6 +96,7 @@ class HookSpelling:
     text: Mapping[str, str] = field(default_factory=dict)  # replacements in the command
     trust: Trust | None = None  # more parts granting the agent's trust for these hooks
     launcher: str | None = None  # AGENT of `plugman hooks exec` (None: handlers as given)
+    launches_plugins: bool = True  # False: plugin hooks as given (the agent loads plugins)
     top: Mapping[str, Any] = field(default_factory=dict)  # top-level keys the file needs
 
 

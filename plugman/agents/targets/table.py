@@ -24,7 +24,7 @@ from plugman.agents.targets.components import (
 )
 from plugman.agents.targets.places import in_config_home, in_env_dir, in_home, with_hooks
 from plugman.agents.targets.refs import AS_GIVEN, VALUES, Refs
-from plugman.agents.targets.spec import AgentSpec, HookSpelling, Mcp, SecretRefs
+from plugman.agents.targets.spec import AgentSpec, Mcp, SecretRefs
 from plugman.core.state import SCOPES
 
 WITH_SSE = ("stdio", "http", "sse")
@@ -45,7 +45,7 @@ SPECS: tuple[AgentSpec, ...] = (
         project=None,
         files=quirks.claude_files,
         scopes=SCOPES,
-        hooks=HookSpelling(),
+        hooks=hooks_tables.CLAUDE,
         mcp=Mcp(
             transports=None,
             stdio=None,

@@ -33,8 +33,8 @@ EMPTY = "application/vnd.oci.empty.v1+json"
 EMPTY_DATA = b"{}"
 ARTIFACT = "application/vnd.plugman.plugin.v1"
 LAYER = "application/vnd.plugman.plugin.v1.tar+gzip"
-TITLE, VERSION, DESCRIPTION = (
-    f"org.opencontainers.image.{key}" for key in ("title", "version", "description")
+TITLE, VERSION, DESCRIPTION, CREATED = (
+    f"org.opencontainers.image.{key}" for key in ("title", "version", "description", "created")
 )
 MAX_MANIFEST = 4 * 1024 * 1024
 MAX_BLOB = 256 * 1024 * 1024
@@ -73,10 +73,12 @@ def push(
     name: str,
     version: str,
     description: str = "",
+    created: str | None = None,
     paths: Paths | None = None,
     env: Mapping[str, str] | None = None,
 ) -> str:
-    """Push `data` (a plugin folder as .tar.gz) to the tag `ref` names; the manifest digest."""
+    """Push `data` (a plugin folder as .tar.gz) to the tag `ref` names; the manifest digest.
+    `created`: the manifest's creation time (RFC 3339), which a signature then covers."""
     target = parse(ref)
     if target.digest is not None:
         raise UsageError(
@@ -86,6 +88,8 @@ def push(
     annotations = {TITLE: name, VERSION: version}
     if description:
         annotations[DESCRIPTION] = description
+    if created:
+        annotations[CREATED] = created
     manifest = {
         "schemaVersion": 2,
         "mediaType": MANIFEST,
@@ -147,6 +151,23 @@ def resolve(client: Client, ref: Reference) -> str:
     if response.status == 200 and DIGEST.match(stated):
         return stated
     return manifest(client, ref)[0]
+
+
+def current(client: Client, ref: Reference) -> str | None:
+    """The digest of the manifest the tag of `ref` names now, or None when it names none."""
+    accept = ", ".join((MANIFEST, *INDEXES))
+    response = client.request(
+        "HEAD", _path(ref, "manifests", ref.reference), headers={"Accept": accept}
+    )
+    read_small(response, "a HEAD response")
+    if response.status == 404:
+        return None
+    stated = response.getheader("Docker-Content-Digest", "")
+    if response.status == 200 and DIGEST.match(stated):
+        return stated
+    _expect(response, (200,), f"reading the manifest of {ref}")
+    got = client.request("GET", _path(ref, "manifests", ref.reference), headers={"Accept": accept})
+    return digest_of(_expect(got, (200,), f"reading the manifest of {ref}", cap=MAX_MANIFEST))
 
 
 def manifest(client: Client, ref: Reference) -> tuple[str, dict[str, Any]]:

@@ -4,15 +4,15 @@ each is written on (where a finding about a project plugin points)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from plugman.core.fs import read_bytes
+from plugman.config import origins
 from plugman.core.paths import Paths
 from plugman.core.state import Scope, record_path
 from plugman.plugins import lockfile
+from plugman.plugins.lockfile import LockEntry
 
 
 class Finding(NamedTuple):
@@ -46,21 +46,17 @@ class Lock(NamedTuple):
     """plugman.lock's pins (when the project scope is audited) and where each is written."""
 
     file: str
-    pins: dict[str, dict[str, object]]  # id → pin
-    lines: dict[str, int]  # id → the line of its `id = "…"`
+    pins: dict[str, LockEntry]  # id → pin
+    lines: dict[str, int]  # id → the line its entry starts on
 
     @classmethod
     def read(cls, given: Given) -> Lock:
         file = given.paths.project_lock
-        if "project" not in given.scopes or not file.is_file():
-            return cls(str(file), {}, {})
-        pins = {str(p["id"]): p for p in lockfile.read(file)}
-        text = (read_bytes(file) or b"").decode("utf-8", "replace").splitlines()
-        lines = {
-            m.group(1): number
-            for number, line in enumerate(text, 1)
-            if (m := re.match(r'\s*id\s*=\s*"([^"]+)"', line))
-        }
+        linked = origins.link_on_path(given.paths.project_dir, file) is not None
+        if "project" not in given.scopes or linked or not file.is_file():
+            return cls(str(file), {}, {})  # a linked lock is not read (plugman.config.origins)
+        pins = lockfile.by_id(lockfile.read(file))
+        lines = {key: pin.line for key, pin in pins.items() if pin.line is not None}
         return cls(str(file), pins, lines)
 
     def at(self, given: Given, plugin_id: str, scope: Scope) -> tuple[str, int | None]:

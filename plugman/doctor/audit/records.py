@@ -42,7 +42,7 @@ def store(given: Given) -> list[Finding]:
                 file, line = lock.at(given, plugin_id, scope)
                 found.append(Finding("store", f"{message}: {where}", fix, file, line))
     for plugin_id, pin in lock.pins.items():
-        locked = str(pin.get("content_hash"))
+        locked = pin.content_hash
         line = lock.lines.get(plugin_id)
         if plugin_id not in installed:
             message = f"plugman.lock pins {plugin_id} ({short(locked)}), which is not installed"
@@ -70,8 +70,8 @@ def hidden_text(given: Given) -> list[Finding]:
             if entry.hidden_text == "allowed":
                 allowed[scope, plugin_id] = entry.content_hash
     for plugin_id, pin in lock.pins.items():
-        if pin.get("hidden_text") == "allowed":
-            allowed.setdefault(("project", plugin_id), str(pin.get("content_hash")))
+        if pin.hidden_text == "allowed":
+            allowed.setdefault(("project", plugin_id), pin.content_hash)
     found = []
     for (scope, plugin_id), content_hash in allowed.items():
         name = plugin_id.partition("@")[0]
@@ -99,7 +99,8 @@ def signatures(given: Given) -> list[Finding]:
         for plugin_id, entry in InstallRecord.load(given.paths, scope).plugins.items():
             name = plugin_id.partition("@")[0]
             problem = recheck(given.paths, entry)
-            locked = lock.pins.get(plugin_id, {}).get("signer") if scope == "project" else None
+            pin = lock.pins.get(plugin_id) if scope == "project" else None
+            locked = pin.signer if pin is not None else None
             if problem is None and locked is not None and locked != entry.signer:
                 problem = f"plugman.lock pins signer {locked}, the install {entry.signer}"
             if problem is not None:
