@@ -21,7 +21,15 @@ from plugman.core.fs import tree_hash
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
 from plugman.core.state import InstalledPlugin, InstallRecord, PluginContent
-from plugman.plugins import lock_trust, lockfile, marketplaces, registry, rollback, signing
+from plugman.plugins import (
+    blocked,
+    lock_trust,
+    lockfile,
+    marketplaces,
+    registry,
+    rollback,
+    signing,
+)
 from plugman.plugins import planner as resolver
 from plugman.plugins.capabilities import compare
 from plugman.plugins.install import components, content_of
@@ -238,14 +246,14 @@ def _sync_in(
             targets = [
                 _fetch_pin(work, record, pin, allow_hidden)
                 for pin in pins
-                if not _blocked(work, pin, refused, skipped)
+                if not blocked.pin(work.paths, pin, refused, skipped)
             ]
             taken = {pin.id for pin in pins}
         else:
             specs = [
                 spec
                 for spec in declared_specs(paths, pins)
-                if not _blocked_market(spec.text, spec.marketplace, refused, skipped)
+                if not blocked.of_market(spec.text, spec.marketplace, refused, skipped)
             ]
             planned = resolver.plan(
                 paths, work.store, specs, {}, allow_hidden=True, skipped=skipped
@@ -264,8 +272,7 @@ def _sync_in(
         targets += _forced(work, record, taken, allow_hidden)
         if not allow_downgrade:
             _no_rollback(record, targets, pins)
-        for why in sorted(skipped.values()):
-            progress.warn(f"{why}: sync skipped it (not installed, not delivered to any agent)")
+        blocked.warn(skipped)
         done.changes.extend(_apply(work, record, targets, done, set(skipped)))
         if dry_run:
             raise DryRunError
@@ -273,42 +280,8 @@ def _sync_in(
             work.tx.write(record.path, record.to_bytes())
         else:
             save(work, record)
-            _keep_pins(work, record, [p for p in pins if p.id in skipped])
+            blocked.keep_pins(work, record, [p for p in pins if p.id in skipped])
         deploy.refresh(work, os.environ)
-
-
-def _blocked(
-    work: Session, pin: LockEntry, markets: dict[str, str], skipped: dict[str, str]
-) -> bool:
-    """Whether the managed policy blocks a locked plugin (then put in `skipped`: never fetched,
-    installed or delivered; `sync --frozen` installs the rest). `markets`: the project's
-    marketplaces the policy kept from being added."""
-    if _blocked_market(pin.id, pin.marketplace, markets, skipped):
-        return True
-    refused = registry.plugin_block(work.paths, pin.id)
-    if refused is not None:
-        skipped[pin.id] = refused.message
-    return refused is not None
-
-
-def _blocked_market(
-    plugin_id: str, market: str | None, markets: dict[str, str], skipped: dict[str, str]
-) -> bool:
-    """Whether `plugin_id` is of a marketplace the policy kept from being added (skipped)."""
-    if market is None or market not in markets:
-        return False
-    skipped[plugin_id] = f"plugin {plugin_id} is blocked by managed policy ({markets[market]})"
-    return True
-
-
-def _keep_pins(work: Session, record: InstallRecord, pins: list[LockEntry]) -> None:
-    """Keep in plugman.lock the pins of the plugins this machine's managed policy blocks and
-    sync skipped but that are not installed here: the committed lock is the team's, and one
-    machine's policy stays out of it (as a forced plugin does)."""
-    missing = [pin for pin in pins if pin.id not in record.plugins]
-    if missing:
-        rest = [lockfile.pinned(k, v) for k, v in record.plugins.items() if not v.forced]
-        work.tx.write(work.paths.project_lock, lockfile.render(rest + missing))
 
 
 def _target(p: resolver.Planned, pin: LockEntry, forced: bool = False) -> Target:
