@@ -147,6 +147,9 @@ def url_matches(pattern: str, url: str) -> bool:
     got = web_url(url)
     if got is None:
         return False
+    if "*" not in pattern:  # a plain URL: read as the agents read it (`HTTP:0`, controls)
+        plain = web_url(pattern)
+        pattern = _text(plain) if plain is not None and plain.host else pattern
     scheme, sep, rest = pattern.strip().partition("://")
     if not sep:
         scheme, rest = "", pattern.strip()
@@ -217,8 +220,10 @@ def url(text: str) -> str:
     """A URL's canonical text (scheme, host, a port that is not the scheme's default, path;
     no query or fragment), or the text itself when it does not parse."""
     found = web_url(text)
-    if found is None:
-        return text.strip()
+    return text.strip() if found is None else _text(found)
+
+
+def _text(found: WebUrl) -> str:
     port = "" if found.port == DEFAULT_PORTS.get(found.scheme) else f":{found.port}"
     return f"{found.scheme}://{found.host}{port}{found.path}"
 

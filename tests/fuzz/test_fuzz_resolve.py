@@ -32,6 +32,7 @@ from plugman.config.merge import (
 )
 from plugman.config.policy import Policy, marketplace_refusal, refusal, url_matches
 from plugman.core.errors import PlugmanError
+from plugman.core.identity import web_url
 from tests.fuzz import harness
 from tests.policy_rules import ruled
 
@@ -313,8 +314,13 @@ def test_resolve(record_property: Callable[[str, object], None]) -> None:
     count.report(record_property)
 
 
+WEB = {"http", "https", "ws", "wss"}  # the schemes an agent connects to a server by
+
+
 def test_url_patterns(record_property: Callable[[str, object], None]) -> None:
-    """Any pattern against any URL: an answer, never an exception; a URL matches itself."""
+    """Any pattern against any URL: an answer, never an exception; a server URL (a web scheme
+    and a host as the agents parse it, the WHATWG URL standard: plugman.core.identity) matches
+    itself; one they cannot parse, or that Python's urlsplit refuses, matches nothing."""
     count = harness.Cases("policy.url_matches", URL_CASES)
     urls = st.sampled_from(URLS) | st.text(max_size=20) | st.from_regex(r"\Ahttps?://[^/]{0,12}/?")
 
@@ -327,6 +333,12 @@ def test_url_patterns(record_property: Callable[[str, object], None]) -> None:
             urlsplit(url).port  # noqa: B018 (does it parse?)
         except ValueError:
             assert not url_matches(url, url)
+            return
+        found = web_url(url)
+        if found is None:  # no agent can connect to it: no rule may name it
+            assert not url_matches(url, url), url
+            return
+        if found.scheme not in WEB or not found.host:  # not a server URL: nothing to hold
             return
         assert url_matches(url, url) or "*" in url, url
 
