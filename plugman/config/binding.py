@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shlex
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -44,6 +43,8 @@ def words(entry: dict[str, Any], shell: bool) -> list[str]:
         return [command, *(str(a) for a in args)]
     if not shell:
         return [command]
+    import shlex  # only for a shell command line (a hook's)
+
     try:
         return shlex.split(command, comments=True)
     except ValueError:  # an unbalanced quote: the shell refuses it too; its words still count
