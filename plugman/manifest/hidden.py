@@ -289,7 +289,7 @@ def scan(text: str, json: bool = False) -> list[Finding]:
 
 
 def shown(text: str) -> str:
-    """`text` with each character this scan reports written as `<U+XXXX>`."""
+    """`text` with each character this scan reports written as its code point (`<U+202E>`)."""
     return "".join(f"<U+{ord(c):04X}>" if reported(ord(c)) else c for c in text)
 
 

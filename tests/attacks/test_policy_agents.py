@@ -9,6 +9,7 @@ blocks it; the plugin of an allowed marketplace still reaches them (the pair).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -40,11 +41,13 @@ def _market(root: Path, market: str, plugin: str, marker: str) -> Path:
     return folder
 
 
-@pytest.mark.slow
-def test_marketplace_blocked_after_install_leaves_claude_codex_and_gemini(tmp_path: Path) -> None:
-    """Attack: block a marketplace after its plugin is installed; Invariant: at the next
-    mutating command its hook no longer runs in Claude Code and its server is gone from Codex
-    and Gemini CLI, `list` names the rule; the allowed marketplace's plugin stays."""
+Seen = tuple[str, str, str]  # Claude Code's hook output, `codex mcp list`, `gemini mcp list`
+
+
+def delivered_then_blocked(tmp_path: Path) -> tuple[Run, Callable[[], Seen]]:
+    """Two project plugins, each of its own marketplace, delivered to Claude Code, Codex and
+    Gemini CLI (as each agent says), then `doomed-market` blocked by the organization; the run
+    and how to ask the agents again."""
     claude_bin()
     doomed = _market(tmp_path, "doomed-market", "doomed", "DOOMED_HOOK_RAN")
     kept = _market(tmp_path, "kept-market", "kept", "KEPT_HOOK_RAN")
@@ -59,7 +62,7 @@ def test_marketplace_blocked_after_install_leaves_claude_codex_and_gemini(tmp_pa
         done = run.plugman("install", plugin, "--scope", "project")
         assert done.returncode == 0, done.stderr
 
-    def seen() -> tuple[str, str, str]:
+    def seen() -> Seen:
         events = agents.claude_session_events(run.project, run.env)
         ran = " ".join(str(e.get("output")) for e in events if e.get("subtype") == "hook_response")
         codex = run.run([str(codex_bin()), "mcp", "list"]).stdout
@@ -75,13 +78,26 @@ def test_marketplace_blocked_after_install_leaves_claude_codex_and_gemini(tmp_pa
     (policy / "managed-settings.toml").write_text(
         '[[blockedMarketplaces]]\nsource = "pathPattern"\npathPattern = "doomed-market"\n'
     )
+    return run, seen
+
+
+def only_kept(seen: Seen) -> None:
+    """The blocked plugin's hook and server reach no agent; the allowed plugin's still do."""
+    for found in seen[1:]:
+        assert "doomedsrv" not in found and "keptsrv" in found, found
+    assert "DOOMED_HOOK_RAN" not in seen[0] and "KEPT_HOOK_RAN" in seen[0], seen[0]
+
+
+@pytest.mark.slow
+def test_marketplace_blocked_after_install_leaves_claude_codex_and_gemini(tmp_path: Path) -> None:
+    """Attack: block a marketplace after its plugin is installed; Invariant: at the next
+    mutating command its hook no longer runs in Claude Code and its server is gone from Codex
+    and Gemini CLI, `list` names the rule; the allowed marketplace's plugin stays."""
+    run, seen = delivered_then_blocked(tmp_path)
     listed = run.plugman("list")
     assert "not delivered: its marketplace 'doomed-market' is blocked" in listed.stdout
     assert "managed-settings.toml" in listed.stdout, listed.stdout
     # the next mutating command redeploys every linked agent
     nudged = run.plugman("mcp", "add", "probe", "http://127.0.0.2:9/mcp", "--scope", "project")
     assert nudged.returncode == 0, nudged.stderr
-    after = seen()
-    for found in after[1:]:
-        assert "doomedsrv" not in found and "keptsrv" in found, found
-    assert "DOOMED_HOOK_RAN" not in after[0] and "KEPT_HOOK_RAN" in after[0], after[0]
+    only_kept(seen())
