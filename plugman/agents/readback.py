@@ -2,13 +2,20 @@
 report what it failed to load in the agent's own words (`plugman doctor`, `list --check`,
 `info --check`).
 
-Each agent says how it is asked in its `AgentSpec.ask` (`targets.asks`: the command, how to
-read its output, and what it can vouch for: `plugins`, Claude Code's plugin list, keyed by
-Claude's plugin id; `servers`, an MCP server list, keyed by server name); an agent with none
-is not asked. What plugman delivered comes from its records: the deployment
-record (`deployments.json`) for Claude's plugins, whose Claude id is the deployed link's name
-(`~/.claude/skills/NAME` is `NAME@skills-dir`, `<marketplace>/plugins/NAME` is
-`NAME@<marketplace>`, as `claude_plugin.plan` names them), and the export record for servers.
+Each agent says how it is asked in its `AgentSpec.ask` and `ask_skills` (`targets.asks`: the
+command, how to read its output, and what it can vouch for: `plugins`, Claude Code's plugin
+list, keyed by Claude's plugin id; `servers`, an MCP server list, keyed by server name;
+`skills`, a skill list, keyed by the skill folder's real path); an agent with none is not
+asked. What plugman delivered comes from its records, each compared only with its own kind:
+the deployment record (`deployments.json`) for Claude's plugins, whose Claude id is the
+deployed link's name (`~/.claude/skills/NAME` is `NAME@skills-dir`,
+`<marketplace>/plugins/NAME` is `NAME@<marketplace>`, as `claude_plugin.plan` names them), and
+for skills; the export record for servers (the entries of the agent's server table only:
+Codex's hook-trust keys are not servers).
+
+What an agent does not load because it waits for the user's folder trust, or because Claude
+Code's own install of the name comes first, is said so (`waits`, `shadowed`, with the step to
+take: `agents.gating`), not "missing".
 
 An agent runs with the environment plugman was given, in the project folder, with no input and
 a timeout; one that is not on PATH, too slow, failing or printing what cannot be read is "not
@@ -18,6 +25,7 @@ checked", with why, and never fails the caller. Output is read for names and sta
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from collections.abc import Mapping
@@ -25,7 +33,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from plugman.agents.targets.asks import MISSING, UNCONFIRMED, Ask, Seen
+from plugman.agents.gating import SHADOWED, WAITS, Gating
+from plugman.agents.targets.asks import DISABLED, FAILED, MISSING, UNCONFIRMED, Ask, Seen
 from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
 from plugman.core.state import SCOPES
@@ -36,9 +45,10 @@ TIMEOUT_S = 60.0
 class Item(NamedTuple):
     plugin: str | None  # plugman's plugin id (None: a server of plugman.toml's own)
     name: str  # the agent's id for it: Claude's plugin id, a server name
-    state: str  # ok | failed | disabled | missing | unconfirmed
+    state: str  # ok | failed | disabled | missing | unconfirmed | waits | shadowed
     detail: str  # what the agent said
     scope: str = ""  # the scope plugman delivered it in
+    step: str = ""  # what the user does about it (waits, shadowed)
 
     def as_json(self) -> dict[str, Any]:
         return self._asdict()
@@ -65,23 +75,28 @@ def ask(
     ask, asked at once (in parallel)."""
     from plugman.agents import links
 
-    asks = _asks()
-    expected = _expected(paths, asks)
+    asks, servers = _asks()
+    expected = _expected(paths, servers)
     if agents is None:
         try:
             linked = {link.agent for link in links.every(paths)}
         except PlugmanError:  # a broken plugman.toml: the caller reports it; ask the others
             linked = set()
         agents = sorted(linked | set(expected))
-    chosen = [a for a in dict.fromkeys(agents) if a in asks]
+    chosen = [(a, how) for a in dict.fromkeys(agents) if a in asks for how in asks[a]]
     if not chosen:
         return []
+    gating = Gating(paths.project_dir, Path(env.get("HOME") or Path.home()), env)
     with ThreadPoolExecutor(max_workers=len(chosen)) as pool:  # each waits on its process
         runs = [
-            pool.submit(_one, a, asks[a], paths.project_dir, env, timeout, expected.get(a, {}))
-            for a in chosen
+            pool.submit(
+                _one, a, how, paths.project_dir, env, timeout, expected.get(a, {}).get(how.kind, {})
+            )
+            for a, how in chosen
         ]
-        return [r.result() for r in runs]
+        return [
+            _gated(r.result(), how.kind, gating) for r, (_, how) in zip(runs, chosen, strict=True)
+        ]
 
 
 def _one(
@@ -144,42 +159,77 @@ def _items(how: Ask, seen: Seen, expected: dict[str, tuple[str | None, str]]) ->
     return items
 
 
-def _asks() -> dict[str, Ask]:
-    """How each agent plugman knows is asked, for those that can be."""
+def _asks() -> tuple[dict[str, tuple[Ask, ...]], dict[str, tuple[str, ...]]]:
+    """How each agent plugman knows is asked, for those that can be, and where each keeps its
+    servers (the one table of its files `servers` compares)."""
     from plugman import extensions
 
-    return {name: spec.ask for name, spec in extensions.targets().items() if spec.ask}
+    found: dict[str, tuple[Ask, ...]] = {}
+    servers: dict[str, tuple[str, ...]] = {}
+    for name, spec in extensions.targets().items():
+        asked = tuple(how for how in (spec.ask, spec.ask_skills) if how is not None)
+        if asked:
+            found[name] = asked
+            servers[name] = spec.mcp.key
+    return found, servers
 
 
-def _expected(paths: Paths, asks: dict[str, Ask]) -> dict[str, dict[str, tuple[str | None, str]]]:
-    """agent → its id for each thing plugman delivered to it here → plugman's plugin id and
-    the scope."""
+Expected = dict[str, dict[str, dict[str, tuple[str | None, str]]]]
+
+
+def _expected(paths: Paths, servers: dict[str, tuple[str, ...]]) -> Expected:
+    """agent → kind (`plugins`, `servers`, `skills`) → its id for each thing plugman delivered
+    to it here → plugman's plugin id and the scope."""
     from plugman.agents import artifacts
-    from plugman.agents.delivered import HOOK_ID
     from plugman.config import export_record
 
     here = {export_record.key("", scope, paths).strip() for scope in SCOPES}
-    found: dict[str, dict[str, tuple[str | None, str]]] = {}
+    found: Expected = {}
+
+    def add(agent: str, kind: str, name: str, plugin: str | None, scope: str) -> None:
+        found.setdefault(agent, {}).setdefault(kind, {})[name] = (plugin, scope)
+
     for key, files in export_record.load(paths).items():
         agent, _, rest = key.partition(" ")
-        how = asks.get(agent)
-        if rest not in here or how is None or how.kind != "servers":
+        if rest not in here or agent not in servers:
             continue
         for sealed in files.values():
             for part in sealed.parts:
+                if part.container != servers[agent]:  # hooks, hook trust, inputs: not servers
+                    continue
                 for entry in part.entries:
-                    if not HOOK_ID.match(entry):
-                        owner = sealed.owners.get(entry)
-                        found.setdefault(agent, {})[entry] = (owner, rest.split(" ")[0])
+                    add(agent, "servers", entry, sealed.owners.get(entry), rest.split(" ")[0])
     for path, item in artifacts.load(paths).items():
-        links = [link.partition(" ") for link in item["links"]]
-        if item.get("kind") == "plugin" and item.get("owner"):
-            for agent, _, rest in links:
-                how = asks.get(agent)
-                if rest in here and how is not None and how.kind == "plugins":
-                    scope = rest.split(" ")[0]
-                    found.setdefault(agent, {})[claude_id(Path(path))] = (item["owner"], scope)
+        kind = {"plugin": "plugins", "skills": "skills"}.get(item.get("kind", ""))
+        if kind is None or not item.get("owner"):
+            continue
+        for agent, _, rest in (link.partition(" ") for link in item["links"]):
+            if rest in here:
+                name = claude_id(Path(path)) if kind == "plugins" else os.path.realpath(path)
+                add(agent, kind, name, item["owner"], rest.split(" ")[0])
     return found
+
+
+def _gated(report: Report, asked: str, gating: Gating) -> Report:
+    """`report` with what the agent did not load for want of the user's folder trust, or
+    because Claude's own install of the name comes first, said so, with the step to take."""
+    items = []
+    for item in report.items:
+        if item.state in (MISSING, DISABLED, FAILED, UNCONFIRMED):
+            kind = _KINDS[asked]
+            name = item.name.partition("@")[0]
+            shadow = gating.shadowed(name) if kind == "plugin" else None
+            waits = gating.loading(report.agent, item.scope, [kind])
+            if shadow is not None:
+                item = item._replace(state=SHADOWED, detail=shadow.detail, step=shadow.step)
+            elif waits.state == WAITS and item.state != FAILED:
+                said = f"{waits.detail}; {report.agent} says: {item.detail}"
+                item = item._replace(state=WAITS, detail=said, step=waits.step)
+        items.append(item)
+    return report._replace(items=items)
+
+
+_KINDS = {"plugins": "plugin", "servers": "mcp", "skills": "skills"}  # Ask.kind → component
 
 
 def claude_id(link: Path) -> str:

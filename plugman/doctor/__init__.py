@@ -209,6 +209,29 @@ def _exports(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     return found
 
 
+def same_content(file: Path, before: str | None, after: str | None) -> bool:
+    """Whether an export's new text for `file` holds what the file holds now, read as its format
+    reads it (tables reordered, blank lines: the same settings; an agent reads no layout)."""
+    if before is None or after is None or before == after:
+        return before == after
+    fmt = {".toml": "toml", ".yaml": "yaml", ".yml": "yaml"}.get(file.suffix, "json")
+    try:
+        load = edit.module(fmt).load
+        return bool(_plain(load(before, str(file))) == _plain(load(after, str(file))))
+    except (PlugmanError, ValueError):
+        return False
+
+
+def _plain(value: object) -> object:
+    """A parsed document as plain values (tomlkit's items compare by layout too)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    unwrap = getattr(value, "unwrap", None)
+    return unwrap() if callable(unwrap) else value
+
+
 class Difference(NamedTuple):
     """How one of plugman's entries in an agent file differs from what it wrote."""
 
@@ -289,9 +312,10 @@ def _stale(
     from plugman.agents.export import export
 
     outcome = export(paths, env, target, scope, remove=False, dry_run=True)
-    if not outcome.changes:
+    changed = [c for c in outcome.changes if not same_content(c.path, c.before, c.after)]
+    if not changed:
         return []
-    files = ", ".join(str(c.path) for c in outcome.changes)
+    files = ", ".join(str(c.path) for c in changed)
     return [
         Problem(
             WARNING,

@@ -4,7 +4,8 @@ how to read each built-in agent's answer into states (`agents.readback` runs it)
 An `Ask` names the binary and its arguments, a reader turning its output into `Seen` (the
 agent's id for an item → its state and the agent's own words; raise `ValueError` when the
 output cannot be read) and what it vouches for: `plugins` (Claude Code's plugin list, keyed by
-Claude's plugin id) or `servers` (an MCP server list, keyed by server name).
+Claude's plugin id), `servers` (an MCP server list, keyed by server name) or `skills` (a skill
+list, keyed by the skill folder's real path).
 
 What the agents' lists can say (checked with Claude Code 2.1.328, Codex 0.169.0, Gemini CLI
 0.61.0, Copilot CLI 1.0.102): `claude plugin list --json` lists skills-folder plugins and
@@ -19,8 +20,10 @@ says `Connected`, `Disconnected` or `Disabled`. `codex mcp list --json` and `cop
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import NamedTuple
 
 OK = "ok"
@@ -35,7 +38,7 @@ class Ask(NamedTuple):
     binary: str
     args: tuple[str, ...]
     read: Callable[[str], Seen]
-    kind: str  # plugins | servers
+    kind: str  # plugins | servers | skills
     stderr: bool = False  # the list is printed on stderr (Gemini CLI)
 
 
@@ -108,8 +111,31 @@ def _gemini(out: str) -> Seen:
     return seen
 
 
+_GEMINI_SKILL = re.compile(r"^(\S.*?) \[(\w+)\]\s*$")
+_GEMINI_WHERE = re.compile(r"^\s+Location:\s+(.+?)\s*$")
+
+
+def _gemini_skills(out: str) -> Seen:
+    """`gemini skills list`: `NAME [Enabled]` then `  Location: <folder>/SKILL.md`, keyed by the
+    folder's real path; a workspace skill of a folder Gemini does not trust is not listed."""
+    text = _ANSI.sub("", out)
+    if "Discovered Agent Skills" not in text and "No skills discovered" not in text:
+        raise ValueError("no skill list")
+    seen: Seen = {}
+    name, status = "", ""
+    for line in text.splitlines():
+        if found := _GEMINI_SKILL.match(line):
+            name, status = found.groups()
+        elif (where := _GEMINI_WHERE.match(line)) and name:
+            state = OK if status == "Enabled" else DISABLED
+            folder = os.path.realpath(Path(where.group(1)).parent)
+            seen[folder] = (state, f"{name} [{status}]")
+    return seen
+
+
 # The built-in agents' read-backs (`AgentSpec.ask` in `table`).
 CLAUDE = Ask("claude", ("plugin", "list", "--json"), _claude, "plugins")
 CODEX = Ask("codex", ("mcp", "list", "--json"), _codex, "servers")
 GEMINI = Ask("gemini", ("mcp", "list"), _gemini, "servers", stderr=True)
+GEMINI_SKILLS = Ask("gemini", ("skills", "list"), _gemini_skills, "skills")
 COPILOT = Ask("copilot", ("mcp", "list", "--json"), _copilot, "servers")

@@ -141,6 +141,7 @@ SPECS: tuple[AgentSpec, ...] = (
         name="gemini",
         label="Gemini CLI",
         ask=asks.GEMINI,
+        ask_skills=asks.GEMINI_SKILLS,
         user=in_home(".gemini", "settings.json"),
         project=".gemini/settings.json",
         hooks=hooks_tables.GEMINI,

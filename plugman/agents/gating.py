@@ -1,0 +1,265 @@
+"""What stands between a delivery and the agent loading it (issue 34: "delivered" means the agent
+loads it): the agent's folder trust for this project, and, for Claude Code, a plugin of the same
+name that Claude installed itself. plugman only reads and reports these; granting an agent's
+trust, or retiring its own install, is the user's decision (`plugman import claude` offers the
+latter).
+
+Each agent's rule, as its own code has it:
+
+- Claude Code 2.1.328: a project's entries (project and local scope) load once the folder's
+  trust dialog is accepted: `projects[<folder>].hasTrustDialogAccepted` in `~/.claude.json`
+  (`$CLAUDE_CONFIG_DIR/.claude.json`), for the folder or a folder above it, no higher than its
+  git root.
+- Codex 0.169: `[projects."<folder>"] trust_level = "trusted"` in `$CODEX_HOME/config.toml`, for
+  the folder's real path, else (no entry for it) its git root's. An untrusted project's
+  `.codex/config.toml` (servers), `.codex/hooks.json` and `.codex/agents` are not read; its
+  skills load (checked with `codex mcp list` run in the folder).
+- Gemini CLI 0.61: with folder trust on (`security.folderTrust.enabled` in the system, else the
+  user settings, else the system defaults; on by default), the rules of `trustedFolders.json`
+  (`$GEMINI_CLI_TRUSTED_FOLDERS_PATH`): the longest rule whose folder (a `TRUST_PARENT` rule's
+  parent) holds the real path decides, `DO_NOT_TRUST` or trusted; no rule is untrusted.
+  `GEMINI_CLI_TRUST_WORKSPACE` and `GEMINI_RESTRICTED_MODE` overrule the file. In an untrusted
+  folder Gemini reads none of the project's settings, skills, commands or subagents and
+  disables every MCP server, the user's too (`gemini mcp list`: "Disabled").
+
+Reads are cheap (one small file per agent asked, read once per command) and never fail the
+caller: a file that cannot be read counts as no trust given.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Iterable, Mapping
+from functools import cached_property
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from plugman.agents.targets.model import Place
+
+LOADED = "loaded"
+WAITS = "waits"
+SHADOWED = "shadowed"
+EVERY = frozenset({"mcp", "hooks", "skills", "commands", "agents", "plugin", "files"})
+
+# agent → scope → the kinds of components its folder trust holds back there
+GATED: dict[str, dict[str, frozenset[str]]] = {
+    "claude-code": {"project": EVERY, "local": EVERY},
+    "codex": {"project": frozenset({"mcp", "hooks", "agents"})},
+    "gemini": {"project": EVERY, "user": frozenset({"mcp"})},
+}
+LABELS = {"claude-code": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}
+
+
+class Loading(NamedTuple):
+    """Whether an agent loads what plugman delivered to it in one scope, and if not, why and
+    what the user does about it."""
+
+    state: str  # loaded | waits | shadowed
+    detail: str = ""  # "waits for Codex's folder trust", "shadowed by …"
+    step: str = ""  # what to do
+
+    def words(self) -> str:
+        return self.state if self.state == LOADED else f"{self.detail} ({self.step})"
+
+    def as_json(self) -> dict[str, str]:
+        return {"state": self.state, "detail": self.detail, "step": self.step}
+
+
+class Gating:
+    """The states that gate loading in one project, each read once, when first asked."""
+
+    def __init__(self, project: Path, home: Path, env: Mapping[str, str]) -> None:
+        self.project, self.home, self.env = project, home, env
+
+    def loading(self, agent: str, scope: str, kinds: Iterable[str]) -> Loading:
+        """Whether `agent` loads the components of `kinds` plugman delivered in `scope`."""
+        held = GATED.get(agent, {}).get(scope, frozenset())
+        if held.isdisjoint(kinds) or self.trusted(agent):
+            return Loading(LOADED)
+        label = LABELS[agent]
+        return Loading(WAITS, f"waits for {label}'s folder trust", self.step(agent))
+
+    def trusted(self, agent: str) -> bool:
+        """Whether `agent` trusts this project folder (True for an agent with no folder trust)."""
+        reader = {"claude-code": "claude", "codex": "codex", "gemini": "gemini"}.get(agent)
+        return True if reader is None else bool(getattr(self, reader))
+
+    def step(self, agent: str) -> str:
+        folder = self.project
+        return {
+            "claude-code": f"run claude in {folder} and accept its trust dialog",
+            "codex": f"run codex in {folder} and trust the folder when it asks",
+            "gemini": f"run gemini in {folder} and trust it: /permissions trust",
+        }[agent]
+
+    def note(self, agent: str, scope: str, kinds: Iterable[str]) -> str | None:
+        """A deployment's warning when `agent` will not load what it was given in `scope`."""
+        found = self.loading(agent, scope, kinds)
+        if found.state == LOADED:
+            return None
+        held = sorted(GATED[agent][scope] & set(kinds))
+        what = "everything plugman delivers here" if GATED[agent][scope] == EVERY else held
+        said = what if isinstance(what, str) else ", ".join(what)
+        return (
+            f"{LABELS[agent]} loads none of it ({said}) until you trust this folder: "
+            f"{found.step}; plugman never does that for you"
+        )
+
+    @cached_property
+    def real(self) -> Path:
+        return Path(os.path.realpath(self.project))
+
+    @cached_property
+    def git_root(self) -> Path | None:
+        return next((f for f in _up_to_git_root(self.real) if (f / ".git").exists()), None)
+
+    @cached_property
+    def claude(self) -> bool:
+        from plugman.agents.claude_plugin import state_file
+
+        projects = _json(state_file(self.home, self.env)).get("projects")
+        if not isinstance(projects, dict):
+            return False
+        for start in dict.fromkeys((_absolute(self.project), self.real)):
+            for folder in _up_to_git_root(start):
+                entry = projects.get(str(folder))
+                if isinstance(entry, dict) and entry.get("hasTrustDialogAccepted") is True:
+                    return True
+        return False
+
+    @cached_property
+    def codex(self) -> bool:
+        from plugman.agents.targets.codex import home
+
+        config = _toml(home(Place("user", self.home, self.project, self.env)) / "config.toml")
+        projects = config.get("projects")
+        if not isinstance(projects, dict):
+            return False
+        for folder in (self.real, self.git_root):
+            entry = projects.get(str(folder)) if folder is not None else None
+            if isinstance(entry, dict) and "trust_level" in entry:
+                return bool(entry["trust_level"] == "trusted")
+        return False
+
+    @cached_property
+    def gemini(self) -> bool:
+        told = self.env.get("GEMINI_CLI_TRUST_WORKSPACE")
+        if self.env.get("GEMINI_RESTRICTED_MODE") == "true" or told == "false":
+            return False
+        if told == "true" or not self._gemini_trust_on():
+            return True
+        given = self.env.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH")
+        rules = _json(Path(given) if given else self._gemini_dir() / "trustedFolders.json")
+        return gemini_rule(rules, self.real) is True
+
+    def _gemini_dir(self) -> Path:
+        return Path(self.env.get("GEMINI_CLI_HOME") or self.home) / ".gemini"
+
+    def _gemini_trust_on(self) -> bool:
+        system = Path(self.env.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or _GEMINI_SYSTEM)
+        defaults = self.env.get("GEMINI_CLI_SYSTEM_DEFAULTS_PATH")
+        for file in (
+            system,
+            self._gemini_dir() / "settings.json",
+            Path(defaults) if defaults else system.parent / "system-defaults.json",
+        ):
+            security = _json(file).get("security")
+            trust = security.get("folderTrust") if isinstance(security, dict) else None
+            enabled = trust.get("enabled") if isinstance(trust, dict) else None
+            if isinstance(enabled, bool):
+                return enabled
+        return True
+
+    def shadowed(self, name: str) -> Loading | None:
+        """A plugin named `name` that Claude Code installed itself, for this folder: Claude
+        refuses plugman's of the same name ("name already taken")."""
+        for claude_id, scope in self._claude_installs:
+            if claude_id.partition("@")[0] == name:
+                return Loading(
+                    SHADOWED,
+                    f"shadowed by {claude_id} (installed by Claude Code, {scope} scope)",
+                    "let plugman take it over: plugman import claude --apply, or uninstall "
+                    f"Claude's copy: claude plugin uninstall {claude_id} --scope {scope}",
+                )
+        return None
+
+    @cached_property
+    def _claude_installs(self) -> list[tuple[str, str]]:
+        from plugman.agents.claude_plugin import config_dir
+
+        record = _json(config_dir(self.home, self.env) / "plugins" / "installed_plugins.json")
+        installed = record.get("plugins")
+        found = []
+        here = {str(self.real), str(_absolute(self.project))}
+        for claude_id, entries in (installed if isinstance(installed, dict) else {}).items():
+            if str(claude_id).partition("@")[2].startswith("plugman-"):
+                continue
+            for entry in entries if isinstance(entries, list) else []:
+                scope = entry.get("scope") if isinstance(entry, dict) else None
+                if scope == "user" or (
+                    scope in ("project", "local") and entry.get("projectPath") in here
+                ):
+                    found.append((str(claude_id), str(scope)))
+        return found
+
+
+_GEMINI_SYSTEM = "/etc/gemini-cli/settings.json"
+
+
+def _absolute(path: str | Path) -> Path:
+    """The absolute path, `..` taken out, links left as they are (Node's `path.resolve`)."""
+    return Path(os.path.normpath(Path(path).absolute()))
+
+
+def _up_to_git_root(start: Path) -> list[Path]:
+    """`start` and the folders above it, up to the git root holding it (Claude Code's walk)."""
+    found = []
+    for folder in (start, *start.parents):
+        found.append(folder)
+        if (folder / ".git").exists():
+            break
+    return found
+
+
+def gemini_rule(rules: Mapping[str, Any], real: Path) -> bool | None:
+    """Gemini CLI's `isPathTrusted`: the longest rule (by its path as written) whose folder
+    holds `real` decides; a `TRUST_PARENT` rule's folder is its path's parent. None: no rule."""
+    best, verdict = -1, None
+    for written, level in rules.items():
+        if level not in ("TRUST_FOLDER", "TRUST_PARENT", "DO_NOT_TRUST"):
+            continue
+        folder = _absolute(written)
+        folder = folder.parent if level == "TRUST_PARENT" else folder
+        folder = Path(os.path.realpath(folder)) if folder.exists() else folder
+        length = len(str(_absolute(written)))
+        if (folder == real or folder in real.parents) and length > best:
+            best, verdict = length, level != "DO_NOT_TRUST"
+    return verdict
+
+
+def _json(file: Path) -> dict[str, Any]:
+    """A JSON (or JSONC) object file; {} when missing or unreadable."""
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return {}
+    try:
+        data = json.loads(text)
+    except ValueError:
+        from plugman.core.errors import PlugmanError
+        from plugman.manifest.edit import jsonc
+
+        try:
+            data = jsonc.load(text, str(file))
+        except PlugmanError:
+            return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _toml(file: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return {}
