@@ -75,13 +75,7 @@ def deploy(
         plugins = [p for p in plugins if p.root not in taken]
         planned = plan(plugins)
     notes += planned.problems
-    if resolution is not None and link.scope != "user" and planned.ids:
-        state = _json(claude_plugin.state_file(place.home, place.env))
-        if claude_plugin.trust_missing(state, paths.project_dir):
-            notes.append(
-                "Claude Code loads this project's plugins once you trust the folder "
-                "(accept its trust dialog); plugman never does that for you"
-            )
+    # a project's plugins waiting for Claude's folder trust: said by `deploy` (`agents.gating`)
     by_root = {p.root: p.id for p in plugins}
     artifacts = [
         Artifact(item.path, {}, by_root.get(item.target, ""), "plugin", item.target)

@@ -11,14 +11,28 @@ not loaded here: <id> (<scope>) comes first`, and only the one Claude loads as `
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from plugman.agents import artifacts
 from plugman.config import export_record
 from plugman.core.paths import Paths
 from plugman.core.state import SCOPES
 
+if TYPE_CHECKING:
+    from plugman.agents.gating import Loading
+
 HOOK_ID = re.compile(r"^[A-Za-z]+:[0-9a-f]{12}$")  # targets.hook_id: EVENT:<12 hex>
+HOOK_TRUST = re.compile(r":[a-z_]+:\d+:\d+$")  # Codex's hooks.state key: FILE:event:group:index
+
+
+def entry_kind(entry: str) -> str:
+    """What an entry plugman wrote into an agent's config file is: `hooks` (a hook, or Codex's
+    trust key for one) or `mcp` (a server)."""
+    return "hooks" if HOOK_ID.match(entry) or HOOK_TRUST.search(entry) else "mcp"
+
+
 CLAUDE = "claude-code"
 FIRST = ("local", "project", "user")  # which of one name Claude loads (claude_native)
 
@@ -40,7 +54,7 @@ def by_scope(paths: Paths) -> dict[tuple[str, str], dict[str, list[str]]]:
     for key, files in export_record.load(paths).items():
         for sealed in files.values():
             for entry, plugin in sealed.owners.items():
-                add(plugin, key, "hooks" if HOOK_ID.match(entry) else "mcp")
+                add(plugin, key, entry_kind(entry))
     for path, item in artifacts.load(paths).items():
         for key in item["links"]:
             scope = add(item["owner"], key, item.get("kind", "files"))
@@ -70,3 +84,33 @@ def delivered(paths: Paths) -> dict[str, dict[str, list[str]]]:
         plugin: {agent: sorted(kinds) for agent, kinds in sorted(agents.items())}
         for plugin, agents in merged.items()
     }
+
+
+def loading(
+    paths: Paths, env: Mapping[str, str], reached: Mapping[tuple[str, str], Mapping[str, list[str]]]
+) -> dict[tuple[str, str], dict[str, Loading]]:
+    """(plugin id, scope) → agent → whether the agent loads what it received (`by_scope`'s
+    `reached`): loaded, waiting for its folder trust (with the step), or shadowed by Claude's
+    own install of the name (`agents.gating`)."""
+    from plugman.agents.gating import Gating
+
+    gating = Gating(paths.project_dir, Path(env.get("HOME") or Path.home()), env)
+    names = _claude_names(paths) if any(CLAUDE in a for a in reached.values()) else {}
+    found: dict[tuple[str, str], dict[str, Loading]] = {}
+    for (plugin, scope), agents in reached.items():
+        for agent, kinds in agents.items():
+            said = gating.loading(agent, scope, [k.split(",")[0] for k in kinds])
+            if agent == CLAUDE and "plugin" in kinds:
+                shadow = next(filter(None, map(gating.shadowed, names.get(plugin, ()))), None)
+                said = shadow or said
+            found.setdefault((plugin, scope), {})[agent] = said
+    return found
+
+
+def _claude_names(paths: Paths) -> dict[str, set[str]]:
+    """plugin id → the names Claude Code knows it by (its deployed links' names)."""
+    found: dict[str, set[str]] = {}
+    for path, item in artifacts.load(paths).items():
+        if item.get("kind") == "plugin" and item.get("owner"):
+            found.setdefault(item["owner"], set()).add(Path(path).name)
+    return found

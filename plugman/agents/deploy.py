@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import NamedTuple
 
 from plugman import extensions
-from plugman.agents import claude_native, export, files, handedits, links, warnings
+from plugman.agents import claude_native, delivered, export, files, handedits, links, warnings
 from plugman.agents.artifacts import Artifact, Ledger
 from plugman.agents.export import Outcome
+from plugman.agents.gating import Gating
 from plugman.agents.links import Link
 from plugman.agents.targets import Place, target
 from plugman.config import declarations, export_record
@@ -54,6 +55,7 @@ def refresh(work: Session, env: Mapping[str, str], unlink: Iterable[Link] = ()) 
     linked = links.every(paths)
     wanted = [(link, True) for link in unlink] + [(link, False) for link in linked]
     setting = declarations.declared(paths, "user", notices.TABLE).get(notices.KEY)
+    gating = Gating(paths.project_dir, export.home_of(env), env)
     done = []
     artifacts: list[tuple[str, Artifact]] = []
     for link, remove in wanted:
@@ -78,6 +80,10 @@ def refresh(work: Session, env: Mapping[str, str], unlink: Iterable[Link] = ()) 
         if resolution is not None:
             where = files.Where(link.scope, place.home, paths.project_dir, env)
             mine += files.wanted(spec, where, resolution, ledger, notes)
+        if resolution is not None:
+            given = {delivered.entry_kind(e) for ids in outcome.entries.values() for e in ids}
+            note = gating.note(link.agent, link.scope, given | {a.kind for a in mine})
+            notes += [note] if note else []
         artifacts += [(_key(link, paths), artifact) for artifact in mine]
         done.append(Deployed(link, outcome, [a.path for a in mine], notes))
     ledger.apply(artifacts, {_key(link, paths) for link, _ in wanted})

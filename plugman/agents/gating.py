@@ -49,6 +49,7 @@ GATED: dict[str, dict[str, frozenset[str]]] = {
     "codex": {"project": frozenset({"mcp", "hooks", "agents"})},
     "gemini": {"project": EVERY, "user": frozenset({"mcp"})},
 }
+_WORDS = {"mcp": "MCP servers", "agents": "subagents", "plugin": "plugins", "files": "files"}
 LABELS = {"claude-code": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}
 
 
@@ -99,12 +100,17 @@ class Gating:
         found = self.loading(agent, scope, kinds)
         if found.state == LOADED:
             return None
-        held = sorted(GATED[agent][scope] & set(kinds))
-        what = "everything plugman delivers here" if GATED[agent][scope] == EVERY else held
-        said = what if isinstance(what, str) else ", ".join(what)
+        held = GATED[agent][scope] & set(kinds)
+        named = [_WORDS.get(k, k) for k in sorted(held)]
+        words = " and ".join([", ".join(named[:-1]), named[-1]] if len(named) > 1 else named)
+        if scope == "user":
+            label = LABELS[agent]
+            return (
+                f"{label} uses none of your {words} in this folder until you trust it: {found.step}"
+            )
         return (
-            f"{LABELS[agent]} loads none of it ({said}) until you trust this folder: "
-            f"{found.step}; plugman never does that for you"
+            f"{LABELS[agent]} loads none of this project's {words} until you trust the folder: "
+            f"{found.step} (plugman never does that for you)"
         )
 
     @cached_property

@@ -100,3 +100,24 @@ def listing(paths: Paths, home: Path, env: Mapping[str, str]) -> list[Agent]:
         )
         for name, spec in extensions.targets().items()
     ]
+
+
+def unreached(paths: Paths, scope: Scope) -> str | None:
+    """A warning when plugins installed in `scope` reach no agent: none is linked there, while
+    some are linked in other scopes (each link gets only its own scope's plugins)."""
+    everywhere = every(paths)
+    if not everywhere or any(link.scope == scope for link in everywhere):
+        return None
+    from plugman import extensions
+
+    elsewhere = ", ".join(f"{link.agent} ({link.scope})" for link in everywhere)
+    specs = extensions.targets(entry_points=False)
+    able = [a for a in dict.fromkeys(link.agent for link in everywhere) if a in specs]
+    able = [a for a in able if scope in specs[a].scopes_of()] or [
+        name for name, spec in specs.items() if scope in spec.scopes_of()
+    ]
+    return (
+        f"no agent is linked in the {scope} scope, so what is installed there reaches none "
+        f"(linked: {elsewhere}; each gets its own scope's plugins); to deliver it: "
+        f"plugman agents add {' '.join(able[:3]) or 'AGENT'} --scope {scope}"
+    )

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from plugman.agents.gating import SHADOWED, WAITS, Gating
-from plugman.agents.targets.asks import DISABLED, FAILED, MISSING, UNCONFIRMED, Ask, Seen
+from plugman.agents.targets.asks import DISABLED, FAILED, MISSING, OK, UNCONFIRMED, Ask, Seen
 from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
 from plugman.core.state import SCOPES
@@ -105,7 +105,7 @@ def _one(
     cwd: Path,
     env: Mapping[str, str],
     timeout: float,
-    expected: dict[str, tuple[str | None, str]],
+    expected: Wanted,
 ) -> Report:
     command = " ".join((how.binary, *how.args))
     found = shutil.which(how.binary, path=env.get("PATH", ""))
@@ -138,9 +138,9 @@ def _one(
     return Report(agent, command, True, "", _items(how, seen, expected))
 
 
-def _items(how: Ask, seen: Seen, expected: dict[str, tuple[str | None, str]]) -> list[Item]:
+def _items(how: Ask, seen: Seen, expected: Wanted) -> list[Item]:
     items = []
-    for name, (plugin, scope) in sorted(expected.items()):
+    for (name, scope), plugin in sorted(expected.items()):
         if name in seen:
             state, words = seen[name]
         elif how.kind == "plugins" and not name.endswith("@skills-dir"):
@@ -174,12 +174,13 @@ def _asks() -> tuple[dict[str, tuple[Ask, ...]], dict[str, tuple[str, ...]]]:
     return found, servers
 
 
-Expected = dict[str, dict[str, dict[str, tuple[str | None, str]]]]
+Wanted = dict[tuple[str, str], str | None]  # (the agent's id, scope) → plugman's plugin id
+Expected = dict[str, dict[str, Wanted]]
 
 
 def _expected(paths: Paths, servers: dict[str, tuple[str, ...]]) -> Expected:
-    """agent → kind (`plugins`, `servers`, `skills`) → its id for each thing plugman delivered
-    to it here → plugman's plugin id and the scope."""
+    """agent → kind (`plugins`, `servers`, `skills`) → (its id for each thing plugman delivered
+    to it here, the scope) → plugman's plugin id."""
     from plugman.agents import artifacts
     from plugman.config import export_record
 
@@ -187,7 +188,7 @@ def _expected(paths: Paths, servers: dict[str, tuple[str, ...]]) -> Expected:
     found: Expected = {}
 
     def add(agent: str, kind: str, name: str, plugin: str | None, scope: str) -> None:
-        found.setdefault(agent, {}).setdefault(kind, {})[name] = (plugin, scope)
+        found.setdefault(agent, {}).setdefault(kind, {})[(name, scope)] = plugin
 
     for key, files in export_record.load(paths).items():
         agent, _, rest = key.partition(" ")
@@ -214,16 +215,24 @@ def _gated(report: Report, asked: str, gating: Gating) -> Report:
     """`report` with what the agent did not load for want of the user's folder trust, or
     because Claude's own install of the name comes first, said so, with the step to take."""
     items = []
+    kind = _KINDS[asked]
+    loads: dict[str, bool] = {
+        s: gating.loading(report.agent, s, [kind]).state != WAITS for s in SCOPES
+    }
     for item in report.items:
-        if item.state in (MISSING, DISABLED, FAILED, UNCONFIRMED):
-            kind = _KINDS[asked]
+        # listed, but as the same name another scope gives it, which the agent loads
+        other = any(i.name == item.name and loads[i.scope] for i in report.items if i != item)
+        if item.state in (MISSING, DISABLED, FAILED, UNCONFIRMED) or (
+            other and not loads[item.scope]
+        ):
             name = item.name.partition("@")[0]
             shadow = gating.shadowed(name) if kind == "plugin" else None
             waits = gating.loading(report.agent, item.scope, [kind])
             if shadow is not None:
                 item = item._replace(state=SHADOWED, detail=shadow.detail, step=shadow.step)
             elif waits.state == WAITS and item.state != FAILED:
-                said = f"{waits.detail}; {report.agent} says: {item.detail}"
+                listed = "the one listed is another scope's" if item.state == OK else item.detail
+                said = f"for {waits.detail.removeprefix('waits for ')} ({waits.step}); {listed}"
                 item = item._replace(state=WAITS, detail=said, step=waits.step)
         items.append(item)
     return report._replace(items=items)

@@ -88,7 +88,7 @@ def run_list(values: Values, project: str | None) -> int:
 
         checked = ask(paths, os.environ)
     broken = problems(paths)
-    output.emit(output.installed(listing(paths), values.flag("json"), checked, broken))
+    output.emit(output.installed(listing(paths, os.environ), values.flag("json"), checked, broken))
     if broken and not values.flag("json"):
         output.emit(output.problems(broken), err=True)
     return 1 if broken else 0

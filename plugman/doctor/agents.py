@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from plugman.agents import dangling, readback
+from plugman.agents.gating import LOADED, SHADOWED
 from plugman.agents.readback import Report
 from plugman.agents.targets.asks import DISABLED, FAILED, MISSING
 from plugman.core.errors import PlugmanError
@@ -27,7 +28,24 @@ def diagnose(paths: Paths, env: Mapping[str, str], ask: bool = True) -> Diagnosi
         reports = readback.ask(paths, env) if ask else []
     except PlugmanError:  # a broken record it needs: `check` reports that file, with its place
         reports = []
-    return Diagnosis(check(paths, env) + said(reports), reports)
+    return Diagnosis(check(paths, env) + waiting(paths, env) + said(reports), reports)
+
+
+def waiting(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
+    """A warning per agent and scope whose deliveries the agent does not load: it waits for the
+    user's folder trust, or Claude Code's own install of the name comes first."""
+    from plugman.agents import delivered
+
+    reached = delivered.by_scope(paths)
+    held: dict[tuple[str, str, str, str], list[str]] = {}  # (agent, scope, detail, step) → ids
+    for (plugin, scope), agents in delivered.loading(paths, env, reached).items():
+        for agent, loads in agents.items():
+            if loads.state != LOADED:
+                held.setdefault((agent, scope, loads.detail, loads.step), []).append(plugin)
+    return [
+        Problem(WARNING, agent, f"{agent} ({scope} scope) {detail}: {', '.join(ids)}", step)
+        for (agent, scope, detail, step), ids in sorted(held.items())
+    ]
 
 
 # (plugman wrote it, it names a store folder) → what to do
@@ -65,6 +83,7 @@ def gone(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
 
 
 _SAID = {
+    SHADOWED: (WARNING, "does not load", ""),
     FAILED: (ERROR, "failed to load", "fix what {agent} says, or uninstall the plugin"),
     DISABLED: (
         WARNING,
@@ -85,9 +104,10 @@ def said(reports: list[Report]) -> list[Problem]:
     found = []
     for report in reports:
         for item in report.items:
-            if item.state not in _SAID:
+            if item.state not in _SAID:  # a `waits` is said once per scope by `waiting`
                 continue
             severity, verb, hint = _SAID[item.state]
+            hint = item.step or hint
             whose = f"{item.plugin}'s " if item.plugin else ""
             found.append(
                 Problem(

@@ -73,11 +73,19 @@ def installed(
         if row.blocked:
             lines.append(f"{'':{width}}  not delivered: {row.blocked}")
         if row.agents:
-            reached = ", ".join(f"{a} ({', '.join(kinds)})" for a, kinds in row.agents.items())
-            lines.append(f"{'':{width}}  agents: {reached}")
+            lines.append(f"{'':{width}}  agents: {_reached(row)}")
         for agent, items in said.get((row.id, row.scope), {}).items():
             lines += [f"{'':{width}}  {line}" for line in readback.said(agent, items)]
     return "\n".join(lines + readback.summary(checked or []))
+
+
+def _reached(row: Listed) -> str:
+    """Each agent a plugin reached, with what, and whether it loads it (`plugman list`)."""
+    said = []
+    for agent, kinds in row.agents.items():
+        loads = row.loading.get(agent)
+        said.append(f"{agent} ({', '.join(kinds)})" + (f" {loads.words()}" if loads else ""))
+    return "; ".join(said)
 
 
 def _by_plugin(checked: list[Report] | None) -> dict[tuple[str, str], dict[str, list[Item]]]:

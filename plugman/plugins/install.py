@@ -68,7 +68,17 @@ def install_planned(
         save(work, record)
         if deploying:
             deploy(work)
+            _unreached(work.paths, record.scope)
     return changes
+
+
+def _unreached(paths: Paths, scope: Scope) -> None:
+    from plugman.agents import links
+    from plugman.core import progress
+
+    note = links.unreached(paths, scope)
+    if note:
+        progress.warn(note)
 
 
 def _options(

@@ -3,11 +3,14 @@ shows."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, NamedTuple
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from plugman.core.paths import Paths
 from plugman.core.state import Scope
+
+if TYPE_CHECKING:
+    from plugman.agents.gating import Loading
 
 
 def pin_of(source: dict[str, Any] | None) -> str | None:
@@ -73,6 +76,8 @@ class Listed(NamedTuple):
     agents: dict[str, list[str]]  # agent → the kinds of components it received
     signer: str | None = None  # who signed it (plugman.plugins.signing); None: unsigned
     blocked: str | None = None  # why managed policy blocks it (the rule, in which file)
+    # agent → whether it loads what it received: loaded | waits (its folder trust) | shadowed
+    loading: Mapping[str, Loading] = {}  # never mutated
 
     @property
     def pin(self) -> str | None:
@@ -83,6 +88,7 @@ class Listed(NamedTuple):
         keys = ("id", "version", "scope", "enabled", "source", "content_hash", "installed_at")
         row = {key: getattr(self, key) for key in keys}
         row |= {"components": self.components, "pin": self.pin, "agents": self.agents}
+        row |= {"loading": {agent: said.as_json() for agent, said in self.loading.items()}}
         return (
             row
             | ({"signer": self.signer} if self.signer else {})
@@ -111,12 +117,14 @@ class Info(NamedTuple):
         return self._asdict()
 
 
-def listing(paths: Paths) -> list[Listed]:
-    """Every installed plugin in every scope that applies here, and what reached which agent."""
-    from plugman.agents.delivered import by_scope
+def listing(paths: Paths, env: Mapping[str, str] | None = None) -> list[Listed]:
+    """Every installed plugin in every scope that applies here, and what reached which agent;
+    with `env`, whether each agent loads it (its folder trust, Claude's own installs)."""
+    from plugman.agents.delivered import by_scope, loading
     from plugman.core.state import SCOPES, InstallRecord
 
     reached = by_scope(paths)
+    loads = loading(paths, env, reached) if env is not None else {}
     blocked = _blocked(paths)
     return [
         Listed(
@@ -131,6 +139,7 @@ def listing(paths: Paths) -> list[Listed]:
             reached.get((plugin_id, scope), {}),
             entry.signer,
             blocked(plugin_id),
+            loads.get((plugin_id, scope), {}),
         )
         for scope in SCOPES
         for plugin_id, entry in sorted(InstallRecord.load(paths, scope).plugins.items())
