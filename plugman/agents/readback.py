@@ -83,20 +83,23 @@ def ask(
         except PlugmanError:  # a broken plugman.toml: the caller reports it; ask the others
             linked = set()
         agents = sorted(linked | set(expected))
-    chosen = [(a, how) for a in dict.fromkeys(agents) if a in asks for how in asks[a]]
+    chosen = [a for a in dict.fromkeys(agents) if a in asks]
     if not chosen:
         return []
     gating = Gating(paths.project_dir, Path(env.get("HOME") or Path.home()), env)
-    with ThreadPoolExecutor(max_workers=len(chosen)) as pool:  # each waits on its process
-        runs = [
-            pool.submit(
-                _one, a, how, paths.project_dir, env, timeout, expected.get(a, {}).get(how.kind, {})
-            )
-            for a, how in chosen
-        ]
+
+    def one_agent(agent: str) -> list[Report]:
+        """An agent's lists one after the other: each may start its servers, and two of one
+        agent starting the same servers at once can make one of them fail to connect."""
+        wanted = expected.get(agent, {})
         return [
-            _gated(r.result(), how.kind, gating) for r, (_, how) in zip(runs, chosen, strict=True)
-        ]
+            _gated(_one(agent, how, paths.project_dir, env, timeout, wanted.get(how.kind, {})),
+                   how.kind, gating)
+            for how in asks[agent]
+        ]  # fmt: skip
+
+    with ThreadPoolExecutor(max_workers=len(chosen)) as pool:  # each waits on its processes
+        return [report for run in pool.map(one_agent, chosen) for report in run]
 
 
 def _one(
