@@ -47,7 +47,9 @@ def test_doctor_checks_claudes_native_plugin_entries_in_a_project(
     run("install", "writing-skills", "--scope", "project", project=project)
     result = cli("doctor", "--no-check", "--json", project=project)
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["problems"] == []
+    (waits,) = json.loads(result.stdout)["problems"]  # only: Claude has not trusted the folder
+    assert waits["message"].startswith("claude-code (project scope) waits for Claude Code's")
+    assert waits["hint"] == f"run claude in {project} and accept its trust dialog"
     local = project / ".claude" / "settings.local.json"
     settings = json.loads(local.read_text())
     (claude_id,) = settings["enabledPlugins"]

@@ -135,21 +135,24 @@ def test_codex_gemini_and_copilot_say_which_servers_they_use(
     assert {a: (i["name"], i["state"]) for a, i in said.items()} == {
         "codex": (server, "ok"),
         "copilot-cli": (server, "ok"),
-        "gemini": (server, "disabled"),
+        "gemini": (server, "waits"),  # for its folder trust
     }
     assert "untrusted" in said["gemini"]["detail"]  # Gemini's own warning
-    commands = {r["agent"]: r["command"] for r in listed["agents"]}
-    assert commands == {
-        "codex": "codex mcp list --json",
-        "copilot-cli": "copilot mcp list --json",
-        "gemini": "gemini mcp list",
-    }
+    assert "/permissions trust" in said["gemini"]["step"]
+    commands = sorted((r["agent"], r["command"]) for r in listed["agents"])
+    assert commands == [
+        ("codex", "codex mcp list --json"),
+        ("copilot-cli", "copilot mcp list --json"),
+        ("gemini", "gemini mcp list"),
+        ("gemini", "gemini skills list"),
+    ]
     assert "NOTES_OWNER" not in json.dumps(listed)  # codex prints env values; never passed on
 
-    doctor = world.json("doctor")  # a disabled server is a warning, not an error
+    doctor = world.json("doctor")  # waiting for folder trust is a warning, not an error
     (warning,) = [p for p in doctor["problems"] if p["where"] == "gemini"]
-    assert warning["severity"] == "warning" and server in warning["message"]
-    assert "trust the project folder in gemini" in warning["hint"]
+    assert warning["severity"] == "warning" and "notes-server" in warning["message"]
+    assert "waits for Gemini CLI's folder trust" in warning["message"]
+    assert warning["hint"] == f"run gemini in {project} and trust it: /permissions trust"
 
 
 def fake_agent(folder: Path, name: str, body: str) -> None:
