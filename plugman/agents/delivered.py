@@ -98,7 +98,7 @@ def loading(
     names = _claude_names(paths) if any(CLAUDE in a for a in reached.values()) else {}
     found: dict[tuple[str, str], dict[str, Loading]] = {}
     for (plugin, scope), agents in reached.items():
-        for agent, kinds in agents.items():
+        for agent, kinds in agents.items() if plugin else ():  # "": a file of no plugin's
             said = gating.loading(agent, scope, [k.split(",")[0] for k in kinds])
             if agent == CLAUDE and "plugin" in kinds:
                 shadow = next(filter(None, map(gating.shadowed, names.get(plugin, ()))), None)

@@ -35,7 +35,8 @@ def test_claude_trust_is_the_folder_or_one_above_it_up_to_the_git_root(
     home, project = place
     state = home / ".claude.json"
     assert not gating(home, project).claude  # no file: no trust given
-    for folder, trusted in ((project, True), (project.parent, True), (project.parent.parent, False)):
+    above = project.parent.parent  # above the git root
+    for folder, trusted in ((project, True), (project.parent, True), (above, False)):
         entry = {"allowedTools": [], "hasTrustDialogAccepted": True}
         state.write_text(json.dumps({"numStartups": 3, "projects": {str(folder): entry}}))
         assert gating(home, project).claude is trusted, folder
