@@ -30,13 +30,10 @@ from __future__ import annotations
 
 import json
 import os
-import tomllib
 from collections.abc import Iterable, Mapping
 from functools import cached_property
 from pathlib import Path
 from typing import Any, NamedTuple
-
-from plugman.agents.targets.model import Place
 
 LOADED = "loaded"
 WAITS = "waits"
@@ -123,9 +120,9 @@ class Gating:
 
     @cached_property
     def claude(self) -> bool:
-        from plugman.agents.claude_plugin import state_file
-
-        projects = _json(state_file(self.home, self.env)).get("projects")
+        given = self.env.get("CLAUDE_CONFIG_DIR")  # as claude_plugin.state_file
+        state = Path(given) / ".claude.json" if given else self.home / ".claude.json"
+        projects = _json(state).get("projects")
         if not isinstance(projects, dict):
             return False
         for start in dict.fromkeys((_absolute(self.project), self.real)):
@@ -137,9 +134,8 @@ class Gating:
 
     @cached_property
     def codex(self) -> bool:
-        from plugman.agents.targets.codex import home
-
-        config = _toml(home(Place("user", self.home, self.project, self.env)) / "config.toml")
+        codex_home = Path(self.env.get("CODEX_HOME") or self.home / ".codex")  # as targets.codex
+        config = _toml(codex_home / "config.toml")
         projects = config.get("projects")
         if not isinstance(projects, dict):
             return False
@@ -193,9 +189,9 @@ class Gating:
 
     @cached_property
     def _claude_installs(self) -> list[tuple[str, str]]:
-        from plugman.agents.claude_plugin import config_dir
-
-        record = _json(config_dir(self.home, self.env) / "plugins" / "installed_plugins.json")
+        given = self.env.get("CLAUDE_CONFIG_DIR")  # as claude_plugin.config_dir
+        config = Path(given) if given else self.home / ".claude"
+        record = _json(config / "plugins" / "installed_plugins.json")
         installed = record.get("plugins")
         found = []
         here = {str(self.real), str(_absolute(self.project))}
@@ -265,6 +261,8 @@ def _json(file: Path) -> dict[str, Any]:
 
 
 def _toml(file: Path) -> dict[str, Any]:
+    import tomllib  # only when Codex's trust is asked
+
     try:
         return tomllib.loads(file.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
