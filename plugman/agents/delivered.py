@@ -91,7 +91,7 @@ def loading(
 ) -> dict[tuple[str, str], dict[str, Loading]]:
     """(plugin id, scope) → agent → whether the agent loads what it received (`by_scope`'s
     `reached`): loaded, waiting for its folder trust (with the step), or shadowed by Claude's
-    own install of the name (`agents.gating`)."""
+    own install of the name, or turned off in Claude's settings (`agents.gating`)."""
     from plugman.agents.gating import Gating
 
     gating = Gating(paths.project_dir, Path(env.get("HOME") or Path.home()), env)
@@ -101,16 +101,28 @@ def loading(
         for agent, kinds in agents.items() if plugin else ():  # "": a file of no plugin's
             said = gating.loading(agent, scope, [k.split(",")[0] for k in kinds])
             if agent == CLAUDE and "plugin" in kinds:
-                shadow = next(filter(None, map(gating.shadowed, names.get(plugin, ()))), None)
-                said = shadow or said
+                ids = sorted(names.get(plugin, ()))
+                held = [gating.shadowed(i.partition("@")[0]) for i in ids]
+                held += [gating.turned_off(i) for i in ids]
+                said = next(filter(None, held), said)
             found.setdefault((plugin, scope), {})[agent] = said
     return found
 
 
 def _claude_names(paths: Paths) -> dict[str, set[str]]:
-    """plugin id → the names Claude Code knows it by (its deployed links' names)."""
+    """plugin id → Claude Code's ids for it (`name@marketplace`, from its deployed links)."""
     found: dict[str, set[str]] = {}
     for path, item in artifacts.load(paths).items():
         if item.get("kind") == "plugin" and item.get("owner"):
-            found.setdefault(item["owner"], set()).add(Path(path).name)
+            found.setdefault(item["owner"], set()).add(claude_id(Path(path)))
     return found
+
+
+def claude_id(link: Path) -> str:
+    """Claude's plugin id for a plugin plugman deployed as `link`, as `claude_plugin.plan`
+    names it (`NativePlan.ids`)."""
+    from plugman.agents.claude_plugin import SKILLS_DIR
+
+    if link.parent.name == "plugins":  # <marketplace folder>/plugins/NAME
+        return f"{link.name}@{link.parent.parent.name}"
+    return f"{link.name}@{SKILLS_DIR}"  # <claude config>/skills/NAME

@@ -38,6 +38,7 @@ from typing import Any, NamedTuple
 LOADED = "loaded"
 WAITS = "waits"
 SHADOWED = "shadowed"
+DISABLED = "disabled"
 EVERY = frozenset({"mcp", "hooks", "skills", "commands", "agents", "plugin", "files"})
 
 # agent → scope → the kinds of components its folder trust holds back there
@@ -54,7 +55,7 @@ class Loading(NamedTuple):
     """Whether an agent loads what plugman delivered to it in one scope, and if not, why and
     what the user does about it."""
 
-    state: str  # loaded | waits | shadowed
+    state: str  # loaded | waits | shadowed | disabled
     detail: str = ""  # "waits for Codex's folder trust", "shadowed by …"
     step: str = ""  # what to do
 
@@ -173,6 +174,29 @@ class Gating:
             if isinstance(enabled, bool):
                 return enabled
         return True
+
+    def turned_off(self, claude_id: str) -> Loading | None:
+        """A plugin plugman gives Claude Code that the user turned off in Claude's settings
+        (`enabledPlugins[<id>] = false`; the local, then project, then user file decides)."""
+        for file in self._claude_settings:
+            enabled = _json(file).get("enabledPlugins")
+            value = enabled.get(claude_id) if isinstance(enabled, dict) else None
+            if value is False:
+                return Loading(
+                    DISABLED,
+                    f"turned off in Claude Code ({file}: enabledPlugins)",
+                    f"turn it on: claude plugin enable {claude_id}",
+                )
+            if value is not None:
+                return None
+        return None
+
+    @cached_property
+    def _claude_settings(self) -> tuple[Path, ...]:
+        given = self.env.get("CLAUDE_CONFIG_DIR")  # as claude_plugin.config_dir
+        config = Path(given) if given else self.home / ".claude"
+        folder = self.project / ".claude"
+        return folder / "settings.local.json", folder / "settings.json", config / "settings.json"
 
     def shadowed(self, name: str) -> Loading | None:
         """A plugin named `name` that Claude Code installed itself, for this folder: Claude

@@ -33,6 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from plugman.agents.delivered import claude_id
 from plugman.agents.gating import SHADOWED, WAITS, Gating
 from plugman.agents.targets.asks import DISABLED, FAILED, MISSING, OK, UNCONFIRMED, Ask, Seen
 from plugman.core.errors import PlugmanError
@@ -242,16 +243,6 @@ def _gated(report: Report, asked: str, gating: Gating) -> Report:
 
 
 _KINDS = {"plugins": "plugin", "servers": "mcp", "skills": "skills"}  # Ask.kind → component
-
-
-def claude_id(link: Path) -> str:
-    """Claude's plugin id for a plugin plugman deployed as `link`, as `claude_plugin.plan`
-    names it (`NativePlan.ids`)."""
-    from plugman.agents.claude_plugin import SKILLS_DIR
-
-    if link.parent.name == "plugins":  # <marketplace folder>/plugins/NAME
-        return f"{link.name}@{link.parent.parent.name}"
-    return f"{link.name}@{SKILLS_DIR}"  # <claude config>/skills/NAME
 
 
 def by_plugin(reports: list[Report]) -> dict[tuple[str, str], dict[str, list[Item]]]:
