@@ -21,6 +21,9 @@ Each agent's rule, as its own code has it:
   `GEMINI_CLI_TRUST_WORKSPACE` and `GEMINI_RESTRICTED_MODE` overrule the file. In an untrusted
   folder Gemini reads none of the project's settings, skills, commands or subagents and
   disables every MCP server, the user's too (`gemini mcp list`: "Disabled").
+- Copilot CLI 1.0.102: a project's MCP files (`.mcp.json`, `.github/mcp.json`) are read only in
+  a folder inside one of `trusted_folders` in `$COPILOT_HOME/config.json`, each compared by its
+  real path (checked with `copilot mcp list --json`).
 
 Reads are cheap (one small file per agent asked, read once per command) and never fail the
 caller: a file that cannot be read counts as no trust given.
@@ -46,9 +49,16 @@ GATED: dict[str, dict[str, frozenset[str]]] = {
     "claude-code": {"project": EVERY, "local": EVERY},
     "codex": {"project": frozenset({"mcp", "hooks", "agents"})},
     "gemini": {"project": EVERY, "user": frozenset({"mcp"})},
+    "copilot-cli": {"project": frozenset({"mcp"})},
 }
 _WORDS = {"mcp": "MCP servers", "agents": "subagents", "plugin": "plugins", "files": "files"}
-LABELS = {"claude-code": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}
+LABELS = {
+    "claude-code": "Claude Code",
+    "codex": "Codex",
+    "gemini": "Gemini CLI",
+    "copilot-cli": "Copilot CLI",
+}
+_READERS = {"claude-code": "claude", "codex": "codex", "gemini": "gemini", "copilot-cli": "copilot"}
 
 
 class Loading(NamedTuple):
@@ -82,7 +92,7 @@ class Gating:
 
     def trusted(self, agent: str) -> bool:
         """Whether `agent` trusts this project folder (True for an agent with no folder trust)."""
-        reader = {"claude-code": "claude", "codex": "codex", "gemini": "gemini"}.get(agent)
+        reader = _READERS.get(agent)
         return True if reader is None else bool(getattr(self, reader))
 
     def step(self, agent: str) -> str:
@@ -91,6 +101,7 @@ class Gating:
             "claude-code": f"run claude in {folder} and accept its trust dialog",
             "codex": f"run codex in {folder} and trust the folder when it asks",
             "gemini": f"run gemini in {folder} and trust it: /permissions trust",
+            "copilot-cli": f"run copilot in {folder} and trust the folder when it asks",
         }[agent]
 
     def note(self, agent: str, scope: str, kinds: Iterable[str]) -> str | None:
@@ -156,6 +167,16 @@ class Gating:
         given = self.env.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH")
         rules = _json(Path(given) if given else self._gemini_dir() / "trustedFolders.json")
         return gemini_rule(rules, self.real) is True
+
+    @cached_property
+    def copilot(self) -> bool:
+        config = Path(self.env.get("COPILOT_HOME") or self.home / ".copilot") / "config.json"
+        folders = _json(config).get("trusted_folders")
+        for given in folders if isinstance(folders, list) else []:
+            folder = Path(os.path.realpath(given)) if isinstance(given, str) else None
+            if folder is not None and (folder == self.real or folder in self.real.parents):
+                return True
+        return False
 
     def _gemini_dir(self) -> Path:
         return Path(self.env.get("GEMINI_CLI_HOME") or self.home) / ".gemini"

@@ -114,6 +114,26 @@ def test_gemini_trust_follows_its_rules_switch_and_environment(place: tuple[Path
     assert gemini_rule({"/a": "NOT_A_LEVEL"}, Path("/a")) is None
 
 
+def test_copilot_trust_is_a_trusted_folder_holding_the_real_path(
+    place: tuple[Path, Path], tmp_path: Path
+) -> None:
+    home, project = place
+    (home / ".copilot").mkdir()
+    config = home / ".copilot" / "config.json"
+    link = tmp_path / "link"
+    link.symlink_to(project.parent)
+    for given, trusted in (
+        ([], False),
+        ([str(project)], True),
+        ([str(project.parent)], True),
+        ([str(link)], True),  # Copilot resolves the folder it is given
+        ([str(project / "sub"), str(tmp_path / "other")], False),
+    ):
+        config.write_text(json.dumps({"model": "x", "trusted_folders": given}))
+        assert gating(home, project).copilot is trusted, given
+    assert gating(home, project).loading("copilot-cli", "project", ["skills"]).state == LOADED
+
+
 def test_loading_holds_back_only_what_each_agent_gates(place: tuple[Path, Path]) -> None:
     home, project = place
     found = gating(home, project)
