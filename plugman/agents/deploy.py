@@ -84,6 +84,7 @@ def refresh(work: Session, env: Mapping[str, str], unlink: Iterable[Link] = ()) 
             given = {delivered.entry_kind(e) for ids in outcome.entries.values() for e in ids}
             note = gating.note(link.agent, link.scope, given | {a.kind for a in mine})
             notes += [note] if note else []
+            notes += _held(gating, [a for a in mine if a.kind == "plugin" and a.owner])
         artifacts += [(_key(link, paths), artifact) for artifact in mine]
         done.append(Deployed(link, outcome, [a.path for a in mine], notes))
     ledger.apply(artifacts, {_key(link, paths) for link, _ in wanted})
@@ -92,6 +93,20 @@ def refresh(work: Session, env: Mapping[str, str], unlink: Iterable[Link] = ()) 
     gone = len(wanted) - len(linked)  # `wanted` has the unlinked ones first
     _warn(work, env, done[gone:], done[:gone], ledger.notes)
     return done
+
+
+def _held(gating: Gating, plugins: list[Artifact]) -> list[str]:
+    """Claude Code's plugins plugman gave it that Claude will not load: a plugin of the same
+    name it installed itself comes first, or the user turned it off in Claude's settings."""
+    notes = []
+    for plugin in plugins:
+        claude = delivered.claude_id(plugin.path)
+        said = gating.shadowed(claude.partition("@")[0]) or gating.turned_off(claude)
+        if said is not None:
+            notes.append(
+                f"{plugin.owner}: Claude Code does not load it: {said.detail}; {said.step}"
+            )
+    return notes
 
 
 def _key(link: Link, paths: Paths) -> str:

@@ -35,13 +35,20 @@ def test_claudes_own_install_of_a_name_shadows_plugmans_and_a_turned_off_one_is_
     project: Path, home: Path
 ) -> None:
     run("agents", "add", "claude-code", project=project)
+    record = home / ".claude" / "plugins" / "installed_plugins.json"
+    record.parent.mkdir(parents=True, exist_ok=True)
+    installed = {"scope": "user", "installPath": str(home / "x"), "version": "0.3.0"}
+    record.write_text(json.dumps({"version": 2, "plugins": {"toolbox@official": [installed]}}))
+    done = CliRunner().invoke(app, ["--project", str(project), "install", "toolbox"])
+    assert (
+        "toolbox@plugman-samples: Claude Code does not load it: shadowed by toolbox@official"
+        in (done.stderr)
+    )
+    assert "claude plugin uninstall toolbox@official --scope user" in done.stderr
     run("install", "writing-skills", project=project)
     assert loading(project)[("writing-skills", "user")] == {
         "claude-code": {"state": "loaded", "detail": "", "step": ""}
     }
-    record = home / ".claude" / "plugins" / "installed_plugins.json"
-    record.parent.mkdir(parents=True, exist_ok=True)
-    installed = {"scope": "user", "installPath": str(home / "x"), "version": "0.3.0"}
     record.write_text(
         json.dumps({"version": 2, "plugins": {"writing-skills@official": [installed]}})
     )
