@@ -143,6 +143,7 @@ def test_codex_gemini_and_copilot_say_which_servers_they_use(
     assert commands == [
         ("codex", "codex mcp list --json"),
         ("copilot-cli", "copilot mcp list --json"),
+        ("copilot-cli", "copilot skill list --json"),
         ("gemini", "gemini mcp list"),
         ("gemini", "gemini skills list"),
     ]

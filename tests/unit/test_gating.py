@@ -12,7 +12,7 @@ import pytest
 
 from plugman.agents.delivered import entry_kind
 from plugman.agents.gating import LOADED, SHADOWED, WAITS, Gating, gemini_rule
-from plugman.agents.targets.asks import GEMINI_SKILLS
+from plugman.agents.targets.asks import COPILOT_SKILLS, GEMINI_SKILLS
 from plugman.doctor import same_content
 
 
@@ -192,6 +192,26 @@ def test_gemini_skills_list_is_read_by_folder() -> None:
     assert GEMINI_SKILLS.read("No skills discovered.\n") == {}
     with pytest.raises(ValueError, match="no skill list"):
         GEMINI_SKILLS.read("Error: something else")
+
+
+def test_copilot_skill_list_is_read_by_folder() -> None:
+    out = json.dumps(
+        [
+            {
+                "name": "ps",
+                "source": "project",
+                "path": "/tmp/p/.agents/skills/ps",
+                "enabled": True,
+            },
+            {"name": "off", "source": "personal", "path": "/tmp/u/off", "enabled": False},
+        ]
+    )
+    assert COPILOT_SKILLS.read(out) == {
+        "/tmp/p/.agents/skills/ps": ("ok", "ps: enabled"),
+        "/tmp/u/off": ("disabled", "off: disabled"),
+    }
+    with pytest.raises(ValueError, match="no JSON list of skills"):
+        COPILOT_SKILLS.read("error")
 
 
 def test_codex_hook_trust_keys_are_hooks_not_servers() -> None:

@@ -15,6 +15,8 @@ either way; until then the list cannot confirm it: `unconfirmed`), and a project
 listed with scope `local` (said in `LOCAL_SCOPE`). `gemini mcp list` starts every server and
 says `Connected`, `Disconnected` or `Disabled`. `codex mcp list --json` and `copilot mcp list
 --json` say which servers the agent read and whether each is enabled; they start none.
+`gemini skills list` and `copilot skill list --json` say which skill folders it read (Gemini
+lists no workspace skill of a folder it does not trust; Copilot reads them untrusted).
 """
 
 from __future__ import annotations
@@ -133,9 +135,24 @@ def _gemini_skills(out: str) -> Seen:
     return seen
 
 
+def _copilot_skills(out: str) -> Seen:
+    """`copilot skill list --json`: each skill with its folder (`path`) and `enabled`."""
+    data = json.loads(out[out.index("[") :]) if "[" in out else None
+    if not isinstance(data, list):
+        raise ValueError("no JSON list of skills")
+    return {
+        os.path.realpath(str(s["path"])): (OK, f"{s.get('name')}: enabled")
+        if s.get("enabled", True)
+        else (DISABLED, f"{s.get('name')}: disabled")
+        for s in data
+        if isinstance(s, dict) and s.get("path")
+    }
+
+
 # The built-in agents' read-backs (`AgentSpec.ask` in `table`).
 CLAUDE = Ask("claude", ("plugin", "list", "--json"), _claude, "plugins")
 CODEX = Ask("codex", ("mcp", "list", "--json"), _codex, "servers")
 GEMINI = Ask("gemini", ("mcp", "list"), _gemini, "servers", stderr=True)
 GEMINI_SKILLS = Ask("gemini", ("skills", "list"), _gemini_skills, "skills")
 COPILOT = Ask("copilot", ("mcp", "list", "--json"), _copilot, "servers")
+COPILOT_SKILLS = Ask("copilot", ("skill", "list", "--json"), _copilot_skills, "skills")

@@ -272,6 +272,7 @@ SPECS: tuple[AgentSpec, ...] = (
         name="copilot-cli",
         label="Copilot CLI",
         ask=asks.COPILOT,
+        ask_skills=asks.COPILOT_SKILLS,
         user=in_env_dir("COPILOT_HOME", ".copilot", "mcp-config.json"),
         project=".github/mcp.json",
         files=with_hooks(
