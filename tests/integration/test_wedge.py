@@ -19,7 +19,6 @@ import pytest
 from typer.testing import CliRunner
 
 from plugman.cli.app import app
-
 from tests.integration.agents import agent_env, codex_bin
 from tests.integration.shared_files import marketplace
 from tests.integration.test_agent_hooks import rpc_hooks
