@@ -347,11 +347,10 @@ OPTIONS = (
 
 def root_help(columns: int = 80) -> str:
     """`plugman --help`: usage, options and commands, each with its summary, in `columns`."""
-    from plugman.cli.argv import table
+    from plugman.cli.argv import layout
 
     commands = [(name, COMMANDS[name].summary) for name in TOP_LEVEL]
-    lines = ["Usage: plugman [OPTIONS] COMMAND [ARGS]...", "", f"  {SUMMARY}", ""]
-    lines += ["Options:", *table(list(OPTIONS), columns), "", "Commands:"]
-    lines += [*table(commands, columns), ""]
-    lines.append("Run `plugman COMMAND --help` for a command's options.")
-    return "\n".join(lines)
+    usage = "Usage: plugman [OPTIONS] COMMAND [ARGS]..."
+    sections = [("Options", list(OPTIONS)), ("Commands", commands)]
+    text = layout(usage, [SUMMARY], sections, columns)
+    return text + "\n\nRun `plugman COMMAND --help` for a command's options."

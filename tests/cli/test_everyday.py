@@ -1,0 +1,111 @@
+"""Everyday polish (issue 34, point 8): one help style for every command, `did you mean` at
+every level, run through the real entry point (`plugman.cli.main`, as the `plugman` script)."""
+
+from __future__ import annotations
+
+import itertools
+import re
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+import typer
+
+from plugman.cli import main
+from plugman.cli.app import app
+
+WIDTH = 80
+
+
+def every_command() -> list[list[str]]:
+    """The words of every command and group, from the root down."""
+    found: list[list[str]] = []
+
+    def walk(group: Any, words: list[str]) -> None:
+        for name in group.list_commands(None):
+            command = group.get_command(None, name)
+            found.append([*words, name])
+            if hasattr(command, "list_commands"):
+                walk(command, [*words, name])
+
+    walk(typer.main.get_command(app), [])
+    return found
+
+
+def helped(words: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    assert main([*words, "--help"]) == 0, words
+    return capsys.readouterr().out
+
+
+def test_every_command_s_help_is_one_plain_style(capsys: pytest.CaptureFixture[str]) -> None:
+    """Fast or typer's, a command or a group: `Usage: plugman WORDS`, its text, then plain
+    `Options:` tables; no box, no `<str>`-like type names, no line past 80 columns, and every
+    paragraph wrapped whole (no line ends where the next word would still have fit: a
+    docstring's own line breaks are gone)."""
+    commands = every_command()
+    assert len(commands) > 70 and ["config", "resolve"] in commands and ["mcp", "add"] in commands
+    for words in [[], *commands]:
+        text = helped(words, capsys)
+        assert text.startswith(f"Usage: plugman {' '.join(words)}".rstrip()), words
+        assert "\nOptions:\n" in text and "-h, --help" in text, words
+        for bad in ("<str>", "<int", "<float", "╭", "│"):
+            assert bad not in text, (words, bad)
+        assert not re.search(r"[{<][a-z_ ]+[}>]", text.split("\n")[0]), words  # {name}
+        lines = text.rstrip("\n").split("\n")
+        assert max(len(line) for line in lines) <= WIDTH, words
+        section = lines.index("Options:") if words else len(lines)
+        prose = lines[1:section]
+        for line, after in itertools.pairwise(prose):
+            if line and after and not after.startswith(" "):
+                assert len(line) + 1 + len(after.split()[0]) > WIDTH, (words, line, after)
+
+
+def test_a_docstring_s_line_breaks_do_not_break_its_sentences(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    text = helped(["mcp", "serve"], capsys)
+    assert "PreToolUse and PostToolUse" in " ".join(text.split())
+    assert "PreToolUse\nand" not in text and "\nPreToolUse\n" not in text
+    assert "--port INTEGER" in text and "[0 to 65535; default:" in " ".join(text.split())
+
+
+def test_a_group_without_its_command_shows_the_same_help(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["marketplace"]) == 2
+    out = capsys.readouterr().out
+    assert out.startswith("Usage: plugman marketplace [OPTIONS] COMMAND [ARGS]...")
+    assert "scope's plugman.toml)" in out and "..." not in out.split("Commands:")[1]
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["instal", "x"], "no such command 'instal'. Did you mean 'install'"),
+        (["marketplce", "list"], "Did you mean 'marketplace'?"),
+        (["mcp", "lst"], "no such command 'lst'. Did you mean 'list'"),
+        (["config", "reslve"], "Did you mean 'resolve'?"),
+        (["install", "--scpe", "user", "x"], "no such option: --scpe (Possible options: --scope)"),
+        (["info", "--jsn", "x"], "(Possible options: --json)"),
+    ],
+)
+def test_did_you_mean_at_every_level(
+    args: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(args) == 2
+    assert said in capsys.readouterr().err
+
+
+def test_did_you_mean_from_the_installed_script() -> None:
+    """The same through a real process (the root group is the one that lacked it)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "plugman", "valdate", "."],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "Did you mean 'validate'" in done.stderr
+    assert "hint: see: plugman --help" in done.stderr
