@@ -4,9 +4,11 @@ every level, run through the real entry point (`plugman.cli.main`, as the `plugm
 from __future__ import annotations
 
 import itertools
+import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -109,3 +111,45 @@ def test_did_you_mean_from_the_installed_script() -> None:
     assert done.returncode == 2
     assert "Did you mean 'validate'" in done.stderr
     assert "hint: see: plugman --help" in done.stderr
+
+
+def marketplace(root: Path, name: str, plugins: list[str]) -> Path:
+    """A directory marketplace `name` listing `plugins` (each a plugin with one skill)."""
+    (root / ".claude-plugin").mkdir(parents=True)
+    entries = []
+    for plugin in plugins:
+        folder = root / "plugins" / plugin
+        (folder / ".claude-plugin").mkdir(parents=True)
+        manifest = {"name": plugin, "version": "1.0.0", "description": f"{plugin} of {name}"}
+        (folder / ".claude-plugin" / "plugin.json").write_text(json.dumps(manifest))
+        (folder / "skills" / "s").mkdir(parents=True)
+        (folder / "skills" / "s" / "SKILL.md").write_text("---\nname: s\ndescription: d\n---\n")
+        entries.append({"name": plugin, "source": f"./plugins/{plugin}", "version": "1.0.0"})
+    catalog = {"name": name, "owner": {"name": "o"}, "plugins": entries}
+    (root / ".claude-plugin" / "marketplace.json").write_text(json.dumps(catalog))
+    return root
+
+
+def test_info_on_a_name_two_marketplaces_share_lists_both(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`info NAME` when two marketplaces list NAME: both candidates and how to say which
+    (it said "no known marketplace lists it"); qualified, each is shown; once one of them is
+    installed, the bare name means that one."""
+    project = str(tmp_path)
+    for name in ("alpha", "beta"):
+        root = marketplace(tmp_path / name, name, ["shared", f"only-{name}"])
+        assert main(["--project", project, "marketplace", "add", str(root)]) == 0
+    capsys.readouterr()
+    assert main(["--project", project, "info", "shared"]) == 2
+    said = capsys.readouterr().err
+    assert "'shared' is listed by several marketplaces: shared@alpha, shared@beta" in said
+    assert "hint: say which: plugman info shared@alpha" in said
+    assert "no known marketplace" not in said
+    assert main(["--project", project, "info", "shared@beta", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["plugin"]["id"] == "shared@beta"
+    assert main(["--project", project, "info", "only-alpha"]) == 0
+    assert main(["--project", project, "install", "shared@beta"]) == 0
+    capsys.readouterr()
+    assert main(["--project", project, "info", "shared", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["plugin"]["id"] == "shared@beta"
