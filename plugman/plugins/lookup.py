@@ -75,7 +75,7 @@ def info(paths: Paths, text: str) -> Info:
     name, _, market = text.partition("@")
     try:
         catalog = _catalog(paths, name, market or None)
-    except marketplaces.SharedName as shared:  # the one installed, else the user says which
+    except marketplaces.SharedNameError as shared:  # the one installed, else the user says which
         mine = {plugin_id for plugin_id, _e in _installed_as(paths, name, None, None).values()}
         if len(mine) != 1:
             raise UsageError(
@@ -154,7 +154,7 @@ def _catalog(
         return None
     try:
         return marketplaces.find(paths, name, market)
-    except marketplaces.SharedName:
+    except marketplaces.SharedNameError:
         raise
     except PlugmanError:
         return None

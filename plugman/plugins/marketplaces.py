@@ -293,11 +293,11 @@ def find(paths: Paths, name: str, marketplace: str | None) -> tuple[Known, Marke
             f"plugin {name!r} not found in {where}", hint=f"run: plugman search {name}"
         )
     if len(hits) > 1:
-        raise SharedName(name, [f"{name}@{m.name}" for m, _e in hits])
+        raise SharedNameError(name, [f"{name}@{m.name}" for m, _e in hits])
     return hits[0]
 
 
-class SharedName(PlugmanError):
+class SharedNameError(PlugmanError):
     """A plugin name two or more known marketplaces list: `candidates`, each NAME@MARKETPLACE."""
 
     def __init__(self, name: str, candidates: list[str]) -> None:
