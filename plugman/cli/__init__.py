@@ -69,15 +69,24 @@ def done(code: int) -> int:
     os._exit(code)
 
 
+LOUDNESS = {"-q": -1, "--quiet": -1, "-v": 1, "--verbose": 1}  # the root options -q and -v
+
+
 def _project(args: list[str]) -> tuple[str | None, list[str]]:
-    """The root option `--project PATH` (or `--project=PATH`) in front of a command, and the
-    words after it; none when the line starts otherwise (typer then reads it)."""
+    """The root options `--project PATH` (or `--project=PATH`), `-q` and `-v` in front of a
+    command, and the words after them; none when the line starts otherwise (typer then reads
+    it). -q and -v are set here (plugman.output.common.set_verbosity)."""
     project = None
     while args:
         if args[0] == "--project" and len(args) > 1:
             project, args = args[1], args[2:]
         elif args[0].startswith("--project="):
             project, args = args[0].partition("=")[2], args[1:]
+        elif args[0] in LOUDNESS:
+            from plugman.output.common import set_verbosity
+
+            set_verbosity(LOUDNESS[args[0]])
+            args = args[1:]
         else:
             break
     if args[:1] and args[0].startswith("-"):

@@ -18,7 +18,7 @@ from typer.core import TyperGroup
 from plugman import __version__, output
 from plugman.cli import COMPLETION, running
 from plugman.cli.argv import FastCommand, help_text
-from plugman.cli.commands import COMMANDS, TOP_LEVEL, root_help
+from plugman.cli.commands import COMMANDS, QUIET, TOP_LEVEL, VERBOSE, root_help
 from plugman.cli.common import forwarded
 from plugman.core.errors import PlugmanError, UsageError, from_os_error
 
@@ -221,9 +221,13 @@ def root(
             "plugman.toml, .mcp.json or .git; else the current folder).",
         ),
     ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help=QUIET)] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help=VERBOSE)] = False,
 ) -> None:
     """A package manager and marketplace CLI for agent plugins."""
     ctx.obj = {"project": project}
+    if quiet or verbose:
+        output.set_verbosity(-1 if quiet else 1)
 
 
 def run_app(args: list[str]) -> int:

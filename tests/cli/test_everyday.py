@@ -153,3 +153,72 @@ def test_info_on_a_name_two_marketplaces_share_lists_both(
     capsys.readouterr()
     assert main(["--project", project, "info", "shared", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["plugin"]["id"] == "shared@beta"
+
+
+def plugman(project: Path, *args: str, tty: bool = False) -> tuple[int, str, str]:
+    """`python -m plugman --project PROJECT ARGS` as a real process: exit code, stdout and
+    stderr (a pseudo-terminal's, when `tty`: progress is for a terminal only)."""
+    import os
+    import pty
+
+    command = [sys.executable, "-m", "plugman", "--project", str(project), *args]
+    if not tty:
+        done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=120)
+        return done.returncode, done.stdout, done.stderr
+    leader, follower = pty.openpty()
+    env = {**os.environ, "COLUMNS": "100"}
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=follower, env=env) as proc:
+        os.close(follower)
+        said = b""
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the process closed the terminal
+                break
+            if not chunk:
+                break
+            said += chunk
+        out = proc.stdout.read() if proc.stdout else b""
+        code = proc.wait(timeout=120)
+    os.close(leader)
+    return code, out.decode(), said.decode()
+
+
+@pytest.fixture
+def twelve(tmp_path: Path) -> Path:
+    """A project whose known marketplace lists twelve plugins, p00 to p11."""
+    project = tmp_path / "project"
+    project.mkdir()
+    root = marketplace(tmp_path / "twelve", "twelve", [f"p{i:02}" for i in range(12)])
+    assert plugman(project, "marketplace", "add", str(root))[0] == 0
+    return project
+
+
+def test_a_long_install_shows_progress_on_a_terminal_only(twelve: Path) -> None:
+    """On a terminal: one status line rewritten in place (`[3/12] fetching p02`), cleared before
+    the result; piped: no progress at all; and twelve plugins are summed up in a few lines."""
+    names = [f"p{i:02}" for i in range(12)]
+    code, out, err = plugman(twelve, "install", *names[:6], tty=True)
+    assert code == 0, err
+    assert "\r\x1b[K" in err and "[3/6] fetching p02" in err and "[6/6] fetching p05" in err
+    assert err.endswith("\r\x1b[K")  # cleared: the terminal is left as it was
+    assert out.splitlines() == [f"installed {n}@twelve 1.0.0 (user)" for n in names[:6]]
+    code, out, err = plugman(twelve, "uninstall", *names[:6])
+    assert (code, err) == (0, "")
+    code, out, err = plugman(twelve, "install", *names)
+    assert (code, err) == (0, "")  # piped: quiet, as pip and uv are
+    assert out.startswith("installed 12 plugins (user): p00@twelve 1.0.0, p01@twelve 1.0.0,")
+    assert len(out.splitlines()) == 4 and out.endswith(" p10@twelve 1.0.0, p11@twelve 1.0.0\n")
+    assert all(len(line) <= 80 for line in out.splitlines())
+
+
+def test_quiet_and_verbose_are_global(twelve: Path) -> None:
+    names = [f"p{i:02}" for i in range(12)]
+    code, out, err = plugman(twelve, "-q", "install", *names[:3], tty=True)
+    assert (code, out, err) == (0, "installed 3 plugins (user)\n", "")
+    code, out, err = plugman(twelve, "--verbose", "install", *names[3:])
+    assert code == 0
+    assert "… [1/9] fetching p03\n" in err and "… [9/9] fetching p11\n" in err  # piped too
+    assert len(out.splitlines()) == 9  # each plugin a line
+    code, out, err = plugman(twelve, "-q", "marketplace", "list")  # a typer command takes it
+    assert code == 0 and "twelve" in out
