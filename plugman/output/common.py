@@ -61,9 +61,9 @@ class Progress:
         if self.lines:
             emit(f"… {text}", err=True)
             return
-        width = _columns() - 1
+        width = _columns()  # cut to the terminal's width: a line that wraps is not rewritten
         dim, plain = ("", "") if os.environ.get("NO_COLOR") else ("\x1b[2m", "\x1b[0m")
-        sys.stderr.write(f"\r\x1b[K{dim}{text[:width]}{plain}")
+        sys.stderr.write(f"\r\x1b[K{dim}{text[: width - 1] if width else text}{plain}")
         sys.stderr.flush()
         self.shown = True
         SHOWN[:] = [self]
@@ -77,9 +77,11 @@ class Progress:
 
 
 def _columns() -> int:
-    from shutil import get_terminal_size
-
-    return get_terminal_size((80, 24)).columns
+    """The width of the terminal stderr is on; 0 when it does not say (a new pty)."""
+    try:
+        return os.get_terminal_size(sys.stderr.fileno()).columns
+    except (OSError, ValueError):
+        return 0
 
 
 def progress_listener() -> Progress | None:

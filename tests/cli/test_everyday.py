@@ -166,8 +166,7 @@ def plugman(project: Path, *args: str, tty: bool = False) -> tuple[int, str, str
         done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=120)
         return done.returncode, done.stdout, done.stderr
     leader, follower = pty.openpty()
-    env = {**os.environ, "COLUMNS": "100"}
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=follower, env=env) as proc:
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=follower) as proc:
         os.close(follower)
         said = b""
         while True:
