@@ -18,15 +18,17 @@ $(BIN)/.installed: pyproject.toml
 setup: $(BIN)/.installed
 
 # What `make demo` runs: plugman and its runtime dependencies only, installed by uv (the one on
-# PATH, else uv from PyPI into .venv), ~3 s against ~30 s for pip; pip when uv cannot be had.
+# PATH, else uv from PyPI into .venv through the system's pip), ~10 s against ~40 s for a venv
+# with pip and pip's install; a venv with pip and pip when uv cannot be had. (`make setup` adds
+# pip and the test tools to the same .venv.)
 $(BIN)/.runtime: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	@uv=$$(command -v uv || { $(BIN)/python -m pip install --quiet uv >/dev/null 2>&1 && \
-	  echo $(BIN)/uv; }); \
+	$(PYTHON) -m venv --without-pip $(VENV)
+	@uv=$$(command -v uv || { $(PYTHON) -m pip --python $(BIN)/python install --quiet uv \
+	  >/dev/null 2>&1 && echo $(BIN)/uv; }); \
 	if [ -n "$$uv" ] && $$uv pip install --quiet --python $(BIN)/python -e .; then \
 	  echo "installed plugman into $(VENV) with $$uv"; \
 	else \
-	  $(BIN)/python -m pip install --quiet -e .; \
+	  $(PYTHON) -m venv $(VENV) && $(BIN)/python -m pip install --quiet -e .; \
 	fi
 	$(BIN)/python -m compileall -q plugman  # as below
 	touch $@
