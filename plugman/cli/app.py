@@ -226,8 +226,7 @@ def root(
 ) -> None:
     """A package manager and marketplace CLI for agent plugins."""
     ctx.obj = {"project": project}
-    if quiet or verbose:
-        output.set_verbosity(-1 if quiet else 1)
+    output.set_verbosity(-1 if quiet else 1 if verbose else 0)
 
 
 def run_app(args: list[str]) -> int:
