@@ -222,7 +222,7 @@ def layout(
 
     lines = [usage]
     for paragraph in paragraphs:
-        lines += ["", *wrap(" ".join(paragraph.split()), columns)]
+        lines += ["", *wrap(" ".join(paragraph.split()), columns, break_on_hyphens=False)]
     for title, rows in sections:
         if rows:
             lines += ["", f"{title}:", *table(rows, columns)]
@@ -246,7 +246,7 @@ def table(rows: list[tuple[str, str]], columns: int) -> list[str]:
     width = min(max(len(name) for name, _ in rows), NAME_WIDTH)
     lines = []
     for name, text in rows:
-        parts = wrap(text, max(columns - width - 4, 20)) or [""]
+        parts = wrap(text, max(columns - width - 4, 20), break_on_hyphens=False) or [""]
         if len(name) > width:  # a long name on a line of its own, its text below
             lines.append(f"  {name}")
         else:

@@ -27,7 +27,7 @@ def help_of(command: Any, words: str) -> str:
     if hasattr(command, "list_commands"):
         usage = "COMMAND [ARGS]..."
     sections = [
-        ("Arguments", [(_argument_name(p), _help(p)) for p in arguments if _help(p)]),
+        ("Arguments", [(_argument_name(p), _help(p)) for p in arguments]),
         ("Options", [*((_option_name(p), _help(p)) for p in options), HELP_ROW]),
         ("Commands", _commands(command)),
     ]
