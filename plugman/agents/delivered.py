@@ -11,7 +11,7 @@ not loaded here: <id> (<scope>) comes first`, and only the one Claude loads as `
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -91,7 +91,7 @@ def loading(
 ) -> dict[tuple[str, str], dict[str, Loading]]:
     """(plugin id, scope) → agent → whether the agent loads what it received (`by_scope`'s
     `reached`): loaded, waiting for its folder trust (with the step), or shadowed by Claude's
-    own install of the name, or turned off in Claude's settings (`agents.gating`)."""
+    own install of the name (`kept`), or turned off in Claude's settings (`agents.gating`)."""
     from plugman.agents.gating import Gating
 
     gating = Gating(paths.project_dir, Path(env.get("HOME") or Path.home()), env)
@@ -101,11 +101,30 @@ def loading(
         for agent, kinds in agents.items() if plugin else ():  # "": a file of no plugin's
             said = gating.loading(agent, scope, [k.split(",")[0] for k in kinds])
             if agent == CLAUDE and "plugin" in kinds:
-                ids = sorted(names.get(plugin, ()))
-                held = [gating.shadowed(i.partition("@")[0]) for i in ids]
-                held += [gating.turned_off(i) for i in ids]
-                said = next(filter(None, held), said)
+                off = [gating.turned_off(i) for i in sorted(names.get(plugin, ()))]
+                said = next(filter(None, off), said)
             found.setdefault((plugin, scope), {})[agent] = said
+    return found
+
+
+def kept(
+    paths: Paths, env: Mapping[str, str], installed: Iterable[tuple[str, str]]
+) -> dict[tuple[str, str], Loading]:
+    """(plugin id, scope) → shadowed, for each of `installed` in a scope Claude Code is linked in
+    whose name Claude's own install holds: plugman leaves it to Claude's copy (`claude_native`),
+    so it reaches Claude not at all."""
+    from plugman.agents import links
+    from plugman.agents.gating import Gating
+
+    scopes = {link.scope for link in links.every(paths) if link.agent == CLAUDE}
+    if not scopes:
+        return {}
+    gating = Gating(paths.project_dir, Path(env.get("HOME") or Path.home()), env)
+    found = {}
+    for plugin, scope in installed:
+        said = gating.shadowed(plugin.partition("@")[0], scope) if scope in scopes else None
+        if said is not None:
+            found[(plugin, scope)] = said
     return found
 
 

@@ -96,12 +96,11 @@ def refresh(work: Session, env: Mapping[str, str], unlink: Iterable[Link] = ()) 
 
 
 def _held(gating: Gating, plugins: list[Artifact]) -> list[str]:
-    """Claude Code's plugins plugman gave it that Claude will not load: a plugin of the same
-    name it installed itself comes first, or the user turned it off in Claude's settings."""
+    """Claude Code's plugins plugman gave it that the user turned off in Claude's settings (a
+    name Claude's own install holds is not given: `claude_native` says so)."""
     notes = []
     for plugin in plugins:
-        claude = delivered.claude_id(plugin.path)
-        said = gating.shadowed(claude.partition("@")[0]) or gating.turned_off(claude)
+        said = gating.turned_off(delivered.claude_id(plugin.path))
         if said is not None:
             notes.append(
                 f"{plugin.owner}: Claude Code does not load it: {said.detail}; {said.step}"

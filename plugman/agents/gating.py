@@ -36,7 +36,10 @@ import os
 from collections.abc import Iterable, Mapping
 from functools import cached_property
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from plugman.agents import claude_own
 
 LOADED = "loaded"
 WAITS = "waits"
@@ -219,37 +222,29 @@ class Gating:
         folder = self.project / ".claude"
         return folder / "settings.local.json", folder / "settings.json", config / "settings.json"
 
-    def shadowed(self, name: str) -> Loading | None:
-        """A plugin named `name` that Claude Code installed itself, for this folder: Claude
-        refuses plugman's of the same name ("name already taken")."""
-        for claude_id, scope in self._claude_installs:
-            if claude_id.partition("@")[0] == name:
-                return Loading(
-                    SHADOWED,
-                    f"shadowed by {claude_id} (installed by Claude Code, {scope} scope)",
-                    "let plugman take it over: plugman import claude --apply, or uninstall "
-                    f"Claude's copy: claude plugin uninstall {claude_id} --scope {scope}",
-                )
-        return None
+    def shadowed(self, name: str, scope: str) -> Loading | None:
+        """Claude Code's own install that holds `name` against plugman's copy delivered in
+        `scope` (`claude_own.taking`): plugman leaves the name to it (`claude_native`)."""
+        from plugman.agents import claude_own
+        from plugman.core.state import as_scope
+
+        at = as_scope(scope)
+        own = claude_own.taking(self._claude_installs, name, at) if at else None
+        if own is None:
+            return None
+        return Loading(
+            SHADOWED,
+            f"shadowed by {own.id} (installed by Claude Code, {own.scope} scope)",
+            f"to have plugman's copy: plugman import claude --apply, or {own.uninstall()}",
+        )
 
     @cached_property
-    def _claude_installs(self) -> list[tuple[str, str]]:
+    def _claude_installs(self) -> list[claude_own.OwnInstall]:
+        from plugman.agents import claude_own
+
         given = self.env.get("CLAUDE_CONFIG_DIR")  # as claude_plugin.config_dir
         config = Path(given) if given else self.home / ".claude"
-        record = _json(config / "plugins" / "installed_plugins.json")
-        installed = record.get("plugins")
-        found = []
-        here = {str(self.real), str(_absolute(self.project))}
-        for claude_id, entries in (installed if isinstance(installed, dict) else {}).items():
-            if str(claude_id).partition("@")[2].startswith("plugman-"):
-                continue
-            for entry in entries if isinstance(entries, list) else []:
-                scope = entry.get("scope") if isinstance(entry, dict) else None
-                if scope == "user" or (
-                    scope in ("project", "local") and entry.get("projectPath") in here
-                ):
-                    found.append((str(claude_id), str(scope)))
-        return found
+        return claude_own.installs(config, self.project)
 
 
 _GEMINI_SYSTEM = "/etc/gemini-cli/settings.json"

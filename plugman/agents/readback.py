@@ -13,9 +13,8 @@ deployed link's name (`~/.claude/skills/NAME` is `NAME@skills-dir`,
 for skills; the export record for servers (the entries of the agent's server table only:
 Codex's hook-trust keys are not servers).
 
-What an agent does not load because it waits for the user's folder trust, or because Claude
-Code's own install of the name comes first, is said so (`waits`, `shadowed`, with the step to
-take: `agents.gating`), not "missing".
+What an agent does not load because it waits for the user's folder trust is said so (`waits`,
+with the step to take: `agents.gating`), not "missing".
 
 An agent runs with the environment plugman was given, in the project folder, with no input and
 a timeout; one that is not on PATH, too slow, failing or printing what cannot be read is "not
@@ -34,7 +33,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from plugman.agents.delivered import claude_id
-from plugman.agents.gating import SHADOWED, WAITS, Gating
+from plugman.agents.gating import WAITS, Gating
 from plugman.agents.targets.asks import DISABLED, FAILED, MISSING, OK, UNCONFIRMED, Ask, Seen
 from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
@@ -46,10 +45,10 @@ TIMEOUT_S = 60.0
 class Item(NamedTuple):
     plugin: str | None  # plugman's plugin id (None: a server of plugman.toml's own)
     name: str  # the agent's id for it: Claude's plugin id, a server name
-    state: str  # ok | failed | disabled | missing | unconfirmed | waits | shadowed
+    state: str  # ok | failed | disabled | missing | unconfirmed | waits
     detail: str  # what the agent said
     scope: str = ""  # the scope plugman delivered it in
-    step: str = ""  # what the user does about it (waits, shadowed)
+    step: str = ""  # what the user does about it (waits)
 
     def as_json(self) -> dict[str, Any]:
         return self._asdict()
@@ -216,8 +215,8 @@ def _expected(paths: Paths, servers: dict[str, tuple[str, ...]]) -> Expected:
 
 
 def _gated(report: Report, asked: str, gating: Gating) -> Report:
-    """`report` with what the agent did not load for want of the user's folder trust, or
-    because Claude's own install of the name comes first, said so, with the step to take."""
+    """`report` with what the agent did not load for want of the user's folder trust said so,
+    with the step to take."""
     items = []
     kind = _KINDS[asked]
     loads: dict[str, bool] = {
@@ -229,12 +228,8 @@ def _gated(report: Report, asked: str, gating: Gating) -> Report:
         if item.state in (MISSING, DISABLED, FAILED, UNCONFIRMED) or (
             other and not loads[item.scope]
         ):
-            name = item.name.partition("@")[0]
-            shadow = gating.shadowed(name) if kind == "plugin" else None
             waits = gating.loading(report.agent, item.scope, [kind])
-            if shadow is not None:
-                item = item._replace(state=SHADOWED, detail=shadow.detail, step=shadow.step)
-            elif waits.state == WAITS and item.state != FAILED:
+            if waits.state == WAITS and item.state != FAILED:
                 listed = "the one listed is another scope's" if item.state == OK else item.detail
                 said = f"for {waits.detail.removeprefix('waits for ')} ({waits.step}); {listed}"
                 item = item._replace(state=WAITS, detail=said, step=waits.step)

@@ -120,11 +120,16 @@ class Info(NamedTuple):
 def listing(paths: Paths, env: Mapping[str, str] | None = None) -> list[Listed]:
     """Every installed plugin in every scope that applies here, and what reached which agent;
     with `env`, whether each agent loads it (its folder trust, Claude's own installs)."""
-    from plugman.agents.delivered import by_scope, loading
+    from plugman.agents.delivered import by_scope, kept, loading
     from plugman.core.state import SCOPES, InstallRecord
 
     reached = by_scope(paths)
+    records = [(scope, InstallRecord.load(paths, scope)) for scope in SCOPES]
     loads = loading(paths, env, reached) if env is not None else {}
+    if env is not None:
+        every = [(plugin_id, scope) for scope, record in records for plugin_id in record.plugins]
+        for key, said in kept(paths, env, every).items():
+            loads.setdefault(key, {})["claude-code"] = said
     blocked = _blocked(paths)
     return [
         Listed(
@@ -141,8 +146,8 @@ def listing(paths: Paths, env: Mapping[str, str] | None = None) -> list[Listed]:
             blocked(plugin_id),
             loads.get((plugin_id, scope), {}),
         )
-        for scope in SCOPES
-        for plugin_id, entry in sorted(InstallRecord.load(paths, scope).plugins.items())
+        for scope, record in records
+        for plugin_id, entry in sorted(record.plugins.items())
     ]
 
 

@@ -123,8 +123,11 @@ class _Planner:
 
     def run(self, specs: list[PluginRequest]) -> list[Planned]:
         queue: list[tuple[PluginRequest, tuple[str, ...]]] = [(spec, ()) for spec in specs]
+        done = 0
         while queue:
             spec, chain = queue.pop(0)
+            done += 1
+            progress.step(done, done + len(queue), f"fetching {spec.text}")
             found = self.one(spec, chain)
             if found is not None:
                 queue += [

@@ -56,7 +56,10 @@ def test_doctor_checks_claudes_native_plugin_entries_in_a_project(
     settings["enabledPlugins"][claude_id] = False  # the user turned it off by hand
     local.write_text(json.dumps(settings))
     result = cli("doctor", "--no-check", "--json", project=project)
-    (problem,) = [p for p in json.loads(result.stdout)["problems"] if p != waits]
+    problems = json.loads(result.stdout)["problems"]
+    (off,) = [p for p in problems if "turned off in Claude Code" in p["message"]]
+    assert off["hint"] == f"turn it on: claude plugin enable {claude_id}"
+    (problem,) = [p for p in problems if p not in (waits, off)]
     assert claude_id in problem["message"] and "edited by hand" in problem["message"]
     assert problem["hint"].endswith("plugman agents add claude-code --scope project")
 

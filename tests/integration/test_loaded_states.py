@@ -39,35 +39,27 @@ def test_claudes_own_install_of_a_name_shadows_plugmans_and_a_turned_off_one_is_
     record.parent.mkdir(parents=True, exist_ok=True)
     installed = {"scope": "user", "installPath": str(home / "x"), "version": "0.3.0"}
     record.write_text(json.dumps({"version": 2, "plugins": {"toolbox@official": [installed]}}))
-    done = CliRunner().invoke(app, ["--project", str(project), "install", "toolbox"])
-    assert (
-        "toolbox@plugman-samples: Claude Code does not load it: shadowed by toolbox@official"
-        in (done.stderr)
-    )
-    assert "claude plugin uninstall toolbox@official --scope user" in done.stderr
+    run("install", "toolbox", project=project)
+    said = loading(project)[("toolbox", "user")]["claude-code"]  # left to Claude's own copy
+    assert said["state"] == "shadowed"
+    assert said["detail"] == "shadowed by toolbox@official (installed by Claude Code, user scope)"
+    assert said["step"].endswith("claude plugin uninstall toolbox@official --scope user")
+    text = CliRunner().invoke(app, ["--project", str(project), "list"]).stdout
+    assert "claude-code shadowed by toolbox@official" in text
+    record.unlink()
+
     run("install", "writing-skills", project=project)
     assert loading(project)[("writing-skills", "user")] == {
         "claude-code": {"state": "loaded", "detail": "", "step": ""}
     }
-    record.write_text(
-        json.dumps({"version": 2, "plugins": {"writing-skills@official": [installed]}})
-    )
-    said = loading(project)[("writing-skills", "user")]["claude-code"]
-    assert said["state"] == "shadowed"
-    assert (
-        said["detail"]
-        == "shadowed by writing-skills@official (installed by Claude Code, user scope)"
-    )
-    text = CliRunner().invoke(app, ["--project", str(project), "list"]).stdout
-    assert "claude-code (plugin) shadowed by writing-skills@official" in text
-
-    record.unlink()
     settings = home / ".claude" / "settings.json"
     data = json.loads(settings.read_text()) if settings.exists() else {}
     settings.write_text(json.dumps(data | {"enabledPlugins": {"writing-skills@skills-dir": False}}))
     said = loading(project)[("writing-skills", "user")]["claude-code"]
     assert said["state"] == "disabled"
     assert said["step"] == "turn it on: claude plugin enable writing-skills@skills-dir"
+    done = CliRunner().invoke(app, ["--project", str(project), "install", "code-review"])
+    assert "writing-skills@plugman-samples: Claude Code does not load it: turned off" in done.stderr
 
 
 def test_codex_hooks_at_two_scopes_give_no_false_report(project: Path, home: Path) -> None:

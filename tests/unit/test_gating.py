@@ -170,13 +170,33 @@ def test_a_name_claude_installed_itself_shadows_plugmans(place: tuple[Path, Path
         )
     )
     found = gating(home, project)
-    shadow = found.shadowed("kit")
+    shadow = found.shadowed("kit", "user")
     assert shadow is not None and shadow.state == SHADOWED
     assert shadow.detail == "shadowed by kit@their-market (installed by Claude Code, user scope)"
     assert "claude plugin uninstall kit@their-market --scope user" in shadow.step
-    assert found.shadowed("tool") is not None
-    assert found.shadowed("other") is None  # another project's
-    assert found.shadowed("mine") is None  # plugman's own marketplace
+    assert found.shadowed("kit", "project") is None  # beside a disabled one, plugman's loads
+    (home / ".claude" / "settings.json").write_text(
+        json.dumps({"enabledPlugins": {"tool@m": True}})
+    )
+    assert gating(home, project).shadowed("tool", "project") is not None
+    assert found.shadowed("other", "user") is None  # another project's
+    assert found.shadowed("mine", "user") is None  # plugman's own marketplace
+
+
+def test_a_plugin_turned_off_in_claudes_settings_is_said(place: tuple[Path, Path]) -> None:
+    home, project = place
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_text(
+        json.dumps({"enabledPlugins": {"kit@skills-dir": False, "on@skills-dir": True}})
+    )
+    off = gating(home, project).turned_off("kit@skills-dir")
+    assert off is not None and off.state == "disabled"
+    assert off.step == "turn it on: claude plugin enable kit@skills-dir"
+    assert gating(home, project).turned_off("on@skills-dir") is None
+    (project / ".claude").mkdir()
+    local = project / ".claude" / "settings.local.json"
+    local.write_text(json.dumps({"enabledPlugins": {"kit@skills-dir": True}}))
+    assert gating(home, project).turned_off("kit@skills-dir") is None  # local wins
 
 
 def test_gemini_skills_list_is_read_by_folder() -> None:
