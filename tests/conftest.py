@@ -10,7 +10,8 @@ from typer.testing import CliRunner
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "sample-plugins"
-CORPUS = REPO.parent / "shared" / "corpus"
+CORPUS = REPO / "tests" / "corpus" / "manifests"  # real manifests: tests/corpus/README.md
+SCHEMAS = REPO / "tests" / "corpus" / "schemas"  # published JSON Schemas of the agents' formats
 
 # Secret values planted in every test's environment, under names plugman treats as secret.
 # No command output (unless --show-secrets asked for it) and no log may ever contain them.

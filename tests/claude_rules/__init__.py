@@ -7,7 +7,7 @@ rebuilds exactly the files Claude Code was shown:
 - `kind`: `plugin` (the change is made to `.claude-plugin/plugin.json`), `entry` (to the
   plugin's marketplace entry) or `marketplace` (to the marketplace's top level);
 - `base`: `builtin` (the small plugin `write_base` writes: a skill, a command, an agent, a hooks
-  file and an MCP server) or `corpus:<folder under ../shared/corpus>`;
+  file and an MCP server) or `corpus:<folder under tests/corpus/manifests>`;
 - `set`: top-level keys and their new values; `unset`: keys removed; `raw`: the manifest's whole
   text instead; `files`: files written (text) or removed (null) under the plugin root.
 

@@ -1,6 +1,6 @@
 """Every plugin of the corpus marketplaces installs as in Claude Code, and leaves no trace.
 
-The marketplaces of `../shared/corpus` are served as git repositories on a stand-in GitHub
+The marketplaces of `tests/corpus/manifests` are served as git repositories on a stand-in GitHub
 (`PLUGMAN_GITHUB_URL`, a folder of bare repositories), so Anthropic's own are added as
 `anthropics/<repo>`, as on github.com, and count as official. Plugins whose source is another
 repository cannot be fetched here (no network); every plugin the marketplace holds in a folder

@@ -20,10 +20,11 @@ import yaml
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
+from tests.conftest import CORPUS
+
 Schema = dict[str, Any]
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "plugman" / "manifest" / "schemas"
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 BASE_URI = "https://plugman.dev/schemas/"
 FILES = sorted(path.name for path in SCHEMA_DIR.glob("*.schema.json"))
 EXPECTED_FILES = {
