@@ -14,6 +14,8 @@ The session fails if anything was recorded, naming each path. Audit hooks cannot
 not audited here: they run with a temporary HOME and working folder.
 """
 
+# lexical os.path strings, not resolved Paths: .tools may link outside, and this runs per open
+# ruff: noqa: PTH100, PTH118, PTH120
 from __future__ import annotations
 
 import os

@@ -24,7 +24,9 @@ AUDITED = (  # the corpus readers, and tests that write agent files and clones t
 )
 
 
-def _audited_pytest(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def _audited_pytest(
+    *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider"]
     return subprocess.run(
         [*command, "-p", "tests.open_audit", *args],
