@@ -81,6 +81,7 @@ def load(paths: Paths, sink_for: Callable[[Path], Sink] | None = None) -> Policy
         denied=_merged(part.denied for part in parts) or (),
         allow_all_claude_ai=value.get("allowAllClaudeAiMcps", False),
         allow_managed_hooks_only=value.get("allowManagedHooksOnly", False),
+        disable_direct_mcp_skills=value.get("disableDirectMcpSkills", False),
         known_marketplaces=_merged(part.known_marketplaces for part in parts),
         blocked_marketplaces=_merged(part.blocked_marketplaces for part in parts) or (),
         plugins=tuple(plugins.values()),
