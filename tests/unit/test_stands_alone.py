@@ -62,3 +62,18 @@ def test_the_audit_refuses_a_write_outside_and_a_read_beside_the_clone(tmp_path:
     assert f"OUTSIDE: write {stray}" in said and f"OUTSIDE: read {beside / 'corpus.json'}" in said
     assert "2 failed, 1 passed" in said, said
     assert not stray.exists()  # refused before anything was written
+
+
+def test_a_pinned_agent_older_than_the_newest_published_one_is_named() -> None:
+    from tests import agent_pins
+
+    pins = {"@a/one": "2.1.328", "@a/two": "0.171.0", "@a/three": "1.0.0"}
+    latest = {"@a/one": "2.1.332", "@a/two": "0.171.0", "@a/three": None}
+    assert agent_pins.older(pins, latest) == ["@a/one is pinned at 2.1.328; 2.1.332 is published"]
+    assert agent_pins.older({"@a/x": "0.9.0"}, {"@a/x": "0.10.0"}) != []  # numbers, not text
+    futures = agent_pins.start(lambda package: {"@openai/codex": "999.0.0"}.get(package))
+    behind, unknown = agent_pins.finish(futures)
+    assert behind == [
+        f"@openai/codex is pinned at {agent_pins.PINS['@openai/codex']}; 999.0.0 is published"
+    ]
+    assert set(unknown) == set(agent_pins.PINS) - {"@openai/codex"}
