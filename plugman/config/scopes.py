@@ -152,7 +152,7 @@ def _direct_mcp_skills(rules: Policy, report: Report) -> None:
     if not rules.disable_direct_mcp_skills:
         return
     where = next(o for k, v, o in rules.flags if k == "disableDirectMcpSkills" and v)
-    report.sink(where).warning(
+    report.sink(Path(where)).warning(
         "policy-not-delivered",
         "disableDirectMcpSkills: Claude Code loads no skill of an MCP server it connects to "
         "directly; the other agents have no such switch, so any that reads skills from MCP "
