@@ -1,5 +1,5 @@
 """Claude Code's load rules as test data: manifests mutated field by field, and what the real
-Claude Code 2.1.328 did with each (`rules.json`, written by `generate.py`).
+Claude Code 2.1.332 did with each (`rules.json`, written by `generate.py`).
 
 A row's `mutation` is data, so the test that holds plugman to the table (`test_claude_rules.py`)
 rebuilds exactly the files Claude Code was shown:

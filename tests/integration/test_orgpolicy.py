@@ -1,6 +1,6 @@
 """Issue 27's first "must show": one Claude Code managed-settings.json (a blocked marketplace, a
 forced plugin, a blocked plugin, an MCP deny rule and allowManagedHooksOnly) given to the real
-Claude Code 2.1.328 and to plugman, which reach the same verdict on each; and nothing forbidden
+Claude Code 2.1.332 and to plugman, which reach the same verdict on each; and nothing forbidden
 reaches Codex or Gemini CLI through plugman (read back by their own CLIs: `codex mcp list`,
 `codex debug prompt-input`, Codex's `hooks/list`, `gemini mcp list`, `gemini skills list`).
 
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -97,8 +98,8 @@ def build(root: Path) -> None:
 def _unshare(root: Path) -> list[str] | None:
     """The command that gives this machine's user a private mount namespace where an overlay
     can be mounted on /etc (as root `unshare -m`; otherwise a user namespace), or None."""
-    if shutil.which("unshare") is None:
-        return None
+    if shutil.which("unshare") is None or os.environ.get("PLUGMAN_TEST_NO_NAMESPACE"):
+        return None  # (the variable: run the test as on a machine without namespaces)
     for command in (["unshare", "-m"], ["unshare", "-Urm"]):
         upper, work = root / "probe-upper", root / "probe-work"
         for folder in (upper, work):

@@ -92,7 +92,8 @@ def test_codex_trusts_each_hook_at_its_position_in_the_users_config(tmp_path: Pa
 
 
 def test_codex_hash_is_the_one_codex_reports() -> None:
-    # currentHash from `codex app-server` hooks/list (Codex 0.169.0) for these hooks
+    # currentHash from `codex app-server` hooks/list (Codex 0.169.0) for these hooks; 0.171.0
+    # still trusts the hashes plugman writes (tests/integration/test_agent_hooks.py)
     pre = {"type": "command", "command": "echo pre", "timeout": 30}
     assert hook_hash("PreToolUse", "Bash", pre) == (
         "sha256:212223e3659b01a4a264d8f8f0c73bef2c80234f1dc3bab0020a825b516e04a1"

@@ -1,4 +1,4 @@
-"""Claude Code's managed settings as plugman's policy: its files merged as Claude Code 2.1.328
+"""Claude Code's managed settings as plugman's policy: its files merged as Claude Code 2.1.332
 merges them (managed-settings.json, then managed-settings.d/*.json by name), combined with
 plugman's managed-settings.toml the stricter way, failing closed with located errors."""
 
