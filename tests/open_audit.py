@@ -4,8 +4,9 @@ Every `open` the test process makes (Python's audit event, raised by `open()`, `
 `pathlib` and everything built on them) is checked before it happens:
 
 - a write (a mode with `w`, `a`, `x` or `+`, or write/create flags) is allowed only under the
-  temporary folder, the repository's caches (`.pytest_cache`, `.hypothesis`, `__pycache__`) and
-  `/dev`; any other write is refused (`PermissionError`: nothing is written) and recorded;
+  temporary folder, the repository's caches (`.pytest_cache`, `.hypothesis`, `__pycache__`,
+  `.venv`, and `.tools` where the pinned agents are installed) and `/dev`; any other write is
+  refused (`PermissionError`: nothing is written) and recorded;
 - a read of a file beside the clone (under the repository's parent folder, outside the
   repository and the temporary folder: a `../shared` checkout, say) is refused and recorded.
 
@@ -30,7 +31,8 @@ ROOT = os.path.abspath(os.environ.get("OPEN_AUDIT_ROOT") or Path(__file__).resol
 PARENT = os.path.dirname(ROOT)
 TEMP = os.path.abspath(tempfile.gettempdir())
 REAL_TEMP = os.path.realpath(TEMP)
-CACHES = (".pytest_cache", ".hypothesis", ".mypy_cache", ".ruff_cache")
+# the repository's own caches: test tools, and the pinned agents npm installs (bench.claude_code)
+CACHES = (".pytest_cache", ".hypothesis", ".mypy_cache", ".ruff_cache", ".venv", ".tools")
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
 _offences: list[str] = []
