@@ -8,6 +8,7 @@ session, in the background, and are read at its end.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -33,18 +34,21 @@ PINS = {
 TIMEOUT_S = 8
 
 Lookup = Callable[[str], str | None]
+# the environment the session started with: tests swap HOME (and with it npm's configured
+# registry) while the lookups run
+_ENV = dict(os.environ)
 
 
 def npm_latest(package: str) -> str | None:
     """The newest published version of `package`, or None (no npm, no registry, no answer)."""
-    npm = shutil.which("npm")
+    npm = shutil.which("npm", path=_ENV.get("PATH"))
     if npm is None:
         return None
     try:
         done = subprocess.run(
             [npm, "view", package, "version"],
             capture_output=True, text=True, timeout=TIMEOUT_S, check=False,
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL, env=_ENV,
         )  # fmt: skip
     except (OSError, subprocess.TimeoutExpired):
         return None
