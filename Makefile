@@ -1,5 +1,6 @@
 # Two entry points: `make demo` (the main job on the bundled samples) and `make test`.
-# Both set everything up from nothing: a virtualenv in .venv with plugman and its test tools.
+# Both set everything up from nothing in a virtualenv in .venv: the demo plugman alone (its
+# runtime dependencies), the tests plugman and its test tools.
 
 PYTHON ?= python3
 VENV   ?= .venv
@@ -15,6 +16,22 @@ $(BIN)/.installed: pyproject.toml
 	touch $@
 
 setup: $(BIN)/.installed
+
+# What `make demo` runs: plugman and its runtime dependencies only, installed by uv (the one on
+# PATH, else uv from PyPI into .venv through the system's pip), ~10 s against ~40 s for a venv
+# with pip and pip's install; a venv with pip and pip when uv cannot be had. (`make setup` adds
+# pip and the test tools to the same .venv.)
+$(BIN)/.runtime: pyproject.toml
+	$(PYTHON) -m venv --without-pip $(VENV)
+	@uv=$$(command -v uv || { $(PYTHON) -m pip --python $(BIN)/python install --quiet uv \
+	  >/dev/null 2>&1 && echo $(BIN)/uv; }); \
+	if [ -n "$$uv" ] && $$uv pip install --quiet --python $(BIN)/python -e .; then \
+	  echo "installed plugman into $(VENV) with $$uv"; \
+	else \
+	  $(PYTHON) -m venv $(VENV) && $(BIN)/python -m pip install --quiet -e .; \
+	fi
+	$(BIN)/python -m compileall -q plugman  # as below
+	touch $@
 
 # Debian packages some tests run for real: dbus (dbus-run-session) and gnome-keyring (a Secret
 # Service keychain, for the secret store's keyring path; without them that one test is skipped,
@@ -33,7 +50,7 @@ setup-apt:
 	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $(APT_PACKAGES); \
 	fi
 
-demo: setup
+demo: $(BIN)/.runtime
 	@home=$$(mktemp -d); project=$$home/project; mkdir -p $$project; \
 	export HOME=$$home PLUGMAN_HOME=$$home/plugman PLUGMAN_MANAGED_DIR=$$home/managed; \
 	p() { echo "+ plugman $$*"; $(BIN)/plugman --project $$project "$$@"; }; \

@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from plugman.agents import claude_plugin, claude_secrets, export, links
+from plugman.agents import claude_own, claude_plugin, claude_secrets, export, links
 from plugman.agents.artifacts import Artifact, Ledger
 from plugman.agents.claude_plugin import NativePlan, NativePlugin
 from plugman.agents.links import Link
@@ -55,7 +55,9 @@ def deploy(
     notes: list[str] = []
     held: dict[str, list[str]] = {}  # plugman id -> its sensitive keys that have a value
     plugins = [] if resolution is None else _loadable(paths, link, resolution, notes, held)
+    plugins, theirs = _claude_keeps(place, link, plugins, paths.project_dir, notes)
     dropped, off = _precedence(paths, link, plugins, notes)
+    dropped |= theirs
     plugins = [p for p in plugins if p.id not in dropped]
 
     def plan(plugins: list[NativePlugin]) -> NativePlan:
@@ -121,6 +123,28 @@ def _secrets(
             if value is not None:
                 wanted.setdefault(claude_id, {})[key] = value
     return wanted
+
+
+def _claude_keeps(
+    place: Place, link: Link, plugins: list[NativePlugin], project: Path, notes: list[str]
+) -> tuple[list[NativePlugin], set[str]]:
+    """The plugins Claude has installed itself under the same name are left to its copy (plugman's
+    would be refused, or load twice): the rest, and the plugman ids left out, each with a note
+    naming Claude's install and how to have plugman's copy instead."""
+    if not plugins:
+        return plugins, set()
+    found = claude_own.installs(claude_plugin.config_dir(place.home, place.env), project)
+    kept: set[str] = set()
+    for item in plugins:
+        own = claude_own.taking(found, item.name, link.scope)
+        if own is not None:
+            kept.add(item.id)
+            notes.append(
+                f"Claude Code keeps its own install of {own.id} ({own.scope} scope), so "
+                f"plugman does not give it {item.id} as well (one copy per name); to have "
+                f"plugman's copy instead: plugman import claude --apply, or {own.uninstall()}"
+            )
+    return [p for p in plugins if p.id not in kept], kept
 
 
 def _precedence(

@@ -26,7 +26,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from plugman.agents import export_entries
+from plugman.agents import export_entries, shared_files
+from plugman.agents.shared_files import Settled, Share
 from plugman.agents.targets import Place, Target
 from plugman.agents.targets import target as render_target
 from plugman.config import declarations, export_record, origins
@@ -164,31 +165,48 @@ def plan(
                 kept[file] = old[file]  # what plugman wrote there before stays on record
             continue
         parts = located.get(file, [])
+        recorded = _shares(exports, file) | ({key: old[file]} if file in old else {})
+        fmt = fmts.get(file) or (old[file].fmt if file in old else target.fmt)
+        share = Share(parts, owners) if parts else None
         before = _read(Path(file))
-        prior = _unseal(old.get(file), before, file)
-        fmt = fmts.get(file) or (prior.fmt if prior else target.fmt)
-        after, written, present = rewrite(file, before, prior, fmt, parts, owners)
+        settled = shared_files.settle(file, before, fmt, recorded, {key: share})
         notes += [
-            f"{file}: {i!r} is already there and not plugman's; left as it is" for i in present
+            f"{file}: {i!r} is already there and not plugman's; left as it is"
+            for i in settled.differ.get(key, [])
         ]
-        if written is not None:
-            new[file] = written
-        hidden |= _secrets(prior) | _secrets(written)
-        if after != before:
-            changes.append(FileChange(Path(file), before, after, _prune_stop(prior)))
+        _keep_others(exports, file, settled, key)
+        if key in settled.shares:
+            new[file] = settled.shares[key]
+        hidden |= _secrets(*settled.priors.values(), *settled.shares.values())
+        if settled.after != before:
+            prune = _prune_stop(*settled.priors.values())
+            changes.append(FileChange(Path(file), before, settled.after, prune))
     if new or kept:
         exports[key] = kept | {file: export_record.seal(w) for file, w in new.items()}
     entries = {file: [i for p in w.parts for i in p.entries] for file, w in new.items()}
     return Outcome(target.name, place.scope, changes, notes, entries, tuple(sorted(hidden)))
 
 
-def _unseal(sealed: Sealed | None, text: str | None, file: str) -> Written | None:
-    return None if sealed is None else export_record.unseal(sealed, text, file)
+def _shares(exports: Exports, file: str) -> dict[str, Sealed]:
+    """Every record key's share of `file`."""
+    return {k: files[file] for k, files in exports.items() if file in files}
 
 
-def _secrets(written: Written | None) -> set[str]:
-    parts = written.parts if written else []
-    return {s for p in parts for v in p.entries.values() for s in export_record.secrets(v)}
+def _keep_others(exports: Exports, file: str, settled: Settled, *mine: str) -> None:
+    """The other keys' shares of `file` as `settled` rewrote them (their entries the same,
+    their blocks where they now stand)."""
+    for k, files in exports.items():
+        if k in mine or file not in files:
+            continue
+        if k in settled.shares:
+            files[file] = export_record.seal(settled.shares[k])
+        else:
+            del files[file]
+
+
+def _secrets(*shares: Written) -> set[str]:
+    values = [v for w in shares for p in w.parts for v in p.entries.values()]
+    return {s for v in values for s in export_record.secrets(v)}
 
 
 def native(
@@ -203,47 +221,6 @@ def native(
     return edit.render(target.fmt, wanted.get("mcp", [])), notes
 
 
-def rewrite(
-    file: str,
-    before: str | None,
-    prior: Written | None,
-    fmt: str,
-    parts: list[Part],
-    owners: dict[str, str],
-) -> tuple[str | None, Written | None, list[str]]:
-    """`file`'s new text with plugman's `prior` share replaced by `parts`; the new share (None
-    when nothing is written) and the ids left out because the file already has them, with
-    another value. A plugin's entry already there exactly as plugman would write it (a
-    committed launcher entry, in a teammate's clone) is adopted: plugman's from then on, so a
-    re-export keeps it and uninstalling its plugin takes it out."""
-    base = edit.module(fmt).BASE
-    text = before
-    if before is not None and prior is not None:
-        text = edit.take_out(fmt, before, prior.blocks, prior.parts, file)
-    created = prior.created if prior else (None if before is not None else _created_top(file))
-    edited = edit.add(fmt, base if text is None else text, parts, file)
-    after: str | None = edited.text
-    if created is not None and after == base:
-        after = None
-    if before is None and not edited.blocks:
-        after = None
-    # a plugin's entry the file already has as plugman writes it is adopted; any other
-    # entry already there (the user's, a constant such as a hooks file's version) is not
-    adopted = {i for i in edited.present if i in owners and i not in edited.differ}
-    kept = [
-        p._replace(
-            entries={i: v for i, v in p.entries.items() if i not in edited.present or i in adopted}
-        )
-        for p in parts
-    ]
-    kept = [p for p in kept if p.entries]
-    if not kept:
-        return after, None, edited.differ
-    ids = {i for p in kept for i in p.entries}
-    mine = {i: owner for i, owner in owners.items() if i in ids}
-    return after, Written(fmt, kept, edited.blocks, mine, created), edited.differ
-
-
 def forget(work: Session, plugin_ids: set[str]) -> None:
     """Take the entries `plugin_ids` contributed out of every exported file (uninstall)."""
     paths = work.paths
@@ -252,27 +229,33 @@ def forget(work: Session, plugin_ids: set[str]) -> None:
     exports = export_record.load(paths)
     folders = Folders(paths)
     changed = False
-    for files in exports.values():
-        for file, sealed in list(files.items()):
-            gone = {i for i, owner in sealed.owners.items() if owner in plugin_ids}
-            before = _read(Path(file))
-            if not gone or before is None:
-                continue
-            prior = export_record.unseal(sealed, before, file)
-            parts = [
-                p._replace(entries={i: v for i, v in p.entries.items() if i not in gone})
-                for p in prior.parts
-            ]
-            after, written, _ = rewrite(file, before, prior, prior.fmt, parts, prior.owners)
-            files.pop(file)
-            if written is not None:
-                files[file] = export_record.seal(written)
-            if after is None:
-                stop = folders.stop(Path(file), _prune_stop(prior))
-                work.tx.write(Path(file), None, prune_to=stop)
-            else:
-                work.tx.write(Path(file), _bytes(after))
-            changed = True
+    for file in sorted({f for files in exports.values() for f in files}):
+        recorded = _shares(exports, file)
+        gone = {
+            k: {i for i, owner in s.owners.items() if owner in plugin_ids}
+            for k, s in recorded.items()
+        }
+        before = _read(Path(file))
+        if before is None or not any(gone.values()):
+            continue
+        priors = {k: export_record.unseal(s, before, file) for k, s in recorded.items() if gone[k]}
+        wanted: dict[str, Share | None] = {
+            k: Share(
+                [p._replace(entries={i: v for i, v in p.entries.items() if i not in gone[k]})
+                 for p in w.parts],
+                w.owners,
+            )
+            for k, w in priors.items()
+        }  # fmt: skip
+        fmt = next(iter(recorded.values())).fmt
+        settled = shared_files.settle(file, before, fmt, recorded, wanted)
+        _keep_others(exports, file, settled)
+        if settled.after is None:
+            stop = folders.stop(Path(file), _prune_stop(*settled.priors.values()))
+            work.tx.write(Path(file), None, prune_to=stop)
+        elif settled.after != before:
+            work.tx.write(Path(file), _bytes(settled.after))
+        changed = True
     if changed:
         folders.save(work.tx)
         work.tx.write(export_record.path(paths), export_record.dump(exports))
@@ -309,17 +292,10 @@ def _real(path: Path) -> Path:
     return path.resolve() if path.is_symlink() else path
 
 
-def _created_top(file: str) -> str:
-    """The highest folder (or the file itself) that a write of `file` creates."""
-    top = Path(file)
-    while not top.parent.exists():
-        top = top.parent
-    return str(top)
-
-
 def _bytes(text: str | None) -> bytes | None:
     return None if text is None else text.encode("utf-8")
 
 
-def _prune_stop(prior: Written | None) -> Path | None:
-    return Path(prior.created).parent if prior and prior.created else None
+def _prune_stop(*shares: Written) -> Path | None:
+    created = next((w.created for w in shares if w.created), None)
+    return Path(created).parent if created else None

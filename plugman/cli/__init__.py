@@ -69,17 +69,27 @@ def done(code: int) -> int:
     os._exit(code)
 
 
+LOUDNESS = {"-q": -1, "--quiet": -1, "-v": 1, "--verbose": 1}  # the root options -q and -v
+
+
 def _project(args: list[str]) -> tuple[str | None, list[str]]:
-    """The root option `--project PATH` (or `--project=PATH`) in front of a command, and the
-    words after it; none when the line starts otherwise (typer then reads it)."""
-    project = None
+    """The root options `--project PATH` (or `--project=PATH`), `-q` and `-v` in front of a
+    command, and the words after them; none when the line starts otherwise (typer then reads
+    it). -q and -v are set here (plugman.output.common.set_verbosity)."""
+    project, level = None, 0
     while args:
         if args[0] == "--project" and len(args) > 1:
             project, args = args[1], args[2:]
         elif args[0].startswith("--project="):
             project, args = args[0].partition("=")[2], args[1:]
+        elif args[0] in LOUDNESS:
+            level, args = LOUDNESS[args[0]], args[1:]
         else:
             break
+    if level or "plugman.output.common" in sys.modules:  # (set again: main runs in tests too)
+        from plugman.output.common import set_verbosity
+
+        set_verbosity(level)
     if args[:1] and args[0].startswith("-"):
         return None, []  # another root option (--help with a command, say): typer's
     return project, args

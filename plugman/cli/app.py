@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
 import sys
 from collections.abc import Sequence
 from typing import Annotated, Any
@@ -15,9 +16,9 @@ import typer.main
 from typer.core import TyperGroup
 
 from plugman import __version__, output
-from plugman.cli import running
-from plugman.cli.argv import FastCommand
-from plugman.cli.commands import COMMANDS, TOP_LEVEL, root_help
+from plugman.cli import COMPLETION, running
+from plugman.cli.argv import FastCommand, help_text
+from plugman.cli.commands import COMMANDS, QUIET, TOP_LEVEL, VERBOSE, root_help
 from plugman.cli.common import forwarded
 from plugman.core.errors import PlugmanError, UsageError, from_os_error
 
@@ -39,6 +40,17 @@ class RootGroup(TyperGroup):
     def format_help(self, ctx: Any, formatter: Any) -> None:
         formatter.write(root_help() + "\n")
 
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        """A command of the table; a typo gets the closest names (`did you mean`), as typer
+        does below the top level (its own suggestions know only the commands built)."""
+        try:
+            return super().resolve_command(ctx, args)
+        except typer.TyperException as exc:
+            said = exc.message
+            if args and "Did you mean" not in said and said.startswith("No such command"):
+                exc.message = said.rstrip(".") + did_you_mean(args[0], TOP_LEVEL)
+            raise
+
     def invoke(self, ctx: Any) -> Any:
         with running.listening():
             try:
@@ -55,12 +67,18 @@ class RootGroup(TyperGroup):
         **extra: Any,
     ) -> Any:
         argv = list(sys.argv[1:] if args is None else args)
+        asked = _help_asked(self, argv)
+        if asked is not None:  # one help style for every command (plugman.cli.helptext)
+            output.emit(asked[0])
+            if standalone_mode:
+                sys.exit(asked[1])
+            return asked[1]
         try:
             result = super().main(argv, prog_name, complete_var, standalone_mode=False, **extra)
             code = result if isinstance(result, int) else 0
         except typer.TyperException as exc:
-            if type(exc).__name__ == "NoArgsIsHelpError":  # a group without its command: its
-                output.emit(exc.format_message())  # help (typer's rich help prints itself)
+            if type(exc).__name__ == "NoArgsIsHelpError":  # (answered above, before click)
+                output.emit(exc.format_message())
                 code = int(UsageError.exit_code)
             else:
                 code = running.report(_as_error(exc), argv, _command_name(self, argv))
@@ -109,14 +127,51 @@ def _built(name: str) -> Any:
         else:  # its help: the summary, then what its docstring adds
             more = inspect.cleandoc(target.__doc__ or "")
             single = typer.Typer(add_completion=False)
-            single.command(name, help="\n".join(filter(None, (declared.summary, more))))(target)
+            single.command(name, help="\n\n".join(filter(None, (declared.summary, more))))(target)
             built = typer.main.get_command(single)
     built.name = name
     return built
 
 
+def _help_asked(group: typer.core.TyperGroup, argv: list[str]) -> tuple[str, int] | None:
+    """The help of the command an argument list names and its exit code, when it asks for
+    help (`-h` or `--help` before any `--`; 0) or names a group that needs a command (`plugman
+    mcp`; 2): a fast command's as plugman.cli.argv writes it, another's from its click command
+    in the same style (plugman.cli.helptext)."""
+    if COMPLETION in os.environ:
+        return None
+    own = argv[: argv.index("--")] if "--" in argv else argv
+    words, command = _command_path(group, own)
+    asked = bool({"-h", "--help"} & set(own))
+    bare = getattr(command, "no_args_is_help", False) and words[-1:] == own[-1:]
+    if not asked and not (words and bare):
+        return None
+    code = 0 if asked else int(UsageError.exit_code)
+    if not words:
+        return root_help(), code
+    declared = COMMANDS.get(" ".join(words))
+    if isinstance(declared, FastCommand):
+        return help_text(declared), code
+    from plugman.cli.helptext import help_of
+
+    return help_of(command, " ".join(words)), code
+
+
+def did_you_mean(typo: str, names: list[str]) -> str:
+    """`. Did you mean 'install'?` (the closest names), or nothing when none is close."""
+    from difflib import get_close_matches
+
+    matches = get_close_matches(typo, names)
+    return f". Did you mean {', '.join(repr(m) for m in matches)}?" if matches else ""
+
+
 def _command_name(group: typer.core.TyperGroup, argv: list[str]) -> str | None:
     """The command an argument list names (`mcp list`), as JSON envelopes call it."""
+    return " ".join(_command_path(group, argv)[0]) or None
+
+
+def _command_path(group: typer.core.TyperGroup, argv: list[str]) -> tuple[list[str], Any]:
+    """The words of the command an argument list names, and that click command."""
     words: list[str] = []
     command: Any = group
     items = iter(argv)
@@ -131,7 +186,7 @@ def _command_name(group: typer.core.TyperGroup, argv: list[str]) -> str | None:
             command = sub
         elif arg == "--":
             break
-    return " ".join(words) or None
+    return words, command
 
 
 app = typer.Typer(
@@ -166,9 +221,12 @@ def root(
             "plugman.toml, .mcp.json or .git; else the current folder).",
         ),
     ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help=QUIET)] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help=VERBOSE)] = False,
 ) -> None:
     """A package manager and marketplace CLI for agent plugins."""
     ctx.obj = {"project": project}
+    output.set_verbosity(-1 if quiet else 1 if verbose else 0)
 
 
 def run_app(args: list[str]) -> int:

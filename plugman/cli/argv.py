@@ -150,11 +150,19 @@ def parse(command: FastCommand, args: list[str]) -> Values:
             name, eq, given = arg.partition("=")
             option = named.get(name)
             if option is None:
-                raise command.wrong(f"no such option: {name}")
+                raise command.wrong(f"no such option: {name}{_possible(name, named)}")
             _take(command, option, values, given if eq else None, items)
         else:
             words.append(arg)
     return Values(values | _arguments(command, words))
+
+
+def _possible(name: str, named: dict[str, Option]) -> str:
+    """` (Possible options: --scope)`: the close names, as click says it for typer's commands."""
+    from difflib import get_close_matches
+
+    close = get_close_matches(name, [n for n in named if n.startswith("--")])
+    return f" (Possible options: {', '.join(close)})" if close else ""
 
 
 def _take(
@@ -192,16 +200,33 @@ def _arguments(command: FastCommand, words: list[str]) -> Given:
 
 def help_text(command: FastCommand, columns: int = 80) -> str:
     """`plugman WORDS --help`: usage, summary, arguments and options."""
+    options = [(_option_name(o), _option_help(o)) for o in command.options]
+    return layout(
+        command.usage(),
+        [command.summary, *(command.epilog.split("\n\n") if command.epilog else ())],
+        [("Arguments", [(a.metavar, a.help) for a in command.arguments]), ("Options", options)],
+        columns,
+    )
+
+
+def layout(
+    usage: str,
+    paragraphs: list[str],
+    sections: list[tuple[str, list[tuple[str, str]]]],
+    columns: int = 80,
+) -> str:
+    """Every command's help, one style (plugman.cli.helptext writes the typer commands' with
+    it): the usage line, each paragraph wrapped whole, then each section that has rows as a
+    table (`Options:`, name and text)."""
     from textwrap import wrap
 
-    rows = [(a.metavar, a.help) for a in command.arguments]
-    lines = [command.usage(), "", *wrap(command.summary, columns)]
-    for paragraph in command.epilog.split("\n\n") if command.epilog else ():
-        lines += ["", *wrap(paragraph, columns)]
-    if rows:
-        lines += ["", "Arguments:", *table(rows, columns)]
-    options = [(_option_name(o), _option_help(o)) for o in command.options]
-    return "\n".join([*lines, "", "Options:", *table(options, columns)])
+    lines = [usage]
+    for paragraph in paragraphs:
+        lines += ["", *wrap(" ".join(paragraph.split()), columns, break_on_hyphens=False)]
+    for title, rows in sections:
+        if rows:
+            lines += ["", f"{title}:", *table(rows, columns)]
+    return "\n".join(lines)
 
 
 def _option_name(option: Option) -> str:
@@ -218,10 +243,16 @@ def table(rows: list[tuple[str, str]], columns: int) -> list[str]:
     """Rows of name and text, the text wrapped in `columns` beside the widest name."""
     from textwrap import wrap
 
-    width = max(len(name) for name, _ in rows)
+    width = min(max(len(name) for name, _ in rows), NAME_WIDTH)
     lines = []
     for name, text in rows:
-        parts = wrap(text, max(columns - width - 4, 20)) or [""]
-        lines.append(f"  {name.ljust(width)}  {parts[0]}")
-        lines += [" " * (width + 4) + part for part in parts[1:]]
+        parts = wrap(text, max(columns - width - 4, 20), break_on_hyphens=False) or [""]
+        if len(name) > width:  # a long name on a line of its own, its text below
+            lines.append(f"  {name}")
+        else:
+            lines.append(f"  {name.ljust(width)}  {parts.pop(0)}".rstrip())
+        lines += [" " * (width + 4) + part for part in parts if part]
     return lines
+
+
+NAME_WIDTH = 28  # a longer option name (`--first-list-wait NUMBER`) has its text below it

@@ -329,6 +329,11 @@ COMMANDS = _by_words(
 
 TOP_LEVEL = [words for words in COMMANDS if " " not in words]  # the root group's commands
 SUMMARY = "A package manager and marketplace CLI for agent plugins."
+QUIET = "No progress; results summed up (install: how many plugins, not which)."
+VERBOSE = (
+    "Every step a line on stderr (also when it is not a terminal), every plugin a line of "
+    "the result."
+)
 OPTIONS = (
     ("--version", "Show the version."),
     (
@@ -336,6 +341,8 @@ OPTIONS = (
         "Project folder (default: the nearest folder from here upward with a plugman.toml, "
         ".mcp.json or .git; else the current folder).",
     ),
+    ("-q, --quiet", QUIET),
+    ("-v, --verbose", VERBOSE),
     ("--install-completion", "Install completion for the current shell."),
     (
         "--show-completion",
@@ -347,11 +354,10 @@ OPTIONS = (
 
 def root_help(columns: int = 80) -> str:
     """`plugman --help`: usage, options and commands, each with its summary, in `columns`."""
-    from plugman.cli.argv import table
+    from plugman.cli.argv import layout
 
     commands = [(name, COMMANDS[name].summary) for name in TOP_LEVEL]
-    lines = ["Usage: plugman [OPTIONS] COMMAND [ARGS]...", "", f"  {SUMMARY}", ""]
-    lines += ["Options:", *table(list(OPTIONS), columns), "", "Commands:"]
-    lines += [*table(commands, columns), ""]
-    lines.append("Run `plugman COMMAND --help` for a command's options.")
-    return "\n".join(lines)
+    usage = "Usage: plugman [OPTIONS] COMMAND [ARGS]..."
+    sections = [("Options", list(OPTIONS)), ("Commands", commands)]
+    text = layout(usage, [SUMMARY], sections, columns)
+    return text + "\n\nRun `plugman COMMAND --help` for a command's options."

@@ -24,6 +24,11 @@ CLAUDE_HELP = (
     "plugins/installed_plugins.json and settings.json, and the project's .claude/settings.json "
     "and .claude/settings.local.json. Plugins another project installed are imported when you "
     "run it in that project.\n\n"
+    "Where Claude Code is linked (plugman agents add claude-code), plugman delivers its copy "
+    "of each plugin imported to Claude, so the import retires Claude's own install of it in "
+    "the same transaction, as `claude plugin uninstall --keep-data` would (a project one is "
+    "turned off for this machine in .claude/settings.local.json, as `claude plugin disable "
+    "--scope local` would): one copy per name. --keep-claude-installs keeps Claude's instead.\n\n"
     "Exit codes: 0 done (or nothing to do), 1 error, 2 usage error."
 )
 
@@ -39,12 +44,26 @@ def claude(
     undo: Annotated[
         bool, typer.Option("--undo", help="Take away what the last imports added.")
     ] = False,
+    keep: Annotated[
+        bool,
+        typer.Option(
+            "--keep-claude-installs",
+            help="Leave Claude Code's own installs of the plugins imported in place; plugman "
+            "then gives Claude Code no copy of those (default: they are retired, and --undo "
+            "gives them back).",
+        ),
+    ] = False,
     as_json: Json = False,
 ) -> None:
     from plugman.plugins import claude_import
 
     if apply and undo:
         raise UsageError("--apply and --undo exclude each other", hint="pass one of them")
+    if keep and undo:
+        raise UsageError(
+            "--keep-claude-installs and --undo exclude each other",
+            hint="--undo gives back whatever the import retired; pass one of them",
+        )
     chosen = as_scope(scope)
     if scope != "all" and chosen is None:
         raise UsageError(
@@ -56,7 +75,7 @@ def claude(
         output.emit(output.import_undone(claude_import.undo(paths), as_json))
         return
     scopes = SCOPES if chosen is None else (chosen,)
-    found = claude_import.plan(paths, os.environ, scopes)
+    found = claude_import.plan(paths, os.environ, scopes, keep)
     if not apply:
         done = claude_import.Imported(found, False, [])
     else:

@@ -35,8 +35,19 @@ def listening() -> Iterator[None]:
     from plugman import output
     from plugman.core import progress
 
-    with progress.listening(output.progress_listener(), output.warning_listener()):
-        yield
+    status, warner = output.progress_listener(), output.warning_listener()
+
+    def warned(message: object) -> None:  # on a line of its own, not after the status line
+        if status is not None:
+            status.finish()
+        warner(message)
+
+    try:
+        with progress.listening(status, warned):
+            yield
+    finally:
+        if status is not None:
+            status.finish()
 
 
 def report(failure: PlugmanError, args: list[str], command: str | None) -> int:

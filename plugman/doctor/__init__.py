@@ -41,7 +41,8 @@ class Problem(NamedTuple):
 
 def check(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     found = _journal(paths) + _state_files(paths)
-    for probe in (_config, _installed, _pending, _exports, _deployed, _secrets, _gone):
+    probes = (_config, _installed, _pending, _exports, _deployed, _secrets, _gone, _two_copies)
+    for probe in probes:
         try:
             found += probe(paths, env)
         except PlugmanError as exc:  # a broken file the probe needs: said once, with its place
@@ -53,6 +54,12 @@ def _deployed(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     from plugman.doctor import agents
 
     return agents.deployed(paths)
+
+
+def _two_copies(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
+    from plugman.doctor import agents
+
+    return agents.two_copies(paths, env)
 
 
 def _gone(paths: Paths, env: Mapping[str, str]) -> list[Problem]:

@@ -4,16 +4,19 @@ gone (`agents.dangling`), and what the agents' own CLIs say they failed to load
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from plugman.agents import dangling, readback
+from plugman.agents import claude_own, claude_plugin, dangling, readback
 from plugman.agents.readback import Report
 from plugman.agents.targets.asks import DISABLED, FAILED, MISSING
 from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
 from plugman.doctor import ERROR, WARNING, Problem, check
+
+CLAUDE = "claude-code"
 
 
 class Diagnosis(NamedTuple):
@@ -27,7 +30,47 @@ def diagnose(paths: Paths, env: Mapping[str, str], ask: bool = True) -> Diagnosi
         reports = readback.ask(paths, env) if ask else []
     except PlugmanError:  # a broken record it needs: `check` reports that file, with its place
         reports = []
-    return Diagnosis(check(paths, env) + said(reports), reports)
+    return Diagnosis(check(paths, env) + said(reports, _claude_own(paths, env)), reports)
+
+
+def _claude_own(paths: Paths, env: Mapping[str, str]) -> list[claude_own.OwnInstall]:
+    home = Path(env.get("HOME") or Path.home())
+    return claude_own.installs(claude_plugin.config_dir(home, env), paths.project_dir)
+
+
+def _both_ways(own: claude_own.OwnInstall, plugin_id: str, scope: str) -> str:
+    """The two ways to one copy: Claude's own install out, or plugman's."""
+    return (
+        f"to have plugman's copy: {own.uninstall()} (or plugman import claude --apply, which "
+        f"retires it and can be undone); to keep Claude's: plugman uninstall {plugin_id} "
+        f"--scope {scope}"
+    )
+
+
+def two_copies(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
+    """Each plugin plugman would deliver to a linked Claude Code whose name Claude's own
+    install holds there (plugman then leaves it to Claude's copy: `claude_native`)."""
+    from plugman.agents import links
+    from plugman.core.state import InstallRecord
+
+    scopes = {link.scope for link in links.every(paths) if link.agent == CLAUDE}
+    own = _claude_own(paths, env) if scopes else []
+    found = []
+    for scope in sorted(scopes):
+        for plugin_id, entry in InstallRecord.load(paths, scope).plugins.items():
+            theirs = claude_own.taking(own, plugin_id.partition("@")[0], scope)
+            if theirs is None or not entry.enabled:
+                continue
+            found.append(
+                Problem(
+                    WARNING,
+                    CLAUDE,
+                    f"{CLAUDE} loads its own install {theirs.id} ({theirs.scope} scope), not "
+                    f"plugman's {plugin_id} ({scope}): one name, two copies",
+                    _both_ways(theirs, plugin_id, scope),
+                )
+            )
+    return found
 
 
 # (plugman wrote it, it names a store folder) → what to do
@@ -80,14 +123,22 @@ _SAID = {
 }
 
 
-def said(reports: list[Report]) -> list[Problem]:
-    """A problem for each thing an agent says it failed to load, left unused or lacks."""
+TAKEN = re.compile(r"already taken by an installed plugin \(([^()\s]+)\)")
+
+
+def said(reports: list[Report], own: list[claude_own.OwnInstall] | None = None) -> list[Problem]:
+    """A problem for each thing an agent says it failed to load, left unused or lacks; a name
+    Claude's own install takes names that install (`own`: Claude's installs here)."""
     found = []
     for report in reports:
         for item in report.items:
             if item.state not in _SAID:
                 continue
             severity, verb, hint = _SAID[item.state]
+            taken = TAKEN.search(item.detail)
+            theirs = next((i for i in own or [] if taken and i.id == taken.group(1)), None)
+            if theirs is not None and item.plugin:
+                hint = _both_ways(theirs, item.plugin, item.scope or "user")
             whose = f"{item.plugin}'s " if item.plugin else ""
             found.append(
                 Problem(

@@ -34,6 +34,8 @@ if TYPE_CHECKING:  # the names, for type checkers (`X as X`: re-exported)
     from plugman.output.common import error_envelope as error_envelope
     from plugman.output.common import located as located
     from plugman.output.common import progress_listener as progress_listener
+    from plugman.output.common import set_verbosity as set_verbosity
+    from plugman.output.common import verbosity as verbosity
     from plugman.output.common import warning_listener as warning_listener
     from plugman.output.common import warnings as warnings
     from plugman.output.config import connectors_synced as connectors_synced

@@ -15,9 +15,12 @@ if TYPE_CHECKING:
 from plugman.manifest.diagnostics import printable
 
 FORMAT_VERSION = 1
+SHOWN: list[Progress] = []  # the status line on screen (Progress), cleared before any text
 
 
 def emit(text: str, *, err: bool = False) -> None:
+    for shown in SHOWN:  # a status line on screen goes before the text is written
+        shown.finish()
     stream = sys.stderr if err else sys.stdout
     stream.write(text if text.endswith("\n") or not text else text + "\n")
 
@@ -29,17 +32,65 @@ def announced(line: str) -> None:
     sys.stderr.flush()
 
 
-def progress_listener() -> Callable[[str], None] | None:
-    """Show progress messages on a terminal (stderr), and nowhere else."""
-    if not sys.stderr.isatty():
-        return None
-    from rich.console import Console
-    from rich.markup import escape
+VERBOSITY = [0]  # -q: -1, -v: 1; set once by the CLI (plugman.cli), before a command runs
 
-    console = Console(stderr=True)
-    return lambda message: console.print(
-        f"[dim]… {escape(message)}[/dim]", highlight=False, soft_wrap=True
-    )
+
+def set_verbosity(level: int) -> None:
+    """`-q` (-1: no progress, results summed up) or `-v` (1: every step and result a line)."""
+    VERBOSITY[0] = level
+
+
+def verbosity() -> int:
+    return VERBOSITY[0]
+
+
+class Progress:
+    """Progress on stderr: on a terminal one status line rewritten in place (`[12/40]
+    fetching p11@m`) and cleared when the command ends, as pip and uv show theirs; with -v every
+    message a line of its own, on a terminal or not; nothing when piped or with -q."""
+
+    def __init__(self, lines: bool) -> None:
+        self.lines, self.shown = lines, False
+
+    def __call__(self, message: object) -> None:
+        from plugman.core.progress import Step
+
+        text = printable(message if isinstance(message, str) else "")
+        if isinstance(message, Step):
+            text = f"[{message.number}/{message.total}] {printable(message.what)}"
+        if self.lines:
+            emit(f"… {text}", err=True)
+            return
+        width = _columns()  # cut to the terminal's width: a line that wraps is not rewritten
+        dim, plain = ("", "") if os.environ.get("NO_COLOR") else ("\x1b[2m", "\x1b[0m")
+        sys.stderr.write(f"\r\x1b[K{dim}{text[: width - 1] if width else text}{plain}")
+        sys.stderr.flush()
+        self.shown = True
+        SHOWN[:] = [self]
+
+    def finish(self) -> None:
+        """Clear the status line (before the command's result or error is written)."""
+        if self.shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+            self.shown = False
+
+
+def _columns() -> int:
+    """The width of the terminal stderr is on; 0 when it does not say (a new pty)."""
+    try:
+        return os.get_terminal_size(sys.stderr.fileno()).columns
+    except (OSError, ValueError):
+        return 0
+
+
+def progress_listener() -> Progress | None:
+    """Progress for this command (Progress), or None: with -q, or stderr not a terminal
+    (unless -v)."""
+    level = verbosity()
+    if level < 0 or (level == 0 and not sys.stderr.isatty()):
+        return None
+    return Progress(lines=level > 0)
 
 
 def warning_listener() -> Callable[[object], None]:
@@ -66,6 +117,8 @@ def warnings(notes: list[str]) -> str:
 
 def ask(question: str, *, hidden: bool = False) -> str:
     """A line typed at the terminal in answer to `question` (not echoed when `hidden`)."""
+    for shown in SHOWN:
+        shown.finish()
     if hidden:
         from getpass import getpass
 

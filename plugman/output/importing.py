@@ -9,6 +9,7 @@ from plugman.output.common import display_path, envelope
 
 if TYPE_CHECKING:
     from plugman.plugins.claude_import import Imported
+    from plugman.plugins.claude_retire import Retire
 
 COMMAND = "import claude"
 MARKET_WORDS = {"add": "add marketplace", "known": "already known: marketplace"}
@@ -28,6 +29,7 @@ def imported(done: Imported, undo: list[str], as_json: bool) -> str:
             ],
             plugins=[p._asdict() | {"options": _keys(p.options)} for p in found.plugins],
             notes=list(found.notes),
+            claude_installs=[_retired_json(r) for r in found.retire],
             undo=undo if done.applied else [],
         )
     would = "" if done.applied else "would "
@@ -49,6 +51,7 @@ def imported(done: Imported, undo: list[str], as_json: bool) -> str:
             given = f", options {', '.join(_keys(p.options))}" if p.options else ""
             why = f": {p.reason}" if p.reason else ""
             lines.append(f"  {would}install {p.id} ({p.scope}, {state}{given}){why}")
+    lines += [_retired(r, would) for r in found.retire]
     lines += [f"  note: {note}" for note in found.notes]
     if len(lines) == 1:
         lines.append("  nothing to import")
@@ -68,3 +71,32 @@ def import_undone(done: list[str], as_json: bool) -> str:
 def _keys(pairs: tuple[str, ...]) -> list[str]:
     """The option names only: a value is never shown (plugman may hold it as sensitive)."""
     return [pair.partition("=")[0] for pair in pairs]
+
+
+def _retired(item: Retire, would: str) -> str:
+    """A line on one of Claude's own installs the import replaces, or keeps."""
+    from plugman.plugins.claude_retire import KEEP, claude_step
+
+    if item.how == KEEP:
+        why = f" ({item.reason})" if item.reason else ""
+        return (
+            f"  keep Claude Code's own install {item.id} ({item.scope}){why}: plugman does not "
+            "deliver its copy to Claude Code"
+        )
+    return (
+        f"  {would}retire Claude Code's own install {item.id} ({item.scope}), replaced by "
+        f"plugman's copy: {claude_step(item)}"
+    )
+
+
+def _retired_json(item: Retire) -> dict[str, object]:
+    from plugman.plugins.claude_retire import KEEP, claude_step
+
+    return {
+        "id": item.id,
+        "scope": item.scope,
+        "action": "keep" if item.how == KEEP else "retire",
+        "as": None if item.how == KEEP else claude_step(item),
+        "file": str(item.settings),
+        "reason": item.reason,
+    }

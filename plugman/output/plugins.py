@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from plugman.output.common import display_path, envelope
+from plugman.output.common import display_path, envelope, verbosity
 from plugman.output.versions import catalog_says, change_json, moved, version_line
 
 if TYPE_CHECKING:
@@ -27,6 +27,9 @@ def changes(command: str, done: list[PluginChange], as_json: bool) -> str:
         return envelope(command, changes=[change_json(c) for c in done])
     if not done:
         return "nothing to do"
+    level = verbosity()
+    if level < 0 or (level == 0 and len(done) > SUMMED_UP_PAST):
+        return summed_up(done, names=level >= 0)
     return "\n".join(
         f"{c.action} {c.id} ({c.scope}): "
         + moved(
@@ -36,6 +39,33 @@ def changes(command: str, done: list[PluginChange], as_json: bool) -> str:
         else f"{c.action} {c.id} {c.version} ({c.scope})"
         for c in done
     )
+
+
+SUMMED_UP_PAST = 8  # more changes than this are summed up, one line per action (-v: each)
+
+
+def summed_up(done: list[PluginChange], *, names: bool) -> str:
+    """`installed 40 plugins (project): a@m 1.0.0, b@m 2.1.0, ...`, wrapped between plugins
+    (-q: the count)."""
+    groups: dict[tuple[str, str], list[PluginChange]] = {}
+    for change in done:
+        groups.setdefault((change.action, change.scope), []).append(change)
+    lines = []
+    for (action, scope), changes in groups.items():
+        count = f"{len(changes)} plugin{'s' if len(changes) > 1 else ''}"
+        head = f"{action} {count} ({scope})"
+        if not names:
+            lines.append(head)
+            continue
+        line = f"{head}:"
+        for n, change in enumerate(changes, 1):
+            item = f" {change.id} {change.version}{',' if n < len(changes) else ''}"
+            if len(line) + len(item) > 80:
+                lines.append(line)
+                line = " "
+            line += item
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def installed(

@@ -23,14 +23,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from plugman.agents import claude_own, links
 from plugman.config import claude_settings, declarations, origins
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import read_bytes
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
 from plugman.core.state import SCOPES, InstallRecord, Scope, as_scope
-from plugman.plugins import marketplaces, registry
+from plugman.plugins import claude_retire, marketplaces, registry
 from plugman.plugins import planner as resolver
+from plugman.plugins.claude_retire import DISABLE, KEEP, UNINSTALL, Retire
 from plugman.plugins.install import install_planned
 from plugman.plugins.installed import PluginChange, deploy, save
 
@@ -62,6 +64,7 @@ class Plan(NamedTuple):
     marketplaces: list[MarketStep]
     plugins: list[PluginStep]
     notes: tuple[str, ...] = ()  # what was not taken as the user's, and why
+    retire: tuple[Retire, ...] = ()  # Claude's own installs the plugman copies replace
 
 
 class Imported(NamedTuple):
@@ -79,8 +82,11 @@ def record_path(paths: Paths) -> Path:
     return paths.state_dir / "claude-import.json"
 
 
-def plan(paths: Paths, env: Mapping[str, str], scopes: tuple[Scope, ...] = SCOPES) -> Plan:
-    """What importing Claude's state in `scopes` would do; reads, changes nothing."""
+def plan(
+    paths: Paths, env: Mapping[str, str], scopes: tuple[Scope, ...] = SCOPES, keep: bool = False
+) -> Plan:
+    """What importing Claude's state in `scopes` would do; reads, changes nothing. With `keep`,
+    Claude's own installs of what it imports stay (and plugman gives Claude no copy of them)."""
     home = claude_dir(env)
     read = claude_settings.read
     declarations.check_project_file(paths, claude_settings.settings_file(paths))
@@ -125,9 +131,38 @@ def plan(paths: Paths, env: Mapping[str, str], scopes: tuple[Scope, ...] = SCOPE
                 steps.append(
                     step._replace(options=claude_settings.options(settings["user"], plugin_id))
                 )
-    return Plan(home, markets, steps, notes)
+    retire = _retire(paths, home, steps, keep, bool(notes))
+    return Plan(home, markets, steps, notes, retire)
 
 
+def _retire(
+    paths: Paths, home: Path, steps: list[PluginStep], keep: bool, theirs: bool
+) -> tuple[Retire, ...]:
+    """Claude's own install of each plugin imported into a scope Claude Code is linked at
+    (where plugman then gives Claude its copy): retired, or kept when asked or when the file
+    that would turn it off is not the user's."""
+    linked = {link.scope for link in links.every(paths) if link.agent == CLAUDE}
+    own = {(i.id, i.scope): i for i in claude_own.installs(home, paths.project_dir)}
+    found = []
+    for step in steps:
+        install = own.get((step.id, step.scope))
+        if step.action == "skip" or step.scope not in linked or install is None:
+            continue
+        how = DISABLE if step.scope == "project" else UNINSTALL
+        settings = {
+            "user": home / "settings.json",
+            "project": origins.claude_local(paths),
+            "local": origins.claude_local(paths),
+        }[step.scope]
+        reason = ""
+        if theirs and step.scope != "user":
+            reason = f"{LOCAL_FILE} is not yours here, so plugman does not edit it"
+        found.append(Retire(step.id, step.scope, KEEP if keep or reason else how, settings,
+                            install.record, reason))  # fmt: skip
+    return tuple(found)
+
+
+CLAUDE = "claude-code"
 LOCAL_FILE = ".claude/settings.local.json"
 
 
@@ -242,9 +277,13 @@ def apply(paths: Paths, found: Plan) -> Imported:
         for scope in SCOPES:
             if any(p.scope == scope and p.action == "install" for p in plugins):
                 changes += _install_scope(work, scope, plugins)
-        _remember(work.tx, paths, added, [p for p in plugins if p.action == "install"])
-        deploy(work)
-    return Imported(found._replace(marketplaces=markets, plugins=plugins), True, changes)
+        kept = {(p.id, p.scope) for p in plugins if p.action != "skip"}
+        retire = tuple(r for r in found.retire if (r.id, r.scope) in kept)
+        retired = claude_retire.apply(work.tx, found.claude_dir, list(retire))
+        _remember(work.tx, paths, added, [p for p in plugins if p.action == "install"], retired)
+        deploy(work)  # after the retiring: Claude's own installs no longer keep plugman's out
+    done = found._replace(marketplaces=markets, plugins=plugins, retire=retire)
+    return Imported(done, True, changes)
 
 
 def _install_scope(work: Session, scope: Scope, plugins: list[PluginStep]) -> list[PluginChange]:
@@ -273,13 +312,16 @@ def _market_of(plugin_id: str) -> str:
     return plugin_id.partition("@")[2]
 
 
-def _remember(tx: Any, paths: Paths, added: list[str], plugins: list[PluginStep]) -> None:
-    if not added and not plugins:
+def _remember(
+    tx: Any, paths: Paths, added: list[str], plugins: list[PluginStep], retired: dict[str, Any]
+) -> None:
+    if not added and not plugins and not retired["entries"]:
         return
     before = _recorded(paths)
     project = str(paths.project_dir)
     body = {
         "format": 1,
+        "retired": before.get("retired", []) + ([retired] if retired["entries"] else []),
         "marketplaces": before.get("marketplaces", []) + added,
         "plugins": before.get("plugins", [])
         + [
@@ -318,7 +360,12 @@ def undo_commands(paths: Paths) -> list[str]:
         for p in reversed(body.get("plugins", []))
     ]
     names = reversed(body.get("marketplaces", []))
-    return found + [f"plugman marketplace remove {name}" for name in names]
+    found += [f"plugman marketplace remove {name}" for name in names]
+    return found + [
+        f"give Claude Code back its own install {e['id']} ({e['scope']})"
+        for retired in reversed(body.get("retired", []))
+        for e in reversed(retired["entries"])
+    ]
 
 
 def undo(paths: Paths) -> list[str]:
@@ -345,6 +392,8 @@ def undo(paths: Paths) -> list[str]:
                 done.append(f"kept marketplace {name}: {error.message}")
             else:
                 done.append(f"removed marketplace {name}")
-    with session(paths) as work:
+    with session(paths) as work:  # plugman's entries are out: Claude's files as it left them
+        for retired in reversed(body.get("retired", [])):
+            done += claude_retire.restore(work.tx, Path(retired["claude_dir"]), retired)
         work.tx.write(record_path(paths), None)
     return done

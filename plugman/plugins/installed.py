@@ -9,6 +9,7 @@ import os
 from typing import Literal, NamedTuple
 
 from plugman.config import declarations
+from plugman.core import progress
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
@@ -84,6 +85,7 @@ def deploy(work: Session) -> None:
     if links.every(work.paths):
         from plugman.agents import deploy
 
+        progress.say("writing the linked agents' files")
         deploy.refresh(work, os.environ)
 
 

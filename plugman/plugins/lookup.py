@@ -73,7 +73,17 @@ def info(paths: Paths, text: str) -> Info:
     version install would install (and the catalog's and plugin.json's, when known), source,
     components and scopes."""
     name, _, market = text.partition("@")
-    catalog = _catalog(paths, name, market or None)
+    try:
+        catalog = _catalog(paths, name, market or None)
+    except marketplaces.SharedNameError as shared:  # the one installed, else the user says which
+        mine = {plugin_id for plugin_id, _e in _installed_as(paths, name, None, None).values()}
+        if len(mine) != 1:
+            raise UsageError(
+                f"{name!r} is listed by several marketplaces: {', '.join(shared.candidates)}",
+                hint=f"say which: plugman info {shared.candidates[0]}",
+            ) from None
+        market = mine.pop().partition("@")[2]
+        catalog = _catalog(paths, name, market)
     installed = _installed_as(paths, name, market or None, catalog)
     if catalog is None and not installed:
         listed = "" if market == resolver.DIRECT else " and no known marketplace lists it"
@@ -144,6 +154,8 @@ def _catalog(
         return None
     try:
         return marketplaces.find(paths, name, market)
+    except marketplaces.SharedNameError:
+        raise
     except PlugmanError:
         return None
 

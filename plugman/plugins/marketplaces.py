@@ -293,9 +293,16 @@ def find(paths: Paths, name: str, marketplace: str | None) -> tuple[Known, Marke
             f"plugin {name!r} not found in {where}", hint=f"run: plugman search {name}"
         )
     if len(hits) > 1:
-        names = ", ".join(f"{name}@{m.name}" for m, _e in hits)
-        raise PlugmanError(
-            f"plugin {name!r} is in several marketplaces: {names}",
+        raise SharedNameError(name, [f"{name}@{m.name}" for m, _e in hits])
+    return hits[0]
+
+
+class SharedNameError(PlugmanError):
+    """A plugin name two or more known marketplaces list: `candidates`, each NAME@MARKETPLACE."""
+
+    def __init__(self, name: str, candidates: list[str]) -> None:
+        super().__init__(
+            f"plugin {name!r} is in several marketplaces: {', '.join(candidates)}",
             hint="say which one: plugman install NAME@MARKETPLACE",
         )
-    return hits[0]
+        self.candidates = candidates

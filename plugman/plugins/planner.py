@@ -132,8 +132,11 @@ class _Planner:
         queue: list[tuple[PluginRequest, tuple[str, ...], str | None]] = [
             (spec, (), None) for spec in specs
         ]
+        done = 0
         while queue:
             spec, chain, optional_for = queue.pop(0)
+            done += 1
+            progress.step(done, done + len(queue), f"fetching {spec.text}")
             found = (
                 self.one(spec, chain) if optional_for is None else self.optional(spec, optional_for)
             )

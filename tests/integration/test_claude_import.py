@@ -24,6 +24,7 @@ from tests.conftest import SAMPLES
 from tests.integration.agents import (
     agent_env,
     claude_bin,
+    claude_session_events,
     codex_bin,
     connected,
     gemini_bin,
@@ -292,3 +293,100 @@ def test_a_plugin_from_a_marketplace_no_file_declares_is_a_warning_not_a_failed_
     assert [c["id"] for c in synced["changes"]] == ["kit@team-market"]
     [warning] = [w for w in world.warnings if "review@claude-plugins-official" in w]
     assert "declared in neither file" in warning and "plugman marketplace add" in warning
+
+
+CLAUDE_INSTALLS = (
+    ("alpha@tools-market", "user"),
+    ("beta@tools-market", "user"),
+    ("gamma@team-market", "project"),
+    ("delta@team-market", "local"),
+)
+
+
+def claude_records(world: World) -> dict[str, bytes | None]:
+    """The files Claude keeps its installs and their enabled state in (and its own marketplaces'
+    entries: a session also records plugman's there, which Claude keeps: docs/claude-native.md)."""
+    config, local = world.home / ".claude", world.project / ".claude"
+    known = json.loads((config / "plugins" / "known_marketplaces.json").read_bytes())
+    mine = {k: v for k, v in known.items() if not k.startswith("plugman-")}
+    files = [
+        config / "plugins" / "installed_plugins.json",
+        config / "settings.json",
+        local / "settings.json",
+        local / "settings.local.json",
+    ]
+    return {str(f): f.read_bytes() if f.exists() else None for f in files} | {
+        "known marketplaces": json.dumps(mine).encode()
+    }
+
+
+def loaded_plugins(world: World) -> list[tuple[str, str]]:
+    """(name, Claude's id) of each plugin a real session's init event lists, builtins aside."""
+    events = claude_session_events(world.project, world.env)
+    [init] = [e for e in events if e.get("subtype") == "init"]
+    return sorted(
+        (p["name"], p["source"]) for p in init["plugins"] if not p["source"].endswith("@builtin")
+    )
+
+
+@pytest.mark.slow
+def test_import_leaves_claude_one_copy_of_each_plugin_and_the_undo_gives_claude_its_own_back(
+    tmp_path: Path,
+) -> None:
+    claude_bin()  # installs the pinned agent (or skips when npm cannot be reached)
+    world = World(tmp_path)
+    tools = make_marketplace(tmp_path / "tools", "tools-market", {"alpha": True, "beta": False},
+                             git=True)  # fmt: skip
+    team = make_marketplace(tmp_path / "team", "team-market", {"gamma": True, "delta": False},
+                            git=True)  # fmt: skip
+    # Claude Code installs four plugins at three scopes itself
+    world.claude("plugin", "marketplace", "add", str(tools))
+    world.claude("plugin", "marketplace", "add", str(team))
+    for plugin, scope in CLAUDE_INSTALLS:
+        world.claude("plugin", "install", plugin, "--scope", scope)
+    names = ["alpha", "beta", "delta", "gamma"]
+    theirs = loaded_plugins(world)
+    assert theirs == [
+        ("alpha", "alpha@tools-market"),
+        ("beta", "beta@tools-market"),
+        ("delta", "delta@team-market"),
+        ("gamma", "gamma@team-market"),
+    ], theirs
+    for scope in ("user", "project", "local"):
+        world.plugman("agents", "add", "claude-code", "--scope", scope)
+    before = claude_records(world)
+
+    dry = world.plugman_json("import", "claude")
+    assert claude_records(world) == before
+    assert sorted((c["id"], c["scope"], c["action"]) for c in dry["claude_installs"]) == [
+        ("alpha@tools-market", "user", "retire"),
+        ("beta@tools-market", "user", "retire"),
+        ("delta@team-market", "local", "retire"),
+        ("gamma@team-market", "project", "retire"),
+    ], dry
+    world.plugman("import", "claude", "--apply")
+    ours = loaded_plugins(world)
+    # each plugin exactly once, and it is plugman's copy (its skills-folder link at user
+    # scope, its generated marketplace at project and local scope)
+    assert [name for name, _ in ours] == names, ours
+    hashed = claude_plugin_marketplace_names(world.project)
+    assert dict(ours) == {
+        "alpha": "alpha@skills-dir",
+        "beta": "beta@skills-dir",
+        "gamma": f"gamma@{hashed['project']}",
+        "delta": f"delta@{hashed['local']}",
+    }, ours
+    listed = json.loads(world.claude("plugin", "list", "--json"))
+    assert [p["id"] for p in listed if p.get("errors")] == [], listed  # no "name already taken"
+    doctor = world.run([sys.executable, "-m", "plugman", "doctor", "--json"], ok=False)
+    assert "two copies" not in doctor and "already taken" not in doctor, doctor
+
+    world.plugman("import", "claude", "--undo")
+    assert claude_records(world) == before  # Claude's own files, byte for byte
+    assert loaded_plugins(world) == theirs
+
+
+def claude_plugin_marketplace_names(project: Path) -> dict[str, str]:
+    from plugman.agents.claude_plugin import marketplace_name
+
+    return {scope: marketplace_name(scope, project) for scope in ("project", "local")}

@@ -238,10 +238,10 @@ def test_progress_messages_reach_a_listener(tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     subprocess.run([*git, "add", "."], check=True)
     subprocess.run([*git, "commit", "-qm", "x"], check=True)
-    messages: list[str] = []
+    messages: list[str | progress.Step] = []
     with progress.listening(messages.append):
         installer.install(Paths.from_env(project=tmp_path), [f"file://{repo}"], "user")
-    assert messages == [f"cloning file://{repo}"]
+    assert messages == [progress.Step(1, 1, f"fetching file://{repo}"), f"cloning file://{repo}"]
 
 
 def test_list_shows_pin_and_components(tmp_path: Path) -> None:

@@ -248,3 +248,30 @@ def documents(draw: st.DrawFn) -> tuple[str, list[Part]]:
 def test_any_json_document_round_trips(case: tuple[str, list[Part]]) -> None:
     text, parts = case
     assert round_trip("json", text, parts) == text
+
+
+def test_an_entry_that_cannot_go_cleanly_stays_and_the_rest_goes() -> None:
+    """Removal never refuses a whole file: where taking one entry out would touch another
+    setting (a stand-in editor that drops `theme` along with `bad`), that entry stays, the
+    others go."""
+    from types import SimpleNamespace
+
+    from plugman.core import progress
+    from plugman.manifest.edit import _structural
+
+    def remove(text: str, part: Part, where: str) -> str:
+        data = json.loads(text)
+        for key in part.entries:
+            del edit.at(data, part.container)[key]
+            if key == "bad":
+                del data["theme"]
+        return json.dumps(data)
+
+    mod = SimpleNamespace(load=lambda text, where: json.loads(text), remove=remove)
+    text = json.dumps({"theme": "dark", "servers": {"good": {"c": 1}, "bad": {"c": 2}}})
+    parts = [Part(("servers",), {"good": {"c": 1}, "bad": {"c": 2}})]
+    warned: list[object] = []
+    with progress.listening(None, warned.append):
+        after = _structural(mod, text, parts, [], {"theme": "dark", "servers": {}}, "f.json")  # type: ignore[arg-type]
+    assert json.loads(after) == {"theme": "dark", "servers": {"bad": {"c": 2}}}
+    assert ["servers.bad could not be taken out" in str(w) for w in warned] == [True]

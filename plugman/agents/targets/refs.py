@@ -78,13 +78,17 @@ class Refs:
     defaults: bool = False  # it expands `${VAR:-d}` too: every reference is written as given
     native_in: tuple[str, ...] = ()  # fields it expands `${VAR}` / `${VAR:-d}` in all the same
 
-    def form(self, env: Mapping[str, str]) -> Form | None:
-        """How a reference outside `native_in` is written; None: as given."""
+    def form(self, env: Mapping[str, str], *, shared: bool = False) -> Form | None:
+        """How a reference outside `native_in` is written; None: as given. In a `shared` file
+        (a project's, committed) a reference the agent expands stays a reference whatever this
+        environment holds, so every teammate's deploy writes the same bytes."""
         if self.defaults:
             return None
         spelling = self.spelling
         if spelling is None:
             return literal(env)
+        if shared:
+            return lambda var, _default: spelling.replace("VAR", var)
         return syntax(env, lambda var: spelling.replace("VAR", var))
 
 

@@ -40,7 +40,8 @@ def render(spec: AgentSpec, source: Given) -> Rendered:
     notes: list[str] = []
     declared: dict[str, Entry] = {}
     given = source.servers.items()
-    found = {n: entry(spec, n, s, source.env, declared, notes) for n, s in given}
+    shared = source.place is not None and source.place.scope == "project"  # committed
+    found = {n: entry(spec, n, s, source.env, declared, notes, shared) for n, s in given}
     mcp = spec.mcp
     entries = {name: e for name, e in found.items() if e is not None}
     parts = [Part(mcp.key, entries, listed=mcp.listed)]
@@ -64,8 +65,10 @@ def entry(
     env: Mapping[str, str],
     declared: dict[str, Entry],
     notes: list[str],
+    shared: bool = False,
 ) -> Entry | None:
-    """The server as the agent spells it; None (with a note) when it cannot take it."""
+    """The server as the agent spells it; None (with a note) when it cannot take it. In a
+    `shared` (project) file the agent's references stay references (refs.Refs.form)."""
     mcp, agent = spec.mcp, spec.label
     if mcp.names is not None and not re.match(mcp.names, name):
         notes.append(f"{name}: {agent} server names must match {mcp.names}; skipped")
@@ -83,7 +86,7 @@ def entry(
     by_name: Entry = {}
     if mcp.by_name is not None:
         given, by_name = mcp.by_name(given)
-    found = written(name, given, forms(spec, env, declared), agent, notes)
+    found = written(name, given, forms(spec, env, declared, shared), agent, notes)
     if found is None:
         return None
     if mcp.argv and "command" in found:
@@ -103,10 +106,12 @@ def entry(
     return {**result, **mcp.constants, **by_name}
 
 
-def forms(spec: AgentSpec, env: Mapping[str, str], declared: dict[str, Entry]) -> FormOf:
+def forms(
+    spec: AgentSpec, env: Mapping[str, str], declared: dict[str, Entry], shared: bool = False
+) -> FormOf:
     """Which form writes the references of each field (or item of a map field)."""
     refs, secret_refs = spec.mcp.refs, spec.mcp.secret_refs
-    plain = refs.form(env)
+    plain = refs.form(env, shared=shared)
     secret = secret_refs.form(declared) if secret_refs is not None else None
 
     def form_of(key: str, item: str | None) -> Form | None:

@@ -136,7 +136,8 @@ SPECS: tuple[AgentSpec, ...] = (
         ),
         presence=Presence(binaries=("codex",), dirs=(env_dir(*_CODEX),)),
     ),
-    # http → `httpUrl`, sse → `url`; `${VAR}` but no default syntax.
+    # http → `httpUrl`, sse → `url`; `${VAR}` and `${VAR:-default}` (Gemini CLI 0.61's
+    # resolveEnvVarsInString, over its whole settings file).
     AgentSpec(
         name="gemini",
         label="Gemini CLI",
@@ -148,7 +149,7 @@ SPECS: tuple[AgentSpec, ...] = (
             transports=WITH_SSE,
             stdio=("command", "args", "env", "cwd"),
             renames={"http.url": "httpUrl"},
-            refs=Refs(spelling="${VAR}"),
+            refs=AS_GIVEN,  # it expands $VAR, ${VAR} and ${VAR:-default} in its settings
         ),
         skills=Component(
             format="folder", user=env_dir(*_GEMINI, ".agents", "skills"), project=".agents/skills"

@@ -4,6 +4,8 @@ plugman adds one block of text per container (a map or list it fills) and later 
 exactly that block, so every byte it does not own stays as it was: comments, order, spacing.
 When the user has edited around or inside the block, a structural removal takes out the
 entries that are still as plugman wrote them; an entry the user changed is theirs and stays.
+Where the file's layout does not let one entry go cleanly, that entry stays (with a warning),
+never the whole file refused.
 Every edit is checked by reading the result back: the data must be the old data plus (or
 minus) plugman's entries, or nothing is written.
 """
@@ -138,6 +140,7 @@ def _created(blocks: list[Block], parts: list[Part]) -> list[Path_]:
 def _structural(
     mod: ModuleType, text: str, parts: list[Part], created: list[Path_], expected: Any, where: str
 ) -> str:
+    original = text
     data = mod.load(text, where)
     for part in parts:
         mine = {
@@ -150,12 +153,44 @@ def _structural(
     for path in created:
         if at(mod.load(text, where), path) in ({}, []):
             text = mod.remove(text, Part(path[:-1], {path[-1]: None}), where)
-    if not _same(mod.load(text, where), expected, parts):
-        raise EditError(
-            "cannot take plugman's entries out without touching other settings",
-            where=where,
-            hint="remove them by hand; plugman left the file as it was",
-        )
+    if _same(mod.load(text, where), expected, parts):
+        return text
+    return _one_by_one(mod, original, parts, created, where)
+
+
+def _one_by_one(
+    mod: ModuleType, text: str, parts: list[Part], created: list[Path_], where: str
+) -> str:
+    """Each entry taken out on its own, kept only where the result is the data before less
+    that entry: an entry the file's layout does not let plugman take out cleanly stays (said
+    once each), never the whole file refused."""
+    from plugman.core import progress
+
+    for part in parts:
+        for key, value in part.entries.items():
+            data = mod.load(text, where)
+            if not _holds(at(data, part.container), key, value, part.listed, exact=True):
+                continue
+            one = part._replace(entries={key: value})
+            try:
+                tried = mod.remove(text, one, where)
+                ok = _same(mod.load(tried, where), _without(data, [one], []), [one])
+            except (EditError, ValueError, KeyError):
+                ok = False
+            if ok:
+                text = tried
+            else:
+                progress.warn(
+                    f"{where}: {'.'.join((*part.container, key))} could not be taken out "
+                    "without touching other settings; left as it is (delete it by hand)"
+                )
+    for path in created:
+        data = mod.load(text, where)
+        if at(data, path) in ({}, []):
+            empty = Part(path[:-1], {path[-1]: at(data, path)})
+            tried = mod.remove(text, Part(path[:-1], {path[-1]: None}), where)
+            if mod.load(tried, where) == _without(data, [empty], []):
+                text = tried
     return text
 
 
