@@ -1,4 +1,4 @@
-"""Issue 27 point 2 with the real agents: Claude Code 2.1.328 itself installs plugins, and
+"""Issue 27 point 2 with the real agents: Claude Code 2.1.332 itself installs plugins, and
 `plugman import claude` brings them to plugman (and from there to a linked Codex); a project's
 committed `.claude/settings.json` reaches a linked Gemini CLI through `plugman sync`.
 
