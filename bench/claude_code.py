@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 CLAUDE_PACKAGE = "@anthropic-ai/claude-code"
-CLAUDE_VERSION = "2.1.328"
+CLAUDE_VERSION = "2.1.332"
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_TOOLS_DIR = REPO_ROOT / ".tools"
-DEFAULT_CORPUS = REPO_ROOT.parent / "shared" / "corpus"
+DEFAULT_CORPUS = REPO_ROOT / "tests" / "corpus" / "manifests"
 RESULTS_DIR = REPO_ROOT / "bench" / "results"
 PLUGMAN = REPO_ROOT / ".venv" / "bin" / "plugman"
 VENV_PYTHON = REPO_ROOT / ".venv" / "bin" / "python"

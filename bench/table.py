@@ -316,7 +316,7 @@ def validate_corpus(ctx: Context) -> Row:
     )
     claude_ms = None if claude is None else claude.median_ms * n / len(sample)
     note = (
-        f"plugman validates all {n} manifests of ../shared/corpus in one process; Claude Code "
+        f"plugman validates all {n} manifests of tests/corpus in one process; Claude Code "
         "takes one per process: "
     )
     if len(sample) < n:

@@ -2,7 +2,7 @@
 
 ``validate`` is on the pre-commit path; the scan (``plugman.manifest.exposure``) must stay a
 small part of it. Cases, each the minimum over rounds of the process CPU time
-(``time.process_time``) of validating every ``.claude-plugin`` manifest of ``../shared/corpus``
+(``time.process_time``) of validating every ``.claude-plugin`` manifest of ``tests/corpus``
 in one call (what ``plugman validate T1 T2 ...`` does after start-up); imports and one sweep
 are untimed, and the cases alternate round by round in fresh processes:
 

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +12,8 @@ from typer.testing import CliRunner
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "sample-plugins"
-CORPUS = REPO.parent / "shared" / "corpus"
+CORPUS = REPO / "tests" / "corpus" / "manifests"  # real manifests: tests/corpus/README.md
+SCHEMAS = REPO / "tests" / "corpus" / "schemas"  # published JSON Schemas of the agents' formats
 
 # Secret values planted in every test's environment, under names plugman treats as secret.
 # No command output (unless --show-secrets asked for it) and no log may ever contain them.
@@ -25,6 +28,7 @@ PLANTED = {
 # logs, no file under PLUGMAN_HOME but the secret store's own may hold them.
 PLANTED_CONFIG = {"api_key": "uc-planted-sensitive-7f3a9c"}
 SECRET_STORE_FILES = ("secrets.json",)
+PIN_LOOKUPS = pytest.StashKey[dict[str, "Future[str | None]"]]()
 
 
 @pytest.fixture(autouse=True)
@@ -79,9 +83,33 @@ def secret_scan(
     request.node.user_properties.append(("secret_scan", (len(outputs), len(logs))))
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Start asking npm for the newest agents (tests.agent_pins), once, in the main process."""
+    if not hasattr(session.config, "workerinput") and not os.environ.get("PLUGMAN_NO_PIN_CHECK"):
+        from tests import agent_pins
+
+        session.config.stash[PIN_LOOKUPS] = agent_pins.start()
+
+
+def _pin_warnings(terminalreporter: pytest.TerminalReporter) -> None:
+    futures = terminalreporter.config.stash.get(PIN_LOOKUPS, None)
+    if futures is None:
+        return
+    from tests import agent_pins
+
+    behind, unknown = agent_pins.finish(futures)
+    for line in behind:
+        terminalreporter.write_line(f"WARNING: agent pin behind: {line}", yellow=True)
+    if unknown:
+        terminalreporter.write_line(
+            f"agent pins not checked (npm unreachable): {', '.join(unknown)}"
+        )
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """Print the figures tests record with `record_property("summary", text)` (also under xdist),
-    and how many outputs and logs the secret scan read."""
+    how many outputs and logs the secret scan read, and any agent pinned older than npm's newest."""
+    _pin_warnings(terminalreporter)
     outputs = logs = 0
     for reports in terminalreporter.stats.values():
         for report in reports:

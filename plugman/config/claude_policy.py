@@ -1,7 +1,7 @@
 """Claude Code's managed settings, read as plugman's managed policy
 (docs/claude-format.md#organization-policy).
 
-Claude Code 2.1.328 reads `managed-settings.json` in its managed folder (`Paths.claude_managed_dir`)
+Claude Code 2.1.332 reads `managed-settings.json` in its managed folder (`Paths.claude_managed_dir`)
 and then each `managed-settings.d/*.json` that is not hidden, in name order, and merges them: a
 later scalar wins, lists are concatenated without duplicates, objects merge key by key (an
 `extraKnownMarketplaces` entry is replaced whole). plugman reads the same files the same way.
@@ -12,7 +12,7 @@ Fail closed, as for managed-settings.toml: a file that is not a JSON object is a
 command stops until it is fixed); a broken rule inside one is a located error and counts as
 `policy_rules.parse` says; an `enabledPlugins` value that is not true, false or a list of
 version constraints (which force it) blocks the plugin, where Claude Code ignores it.
-Where Claude Code 2.1.328 keeps a plugin's hooks under `allowManagedHooksOnly` (the plugins
+Where Claude Code 2.1.332 keeps a plugin's hooks under `allowManagedHooksOnly` (the plugins
 managed settings force on), plugman does too (`plugman.config.merge`).
 """
 
@@ -81,6 +81,7 @@ def load(paths: Paths, sink_for: Callable[[Path], Sink] | None = None) -> Policy
         denied=_merged(part.denied for part in parts) or (),
         allow_all_claude_ai=value.get("allowAllClaudeAiMcps", False),
         allow_managed_hooks_only=value.get("allowManagedHooksOnly", False),
+        disable_direct_mcp_skills=value.get("disableDirectMcpSkills", False),
         known_marketplaces=_merged(part.known_marketplaces for part in parts),
         blocked_marketplaces=_merged(part.blocked_marketplaces for part in parts) or (),
         plugins=tuple(plugins.values()),

@@ -90,6 +90,8 @@ def combine(mine: Policy, claude: Policy) -> Policy:
             k == "allowAllClaudeAiMcps" and not v for k, v, _ in (*mine.flags, *claude.flags)
         ),
         allow_managed_hooks_only=mine.allow_managed_hooks_only or claude.allow_managed_hooks_only,
+        disable_direct_mcp_skills=mine.disable_direct_mcp_skills
+        or claude.disable_direct_mcp_skills,
         known_marketplaces=mine.known_marketplaces
         if mine.known_marketplaces is not None
         else claude.known_marketplaces,

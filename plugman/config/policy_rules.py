@@ -33,7 +33,13 @@ SOURCE_KEYS: dict[str, type] = {
     "hostPattern": str,
     "pathPattern": str,
 }
-FLAGS = {"allowAllClaudeAiMcps": False, "allowManagedHooksOnly": True}  # and unreadable, as
+# each flag, and what it is taken as when unreadable (the stricter value: Claude Code 2.1.332
+# counts any disableDirectMcpSkills but false as set)
+FLAGS = {
+    "allowAllClaudeAiMcps": False,
+    "allowManagedHooksOnly": True,
+    "disableDirectMcpSkills": True,
+}
 R = TypeVar("R", "ServerRule", "SourceRule")
 HINT = "fix it in managed-settings.toml (docs/claude-format.md#mcp-policy)"
 
@@ -90,6 +96,8 @@ class Policy(NamedTuple):
     denied: tuple[ServerRule, ...] = ()
     allow_all_claude_ai: bool = False
     allow_managed_hooks_only: bool = False
+    # Claude Code loads no skill of an MCP server it connects to directly (managed only)
+    disable_direct_mcp_skills: bool = False
     known_marketplaces: tuple[SourceRule, ...] | None = None  # strictKnownMarketplaces
     blocked_marketplaces: tuple[SourceRule, ...] = ()
     # a second allow list that must allow too (Claude Code's, when both files have one)
@@ -123,6 +131,7 @@ def parse(settings: Mapping[str, Any], sink: Sink | None = None) -> Policy:
         denied=_rules(settings, "deniedMcpServers", _server_rule, sink, denied) or (),
         allow_all_claude_ai=_flag(settings, "allowAllClaudeAiMcps", sink, unreadable=False),
         allow_managed_hooks_only=_flag(settings, "allowManagedHooksOnly", sink, unreadable=True),
+        disable_direct_mcp_skills=_flag(settings, "disableDirectMcpSkills", sink, unreadable=True),
         flags=tuple(
             (key, _flag(settings, key, Sink(sink.file), unreadable=unreadable), sink.file)
             for key, unreadable in FLAGS.items()

@@ -60,6 +60,7 @@ POLICY_KEYS = frozenset(
         "blockedMarketplaces",
         "allowAllClaudeAiMcps",
         "allowManagedHooksOnly",
+        "disableDirectMcpSkills",  # as in Claude Code: no effect outside managed settings
         "requiredSignatures",  # plugman.config.signers
     }
 )
@@ -125,6 +126,7 @@ def load(
         _ignored_keys(table, file, paths, report)
         hooks += _hooks_of(table.get("hooks"), layer[scope], file, report)
     rules = policy.managed(paths, report.sink)
+    _direct_mcp_skills(rules, report)
     blocked = _blocked(paths, rules)
     how = (os.environ if env is None else env, references)
     found = _plugins(paths, report, only, how, blocked)
@@ -141,6 +143,23 @@ def load(
     )
     diagnostics = list(dict.fromkeys(report.diagnostics))  # a file read twice, reported once
     return Scopes(bound(layers, paths), rules, found.rows, diagnostics, found.secrets)
+
+
+def _direct_mcp_skills(rules: Policy, report: Report) -> None:
+    """`disableDirectMcpSkills`: Claude Code reads it from its managed settings itself and
+    lists no skill of the MCP servers it connects to directly (each keeps its tools). The
+    other agents have no such switch, so plugman cannot deliver it: a warning says so."""
+    if not rules.disable_direct_mcp_skills:
+        return
+    where = next(o for k, v, o in rules.flags if k == "disableDirectMcpSkills" and v)
+    report.sink(Path(where)).warning(
+        "policy-not-delivered",
+        "disableDirectMcpSkills: Claude Code loads no skill of an MCP server it connects to "
+        "directly; the other agents have no such switch, so any that reads skills from MCP "
+        "servers still does (their tools are delivered to every agent as before)",
+        ("disableDirectMcpSkills",),
+        "to keep a server's skills from every agent, deny the server (deniedMcpServers)",
+    )
 
 
 def _linked(paths: Paths, chosen: tuple[Scope, ...], report: Report) -> frozenset[Path]:

@@ -69,6 +69,15 @@ def _group(event: str, group: dict[str, Any], sink: Sink, path: KeyPath) -> list
     found = []
     for index, entry in enumerate(items):
         if isinstance(entry, dict):
+            if not isinstance(entry.get("holdsTools", False), bool):
+                sink.warning(
+                    "hook-ignored",
+                    "holdsTools must be true or false: Claude Code ignores this hook, and so "
+                    "does plugman",
+                    (*path, "hooks", index, "holdsTools"),
+                    "write holdsTools: true or false, or remove it",
+                )
+                continue
             _check_handler(event, entry, sink, (*path, "hooks", index))
             kind = entry.get("type")
             found.append(HookHandler(event, matcher, kind if isinstance(kind, str) else "", entry))

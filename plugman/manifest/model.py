@@ -61,6 +61,9 @@ class Plugin(NamedTuple):
     hooks: tuple[HookHandler, ...] = ()
     mcp_servers: tuple[McpServer, ...] = ()
     dependencies: tuple[Dependency, ...] = ()
+    # installed with it by default, left out (with a warning) when they cannot be: Claude Code's
+    # optionalDependencies, less those also in `dependencies` (required)
+    optional_dependencies: tuple[Dependency, ...] = ()
     user_config: tuple[UserOption, ...] = ()
 
 

@@ -171,6 +171,7 @@ def _build(
         hooks=tuple(found.hooks()),
         mcp_servers=tuple(found.servers()),
         dependencies=tuple(_dependencies(manifest.get("dependencies"))),
+        optional_dependencies=tuple(_optional(manifest)),
         user_config=tuple(_options(manifest.get("userConfig") or fields.get("userConfig"))),
     )
 
@@ -211,6 +212,14 @@ def _dependencies(value: Any) -> list[Dependency]:
                 )
             )
     return found
+
+
+def _optional(manifest: dict[str, Any]) -> list[Dependency]:
+    """`optionalDependencies` as Claude Code 2.1.332 reads them: the readable elements of a list
+    (anything else is dropped), less the plugins `dependencies` also names (those are required)."""
+    required = {(d.name, d.marketplace) for d in _dependencies(manifest.get("dependencies"))}
+    found = _dependencies(manifest.get("optionalDependencies"))
+    return [d for d in found if (d.name, d.marketplace) not in required]
 
 
 def _options(value: Any) -> list[UserOption]:

@@ -24,7 +24,7 @@ from plugman.extensions import source_kind
 from plugman.manifest import acceptance
 from plugman.manifest import plugin as plugins
 from plugman.manifest.diagnostics import Diagnostic
-from plugman.manifest.model import Plugin, PluginSource
+from plugman.manifest.model import Dependency, Plugin, PluginSource
 from plugman.manifest.reader import Report
 from plugman.plugins import marketplaces, registry, versions
 from plugman.plugins.pins import lock_source, version_of
@@ -104,6 +104,13 @@ def plan(
     return _Planner(paths, store, installed, allow_hidden, skipped).run(specs)
 
 
+def _request(dep: Dependency, wanted_by: Planned) -> PluginRequest:
+    """A dependency as a request: a bare name is looked up in its plugin's marketplace."""
+    return PluginRequest(
+        dep.name, dep.name, dep.marketplace or wanted_by.marketplace, dep.version or ""
+    )
+
+
 class _Planner:
     def __init__(
         self,
@@ -122,27 +129,43 @@ class _Planner:
         self.wanted: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
 
     def run(self, specs: list[PluginRequest]) -> list[Planned]:
-        queue: list[tuple[PluginRequest, tuple[str, ...]]] = [(spec, ()) for spec in specs]
+        queue: list[tuple[PluginRequest, tuple[str, ...], str | None]] = [
+            (spec, (), None) for spec in specs
+        ]
         done = 0
         while queue:
-            spec, chain = queue.pop(0)
+            spec, chain, optional_for = queue.pop(0)
             done += 1
             progress.step(done, done + len(queue), f"fetching {spec.text}")
-            found = self.one(spec, chain)
+            found = (
+                self.one(spec, chain) if optional_for is None else self.optional(spec, optional_for)
+            )
             if found is not None:
                 queue += [
-                    (
-                        PluginRequest(
-                            dep.name,
-                            dep.name,
-                            dep.marketplace or found.marketplace,
-                            dep.version or "",
-                        ),
-                        (*chain, found.id),
-                    )
+                    (_request(dep, found), (*chain, found.id), None)
                     for dep in found.plugin.dependencies
                 ]
+                queue += [
+                    (_request(dep, found), (), found.id)
+                    for dep in found.plugin.optional_dependencies
+                ]
         return list(self.planned.values())
+
+    def optional(self, spec: PluginRequest, wanted_by: str) -> Planned | None:
+        """An optional dependency (Claude Code's `optionalDependencies`): installed with the
+        plugin as a plugin of its own (the user may uninstall it alone), unless it is there
+        already; one that cannot be installed is left out with a warning, as Claude Code does."""
+        try:
+            _known, entry = marketplaces.find(self.paths, str(spec.name), spec.marketplace)
+            if f"{entry.name}@{_known.name}" in self.installed:
+                return None
+            return self.one(spec, ())
+        except PlugmanError as exc:
+            progress.warn(
+                f"optional dependency {spec.text}@{spec.marketplace} of {wanted_by} left out: "
+                f"{exc.message}"
+            )
+            return None
 
     def one(self, spec: PluginRequest, chain: tuple[str, ...]) -> Planned | None:
         if spec.direct is not None:

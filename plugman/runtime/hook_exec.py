@@ -72,7 +72,9 @@ ASYNC_ITSELF = frozenset({"claude-code"})  # agents that run an `async` handler'
 # Handler fields the launcher delivers exactly; any other one (asyncRewake, once, onFailure,
 # ...) cannot be, and a handler that has one is left out of the agent's file with a warning.
 DELIVERED = frozenset({"type", "command", "args", "shell", "timeout", "if", "async"})
-COSMETIC = frozenset({"statusMessage"})  # kept where the agent shows it, else left out
+COSMETIC = frozenset({"statusMessage", "holdsTools"})  # kept where the agent takes it, else left
+# out with a note: without them the hook runs the same (holdsTools only lets Claude Code go on
+# without waiting for it, for its official security plugin)
 LAUNCH_MARGIN = 5  # seconds the agent waits beyond the handler's own timeout
 NOT_FOUND_HINT = (
     "the agent's hooks file names a hook the config resolved here does not have: is its plugin "

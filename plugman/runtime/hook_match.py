@@ -9,6 +9,7 @@ The matcher is tested against one field of the event's input; the fields are:
 | SessionStart, ConfigChange | source |
 | Setup, PreCompact, PostCompact | trigger |
 | UserPromptExpansion | command_name |
+| PreSkillShellCommand | tool_name |
 | Notification | notification_type |
 | SubagentStart, SubagentStop | agent_type |
 | StopFailure | error_type (else error) |
@@ -39,6 +40,7 @@ MATCH_FIELDS: dict[str, tuple[str, ...]] = {
     "PreCompact": ("trigger",),
     "PostCompact": ("trigger",),
     "UserPromptExpansion": ("command_name",),
+    "PreSkillShellCommand": ("tool_name",),
     "Notification": ("notification_type",),
     "SubagentStart": ("agent_type",),
     "SubagentStop": ("agent_type",),

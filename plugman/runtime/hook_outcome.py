@@ -21,6 +21,7 @@ BLOCKABLE = frozenset(
     {
         "UserPromptSubmit",
         "UserPromptExpansion",
+        "PreSkillShellCommand",
         "PreToolUse",
         "PostToolBatch",
         "SubagentStop",

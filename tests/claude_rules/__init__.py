@@ -1,5 +1,5 @@
 """Claude Code's load rules as test data: manifests mutated field by field, and what the real
-Claude Code 2.1.328 did with each (`rules.json`, written by `generate.py`).
+Claude Code 2.1.332 did with each (`rules.json`, written by `generate.py`).
 
 A row's `mutation` is data, so the test that holds plugman to the table (`test_claude_rules.py`)
 rebuilds exactly the files Claude Code was shown:
@@ -7,7 +7,7 @@ rebuilds exactly the files Claude Code was shown:
 - `kind`: `plugin` (the change is made to `.claude-plugin/plugin.json`), `entry` (to the
   plugin's marketplace entry) or `marketplace` (to the marketplace's top level);
 - `base`: `builtin` (the small plugin `write_base` writes: a skill, a command, an agent, a hooks
-  file and an MCP server) or `corpus:<folder under ../shared/corpus>`;
+  file and an MCP server) or `corpus:<folder under tests/corpus/manifests>`;
 - `set`: top-level keys and their new values; `unset`: keys removed; `raw`: the manifest's whole
   text instead; `files`: files written (text) or removed (null) under the plugin root.
 

@@ -1,4 +1,4 @@
-"""Build `tests/claude_rules/rules.json`: what the real Claude Code 2.1.328 validates, installs
+"""Build `tests/claude_rules/rules.json`: what the real Claude Code 2.1.332 validates, installs
 and loads, one manifest mutation at a time. Run by hand, offline, when the pinned Claude Code
 changes (or a mutation is added), then commit the table::
 
@@ -43,6 +43,8 @@ EXTRA_HOOKS = {
     )
 }
 INLINE_HOOKS = {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}
+HOLDS_TOOLS = [{"hooks": [{"type": "command", "command": "true", "holdsTools": True}]}]
+HOLDS_TOOLS_STRING = [{"hooks": [{"type": "command", "command": "true", "holdsTools": "yes"}]}]
 SERVER = {"command": "echo", "args": ["inline"]}
 CORPUS_PPTX = "corpus:wshobson__agents/plugins/pptx-deck-creation"
 
@@ -92,6 +94,15 @@ MUTATIONS: list[dict[str, Any]] = [
     plugin("dependencies-string", {"dependencies": "other"}),
     plugin("dependencies-number-item", {"dependencies": [5]}),
     plugin("dependencies-object-no-name", {"dependencies": [{"version": "^1.0.0"}]}),
+    # optionalDependencies (Claude Code 2.1.332): installed with the plugin, left out if missing
+    plugin("optional-dependencies-missing", {"optionalDependencies": ["not-there"]}),
+    plugin("optional-dependencies-string", {"optionalDependencies": "other"}),
+    plugin("optional-dependencies-number-item", {"optionalDependencies": [5]}),
+    plugin("optional-dependencies-object", {"optionalDependencies": [{"name": "not-there"}]}),
+    plugin(
+        "optional-dependencies-also-required",
+        {"dependencies": ["not-there"], "optionalDependencies": ["not-there"]},
+    ),
     plugin("metadata-string", {"metadata": "x"}),
     plugin("engines-too-new", {"engines": {"claude-code": ">=99.0.0"}}),
     plugin("engines-ok", {"engines": {"claude-code": ">=1.0.0"}}),
@@ -150,6 +161,11 @@ MUTATIONS: list[dict[str, Any]] = [
     plugin("hooks-not-json", {"hooks": "./hooks/extra.txt"}, files={"hooks/extra.txt": "{}"}),
     plugin("hooks-number", {"hooks": 5}),
     plugin("hooks-bad-event", {"hooks": {"NoSuchEvent": INLINE_HOOKS["Stop"]}}),
+    plugin(
+        "hooks-pre-skill-shell-command", {"hooks": {"PreSkillShellCommand": INLINE_HOOKS["Stop"]}}
+    ),
+    plugin("hooks-holds-tools", {"hooks": {"UserPromptSubmit": HOLDS_TOOLS}}),
+    plugin("hooks-holds-tools-string", {"hooks": {"UserPromptSubmit": HOLDS_TOOLS_STRING}}),
     plugin("hooks-file-broken", files={"hooks/hooks.json": "{not json"}),
     plugin("hooks-file-array", files={"hooks/hooks.json": "[]"}),
     plugin("hooks-file-no-hooks-key", files={"hooks/hooks.json": json.dumps(INLINE_HOOKS)}),
@@ -254,6 +270,8 @@ MUTATIONS: list[dict[str, Any]] = [
     entry("entry-agents-folder-not-strict", {"agents": ["./agents"], "strict": False}),
     entry("entry-commands-number", {"commands": 5}),
     entry("entry-hooks-number", {"hooks": 5}),
+    entry("entry-optional-dependencies-missing", {"optionalDependencies": ["not-there"]}),
+    entry("entry-optional-dependencies-string", {"optionalDependencies": "other"}),
     entry("entry-name-space", {"name": "has space"}),
     entry("entry-source-github-no-repo", {"source": {"source": "github"}}),
     entry("entry-source-dot-slash", {"source": "./{name}/"}),

@@ -19,6 +19,7 @@ from plugman.cli.app import app
 from plugman.cli.argv import FastCommand
 from plugman.cli.commands import COMMANDS, TOP_LEVEL, root_help
 from plugman.core.errors import ExitCode
+from tests.conftest import CORPUS
 
 HEAVY = ("typer", "rich", "mcp", "pydantic", "tomlkit", "yaml", "plugman.output")
 
@@ -154,9 +155,8 @@ def test_output_names_each_renderer_where_it_lives() -> None:
 def test_a_fast_command_ends_the_process_with_its_output_flushed(tmp_path: Path) -> None:
     """Run as the program, a fast command ends with os._exit (no interpreter teardown): its
     whole output still arrives (here well beyond a pipe's buffer) with its exit code."""
-    corpus = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
-    folders = sorted(str(p) for p in corpus.iterdir() if (p / ".claude-plugin").is_dir())
-    assert len(folders) >= 5, corpus  # marketplaces with every plugin they list
+    folders = sorted(str(p) for p in CORPUS.iterdir() if (p / ".claude-plugin").is_dir())
+    assert len(folders) >= 5, CORPUS  # marketplaces with every plugin they list
     done = subprocess.run(
         [sys.executable, "-m", "plugman", "validate", "--json", *folders],
         capture_output=True,

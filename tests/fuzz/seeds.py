@@ -1,4 +1,4 @@
-"""Fuzz seeds: the real files of ../shared/corpus, by the kind of loader that reads them."""
+"""Fuzz seeds: the real files of tests/corpus/manifests, by the kind of loader that reads them."""
 
 from __future__ import annotations
 

@@ -47,7 +47,7 @@ from bench.claude_code import (
 GEMINI_PACKAGE = "@google/gemini-cli"
 GEMINI_VERSION = "0.61.0"
 CODEX_PACKAGE = "@openai/codex"
-CODEX_VERSION = "0.169.0"
+CODEX_VERSION = "0.171.0"
 COPILOT_PACKAGE = "@github/copilot"
 COPILOT_VERSION = "1.0.102"
 

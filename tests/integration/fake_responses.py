@@ -1,6 +1,6 @@
 """Tiny model endpoints on 127.0.0.1 that make a real agent run one shell command.
 
-`responses_server`: OpenAI's Responses API, for Codex 0.169 (model `gpt-4.1`, a custom
+`responses_server`: OpenAI's Responses API, for Codex 0.171 (model `gpt-4.1`, a custom
 `model_providers` entry with `wire_api = "responses"`), which POSTs `/v1/responses` and reads a
 server-sent event stream. The first request (no tool output in its input yet) is answered with
 one `exec_command` function call running `command`; the next one (carrying the call's output)

@@ -228,7 +228,7 @@ def test_outdated_and_update_say_what_moves(tmp_path: Path, project: Path) -> No
 
 @pytest.mark.slow
 def test_the_marketplace_name_rule_agrees_with_claude_code(tmp_path: Path) -> None:
-    """Claude Code 2.1.328's own `plugin validate` refuses exactly the names plugman refuses."""
+    """Claude Code 2.1.332's own `plugin validate` refuses exactly the names plugman refuses."""
     import subprocess
     import sys
 

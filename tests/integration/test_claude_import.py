@@ -1,4 +1,4 @@
-"""Issue 27 point 2 with the real agents: Claude Code 2.1.328 itself installs plugins, and
+"""Issue 27 point 2 with the real agents: Claude Code 2.1.332 itself installs plugins, and
 `plugman import claude` brings them to plugman (and from there to a linked Codex); a project's
 committed `.claude/settings.json` reaches a linked Gemini CLI through `plugman sync`.
 
@@ -146,7 +146,9 @@ def test_plugins_claude_installed_are_imported_reach_codex_and_the_undo_leaves_n
     world.claude("plugin", "install", "delta@team-market", "--scope", "local")
     world.claude("plugin", "disable", "beta@tools-market", "--scope", "user")
     claude_list = json.loads(world.claude("plugin", "list", "--json"))
-    theirs = {(p["id"], p["scope"], p["enabled"]) for p in claude_list}
+    theirs = {  # not Claude Code 2.1.332's own bundled plugins (cc-plugin-*@builtin)
+        (p["id"], p["scope"], p["enabled"]) for p in claude_list if not p["id"].endswith("@builtin")
+    }
     assert len(theirs) == 4, claude_list
 
     (world.home / ".codex").mkdir()

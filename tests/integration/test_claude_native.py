@@ -1,4 +1,4 @@
-"""Claude Code 2.1.328 loads a plugin from plugman's store natively (docs/claude-native.md).
+"""Claude Code 2.1.332 loads a plugin from plugman's store natively (docs/claude-native.md).
 
 `plugman.agents.claude_plugin.plan` says what to write per scope; a small helper here writes it
 (the deployment engine does that in plugman) and takes it out again. The real Claude Code then

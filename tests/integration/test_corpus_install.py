@@ -1,10 +1,10 @@
 """Every plugin of the corpus marketplaces installs as in Claude Code, and leaves no trace.
 
-The marketplaces of `../shared/corpus` are served as git repositories on a stand-in GitHub
+The marketplaces of `tests/corpus/manifests` are served as git repositories on a stand-in GitHub
 (`PLUGMAN_GITHUB_URL`, a folder of bare repositories), so Anthropic's own are added as
 `anthropics/<repo>`, as on github.com, and count as official. Plugins whose source is another
 repository cannot be fetched here (no network); every plugin the marketplace holds in a folder
-is installed and uninstalled. The slow test asks Claude Code 2.1.328 itself, as the oracle.
+is installed and uninstalled. The slow test asks Claude Code 2.1.332 itself, as the oracle.
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def test_every_corpus_plugin_installs_and_uninstalls_without_a_trace(
             assert snapshot(isolated_home, project) == before, spec
             installed.append(spec)
         run("marketplace", "remove", market, project=project)
-    # As Claude Code 2.1.328 refuses it: its plugin.json lists the folder "./agents" as an agent
+    # As Claude Code 2.1.332 refuses it: its plugin.json lists the folder "./agents" as an agent
     # path, which must end in .md (tests/claude_rules/rules.json, row agents-folder-list).
     assert [line.split(":")[0] for line in refused] == ["pptx-deck-creation@claude-code-workflows"]
     # Claude Code installs the same 164: the slow test below compares them one by one.
@@ -135,7 +135,7 @@ def test_a_reserved_marketplace_name_needs_anthropics_github(
 def test_plugman_installs_every_plugin_claude_code_installs(
     tmp_path: Path, record_property: Callable[[str, object], None]
 ) -> None:
-    """Claude Code 2.1.328 as the oracle, over every corpus marketplace (each copy renamed:
+    """Claude Code 2.1.332 as the oracle, over every corpus marketplace (each copy renamed:
     Claude Code takes a reserved name only from github.com/anthropics)."""
     claude = agents.claude_bin()
     home = tmp_path / "claude-home"
@@ -176,6 +176,6 @@ def test_plugman_installs_every_plugin_claude_code_installs(
     assert plugman_installed - claude_installed == set()
     record_property(
         "summary",
-        f"corpus oracle: Claude Code 2.1.328 installs {len(claude_installed)}, plugman "
+        f"corpus oracle: Claude Code 2.1.332 installs {len(claude_installed)}, plugman "
         f"{len(plugman_installed)}; plugman only: {sorted(plugman_installed - claude_installed)}",
     )

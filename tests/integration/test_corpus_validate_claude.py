@@ -1,6 +1,6 @@
-"""`plugman validate` agrees with `claude plugin validate` (Claude Code 2.1.328) on the shared
+"""`plugman validate` agrees with `claude plugin validate` (Claude Code 2.1.332) on the
 corpus: every Claude plugin (`.claude-plugin/plugin.json`) and marketplace manifest of
-`../shared/corpus` (the files `tests/unit/test_corpus.py` walks) gets the same verdict from both,
+`tests/corpus/manifests` (the files `tests/unit/test_corpus.py` walks) gets the same verdict,
 error or not, file by file. Messages may differ; where plugman's is an error, Claude's is too.
 """
 

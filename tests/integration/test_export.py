@@ -14,7 +14,7 @@ from plugman.agents.targets import Place
 from plugman.cli.app import app
 from plugman.core.paths import Paths
 from plugman.manifest import edit
-from tests.conftest import SAMPLES
+from tests.conftest import SAMPLES, SCHEMAS
 from tests.integration.helpers import run, snapshot
 
 # A user's own file for each target, with comments where the format has them.
@@ -243,8 +243,7 @@ def test_claude_hooks_go_to_settings_and_validate_against_claudes_schema(
     cli(project, "export", "--target", "claude-code", "--write")
     settings = json.loads((home / ".claude" / "settings.json").read_text())
     assert {"PreToolUse", "PostToolUse"} <= set(settings["hooks"])
-    schema_file = SAMPLES.parents[1] / "shared" / "reference" / "ref-schemas"
-    schema = json.loads((schema_file / "claude-code-settings.json").read_text())
+    schema = json.loads((SCHEMAS / "claude-code-settings.json").read_text())
     jsonschema.validate(settings, schema)
 
 

@@ -5,14 +5,14 @@ The gateway serves the notes server and a server that sleeps before it serves
 `plugman agents add <agent> --via-gateway` (user scope: one `plugman` server entry) and asked
 what it has, in its own words:
 
-- Claude Code 2.1.328: the `init` event of an offline print-mode session
+- Claude Code 2.1.332: the `init` event of an offline print-mode session
   (tests/integration/agents.claude_session_events) lists its tools, `mcp__plugman__<name>`.
   By default its print mode waits only about 2 s for MCP servers (any server slower than that,
   the gateway or a slow server configured directly, is `pending` in `init` and its tools are
   not in the first model request); linking it through the gateway sets its own
   `CLAUDE_CODE_MCP_STARTUP_WAIT_MS` (read from its binary) in the settings file of the scope,
   so it waits for the gateway's first list: the test sets nothing of Claude's itself.
-- Codex 0.169: a real `codex exec` turn against a fake Responses endpoint
+- Codex 0.171: a real `codex exec` turn against a fake Responses endpoint
   (tests/integration/fake_responses), which records the tools Codex offers the model: the
   gateway's are a `mcp__plugman` namespace of `<name>` functions. Codex never lists again on
   `list_changed`, so what it offers the model is what the first list held.

@@ -1,4 +1,4 @@
-"""The hook launcher with the real Codex 0.169, Gemini CLI 0.61 and Copilot CLI 1.0.102: a
+"""The hook launcher with the real Codex 0.171, Gemini CLI 0.61 and Copilot CLI 1.0.102: a
 plugin's conditional hooks (security-guidance's shape: `PostToolUse` on `Bash`, one handler
 `if: "Bash(git commit:*)"`, one `if: "Bash(git push:*)"`) installed at project scope with the
 agent linked run in a real agent turn (a loopback fake model asks for one shell command:

@@ -148,6 +148,36 @@ def test_dependencies_are_installed_and_removed_with_their_dependent(
     assert snapshot(isolated_home) == before
 
 
+def test_optional_dependencies_install_with_their_plugin_and_stand_alone(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    """Claude Code 2.1.332's optionalDependencies: installed with the plugin (a version range
+    chooses the version), one that cannot be installed is left out with a warning, and each
+    can be uninstalled on its own; a plugin in both lists is required."""
+    from typer.testing import CliRunner
+
+    from plugman.cli.app import app
+
+    market = make_marketplace(
+        tmp_path / "m",
+        {
+            "app": {"version": "1.0.0", "optionalDependencies": ["extra", "not-there", 5]},
+            "extra": {"version": "1.2.0"},
+            "strict": {"dependencies": ["not-there"], "optionalDependencies": ["not-there"]},
+        },
+    )
+    run("marketplace", "add", str(market))
+    before = snapshot(isolated_home)
+    done = CliRunner().invoke(app, ["install", "app"])
+    assert done.exit_code == 0, done.output
+    assert "optional dependency not-there@deps of app@deps left out" in done.stderr, done.stderr
+    assert sorted(p["id"] for p in run("list")["plugins"]) == ["app@deps", "extra@deps"]
+    assert [c["id"] for c in run("uninstall", "extra")["changes"]] == ["extra@deps"]
+    assert "not-there" in fails("install", "strict")  # required after all
+    assert [c["id"] for c in run("uninstall", "app")["changes"]] == ["app@deps"]
+    assert snapshot(isolated_home) == before
+
+
 def test_search_and_info(project: Path) -> None:
     run("marketplace", "add", "./marketplace", project=project)
     ids = [row["id"] for row in run("search", "hook", project=project)["plugins"]]

@@ -1,29 +1,31 @@
 """Issue 27's first "must show": one Claude Code managed-settings.json (a blocked marketplace, a
 forced plugin, a blocked plugin, an MCP deny rule and allowManagedHooksOnly) given to the real
-Claude Code 2.1.328 and to plugman, which reach the same verdict on each; and nothing forbidden
+Claude Code 2.1.332 and to plugman, which reach the same verdict on each; and nothing forbidden
 reaches Codex or Gemini CLI through plugman (read back by their own CLIs: `codex mcp list`,
 `codex debug prompt-input`, Codex's `hooks/list`, `gemini mcp list`, `gemini skills list`).
 
-Claude Code reads its managed settings only from `/etc/claude-code/` on Linux (it has no
-override). The test does not write the machine's `/etc`: it runs Claude in a private mount
-namespace (`unshare -m`) where `/etc` is an overlay whose upper layer holds the test's
-`claude-code/managed-settings.json`; plugman reads that same file through
-`PLUGMAN_CLAUDE_MANAGED_DIR`. Where namespaces are not allowed, it writes `/etc/claude-code/`
-itself under a cross-process lock (xdist workers) and restores it exactly afterwards.
+Claude Code reads its managed settings only from `/etc/claude-code/` on Linux: 2.1.332 has no
+override (its `CLAUDE_CODE_MANAGED_SETTINGS_PATH` hook is compiled out of the published build,
+`function(){return}`). The test never writes the machine's `/etc`: it runs Claude in a private
+mount namespace (`unshare -m`, or as an unprivileged user `unshare -Urm`, a user namespace)
+where `/etc` is an overlay whose upper layer holds the test's `claude-code/managed-settings.json`;
+plugman reads that same file through `PLUGMAN_CLAUDE_MANAGED_DIR`. Where no namespace can be
+made, Claude is not asked: plugman's verdicts are held to Claude's, as recorded here from
+2.1.332 (`CLAUDE_REFUSES`, and the verdicts the tests assert), and the agents' read-backs still run.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -34,7 +36,6 @@ from tests.integration.test_agents_real import grant_trust
 
 pytestmark = pytest.mark.slow
 BIN = Path(sys.executable).parent
-ETC = Path("/etc/claude-code")
 GOOD_HOOK, PLAIN_HOOK = "ORGPOLICY-FORCED-HOOK-5c1e", "ORGPOLICY-PLAIN-HOOK-5c1e"
 POLICY = {
     "blockedMarketplaces": [{"source": "pathPattern", "pathPattern": "evil-market"}],
@@ -94,27 +95,36 @@ def build(root: Path) -> None:
         (root / market / ".claude-plugin" / "marketplace.json").write_text(json.dumps(catalog))
 
 
-def _namespaces(root: Path) -> bool:
-    """Whether this machine lets the test mount an overlay on /etc in a private namespace."""
-    upper, work = root / "probe-upper", root / "probe-work"
-    upper.mkdir()
-    work.mkdir()
-    script = f"mount -t overlay overlay -o lowerdir=/etc,upperdir={upper},workdir={work} /etc"
-    if shutil.which("unshare") is None:
-        return False
-    probe = subprocess.run(
-        ["unshare", "-m", "sh", "-c", script], capture_output=True, timeout=30, check=False
-    )
-    return probe.returncode == 0
+def _unshare(root: Path) -> list[str] | None:
+    """The command that gives this machine's user a private mount namespace where an overlay
+    can be mounted on /etc (as root `unshare -m`; otherwise a user namespace), or None."""
+    if shutil.which("unshare") is None or os.environ.get("PLUGMAN_TEST_NO_NAMESPACE"):
+        return None  # (the variable: run the test as on a machine without namespaces)
+    for command in (["unshare", "-m"], ["unshare", "-Urm"]):
+        upper, work = root / "probe-upper", root / "probe-work"
+        for folder in (upper, work):
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+        script = f"mount -t overlay overlay -o lowerdir=/etc,upperdir={upper},workdir={work} /etc"
+        probe = subprocess.run(
+            [*command, "sh", "-c", script], capture_output=True, timeout=30, check=False
+        )
+        if probe.returncode == 0:
+            return command
+    return None
+
+
+class Policy(NamedTuple):
+    folder: Path  # the managed folder plugman is pointed at
+    claude_sees: bool  # whether the real Claude reads the same files (a namespace was made)
 
 
 @contextlib.contextmanager
 def claude_policy(
     root: Path, settings: dict[str, Any], more: dict[str, str] | None = None
-) -> Iterator[Path]:
+) -> Iterator[Policy]:
     """Claude Code's managed folder holding `settings` (and the `more` files, by relative
-    path), as the real Claude sees it: yields the folder plugman is pointed at (the same
-    files)."""
+    path), as the real Claude sees it when a namespace can be made. Never the machine's /etc."""
     upper, work = root / "etc-upper", root / "etc-work"
     folder = upper / "claude-code"
     folder.mkdir(parents=True)
@@ -123,45 +133,20 @@ def claude_policy(
     for rel, text in files.items():
         (folder / rel).parent.mkdir(parents=True, exist_ok=True)
         (folder / rel).write_text(text)
-    if _namespaces(root):
-        wrapper = root / "claude-in-namespace"
-        mount = f"mount -t overlay overlay -o lowerdir=/etc,upperdir={upper},workdir={work} /etc"
-        wrapper.write_text(
-            f'#!/bin/sh\nexec unshare -m sh -c \'{mount} && exec "$0" "$@"\' {claude_bin()} "$@"\n'
-        )
-        wrapper.chmod(0o755)
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(agents, "claude_bin", lambda *_: wrapper)
-            yield folder
+    unshare = _unshare(root)
+    if unshare is None:
+        yield Policy(folder, claude_sees=False)
         return
-    with _etc_lock(), _restored(ETC):  # no namespaces: the real folder, put back as it was
-        shutil.rmtree(ETC, ignore_errors=True)
-        shutil.copytree(folder, ETC)
-        yield ETC
-
-
-@contextlib.contextmanager
-def _etc_lock() -> Iterator[None]:
-    import fcntl
-
-    with (Path(tempfile.gettempdir()) / "plugman-etc-claude-code.lock").open("a") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        yield
-
-
-@contextlib.contextmanager
-def _restored(folder: Path) -> Iterator[None]:
-    keep = Path(tempfile.mkdtemp()) / "kept"
-    existed = folder.exists()
-    if existed:
-        shutil.copytree(folder, keep, symlinks=True)
-    try:
-        yield
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-        if existed:
-            shutil.copytree(keep, folder, symlinks=True)
-        shutil.rmtree(keep.parent, ignore_errors=True)
+    wrapper = root / "claude-in-namespace"
+    mount = f"mount -t overlay overlay -o lowerdir=/etc,upperdir={upper},workdir={work} /etc"
+    wrapper.write_text(
+        f'#!/bin/sh\nexec {" ".join(unshare)} sh -c \'{mount} && exec "$0" "$@"\' '
+        f'{claude_bin()} "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(agents, "claude_bin", lambda *_: wrapper)
+        yield Policy(folder, claude_sees=True)
 
 
 class Run:
@@ -205,20 +190,19 @@ def test_claude_code_and_plugman_reach_the_same_verdicts_on_one_managed_settings
     build(tmp_path)
     evil, market = str(tmp_path / "evil-market"), str(tmp_path / "op-market")
     with claude_policy(tmp_path, POLICY) as managed:
-        run = Run(tmp_path, managed)
-        # Claude Code's verdicts
-        added = run.claude("plugin", "marketplace", "add", evil)
-        assert (
-            added.returncode != 0 and "blocked by enterprise policy" in added.stdout + added.stderr
-        )
-        assert run.claude("plugin", "marketplace", "add", market).returncode == 0
-        refused = run.claude("plugin", "install", "bad@op-market")
-        said = refused.stdout + refused.stderr
-        assert refused.returncode != 0 and "blocked by your organization's policy" in said, said
-        assert run.claude("plugin", "install", "plain@op-market").returncode == 0
-        events = agents.claude_session_events(run.project, run.env)
-        init = next(e for e in events if e.get("subtype") == "init")
-        ran = [str(e.get("output")) for e in events if e.get("subtype") == "hook_response"]
+        run = Run(tmp_path, managed.folder)
+        if managed.claude_sees:  # Claude Code's verdicts (else: as recorded, asserted below)
+            added = run.claude("plugin", "marketplace", "add", evil)
+            said = added.stdout + added.stderr
+            assert added.returncode != 0 and "blocked by enterprise policy" in said, said
+            assert run.claude("plugin", "marketplace", "add", market).returncode == 0
+            refused = run.claude("plugin", "install", "bad@op-market")
+            said = refused.stdout + refused.stderr
+            assert refused.returncode != 0 and "blocked by your organization's policy" in said, said
+            assert run.claude("plugin", "install", "plain@op-market").returncode == 0
+            events = agents.claude_session_events(run.project, run.env)
+            init = next(e for e in events if e.get("subtype") == "init")
+            ran = [str(e.get("output")) for e in events if e.get("subtype") == "hook_response"]
 
         # plugman's, on the same file
         blocked = run.plugman("marketplace", "add", evil)
@@ -252,10 +236,13 @@ def test_claude_code_and_plugman_reach_the_same_verdicts_on_one_managed_settings
 
     # Claude: the forced plugin loads (without an install) and its hook runs; the plain
     # plugin's hook does not (allowManagedHooksOnly); the denied server is not there
-    plugins = [p["source"] for p in init["plugins"]]
-    assert "good@op-market" in plugins and "bad@op-market" not in plugins, plugins
-    assert [s["name"] for s in init["mcp_servers"] if "good" in s["name"]] == ["plugin:good:notes"]
-    assert any(GOOD_HOOK in out for out in ran) and not any(PLAIN_HOOK in out for out in ran), ran
+    if managed.claude_sees:
+        plugins = [p["source"] for p in init["plugins"]]
+        assert "good@op-market" in plugins and "bad@op-market" not in plugins, plugins
+        servers = [s["name"] for s in init["mcp_servers"] if "good" in s["name"]]
+        assert servers == ["plugin:good:notes"], servers
+        assert any(GOOD_HOOK in out for out in ran), ran
+        assert not any(PLAIN_HOOK in out for out in ran), ran
     # plugman says the same, and why
     assert verdicts["bad@op-market"][:2] == ("refused", "enabledPlugins: blocked")
     assert verdicts["bad@op-market"][2].endswith(
@@ -327,6 +314,19 @@ SAME_REPOSITORY = {  # allowed by plugman, where Claude compares the text: one r
 }
 
 
+CLAUDE_REFUSES = {  # the cases the real Claude Code 2.1.332 refuses (checked when it can be run)
+    "block": frozenset(BLOCK_CASES)
+    - {"https://GIT.bad.invalid/team/repo", "https://sub.host.blocked.invalid/a.git"},
+    "allow": frozenset(ALLOW_CASES)
+    - {
+        "https://git.ok.invalid/team/repo.git", "https://GIT.ok.invalid/team/repo.git",
+        "https://git.ok.invalid/team/pinned.git#v1", "https://m.ok.invalid/market.json",
+        "https://M.ok.invalid/market.json", "https://h.ok.invalid/a.git",
+        "https://h.ok.invalid/m.json", "{root}/okpath-a", "{root}/dirok",
+    },
+}  # fmt: skip
+
+
 def _plugmans_spelling(case: str) -> str:
     """Claude's `owner/repo#ref` is plugman's `owner/repo@ref`."""
     return case.replace("#", "@") if re.fullmatch(r"[\w.-]+/[\w.-]+#\S+", case) else case
@@ -352,14 +352,20 @@ def test_each_marketplace_matcher_gives_claude_codes_verdict(
         catalog = {"name": name, "owner": {"name": "t"}, "plugins": []}
         (root / name / ".claude-plugin" / "marketplace.json").write_text(json.dumps(catalog))
     written = json.loads(json.dumps(settings).replace("{root}", str(root)))
+    recorded = CLAUDE_REFUSES["block" if "blockedMarketplaces" in settings else "allow"]
     with claude_policy(root, written) as managed:
-        run = Run(root, managed)
-        monkeypatch.setenv("PLUGMAN_CLAUDE_MANAGED_DIR", str(managed))
+        run = Run(root, managed.folder)
+        monkeypatch.setenv("PLUGMAN_CLAUDE_MANAGED_DIR", str(managed.folder))
         rules = policy.managed(Paths.from_env(project=run.project))
         differ, refused = [], []
-        for case in (c.replace("{root}", str(root)) for c in cases):
-            said = run.claude("plugin", "marketplace", "add", case)
-            claude_refuses = "is blocked by enterprise policy" in said.stdout + said.stderr
+        for template in cases:
+            case = template.replace("{root}", str(root))
+            if managed.claude_sees:
+                said = run.claude("plugin", "marketplace", "add", case)
+                claude_refuses = "is blocked by enterprise policy" in said.stdout + said.stderr
+                assert claude_refuses == (template in recorded), (case, "recorded for 2.1.332")
+            else:
+                claude_refuses = template in recorded
             source = registry.classify(_plugmans_spelling(case), run.project)
             found = policy.marketplace_refusal(source.kind, source.location, source.ref, rules)
             plugman_refuses = found is not None
@@ -393,15 +399,17 @@ def test_drop_ins_and_managed_mcp_json_are_read_as_claude_code_reads_them(tmp_pa
         "managed-mcp.json": json.dumps({"mcpServers": corp}),
     }
     evil, market = str(tmp_path / "evil-market"), str(tmp_path / "op-market")
-    with claude_policy(tmp_path, {"enabledPlugins": {"bad@op-market": True}}, more) as managed:
-        run = Run(tmp_path, managed)
-        said = run.claude("plugin", "marketplace", "add", evil)
-        assert "blocked by enterprise policy" in said.stdout + said.stderr
-        assert run.claude("plugin", "marketplace", "add", market).returncode == 0
-        said = run.claude("plugin", "install", "bad@op-market")
-        assert "blocked by your organization's policy" in said.stdout + said.stderr
-        assert run.claude("plugin", "install", "good@op-market").returncode == 0
-        claude_servers = run.claude("mcp", "list").stdout
+    with claude_policy(tmp_path, {"enabledPlugins": {"bad@op-market": True}}, more) as policy:
+        run, managed = Run(tmp_path, policy.folder), policy.folder
+        if policy.claude_sees:  # Claude Code's verdicts (else: as recorded, asserted below)
+            said = run.claude("plugin", "marketplace", "add", evil)
+            assert "blocked by enterprise policy" in said.stdout + said.stderr
+            assert run.claude("plugin", "marketplace", "add", market).returncode == 0
+            said = run.claude("plugin", "install", "bad@op-market")
+            assert "blocked by your organization's policy" in said.stdout + said.stderr
+            assert run.claude("plugin", "install", "good@op-market").returncode == 0
+            claude_servers = run.claude("mcp", "list").stdout
+            assert "corp:" in claude_servers and "notes" not in claude_servers, claude_servers
 
         assert "blocked by blockedMarketplaces" in run.plugman("marketplace", "add", evil).stderr
         assert run.plugman("marketplace", "add", market).returncode == 0
@@ -412,7 +420,6 @@ def test_drop_ins_and_managed_mcp_json_are_read_as_claude_code_reads_them(tmp_pa
         late = {"enabledPlugins": {"good@op-market": False}}  # blocked once installed
         (managed / "managed-settings.d" / "20-late.json").write_text(json.dumps(late))
         after = json.loads(run.plugman("config", "resolve", "--json").stdout)
-    assert "corp:" in claude_servers and "notes" not in claude_servers, claude_servers
     assert list(resolved["mcpServers"]) == ["corp"]  # exclusive, as Claude's own
     assert "good:good-skill" in resolved["skills"]
     assert "good:good-skill" not in after["skills"]  # no longer delivered to any agent
@@ -428,13 +435,14 @@ def test_managed_marketplaces_and_forced_plugins_need_no_declaration(tmp_path: P
         "enabledPlugins": {"good@op-market": True},
     }
     with claude_policy(tmp_path, settings) as managed:
-        run = Run(tmp_path, managed)
-        events = agents.claude_session_events(run.project, run.env)
+        run = Run(tmp_path, managed.folder)
+        if managed.claude_sees:  # Claude Code loads the forced plugin of a managed marketplace
+            events = agents.claude_session_events(run.project, run.env)
+            init = next(e for e in events if e.get("subtype") == "init")
+            assert "good@op-market" in [p["source"] for p in init["plugins"]], init["plugins"]
         synced = run.plugman("sync")
         listed = json.loads(run.plugman("list", "--json").stdout)
         explained = run.explain("good@op-market")
-    init = next(e for e in events if e.get("subtype") == "init")
-    assert "good@op-market" in [p["source"] for p in init["plugins"]], init["plugins"]
     assert synced.returncode == 0, synced.stderr
     assert "good@op-market" in json.dumps(listed), listed
     assert explained["verdict"] == "allowed" and "forced" in explained["rule"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -91,7 +92,8 @@ def test_codex_trusts_each_hook_at_its_position_in_the_users_config(tmp_path: Pa
 
 
 def test_codex_hash_is_the_one_codex_reports() -> None:
-    # currentHash from `codex app-server` hooks/list (Codex 0.169.0) for these hooks
+    # currentHash from `codex app-server` hooks/list (Codex 0.169.0) for these hooks; 0.171.0
+    # still trusts the hashes plugman writes (tests/integration/test_agent_hooks.py)
     pre = {"type": "command", "command": "echo pre", "timeout": 30}
     assert hook_hash("PreToolUse", "Bash", pre) == (
         "sha256:212223e3659b01a4a264d8f8f0c73bef2c80234f1dc3bab0020a825b516e04a1"
@@ -104,3 +106,30 @@ def test_codex_hash_is_the_one_codex_reports() -> None:
 
 def test_agents_without_hooks_take_none() -> None:
     assert extensions.target("zed").hooks is None
+
+
+def test_claude_code_2_1_332s_skill_shell_event_and_holds_tools_reach_claude_only() -> None:
+    """PreSkillShellCommand (a blocking event: a skill's shell command) and holdsTools (Claude
+    goes on without waiting for the hook) as Claude Code 2.1.332 reads them: Claude gets both
+    as written; an agent without the event is told it is left out, and one that runs the hook
+    gets it without holdsTools (the hook runs the same, waited for), saying so."""
+    holds = {"hooks": [{"type": "command", "command": "echo h", "holdsTools": True}]}
+    guard = {"hooks": [{"type": "command", "command": "echo g"}], "matcher": "Bash"}
+    hooks = {"PreSkillShellCommand": [guard], "UserPromptSubmit": [holds]}
+    for name in ("claude-code", "gemini", "codex"):
+        rendered = target(extensions.target(name)).render(Given({}, hooks, {}))
+        text = json.dumps(
+            {role: [p.entries for p in found] for role, found in rendered.files.items()}
+        )
+        if name == "claude-code":
+            assert rendered.unsupported == []
+            assert '"holdsTools": true' in text and "echo g" in text
+            continue
+        agent = {"gemini": "Gemini CLI", "codex": "Codex"}[name]
+        assert (
+            f"PreSkillShellCommand hook 'echo g': {agent} has no PreSkillShellCommand event; "
+            "left out" in rendered.unsupported
+        )
+        assert "echo g" not in text and "holdsTools" not in text
+        assert "echo h" in text or "hooks exec" in text  # the hook itself is delivered
+        assert any("'holdsTools'" in note for note in rendered.unsupported), rendered.unsupported

@@ -1,4 +1,4 @@
-"""Claude Code's managed settings as plugman's policy: its files merged as Claude Code 2.1.328
+"""Claude Code's managed settings as plugman's policy: its files merged as Claude Code 2.1.332
 merges them (managed-settings.json, then managed-settings.d/*.json by name), combined with
 plugman's managed-settings.toml the stricter way, failing closed with located errors."""
 
@@ -193,3 +193,29 @@ def test_block_rules_match_what_claude_code_blocks(kind: str, location: str) -> 
     # one repository, however spelled (plugman.core.identity): its SSH URL is allowed too
     assert policy.marketplace_refusal("git", "git@github.com:acme/bad.git", None, allowed) is None
     assert policy.marketplace_refusal("git", "git@github.com:acme/good.git", None, allowed)
+
+
+def test_disable_direct_mcp_skills_is_read_and_said_not_deliverable(paths: Paths) -> None:
+    """Claude Code 2.1.332's managed `disableDirectMcpSkills`: read from its managed settings
+    (no unknown-key warning), stricter wins with plugman's own, and `config resolve` says the
+    other agents cannot be given it; outside managed settings it is ignored, as in Claude."""
+    file = claude(paths, "managed-settings.json", {"disableDirectMcpSkills": True})
+    assert claude_policy.load(paths).disable_direct_mcp_skills
+    assert policy.managed(paths).disable_direct_mcp_skills
+    result = CliRunner().invoke(
+        app, ["--project", str(paths.project_dir), "config", "resolve", "--json"]
+    )
+    found = [
+        d for d in json.loads(result.stdout)["diagnostics"] if d["code"] == "policy-not-delivered"
+    ]
+    assert [(d["file"], d["path"], d["severity"]) for d in found] == [
+        (str(file), "disableDirectMcpSkills", "warning")
+    ]
+    claude(paths, "managed-settings.json", {"disableDirectMcpSkills": False})
+    assert not policy.managed(paths).disable_direct_mcp_skills
+    (paths.project_dir / "plugman.toml").write_text("disableDirectMcpSkills = true\n")
+    result = CliRunner().invoke(
+        app, ["--project", str(paths.project_dir), "config", "resolve", "--json"]
+    )
+    said = json.loads(result.stdout)["diagnostics"]
+    assert [d["code"] for d in said] == ["ignored-key"], said

@@ -1,4 +1,5 @@
-"""Every real manifest in ../shared/corpus loads without a crash, or gets located diagnostics."""
+"""Every real manifest in tests/corpus/manifests loads without a crash, or gets located
+diagnostics."""
 
 from __future__ import annotations
 

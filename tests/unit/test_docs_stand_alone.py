@@ -2,8 +2,9 @@
 
 Every tracked text file of the code, docs, bench, build files and tests is scanned for a section
 sign not part of an `RFC NNNN §N` citation (public standards are fine; a `§N` of a document
-beside the clone is not), for absolute `/work/` paths and for `../shared/` other than the
-real-manifest corpus the tests and bench read as input data. The rules plugman implements are in
+beside the clone is not), for absolute `/work/` paths, for `../shared` and for paths built
+from the repository's parent folder (`REPO.parent / ...`, `"shared" / ...`): the real manifests
+the tests and bench read are in tests/corpus/. The rules plugman implements are in
 docs/claude-format.md; every `docs/claude-format.md#anchor` cited must name one of its headings.
 """
 
@@ -24,10 +25,14 @@ ROOTS = (
     "ARCHITECTURE.md",
     "README.md",
     "Makefile",
+    "pyproject.toml",
+    ".ci",
 )
 SUFFIXES = {".py", ".md", ".toml", ".txt", ".cfg", ".yml", ".yaml", ""}
 SECTION = re.compile(r"(?<!RFC \d{4} )§")
-OUTSIDE = re.compile(r"/work/|\.\./shared/(?!corpus\b)")
+OUTSIDE = re.compile(
+    r"/work/|\.\./shared/|[\"']shared[\"']\s*/|\bREPO(_ROOT)?\.parent\b|\.parents\[\d\]\.parent\b"
+)
 ANCHOR = re.compile(r"docs/claude-format\.md#([a-z0-9-]+)")
 # (file, text) pairs that only say the text must be absent somewhere else.
 EXEMPT = {

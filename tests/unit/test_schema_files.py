@@ -20,10 +20,11 @@ import yaml
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
+from tests.conftest import CORPUS
+
 Schema = dict[str, Any]
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "plugman" / "manifest" / "schemas"
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 BASE_URI = "https://plugman.dev/schemas/"
 FILES = sorted(path.name for path in SCHEMA_DIR.glob("*.schema.json"))
 EXPECTED_FILES = {
@@ -86,6 +87,7 @@ HOOK_EVENTS = {
     "Setup",
     "UserPromptSubmit",
     "UserPromptExpansion",
+    "PreSkillShellCommand",  # Claude Code 2.1.332
     "PreToolUse",
     "PermissionRequest",
     "PermissionDenied",
@@ -282,7 +284,7 @@ def test_every_property_is_described() -> None:
 # --- consistency between files -------------------------------------------------------------
 
 
-def test_hook_event_map_lists_the_31_documented_events() -> None:
+def test_hook_event_map_lists_the_32_documented_events() -> None:
     event_map = load("hooks.schema.json")["$defs"]["eventMap"]
     assert set(event_map["properties"]) == HOOK_EVENTS
     assert event_map["additionalProperties"] is False
