@@ -327,7 +327,8 @@ def hot(journal_dir: Path, lock: Path, store: Store) -> None:
             )
             return
         try:
-            recover(journal_dir, store)
+            if recover(journal_dir, store):
+                progress.warn("rolled back a change a stopped plugman command left unfinished")
         except OSError as exc:
             progress.warn(
                 f"a change a stopped plugman left unfinished could not be rolled back "
