@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import random
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -24,6 +23,9 @@ from pathlib import Path
 
 import pytest
 
+from plugman.core.paths import Paths
+from plugman.core.session import collect
+from plugman.core.store import Store
 from tests.integration.test_faults import (
     INSTALL,
     LINK,
@@ -83,9 +85,12 @@ def readers(root: Path) -> list[str]:
 
 
 def settled(root: Path) -> dict[str, bytes]:
-    """The state without a killed command's staging folder in the store (taken away here):
-    no reader looks there, and the next mutating command clears it (`session.collect`)."""
-    shutil.rmtree(root / "home" / "data" / "store" / ".staging", ignore_errors=True)
+    """The state once the store is cleared of what no record refers to (a killed command's
+    staging folder, an old tree a command killed after its commit had yet to remove): no
+    reader reads those, and the next mutating command clears them as this does
+    (`session.collect`, which takes no journal and changes nothing a reader sees)."""
+    paths = Paths.from_env(environment(root), project=root / "project")
+    collect(paths, Store(paths.store_dir))
     return state(root)
 
 
