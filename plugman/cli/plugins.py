@@ -81,6 +81,8 @@ def sync(
         allow_downgrade=allow_downgrade,
     )
     output.emit(output.updated("sync", done, as_json, dry_run))
+    if done.failed:  # the rest is synced; exit 1 says some plugin was not (docs/cli.md)
+        raise typer.Exit(1)
 
 
 def lock(ctx: typer.Context, as_json: Json = False) -> None:

@@ -104,7 +104,7 @@ def updated(command: str, done: Updated, as_json: bool, dry_run: bool = False) -
         if found is not None:
             lines += capability_lines(found, f"{change.id} ({change.scope})" in done.waiting)
     for failed in done.failed or []:
-        lines += failed.lines("not updated")
+        lines += failed.lines(f"not {'synced' if command == 'sync' else 'updated'}")
     if not lines:
         return "nothing to do"
     if dry_run:

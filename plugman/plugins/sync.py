@@ -32,6 +32,7 @@ from plugman.plugins import (
 )
 from plugman.plugins import planner as resolver
 from plugman.plugins.capabilities import compare
+from plugman.plugins.failed import Failed
 from plugman.plugins.install import components, content_of
 from plugman.plugins.installed import PluginChange, save
 from plugman.plugins.lockfile import LockedSource, LockEntry
@@ -121,10 +122,12 @@ def claude_declaration(paths: Paths) -> claude_settings.ProjectDeclaration:
     )
 
 
-def register_marketplaces(work: Session) -> dict[str, str]:
+def register_marketplaces(work: Session, broken: dict[str, Failed] | None = None) -> dict[str, str]:
     """Add the marketplaces the project declares and this machine does not know yet, in the
     caller's transaction (so a killed sync leaves none of them behind). One the managed policy
-    blocks is not added: its name -> why (sync skips its plugins)."""
+    blocks is not added: its name -> why (sync skips its plugins). With `broken`, one that
+    cannot be added (its folder gone, its host unreachable) goes there and the rest are added;
+    without, it refuses the command."""
     from plugman.config import policy
 
     paths = work.paths
@@ -139,13 +142,24 @@ def register_marketplaces(work: Session) -> dict[str, str]:
         if name not in known and isinstance(value, dict) and "source" in value:
             text = value["source"] + (f"#{value['ref']}" if value.get("ref") else "")
             registry.refuse_project_helper(name, value)
-            source = registry.classify(text, paths.project_dir)
+            try:
+                source = registry.classify(text, paths.project_dir)
+            except PlugmanError as exc:
+                if broken is None:
+                    raise
+                broken[name] = Failed.of(name, None, exc)
+                continue
             try:
                 registry.check_policy(paths, source)
             except PlugmanError as exc:  # blocked: its plugins are skipped, the rest synced
                 refused[name] = f"{exc.message}, {exc.where}" if exc.where else exc.message
                 continue
-            marketplaces.add_in(work, source, name, origin="project")
+            try:
+                marketplaces.add_in(work, source, name, origin="project")
+            except PlugmanError as exc:
+                if broken is None:
+                    raise
+                broken[name] = Failed.of(name, None, exc)
     for name, fields, _ in policy.managed(paths).extra_marketplaces:  # managed: known to all
         text = _claude_source_text(fields)
         if name not in known and text is not None:
@@ -214,7 +228,7 @@ def sync(
     `allow_hidden`: this machine's user lets in hidden text (a lock never does). An older
     release than the one installed is refused unless `allow_downgrade` or plugman.lock pins
     exactly it (`_no_rollback`)."""
-    done = Updated([], [], set())
+    done = Updated([], [], set(), [])
     with contextlib.suppress(DryRunError):
         _sync_in(paths, mode, dry_run, done, allow_hidden, allow_downgrade)
     if done.changes and not dry_run:
@@ -239,14 +253,17 @@ def _sync_in(
             hint="run: plugman lock (or plugman sync without --frozen)",
         )
     with session(paths) as work:
-        refused = register_marketplaces(work)
+        broken: dict[str, Failed] = {}  # marketplaces that cannot be read: their plugins fail
+        refused = register_marketplaces(work, broken)
         record = InstallRecord.load(paths, "project")
         skipped: dict[str, str] = {}  # what the managed policy blocks: id -> the rule, file
+        failed = done.failed if done.failed is not None else []
         if mode == "frozen":
             targets = [
                 _fetch_pin(work, record, pin, allow_hidden)
                 for pin in pins
                 if not blocked.pin(work.paths, pin, refused, skipped)
+                and not _unreadable(paths, pin.id, pin.marketplace, broken, failed)
             ]
             taken = {pin.id for pin in pins}
         else:
@@ -254,13 +271,15 @@ def _sync_in(
                 spec
                 for spec in declared_specs(paths, pins)
                 if not blocked.of_market(spec.text, spec.marketplace, refused, skipped)
+                and not _unreadable(paths, spec.text, spec.marketplace, broken, failed)
             ]
             planned = resolver.plan(
                 paths, work.store, specs, {}, allow_hidden=True, skipped=skipped
             )
             _hidden(record, planned, pins, allow_hidden)
             planned = _prefer_locked(pins, planned)
-            kept = [p for p in pins if p.id not in skipped]  # the lock, as it is, for those
+            left = set(skipped) | {f.id for f in failed}  # their pins stay in the lock
+            kept = [p for p in pins if p.id not in left]  # the lock, as it is, for those
             if mode == "locked" and _keys(pins_of(planned)) != _keys(kept):
                 raise PlugmanError(
                     "plugman.lock is out of date with plugman.toml or its sources",
@@ -280,8 +299,35 @@ def _sync_in(
             work.tx.write(record.path, record.to_bytes())
         else:
             save(work, record)
-            blocked.keep_pins(work, record, [p for p in pins if p.id in skipped])
+            left = set(skipped) | {f.id for f in failed}
+            blocked.keep_pins(work, record, [p for p in pins if p.id in left])
         deploy.refresh(work, os.environ)
+
+
+def _unreadable(
+    paths: Paths,
+    plugin_id: str,
+    market: str | None,
+    broken: dict[str, Failed],
+    failed: list[Failed],
+) -> bool:
+    """Whether `plugin_id`'s marketplace cannot be read (its folder moved, its catalog
+    broken): then it is a finding of its own in `failed`, and sync goes on with the rest."""
+    if market is None or market == resolver.DIRECT:
+        return False
+    if market not in broken:
+        known = registry.known(paths).get(market)
+        if known is None:
+            return False  # the planner says what is unknown
+        try:
+            marketplaces.read(known)
+        except PlugmanError as exc:
+            broken[market] = Failed.of(market, None, exc)
+    if market in broken:
+        failure = broken[market]
+        failed.append(Failed(plugin_id, "project", failure.problem, failure.hint))
+        return True
+    return False
 
 
 def _target(p: resolver.Planned, pin: LockEntry, forced: bool = False) -> Target:

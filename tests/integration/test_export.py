@@ -334,6 +334,6 @@ def test_doctor_checks_the_store_and_the_journal(home: Path, project: Path) -> N
     messages = {p["message"] for p in json.loads(done.stdout)["problems"]}
     assert "the stored copy of writing-skills@plugman-samples (user) is modified" in messages
     # a journal whose command is gone is rolled back before doctor reads (a hot journal)
-    assert "an interrupted command left its journal" not in messages
+    assert not any("journal" in m for m in messages)
     assert "rolled back a change a stopped plugman command left unfinished" in done.stderr
     assert not any(paths.journal_dir.iterdir())
