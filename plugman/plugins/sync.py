@@ -45,7 +45,7 @@ def declared_specs(paths: Paths, pins: list[LockEntry]) -> list[resolver.PluginR
     """What the project declares (plugman.toml, then its `.claude/settings.json`). A plugin
     installed directly (`NAME@direct`) is declared by name only: its source is the one
     plugman.lock (`pins`) records for it. What managed policy forces is not the project's:
-    `forced_specs`."""
+    `blocked.forced_specs`."""
     locked = lockfile.by_id(pins)
     found = []
     for plugin_id, value in declarations.project_checked(paths).get("plugins", {}).items():
@@ -69,40 +69,6 @@ def declared_specs(paths: Paths, pins: list[LockEntry]) -> list[resolver.PluginR
     for plugin_id in claude_declaration(paths).plugins:  # Claude's settings: any version
         name, _, market = plugin_id.partition("@")
         found.append(resolver.PluginRequest(plugin_id, name, market, ""))
-    return found
-
-
-def forced_specs(paths: Paths, declared: set[str]) -> list[resolver.PluginRequest]:
-    """The plugins managed policy forces on (`enabledPlugins: {"name@market": true}`) that
-    the project does not declare: sync installs them too, as Claude Code enables them."""
-    from plugman.config import policy, policy_plugins
-
-    rules = policy.managed(paths)
-    forced = [r for r in rules.plugins if r.enabled and r.plugin not in declared]
-    known = policy_plugins.markets(paths) if forced else {}
-    found = []
-    for rule in forced:
-        name, _, market = rule.plugin.partition("@")
-        if market in known and known[market].origin == policy_plugins.UNKNOWN:
-            progress.warn(  # an older registry's entry: it may have been a project's
-                f"managed policy requires {rule.plugin} ({rule.origin}), but the marketplace "
-                f"registered as {market!r} was added by an older plugman that did not record "
-                "who asked for it: plugman does not install it; if you added it, add it "
-                f"again: plugman marketplace add {known[market].location} --name {market}"
-            )
-        elif market in known and not policy_plugins.forced(rules, rule.plugin, known):
-            progress.warn(  # a same-name marketplace a project declared: not the one meant
-                f"managed policy requires {rule.plugin} ({rule.origin}), but the marketplace "
-                f"registered as {market!r} ({known[market].location}) is not the one the "
-                "managed settings mean: plugman does not install it"
-            )
-        elif market in known:
-            found.append(resolver.PluginRequest(rule.plugin, name, market))
-        else:  # Claude Code's own marketplaces, or one nobody declared: not plugman's to fetch
-            progress.warn(
-                f"managed policy requires {rule.plugin} ({rule.origin}), but no marketplace "
-                f"named {market!r} is known: add it (plugman marketplace add SOURCE)"
-            )
     return found
 
 
@@ -161,23 +127,12 @@ def register_marketplaces(work: Session, broken: dict[str, Failed] | None = None
                     raise
                 broken[name] = Failed.of(name, None, exc)
     for name, fields, _ in policy.managed(paths).extra_marketplaces:  # managed: known to all
-        text = _claude_source_text(fields)
+        text = registry.claude_source_text(fields)
         if name not in known and text is not None:
             source = registry.classify(text, paths.project_dir)
             registry.check_policy(paths, source)
             marketplaces.add_in(work, source, name, origin="managed")
     return refused
-
-
-def _claude_source_text(fields: dict[str, Any]) -> str | None:
-    """How plugman names a Claude Code marketplace source (extraKnownMarketplaces), or None
-    for a form plugman does not fetch (npm, settings)."""
-    kind, ref = fields.get("source"), fields.get("ref")
-    location = {"github": "repo", "git": "url", "url": "url", "directory": "path", "file": "path"}
-    value = fields.get(location.get(str(kind), ""))
-    if not isinstance(value, str):
-        return None
-    return value + (f"#{ref}" if isinstance(ref, str) and kind in ("github", "git") else "")
 
 
 def pins_of(planned: list[resolver.Planned]) -> list[LockEntry]:
@@ -263,7 +218,7 @@ def _sync_in(
                 _fetch_pin(work, record, pin, allow_hidden)
                 for pin in pins
                 if not blocked.pin(work.paths, pin, refused, skipped)
-                and not _unreadable(paths, pin.id, pin.marketplace, broken, failed)
+                and not blocked.unreadable(paths, pin.id, pin.marketplace, broken, failed)
             ]
             taken = {pin.id for pin in pins}
         else:
@@ -271,7 +226,7 @@ def _sync_in(
                 spec
                 for spec in declared_specs(paths, pins)
                 if not blocked.of_market(spec.text, spec.marketplace, refused, skipped)
-                and not _unreadable(paths, spec.text, spec.marketplace, broken, failed)
+                and not blocked.unreadable(paths, spec.text, spec.marketplace, broken, failed)
             ]
             planned = resolver.plan(
                 paths, work.store, specs, {}, allow_hidden=True, skipped=skipped
@@ -304,32 +259,6 @@ def _sync_in(
         deploy.refresh(work, os.environ)
 
 
-def _unreadable(
-    paths: Paths,
-    plugin_id: str,
-    market: str | None,
-    broken: dict[str, Failed],
-    failed: list[Failed],
-) -> bool:
-    """Whether `plugin_id`'s marketplace cannot be read (its folder moved, its catalog
-    broken): then it is a finding of its own in `failed`, and sync goes on with the rest."""
-    if market is None or market == resolver.DIRECT:
-        return False
-    if market not in broken:
-        known = registry.known(paths).get(market)
-        if known is None:
-            return False  # the planner says what is unknown
-        try:
-            marketplaces.read(known)
-        except PlugmanError as exc:
-            broken[market] = Failed.of(market, None, exc)
-    if market in broken:
-        failure = broken[market]
-        failed.append(Failed(plugin_id, "project", failure.problem, failure.hint))
-        return True
-    return False
-
-
 def _target(p: resolver.Planned, pin: LockEntry, forced: bool = False) -> Target:
     return Target(
         p.id,
@@ -347,7 +276,7 @@ def _target(p: resolver.Planned, pin: LockEntry, forced: bool = False) -> Target
 def _forced(work: Session, record: InstallRecord, taken: set[str], allow: bool) -> list[Target]:
     """What managed policy forces on this machine beyond what the project has (`taken`),
     resolved from its marketplace each time: installed here, never pinned in plugman.lock."""
-    specs = forced_specs(work.paths, taken)
+    specs = blocked.forced_specs(work.paths, taken)
     if not specs:
         return []
     planned = [
