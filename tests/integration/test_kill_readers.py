@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -26,6 +27,7 @@ import pytest
 from plugman.core.paths import Paths
 from plugman.core.session import collect
 from plugman.core.store import Store
+from tests.conftest import SAMPLES
 from tests.integration.test_faults import (
     INSTALL,
     LINK,
@@ -221,3 +223,45 @@ def test_a_change_in_progress_is_said_not_waited_for(tmp_path: Path) -> None:
     assert "rolled back a change a stopped plugman command left unfinished" in shown.stderr
     assert not any((root / "home" / "state" / "journal").iterdir())
     assert not (root / "project" / "plugman.toml").exists()
+
+
+def test_each_command_writes_each_file_once(tmp_path: Path) -> None:
+    """Install, update, uninstall, agents add and remove, with three agents linked at project
+    scope: no file is written twice in one command (plugman.toml, exports.json and
+    folders.json were; `Transaction.stage`), so no reader ever sees an edit half way."""
+    root = tmp_path / "root"
+    (root / "project").mkdir(parents=True)
+    (root / "agent").mkdir()
+    shutil.copytree(SAMPLES, root / "project" / "market", ignore=shutil.ignore_patterns("invalid"))
+    agent_file(root)
+    env = {**os.environ, **environment(root)}
+    env.pop("XDG_CONFIG_HOME", None)
+    plugman = [sys.executable, "-m", "plugman", "--project", str(root / "project")]
+    trace = tmp_path / "writes"
+    steps = [
+        MARKET,
+        LINK,
+        INSTALL,
+        ["install", "code-review", "--scope", "project"],
+        ["agents", "remove", "codex", "--scope", "project"],
+        ["agents", "add", "codex", "--scope", "project"],
+        UPDATE,
+        ["uninstall", "guardrails", "writing-skills", "code-review", "--scope", "project"],
+        ["agents", "remove", "claude-code", "gemini", "codex", "--scope", "project"],
+    ]
+    for number, args in enumerate(steps):
+        if args == UPDATE:
+            change_market(root)
+        trace.unlink(missing_ok=True)
+        done = subprocess.run(
+            [*plugman, *args],
+            env={**env, "PLUGMAN_WRITES": str(trace)},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 0, (args, done.stderr)
+        written = [p for p in trace.read_text().splitlines() if "/journal/" not in p]
+        twice = sorted({p for p in written if written.count(p) > 1})
+        assert not twice, (number, args, twice)
+        assert written or number == len(steps) - 1, args  # the last only deletes (untraced)
