@@ -75,7 +75,7 @@ def refresh(work: Session, env: Mapping[str, str], unlink: Iterable[Link] = ()) 
         export.write(work, outcome, folders)
         after = export_record.dump(exports)
         if after != before:  # on disk before the next agent's resolution reads it
-            work.tx.write(export_record.path(paths), after)
+            work.tx.stage(export_record.path(paths), after)
         notes += outcome.notes
         if resolution is not None:
             where = files.Where(link.scope, place.home, paths.project_dir, env)

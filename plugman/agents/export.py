@@ -34,7 +34,7 @@ from plugman.config import declarations, export_record, origins
 from plugman.config.export_record import Exports, Sealed, Written
 from plugman.core.errors import UsageError
 from plugman.core.folders import Folders
-from plugman.core.fs import read_bytes
+from plugman.core.fs import present, read_bytes
 from plugman.core.paths import Paths
 from plugman.core.state import Scope
 from plugman.manifest import edit
@@ -88,7 +88,7 @@ def export(
         folders = Folders(paths)
         write(work, outcome, folders)
         folders.save(work.tx)
-        work.tx.write(export_record.path(paths), export_record.dump(exports))
+        work.tx.stage(export_record.path(paths), export_record.dump(exports))
     return outcome
 
 
@@ -224,7 +224,7 @@ def native(
 def forget(work: Session, plugin_ids: set[str]) -> None:
     """Take the entries `plugin_ids` contributed out of every exported file (uninstall)."""
     paths = work.paths
-    if not plugin_ids or not export_record.path(paths).exists():
+    if not plugin_ids or not present(export_record.path(paths)):
         return
     exports = export_record.load(paths)
     folders = Folders(paths)
@@ -258,7 +258,7 @@ def forget(work: Session, plugin_ids: set[str]) -> None:
         changed = True
     if changed:
         folders.save(work.tx)
-        work.tx.write(export_record.path(paths), export_record.dump(exports))
+        work.tx.stage(export_record.path(paths), export_record.dump(exports))
 
 
 def _read(path: Path) -> str | None:

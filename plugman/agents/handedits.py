@@ -27,7 +27,7 @@ from plugman.agents import dangling
 from plugman.config import export_record
 from plugman.config.export_record import Sealed, digest
 from plugman.core.errors import PlugmanError
-from plugman.core.fs import read_bytes
+from plugman.core.fs import present, read_bytes
 from plugman.core.paths import Paths
 from plugman.core.state import SCOPES, InstallRecord, Scope
 from plugman.core.store import Store
@@ -123,7 +123,7 @@ def _exported(paths: Paths) -> set[str]:
 
 
 def _find(paths: Paths, chosen: Callable[[str, str | None], bool]) -> list[HandEdit]:
-    if not export_record.path(paths).exists():
+    if not present(export_record.path(paths)):
         return []
     marks = _marks(paths)
     found: list[HandEdit] = []

@@ -56,9 +56,13 @@ def update(
 ) -> None:
     """Fetch marketplaces again (all, or the named ones)."""
     from plugman.plugins import marketplaces
+    from plugman.plugins.failed import Failed
 
-    found = marketplaces.update(paths_of(ctx), names or [])
-    output.emit(output.markets("marketplace update", found, as_json, verb="updated"))
+    failed: list[Failed] = []
+    found = marketplaces.update(paths_of(ctx), names or [], failed)
+    output.emit(output.markets("marketplace update", found, as_json, "updated", failed))
+    if failed:  # the rest are updated; exit 1 says some were not
+        raise typer.Exit(1)
 
 
 @app.command()

@@ -81,6 +81,8 @@ def sync(
         allow_downgrade=allow_downgrade,
     )
     output.emit(output.updated("sync", done, as_json, dry_run))
+    if done.failed:  # the rest is synced; exit 1 says some plugin was not (docs/cli.md)
+        raise typer.Exit(1)
 
 
 def lock(ctx: typer.Context, as_json: Json = False) -> None:
@@ -142,6 +144,8 @@ def update(
         allow_downgrade=allow_downgrade,
     )
     output.emit(output.updated("update", done, as_json, dry_run))
+    if done.failed:  # the rest is updated; exit 1 says some plugin was not (docs/cli.md)
+        raise typer.Exit(1)
 
 
 def outdated(ctx: typer.Context, no_refresh: NoRefresh = False, as_json: Json = False) -> None:
@@ -149,6 +153,8 @@ def outdated(ctx: typer.Context, no_refresh: NoRefresh = False, as_json: Json = 
 
     found = updates.outdated(paths_of(ctx), fetch_catalogs=not no_refresh)
     output.emit(output.outdated(found, as_json))
+    if any(row.failed for row in found):  # each is its own row; exit 1 says some were not checked
+        raise typer.Exit(1)
 
 
 def search(
@@ -168,8 +174,13 @@ def search(
         output.emit(output.registry_searched(found, query, registry, as_json))
         return
     from plugman.plugins import lookup
+    from plugman.plugins.failed import Failed
 
-    output.emit(output.searched(lookup.search(paths_of(ctx), query), query, as_json))
+    failed: list[Failed] = []
+    hits = lookup.search(paths_of(ctx), query, failed)
+    output.emit(output.searched(hits, query, as_json, failed))
+    if failed:  # the other marketplaces are searched; exit 1 says some were not
+        raise typer.Exit(1)
 
 
 def info(

@@ -26,7 +26,15 @@ def paths_for(project: str | None) -> Paths:
             hint="pass an existing project folder (or leave --project out: plugman finds the "
             "project from the current folder upward)",
         )
-    return Paths.from_env(project=Path(project) if project else None)
+    from plugman.core.fs import journal_left
+
+    paths = Paths.from_env(project=Path(project) if project else None)
+    if journal_left(paths.journal_dir):  # left by a killed command, or one running now
+        from plugman.core.store import Store
+        from plugman.core.transaction import hot
+
+        hot(paths.journal_dir, paths.state_dir / "lock", Store(paths.store_dir))
+    return paths
 
 
 @contextmanager

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from plugman.core.errors import InputError, PlugmanError
-from plugman.core.fs import read_bytes
+from plugman.core.fs import current, present, staged
 from plugman.core.paths import Paths
 from plugman.core.state import SCOPES, Scope
 
@@ -88,17 +88,19 @@ def write(
     all that is left, so the folder goes and no trace remains."""
     ignore = path.parent / ".gitignore"
     if path != paths.local_config:
-        tx.write(path, data, prune_to=prune_to)
+        tx.stage(path, data, prune_to=prune_to)
     elif data is None:
-        left = {p.name for p in path.parent.iterdir()} if path.parent.is_dir() else set()
-        if left == {path.name, ignore.name} and read_bytes(ignore) == GITIGNORE:
-            tx.write(ignore, None)
-        tx.write(path, None, prune_to=prune_to)
+        there = set(path.parent.iterdir()) if path.parent.is_dir() else set()
+        there |= {p for p in staged if p.parent == path.parent}
+        left = {p.name for p in there if p.is_dir() or present(p)}
+        if left == {path.name, ignore.name} and current(ignore) == GITIGNORE:
+            tx.stage(ignore, None)
+        tx.stage(path, None, prune_to=prune_to)
     else:
-        new = not path.parent.exists()
-        tx.write(path, data, prune_to=prune_to)
+        new = not path.parent.exists() and not present(ignore)
+        tx.stage(path, data, prune_to=prune_to)
         if new:
-            tx.write(ignore, GITIGNORE)
+            tx.stage(ignore, GITIGNORE)
 
 
 def load(path: Path) -> TOMLDocument:
@@ -120,7 +122,7 @@ FIX = "fix the file; plugman leaves it as it is"
 def _text(path: Path) -> str:
     """The file's text; an `InputError` (exit 2) for bytes that are not UTF-8 or a merge git
     left unresolved (at its line)."""
-    data = read_bytes(path) or b""
+    data = current(path) or b""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -152,7 +154,7 @@ def read_located(path: Path, hint: str) -> tuple[dict[str, Any], str]:
     `InputError` at its line (exit 2), nothing read from it."""
     from plugman.manifest import tomlloc
 
-    data = read_bytes(path)
+    data = current(path)
     try:
         text = (data or b"").decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -223,7 +225,7 @@ def problems(paths: Paths) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     for scope in SCOPES:
         file = path_for(paths, scope)
-        if file.is_file():
+        if present(file):
             try:
                 read(file)
             except Exception as exc:  # as config.scopes reads it: a PlugmanError, or worse
@@ -240,8 +242,8 @@ def entries(path: Path, table: str) -> dict[str, Any]:
 def add(path: Path, table: str, values: dict[str, Any], owned: dict[str, Any]) -> bytes:
     """The file's bytes with `[table] key = value` set for each of `values`; notes in `owned`
     what it creates."""
-    text = (read_bytes(path) or b"").decode("utf-8")
-    mine = owned.setdefault(str(path), {"file": not path.exists(), "tables": {}})
+    text = (current(path) or b"").decode("utf-8")
+    mine = owned.setdefault(str(path), {"file": not present(path), "tables": {}})
     plain = rendered(table, values)
     if not text and plain is not None:  # a new file: no layout to keep, and tomlkit not loaded
         mine["tables"][table] = ""
@@ -266,7 +268,7 @@ def add(path: Path, table: str, values: dict[str, Any], owned: dict[str, Any]) -
 def remove(path: Path, table: str, key: str, owned: dict[str, Any]) -> bytes | None:
     """The file's bytes without `[table] key`; None when plugman made the file and it is empty."""
     mine = owned.get(str(path), {"file": False, "tables": {}})
-    text = (read_bytes(path) or b"").decode("utf-8")
+    text = (current(path) or b"").decode("utf-8")
     alone = entries(path, table) if mine["file"] and set(mine["tables"]) == {table} else {}
     if key in alone and len(alone) == 1 and text == rendered(table, alone):
         owned.pop(str(path), None)  # plugman's file as plugman wrote it: it goes

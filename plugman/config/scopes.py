@@ -44,6 +44,7 @@ from plugman.config.merge import Dropped, Hook, Layers, Origin, Server, needs_ap
 from plugman.config.policy import Policy, Verdict
 from plugman.core import progress, secrets
 from plugman.core.errors import PlugmanError
+from plugman.core.fs import present
 from plugman.core.paths import Paths
 from plugman.core.state import PRECEDENCE, SCOPES, InstalledPlugin, InstallRecord, Layer, Scope
 from plugman.manifest import hooks as hook_files
@@ -243,7 +244,7 @@ def _ignored_keys(table: dict[str, Any], file: Path, paths: Paths, report: Repor
 
 
 def _toml(file: Path, report: Report) -> dict[str, Any]:
-    if not file.is_file():
+    if not present(file):
         return {}
     try:
         return declarations.read(file)

@@ -42,9 +42,10 @@ def rules(paths: Paths) -> list[SignatureRule]:
     """The `requiredSignatures` rules of the managed settings, then of the user's plugman.toml
     (none when unset)."""
     from plugman.config.declarations import read
+    from plugman.core.fs import present
 
     found = []
-    user = read(paths.user_config) if paths.user_config.is_file() else {}
+    user = read(paths.user_config) if present(paths.user_config) else {}
     for file, settings in (
         (paths.managed_settings, managed_settings(paths)),
         (paths.user_config, user),

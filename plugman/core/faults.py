@@ -6,6 +6,9 @@ one kills the process (SIGKILL); `pause-<step>` instead stops the process there 
 pid to the file `PLUGMAN_FAULT_FLAG` names, then sleeps), for a test to interrupt it (Ctrl-C).
 Points `enospc` and `eacces` are reached by every durable file write: reaching one makes that
 write fail as a full disk or a denied permission would.
+
+`PLUGMAN_WRITES=<file>` appends the path of every durable write to that file, one a line, so a
+test can check that a transaction writes each file once.
 """
 
 from __future__ import annotations
@@ -44,6 +47,10 @@ def checkpoint(point: str) -> None:
 
 def before_write(path: Path) -> None:
     """Every durable write passes here; tests make it fail like a full disk or a denied path."""
+    trace = os.environ.get("PLUGMAN_WRITES")
+    if trace:
+        with Path(trace).open("a", encoding="utf-8") as handle:
+            handle.write(f"{path}\n")
     for point, code in _ERRORS.items():
         if _due(point):
             raise OSError(code, os.strerror(code), str(path))

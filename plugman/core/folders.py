@@ -43,7 +43,7 @@ class Folders:
         self.made = {f for f in self.made if Path(f).is_dir()}
         data = self._bytes()
         if data != self.before:
-            tx.write(self.file, data)
+            tx.stage(self.file, data)
 
     def _bytes(self) -> bytes | None:
         live = sorted(f for f in self.made if Path(f).is_dir())

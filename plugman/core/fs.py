@@ -67,6 +67,39 @@ def read_bytes(path: Path) -> bytes | None:
         return None
 
 
+# The writes the open transaction of this process holds until its commit
+# (`core.transaction.Transaction.stage`): path -> the bytes it will have (None: deleted).
+staged: dict[Path, bytes | None] = {}
+
+
+def current(path: Path) -> bytes | None:
+    """`path`'s bytes as this process will leave them: what its open transaction has staged
+    for it, else what is on disk (None when absent)."""
+    if path in staged:
+        return staged[path]
+    return read_bytes(path)
+
+
+def journal_left(folder: Path) -> bool:
+    """Whether the journal folder holds a journal (one per transaction, a folder): one stat
+    where the file system counts subfolders in a folder's links (2: none), else a listing."""
+    try:
+        links = folder.stat().st_nlink
+    except FileNotFoundError:
+        return False
+    if links == 2:
+        return False
+    with os.scandir(folder) as entries:
+        return any(True for _ in entries)
+
+
+def present(path: Path) -> bool:
+    """Whether `path` is a file, counting what this process's open transaction has staged."""
+    if path in staged:
+        return staged[path] is not None
+    return path.is_file()
+
+
 def remove_tree(path: Path) -> None:
     """Delete a folder (or file, or link) if it is there."""
     if path.is_symlink() or path.is_file():

@@ -17,6 +17,7 @@ from types import MappingProxyType
 from typing import Any, Literal, NamedTuple, get_args
 
 from plugman.core.errors import PlugmanError
+from plugman.core.fs import current
 from plugman.core.paths import Paths
 
 FORMAT = 1
@@ -259,9 +260,10 @@ def read_state(path: Path, hint: str, newest: int = FORMAT) -> dict[str, Any] | 
     """A JSON state file plugman wrote (None when absent); unreadable or newer than `newest`
     is an error."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
+        raw = current(path)
+        if raw is None:
+            return None
+        data = json.loads(raw.decode("utf-8"))
     except (OSError, ValueError) as exc:
         raise PlugmanError(f"unreadable: {exc}", hint=hint, where=str(path)) from None
     if not isinstance(data, dict) or not isinstance(data.get("format", 0), int):

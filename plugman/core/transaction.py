@@ -2,8 +2,14 @@
 
 A transaction writes files (keeping each file's previous bytes in its journal first) and adds
 trees to the store (noting each new tree first). `commit` marks the journal done and deletes it;
-any failure rolls back. If the process dies, the next mutating command finds the journal and
-`recover` rolls an open transaction back (or finishes deleting a committed one's journal).
+any failure rolls back. If the process dies, the next command finds the journal and `recover`
+rolls an open transaction back (or finishes deleting a committed one's journal): a mutating
+command under its lock, a read-only one through `hot` (as SQLite treats a hot journal).
+
+A file the command edits several times (plugman.toml, plugman's state records) is `stage`d: its
+edits stay in memory (`fs.current` reads them back) and it is written once, at commit, so a
+reader of the file (an agent, git, another plugman) sees its old or its new bytes, never an
+edit half way.
 
 Tests kill the process at each journaled step through `plugman.core.faults`.
 """
@@ -18,9 +24,17 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from plugman.core import progress
+from plugman.core import fs, progress
 from plugman.core.faults import checkpoint
-from plugman.core.fs import atomic_write, file_mode, read_bytes, remove_tree, sync_dir, tree_hash
+from plugman.core.fs import (
+    FileLock,
+    atomic_write,
+    file_mode,
+    read_bytes,
+    remove_tree,
+    sync_dir,
+    tree_hash,
+)
 from plugman.core.store import Store
 
 JOURNAL = "journal.json"
@@ -47,6 +61,7 @@ class Transaction:
         self.files: list[dict[str, Any]] = []
         self.trees: list[str] = []
         self.dirs: list[dict[str, Any]] = []
+        self.staged: dict[Path, tuple[Path | None, bool | None]] = {}  # path -> prune_to, private
         self.committed = False
 
     def __enter__(self) -> Transaction:
@@ -60,8 +75,34 @@ class Transaction:
         error: BaseException | None,
         trace: TracebackType | None,
     ) -> None:
+        self._unstage()
         if error is not None and not self.committed:
             rollback(self.dir, self.store)
+
+    def stage(
+        self,
+        path: Path,
+        data: bytes | None,
+        *,
+        prune_to: Path | None = None,
+        private: bool | None = None,
+    ) -> None:
+        """`write`, held in memory until `commit` writes it (once, however often it is staged);
+        `fs.current(path)` and `fs.present(path)` read it back meanwhile."""
+        self.staged[path] = (prune_to, private)
+        fs.staged[path] = data
+
+    def _unstage(self) -> None:
+        for path in self.staged:
+            fs.staged.pop(path, None)
+        self.staged.clear()
+
+    def flush(self) -> None:
+        """Write what is staged (each file once, journaled first as every write is)."""
+        for path, (prune_to, private) in list(self.staged.items()):
+            data = fs.staged.pop(path, None)
+            del self.staged[path]
+            self.write(path, data, prune_to=prune_to, private=private)
 
     def write(
         self,
@@ -146,7 +187,9 @@ class Transaction:
 
     def commit(self) -> None:
         """Mark the journal done, then delete it. From the mark on the change stands: failing
-        to delete the journal is a warning, and the next command deletes it."""
+        to delete the journal is a warning, and the next command deletes it. What is staged
+        is written first."""
+        self.flush()
         self._save("committed")
         self.committed = True
         _commits[0] += 1
@@ -260,6 +303,40 @@ def _restore(path: Path, journal: Path, backup: str | None, mode: int | None) ->
         path.unlink(missing_ok=True)
     else:
         atomic_write(path, (journal / backup).read_bytes(), private=True, mode=mode)
+
+
+def hot(journal_dir: Path, lock: Path, store: Store) -> None:
+    """Before a read-only command reads: roll back what a killed plugman left half made (its
+    journal), as SQLite does with a hot journal. The lock is taken only for that, and never
+    waited for: held, a live command is changing things now, and the reader is told so (what it
+    reads may be that command's old or new state, a file at a time)."""
+    import fcntl
+
+    try:
+        handle = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        progress.warn(f"an unfinished change is pending in {journal_dir}: {exc.strerror or exc}")
+        return
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            progress.warn(
+                f"a change is in progress ({FileLock(lock).holder()}): what this shows may "
+                "change when it finishes"
+            )
+            return
+        try:
+            if recover(journal_dir, store):
+                progress.warn("rolled back a change a stopped plugman command left unfinished")
+        except OSError as exc:
+            progress.warn(
+                f"a change a stopped plugman left unfinished could not be rolled back "
+                f"({exc.strerror or exc}; journal in {journal_dir}); what this shows may be "
+                "half made",
+            )
+    finally:
+        os.close(handle)  # releases the lock
 
 
 def recover(journal_dir: Path, store: Store) -> int:

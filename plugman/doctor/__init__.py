@@ -1,7 +1,9 @@
 """`plugman doctor`: what is wrong with this installation, and what to do about each problem.
 
-It reads; it never repairs. It checks the journal (an interrupted command), every state file,
-the configuration of every scope (plugman.toml files, .mcp.json, managed settings), every
+It reads; it never repairs (a journal a killed command left is rolled back before any command
+reads, doctor included: `core.transaction.hot`). It checks the journal (a command changing
+things now), every state file, the configuration of every scope (plugman.toml files, .mcp.json,
+managed settings), every known marketplace (its folder gone, its catalog unreadable), every
 install record and the store copy it points to, the project's entries pending approval, and
 every agent file plugman exported to (missing, unreadable, edited by hand, or out of date).
 `doctor.agents` adds the agent side: entries and links naming store folders that are gone, and
@@ -41,7 +43,17 @@ class Problem(NamedTuple):
 
 def check(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     found = _journal(paths) + _state_files(paths)
-    probes = (_config, _installed, _pending, _exports, _deployed, _secrets, _gone, _two_copies)
+    probes = (
+        _config,
+        _marketplaces,
+        _installed,
+        _pending,
+        _exports,
+        _deployed,
+        _secrets,
+        _gone,
+        _two_copies,
+    )
     for probe in probes:
         try:
             found += probe(paths, env)
@@ -153,10 +165,24 @@ def _journal(paths: Paths) -> list[Problem]:
         Problem(
             ERROR,
             str(paths.journal_dir),
-            "an interrupted command left its journal",
-            "run any command that changes something (e.g. 'plugman sync'); it rolls back first",
+            "a command is changing things now (its journal is open)",
+            "wait for it to finish, then run plugman doctor again",
         )
     ]
+
+
+def _marketplaces(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
+    """Each known marketplace whose catalog cannot be read (its folder moved, a broken
+    marketplace.json): its plugins can be neither updated nor installed again."""
+    from plugman.plugins import marketplaces, registry
+
+    found = []
+    for market in registry.known(paths).values():
+        try:
+            marketplaces.read(market)
+        except PlugmanError as exc:
+            found.append(Problem(ERROR, exc.where or str(market.root), exc.message, exc.hint or ""))
+    return found
 
 
 def _installed(paths: Paths, env: Mapping[str, str]) -> list[Problem]:

@@ -90,7 +90,9 @@ def updated(command: str, done: Updated, as_json: bool, dry_run: bool = False) -
                 row["capabilities"] = capabilities_json(found)
                 row["waits_for_approval"] = f"{change.id} ({change.scope})" in done.waiting
             rows.append(row)
-        extra = {"dry_run": True} if dry_run else {}
+        extra: dict[str, object] = {"dry_run": True} if dry_run else {}
+        if done.failed:
+            extra["failed"] = [f.as_json() for f in done.failed]
         return envelope(command, changes=rows, **extra)
     lines = []
     for change in done.changes:
@@ -101,6 +103,8 @@ def updated(command: str, done: Updated, as_json: bool, dry_run: bool = False) -
         found = paired.get((change.id, change.scope))
         if found is not None:
             lines += capability_lines(found, f"{change.id} ({change.scope})" in done.waiting)
+    for failed in done.failed or []:
+        lines += failed.lines(f"not {'synced' if command == 'sync' else 'updated'}")
     if not lines:
         return "nothing to do"
     if dry_run:

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from plugman.agents.readback import Item, Report
     from plugman.manifest.diagnostics import Diagnostic
     from plugman.plugins.configure import Option
+    from plugman.plugins.failed import Failed
     from plugman.plugins.installed import PluginChange
     from plugman.plugins.listings import Info, Listed, Outdated, SearchHit
     from plugman.plugins.lockfile import LockEntry
@@ -127,8 +128,16 @@ def _by_plugin(checked: list[Report] | None) -> dict[tuple[str, str], dict[str, 
     return by_plugin(checked)
 
 
-def markets(command: str, found: list[Known], as_json: bool, verb: str = "") -> str:
+def markets(
+    command: str,
+    found: list[Known],
+    as_json: bool,
+    verb: str = "",
+    failed: list[Failed] | None = None,
+) -> str:
+    """The marketplaces a command lists or changed, then those it could not act on (`failed`)."""
     if as_json:
+        extra = {"failed": [f.as_json() for f in failed]} if failed else {}
         return envelope(
             command,
             marketplaces=[
@@ -143,14 +152,17 @@ def markets(command: str, found: list[Known], as_json: bool, verb: str = "") -> 
                 | ({"headersHelper": m.source.helper} if m.source.helper else {})
                 for m in found
             ],
+            **extra,
         )
-    if not found:
+    if not found and not failed:
         return "no marketplaces"
     lines = [
         f"{verb + ' ' if verb else ''}{m.name}  {m.source.kind}  {m.source.location}"
         + (f"#{m.source.ref}" if m.source.ref else "")
         for m in found
     ]
+    for failure in failed or []:
+        lines += failure.lines(f"not {verb or 'read'}")
     return "\n".join(lines)
 
 
@@ -182,16 +194,24 @@ def outdated(found: list[Outdated], as_json: bool) -> str:
     return "\n".join(_outdated_line(row) for row in found) or "everything is up to date"
 
 
-def searched(found: list[SearchHit], query: str, as_json: bool) -> str:
-    """`plugman search`: one line per catalog entry that matches."""
+def searched(
+    found: list[SearchHit], query: str, as_json: bool, failed: Sequence[Failed] = ()
+) -> str:
+    """`plugman search`: one line per catalog entry that matches, then each marketplace that
+    could not be searched."""
     if as_json:
-        return envelope("search", plugins=[hit.as_json() for hit in found])
+        extra = {"failed": [f.as_json() for f in failed]} if failed else {}
+        return envelope("search", plugins=[hit.as_json() for hit in found], **extra)
     lines = [
         f"{hit.id} {hit.version or ''}{catalog_says(hit.version, hit.catalog_version)}  "
         f"{hit.description or ''}"
         for hit in found
     ]
-    return "\n".join(lines) or f"no plugin matches {query!r}"
+    if not lines:
+        lines = [f"no plugin matches {query!r}"]
+    for failure in failed:
+        lines += failure.lines("not searched")
+    return "\n".join(lines)
 
 
 def registry_searched(found: list[RegistryHit], query: str, registry: str, as_json: bool) -> str:
@@ -269,7 +289,8 @@ def _components(components: dict[str, list[str]] | None) -> str:
 def _outdated_line(row: Outdated) -> str:
     head = f"{row.id} ({row.scope}): "
     if row.problem:
-        return f"{head}{row.version}: {row.problem}"
+        hint = f"\n  hint: {row.hint}" if row.hint else ""
+        return f"{head}{row.version}: {row.problem}{hint}"
     hashes = (row.content_hash, row.available_hash)
     said = moved(row.version, row.available, (row.pin, row.available_pin), hashes)
     if row.downgrade:  # plugman.plugins.rollback: update refuses it

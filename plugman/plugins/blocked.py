@@ -1,6 +1,9 @@
 """What `plugman sync` does with a plugin the managed policy blocks
 (docs/claude-format.md#blocked-plugins): it is skipped, not refused as a whole, so the same
 command installs the rest and redeploys every agent (the blocked plugin then leaves them).
+What the policy forces on (`forced_specs`) is installed too. A plugin whose marketplace cannot
+be read (`unreadable`: its folder moved, its catalog broken) is a finding of its own (exit 1),
+its pin kept, and the rest is synced.
 
 A skipped plugin is never fetched or installed; one installed before stays in the record and
 is not delivered (`plugman.config.scopes`, `list` says why). `skipped` maps each one's id to
@@ -11,10 +14,13 @@ plugman.lock keeps its pin: the lock is the team's, and one machine's policy sta
 from __future__ import annotations
 
 from plugman.core import progress
+from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
 from plugman.core.session import Session
 from plugman.core.state import InstallRecord
-from plugman.plugins import lockfile, registry
+from plugman.plugins import lockfile, marketplaces, registry
+from plugman.plugins import planner as resolver
+from plugman.plugins.failed import Failed
 from plugman.plugins.lockfile import LockEntry
 
 
@@ -51,3 +57,63 @@ def keep_pins(work: Session, record: InstallRecord, pins: list[LockEntry]) -> No
     if missing:
         rest = [lockfile.pinned(k, v) for k, v in record.plugins.items() if not v.forced]
         work.tx.write(work.paths.project_lock, lockfile.render(rest + missing))
+
+
+def unreadable(
+    paths: Paths,
+    plugin_id: str,
+    market: str | None,
+    broken: dict[str, Failed],
+    failed: list[Failed],
+) -> bool:
+    """Whether `plugin_id`'s marketplace cannot be read (its folder moved, its catalog
+    broken): then it is a finding of its own in `failed`, and sync goes on with the rest."""
+    if market is None or market == resolver.DIRECT:
+        return False
+    if market not in broken:
+        known = registry.known(paths).get(market)
+        if known is None:
+            return False  # the planner says what is unknown
+        try:
+            marketplaces.read(known)
+        except PlugmanError as exc:
+            broken[market] = Failed.of(market, None, exc)
+    if market in broken:
+        failure = broken[market]
+        failed.append(Failed(plugin_id, "project", failure.problem, failure.hint))
+        return True
+    return False
+
+
+def forced_specs(paths: Paths, declared: set[str]) -> list[resolver.PluginRequest]:
+    """The plugins managed policy forces on (`enabledPlugins: {"name@market": true}`) that
+    the project does not declare: sync installs them too, as Claude Code enables them."""
+    from plugman.config import policy, policy_plugins
+
+    rules = policy.managed(paths)
+    forced = [r for r in rules.plugins if r.enabled and r.plugin not in declared]
+    known = policy_plugins.markets(paths) if forced else {}
+    found = []
+    for rule in forced:
+        name, _, market = rule.plugin.partition("@")
+        if market in known and known[market].origin == policy_plugins.UNKNOWN:
+            progress.warn(  # an older registry's entry: it may have been a project's
+                f"managed policy requires {rule.plugin} ({rule.origin}), but the marketplace "
+                f"registered as {market!r} was added by an older plugman that did not record "
+                "who asked for it: plugman does not install it; if you added it, add it "
+                f"again: plugman marketplace add {known[market].location} --name {market}"
+            )
+        elif market in known and not policy_plugins.forced(rules, rule.plugin, known):
+            progress.warn(  # a same-name marketplace a project declared: not the one meant
+                f"managed policy requires {rule.plugin} ({rule.origin}), but the marketplace "
+                f"registered as {market!r} ({known[market].location}) is not the one the "
+                "managed settings mean: plugman does not install it"
+            )
+        elif market in known:
+            found.append(resolver.PluginRequest(rule.plugin, name, market))
+        else:  # Claude Code's own marketplaces, or one nobody declared: not plugman's to fetch
+            progress.warn(
+                f"managed policy requires {rule.plugin} ({rule.origin}), but no marketplace "
+                f"named {market!r} is known: add it (plugman marketplace add SOURCE)"
+            )
+    return found

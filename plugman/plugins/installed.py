@@ -11,6 +11,7 @@ from typing import Literal, NamedTuple
 from plugman.config import declarations
 from plugman.core import progress
 from plugman.core.errors import PlugmanError, UsageError
+from plugman.core.fs import present
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
 from plugman.core.state import InstallRecord, Scope
@@ -93,7 +94,7 @@ def forget_exports(work: Session, plugin_ids: set[str]) -> None:
     """Take what `plugin_ids` put into files `export` wrote (none exported: nothing to do)."""
     from plugman.config import export_record
 
-    if plugin_ids and export_record.path(work.paths).exists():
+    if plugin_ids and present(export_record.path(work.paths)):
         from plugman.agents import export
 
         export.forget(work, plugin_ids)

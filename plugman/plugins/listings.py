@@ -37,11 +37,17 @@ class Outdated(NamedTuple):
     available_pin: str | None = None  # and offered
     # why what is offered is an older release than the installed one (plugman.plugins.rollback)
     downgrade: str | None = None
+    hint: str | None = None  # with a `problem`: what to do about it
+
+    @property
+    def failed(self) -> bool:
+        """It could not be checked (blocked, its marketplace gone or broken, unreachable)."""
+        return self.problem is not None
 
     def as_json(self) -> dict[str, Any]:
         row = {"id": self.id, "scope": self.scope, "version": self.version}
         if self.problem is not None:
-            return {**row, "available": None, "problem": self.problem}
+            return {**row, "available": None, "problem": self.problem, "hint": self.hint}
         hashes = {"content_hash": self.content_hash, "available_hash": self.available_hash}
         pins = {"pin": self.pin, "available_pin": self.available_pin}
         same = {"same_version": self.available == self.version, "downgrade": self.downgrade}

@@ -17,6 +17,7 @@ from plugman.core.state import SCOPES, InstalledPlugin, InstallRecord
 from plugman.manifest.model import MarketplaceEntry, Plugin
 from plugman.plugins import marketplaces, pins, registry
 from plugman.plugins import planner as resolver
+from plugman.plugins.failed import Failed
 from plugman.plugins.listings import Info, SearchHit
 
 
@@ -44,13 +45,21 @@ def _plugin_json_version(known: registry.Known, entry: MarketplaceEntry) -> str 
     return version if isinstance(version, str) and version else None
 
 
-def search(paths: Paths, query: str) -> list[SearchHit]:
-    """Catalog entries whose name, description, category or tags mention `query`."""
+def search(paths: Paths, query: str, failed: list[Failed] | None = None) -> list[SearchHit]:
+    """Catalog entries whose name, description, category or tags mention `query`. A catalog
+    that cannot be read goes into `failed` (when given) and the others are searched."""
     needle = query.lower()
     blocked = registry.blocked_plugins(paths)  # managed policy hides them, as Claude Code does
     rows = []
     for market in registry.known(paths).values():
-        for entry in marketplaces.load(market).plugins:
+        try:
+            catalog = marketplaces.load(market)
+        except PlugmanError as exc:
+            if failed is None:
+                raise
+            failed.append(Failed.of(market.name, None, exc))
+            continue
+        for entry in catalog.plugins:
             fields = entry.entry
             words = [
                 entry.name,

@@ -18,6 +18,7 @@ from plugman.manifest import acceptance
 from plugman.manifest import marketplace as catalog
 from plugman.manifest.model import Marketplace, MarketplaceEntry, PluginSource
 from plugman.manifest.reader import Report
+from plugman.plugins.failed import Failed
 from plugman.plugins.registry import (
     Known,
     MarketplaceSource,
@@ -54,6 +55,12 @@ def read(market: Known) -> Catalog:
     PlugmanError when the catalog itself cannot be used."""
     report = Report()
     file = market.root / ".claude-plugin" / "marketplace.json"
+    if market.source.kind == "directory" and not market.root.is_dir():
+        raise PlugmanError(
+            f"marketplace {market.name!r}: its folder {market.root} is gone (moved or deleted)",
+            hint=f"add it from where it is now (plugman marketplace add FOLDER), or remove it "
+            f"(plugman marketplace remove {market.name})",
+        )
     loaded, _sink = catalog.load(
         file, report, official=official(market.source), source_keys=extensions.source_locations
     )
@@ -229,8 +236,10 @@ def remove(paths: Paths, name: str, *, force: bool = False) -> Known:
     return markets[name]
 
 
-def update(paths: Paths, names: list[str]) -> list[Known]:
-    """Fetch the named (default: all) marketplaces again."""
+def update(paths: Paths, names: list[str], failed: list[Failed] | None = None) -> list[Known]:
+    """Fetch the named (default: all) marketplaces again. A named one that fails refuses the
+    command; updating all, one that is blocked, broken or unreachable goes into `failed` (when
+    given) and the rest are updated."""
     from plugman.config.policy_plugins import UNKNOWN
 
     updated = []
@@ -242,9 +251,15 @@ def update(paths: Paths, names: list[str]) -> list[Known]:
                     f"marketplace {name!r} is not known", hint="run: plugman marketplace list"
                 )
             market = as_known(name, entries[name])
-            check_policy(paths, market.source)
-            root, commit = fetch(market.source, work.store.stage(), name)
-            load(market._replace(root=root), warn=True)
+            try:
+                check_policy(paths, market.source)
+                root, commit = fetch(market.source, work.store.stage(), name)
+                load(market._replace(root=root), warn=True)
+            except PlugmanError as exc:
+                if names or failed is None:
+                    raise
+                failed.append(Failed.of(name, None, exc))
+                continue
             if market.source.kind != "directory":
                 work.tx.replace_dir(market.root, root)
             was = entries[name].get("origin", UNKNOWN)  # who had it registered stays so

@@ -32,6 +32,7 @@ from plugman.plugins import (
 )
 from plugman.plugins import planner as resolver
 from plugman.plugins.capabilities import compare
+from plugman.plugins.failed import Failed
 from plugman.plugins.install import components, content_of
 from plugman.plugins.installed import PluginChange, save
 from plugman.plugins.lockfile import LockedSource, LockEntry
@@ -44,7 +45,7 @@ def declared_specs(paths: Paths, pins: list[LockEntry]) -> list[resolver.PluginR
     """What the project declares (plugman.toml, then its `.claude/settings.json`). A plugin
     installed directly (`NAME@direct`) is declared by name only: its source is the one
     plugman.lock (`pins`) records for it. What managed policy forces is not the project's:
-    `forced_specs`."""
+    `blocked.forced_specs`."""
     locked = lockfile.by_id(pins)
     found = []
     for plugin_id, value in declarations.project_checked(paths).get("plugins", {}).items():
@@ -71,40 +72,6 @@ def declared_specs(paths: Paths, pins: list[LockEntry]) -> list[resolver.PluginR
     return found
 
 
-def forced_specs(paths: Paths, declared: set[str]) -> list[resolver.PluginRequest]:
-    """The plugins managed policy forces on (`enabledPlugins: {"name@market": true}`) that
-    the project does not declare: sync installs them too, as Claude Code enables them."""
-    from plugman.config import policy, policy_plugins
-
-    rules = policy.managed(paths)
-    forced = [r for r in rules.plugins if r.enabled and r.plugin not in declared]
-    known = policy_plugins.markets(paths) if forced else {}
-    found = []
-    for rule in forced:
-        name, _, market = rule.plugin.partition("@")
-        if market in known and known[market].origin == policy_plugins.UNKNOWN:
-            progress.warn(  # an older registry's entry: it may have been a project's
-                f"managed policy requires {rule.plugin} ({rule.origin}), but the marketplace "
-                f"registered as {market!r} was added by an older plugman that did not record "
-                "who asked for it: plugman does not install it; if you added it, add it "
-                f"again: plugman marketplace add {known[market].location} --name {market}"
-            )
-        elif market in known and not policy_plugins.forced(rules, rule.plugin, known):
-            progress.warn(  # a same-name marketplace a project declared: not the one meant
-                f"managed policy requires {rule.plugin} ({rule.origin}), but the marketplace "
-                f"registered as {market!r} ({known[market].location}) is not the one the "
-                "managed settings mean: plugman does not install it"
-            )
-        elif market in known:
-            found.append(resolver.PluginRequest(rule.plugin, name, market))
-        else:  # Claude Code's own marketplaces, or one nobody declared: not plugman's to fetch
-            progress.warn(
-                f"managed policy requires {rule.plugin} ({rule.origin}), but no marketplace "
-                f"named {market!r} is known: add it (plugman marketplace add SOURCE)"
-            )
-    return found
-
-
 def read_lock(paths: Paths) -> list[LockEntry]:
     """The project's plugman.lock pins, never read through a link on its path."""
     declarations.check_project_file(paths, paths.project_lock)
@@ -121,10 +88,12 @@ def claude_declaration(paths: Paths) -> claude_settings.ProjectDeclaration:
     )
 
 
-def register_marketplaces(work: Session) -> dict[str, str]:
+def register_marketplaces(work: Session, broken: dict[str, Failed] | None = None) -> dict[str, str]:
     """Add the marketplaces the project declares and this machine does not know yet, in the
     caller's transaction (so a killed sync leaves none of them behind). One the managed policy
-    blocks is not added: its name -> why (sync skips its plugins)."""
+    blocks is not added: its name -> why (sync skips its plugins). With `broken`, one that
+    cannot be added (its folder gone, its host unreachable) goes there and the rest are added;
+    without, it refuses the command."""
     from plugman.config import policy
 
     paths = work.paths
@@ -139,31 +108,31 @@ def register_marketplaces(work: Session) -> dict[str, str]:
         if name not in known and isinstance(value, dict) and "source" in value:
             text = value["source"] + (f"#{value['ref']}" if value.get("ref") else "")
             registry.refuse_project_helper(name, value)
-            source = registry.classify(text, paths.project_dir)
+            try:
+                source = registry.classify(text, paths.project_dir)
+            except PlugmanError as exc:
+                if broken is None:
+                    raise
+                broken[name] = Failed.of(name, None, exc)
+                continue
             try:
                 registry.check_policy(paths, source)
             except PlugmanError as exc:  # blocked: its plugins are skipped, the rest synced
                 refused[name] = f"{exc.message}, {exc.where}" if exc.where else exc.message
                 continue
-            marketplaces.add_in(work, source, name, origin="project")
+            try:
+                marketplaces.add_in(work, source, name, origin="project")
+            except PlugmanError as exc:
+                if broken is None:
+                    raise
+                broken[name] = Failed.of(name, None, exc)
     for name, fields, _ in policy.managed(paths).extra_marketplaces:  # managed: known to all
-        text = _claude_source_text(fields)
+        text = registry.claude_source_text(fields)
         if name not in known and text is not None:
             source = registry.classify(text, paths.project_dir)
             registry.check_policy(paths, source)
             marketplaces.add_in(work, source, name, origin="managed")
     return refused
-
-
-def _claude_source_text(fields: dict[str, Any]) -> str | None:
-    """How plugman names a Claude Code marketplace source (extraKnownMarketplaces), or None
-    for a form plugman does not fetch (npm, settings)."""
-    kind, ref = fields.get("source"), fields.get("ref")
-    location = {"github": "repo", "git": "url", "url": "url", "directory": "path", "file": "path"}
-    value = fields.get(location.get(str(kind), ""))
-    if not isinstance(value, str):
-        return None
-    return value + (f"#{ref}" if isinstance(ref, str) and kind in ("github", "git") else "")
 
 
 def pins_of(planned: list[resolver.Planned]) -> list[LockEntry]:
@@ -214,7 +183,7 @@ def sync(
     `allow_hidden`: this machine's user lets in hidden text (a lock never does). An older
     release than the one installed is refused unless `allow_downgrade` or plugman.lock pins
     exactly it (`_no_rollback`)."""
-    done = Updated([], [], set())
+    done = Updated([], [], set(), [])
     with contextlib.suppress(DryRunError):
         _sync_in(paths, mode, dry_run, done, allow_hidden, allow_downgrade)
     if done.changes and not dry_run:
@@ -239,14 +208,17 @@ def _sync_in(
             hint="run: plugman lock (or plugman sync without --frozen)",
         )
     with session(paths) as work:
-        refused = register_marketplaces(work)
+        broken: dict[str, Failed] = {}  # marketplaces that cannot be read: their plugins fail
+        refused = register_marketplaces(work, broken)
         record = InstallRecord.load(paths, "project")
         skipped: dict[str, str] = {}  # what the managed policy blocks: id -> the rule, file
+        failed = done.failed if done.failed is not None else []
         if mode == "frozen":
             targets = [
                 _fetch_pin(work, record, pin, allow_hidden)
                 for pin in pins
                 if not blocked.pin(work.paths, pin, refused, skipped)
+                and not blocked.unreadable(paths, pin.id, pin.marketplace, broken, failed)
             ]
             taken = {pin.id for pin in pins}
         else:
@@ -254,13 +226,15 @@ def _sync_in(
                 spec
                 for spec in declared_specs(paths, pins)
                 if not blocked.of_market(spec.text, spec.marketplace, refused, skipped)
+                and not blocked.unreadable(paths, spec.text, spec.marketplace, broken, failed)
             ]
             planned = resolver.plan(
                 paths, work.store, specs, {}, allow_hidden=True, skipped=skipped
             )
             _hidden(record, planned, pins, allow_hidden)
             planned = _prefer_locked(pins, planned)
-            kept = [p for p in pins if p.id not in skipped]  # the lock, as it is, for those
+            left = set(skipped) | {f.id for f in failed}  # their pins stay in the lock
+            kept = [p for p in pins if p.id not in left]  # the lock, as it is, for those
             if mode == "locked" and _keys(pins_of(planned)) != _keys(kept):
                 raise PlugmanError(
                     "plugman.lock is out of date with plugman.toml or its sources",
@@ -280,7 +254,8 @@ def _sync_in(
             work.tx.write(record.path, record.to_bytes())
         else:
             save(work, record)
-            blocked.keep_pins(work, record, [p for p in pins if p.id in skipped])
+            left = set(skipped) | {f.id for f in failed}
+            blocked.keep_pins(work, record, [p for p in pins if p.id in left])
         deploy.refresh(work, os.environ)
 
 
@@ -301,7 +276,7 @@ def _target(p: resolver.Planned, pin: LockEntry, forced: bool = False) -> Target
 def _forced(work: Session, record: InstallRecord, taken: set[str], allow: bool) -> list[Target]:
     """What managed policy forces on this machine beyond what the project has (`taken`),
     resolved from its marketplace each time: installed here, never pinned in plugman.lock."""
-    specs = forced_specs(work.paths, taken)
+    specs = blocked.forced_specs(work.paths, taken)
     if not specs:
         return []
     planned = [

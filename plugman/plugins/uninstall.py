@@ -8,7 +8,7 @@ import os
 from plugman.config import declarations
 from plugman.core import progress
 from plugman.core.errors import PlugmanError
-from plugman.core.fs import remove_tree
+from plugman.core.fs import present, remove_tree
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
 from plugman.core.state import SCOPES, InstallRecord, Scope, installed_ids
@@ -62,7 +62,7 @@ def _hand_edits(paths: Paths, removed: set[str], scope: Scope, what: str, force:
     from plugman.agents import links
     from plugman.config import export_record
 
-    if export_record.path(paths).exists() or links.every(paths):
+    if present(export_record.path(paths)) or links.every(paths):
         from plugman.agents import handedits
 
         found = handedits.for_plugins(paths, removed, scope, os.environ)

@@ -23,6 +23,7 @@ from plugman.core.state import SCOPES, InstalledPlugin, InstallRecord, Scope
 from plugman.plugins import marketplaces, registry, rollback, signing
 from plugman.plugins import planner as resolver
 from plugman.plugins.capabilities import Capabilities, compare
+from plugman.plugins.failed import Failed, said
 from plugman.plugins.install import content_of
 from plugman.plugins.installed import PluginChange, save
 from plugman.plugins.listings import Outdated, pin_of
@@ -108,6 +109,9 @@ def outdated(paths: Paths, *, fetch_catalogs: bool = True) -> list[Outdated]:
 
 
 def _outdated(paths: Paths, fetch_catalogs: bool) -> list[Outdated]:
+    """Each plugin checked on its own: one that is blocked, whose marketplace is gone or
+    broken, or whose source cannot be reached is its own row (`problem`, `hint`), and the rest
+    are checked."""
     if fetch_catalogs:
         refresh(paths, SCOPES, [])
     rows = []
@@ -115,28 +119,45 @@ def _outdated(paths: Paths, fetch_catalogs: bool) -> list[Outdated]:
         records = [InstallRecord.load(paths, scope) for scope in SCOPES]
         for record, plugin_id in _candidates(records, []):
             entry = record.plugins[plugin_id]
-            version = entry.version
-            problem = _gone(paths, entry)
-            if problem is not None:
-                rows.append(Outdated(plugin_id, record.scope, version, None, problem))
-                continue
-            if unmoved(paths, entry):
-                continue
-            fresh = _fresh(work, plugin_id, entry)
-            available = tree_hash(fresh.tree)
-            if available != entry.content_hash:
-                installed = entry.content_hash
-                row = Outdated(plugin_id, record.scope, version, fresh.version)
-                rows.append(
-                    row._replace(
-                        content_hash=installed,
-                        available_hash=available,
-                        pin=pin_of(entry.source),
-                        available_pin=pin_of(fresh.source),
-                        downgrade=rollback.downgrade(entry, fresh.version, fresh.released),
-                    )
-                )
+            try:
+                row = _outdated_one(work, record.scope, plugin_id, entry)
+            except PlugmanError as exc:
+                problem = said(exc)
+                row = Outdated(plugin_id, record.scope, entry.version, None, problem, hint=exc.hint)
+            if row is not None:
+                rows.append(row)
     return rows
+
+
+def _outdated_one(
+    work: Session, scope: Scope, plugin_id: str, entry: InstalledPlugin
+) -> Outdated | None:
+    version = entry.version
+    refused = registry.plugin_block(work.paths, plugin_id)
+    if refused is not None:
+        blocked = f"{refused.message}: not checked (it is not delivered)"
+        return Outdated(plugin_id, scope, version, None, blocked, hint=refused.hint)
+    problem = _gone(work.paths, entry)
+    if problem is not None:
+        hint = f"run: plugman marketplace list; or uninstall {plugin_id}"
+        return Outdated(plugin_id, scope, version, None, problem, hint=hint)
+    if unmoved(work.paths, entry):
+        return None
+    fresh = _fresh(work, plugin_id, entry)
+    available = tree_hash(fresh.tree)
+    if available == entry.content_hash:
+        return None
+    return Outdated(
+        plugin_id,
+        scope,
+        version,
+        fresh.version,
+        content_hash=entry.content_hash,
+        available_hash=available,
+        pin=pin_of(entry.source),
+        available_pin=pin_of(fresh.source),
+        downgrade=rollback.downgrade(entry, fresh.version, fresh.released),
+    )
 
 
 class Updated(NamedTuple):
@@ -147,6 +168,9 @@ class Updated(NamedTuple):
     capabilities: list[Capabilities]
     # `id (scope)` of the changed plugins whose servers and hooks wait for `trust approve`
     waiting: set[str]
+    # the plugins not updated, each with why and what to do (an update of every plugin goes on
+    # past them); any makes the command exit 1
+    failed: list[Failed] | None = None
 
 
 class DryRunError(Exception):
@@ -175,7 +199,7 @@ def update(
     scopes = (scope,) if scope else SCOPES
     if fetch_catalogs:
         refresh(paths, scopes, names)
-    done = Updated([], [], set())
+    done = Updated([], [], set(), [])
     with contextlib.suppress(DryRunError):
         allow = (allow_hidden, allow_signer_change, allow_downgrade)
         _update_in(paths, names, scope, scopes, done, dry_run, allow)
@@ -204,15 +228,20 @@ def _update_in(
                 hint="run: plugman list",
             )
         hashes: dict[str, tuple[resolver.Planned, str]] = {}  # one fetch per plugin
+        failed = done.failed if done.failed is not None else []
         for record, plugin_id in candidates:
             entry = record.plugins[plugin_id]
-            refused = registry.plugin_block(paths, plugin_id)
-            if refused is not None:  # named: refused; else skipped, the rest updated
-                if names:
+            # named: what fails refuses the command; else it is that plugin's, the rest updated
+            try:
+                refused = registry.plugin_block(paths, plugin_id)
+                if refused is not None:
                     raise refused
-                progress.warn(f"{refused.message}: not updated (it is not delivered)")
+                change = _update_one(work, record, plugin_id, hashes, allow)
+            except PlugmanError as exc:
+                if names:
+                    raise
+                failed.append(Failed.of(plugin_id, record.scope, exc))
                 continue
-            change = _update_one(work, record, plugin_id, hashes, allow)
             if change is not None:
                 changes.append(change)
                 new = record.plugins[plugin_id]
@@ -245,8 +274,8 @@ def _update_one(
     entry = record.plugins[plugin_id]
     problem = _gone(work.paths, entry)
     if problem is not None:
-        progress.warn(f"{plugin_id} ({record.scope}) is not updated: {problem}")
-        return None
+        hint = f"run: plugman marketplace list; or uninstall {plugin_id}"
+        raise PlugmanError(problem, hint=hint)
     if plugin_id not in hashes and unmoved(work.paths, entry):
         return None
     if plugin_id not in hashes:

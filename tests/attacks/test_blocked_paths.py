@@ -108,8 +108,8 @@ def _push(world: World, repo: str, change: dict[str, Any]) -> None:
 def test_update_refuses_a_plugin_blocked_since_install(world: World) -> None:
     """Attack: `tool@alias` was installed before the organization blocked `tool@good` (the
     same repository under another name); `update tool@alias` would fetch it again. Invariant:
-    refused, the rule named, nothing changed; `update` of everything leaves it (a warning)
-    and updates the rest; the plugin of another source updates."""
+    refused, the rule named, nothing changed; `update` of everything leaves it (its own
+    finding, exit 1) and updates the rest; the plugin of another source updates."""
     hub = world.hub.as_uri()
     world.ok("marketplace", "add", f"{hub}/ACME/Good", "--name", "alias")
     world.ok("marketplace", "add", f"{hub}/evil/market.git", "--name", "evil")
@@ -119,8 +119,9 @@ def test_update_refuses_a_plugin_blocked_since_install(world: World) -> None:
     world.managed({"enabledPlugins": {"tool@good": False}})
     _refused_update(world, "tool@alias", match="enabledPlugins")
     _push(world, "evil/market", {"plugins/tool/.claude-plugin/plugin.json": _v("tool", "2.0.0")})
-    everything = world.ok("update")
-    assert "tool@alias" in everything.stderr and "not updated" in everything.stderr
+    everything = world.cli("update")
+    assert everything.exit_code == 1, (everything.stdout, everything.stderr)
+    assert "not updated: tool@alias (user): plugin tool@alias is blocked" in everything.stdout
     versions = {
         p["id"]: p["version"] for p in json.loads(world.ok("list", "--json").stdout)["plugins"]
     }

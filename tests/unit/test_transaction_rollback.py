@@ -37,3 +37,53 @@ def test_rollback_keeps_a_folder_that_was_there(tmp_path: Path) -> None:
     target.parent.rmdir()
     rollback(tx.dir, tx.store)
     assert (tmp_path / "project" / ".gemini").is_dir()
+
+
+def test_a_staged_file_is_written_once_at_commit(tmp_path: Path) -> None:
+    """`stage` keeps a file's edits in memory (`fs.current` reads them back) and the commit
+    writes it once; a failure before the commit leaves it untouched and nothing staged."""
+    from plugman.core import fs
+
+    target = tmp_path / "plugman.toml"
+    target.write_text("old\n")
+    with Transaction(tmp_path / "journal", Store(tmp_path / "store")) as tx:
+        tx.stage(target, b"one\n")
+        tx.stage(target, b"two\n")
+        assert target.read_text() == "old\n"
+        assert fs.current(target) == b"two\n" and fs.present(target)
+        tx.stage(tmp_path / "gone.toml", None)
+        assert not fs.present(tmp_path / "gone.toml")
+        tx.commit()
+    assert target.read_text() == "two\n"
+    assert fs.staged == {}
+    try:
+        with Transaction(tmp_path / "journal", Store(tmp_path / "store")) as tx:
+            tx.stage(target, b"three\n")
+            raise RuntimeError("refused")
+    except RuntimeError:
+        pass
+    assert target.read_text() == "two\n"
+    assert fs.staged == {}
+
+
+def test_a_hot_journal_is_rolled_back_by_a_reader(tmp_path: Path) -> None:
+    """A journal whose process is gone (the lock is free) is rolled back by `hot`, as the
+    next mutating command would; with the lock held, it is left to its owner."""
+    from plugman.core.fs import FileLock, journal_left
+    from plugman.core.transaction import hot
+
+    target = tmp_path / "plugman.toml"
+    target.write_text("old\n")
+    store = Store(tmp_path / "store")
+    assert not journal_left(tmp_path / "journal")
+    tx = Transaction(tmp_path / "journal", store)
+    tx.dir.mkdir(parents=True)
+    tx.write(target, b"half\n")  # then the process dies: the journal stays
+    assert journal_left(tmp_path / "journal")
+    lock = tmp_path / "lock"
+    with FileLock(lock):
+        hot(tmp_path / "journal", lock, store)  # held (by this process's other handle)
+        assert target.read_text() == "half\n"
+    hot(tmp_path / "journal", lock, store)
+    assert target.read_text() == "old\n"
+    assert not journal_left(tmp_path / "journal")
