@@ -2,16 +2,20 @@
 report what it failed to load in the agent's own words (`plugman doctor`, `list --check`,
 `info --check`).
 
-Each agent says how it is asked in its `AgentSpec.ask` and `ask_skills` (`targets.asks`: the
-command, how to read its output, and what it can vouch for: `plugins`, Claude Code's plugin
-list, keyed by Claude's plugin id; `servers`, an MCP server list, keyed by server name;
-`skills`, a skill list, keyed by the skill folder's real path); an agent with none is not
-asked. What plugman delivered comes from its records, each compared only with its own kind:
-the deployment record (`deployments.json`) for Claude's plugins, whose Claude id is the
+Each agent says how it is asked in its `AgentSpec.ask`, `ask_skills` and `ask_hooks`
+(`targets.asks`: the command, how to read its output, and what it can vouch for: `plugins`,
+Claude Code's plugin list, keyed by Claude's plugin id; `servers`, an MCP server list, keyed by
+server name; `skills`, a skill list, keyed by the skill folder's real path; `hooks`, a hook
+list keyed by the agent's own key, which plugman's record holds as the trust entry it wrote:
+Codex's `hooks.state`); an agent with none is not asked.
+
+What plugman delivered comes from its records, each compared only with its own kind: the
+deployment record (`deployments.json`) for Claude's plugins, whose Claude id is the
 deployed link's name (`~/.claude/skills/NAME` is `NAME@skills-dir`,
 `<marketplace>/plugins/NAME` is `NAME@<marketplace>`, as `claude_plugin.plan` names them), and
 for skills; the export record for servers (the entries of the agent's server table only:
-Codex's hook-trust keys are not servers).
+Codex's hook-trust keys are not servers) and for hooks (the entries of `Ask.entries`). A hook
+the agent lists but does not trust is `untrusted`, with the step (`Ask.review`).
 
 What an agent does not load because it waits for the user's folder trust is said so (`waits`,
 with the step to take: `agents.gating`), not "missing".
@@ -24,9 +28,13 @@ checked", with why, and never fails the caller. Output is read for names and sta
 
 from __future__ import annotations
 
+import json
 import os
+import queue
 import shutil
 import subprocess
+import threading
+import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -34,7 +42,16 @@ from typing import Any, NamedTuple
 
 from plugman.agents.delivered import claude_id
 from plugman.agents.gating import WAITS, Gating
-from plugman.agents.targets.asks import DISABLED, FAILED, MISSING, OK, UNCONFIRMED, Ask, Seen
+from plugman.agents.targets.asks import (
+    DISABLED,
+    FAILED,
+    MISSING,
+    OK,
+    UNCONFIRMED,
+    UNTRUSTED,
+    Ask,
+    Seen,
+)
 from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
 from plugman.core.state import SCOPES
@@ -45,7 +62,7 @@ TIMEOUT_S = 60.0
 class Item(NamedTuple):
     plugin: str | None  # plugman's plugin id (None: a server of plugman.toml's own)
     name: str  # the agent's id for it: Claude's plugin id, a server name
-    state: str  # ok | failed | disabled | missing | unconfirmed | waits
+    state: str  # ok | failed | disabled | missing | unconfirmed | untrusted | waits
     detail: str  # what the agent said
     scope: str = ""  # the scope plugman delivered it in
     step: str = ""  # what the user does about it (waits)
@@ -75,8 +92,8 @@ def ask(
     ask, asked at once (in parallel)."""
     from plugman.agents import links
 
-    asks, servers = _asks()
-    expected = _expected(paths, servers)
+    asks, tables = _asks()
+    expected = _expected(paths, tables)
     if agents is None:
         try:
             linked = {link.agent for link in links.every(paths)}
@@ -115,37 +132,125 @@ def _one(
     if found is None:
         return Report(agent, command, False, f"{how.binary} is not on PATH", [])
     try:
-        proc = subprocess.run(
-            [found, *how.args],
-            cwd=cwd,
-            env=dict(env),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            timeout=timeout,
-            check=False,
-        )
+        if how.requests:
+            out = _converse([found, *how.args], how.requests, cwd, env, timeout)
+        else:
+            proc = subprocess.run(
+                [found, *how.args],
+                cwd=cwd,
+                env=dict(env),
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                encoding="utf-8",
+                errors="replace",
+                timeout=timeout,
+                check=False,
+            )
+            if proc.returncode != 0:
+                last = (proc.stderr.strip().splitlines() or ["no output"])[-1][:200]
+                return Report(agent, command, False, f"exit code {proc.returncode}: {last}", [])
+            out = proc.stdout + (proc.stderr if how.stderr else "")
     except subprocess.TimeoutExpired:
         return Report(agent, command, False, f"{how.binary} gave no answer in {timeout:g} s", [])
     except OSError as exc:
         return Report(agent, command, False, f"{how.binary} could not run: {exc.strerror}", [])
-    if proc.returncode != 0:
-        last = (proc.stderr.strip().splitlines() or ["no output"])[-1][:200]
-        return Report(agent, command, False, f"exit code {proc.returncode}: {last}", [])
+    except EOFError as exc:
+        return Report(agent, command, False, f"{how.binary} {exc}", [])
     try:
-        seen = how.read(proc.stdout + (proc.stderr if how.stderr else ""))
+        seen = how.read(out)
     except (ValueError, AttributeError) as exc:
         return Report(agent, command, False, f"its output could not be read ({exc})", [])
     return Report(agent, command, True, "", _items(how, seen, expected))
 
 
+def _converse(
+    argv: list[str],
+    requests: tuple[dict[str, object], ...],
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout: float,
+) -> str:
+    """The line answering the last of `requests`, each written as a JSON-RPC line to the
+    process's stdin, which stays open until then (`codex app-server` answers nothing once it
+    closes); notifications and other answers are passed over. The process then ends with its
+    stdin closed, or is killed. Raises `subprocess.TimeoutExpired` past `timeout`, `OSError`
+    when it cannot run, `EOFError` when it ends without answering."""
+    last = requests[-1].get("id")
+    proc = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        env=dict(env),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    lines: queue.Queue[str] = queue.Queue()
+    out = proc.stdout
+
+    def pump() -> None:  # a reader that never blocks the deadline below
+        for line in out:
+            lines.put(line)
+        lines.put("")
+
+    threading.Thread(target=pump, daemon=True).start()
+    deadline = time.monotonic() + timeout
+    try:
+        try:
+            proc.stdin.write("".join(json.dumps({"jsonrpc": "2.0", **r}) + "\n" for r in requests))
+            proc.stdin.flush()
+        except BrokenPipeError:  # it ended already: said below, with its exit code
+            pass
+        while True:
+            try:
+                line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise subprocess.TimeoutExpired(argv, timeout) from None
+            if not line:
+                raise EOFError(f"ended without answering (exit code {proc.wait()})")
+            if _answers(line, last):
+                return line
+    finally:
+        _end(proc)
+
+
+def _answers(line: str, request: object) -> bool:
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(message, dict) and "method" not in message and message.get("id") == request
+
+
+def _end(proc: subprocess.Popen[str]) -> None:
+    """Close its stdin (the server's cue to end) and wait a little; kill it if it stays."""
+    try:
+        if proc.stdin is not None:
+            proc.stdin.close()
+    except OSError:  # it is gone already
+        pass
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def _items(how: Ask, seen: Seen, expected: Wanted) -> list[Item]:
     items = []
     for (name, scope), plugin in sorted(expected.items()):
+        step = ""
+        whole = name.rsplit(":", 3)[0] if how.kind == "hooks" else ""  # the hook's file
         if name in seen:
             state, words = seen[name]
+            if state == UNTRUSTED:
+                step = how.review.format(scope=scope)
+        elif whole in seen:  # the agent could not read the file it is in
+            state, words = seen[whole]
         elif how.kind == "plugins" and not name.endswith("@skills-dir"):
             state, words = (
                 UNCONFIRMED,
@@ -158,32 +263,37 @@ def _items(how: Ask, seen: Seen, expected: Wanted) -> list[Item]:
             )
         else:
             state, words = MISSING, f"not in `{how.binary} {' '.join(how.args)}`"
-        items.append(Item(plugin, name, state, words, scope))
+        items.append(Item(plugin, name, state, words, scope, step))
     return items
 
 
-def _asks() -> tuple[dict[str, tuple[Ask, ...]], dict[str, tuple[str, ...]]]:
-    """How each agent plugman knows is asked, for those that can be, and where each keeps its
-    servers (the one table of its files `servers` compares)."""
+Tables = dict[str, dict[tuple[str, ...], str]]  # agent → a table in its files → the kind
+
+
+def _asks() -> tuple[dict[str, tuple[Ask, ...]], Tables]:
+    """How each agent plugman knows is asked, for those that can be, and which tables of its
+    files hold what each kind compares: its servers, and the keys of its hooks (`Ask.entries`)."""
     from plugman import extensions
 
     found: dict[str, tuple[Ask, ...]] = {}
-    servers: dict[str, tuple[str, ...]] = {}
+    tables: Tables = {}
     for name, spec in extensions.targets().items():
-        asked = tuple(how for how in (spec.ask, spec.ask_skills) if how is not None)
+        every = (spec.ask, spec.ask_skills, spec.ask_hooks)
+        asked = tuple(how for how in every if how is not None)
         if asked:
             found[name] = asked
-            servers[name] = spec.mcp.key
-    return found, servers
+            tables[name] = {spec.mcp.key: "servers"}
+            tables[name].update({how.entries: how.kind for how in asked if how.entries})
+    return found, tables
 
 
 Wanted = dict[tuple[str, str], str | None]  # (the agent's id, scope) → plugman's plugin id
 Expected = dict[str, dict[str, Wanted]]
 
 
-def _expected(paths: Paths, servers: dict[str, tuple[str, ...]]) -> Expected:
-    """agent → kind (`plugins`, `servers`, `skills`) → (its id for each thing plugman delivered
-    to it here, the scope) → plugman's plugin id."""
+def _expected(paths: Paths, tables: Tables) -> Expected:
+    """agent → kind (`plugins`, `servers`, `skills`, `hooks`) → (its id for each thing plugman
+    delivered to it here, the scope) → plugman's plugin id."""
     from plugman.agents import artifacts
     from plugman.config import export_record
 
@@ -195,14 +305,15 @@ def _expected(paths: Paths, servers: dict[str, tuple[str, ...]]) -> Expected:
 
     for key, files in export_record.load(paths).items():
         agent, _, rest = key.partition(" ")
-        if rest not in here or agent not in servers:
+        if rest not in here or agent not in tables:
             continue
         for sealed in files.values():
             for part in sealed.parts:
-                if part.container != servers[agent]:  # hooks, hook trust, inputs: not servers
+                kind = tables[agent].get(part.container)  # hooks, inputs: none of these
+                if kind is None:
                     continue
                 for entry in part.entries:
-                    add(agent, "servers", entry, sealed.owners.get(entry), rest.split(" ")[0])
+                    add(agent, kind, entry, sealed.owners.get(entry), rest.split(" ")[0])
     for path, item in artifacts.load(paths).items():
         kind = {"plugin": "plugins", "skills": "skills"}.get(item.get("kind", ""))
         if kind is None or not item.get("owner"):
@@ -237,7 +348,8 @@ def _gated(report: Report, asked: str, gating: Gating) -> Report:
     return report._replace(items=items)
 
 
-_KINDS = {"plugins": "plugin", "servers": "mcp", "skills": "skills"}  # Ask.kind → component
+# Ask.kind → component
+_KINDS = {"plugins": "plugin", "servers": "mcp", "skills": "skills", "hooks": "hooks"}
 
 
 def by_plugin(reports: list[Report]) -> dict[tuple[str, str], dict[str, list[Item]]]:

@@ -12,7 +12,7 @@ from typing import NamedTuple
 from plugman.agents import claude_own, claude_plugin, dangling, readback
 from plugman.agents.gating import LOADED, SHADOWED
 from plugman.agents.readback import Report
-from plugman.agents.targets.asks import DISABLED, FAILED, MISSING
+from plugman.agents.targets.asks import DISABLED, FAILED, MISSING, UNTRUSTED
 from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
 from plugman.doctor import ERROR, WARNING, Problem, check
@@ -134,6 +134,7 @@ _SAID = {
         "has but does not use",
         "{agent} says why; trust the project folder in {agent} if it asks for that",
     ),
+    UNTRUSTED: (WARNING, "does not trust", "review it in {agent}"),
     MISSING: (
         WARNING,
         "does not list",

@@ -174,8 +174,13 @@ def test_an_agent_cli_that_fails_is_slow_or_is_missing_is_not_checked(
     fake_agent(tmp_path / "bin", "gemini", "sleep 30")
     fake_agent(tmp_path / "bin", "claude", "echo 'not json at all'")
     paths = Paths.from_env(world.env, project=world.project)
-    reports = {r.agent: r for r in readback.ask(paths, world.env, timeout=2)}
-    assert not any(r.checked for r in reports.values())
+    asked = readback.ask(paths, world.env, timeout=2)
+    assert not any(r.checked for r in asked)
+    reports: dict[str, readback.Report] = {}
+    for report in asked:  # each agent's first: its server or plugin list
+        reports.setdefault(report.agent, report)
+    hooks = [r for r in asked if r.command == "codex app-server"]
+    assert [r.reason for r in hooks] == ["codex ended without answering (exit code 3)"]
     assert reports["codex"].reason == "exit code 3: config.toml: bad key"
     assert reports["gemini"].reason == "gemini gave no answer in 2 s"
     assert reports["claude-code"].reason.startswith("its output could not be read")

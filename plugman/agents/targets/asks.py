@@ -5,7 +5,13 @@ An `Ask` names the binary and its arguments, a reader turning its output into `S
 agent's id for an item → its state and the agent's own words; raise `ValueError` when the
 output cannot be read) and what it vouches for: `plugins` (Claude Code's plugin list, keyed by
 Claude's plugin id), `servers` (an MCP server list, keyed by server name) or `skills` (a skill
-list, keyed by the skill folder's real path).
+list, keyed by the skill folder's real path) or `hooks` (a hook list, keyed by the agent's
+own key for each hook, which plugman's record holds as the entry of `Ask.entries`, with
+`UNTRUSTED` for a hook the agent lists but will not run until the user reviews it).
+
+An `Ask` with `requests` is a JSON-RPC conversation over the agent's stdin and stdout: each
+request is written as one line, and the reader gets the one line answering the last request
+(Codex's `app-server`, which ends when its stdin closes and answers nothing then).
 
 What the agents' lists can say (checked with Claude Code 2.1.328, Codex 0.169.0, Gemini CLI
 0.61.0, Copilot CLI 1.0.102): `claude plugin list --json` lists skills-folder plugins and
@@ -17,6 +23,13 @@ says `Connected`, `Disconnected` or `Disabled`. `codex mcp list --json` and `cop
 --json` say which servers the agent read and whether each is enabled; they start none.
 `gemini skills list` and `copilot skill list --json` say which skill folders it read (Gemini
 lists no workspace skill of a folder it does not trust; Copilot reads them untrusted).
+`codex app-server`'s `hooks/list` (Codex 0.171.0, `cwds` empty: the folder it runs in) lists
+every hook it read, user and project, each with its `key` (`<hooks.json>:<event_snake>:<group>:
+<handler>`, the key of its `hooks.state` trust entry), `enabled` and `trustStatus` (`trusted`,
+`managed`, `untrusted`: no trust entry, `modified`: its content is not what was trusted; Codex
+runs neither until the user reviews it in `/hooks`); a `hooks.json` it cannot read is one of
+its `warnings` ("failed to parse hooks config <file>: …"); it lists no hook of a project folder
+Codex does not trust.
 """
 
 from __future__ import annotations
@@ -33,6 +46,7 @@ FAILED = "failed"
 DISABLED = "disabled"
 MISSING = "missing"
 UNCONFIRMED = "unconfirmed"
+UNTRUSTED = "untrusted"
 Seen = dict[str, tuple[str, str]]  # the agent's id → (state, its own words)
 
 
@@ -40,8 +54,11 @@ class Ask(NamedTuple):
     binary: str
     args: tuple[str, ...]
     read: Callable[[str], Seen]
-    kind: str  # plugins | servers | skills
+    kind: str  # plugins | servers | skills | hooks
     stderr: bool = False  # the list is printed on stderr (Gemini CLI)
+    requests: tuple[dict[str, object], ...] = ()  # JSON-RPC over stdio; () a plain command
+    entries: tuple[str, ...] = ()  # hooks: where plugman's record holds the agent's keys
+    review: str = ""  # hooks: what the user does about an `UNTRUSTED` one
 
 
 def _claude(out: str) -> Seen:
@@ -149,10 +166,66 @@ def _copilot_skills(out: str) -> Seen:
     }
 
 
+def _codex_hooks(out: str) -> Seen:
+    """`hooks/list`'s answer: each hook by its key; a file Codex could not read by its path
+    (`readback` looks a hook up there when its key is not listed)."""
+    data = json.loads(out)
+    if not isinstance(data, dict):
+        raise ValueError("no JSON-RPC answer")
+    if isinstance(data.get("error"), dict):
+        raise ValueError(f"codex answered: {data['error'].get('message', 'an error')}")
+    found = data.get("result", {}).get("data") if isinstance(data.get("result"), dict) else None
+    if not isinstance(found, list):
+        raise ValueError("no list of hooks")
+    seen: Seen = {}
+    for folder in found:
+        for error in folder.get("errors") or []:
+            seen[str(error.get("path"))] = (FAILED, str(error.get("message", "unreadable")))
+        for warning in folder.get("warnings") or []:
+            if unread := _CODEX_UNREAD.match(str(warning)):
+                seen[unread.group(1)] = (FAILED, str(warning))
+        for hook in folder.get("hooks") or []:
+            status = str(hook.get("trustStatus"))
+            if not hook.get("enabled", True):
+                said = (DISABLED, "disabled")
+            elif status in ("trusted", "managed"):
+                said = (OK, status)
+            else:
+                said = (UNTRUSTED, _CODEX_UNTRUSTED.get(status, status))
+            seen[str(hook.get("key"))] = said
+    return seen
+
+
+_CODEX_UNREAD = re.compile(r"failed to parse hooks config (.+?): ")
+_CODEX_UNTRUSTED = {
+    "untrusted": "untrusted: Codex has no trust for the hook at this place, and does not run it",
+    "modified": "modified: the hook at this place is not the one trusted, and Codex does not "
+    "run it",
+}
+
+
 # The built-in agents' read-backs (`AgentSpec.ask` in `table`).
 CLAUDE = Ask("claude", ("plugin", "list", "--json"), _claude, "plugins")
 CODEX = Ask("codex", ("mcp", "list", "--json"), _codex, "servers")
 GEMINI = Ask("gemini", ("mcp", "list"), _gemini, "servers", stderr=True)
 GEMINI_SKILLS = Ask("gemini", ("skills", "list"), _gemini_skills, "skills")
+CODEX_HOOKS = Ask(
+    "codex",
+    ("app-server",),
+    _codex_hooks,
+    "hooks",
+    requests=(
+        {
+            "id": 0,
+            "method": "initialize",
+            "params": {"clientInfo": {"name": "plugman", "version": "0"}, "capabilities": None},
+        },
+        {"method": "initialized"},
+        {"id": 1, "method": "hooks/list", "params": {"cwds": []}},
+    ),
+    entries=("hooks", "state"),
+    review="review it in Codex's /hooks, or have plugman write it again: plugman agents add "
+    "codex --scope {scope}",
+)
 COPILOT = Ask("copilot", ("mcp", "list", "--json"), _copilot, "servers")
 COPILOT_SKILLS = Ask("copilot", ("skill", "list", "--json"), _copilot_skills, "skills")

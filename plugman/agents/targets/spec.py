@@ -116,7 +116,8 @@ class AgentSpec:
     - `skills`, `commands`, `agents`: where it reads each and in which form (`Component`; None:
       nowhere, said in a note when a plugin brings one);
     - `presence`: how to tell it is on this machine (`Presence`); `ask`: how to ask its CLI
-      what it loaded (`Ask`; None: `plugman doctor` does not ask it), `ask_skills` which skills.
+      what it loaded (`Ask`; None: `plugman doctor` does not ask it), `ask_skills` which skills,
+      `ask_hooks` which hooks.
     """
 
     name: str  # the target's name (`export --target NAME`)
@@ -135,6 +136,7 @@ class AgentSpec:
     presence: Presence | None = None  # how to tell it is installed here
     ask: Ask | None = None  # how to ask its own CLI what it loaded; None: it is not asked
     ask_skills: Ask | None = None  # how to ask it which skills it loaded; None: not asked
+    ask_hooks: Ask | None = None  # how to ask it which hooks it runs; None: not asked
 
     def scopes_of(self) -> tuple[Scope, ...]:
         if self.scopes is not None:

@@ -112,6 +112,7 @@ SPECS: tuple[AgentSpec, ...] = (
         name="codex",
         label="Codex",
         ask=asks.CODEX,
+        ask_hooks=asks.CODEX_HOOKS,
         fmt="toml",
         user=in_env_dir("CODEX_HOME", ".codex", "config.toml"),
         project=".codex/config.toml",
