@@ -174,9 +174,13 @@ def test_nothing_false_is_reported_of_codex_hooks_or_its_config(states: dict[str
     trust entry) and plugman's export would only reorder, is not out of date."""
     for moment in ("before", "after"):
         seen = states[moment]
-        items = [i for r in seen["check"]["agents"] for i in r["items"]]
+        hooks = [r for r in seen["check"]["agents"] if r["command"] == "codex app-server"]
+        items = [i for r in seen["check"]["agents"] if r not in hooks for i in r["items"]]
         assert not [i for i in items if "hooks.json" in i["name"]], moment
         assert all(i["state"] in ("ok", "waits") for i in items), (moment, items)
+        # the hooks, read back as hooks (Codex's `hooks/list`): the project's wait for trust
+        said = {(i["scope"], i["state"]) for r in hooks for i in r["items"]}
+        assert said == {("user", "ok"), ("project", "waits" if moment == "before" else "ok")}
         problems = [p["message"] for p in seen["doctor"]["problems"]]
         assert not [m for m in problems if "out of date" in m or "does not list" in m], problems
     waiting = [p for p in states["before"]["doctor"]["problems"] if "waits for" in p["message"]]
