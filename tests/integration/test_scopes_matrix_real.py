@@ -31,6 +31,7 @@ from tests.integration.agents import (
     trust_gemini_folder,
 )
 from tests.integration.shared_files import tree
+from tests.integration.test_claude_native import SESSION
 
 pytestmark = pytest.mark.slow
 BIN = Path(sys.executable).parent
@@ -288,7 +289,7 @@ def test_gemini_removal_leaves_the_trees_as_they_were_plus_its_own_writes(
 ) -> None:
     diff = changed(gemini)
     assert diff["project"] == [], diff
-    assert not [k for k in diff["home"] if not k.startswith(GEMINI_OWN)], diff["home"]
+    assert not [k for k in diff["home"] if not f"{k}/".startswith(GEMINI_OWN)], diff["home"]
 
 
 def test_claude_removal_leaves_the_trees_as_they_were_plus_its_own_writes(
@@ -296,9 +297,19 @@ def test_claude_removal_leaves_the_trees_as_they_were_plus_its_own_writes(
 ) -> None:
     diff = changed(claude)
     assert diff["project"] == [], diff
-    assert not [k for k in diff["home"] if not k.startswith(CLAUDE_OWN)], diff["home"]
+    left = [k for k in diff["home"] if not f"{k}/".startswith(CLAUDE_OWN)]
+    assert left == [], diff
 
 
 # What the agents write themselves on every run (and what the test's own-writes put there).
 GEMINI_OWN = (".gemini/tmp/",)  # its session records
-CLAUDE_OWN = (".claude.json", ".claude/")
+# Claude: what it writes on any session (test_claude_native), its logs, and what it records of
+# the plugins it read (`NativePlan.claude_writes`: its marketplace and install records, data).
+CLAUDE_OWN = (
+    *SESSION,
+    ".cache/",
+    ".claude/plugins/known_marketplaces.json",
+    ".claude/plugins/installed_plugins.json",
+    ".claude/plugins/marketplaces/",
+    ".claude/plugins/data/",
+)
