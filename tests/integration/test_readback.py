@@ -141,6 +141,7 @@ def test_codex_gemini_and_copilot_say_which_servers_they_use(
     assert "/permissions trust" in said["gemini"]["step"]
     commands = sorted((r["agent"], r["command"]) for r in listed["agents"])
     assert commands == [
+        ("codex", "codex app-server"),  # hooks/list: no hook delivered here, nothing to compare
         ("codex", "codex mcp list --json"),
         ("copilot-cli", "copilot mcp list --json"),
         ("copilot-cli", "copilot skill list --json"),
