@@ -116,7 +116,7 @@ def kept(
     from plugman.agents import links
     from plugman.agents.gating import Gating
 
-    scopes = {link.scope for link in links.every(paths) if link.agent == CLAUDE}
+    scopes = {link.scope for link in links.readable(paths) if link.agent == CLAUDE}
     if not scopes:
         return {}
     gating = Gating(paths.project_dir, Path(env.get("HOME") or Path.home()), env)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from plugman.config import declarations
-from plugman.core.errors import UsageError
+from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
 from plugman.core.state import SCOPES, Scope
 
@@ -54,6 +54,18 @@ def _on(value: Any, key: str) -> bool:
 def every(paths: Paths) -> list[Link]:
     """Every scope's links, user first."""
     return [link for scope in SCOPES for link in linked(paths, scope)]
+
+
+def readable(paths: Paths) -> list[Link]:
+    """`every`, without the scopes whose plugman.toml cannot be read: for a report that goes on
+    past a broken file (the file's own check says where it is broken)."""
+    found = []
+    for scope in SCOPES:
+        try:
+            found += linked(paths, scope)
+        except PlugmanError:
+            continue
+    return found
 
 
 def check(names: list[str], scope: Scope, known: Mapping[str, tuple[Scope, ...]]) -> None:

@@ -52,7 +52,6 @@ from plugman.agents.targets.asks import (
     Ask,
     Seen,
 )
-from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
 from plugman.core.state import SCOPES
 
@@ -95,10 +94,7 @@ def ask(
     asks, tables = _asks()
     expected = _expected(paths, tables)
     if agents is None:
-        try:
-            linked = {link.agent for link in links.every(paths)}
-        except PlugmanError:  # a broken plugman.toml: the caller reports it; ask the others
-            linked = set()
+        linked = {link.agent for link in links.readable(paths)}  # a broken file: its check
         agents = sorted(linked | set(expected))
     chosen = [a for a in dict.fromkeys(agents) if a in asks]
     if not chosen:

@@ -176,8 +176,12 @@ def _marketplaces(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     marketplace.json): its plugins can be neither updated nor installed again."""
     from plugman.plugins import marketplaces, registry
 
+    try:
+        known = registry.known(paths)
+    except PlugmanError:  # a broken config file: `_config` reports it, with its place
+        return []
     found = []
-    for market in registry.known(paths).values():
+    for market in known.values():
         try:
             marketplaces.read(market)
         except PlugmanError as exc:

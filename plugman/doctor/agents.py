@@ -73,7 +73,7 @@ def two_copies(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     from plugman.agents import links
     from plugman.core.state import InstallRecord
 
-    scopes = {link.scope for link in links.every(paths) if link.agent == CLAUDE}
+    scopes = {link.scope for link in links.readable(paths) if link.agent == CLAUDE}
     own = _claude_own(paths, env) if scopes else []
     found = []
     for scope in sorted(scopes):

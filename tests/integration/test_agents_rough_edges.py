@@ -214,7 +214,8 @@ def test_list_check_says_why_claude_calls_a_project_plugin_local(
         [str(claude_bin()), "plugin", "list", "--json"],
         cwd=world.project, env=world.env, capture_output=True, text=True, timeout=120, check=True,
     )  # fmt: skip
-    (listed,) = json.loads(claude.stdout)
+    # Claude Code 2.1.332 also lists its own three `@builtin` plugins
+    (listed,) = [p for p in json.loads(claude.stdout) if not p["id"].endswith("@builtin")]
     assert listed["scope"] == "local"  # Claude's own words: settings.local.json turns it on
     (said,) = world.json("list", "--check")["plugins"][0]["checked"]["claude-code"]
     assert said["state"] == "ok", said
