@@ -10,9 +10,11 @@ Every `open` the test process makes (Python's audit event, raised by `open()`, `
 - a read of a file beside the clone (under the repository's parent folder, outside the
   repository and the temporary folder: a `../shared` checkout, say) is refused and recorded.
 
-The session fails if anything was recorded, naming each path. Audit hooks cannot be removed, so
-`tests/unit/test_stands_alone.py` runs it in a child pytest. Subprocesses (git, the agents) are
-not audited here: they run with a temporary HOME and working folder.
+The session fails if anything was recorded, naming each path. `pyproject.toml`'s `addopts`
+loads it for every run (`make test`, `make test-quick`, each xdist worker);
+`tests/unit/test_stands_alone.py` shows in a child pytest that it catches both kinds of escape.
+Subprocesses (git, the agents, plugman run as a program) are not audited here: they run with a
+temporary HOME and working folder.
 """
 
 # lexical os.path strings, not resolved Paths: .tools may link outside, and this runs per open

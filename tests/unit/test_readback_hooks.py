@@ -1,6 +1,6 @@
 """Codex's hooks read back (`asks.CODEX_HOOKS`, `readback`): the answers are recorded from the
 real Codex 0.171.0 (`codex app-server`, `hooks/list`) in tests/golden/codex_hooks_list, with
-the temporary folders written as /home/u (HOME) and /work/p (the project):
+the temporary folders written as /home/u (HOME) and /srv/p (the project):
 
 - `trust-states.json`: plugman's plugin `first` exported at user and project scope (a Stop and
   a PreToolUse hook each), then the user put a group of their own first under Stop in
@@ -29,7 +29,7 @@ from plugman.doctor.agents import said
 from tests.conftest import REPO
 
 RECORDED = REPO / "tests" / "golden" / "codex_hooks_list"
-USER, PROJECT = "/home/u/.codex/hooks.json", "/work/p/.codex/hooks.json"
+USER, PROJECT = "/home/u/.codex/hooks.json", "/srv/p/.codex/hooks.json"
 
 
 def answer(name: str) -> str:
