@@ -120,6 +120,14 @@ def run_server(project: Path, entry: dict[str, Any]) -> subprocess.CompletedProc
     )
 
 
+@pytest.fixture(autouse=True)
+def _own_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A home of the test's own: a project's Codex hooks put their trust keys in the user's
+    `~/.codex/config.toml`, which must never be the machine's (tests.open_audit)."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+
+
 def victim(tmp_path: Path, files: dict[str, str]) -> tuple[Path, Path]:
     repo = upstream(tmp_path, {**files, **SCRIPTS})
     return repo, clone(repo, tmp_path / "victim")

@@ -197,7 +197,10 @@ def state(root: Path) -> dict[str, bytes]:
             continue
         data = path.read_bytes().replace(str(root).encode(), b"<ROOT>")
         if path.suffix == ".json" and "agent" not in rel:
-            data = json.dumps(_masked(json.loads(data)), sort_keys=True).encode()
+            try:
+                data = json.dumps(_masked(json.loads(data)), sort_keys=True).encode()
+            except ValueError as exc:
+                raise AssertionError(f"{rel}: not JSON after the kill: {data[:200]!r}") from exc
         found[rel] = data + f"\n<mode {oct(path.stat().st_mode & 0o777)}>".encode()
     return found
 

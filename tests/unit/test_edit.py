@@ -275,3 +275,14 @@ def test_an_entry_that_cannot_go_cleanly_stays_and_the_rest_goes() -> None:
         after = _structural(mod, text, parts, [], {"theme": "dark", "servers": {}}, "f.json")  # type: ignore[arg-type]
     assert json.loads(after) == {"theme": "dark", "servers": {"bad": {"c": 2}}}
     assert ["servers.bad could not be taken out" in str(w) for w in warned] == [True]
+
+
+def test_a_file_plugman_opened_starts_where_the_agent_s_own_table_does() -> None:
+    """plugman's block opened a new TOML file, the agent then appended its own table after a
+    blank line (Codex's `[projects]` trust): taking plugman's block out leaves the agent's
+    table at the top, not a blank line before it (found by test_shared_files_property)."""
+    part = Part(("hooks", "state"), {"k": {"trusted_hash": "sha256:1"}})
+    made = edit.add("toml", "", [part], "config.toml")
+    agent = '\n[projects."/p"]\ntrust_level = "trusted"\n'
+    text = made.text + agent
+    assert edit.take_out("toml", text, made.blocks, [part], "config.toml") == agent.lstrip("\n")

@@ -102,6 +102,8 @@ def take_out(fmt: str, text: str, blocks: list[Block], parts: list[Part], where:
             break
         exact = exact.replace(block.after, block.before)
     else:
+        if any(b.after and not b.before and text.startswith(b.after) for b in blocks):
+            exact = exact.lstrip("\n")  # plugman's block opened the file: so does what followed
         if _same(mod.load(exact, where), expected, parts):
             return exact
     return _structural(mod, text, parts, created, expected, where)
