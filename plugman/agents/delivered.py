@@ -92,6 +92,8 @@ def loading(
     """(plugin id, scope) → agent → whether the agent loads what it received (`by_scope`'s
     `reached`): loaded, waiting for its folder trust (with the step), or shadowed by Claude's
     own install of the name (`kept`), or turned off in Claude's settings (`agents.gating`)."""
+    if not reached:
+        return {}
     from plugman.agents.gating import Gating
 
     gating = Gating(paths.project_dir, Path(env.get("HOME") or Path.home()), env)
@@ -113,6 +115,9 @@ def kept(
     """(plugin id, scope) → shadowed, for each of `installed` in a scope Claude Code is linked in
     whose name Claude's own install holds: plugman leaves it to Claude's copy (`claude_native`),
     so it reaches Claude not at all."""
+    installed = list(installed)
+    if not installed:
+        return {}
     from plugman.agents import links
     from plugman.agents.gating import Gating
 

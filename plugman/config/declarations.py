@@ -140,7 +140,10 @@ def read(path: Path) -> dict[str, Any]:
     """The file's plain values, to read, empty when it is missing. tomli (compiled; else the
     stdlib's tomllib, the same parser uncompiled) reads 700 servers' worth in 7 ms; tomlkit,
     which `load` uses to keep a file's layout for an edit, takes 20 times as long."""
-    text, parser = _text(path), toml_parser()
+    text = _text(path)
+    if not text:  # missing or empty: nothing to parse, and no parser to import
+        return {}
+    parser = toml_parser()
     try:
         found: dict[str, Any] = parser.loads(text)
     except parser.TOMLDecodeError as exc:
