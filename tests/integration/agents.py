@@ -347,3 +347,35 @@ def _read_object(path: Path) -> dict[str, Any]:
 def _write_object(path: Path, data: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+
+class Machine:
+    """A home, a git project and plugman's folders of its own, the agents in `tools` on PATH;
+    plugman run as a program there (`run`, `json`), as a user would."""
+
+    def __init__(self, root: Path, tools: Iterable[Path]) -> None:
+        self.home, self.project = root / "home", root / "project"
+        self.home.mkdir()
+        self.project.mkdir()
+        subprocess.run(["git", "init", "-q", str(self.project)], check=True)
+        here = Path(sys.executable).parent
+        self.env = agent_env(self.home, here) | {
+            "PLUGMAN_HOME": str(root / "plugman"),
+            "PLUGMAN_MANAGED_DIR": str(root / "managed"),
+            "PLUGMAN_CLAUDE_MANAGED_DIR": str(root / "claude-managed"),
+        }
+        found = [*tools, here, Path("/usr/bin"), Path("/bin")]
+        self.env["PATH"] = os.pathsep.join(map(str, found))
+
+    def run(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "plugman", "--project", str(self.project), *args],
+            cwd=self.project, env=self.env, capture_output=True, text=True, timeout=300,
+            check=False,
+        )  # fmt: skip
+
+    def json(self, *args: str) -> Any:
+        done = self.run(*args, "--json")
+        found = json.loads(done.stdout) if done.stdout.startswith("{") else {}
+        assert done.returncode == 0, (args, found.get("problems"), done.stderr)
+        return found

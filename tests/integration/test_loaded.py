@@ -10,48 +10,22 @@ date". One module-scoped run of the real agents (slow)."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.conftest import SAMPLES
-from tests.integration.agents import agent_env, codex_bin, gemini_bin
+from tests.integration.agents import Machine, codex_bin, gemini_bin
 
 pytestmark = pytest.mark.slow
-BIN = Path(sys.executable).parent
 SERVER = "plugin_notes-server_notes"
 
 
-class World:
+class World(Machine):
     def __init__(self, root: Path) -> None:
-        self.home, self.project = root / "home", root / "project"
-        self.home.mkdir()
-        self.project.mkdir()
-        subprocess.run(["git", "init", "-q", str(self.project)], check=True)
-        self.env = agent_env(self.home, BIN) | {
-            "PLUGMAN_HOME": str(root / "plugman"),
-            "PLUGMAN_MANAGED_DIR": str(root / "managed"),
-            "PLUGMAN_CLAUDE_MANAGED_DIR": str(root / "claude-managed"),
-        }
-        tools = [codex_bin().parent, gemini_bin().parent, BIN, Path("/usr/bin"), Path("/bin")]
-        self.env["PATH"] = os.pathsep.join(map(str, tools))
-
-    def run(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "plugman", "--project", str(self.project), *args],
-            cwd=self.project, env=self.env, capture_output=True, text=True, timeout=300,
-            check=False,
-        )  # fmt: skip
-
-    def json(self, *args: str) -> Any:
-        done = self.run(*args, "--json")
-        found = json.loads(done.stdout) if done.stdout.startswith("{") else {}
-        assert done.returncode == 0, (args, found.get("problems"), done.stderr)
-        return found
+        super().__init__(root, [codex_bin().parent, gemini_bin().parent])
 
     def agent(self, *argv: str) -> subprocess.CompletedProcess[str]:
         """An agent's own listing, run in the project."""

@@ -11,11 +11,9 @@ test_readback_hooks_real. One module-scoped run per agent (slow)."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +21,7 @@ import pytest
 
 from tests.conftest import SAMPLES
 from tests.integration.agents import (
-    agent_env,
+    Machine,
     claude_bin,
     claude_session_events,
     gemini_bin,
@@ -34,7 +32,6 @@ from tests.integration.shared_files import tree
 from tests.integration.test_claude_native import SESSION
 
 pytestmark = pytest.mark.slow
-BIN = Path(sys.executable).parent
 NOTES = SAMPLES / "plugins" / "notes-server" / "server" / "notes_server.py"
 PLUGINS = {"user": "ukit", "project": "pkit"}
 BAD = {"missing", "failed", "disabled", "untrusted", "waits"}
@@ -73,36 +70,14 @@ def market(root: Path) -> None:
     (root / ".claude-plugin" / "marketplace.json").write_text(json.dumps(catalog))
 
 
-class World:
+class World(Machine):
     def __init__(self, root: Path, agent: str, tools: Path) -> None:
+        super().__init__(root, [tools])
         self.agent = agent
         self.shadow: tuple[Path, Path] | None = None
-        self.home, self.project = root / "home", root / "project"
-        self.home.mkdir()
-        self.project.mkdir()
-        subprocess.run(["git", "init", "-q", str(self.project)], check=True)
         (self.project / ".gitignore").write_text(".claude/settings.local.json\n")
-        self.env = agent_env(self.home, BIN) | {
-            "PLUGMAN_HOME": str(root / "plugman"),
-            "PLUGMAN_MANAGED_DIR": str(root / "managed"),
-            "PLUGMAN_CLAUDE_MANAGED_DIR": str(root / "claude-managed"),
-        }
-        self.env["PATH"] = os.pathsep.join([str(tools), str(BIN), "/usr/bin", "/bin"])
         market(root / "market")
         self.json("marketplace", "add", str(root / "market"))
-
-    def run(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "plugman", "--project", str(self.project), *args],
-            cwd=self.project, env=self.env, capture_output=True, text=True, timeout=300,
-            check=False,
-        )  # fmt: skip
-
-    def json(self, *args: str) -> Any:
-        done = self.run(*args, "--json")
-        found = json.loads(done.stdout) if done.stdout.startswith("{") else {}
-        assert done.returncode == 0, (args, found.get("problems"), done.stderr)
-        return found
 
     def agent_run(self, *argv: str) -> str:
         done = subprocess.run(
