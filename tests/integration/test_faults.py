@@ -180,14 +180,16 @@ def recover(root: Path) -> None:
         pass
 
 
-def state(root: Path) -> dict[str, bytes]:
+def state(root: Path, home: bool = True) -> dict[str, bytes]:
     """Every file (with its mode) and folder under the root, with timestamps and the root path
     masked. plugman's lock file and folders in its home that hold no other file are not
-    counted: plugman keeps its standard folders and its lock once made."""
+    counted: plugman keeps its standard folders and its lock once made. With `home=False`,
+    nothing under plugman's home is read (a killed command's staging copy there may be half
+    written: no reader reads it)."""
     found = {}
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root).as_posix()
-        if rel == "home/state/lock":
+        if rel == "home/state/lock" or (not home and rel.split("/")[0] == "home"):
             continue
         if path.is_dir():
             if rel.split("/")[0] != "home" or any(

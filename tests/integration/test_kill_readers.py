@@ -133,7 +133,7 @@ def kills(
         if any((work / "home" / "state" / "journal").glob("*")):
             outcomes["journal-left"] += 1
         # before any mutating command: each file an agent or git reads is old or new
-        now = outside_home(state(work))
+        now = outside_home(state(work, home=False))
         for rel in set(now) | set(old_files) | set(new_files):
             assert now.get(rel) in (old_files.get(rel), new_files.get(rel)), (attempt, rel)
         shown = readers(work)  # these roll a dead command's journal back first
