@@ -25,6 +25,8 @@ LAYERS = [
     "output",
     "cli",
     "__main__",
+    "api",  # the extensions' public names (no plugman module imports it)
+    "testing",  # the extensions' pytest plugin (likewise)
 ]
 TOP = ("output", "cli", "__main__")
 
