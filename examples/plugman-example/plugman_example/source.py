@@ -6,8 +6,8 @@ is read from the marketplace's root); `plugman install dir+PATH` names one on th
 line. Its lock entry is `{type = "dir", folder = "…", tree_sha256 = "…"}`, and installing from
 the lock (`plugman sync --frozen`) refuses a folder whose files changed since.
 
-What a source-kind author implements (plugman.plugins.sources.kind.SourceKind, returned by a
-`@hookimpl`-marked `plugman_sources()` in a module named under the `plugman` entry-point group):
+What a source-kind author implements (`plugman.api.SourceKind`, returned by a `@hookimpl`-marked
+`plugman_sources()` in a module named under the `plugman` entry-point group):
 
 - `fetch(source, dest, base, progress) -> (plugin folder, pin)`, given to the constructor with
   `kinds` (the marketplace `source` values it takes) and `location` (the key of a marketplace
@@ -18,7 +18,10 @@ What a source-kind author implements (plugman.plugins.sources.kind.SourceKind, r
   (the name of a plugin without a manifest) and `claim` (an install spec it takes, here
   `dir+PATH`). `version_of` (a version from the pin) is left to its default.
 
-Errors are `plugman.core.errors.FetchError` with a hint: plugman shows them as it shows its own.
+Errors are `plugman.api.FetchError` with a hint: plugman shows them as it shows its own.
+
+Like the whole extension, this module imports from `plugman.api` only (plugman's public,
+versioned names; tests/integration/test_example_kit.py checks it).
 """
 
 from __future__ import annotations
@@ -26,10 +29,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from plugman.core.errors import FetchError
-from plugman.hookspecs import hookimpl
-from plugman.manifest.model import PluginSource
-from plugman.plugins.sources.kind import LockFields, Progress, SourceKind, pinned
+from plugman.api import FetchError, LockFields, PluginSource, Progress, SourceKind, hookimpl, pinned
 
 KIND = "dir"
 PREFIX = "dir+"  # `plugman install dir+PATH`

@@ -2,7 +2,7 @@
 every component of a plugin to, exactly as it does to a built-in agent.
 
 What a target author implements: one function marked `@hookimpl`, named `plugman_targets`,
-returning a list of `AgentSpec` records (`plugman.agents.targets`), one per agent. A record is
+returning a list of `AgentSpec` records (`plugman.api`), one per agent. A record is
 data; plugman does the rest (rendering, writing only its own entries, recording them, taking
 them out on uninstall or `plugman agents remove`, reporting what the agent cannot take). Its
 fields (the `AgentSpec` docstring says each):
@@ -26,13 +26,12 @@ fields (the `AgentSpec` docstring says each):
 - `presence`: how `plugman agents list` tells it is installed (`Presence`: binaries on PATH or
   folders); `ask`: how `plugman doctor` asks its own CLI what it loaded (`Ask`; None here).
 
-This module imports plugman's public seam only: `plugman.hookspecs.hookimpl` and the names
-`plugman.agents.targets` exports.
+This module imports plugman's public API only, `plugman.api` (versioned: docs/extensions.md).
 """
 
 from __future__ import annotations
 
-from plugman.agents.targets import (
+from plugman.api import (
     AgentSpec,
     Component,
     HookSpelling,
@@ -40,10 +39,10 @@ from plugman.agents.targets import (
     Presence,
     Refs,
     home,
+    hookimpl,
     in_home,
     with_hooks,
 )
-from plugman.hookspecs import hookimpl
 
 FOLDER = ".example-agent"  # in the home (user scope) and in the project (project scope)
 
