@@ -78,6 +78,9 @@ lint: setup
 	$(BIN)/ruff check plugman tests bench sample-plugins examples
 	$(BIN)/ruff format --check plugman tests bench sample-plugins examples
 	$(BIN)/mypy
+	# the example extension as its users check it: in its own folder, plugman an installed,
+	# typed package (py.typed), its own config (strict)
+	cd examples/plugman-example && $(CURDIR)/$(BIN)/mypy plugman_example tests
 
 test: setup-apt lint
 	$(BIN)/python -m pytest -n 2 -q --durations=25

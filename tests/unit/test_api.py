@@ -48,7 +48,7 @@ def test_the_version_and_the_hooks() -> None:
     from plugman import hookspecs
 
     assert set(api.HOOKS) == {name for name in vars(hookspecs) if name.startswith("plugman_")}
-    assert api.ENTRY_POINTS == hookspecs.hookimpl.project_name
+    assert hookspecs.hookimpl.project_name == api.ENTRY_POINTS
 
 
 def test_importing_the_api_imports_no_other_plugman_module() -> None:
