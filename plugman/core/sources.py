@@ -26,7 +26,9 @@ class LockedSource(Mapping[str, str | None]):
 
     def __init__(self, kind: str, fields: Mapping[str, str | None] | None = None) -> None:
         table: dict[str, str | None] = {KIND: kind}
-        table |= {key: value for key, value in (fields or {}).items() if key != KIND}
+        for key, value in (fields or {}).items():
+            if key != KIND:  # a value an untyped extension gave as a number is its text
+                table[key] = value if value is None or isinstance(value, str) else str(value)
         self._table = table
 
     @classmethod

@@ -39,9 +39,10 @@ from plugman.runtime import notices
 def _followed(paths: Paths, entry: InstalledPlugin) -> Followed | None:
     """Where the moving ref of a directly installed plugin's source points now, as its source
     kind says (None: it follows none, or it is from a marketplace, whose catalog says)."""
-    if entry.marketplace != resolver.DIRECT:
+    kind = extensions.found_source_kind(entry.source.kind)
+    if entry.marketplace != resolver.DIRECT or kind is None:  # None: its extension is gone
         return None
-    return extensions.source_kind(entry.source.kind).follow(entry.source, paths)
+    return kind.follow(entry.source, paths)
 
 
 def _unmoved(paths: Paths, entry: InstalledPlugin) -> bool:
