@@ -70,10 +70,12 @@ if TYPE_CHECKING:  # what a type checker sees; at run time `__getattr__` imports
     from plugman.core.errors import FetchError as FetchError
     from plugman.core.errors import PlugmanError as PlugmanError
     from plugman.core.errors import UsageError as UsageError
+    from plugman.core.sources import LockedSource as LockedSource
     from plugman.extensions import HOOKS as HOOKS
     from plugman.hookspecs import hookimpl as hookimpl
     from plugman.manifest.model import PluginSource as PluginSource
     from plugman.plugins.sources.kind import Fetcher as Fetcher
+    from plugman.plugins.sources.kind import Followed as Followed
     from plugman.plugins.sources.kind import LockFields as LockFields
     from plugman.plugins.sources.kind import Progress as Progress
     from plugman.plugins.sources.kind import SourceKind as SourceKind
@@ -114,11 +116,12 @@ WHERE = {
         "plugman.agents.targets",
     ),
     **dict.fromkeys(("FetchError", "PlugmanError", "UsageError"), "plugman.core.errors"),
+    "LockedSource": "plugman.core.sources",
     "HOOKS": "plugman.extensions",
     "hookimpl": "plugman.hookspecs",
     "PluginSource": "plugman.manifest.model",
     **dict.fromkeys(
-        ("Fetcher", "LockFields", "Progress", "SourceKind", "looks_local", "pinned"),
+        ("Fetcher", "Followed", "LockFields", "Progress", "SourceKind", "looks_local", "pinned"),
         "plugman.plugins.sources.kind",
     ),
     "PackageRef": "plugman.plugins.sources.purls",
@@ -134,10 +137,12 @@ __all__ = [
     "Component",
     "FetchError",
     "Fetcher",
+    "Followed",
     "Form",
     "HookSpelling",
     "Location",
     "LockFields",
+    "LockedSource",
     "Mcp",
     "PackageRef",
     "Part",

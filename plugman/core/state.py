@@ -19,6 +19,7 @@ from typing import Any, Literal, NamedTuple, get_args
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import current
 from plugman.core.paths import Paths
+from plugman.core.sources import LockedSource
 
 FORMAT = 1
 # The scopes plugman writes, lowest precedence first, and every layer a resolved entry can come
@@ -56,7 +57,7 @@ class InstalledPlugin(NamedTuple):
     name: str
     marketplace: str
     version: str
-    source: dict[str, Any]  # JSON: the pinned source as plugman.lock writes it (plugins.pins)
+    source: LockedSource  # the pinned source, as plugman.lock writes it (plugins.pins)
     content_hash: str  # its tree in the store
     installed_at: str | None = None
     enabled: bool = True
@@ -112,6 +113,7 @@ class InstalledPlugin(NamedTuple):
 
     def to_json(self) -> dict[str, Any]:
         data = self._asdict()
+        data["source"] = self.source.table()
         data["components"] = dict(self.components)
         data["required_by"] = list(self.required_by)
         for key, unset in (
@@ -145,6 +147,7 @@ class InstalledPlugin(NamedTuple):
             raise _bad(where, "'components' of an installed plugin has the wrong type")
         known["components"] = {str(k): [str(n) for n in v] for k, v in components.items()}
         known["consented"] = data.get("consented") is True
+        known["source"] = LockedSource.parse(data["source"], where, HINT)
         return cls(**known)
 
 
@@ -154,7 +157,7 @@ class PluginContent(NamedTuple):
     name: str
     marketplace: str
     version: str
-    source: dict[str, Any]
+    source: LockedSource
     entry: dict[str, Any] | None
     components: dict[str, list[str]]
 
@@ -181,9 +184,11 @@ _KINDS: dict[str, type | tuple[type, ...]] = {
 }
 
 
+HINT = "run 'plugman doctor', or move the file away and reinstall"
+
+
 def _bad(where: str, message: str) -> PlugmanError:
-    hint = "run 'plugman doctor', or move the file away and reinstall"
-    return PlugmanError(f"not a plugman state file: {message}", hint=hint, where=where)
+    return PlugmanError(f"not a plugman state file: {message}", hint=HINT, where=where)
 
 
 def installed_plugins(data: Mapping[str, Any], where: str) -> dict[str, InstalledPlugin]:

@@ -4,13 +4,14 @@ marketplace commands."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from plugman.output.common import display_path, envelope, verbosity
 from plugman.output.versions import catalog_says, change_json, moved, version_line
 
 if TYPE_CHECKING:
     from plugman.agents.readback import Item, Report
+    from plugman.core.sources import LockedSource
     from plugman.manifest.diagnostics import Diagnostic
     from plugman.plugins.configure import Option
     from plugman.plugins.failed import Failed
@@ -268,7 +269,7 @@ def plugin_info(found: Info, as_json: bool, checked: list[Report] | None = None)
     return "\n".join(lines + readback.summary(checked or []))
 
 
-def source_words(source: dict[str, Any] | None, marketplace: str | None) -> str:
+def source_words(source: LockedSource | None, marketplace: str | None) -> str:
     """Where a plugin comes from, as a sentence fragment (a lock-file source), in its source
     kind's words."""
     if not source:

@@ -60,7 +60,7 @@ def version_line(found: Info) -> list[str]:
     own, listed = found.plugin_json_version, found.catalog_version
     if own and listed and own != listed:
         return [f"version:    {own} from its plugin.json (the catalog entry says {listed})"]
-    if listed and not own and found.source and found.source.get("type") != "path":
+    if listed and not own and found.source and found.source.kind != "path":
         return [
             f"version:    {listed} per the catalog entry (install takes the version in the "
             "plugin's plugin.json instead, if it names one)"

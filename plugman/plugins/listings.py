@@ -7,13 +7,14 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from plugman.core.paths import Paths
+from plugman.core.sources import LockedSource
 from plugman.core.state import Scope
 
 if TYPE_CHECKING:
     from plugman.agents.gating import Loading
 
 
-def pin_of(source: dict[str, Any] | None) -> str | None:
+def pin_of(source: LockedSource | None) -> str | None:
     """What exactly a lock-file source fetched, as its source kind reads it: the git commit (of
     the plugin's repository, or of the marketplace holding its folder), the archive's sha256,
     the OCI digest, the npm tarball's integrity, or an extension kind's own pin."""
@@ -75,7 +76,7 @@ class Listed(NamedTuple):
     scope: Scope
     version: str
     enabled: bool
-    source: dict[str, Any] | None  # the lock-file source
+    source: LockedSource | None  # the lock-file source
     content_hash: str
     installed_at: str | None
     components: dict[str, Any] | None
@@ -93,6 +94,7 @@ class Listed(NamedTuple):
     def as_json(self) -> dict[str, Any]:
         keys = ("id", "version", "scope", "enabled", "source", "content_hash", "installed_at")
         row = {key: getattr(self, key) for key in keys}
+        row["source"] = self.source.table() if self.source is not None else None
         row |= {"components": self.components, "pin": self.pin, "agents": self.agents}
         row |= {"loading": {agent: said.as_json() for agent, said in self.loading.items()}}
         return (
@@ -111,7 +113,7 @@ class Info(NamedTuple):
     marketplace: str | None
     version: str | None
     description: str | None
-    source: dict[str, Any] | None  # the lock-file source
+    source: LockedSource | None  # the lock-file source
     components: dict[str, Any] | None
     installed: dict[str, str]  # scope -> version
     enabled: dict[str, bool]  # scope -> enabled
@@ -120,7 +122,9 @@ class Info(NamedTuple):
     refused: str | None = None  # why install would refuse it (a local plugin, read before install)
 
     def as_json(self) -> dict[str, Any]:
-        return self._asdict()
+        found = self._asdict()
+        found["source"] = self.source.table() if self.source is not None else None
+        return found
 
 
 def listing(paths: Paths, env: Mapping[str, str] | None = None) -> list[Listed]:

@@ -28,7 +28,7 @@ def offered(paths: Paths, pin: LockEntry) -> None:
     if pin.marketplace == DIRECT:
         return
     known = registry.known(paths).get(pin.marketplace)
-    said = describe(pin.source.table(), pin.marketplace)
+    said = describe(pin.source, pin.marketplace)
     if known is None:
         raise PlugmanError(
             f"plugman.lock pins {pin.id} to {said}, but no marketplace named "
@@ -45,7 +45,7 @@ def offered(paths: Paths, pin: LockEntry) -> None:
             where=_at(paths, pin),
             hint="take plugman.lock as committed upstream, or write it again: plugman lock",
         )
-    locked = source_from_lock(pin.source.table())
+    locked = source_from_lock(pin.source)
     if not same_place(locked, entry.source):
         raise PlugmanError(
             f"plugman.lock pins {pin.id} to {said}, which is not what marketplace "

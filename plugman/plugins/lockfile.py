@@ -1,5 +1,6 @@
 """plugman.lock: the exact pins of a project's plugins (machine-written, deterministic), and
-their typed model, `LockEntry` and `LockedSource`.
+their typed model, `LockEntry` and its `LockedSource` (plugman.core.sources: the one typed
+source table, which install records and outputs carry too).
 
 The lock is committed, so it is input from whoever wrote the last commit: `read` parses it
 once against the published schema (`plugman-lock.schema.json`), every finding (a key missing,
@@ -12,12 +13,14 @@ its pins are let in is decided by their marketplaces and this machine's user (pl
 from __future__ import annotations
 
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from plugman.config.declarations import read_located
 from plugman.core.errors import PlugmanError
+from plugman.core.sources import LockedSource
 from plugman.core.state import InstalledPlugin
+
+__all__ = ["LockEntry", "LockedSource", "by_id", "pinned", "read", "render"]
 
 HEADER = "This file is written by plugman (plugman lock / install). Do not edit it by hand."
 FORMAT = 1
@@ -26,27 +29,6 @@ HINT = (
     "plugman.lock is written by plugman: take it as committed (git checkout plugman.lock) "
     "or write it again from plugman.toml: plugman lock"
 )
-
-
-class LockedSource(NamedTuple):
-    """Where a locked plugin is fetched from: its source kind (`type`) and that kind's fields
-    (plugins.sources.kind `lock_fields`: a location, a commit or digest, a subfolder)."""
-
-    type: str
-    fields: MappingProxyType[str, str]
-
-    @classmethod
-    def of(cls, table: dict[str, Any]) -> LockedSource:
-        """From a source table as plugins.pins.lock_source makes it (`type` and its fields)."""
-        fields = {str(k): str(v) for k, v in table.items() if k != "type" and v is not None}
-        return cls(str(table.get("type")), MappingProxyType(dict(sorted(fields.items()))))
-
-    def get(self, key: str) -> str | None:
-        return self.fields.get(key)
-
-    def table(self) -> dict[str, Any]:
-        """As the lock (and an install record) writes it: `type` and the kind's fields."""
-        return {"type": self.type, **self.fields}
 
 
 class LockEntry(NamedTuple):
@@ -148,7 +130,7 @@ def _entry(table: dict[str, Any], at: tuple[int, int] | None) -> LockEntry:
         table["marketplace"],
         table["version"],
         table["content_hash"],
-        LockedSource.of(table["source"]),
+        LockedSource.parse(table["source"], "plugman.lock", HINT).settled(),
         table.get("hidden_text"),
         table.get("signer"),
         at[0] if at else None,
@@ -163,7 +145,7 @@ def pinned(plugin_id: str, plugin: InstalledPlugin) -> LockEntry:
         plugin.marketplace,
         plugin.version,
         plugin.content_hash,
-        LockedSource.of(plugin.source),
+        plugin.source.settled(),
         plugin.hidden_text,
         plugin.signer,
     )

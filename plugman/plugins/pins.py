@@ -6,9 +6,10 @@ plugin.json gets from its pin (`version_of`): each asked of the plugin's source 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from plugman import extensions
+from plugman.core.sources import LockedSource
 from plugman.manifest.model import PluginSource
 
 if TYPE_CHECKING:
@@ -23,30 +24,31 @@ def version_of(kind: str, pin: str | None) -> str:
 
 def lock_source(
     source: PluginSource, pin: str | None, known: registry.Known | None
-) -> dict[str, Any]:
+) -> LockedSource:
     """The source as the lock file records it: enough to fetch the same tree again (a folder of
     a marketplace is pinned by the marketplace's commit)."""
     kind = extensions.source_kind(source.kind)
-    fields = kind.lock_fields(source, pin, known.commit if known is not None else None)
-    return {"type": source.kind} | {k: v for k, v in fields.items() if k != "type"}
+    return LockedSource(
+        source.kind, kind.lock_fields(source, pin, known.commit if known is not None else None)
+    )
 
 
-def source_from_lock(found: dict[str, Any]) -> PluginSource:
+def source_from_lock(found: LockedSource) -> PluginSource:
     """The PluginSource that fetches exactly what a lock entry pins; PlugmanError for a kind
     nothing registers (an extension that is not installed)."""
-    return extensions.source_kind(str(found.get("type"))).from_lock(found)
+    return extensions.source_kind(found.kind).from_lock(found)
 
 
-def pin_of(found: dict[str, Any] | None) -> str | None:
+def pin_of(found: LockedSource | None) -> str | None:
     """What exactly a lock entry fetched (a commit, sha256, OCI digest, npm integrity, or an
     extension kind's own pin); None when it says none or no installed kind reads it."""
-    kind = extensions.found_source_kind(str((found or {}).get("type")))
-    return kind.pin_of(found) if kind is not None and found else None
+    kind = extensions.found_source_kind(found.kind) if found is not None else None
+    return kind.pin_of(found) if kind is not None and found is not None else None
 
 
-def describe(found: dict[str, Any], marketplace: str | None) -> str:
+def describe(found: LockedSource, marketplace: str | None) -> str:
     """A lock entry's source in a user's words (`marketplace`: None for a direct install)."""
-    name = str(found.get("type"))
+    name = found.kind
     kind = extensions.found_source_kind(name)
     if kind is None:  # said, not guessed: the kind's extension is not installed here
         return f"a source of type {name} (no installed plugman extension reads it)"

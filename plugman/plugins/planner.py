@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 from plugman.core import progress
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
+from plugman.core.sources import LockedSource
 from plugman.core.state import InstalledPlugin
 from plugman.core.store import Store
 from plugman.extensions import source_kind
@@ -52,7 +53,7 @@ class Planned(NamedTuple):
     name: str
     marketplace: str
     version: str
-    source: dict[str, Any]  # as written to the lock
+    source: LockedSource  # as written to the lock
     tree: Path  # the staged plugin folder
     plugin: Plugin
     entry: dict[str, Any] | None  # the marketplace entry, when it defines the plugin

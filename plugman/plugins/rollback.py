@@ -14,9 +14,9 @@ counts.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from plugman.core.errors import PlugmanError
+from plugman.core.sources import LockedSource
 from plugman.core.state import InstalledPlugin
 from plugman.plugins.versions import order
 
@@ -53,7 +53,7 @@ def _moment(text: str | None) -> datetime | None:
 
 
 def refusal(
-    plugin_id: str, scope: str, reason: str, source: dict[str, Any], command: str
+    plugin_id: str, scope: str, reason: str, source: LockedSource, command: str
 ) -> PlugmanError:
     """The error of a refused downgrade: what is installed, what is offered and from where
     (`source`: the offered release's lock source), and what to do."""

@@ -31,6 +31,7 @@ from plugman.core import progress
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import atomic_write
 from plugman.core.paths import Paths
+from plugman.core.sources import LockedSource
 from plugman.core.state import InstallRecord
 from plugman.core.store import Store
 from plugman.plugins import lockfile, pins
@@ -170,8 +171,8 @@ def _epoch() -> datetime | None:
 
 
 def _plugin(pin: LockEntry, store: Store, entry: dict[str, Any] | None) -> LockedPlugin:
-    source = pin.source.table()
-    kind = pin.source.type
+    source = pin.source
+    kind = pin.source.kind
     name, version, market = pin.name, pin.version, pin.marketplace
     from plugman.manifest.plugin import load_as_installed
 
@@ -179,9 +180,11 @@ def _plugin(pin: LockEntry, store: Store, entry: dict[str, Any] | None) -> Locke
     if plugin is None:  # it loaded at install: a store tree changed by hand since
         progress.warn(f"{pin.id}: its tree in the store does not load; its servers are left out")
     # a git URL's password never reaches the document
-    said = {k: redact.url(v) if isinstance(v, str) and "://" in v else v for k, v in source.items()}
+    said = LockedSource(
+        kind, {k: redact.url(v) if v and "://" in v else v for k, v in source.fields.items()}
+    )
     found = extensions.found_source_kind(kind)
-    location = str(found.from_lock(said).location) if found else str(said.get("url", ""))
+    location = str(found.from_lock(said).location) if found else str(said.get("url") or "")
     ref = source_ref(said, name, version)
     signer = pin.signer
     return LockedPlugin(
@@ -203,11 +206,11 @@ def _plugin(pin: LockEntry, store: Store, entry: dict[str, Any] | None) -> Locke
     )
 
 
-def source_ref(source: dict[str, Any], name: str, version: str) -> PackageRef:
+def source_ref(source: LockedSource, name: str, version: str) -> PackageRef:
     """How the SBOM names a locked source (`source`: a lock entry's, with its `type`): as its
     source kind says (`SourceKind.package_ref`), or, for a kind no installed extension reads,
     by the plugin alone."""
-    kind = extensions.found_source_kind(str(source.get("type")))
+    kind = extensions.found_source_kind(source.kind)
     if kind is None:
         return purls.generic(name, version)
     return kind.package_ref(source, name, version)

@@ -35,7 +35,7 @@ from plugman.plugins.capabilities import compare
 from plugman.plugins.failed import Failed
 from plugman.plugins.install import components, content_of
 from plugman.plugins.installed import PluginChange, save
-from plugman.plugins.lockfile import LockedSource, LockEntry
+from plugman.plugins.lockfile import LockEntry
 from plugman.plugins.pins import source_from_lock
 from plugman.plugins.updates import DryRunError, Updated
 from plugman.runtime import notices
@@ -60,7 +60,7 @@ def declared_specs(paths: Paths, pins: list[LockEntry]) -> list[resolver.PluginR
                     hint=f"install it again: plugman install SOURCE --scope project "
                     f"(or remove {plugin_id} from plugman.toml)",
                 )
-            direct = source_from_lock(locked[plugin_id].source.table())
+            direct = source_from_lock(locked[plugin_id].source)
             found.append(resolver.PluginRequest(plugin_id, direct=direct))
             continue
         found.append(
@@ -143,7 +143,7 @@ def pins_of(planned: list[resolver.Planned]) -> list[LockEntry]:
             p.marketplace,
             p.version,
             tree_hash(p.tree),
-            LockedSource.of(p.source),
+            p.source.settled(),
             "allowed" if p.hidden_text else None,
             p.signer,
         )
@@ -362,7 +362,7 @@ def _fetch_pin(work: Session, record: InstallRecord, pin: LockEntry, allow: bool
 
     registry.check_plugin_policy(work.paths, pin.id)  # blocked: refused from a pin too
     lock_trust.offered(work.paths, pin)  # only what its marketplace offers
-    source = source_from_lock(pin.source.table())
+    source = source_from_lock(pin.source)
     known = registry.known(work.paths).get(pin.marketplace)
     with registry.credentials(known):
         fetched = fetch(source, work.store.stage() / "tree", base=known.root if known else None)
@@ -383,7 +383,7 @@ def _fetch_pin(work: Session, record: InstallRecord, pin: LockEntry, allow: bool
     if refused is not None:
         raise PlugmanError(f"{refused.message} (plugman.lock pins the signer)", hint=refused.hint)
     content = PluginContent(
-        pin.name, pin.marketplace, pin.version, pin.source.table(), fields, components(plugin)
+        pin.name, pin.marketplace, pin.version, pin.source, fields, components(plugin)
     )
     # a marketplace pin is forceable once `offered` proved it is that marketplace's plugin:
     # whether the organization forces it is `_apply`'s question (policy_plugins.forced)

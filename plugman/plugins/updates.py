@@ -1,7 +1,11 @@
 """`plugman outdated` and `update`: installed plugins against their catalogs.
 
 An update is content-hash aware: a changed tree under an unchanged version string is still an
-update. A plugin installed directly from an OCI tag follows that tag.
+update. A plugin installed directly (no marketplace) follows the moving ref of its source, as
+its source kind says (`SourceKind.follow`: a git branch, an OCI tag, an npm dist-tag, an
+extension's own): where the ref points now is only offered, and `update` installs it through
+the same checks as any update; a source pinned to an exact commit, digest or version follows
+nothing.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from plugman import extensions
 from plugman.agents import deploy
 from plugman.config import declarations
 from plugman.config.scopes import consented
@@ -27,8 +32,26 @@ from plugman.plugins.failed import Failed, said
 from plugman.plugins.install import content_of
 from plugman.plugins.installed import PluginChange, save
 from plugman.plugins.listings import Outdated, pin_of
-from plugman.plugins.sources.oci import following, unmoved
+from plugman.plugins.sources.kind import Followed
 from plugman.runtime import notices
+
+
+def _followed(paths: Paths, entry: InstalledPlugin) -> Followed | None:
+    """Where the moving ref of a directly installed plugin's source points now, as its source
+    kind says (None: it follows none, or it is from a marketplace, whose catalog says)."""
+    kind = extensions.found_source_kind(entry.source.kind)
+    if entry.marketplace != resolver.DIRECT or kind is None:  # None: its extension is gone
+        return None
+    return kind.follow(entry.source, paths)
+
+
+def _unmoved(paths: Paths, entry: InstalledPlugin) -> bool:
+    """Whether there is nothing newer to fetch for a directly installed plugin: its source
+    follows no ref, or the ref still names what is installed (asked without a download)."""
+    if entry.marketplace != resolver.DIRECT:
+        return False
+    followed = _followed(paths, entry)
+    return followed is None or followed.pin == pin_of(entry.source)
 
 
 def _fresh(
@@ -36,7 +59,15 @@ def _fresh(
 ) -> resolver.Planned:
     spec = resolver.PluginRequest(plugin_id, entry.name, entry.marketplace)
     if entry.marketplace == resolver.DIRECT:
-        spec = resolver.PluginRequest(plugin_id, direct=following(entry))
+        followed = _followed(work.paths, entry)
+        if followed is None:
+            raise PlugmanError(
+                f"{plugin_id} was installed from a source that follows no moving ref (an exact "
+                "commit, digest or version): nothing newer is offered for it",
+                hint=f"install another version directly, or compare with a folder: plugman "
+                f"diff {entry.name} installed PATH",
+            )
+        spec = resolver.PluginRequest(plugin_id, direct=followed.source)
     found = resolver.plan(work.paths, work.store, [spec], {}, allow_hidden=allow_hidden)
     fresh = next((p for p in found if p.id == plugin_id), None)
     if fresh is None:
@@ -49,14 +80,12 @@ def _fresh(
 
 
 def _candidates(records: list[InstallRecord], names: list[str]) -> list[tuple[InstallRecord, str]]:
-    """(record, id) of every plugin from a marketplace (or an OCI tag) in `records` (the
-    named ones)."""
+    """(record, id) of every installed plugin in `records` (the named ones): from a
+    marketplace, or given directly (its source kind says whether it follows a ref)."""
     found = []
     for record in records:
         for plugin_id, entry in record.plugins.items():
-            wanted = not names or plugin_id in names or entry.name in names
-            direct = entry.marketplace == resolver.DIRECT
-            if wanted and (not direct or following(entry) is not None):
+            if not names or plugin_id in names or entry.name in names:
                 found.append((record, plugin_id))
     return found
 
@@ -66,7 +95,7 @@ def refresh(paths: Paths, scopes: tuple[Scope, ...], names: list[str]) -> list[s
     as `npm outdated` asks the registry; one that cannot be reached is a warning, and its
     cached catalog is used. The names of the marketplaces refreshed."""
     records = [InstallRecord.load(paths, scope) for scope in scopes]
-    wanted = {r.plugins[i].marketplace for r, i in _candidates(records, names)}
+    wanted = {r.plugins[i].marketplace for r, i in _candidates(records, names)} - {resolver.DIRECT}
     markets = registry.known(paths)
     done = []
     for name in sorted(wanted & set(markets)):
@@ -141,7 +170,7 @@ def _outdated_one(
     if problem is not None:
         hint = f"run: plugman marketplace list; or uninstall {plugin_id}"
         return Outdated(plugin_id, scope, version, None, problem, hint=hint)
-    if unmoved(work.paths, entry):
+    if _unmoved(work.paths, entry):
         return None
     fresh = _fresh(work, plugin_id, entry)
     available = tree_hash(fresh.tree)
@@ -224,7 +253,7 @@ def _update_in(
         if names and not candidates:
             where = f"the {scope} scope" if scope else "any scope here"
             raise PlugmanError(
-                f"none of {', '.join(names)} is installed from a marketplace in {where}",
+                f"none of {', '.join(names)} is installed in {where}",
                 hint="run: plugman list",
             )
         hashes: dict[str, tuple[resolver.Planned, str]] = {}  # one fetch per plugin
@@ -276,7 +305,7 @@ def _update_one(
     if problem is not None:
         hint = f"run: plugman marketplace list; or uninstall {plugin_id}"
         raise PlugmanError(problem, hint=hint)
-    if plugin_id not in hashes and unmoved(work.paths, entry):
+    if plugin_id not in hashes and _unmoved(work.paths, entry):
         return None
     if plugin_id not in hashes:
         fresh = _fresh(work, plugin_id, entry, allow[0])
@@ -341,12 +370,6 @@ def diff(
     record, plugin_id = found[0]
     entry = record.plugins[plugin_id]
     if "available" in (start, end):
-        if not _candidates([record], [plugin_id]):
-            raise PlugmanError(
-                f"{plugin_id} is not installed from a marketplace or an OCI tag: "
-                "there is no 'available' content to compare with",
-                hint=f"compare with a folder: plugman diff {entry.name} installed PATH",
-            )
         refresh(paths, (record.scope,), [plugin_id])
         problem = _gone(paths, entry)
         if problem is not None:

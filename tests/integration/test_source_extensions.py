@@ -13,6 +13,7 @@ import pytest
 
 from plugman import extensions
 from plugman.core.errors import PlugmanError, UsageError
+from plugman.core.sources import LockedSource
 from plugman.hookspecs import hookimpl
 from plugman.manifest.model import PluginSource
 from plugman.manifest.validate import validate
@@ -78,7 +79,7 @@ def test_a_minimal_kind_gets_its_own_lock_fields_words_and_local_check(shelf: Pa
 
 
 def test_a_locked_source_of_a_kind_nothing_registers_is_never_read_as_git() -> None:
-    locked = {"type": "hg", "url": "https://hg.example.org/tool", "commit": "0" * 40}
+    locked = LockedSource("hg", {"url": "https://hg.example.org/tool", "commit": "0" * 40})
     with pytest.raises(PlugmanError, match=r"unknown plugin source type 'hg'") as raised:
         pins.source_from_lock(locked)
     assert "archive" in str(raised.value.hint)

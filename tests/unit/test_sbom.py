@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from plugman.core.sources import LockedSource
 from plugman.manifest.model import McpServer
 from plugman.plugins import sbom_cyclonedx, sbom_spdx
 from plugman.plugins.sbom import Inventory, LockedPlugin, source_ref
@@ -96,9 +97,9 @@ def test_servers_read_as_packages_and_remote_endpoints_without_secrets() -> None
 LOCATIONS = {"github": "repo", "npm": "package", "oci": "ref", "path": "path", "command": "command"}
 
 
-def _source(kind: str, location: str, fields: dict[str, str]) -> dict[str, str]:
+def _source(kind: str, location: str, fields: dict[str, str]) -> LockedSource:
     """A lock entry's source table."""
-    return {"type": kind, LOCATIONS.get(kind, "url"): location} | fields
+    return LockedSource(kind, {LOCATIONS.get(kind, "url"): location} | fields)
 
 
 @pytest.mark.parametrize(

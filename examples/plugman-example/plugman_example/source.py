@@ -13,10 +13,11 @@ What a source-kind author implements (`plugman.api.SourceKind`, returned by a `@
   `kinds` (the marketplace `source` values it takes) and `location` (the key of a marketplace
   entry's source object that names what to fetch). plugman removes `dest` if it raises.
 - Overridden in a subclass where the defaults do not fit: `lock_fields` / `from_lock` (the lock
-  entry, in the kind's own field names, and back), `pin_of`, `describe` (what `plugman info`
-  says), `names_local_file` (a remote marketplace may not list such a source), `plugin_name`
-  (the name of a plugin without a manifest) and `claim` (an install spec it takes, here
-  `dir+PATH`). `version_of` (a version from the pin) is left to its default.
+  entry, in the kind's own field names, and back: a `LockedSource`, read with `get`),
+  `pin_of`, `describe` (what `plugman info` says), `names_local_file` (a remote marketplace
+  may not list such a source), `plugin_name` (the name of a plugin without a manifest) and
+  `claim` (an install spec it takes, here `dir+PATH`). `version_of` (a version from the pin)
+  and `follow` (a moving ref: a snapshot follows none) are left to their defaults.
 
 Errors are `plugman.api.FetchError` with a hint: plugman shows them as it shows its own.
 
@@ -29,7 +30,16 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from plugman.api import FetchError, LockFields, PluginSource, Progress, SourceKind, hookimpl, pinned
+from plugman.api import (
+    FetchError,
+    LockedSource,
+    LockFields,
+    PluginSource,
+    Progress,
+    SourceKind,
+    hookimpl,
+    pinned,
+)
 
 KIND = "dir"
 PREFIX = "dir+"  # `plugman install dir+PATH`
@@ -105,17 +115,16 @@ class Dir(SourceKind):
     ) -> LockFields:
         return {"folder": source.location} | ({"tree_sha256": pin} if pin else {})
 
-    def from_lock(self, fields: LockFields) -> PluginSource:
-        return PluginSource(KIND, str(fields["folder"]), sha=self.pin_of(fields))
+    def from_lock(self, locked: LockedSource) -> PluginSource:
+        return PluginSource(KIND, str(locked["folder"]), sha=self.pin_of(locked))
 
-    def pin_of(self, fields: LockFields) -> str | None:
-        pin = fields.get("tree_sha256")
-        return str(pin) if pin else None
+    def pin_of(self, locked: LockedSource) -> str | None:
+        return locked.get("tree_sha256") or None
 
-    def describe(self, fields: LockFields, marketplace: str | None) -> str:
-        text = f"snapshot of the folder {fields.get('folder')}"
+    def describe(self, locked: LockedSource, marketplace: str | None) -> str:
+        text = f"snapshot of the folder {locked.get('folder')}"
         return pinned(
-            text + (f" listed by {marketplace}" if marketplace else ""), self.pin_of(fields)
+            text + (f" listed by {marketplace}" if marketplace else ""), self.pin_of(locked)
         )
 
     def names_local_file(self, source: PluginSource) -> bool:

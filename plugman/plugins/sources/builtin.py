@@ -11,20 +11,25 @@ and OCI artifacts pull in http and ssl.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal, assert_never
+from typing import TYPE_CHECKING, Literal, assert_never
 
 from plugman.core.errors import FetchError, UsageError
+from plugman.core.sources import LockedSource
 from plugman.manifest.model import PluginSource
 from plugman.plugins.sources import purls
 from plugman.plugins.sources.kind import (
     SCHEMED,
     Fetcher,
+    Followed,
     LockFields,
     Progress,
     SourceKind,
     pinned,
 )
 from plugman.plugins.sources.purls import PackageRef
+
+if TYPE_CHECKING:
+    from plugman.core.paths import Paths
 
 # What pins a built-in kind's tree in its lock entry: a closed set.
 PinField = Literal["commit", "sha256", "digest", "integrity"]
@@ -58,9 +63,8 @@ class Builtin(SourceKind):
         super().__init__(kinds, fetch, location)
         self.pin_field: PinField = pin_field
 
-    def pin_of(self, fields: LockFields) -> str | None:
-        pin = fields.get(self.pin_field)
-        return str(pin) if pin else None
+    def pin_of(self, locked: LockedSource) -> str | None:
+        return locked.get(self.pin_field) or None
 
     def version_of(self, pin: str | None) -> str:
         match self.pin_field:
@@ -71,13 +75,13 @@ class Builtin(SourceKind):
             case _:
                 assert_never(self.pin_field)
 
-    def pinned(self, text: str, fields: LockFields) -> str:
-        """`text` with the pin of `fields`, shortened but for an OCI digest."""
+    def pinned(self, text: str, locked: LockedSource) -> str:
+        """`text` with the pin of `locked`, shortened but for an OCI digest."""
         match self.pin_field:
             case "digest":
-                return pinned(text, self.pin_of(fields), width=0)
+                return pinned(text, self.pin_of(locked), width=0)
             case "commit" | "sha256" | "integrity":
-                return pinned(text, self.pin_of(fields))
+                return pinned(text, self.pin_of(locked))
             case _:
                 assert_never(self.pin_field)
 
@@ -89,15 +93,15 @@ class Folder(Builtin):
     def lock_fields(
         self, source: PluginSource, pin: str | None, marketplace_commit: str | None
     ) -> LockFields:
-        found: LockFields = {"path": source.location}
+        found = {"path": source.location}
         return found | ({"commit": marketplace_commit} if marketplace_commit else {})
 
-    def from_lock(self, fields: LockFields) -> PluginSource:
-        return PluginSource("path", str(fields.get("path")), None, fields.get("commit"))
+    def from_lock(self, locked: LockedSource) -> PluginSource:
+        return PluginSource("path", str(locked.get("path")), None, locked.get("commit"))
 
-    def describe(self, fields: LockFields, marketplace: str | None) -> str:
-        text = f"folder {fields.get('path')}"
-        return self.pinned(text + (f" of marketplace {marketplace}" if marketplace else ""), fields)
+    def describe(self, locked: LockedSource, marketplace: str | None) -> str:
+        text = f"folder {locked.get('path')}"
+        return self.pinned(text + (f" of marketplace {marketplace}" if marketplace else ""), locked)
 
     def names_local_file(self, source: PluginSource) -> bool:
         return False  # relative to its marketplace: checked to stay inside it when copied
@@ -120,36 +124,47 @@ class Git(Builtin):
     def lock_fields(
         self, source: PluginSource, pin: str | None, marketplace_commit: str | None
     ) -> LockFields:
-        found: LockFields = {self.location: source.location, "commit": pin}
+        found = {self.location: source.location, "commit": pin}
         found |= {"ref": source.ref} if source.ref else {}
         return found | ({"path": source.subdir} if source.subdir else {})
 
-    def from_lock(self, fields: LockFields) -> PluginSource:
-        location, path = str(fields.get(self.location)), fields.get("path")
-        return PluginSource(str(fields["type"]), location, None, fields.get("commit"), path)
+    def from_lock(self, locked: LockedSource) -> PluginSource:
+        location, path = str(locked.get(self.location)), locked.get("path")
+        return PluginSource(locked.kind, location, None, locked.get("commit"), path)
 
-    def describe(self, fields: LockFields, marketplace: str | None) -> str:
-        ref = f" at {fields['ref']}" if fields.get("ref") else ""
+    def describe(self, locked: LockedSource, marketplace: str | None) -> str:
+        ref = f" at {locked['ref']}" if locked.get("ref") else ""
         host = "GitHub repository" if self.location == "repo" else "git repository"
-        text = f"{host} {fields.get(self.location)}{ref}"
+        text = f"{host} {locked.get(self.location)}{ref}"
         return self.pinned(
-            f"folder {fields['path']} of {text}" if fields.get("path") else text, fields
+            f"folder {locked['path']} of {text}" if locked.get("path") else text, locked
         )
+
+    def follow(self, locked: LockedSource, paths: Paths) -> Followed | None:
+        """The commit the branch or tag `ref` (the default branch, without one) names now, by
+        `git ls-remote`; None for a source pinned to a commit."""
+        from plugman.plugins.sources.git import follow
+
+        return follow(locked, self.from_lock(locked))
 
     def plugin_name(self, source: PluginSource) -> str:
         return super().plugin_name(source).removesuffix(".git") or "plugin"
 
-    def package_ref(self, fields: LockFields, name: str, version: str) -> PackageRef:
+    def package_ref(self, locked: LockedSource, name: str, version: str) -> PackageRef:
         if self.location == "repo":
-            return purls.github(fields)
-        return purls.git(fields, name, version)
+            return purls.github(locked)
+        return purls.git(locked, name, version)
 
     def claim(self, text: str, cwd: Path) -> PluginSource | None:
         base, _, fragment = text.partition("#")
         if self.location == "repo" or SCHEMED.match(text):
             return None
         if base.startswith((*GIT_PREFIXES, "https://", "http://")) or base.endswith(".git"):
-            return PluginSource("url", base, ref=fragment or None)
+            from plugman.plugins.sources.giturl import SHA
+
+            # `#COMMIT` pins that commit (recorded as the ref too: a pin, never followed)
+            sha = fragment.lower() if SHA.match(fragment.lower()) else None
+            return PluginSource("url", base, ref=fragment or None, sha=sha)
         return None
 
 
@@ -161,14 +176,14 @@ class Archive(Builtin):
     ) -> LockFields:
         return {"url": source.location, "sha256": pin}
 
-    def from_lock(self, fields: LockFields) -> PluginSource:
-        return PluginSource("archive", str(fields.get("url")), None, fields.get("sha256"))
+    def from_lock(self, locked: LockedSource) -> PluginSource:
+        return PluginSource("archive", str(locked.get("url")), None, locked.get("sha256"))
 
-    def describe(self, fields: LockFields, marketplace: str | None) -> str:
-        return self.pinned(f"archive {fields.get('url')}", fields)
+    def describe(self, locked: LockedSource, marketplace: str | None) -> str:
+        return self.pinned(f"archive {locked.get('url')}", locked)
 
-    def package_ref(self, fields: LockFields, name: str, version: str) -> PackageRef:
-        return purls.archive(fields, name, version)
+    def package_ref(self, locked: LockedSource, name: str, version: str) -> PackageRef:
+        return purls.archive(locked, name, version)
 
     def plugin_name(self, source: PluginSource) -> str:
         name = super().plugin_name(source)
@@ -193,14 +208,21 @@ class Oci(Builtin):
     ) -> LockFields:
         return {"ref": source.location, "digest": pin}
 
-    def from_lock(self, fields: LockFields) -> PluginSource:
-        return PluginSource("oci", str(fields.get("ref")), None, fields.get("digest"))
+    def from_lock(self, locked: LockedSource) -> PluginSource:
+        return PluginSource("oci", str(locked.get("ref")), None, locked.get("digest"))
 
-    def describe(self, fields: LockFields, marketplace: str | None) -> str:
-        return self.pinned(f"OCI artifact {fields.get('ref')}", fields)
+    def describe(self, locked: LockedSource, marketplace: str | None) -> str:
+        return self.pinned(f"OCI artifact {locked.get('ref')}", locked)
 
-    def package_ref(self, fields: LockFields, name: str, version: str) -> PackageRef:
-        return purls.oci(fields)
+    def package_ref(self, locked: LockedSource, name: str, version: str) -> PackageRef:
+        return purls.oci(locked)
+
+    def follow(self, locked: LockedSource, paths: Paths) -> Followed | None:
+        """The manifest digest the tag names now (one HEAD request); None for an artifact
+        installed by digest."""
+        from plugman.plugins.sources.oci import follow
+
+        return follow(locked, paths)
 
     def names_local_file(self, source: PluginSource) -> bool:
         return False  # a registry reference
@@ -228,23 +250,30 @@ class Npm(Builtin):
 
         return lock_fields(source, pin)
 
-    def from_lock(self, fields: LockFields) -> PluginSource:
+    def from_lock(self, locked: LockedSource) -> PluginSource:
         from plugman.plugins.sources.npm import from_lock
 
-        return from_lock(fields)
+        return from_lock(locked)
 
-    def describe(self, fields: LockFields, marketplace: str | None) -> str:
-        version = f"@{fields['version']}" if fields.get("version") else ""
-        text = f"npm package {fields.get('package')}{version}"
+    def describe(self, locked: LockedSource, marketplace: str | None) -> str:
+        version = f"@{locked['version']}" if locked.get("version") else ""
+        text = f"npm package {locked.get('package')}{version}"
         return self.pinned(
-            text + (f" from {fields['registry']}" if fields.get("registry") else ""), fields
+            text + (f" from {locked['registry']}" if locked.get("registry") else ""), locked
         )
+
+    def follow(self, locked: LockedSource, paths: Paths) -> Followed | None:
+        """The version (and integrity) the dist-tag `version` names now, from the registry's
+        packument; None for an exact version or a range."""
+        from plugman.plugins.sources.npm import follow
+
+        return follow(locked)
 
     def names_local_file(self, source: PluginSource) -> bool:
         return False  # a package name; its registry is checked when it is asked
 
-    def package_ref(self, fields: LockFields, name: str, version: str) -> PackageRef:
-        return purls.npm(fields)
+    def package_ref(self, locked: LockedSource, name: str, version: str) -> PackageRef:
+        return purls.npm(locked)
 
 
 class Command(Builtin):
@@ -255,11 +284,11 @@ class Command(Builtin):
     ) -> LockFields:
         return {"command": source.location}
 
-    def from_lock(self, fields: LockFields) -> PluginSource:
-        return PluginSource("command", str(fields.get("command")))
+    def from_lock(self, locked: LockedSource) -> PluginSource:
+        return PluginSource("command", str(locked.get("command")))
 
-    def describe(self, fields: LockFields, marketplace: str | None) -> str:
-        return f"command {fields.get('command')} (plugman does not run it)"
+    def describe(self, locked: LockedSource, marketplace: str | None) -> str:
+        return f"command {locked.get('command')} (plugman does not run it)"
 
 
 def _path(

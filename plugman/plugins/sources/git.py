@@ -8,10 +8,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from plugman.core.errors import FetchError
+from plugman.core.sources import LockedSource
 from plugman.manifest.model import PluginSource
 from plugman.plugins.sources.common import relative_parts, remove
 from plugman.plugins.sources.gitauth import auth_failure
 from plugman.plugins.sources.giturl import SHA, check_ref, check_sha, clone_url, shown
+from plugman.plugins.sources.kind import Followed
 from plugman.plugins.sources.local import prune_links
 
 TIMEOUT = 300.0
@@ -93,6 +95,36 @@ def fetch_git(
     root = _subfolder(dest, parts, source.subdir or "", url)
     prune_links(root)
     return root, commit
+
+
+def follow(locked: LockedSource, source: PluginSource) -> Followed | None:
+    """The commit the branch or tag a locked git source names (`ref`; none: the default
+    branch) points to now, asked with `git ls-remote` (no clone), and `source` pinned to it;
+    None for a ref that is a commit id (an exact pin). The ref is checked as a clone checks it
+    and passed after `--` and a `refs/…` prefix, so a hostile catalog's ref is never an
+    option; the URL goes through the same checks as a clone's."""
+    ref = locked.get("ref")
+    if ref and SHA.match(ref.lower()):
+        return None
+    url = clone_url(source.kind, source.location)
+    wanted = check_ref(ref) if ref else None
+    asked = [f"refs/heads/{wanted}", f"refs/tags/{wanted}^{{}}", f"refs/tags/{wanted}"]
+    result = run_git(["ls-remote", "--quiet", "--", url, *(asked if wanted else ["HEAD"])])
+    if result.returncode:
+        denied = auth_failure(url, result.stderr)
+        if denied:
+            raise denied
+        raise FetchError(f"could not ask {shown(url)}: {_last_line(result)}", hint=ACCESS_HINT)
+    said = {
+        name: sha for sha, _, name in (line.partition("\t") for line in result.stdout.splitlines())
+    }
+    commit = next((said[name] for name in (asked if wanted else ["HEAD"]) if name in said), None)
+    if commit is None or not SHA.match(commit):
+        raise FetchError(
+            f"ref {wanted or 'HEAD'!r} not found in {shown(url)}",
+            hint="check the branch or tag name in the plugin's source",
+        )
+    return Followed(source._replace(ref=wanted, sha=commit), commit)
 
 
 def _subdir_parts(source: PluginSource) -> tuple[str, ...]:

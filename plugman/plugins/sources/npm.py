@@ -29,11 +29,13 @@ from urllib.parse import quote, urlsplit
 from plugman.core import progress as notes
 from plugman.core.download import check_url, download, read
 from plugman.core.errors import FetchError, PlugmanError
+from plugman.core.sources import LockedSource
 from plugman.manifest.model import PluginSource
 from plugman.plugins import versions
 from plugman.plugins.sources.common import plugin_root, scratch
 from plugman.plugins.sources.extract import extract
 from plugman.plugins.sources.integrity import verify
+from plugman.plugins.sources.kind import Followed
 from plugman.plugins.sources.npmrc import credentials
 
 DEFAULT_REGISTRY = "https://registry.npmjs.org"
@@ -230,10 +232,10 @@ def _skipped(root: Path, what: str) -> None:
         notes.warn(f"npm package {what}: lifecycle scripts not run ({', '.join(ran)})")
 
 
-def lock_fields(source: PluginSource, pin: str | None) -> dict[str, Any]:
+def lock_fields(source: PluginSource, pin: str | None) -> dict[str, str]:
     """What the lock records of an npm source: package, exact version, integrity, registry
-    (with no pin, as a catalog lists it: the entry's range, if any)."""
-    found: dict[str, Any] = {"package": source.location}
+    (with no pin, as a catalog lists it: the entry's range or dist-tag, if any)."""
+    found = {"package": source.location}
     if pin is not None:
         version, _, integrity = pin.partition("#")
         found |= {"version": version, "integrity": integrity}
@@ -244,13 +246,32 @@ def lock_fields(source: PluginSource, pin: str | None) -> dict[str, Any]:
     return found
 
 
-def from_lock(found: dict[str, Any]) -> PluginSource:
+def from_lock(found: LockedSource) -> PluginSource:
     """The source that fetches exactly the locked version and checks its integrity."""
-    registry = found.get("registry")
     return PluginSource(
         "npm",
         str(found.get("package")),
-        sha=str(found.get("integrity") or "") or None,
+        sha=found.get("integrity") or None,
         version=str(found.get("version")),
-        registry=str(registry) if registry else None,
+        registry=found.get("registry") or None,
     )
+
+
+def follow(found: LockedSource) -> Followed | None:
+    """The version a dist-tag (`version` = `latest`, `beta`, …: a source as a catalog lists
+    it) names now, with its integrity, and the source pinned to it; None for an exact version
+    or a range (a locked npm source records the exact version: it follows no tag)."""
+    wanted = (found.get("version") or "latest").strip()
+    if not TAG.match(wanted):
+        return None
+    package = _package(str(found.get("package")))
+    registry = found.get("registry") or DEFAULT_REGISTRY
+    check_url(registry, local=False, what="npm registry")
+    packument = _packument(registry, package)
+    version = choose(package, packument, wanted)
+    said = _dist(package, version, packument).get("integrity")
+    integrity = said if isinstance(said, str) else ""  # none: checked by its shasum at fetch
+    pinned = PluginSource(
+        "npm", package, sha=integrity or None, version=version, registry=found.get("registry")
+    )
+    return Followed(pinned, f"{version}#{integrity}")

@@ -13,11 +13,11 @@ from pathlib import Path
 from plugman.core.errors import FetchError
 from plugman.core.oci.reference import DIGEST, Reference, parse
 from plugman.core.paths import Paths
-from plugman.core.state import InstalledPlugin
+from plugman.core.sources import LockedSource
 from plugman.manifest.model import PluginSource
 from plugman.plugins.sources.common import plugin_root, scratch
 from plugman.plugins.sources.extract import extract
-from plugman.plugins.sources.kind import Progress
+from plugman.plugins.sources.kind import Followed, Progress
 
 
 def reference(source: PluginSource) -> Reference:
@@ -54,25 +54,15 @@ def fetch_oci(source: PluginSource, dest: Path, progress: Progress = None) -> tu
     return plugin_root(dest, f"the OCI artifact {ref}"), pulled.digest
 
 
-def following(entry: InstalledPlugin) -> PluginSource | None:
-    """The source an installed plugin's record follows for updates when it was installed
-    directly: an OCI artifact's tag (not when it was installed by digest). Other direct installs
-    (folders, git URLs, archives) are not followed."""
-    source = entry.source
-    if source.get("type") != "oci":
+def follow(locked: LockedSource, paths: Paths) -> Followed | None:
+    """The manifest digest the tag of a locked OCI source names now (one HEAD request, so
+    `outdated` and `update` download no layer for an unmoved tag), and the source pinned to
+    it; None for an artifact installed by digest."""
+    ref = parse(str(locked.get("ref")))
+    if ref.digest is not None:
         return None
-    ref = parse(str(source.get("ref")))
-    return PluginSource("oci", str(ref)) if ref.digest is None else None
+    from plugman.core.oci.client import connect, resolve  # http.client and ssl
 
-
-def unmoved(paths: Paths, entry: InstalledPlugin) -> bool:
-    """Whether the tag a directly installed OCI plugin follows still names the manifest it was
-    installed from: one HEAD request, so `outdated` and `update` download no layer for it."""
-    followed = following(entry)
-    if followed is None:
-        return False
-    from plugman.core.oci.client import connect, resolve
-
-    ref, pinned = parse(followed.location), str(entry.source.get("digest"))
     with connect(ref, paths) as client:
-        return resolve(client, ref) == pinned
+        digest = resolve(client, ref)
+    return Followed(PluginSource("oci", str(ref), sha=digest), digest)

@@ -8,9 +8,9 @@ with cyclonedx-python-lib) is imported only when an SBOM is made.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-LockFields = Mapping[str, Any]  # a lock entry's source table
+LockFields = Mapping[str, str | None]  # a lock entry's source table (a LockedSource)
 
 NPM_REGISTRY = "https://registry.npmjs.org"
 
