@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from plugman_example import source, target
 
-from plugman.api import AgentSpec, PluginSource, SourceKind
+from plugman.api import AgentSpec, LockedSource, PluginSource, SourceKind
 from plugman.testing import Extensions, PlugmanEnv, Runner
 
 ROOT = Path(__file__).resolve().parents[1]  # the folder holding plugman_example
@@ -95,6 +95,7 @@ def test_the_hooks_give_typed_records() -> None:
     assert kind.plugin_name(given) == "tool"
     assert kind.names_local_file(given)
     assert kind.lock_fields(given, "abc", None) == {"folder": "/srv/tool", "tree_sha256": "abc"}
-    assert kind.from_lock({"folder": "/srv/tool", "tree_sha256": "abc"}).sha == "abc"
+    locked = LockedSource("dir", {"folder": "/srv/tool", "tree_sha256": "abc"})
+    assert kind.from_lock(locked).sha == "abc"
     (agent,) = target.plugman_targets()
     assert isinstance(agent, AgentSpec) and agent.name == "example-agent"
