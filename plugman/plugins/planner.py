@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 from plugman.core import progress
 from plugman.core.errors import PlugmanError, UsageError
+from plugman.core.jsonvalue import PluginFields
 from plugman.core.paths import Paths
 from plugman.core.state import InstalledPlugin
 from plugman.core.store import Store
@@ -55,7 +56,7 @@ class Planned(NamedTuple):
     source: dict[str, Any]  # as written to the lock
     tree: Path  # the staged plugin folder
     plugin: Plugin
-    entry: dict[str, Any] | None  # the marketplace entry, when it defines the plugin
+    entry: PluginFields | None  # the marketplace entry, when it defines the plugin
     specifier: str
     required_by: tuple[str, ...]
     hidden_text: bool = False  # it has hidden text, let in by --allow-hidden-text
@@ -212,7 +213,7 @@ class _Planner:
         source: PluginSource,
         known: registry.Known | None,
         market: str,
-        fields: dict[str, Any] | None,
+        fields: PluginFields | None,
         spec: PluginRequest,
         chain: tuple[str, ...],
         plugin_id: str | None = None,
@@ -294,7 +295,7 @@ class _Planner:
 
 def validate_tree(
     root: Path,
-    fields: dict[str, Any] | None,
+    fields: PluginFields | None,
     what: str,
     official: bool = False,
     allow_hidden: bool = False,

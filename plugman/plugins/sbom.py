@@ -30,6 +30,7 @@ from plugman.config import declarations, redact
 from plugman.core import progress
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import atomic_write
+from plugman.core.jsonvalue import PluginFields
 from plugman.core.paths import Paths
 from plugman.core.state import InstallRecord
 from plugman.core.store import Store
@@ -169,7 +170,7 @@ def _epoch() -> datetime | None:
         ) from None
 
 
-def _plugin(pin: LockEntry, store: Store, entry: dict[str, Any] | None) -> LockedPlugin:
+def _plugin(pin: LockEntry, store: Store, entry: PluginFields | None) -> LockedPlugin:
     source = pin.source.table()
     kind = pin.source.type
     name, version, market = pin.name, pin.version, pin.marketplace
