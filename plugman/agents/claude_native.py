@@ -25,6 +25,7 @@ from plugman.config import export_record, user_config
 from plugman.config.resolution import Resolution
 from plugman.core import secrets
 from plugman.core.folders import Folders
+from plugman.core.jsonvalue import PluginFields
 from plugman.core.paths import Paths
 from plugman.core.session import Session
 from plugman.core.state import SCOPES, InstalledPlugin, InstallRecord
@@ -230,7 +231,7 @@ def _native(
     # What defines it for Claude: its own plugin.json, else the entry that defined it at
     # install (strict: false), else a root plugin.json Claude does not read, else nothing
     # (its default folders), the last three carried by a marketplace entry.
-    fields: dict[str, Any] | None = entry.entry
+    fields: PluginFields | None = entry.entry
     if fields is None and kind != "claude":
         fields = _json(file) if file is not None else {}
     manifest = fields if fields is not None else _json(root / ".claude-plugin" / "plugin.json")

@@ -30,6 +30,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from plugman.core.jsonvalue import PluginFields
 from plugman.core.paths import Paths
 from plugman.core.state import Scope
 from plugman.manifest import components
@@ -260,11 +261,11 @@ def _marketplace(
     return NativePlan(scope, links, files, edits, ids, data, writes, problems, copies)
 
 
-def _entry(plugin: NativePlugin) -> dict[str, Any]:
+def _entry(plugin: NativePlugin) -> PluginFields:
     """Its catalog entry: the fields of the entry that defines it (paths in it are relative to
     the plugin's root, as in its own marketplace), under its name and the link's path."""
     # Claude takes only a "./" path here (an absolute one is invalid), hence the link.
-    entry: dict[str, Any] = {**(plugin.entry or {})}
+    entry: PluginFields = {**(plugin.entry or {})}
     entry.update(name=plugin.name, source=f"./plugins/{plugin.name}")
     if plugin.entry is not None:
         entry["strict"] = False  # the entry, not a plugin.json, defines it

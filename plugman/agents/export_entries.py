@@ -26,6 +26,7 @@ from plugman.agents.targets.quirks import RELOCATE  # plugman's environment a us
 from plugman.config import redact
 from plugman.config.merge import Origin, needs_approval
 from plugman.config.user_config import AGENT_PREFIX
+from plugman.core.jsonvalue import JSONObject, ServerEntry
 from plugman.core.paths import Paths
 from plugman.core.state import Scope
 from plugman.manifest.edit import Part
@@ -93,7 +94,7 @@ def hooks(
     unconsented = resolution.layers.unconsented
     for position, hook in enumerate(resolution.hooks):
         handler = hook.handler if choice.show_secrets else redact.hook(hook.handler)
-        group: dict[str, Any] = {"hooks": [handler]}
+        group: JSONObject = {"hooks": [handler]}
         if hook.matcher:
             group["matcher"] = hook.matcher
         if choice.guard and refused(f"{hook.event} hook", group, hook.origin, notes):
@@ -109,7 +110,7 @@ def hooks(
     return found
 
 
-def gateway_entry(scope: Scope, env: Mapping[str, str]) -> dict[str, Any]:
+def gateway_entry(scope: Scope, env: Mapping[str, str]) -> ServerEntry:
     """The server entry that runs plugman's gateway where the agent runs (it finds the project
     from its working folder). A committed project file names `plugman` on PATH; the user's and
     local files name this very interpreter, so the entry works whatever PATH the agent has, and
@@ -117,14 +118,14 @@ def gateway_entry(scope: Scope, env: Mapping[str, str]) -> dict[str, Any]:
     servers with only some of its own variables)."""
     if scope == "project":
         return {"command": "plugman", "args": ["mcp", "serve"]}
-    entry: dict[str, Any] = {"command": sys.executable, "args": ["-m", "plugman", "mcp", "serve"]}
+    entry: ServerEntry = {"command": sys.executable, "args": ["-m", "plugman", "mcp", "serve"]}
     moved = {k: env[k] for k in RELOCATE if env.get(k)}
     if moved:
         entry["env"] = moved
     return entry
 
 
-def launched(entry: dict[str, Any], origin: Origin, kept: frozenset[str]) -> bool:
+def launched(entry: ServerEntry, origin: Origin, kept: frozenset[str]) -> bool:
     """Whether a server is written as the launcher: a stdio one from a plugin, or any whose
     entry names something in `kept` (`${VAR}` of a value plugman keeps, its store folder; a
     remote one is then bridged by the launcher). A stdio one that needs approval is too, once
@@ -135,14 +136,14 @@ def launched(entry: dict[str, Any], origin: Origin, kept: frozenset[str]) -> boo
     return any(k in text for k in kept)
 
 
-def launcher_entry(scope: Scope, name: str, env: Mapping[str, str]) -> dict[str, Any]:
+def launcher_entry(scope: Scope, name: str, env: Mapping[str, str]) -> ServerEntry:
     """The entry that starts resolved server `name` through `plugman mcp run`, spelled as
     `gateway_entry` spells plugman. A user or local file is this machine's: it also passes on
     the variables that relocate plugman's home and secret store, should plugman's environment
     set them (an agent may start servers with only some of its own variables, as Codex does)."""
     if scope == "project":
         return {"command": "plugman", "args": ["mcp", "run", name]}
-    entry: dict[str, Any] = {
+    entry: ServerEntry = {
         "command": sys.executable,
         "args": ["-m", "plugman", "mcp", "run", name],
     }
@@ -161,7 +162,7 @@ def kept_by_plugman(paths: Paths) -> frozenset[str]:
     return frozenset({*refs, "${" + AGENT_PREFIX, str(paths.store_dir)})
 
 
-def refused(name: str, value: dict[str, Any], origin: Origin, notes: list[str]) -> bool:
+def refused(name: str, value: ServerEntry, origin: Origin, notes: list[str]) -> bool:
     """A literal secret never goes into a project file (it is committed): the entry is left
     out, with a note saying what, where and what to do."""
     given = value.get("hooks")

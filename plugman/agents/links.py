@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 from plugman.config import declarations
 from plugman.core.errors import PlugmanError, UsageError
+from plugman.core.jsonvalue import JSONObject
 from plugman.core.paths import Paths
 from plugman.core.state import SCOPES, Scope
 
@@ -31,8 +32,8 @@ class Link(NamedTuple):
     via_gateway: bool = False
     notify: bool = False  # `notify_updates`: the update notice hook (plugman.runtime.notices)
 
-    def declaration(self) -> dict[str, Any]:
-        found: dict[str, Any] = {"via_gateway": True} if self.via_gateway else {}
+    def declaration(self) -> JSONObject:
+        found: JSONObject = {"via_gateway": True} if self.via_gateway else {}
         return found | ({NOTIFY: True} if self.notify else {})
 
 

@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from plugman.core.jsonvalue import JSONObject
 from plugman.manifest import frontmatter
 from plugman.manifest.diagnostics import WARNING, Sink
 
@@ -44,7 +45,7 @@ class Source(NamedTuple):
     """One Claude-format Markdown file: its name (the file stem), front matter, body."""
 
     name: str
-    meta: dict[str, Any]
+    meta: JSONObject
     body: str
     raw: bytes
 
@@ -88,12 +89,12 @@ def skill_name(name: str) -> str:
     return _NOT_NAME.sub("-", name.lower()).strip("-")[:NAME_MAX].rstrip("-")
 
 
-def text_field(meta: dict[str, Any], key: str) -> str | None:
+def text_field(meta: JSONObject, key: str) -> str | None:
     value = meta.get(key)
     return value if isinstance(value, str) and value.strip() else None
 
 
-def left_out(meta: dict[str, Any], kept: tuple[str, ...], label: str) -> list[str]:
+def left_out(meta: JSONObject, kept: tuple[str, ...], label: str) -> list[str]:
     """One note per front matter field the agent's form has no place for."""
     return [f"`{key}` left out: {label} has no such field" for key in meta if key not in kept]
 
@@ -147,7 +148,7 @@ def yaml_value(value: Any, indent: str = "") -> str:
     return " " + yaml_string(str(value))
 
 
-def markdown(meta: dict[str, Any], text: str) -> bytes:
+def markdown(meta: JSONObject, text: str) -> bytes:
     """A Markdown file with `meta` as its front matter (none when empty), then `text`."""
     if not meta:
         return text.encode()

@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
 
 from plugman.agents.translate import (
     Refused,
@@ -41,6 +40,7 @@ from plugman.agents.translate import (
     text_field,
     toml_table,
 )
+from plugman.core.jsonvalue import JSONObject
 
 FORMATS = (
     "codex-toml",
@@ -110,7 +110,7 @@ def agent(
     return result
 
 
-def tools(meta: dict[str, Any]) -> list[str] | None:
+def tools(meta: JSONObject) -> list[str] | None:
     """Claude's `tools` ("Read, Grep" or a list); None when every tool is allowed."""
     value = meta.get("tools")
     if isinstance(value, str):
@@ -127,7 +127,7 @@ def _mapped(allowed: list[str], names: dict[str, str], label: str) -> tuple[list
     return known, notes
 
 
-def _model(meta: dict[str, Any], label: str) -> list[str]:
+def _model(meta: JSONObject, label: str) -> list[str]:
     if "model" in meta:
         return [f"`model` left out: {label} does not know Claude's model {meta['model']!r}"]
     return []
@@ -157,7 +157,7 @@ def copilot_agent_md(source: Source, name: str, description: str, where: str) ->
     label = "a Copilot agent"
     notes = left_out(source.meta, ("name", "description", "tools", "model"), label)
     notes += _model(source.meta, label)
-    meta: dict[str, Any] = {"name": name, "description": description}
+    meta: JSONObject = {"name": name, "description": description}
     if (allowed := tools(source.meta)) is not None:
         meta["tools"] = allowed
     return Translated(f"{name}.agent.md", markdown(meta, source.body), tuple(notes))
@@ -171,7 +171,7 @@ def gemini_md(source: Source, name: str, description: str, where: str) -> Result
     notes = [f"named `{plain}`: a Gemini agent name is `[a-z0-9-_]`"] if plain != name else []
     notes += left_out(source.meta, ("name", "description", "tools", "model"), label)
     notes += _model(source.meta, label)
-    meta: dict[str, Any] = {"name": plain, "description": description, "kind": "local"}
+    meta: JSONObject = {"name": plain, "description": description, "kind": "local"}
     if (allowed := tools(source.meta)) is not None:
         meta["tools"], more = _mapped(allowed, GEMINI_TOOLS, "Gemini CLI")
         notes += more
@@ -182,7 +182,7 @@ def opencode_md(source: Source, name: str, description: str, where: str) -> Resu
     label = "an OpenCode agent"
     notes = left_out(source.meta, ("name", "description", "tools", "model"), label)
     notes += _model(source.meta, label)
-    meta: dict[str, Any] = {"description": description, "mode": "subagent"}
+    meta: JSONObject = {"description": description, "mode": "subagent"}
     if (allowed := tools(source.meta)) is not None:
         known, more = _mapped(allowed, OPENCODE_TOOLS, "OpenCode")
         notes += more
@@ -195,7 +195,7 @@ def opencode_md(source: Source, name: str, description: str, where: str) -> Resu
 def cursor_agent_md(source: Source, name: str, description: str, where: str) -> Result:
     label = "a Cursor agent"
     notes = left_out(source.meta, ("name", "description", "tools", "model"), label)
-    meta: dict[str, Any] = {"name": name, "description": description}
+    meta: JSONObject = {"name": name, "description": description}
     if source.meta.get("model") == "inherit":
         meta["model"] = "inherit"
     else:
@@ -212,7 +212,7 @@ def kiro_json(source: Source, name: str, description: str, where: str) -> Result
     label = "a Kiro agent"
     notes = left_out(source.meta, ("name", "description", "tools", "model"), label)
     notes += _model(source.meta, label)
-    doc: dict[str, Any] = {"name": name, "description": description, "prompt": source.body}
+    doc: JSONObject = {"name": name, "description": description, "prompt": source.body}
     if (allowed := tools(source.meta)) is not None:
         doc["tools"], more = _mapped(allowed, KIRO_TOOLS, "Kiro")
         notes += more

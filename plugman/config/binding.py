@@ -20,7 +20,8 @@ import hashlib
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+
+from plugman.core.jsonvalue import ServerEntry
 
 Runs = tuple[tuple[str, str], ...]  # (path relative to the project or plugin, "sha256:...")
 PROJECT_VARIABLES = ("${CLAUDE_PROJECT_DIR}", "$CLAUDE_PROJECT_DIR")
@@ -32,7 +33,7 @@ def project_key(project_dir: Path) -> str:
     return os.path.realpath(project_dir)
 
 
-def words(entry: dict[str, Any], shell: bool) -> list[str]:
+def words(entry: ServerEntry, shell: bool) -> list[str]:
     """The words of what an entry runs: a server's (or an `args` hook's) command and args, or
     a hook's command line split as a POSIX shell would split it."""
     command = entry.get("command")
@@ -52,7 +53,7 @@ def words(entry: dict[str, Any], shell: bool) -> list[str]:
 
 
 def files_run(
-    entry: dict[str, Any], project: str, plugin_root: str | None = None, shell: bool = False
+    entry: ServerEntry, project: str, plugin_root: str | None = None, shell: bool = False
 ) -> Runs:
     """The files inside the project or the plugin that `entry` runs, with their digests.
     `project` and `plugin_root`: absolute and normalized (`origins.plain`), given by the

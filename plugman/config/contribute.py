@@ -11,6 +11,7 @@ from typing import Any, Literal, NamedTuple
 from plugman.config import redact, user_config
 from plugman.config.expand import VARIABLE, substitute
 from plugman.config.merge import Dropped, Hook, MarkdownComponent, Origin, Server
+from plugman.core.jsonvalue import HookEntry, JSONObject
 from plugman.core.paths import Paths
 from plugman.core.state import InstalledPlugin, Scope
 from plugman.core.store import Store
@@ -54,12 +55,12 @@ class Given(NamedTuple):
     references: bool  # for an agent's file: hooks keep ${PLUGMAN_OPT_...} too
 
 
-def substitute_hook(handler: dict[str, Any], env: dict[str, str] | None) -> dict[str, Any]:
+def substitute_hook(handler: HookEntry, env: dict[str, str] | None) -> HookEntry:
     """A hook handler with the plugin's variables put in. A shell command (no `args`) gets only
     values the shell reads as plain text: any other one (a project folder named `$(…)`, say)
     stays a `${VAR}` reference, which the shell expands from the hook's environment, where
     plugman.runtime.hooks sets it, without running what the value holds."""
-    found: dict[str, Any] = substitute_all(handler, env)
+    found: HookEntry = substitute_all(handler, env)
     command = handler.get("command")
     if env and isinstance(command, str) and not isinstance(handler.get("args"), list):
         found["command"] = VARIABLE.sub(lambda match: _shell_value(match, env), command)
@@ -135,7 +136,7 @@ def contribute(
     origin = Origin("plugin", str(root), plugin_id)
 
     def kept(
-        kind: Literal["server", "hook"], name: str, value: dict[str, Any], shell: str | None
+        kind: Literal["server", "hook"], name: str, value: JSONObject, shell: str | None
     ) -> bool:
         """False (and why, dropped) when `value` needs a value nobody gave or puts one in a
         field a shell parses."""

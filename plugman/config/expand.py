@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+
+from plugman.core.jsonvalue import ServerEntry
 
 VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 FIELDS = ("command", "args", "env", "url", "headers")
@@ -34,7 +35,7 @@ def substitute(text: str, env: Mapping[str, str]) -> str:
     return VARIABLE.sub(lambda match: env.get(match.group(1), match.group(0)), text)
 
 
-def expand_entry(entry: dict[str, Any], env: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
+def expand_entry(entry: ServerEntry, env: Mapping[str, str]) -> tuple[ServerEntry, list[str]]:
     """A server entry with `command`, `args`, `env`, `url` and `headers` expanded; the names of
     unset variables that had no default."""
     missing: list[str] = []

@@ -29,7 +29,19 @@ from plugman.manifest.edit import Block, Part
 
 FORMAT = 2
 UNMATCHED = "\x00"  # a block no longer found as written: no JSON, TOML or YAML text holds NUL
-Segment = str | dict[str, Any]  # text as written, or {"sha256": ..., "length": ...}
+
+
+class SealedText(NamedTuple):
+    """A secret in a block's text as stored: its sha256 (hex) and length, never the text."""
+
+    sha256: str
+    length: int
+
+    def to_json(self) -> dict[str, str | int]:
+        return {"sha256": self.sha256, "length": self.length}
+
+
+Segment = str | SealedText  # text as written, or a secret sealed
 
 
 class Written(NamedTuple):
@@ -65,7 +77,11 @@ class Sealed(NamedTuple):
                 for p in self.parts
             ],
             "blocks": [
-                {"before": b.before, "after": b.after, "created": b.created and list(b.created)}
+                {
+                    "before": b.before,
+                    "after": _stored(b.after),
+                    "created": b.created and list(b.created),
+                }
                 for b in self.blocks
             ],
             "owners": self.owners,
@@ -78,12 +94,29 @@ class Sealed(NamedTuple):
             data["fmt"],
             [Part(tuple(p["container"]), p["entries"], p["listed"]) for p in data["parts"]],
             [
-                SealedBlock(b["before"], b["after"], tuple(b["created"]) if b["created"] else None)
+                SealedBlock(
+                    b["before"],
+                    _segments(b["after"]),
+                    tuple(b["created"]) if b["created"] else None,
+                )
                 for b in data["blocks"]
             ],
             data["owners"],
             data["created"],
         )
+
+
+def _stored(segments: list[Segment] | None) -> list[str | dict[str, str | int]] | None:
+    if segments is None:
+        return None
+    return [s if isinstance(s, str) else s.to_json() for s in segments]
+
+
+def _segments(stored: list[Any] | None) -> list[Segment] | None:
+    """A block's stored text read back: strings as written, each sealed secret typed."""
+    if stored is None:
+        return None
+    return [s if isinstance(s, str) else SealedText(s["sha256"], int(s["length"])) for s in stored]
 
 
 def digest(value: Any) -> str:
@@ -131,8 +164,8 @@ def _seal_text(text: str, forms: set[str]) -> list[Segment] | None:
     return None if any(f in kept for f in forms) else segments
 
 
-def _sealed(text: str) -> dict[str, Any]:
-    return {"sha256": hashlib.sha256(text.encode()).hexdigest(), "length": len(text)}
+def _sealed(text: str) -> SealedText:
+    return SealedText(hashlib.sha256(text.encode()).hexdigest(), len(text))
 
 
 def unseal(sealed: Sealed, text: str | None, where: str) -> Written:
@@ -172,9 +205,9 @@ def _unseal_text(segments: list[Segment] | None, text: str) -> str:
     if segments is None:
         return UNMATCHED
     pattern = "".join(
-        re.escape(s) if isinstance(s, str) else f"(.{{{int(s['length'])}}})" for s in segments
+        re.escape(s) if isinstance(s, str) else f"(.{{{s.length}}})" for s in segments
     )
-    sealed = [s["sha256"] for s in segments if isinstance(s, dict)]
+    sealed = [s.sha256 for s in segments if isinstance(s, SealedText)]
     found = [
         m.group(0)
         for m in re.finditer(pattern, text, re.DOTALL)

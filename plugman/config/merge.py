@@ -17,10 +17,11 @@ import hashlib
 import json
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, Literal, NamedTuple
+from typing import Literal, NamedTuple
 
 from plugman.config.expand import expand_entry
 from plugman.config.policy import Policy, refusal
+from plugman.core.jsonvalue import HookEntry, JSONObject, ServerEntry
 from plugman.core.state import PRECEDENCE, Layer
 from plugman.core.state import SCOPES as MANUAL
 
@@ -36,7 +37,7 @@ class Origin(NamedTuple):
 
 class Server(NamedTuple):
     name: str
-    entry: dict[str, Any]
+    entry: ServerEntry
     origin: Origin
     runs: Runs = ()  # set where it needs approval (config.binding.files_run)
 
@@ -44,7 +45,7 @@ class Server(NamedTuple):
 class Hook(NamedTuple):
     event: str
     matcher: str | None
-    handler: dict[str, Any]
+    handler: HookEntry
     origin: Origin
     env: tuple[tuple[str, str], ...] = ()  # set when it runs (a plugin's options)
     runs: Runs = ()  # set where it needs approval (config.binding.files_run)
@@ -108,7 +109,7 @@ class Resolved(NamedTuple):
     skills: dict[str, MarkdownComponent]
 
 
-def content_hash(name: str, entry: dict[str, Any]) -> str:
+def content_hash(name: str, entry: JSONObject) -> str:
     """What an approval is keyed to: a changed entry needs approval again."""
     text = json.dumps({"name": name, "entry": entry}, sort_keys=True, separators=(",", ":"))
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
@@ -124,7 +125,7 @@ def needs_approval(origin: Origin, unconsented: Mapping[str, str]) -> bool:
 
 def approval_key(
     name: str,
-    entry: dict[str, Any],
+    entry: JSONObject,
     origin: Origin,
     unconsented: Mapping[str, str],
     project: str = "",
@@ -136,7 +137,7 @@ def approval_key(
     tree too, so any change to the plugin waits again."""
     if not needs_approval(origin, unconsented):
         return None
-    covered: dict[str, Any] = {"project": project, "entry": entry, "runs": dict(runs)}
+    covered: JSONObject = {"project": project, "entry": entry, "runs": dict(runs)}
     if origin.scope == "plugin":
         covered |= {"plugin": origin.plugin, "tree": unconsented[origin.plugin or ""]}
     return content_hash(name, covered)
@@ -189,7 +190,7 @@ class _Waiting(NamedTuple):
     unconsented: Mapping[str, str]
     project: str
 
-    def pending(self, name: str, entry: dict[str, Any], origin: Origin, runs: Runs) -> bool:
+    def pending(self, name: str, entry: ServerEntry, origin: Origin, runs: Runs) -> bool:
         key = approval_key(name, entry, origin, self.unconsented, self.project, runs)
         return key is not None and key not in self.approved
 
@@ -247,13 +248,13 @@ def _eligible(
     return True
 
 
-def endpoint(entry: dict[str, Any]) -> tuple[str, ...]:
+def endpoint(entry: ServerEntry) -> tuple[str, ...]:
     if isinstance(entry.get("url"), str):
         return ("url", entry["url"])
     return ("command", str(entry.get("command")), *arguments(entry))
 
 
-def arguments(entry: dict[str, Any]) -> list[str]:
+def arguments(entry: ServerEntry) -> list[str]:
     """The entry's `args` as strings (none when `args` is not a list: a schema error, reported
     where the entry was read)."""
     args = entry.get("args")

@@ -41,6 +41,7 @@ from plugman.config.policy_rules import (
 )
 from plugman.core import identity
 from plugman.core.errors import PlugmanError
+from plugman.core.jsonvalue import ServerEntry
 from plugman.core.paths import Paths
 from plugman.manifest.diagnostics import Sink
 
@@ -215,14 +216,14 @@ def _search(pattern: str, text: str) -> bool:
         ) from None
 
 
-def refusal(name: str, entry: dict[str, Any], policy: Policy, env: Mapping[str, str]) -> str | None:
+def refusal(name: str, entry: ServerEntry, policy: Policy, env: Mapping[str, str]) -> str | None:
     """Why the policy refuses this server, or None when it may run."""
     found = server_verdict(name, entry, policy, env)
     return None if found is None or found.allowed else found.why
 
 
 def server_verdict(
-    name: str, entry: dict[str, Any], policy: Policy, env: Mapping[str, str]
+    name: str, entry: ServerEntry, policy: Policy, env: Mapping[str, str]
 ) -> Verdict | None:
     """The verdict on a server, or None when no rule speaks of it. Deny wins; then every
     allow list there is (plugman's and Claude Code's) must allow it."""
@@ -251,7 +252,7 @@ def server_verdict(
     return allowed
 
 
-def _matches(rule: ServerRule, name: str, entry: dict[str, Any], env: Mapping[str, str]) -> bool:
+def _matches(rule: ServerRule, name: str, entry: ServerEntry, env: Mapping[str, str]) -> bool:
     match rule.key:
         case "serverName":
             return rule.name == name

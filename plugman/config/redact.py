@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from plugman.core.jsonvalue import HookEntry, JSONObject, ServerEntry
+
 MASK = "***"
 SCHEMES = ("Bearer", "Basic", "Token")
 VARIABLE_NAMES = ("env_var", "env_vars")  # Codex's `bearer_token_env_var`: a name, not a value
@@ -95,7 +97,7 @@ def is_reference(value: Any) -> bool:
     return REFERENCE.sub("", value).strip() in ("", *SCHEMES)
 
 
-def entry(value: dict[str, Any]) -> dict[str, Any]:
+def entry(value: ServerEntry) -> ServerEntry:
     """A server entry with its secret values masked."""
     masked = dict(value)
     for field in ("env", "headers"):
@@ -109,7 +111,7 @@ def entry(value: dict[str, Any]) -> dict[str, Any]:
     return _scrub(masked) if _SENSITIVE else masked
 
 
-def hook(handler: dict[str, Any]) -> dict[str, Any]:
+def hook(handler: HookEntry) -> HookEntry:
     """A hook handler with its secret header values masked (an http hook's)."""
     return entry(handler) if "headers" in handler else _scrub(handler)
 
@@ -132,7 +134,7 @@ def url(text: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
-def literals(value: dict[str, Any]) -> list[str]:
+def literals(value: JSONObject) -> list[str]:
     """Where a server entry or hook handler holds a literal secret, not a `${VAR}` reference:
     `env.API_KEY`, `headers.Authorization`, `url`, `args[2]` (see `keep_out`)."""
     found = [f.field for f in keep_out("server", value)[1]]
@@ -141,7 +143,7 @@ def literals(value: dict[str, Any]) -> list[str]:
     return found
 
 
-def keep_out(name: str, value: dict[str, Any]) -> tuple[dict[str, Any], list[Found]]:
+def keep_out(name: str, value: JSONObject) -> tuple[JSONObject, list[Found]]:
     """`value` (a server entry, a hook handler) with each literal credential replaced by a
     `${VARIABLE}` reference, and what was replaced: a credential-named env or header value
     (`PGPASSWORD`, `Authorization: Bearer …`), a URL's password or credential query in `url`,

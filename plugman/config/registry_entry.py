@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from plugman.config.server_json import Argument, Input, Package, ServerJson, Transport, load
 from plugman.core.errors import PlugmanError, UsageError
+from plugman.core.jsonvalue import ServerEntry
 
 PLACE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.-]*)\}")
 MAX_BYTES = 8 * 1024 * 1024
@@ -37,7 +38,7 @@ class Pick(NamedTuple):
 
 
 class Imported(NamedTuple):
-    entry: dict[str, Any]  # the server entry (a JSON value)
+    entry: ServerEntry  # the server entry (a JSON value)
     chosen: str  # which package or remote, in words
     needs: list[str]  # the variables it references that have no default
     notes: list[str]
@@ -123,7 +124,7 @@ def _package_words(package: Package) -> str:
     return f"{package.registry_type} {package.identifier}{version} ({package.transport.kind})"
 
 
-def _package(package: Package, r: _Renderer) -> dict[str, Any]:
+def _package(package: Package, r: _Renderer) -> ServerEntry:
     if package.transport.kind != "stdio":
         raise PlugmanError(
             f"package {package.identifier} serves {package.transport.kind}: something has to "
@@ -154,7 +155,7 @@ def _package(package: Package, r: _Renderer) -> dict[str, Any]:
             "unpack the bundle",
             hint="pick another package or a remote (--package N, --remote N)",
         )
-    entry: dict[str, Any] = {"type": "stdio", "command": command, "args": args}
+    entry: ServerEntry = {"type": "stdio", "command": command, "args": args}
     if env:
         entry["env"] = env
     return entry
@@ -172,9 +173,9 @@ def _image(identifier: str, version: str | None, base: str) -> str:
     return image
 
 
-def _remote(remote: Transport, r: _Renderer) -> dict[str, Any]:
+def _remote(remote: Transport, r: _Renderer) -> ServerEntry:
     url = r.template(remote.url or "", remote.variables)
-    entry: dict[str, Any] = {"type": "http" if remote.kind == "streamable-http" else "sse"}
+    entry: ServerEntry = {"type": "http" if remote.kind == "streamable-http" else "sse"}
     entry["url"] = url
     headers = {h.name: v for h in remote.headers if (v := r.value(h, r.var(h.name))) is not None}
     if headers:

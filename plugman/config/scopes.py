@@ -45,6 +45,7 @@ from plugman.config.policy import Policy, Verdict
 from plugman.core import progress, secrets
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import present
+from plugman.core.jsonvalue import ServerEntry
 from plugman.core.paths import Paths
 from plugman.core.state import PRECEDENCE, SCOPES, InstalledPlugin, InstallRecord, Layer, Scope
 from plugman.manifest import hooks as hook_files
@@ -211,7 +212,7 @@ def bound(layers: Layers, paths: Paths) -> Layers:
 
     project = str(origins.plain(paths.project_dir))
 
-    def runs(entry: dict[str, Any], origin: Origin, shell: bool) -> tuple[tuple[str, str], ...]:
+    def runs(entry: ServerEntry, origin: Origin, shell: bool) -> tuple[tuple[str, str], ...]:
         plugin = origin.file if origin.scope == "plugin" else None  # the plugin's root
         return binding.files_run(entry, project, plugin, shell)
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from typing import Any
 
 from plugman.config import redact
 from plugman.core.errors import PlugmanError, UsageError
+from plugman.core.jsonvalue import ServerEntry
 from plugman.manifest import schema
 from plugman.manifest.diagnostics import ERROR, Diagnostic, Sink
 from plugman.manifest.mcp import server_entry
@@ -49,12 +49,12 @@ def pairs(items: list[str], sep: str, option: str, example: str) -> dict[str, st
     return found
 
 
-def stdio_entry(command: list[str], env: list[str], headers: list[str]) -> dict[str, Any]:
+def stdio_entry(command: list[str], env: list[str], headers: list[str]) -> ServerEntry:
     if headers:
         raise UsageError("-H/--header is for remote servers", hint="use -e KEY=VALUE for stdio")
     if not command:
         raise UsageError("no command for the stdio server", hint="plugman mcp add NAME -- CMD ARGS")
-    entry: dict[str, Any] = {"type": "stdio", "command": command[0]}
+    entry: ServerEntry = {"type": "stdio", "command": command[0]}
     if command[1:]:
         entry["args"] = command[1:]
     found = pairs(env, "=", "-e/--env", "-e KEY=VALUE")
@@ -66,7 +66,7 @@ def stdio_entry(command: list[str], env: list[str], headers: list[str]) -> dict[
 SCHEMES = {"http": ("http", "https"), "sse": ("http", "https"), "ws": ("ws", "wss")}
 
 
-def remote_entry(url: str, transport: str, headers: list[str]) -> dict[str, Any]:
+def remote_entry(url: str, transport: str, headers: list[str]) -> ServerEntry:
     if "://" not in url and "${" not in url:
         raise UsageError(f"{url!r} is not a URL", hint="e.g. https://mcp.example.com/mcp")
     scheme = url.partition("://")[0].lower()
@@ -79,7 +79,7 @@ def remote_entry(url: str, transport: str, headers: list[str]) -> dict[str, Any]
             hint=f"e.g. {example}"
             + ("" if transport == "ws" else " (a WebSocket server: --transport ws)"),
         )
-    entry: dict[str, Any] = {"type": transport, "url": url}
+    entry: ServerEntry = {"type": transport, "url": url}
     found = pairs(headers, ":", "-H/--header", '-H "Name: value"')
     if found:
         entry["headers"] = found
@@ -92,7 +92,7 @@ def build_entry(
     transport: str | None,
     env: list[str],
     headers: list[str],
-) -> dict[str, Any]:
+) -> ServerEntry:
     """The entry `mcp add` means: `-- CMD ARGS` is stdio, one URL is remote (http by default)."""
     if transport is not None and transport not in TRANSPORTS:
         raise UsageError(f"unknown transport {transport!r}", hint="use stdio, http, sse or ws")
@@ -118,7 +118,7 @@ def build_entry(
     return remote_entry(target[0], transport or "http", headers)
 
 
-def parse_json(name: str, text: str) -> dict[str, Any]:
+def parse_json(name: str, text: str) -> ServerEntry:
     """`add-json`'s entry, as JSON."""
     try:
         value = json.loads(text)
@@ -139,7 +139,7 @@ def parse_json(name: str, text: str) -> dict[str, Any]:
     return value
 
 
-def check_entry(name: str, entry: dict[str, Any]) -> list[str]:
+def check_entry(name: str, entry: ServerEntry) -> list[str]:
     """Schema and transport checks; the warnings, or a PlugmanError listing every error."""
     sink = Sink(f"MCP server {name!r}")
     schema.validate(entry, "mcp-config.schema.json#/$defs/server", sink)
@@ -159,7 +159,7 @@ def _text(d: Diagnostic) -> str:
     return f"{d.path or '(entry)'}: {d.message}"
 
 
-def refuse_literal_secrets(name: str, entry: dict[str, Any], where: str) -> None:
+def refuse_literal_secrets(name: str, entry: ServerEntry, where: str) -> None:
     """A literal credential never goes into a committed file (`where`: the project's
     `.mcp.json`): refused, naming each field (never its value), with the commands that keep
     the value in the secret store and write a `${VAR}` reference instead."""
@@ -180,7 +180,7 @@ def refuse_literal_secrets(name: str, entry: dict[str, Any], where: str) -> None
     )
 
 
-def add_command(name: str, entry: dict[str, Any], scope: str = "project") -> str:
+def add_command(name: str, entry: ServerEntry, scope: str = "project") -> str:
     """The `plugman mcp add` (or `add-json`) command line that adds `entry` as `name`."""
     head = ["plugman", "mcp", "add", name, "--scope", scope]
     kind = entry.get("type") or ("stdio" if "command" in entry else "http")

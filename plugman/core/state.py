@@ -18,6 +18,7 @@ from typing import Any, Literal, NamedTuple, get_args
 
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import current
+from plugman.core.jsonvalue import PluginFields
 from plugman.core.paths import Paths
 from plugman.core.sources import LockedSource
 
@@ -63,7 +64,7 @@ class InstalledPlugin(NamedTuple):
     enabled: bool = True
     explicit: bool = False  # asked for by name (not only installed as a dependency)
     required_by: tuple[str, ...] = ()  # the installed plugins that depend on it
-    entry: dict[str, Any] | None = None  # JSON: the marketplace entry, when it defines it
+    entry: PluginFields | None = None  # JSON: the marketplace entry, when it defines it
     components: Mapping[str, list[str]] = MappingProxyType({})  # kind -> names (`list`)
     # someone on this machine chose this content: its servers and hooks run (config.scopes)
     consented: bool = False
@@ -158,7 +159,7 @@ class PluginContent(NamedTuple):
     marketplace: str
     version: str
     source: LockedSource
-    entry: dict[str, Any] | None
+    entry: PluginFields | None
     components: dict[str, list[str]]
 
 

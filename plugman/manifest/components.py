@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from plugman.core.jsonvalue import PluginFields
 from plugman.manifest.diagnostics import KeyPath, Sink
 
 
@@ -97,7 +98,7 @@ def escapes(rel: str, container: str) -> str:
     return f" and leaves the {container} root" if out else ""
 
 
-def check_paths(fields: dict[str, Any], sink: Sink) -> None:
+def check_paths(fields: PluginFields, sink: Sink) -> None:
     """Report each path of a component field Claude Code refuses (see PATH_FIELDS)."""
     for key, suffixes in PATH_FIELDS.items():
         for rel, where in as_list(fields.get(key), (key,)):
@@ -197,7 +198,7 @@ def relative(path: object) -> str:
     return "/".join(parts)
 
 
-def only_listed_skills(fields: dict[str, Any]) -> list[str] | None:
+def only_listed_skills(fields: PluginFields) -> list[str] | None:
     """The `skills` an entry lists, when they are all a plugin gets: Claude Code 2.1.328 loads
     only the listed skills of an entry whose `source` is its marketplace's root (anthropics/
     skills' `document-skills` lists 4 of the repository's 17), and its default `skills/`

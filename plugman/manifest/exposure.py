@@ -29,6 +29,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from plugman.core.jsonvalue import HookEntry, PluginFields
 from plugman.manifest import components, frontmatter, hidden
 from plugman.manifest.diagnostics import KeyPath, Sink
 from plugman.manifest.model import Plugin
@@ -158,7 +159,7 @@ def check_names(report: Report, root: Path, files: Iterable[Path]) -> None:
                 hidden.report(report.sink(Path(root, *parts[:depth])), [finding], message)
 
 
-def output_styles(within: _Within, manifest: dict[str, Any], fields: dict[str, Any]) -> list[Path]:
+def output_styles(within: _Within, manifest: PluginFields, fields: PluginFields) -> list[Path]:
     """The output style files: those `outputStyles` names (it replaces the default folder),
     else `output-styles/*.md`."""
     declared = [
@@ -223,7 +224,7 @@ def linked(
     return found
 
 
-def scripts(within: _Within, handlers: Iterable[dict[str, Any]]) -> list[Path]:
+def scripts(within: _Within, handlers: Iterable[HookEntry]) -> list[Path]:
     """Files inside the plugin the hook handlers' commands name through ${CLAUDE_PLUGIN_ROOT}."""
     found: list[Path] = []
     for entry in handlers:

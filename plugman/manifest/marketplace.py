@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
+from plugman.core.jsonvalue import JSONObject
 from plugman.manifest import components, schema
 from plugman.manifest.diagnostics import KeyPath, Sink
 from plugman.manifest.model import Marketplace, MarketplaceEntry, PluginSource
@@ -85,7 +86,7 @@ class _Kinds:
 
 
 def _entries(
-    value: dict[str, Any], root: Path, sink: Sink, official: bool, kinds: _Kinds
+    value: JSONObject, root: Path, sink: Sink, official: bool, kinds: _Kinds
 ) -> list[MarketplaceEntry]:
     plugins = value.get("plugins")
     if not isinstance(plugins, list):
@@ -123,9 +124,16 @@ def _entries(
                 description=description if isinstance(description, str) else None,
                 entry=item,
                 position=index,
+                category=str(item.get("category", "")),
+                tags=(*_words(item.get("tags")), *_words(item.get("keywords"))),
             )
         )
     return found
+
+
+def _words(value: Any) -> tuple[str, ...]:
+    """A list of words as text (a value of another type is the schema's finding, not one)."""
+    return tuple(str(word) for word in value) if isinstance(value, list) else ()
 
 
 def parse_source(

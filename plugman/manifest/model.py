@@ -5,25 +5,27 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from plugman.core.jsonvalue import HookEntry, JSONObject, PluginFields, ServerEntry
+
 
 class McpServer(NamedTuple):
     name: str
     transport: str  # stdio | http | sse | ws ("streamable-http" is read as http)
-    entry: dict[str, Any]  # as written, in `.mcp.json` shape
+    entry: ServerEntry  # as written, in `.mcp.json` shape
 
 
 class HookHandler(NamedTuple):
     event: str
     matcher: str | None
     type: str
-    entry: dict[str, Any]
+    entry: HookEntry
 
 
 class Skill(NamedTuple):
     name: str
     path: Path  # the SKILL.md file
     description: str | None
-    frontmatter: dict[str, Any]
+    frontmatter: JSONObject  # SKILL.md's YAML front matter, as written
 
 
 class Dependency(NamedTuple):
@@ -52,7 +54,7 @@ class Plugin(NamedTuple):
     name: str
     root: Path
     format: str  # claude | agent-plugins | gemini | marketplace-entry | folders
-    manifest: dict[str, Any]
+    manifest: PluginFields
     version: str | None = None
     description: str | None = None
     skills: tuple[Skill, ...] = ()
@@ -78,13 +80,19 @@ class PluginSource(NamedTuple):
 
 
 class MarketplaceEntry(NamedTuple):
+    """A plugin as a marketplace lists it, read once where marketplace.json is parsed; `entry`
+    keeps the entry as written: with `strict: false` (or no plugin.json) its fields are the
+    plugin's manifest, and Claude Code's own marketplace files are given it as is."""
+
     name: str
     source: PluginSource | None
     strict: bool
     version: str | None
     description: str | None
-    entry: dict[str, Any]
+    entry: PluginFields
     position: int = 0  # its index in `plugins`, where its findings are reported
+    category: str = ""  # what `search` matches, besides the name and description
+    tags: tuple[str, ...] = ()  # its `tags`, then its `keywords`
 
 
 class Marketplace(NamedTuple):
@@ -92,7 +100,7 @@ class Marketplace(NamedTuple):
     root: Path
     owner: str | None
     plugins: tuple[MarketplaceEntry, ...]
-    manifest: dict[str, Any]
+    manifest: JSONObject  # marketplace.json as written
     # One of Anthropic's own marketplaces: its plugins may use reserved names. `validate` goes
     # by the marketplace's reserved name; install by where it came from (registry.official).
     official: bool = False

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from plugman.core.jsonvalue import PluginFields
 from plugman.manifest import acceptance, gemini, schema
 from plugman.manifest.model import Dependency, Plugin, UserOption
 from plugman.manifest.names import check_plugin_name
@@ -82,7 +83,7 @@ def _load(
     if kind == "gemini" and file is not None:
         return gemini.load(file, report)
     declarations: list[Declaration] = []
-    manifest: dict[str, Any] = {}
+    manifest: PluginFields = {}
     if file is not None:
         doc, sink = read_json(file, report)
         if doc is None:
@@ -107,7 +108,7 @@ def _load(
 
 
 def load_as_installed(
-    root: Path, fields: dict[str, Any] | None, report: Report | None = None
+    root: Path, fields: PluginFields | None, report: Report | None = None
 ) -> Plugin | None:
     """The plugin at `root` as install loaded it: with the marketplace entry `fields` that
     defines it (None: strict, from its own manifest)."""
@@ -118,7 +119,7 @@ def load_as_installed(
     return load(root, report, entry, strict=fields is None)
 
 
-def claude_refusal(root: Path, fields: dict[str, Any] | None = None) -> str | None:
+def claude_refusal(root: Path, fields: PluginFields | None = None) -> str | None:
     """Why Claude Code will not load the plugin at `root` (`fields`: the marketplace entry
     defining it, for `strict: false`), in words for a note; None when it loads it. See
     `acceptance.claude_refusal`."""
@@ -148,7 +149,7 @@ def _with_entry(
 def _build(
     root: Path,
     kind: str,
-    manifest: dict[str, Any],
+    manifest: PluginFields,
     declarations: list[Declaration],
     entry: Declaration | None,
     report: Report,
@@ -178,7 +179,7 @@ def _build(
 
 def _name(
     root: Path,
-    manifest: dict[str, Any],
+    manifest: PluginFields,
     entry: Declaration | None,
     declarations: list[Declaration],
     official: bool,
@@ -214,7 +215,7 @@ def _dependencies(value: Any) -> list[Dependency]:
     return found
 
 
-def _optional(manifest: dict[str, Any]) -> list[Dependency]:
+def _optional(manifest: PluginFields) -> list[Dependency]:
     """`optionalDependencies` as Claude Code 2.1.332 reads them: the readable elements of a list
     (anything else is dropped), less the plugins `dependencies` also names (those are required)."""
     required = {(d.name, d.marketplace) for d in _dependencies(manifest.get("dependencies"))}

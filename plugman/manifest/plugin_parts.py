@@ -8,8 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import NamedTuple, TypeVar
 
+from plugman.core.jsonvalue import PluginFields
 from plugman.manifest import acceptance, components, hooks, mcp, skills
 from plugman.manifest.diagnostics import Sink
 from plugman.manifest.model import HookHandler, McpServer, Skill
@@ -22,7 +23,7 @@ DEFAULT_HOOKS = "hooks/hooks.json"
 class Declaration(NamedTuple):
     """Component fields from one place (plugin.json or a marketplace entry) and where to report."""
 
-    fields: dict[str, Any]
+    fields: PluginFields
     sink: Sink
     official: bool = False  # listed by one of Anthropic's own marketplaces
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
+from plugman.core.jsonvalue import JSONObject
 from plugman.manifest import frontmatter, schema
 from plugman.manifest.diagnostics import WARNING, Sink
 from plugman.manifest.model import Skill
@@ -90,7 +90,7 @@ def _check_name(name: str, folder: str, declared: bool, sink: Sink) -> None:
         )
 
 
-def _check_description(meta: dict[str, Any], sink: Sink) -> None:
+def _check_description(meta: JSONObject, sink: Sink) -> None:
     description = meta.get("description")
     if description is None:
         sink.warning(

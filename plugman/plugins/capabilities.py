@@ -16,9 +16,10 @@ import hashlib
 import json
 import shlex
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import Literal, NamedTuple
 from urllib.parse import urlsplit
 
+from plugman.core.jsonvalue import JSONObject, PluginFields
 from plugman.manifest import plugin as plugins
 from plugman.manifest.model import Plugin
 
@@ -62,7 +63,7 @@ def _hooks(plugin: Plugin | None) -> dict[str, set[str]]:
     return found
 
 
-def _names_and_values(entry: dict[str, Any], key: str) -> str:
+def _names_and_values(entry: JSONObject, key: str) -> str:
     """` KEY a, b (values #1a2b3c)`: the names in a server's `env` or `headers` table, and a
     digest of their values, so a changed value shows without printing it (it may be a secret)."""
     table = entry.get(key)
@@ -132,8 +133,8 @@ def compare(
     plugin_id: str,
     old: Path | None,
     new: Path,
-    old_fields: dict[str, Any] | None = None,
-    new_fields: dict[str, Any] | None = None,
+    old_fields: PluginFields | None = None,
+    new_fields: PluginFields | None = None,
 ) -> Capabilities:
     """What the tree `new` can do that `old` (None: nothing installed) could not, and lost."""
     before = plugins.load_as_installed(old, old_fields) if old is not None else None

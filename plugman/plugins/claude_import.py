@@ -27,6 +27,7 @@ from plugman.agents import claude_own, links
 from plugman.config import claude_settings, declarations, origins
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import read_bytes
+from plugman.core.jsonvalue import PluginFields
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
 from plugman.core.state import SCOPES, InstallRecord, Scope, as_scope
@@ -227,7 +228,7 @@ def _plugin(
     paths: Paths,
     plugin_id: str,
     scope: Scope,
-    entry: dict[str, Any],
+    entry: PluginFields,
     enabled: bool,
     markets: dict[str, MarketStep],
 ) -> PluginStep:

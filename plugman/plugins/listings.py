@@ -79,7 +79,7 @@ class Listed(NamedTuple):
     source: LockedSource | None  # the lock-file source
     content_hash: str
     installed_at: str | None
-    components: dict[str, Any] | None
+    components: dict[str, list[str]] | None  # kind -> names, as the record has them
     agents: dict[str, list[str]]  # agent → the kinds of components it received
     signer: str | None = None  # who signed it (plugman.plugins.signing); None: unsigned
     blocked: str | None = None  # why managed policy blocks it (the rule, in which file)
@@ -114,7 +114,7 @@ class Info(NamedTuple):
     version: str | None
     description: str | None
     source: LockedSource | None  # the lock-file source
-    components: dict[str, Any] | None
+    components: dict[str, list[str]] | None  # kind -> names; None: not known before install
     installed: dict[str, str]  # scope -> version
     enabled: dict[str, bool]  # scope -> enabled
     catalog_version: str | None = None  # what the catalog entry says

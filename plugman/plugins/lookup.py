@@ -60,13 +60,7 @@ def search(paths: Paths, query: str, failed: list[Failed] | None = None) -> list
             failed.append(Failed.of(market.name, None, exc))
             continue
         for entry in catalog.plugins:
-            fields = entry.entry
-            words = [
-                entry.name,
-                entry.description or "",
-                str(fields.get("category", "")),
-                *[str(t) for t in fields.get("tags", []) + fields.get("keywords", [])],
-            ]
+            words = [entry.name, entry.description or "", entry.category, *entry.tags]
             blocked_here = f"{entry.name}@{market.name}" in blocked
             if not blocked_here and any(needle in word.lower() for word in words):
                 version, own = offered(market, entry)

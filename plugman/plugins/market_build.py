@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 from plugman.core import fs
 from plugman.core.errors import PlugmanError, UsageError
+from plugman.core.jsonvalue import PluginFields
 from plugman.manifest import edit
 from plugman.manifest.edit import jsonc
 from plugman.manifest.plugin import has_components, manifest_file
@@ -49,7 +50,7 @@ class _Found(NamedTuple):
     """One plugin folder: its entry as plugin.json says it."""
 
     folder: Path
-    entry: dict[str, Any]
+    entry: PluginFields
 
 
 def build(directory: Path, *, check: bool = False) -> Built:

@@ -5,7 +5,7 @@ comes from is `plugman.plugins.registry`."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from plugman import extensions
 from plugman.config import declarations
@@ -22,7 +22,7 @@ from plugman.plugins.failed import Failed
 from plugman.plugins.registry import (
     Known,
     MarketplaceSource,
-    as_known,
+    Registered,
     check_name,
     check_policy,
     classify,
@@ -169,11 +169,11 @@ def add_in(
     return Known(final, source, root, commit)
 
 
-def _check_free(name: str, registered: dict[str, Any] | None, source: MarketplaceSource) -> None:
+def _check_free(name: str, registered: Registered | None, source: MarketplaceSource) -> None:
     """Refuse to replace a registered marketplace of the same name from another source."""
     if registered is None:
         return
-    old = as_known(name, registered).source
+    old = registered.source
     if (old.kind, old.location, old.ref) != (source.kind, source.location, source.ref):
         raise PlugmanError(
             f"a marketplace named {name!r} is already registered, from {old.location}",
@@ -250,7 +250,7 @@ def update(paths: Paths, names: list[str], failed: list[Failed] | None = None) -
                 raise PlugmanError(
                     f"marketplace {name!r} is not known", hint="run: plugman marketplace list"
                 )
-            market = as_known(name, entries[name])
+            market = entries[name].known(name)
             try:
                 check_policy(paths, market.source)
                 root, commit = fetch(market.source, work.store.stage(), name)
@@ -262,8 +262,10 @@ def update(paths: Paths, names: list[str], failed: list[Failed] | None = None) -
                 continue
             if market.source.kind != "directory":
                 work.tx.replace_dir(market.root, root)
-            was = entries[name].get("origin", UNKNOWN)  # who had it registered stays so
-            entries[name] = entry_for(market.source, market.root, commit, str(was))
+            was = entries[name].origin  # who had it registered stays so
+            entries[name] = entry_for(
+                market.source, market.root, commit, UNKNOWN if was is None else was
+            )
             updated.append(market._replace(commit=commit))
         write_registry(paths, entries, work.tx)
     return updated

@@ -13,10 +13,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from plugman.core import progress
 from plugman.core.errors import PlugmanError, UsageError
+from plugman.core.jsonvalue import PluginFields
 from plugman.core.paths import Paths
 from plugman.core.sources import LockedSource
 from plugman.core.state import InstalledPlugin
@@ -56,7 +57,7 @@ class Planned(NamedTuple):
     source: LockedSource  # as written to the lock
     tree: Path  # the staged plugin folder
     plugin: Plugin
-    entry: dict[str, Any] | None  # the marketplace entry, when it defines the plugin
+    entry: PluginFields | None  # the marketplace entry, when it defines the plugin
     specifier: str
     required_by: tuple[str, ...]
     hidden_text: bool = False  # it has hidden text, let in by --allow-hidden-text
@@ -213,7 +214,7 @@ class _Planner:
         source: PluginSource,
         known: registry.Known | None,
         market: str,
-        fields: dict[str, Any] | None,
+        fields: PluginFields | None,
         spec: PluginRequest,
         chain: tuple[str, ...],
         plugin_id: str | None = None,
@@ -295,7 +296,7 @@ class _Planner:
 
 def validate_tree(
     root: Path,
-    fields: dict[str, Any] | None,
+    fields: PluginFields | None,
     what: str,
     official: bool = False,
     allow_hidden: bool = False,

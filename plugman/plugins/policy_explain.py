@@ -12,11 +12,12 @@ or a name alone).
 from __future__ import annotations
 
 import os
-from typing import Any, Literal, NamedTuple
+from typing import Literal, NamedTuple
 
 from plugman.config import policy, scopes
 from plugman.config.policy import Policy, Verdict
 from plugman.core.errors import PlugmanError
+from plugman.core.jsonvalue import ServerEntry
 from plugman.core.paths import Paths
 from plugman.plugins import registry
 
@@ -109,7 +110,7 @@ def _server(paths: Paths, name: str, rules: Policy) -> Explained | None:
     server = next((s for s in servers if s.name == name), None)
     if server is None:
         return None
-    entry: dict[str, Any] = server.entry
+    entry: ServerEntry = server.entry
     made = _made(name, "server", policy.server_verdict(name, entry, rules, os.environ))
     exclusive = paths.managed_mcp_files()
     if made.allowed and exclusive and server.origin.scope != "managed":

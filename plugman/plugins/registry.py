@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from plugman.core.errors import PlugmanError
+from plugman.core.jsonvalue import JSONObject
 from plugman.core.paths import Paths
 from plugman.core.state import read_state, timestamp
 from plugman.core.transaction import Transaction
@@ -118,26 +119,56 @@ def registry_path(paths: Paths) -> Path:
     return registry_path(paths)
 
 
-def registry(paths: Paths) -> dict[str, dict[str, Any]]:
+class Registered(NamedTuple):
+    """A marketplace's entry in the registry file, read once where the file is read; `to_json`
+    writes it back under the keys (and in the order) the file always had."""
+
+    source: MarketplaceSource
+    root: str  # the folder holding .claude-plugin/marketplace.json
+    commit: str | None
+    updated: str | None  # when it was last fetched (None: not said)
+    # who had it registered (user, project, managed: `plugman.config.policy_plugins.forced`);
+    # None: an older plugman's entry, of unknown origin
+    origin: str | None
+
+    @classmethod
+    def from_json(cls, entry: JSONObject) -> Registered:
+        source = MarketplaceSource(
+            entry["kind"], entry["location"], entry.get("ref"), entry.get("headers_helper")
+        )
+        origin = entry.get("origin")
+        commit, updated = entry.get("commit"), entry.get("updated")
+        return cls(source, entry["root"], commit, updated, None if origin is None else str(origin))
+
+    def to_json(self) -> JSONObject:
+        source = self.source
+        return (
+            {"kind": source.kind, "location": source.location, "ref": source.ref}
+            | {"root": self.root, "commit": self.commit}
+            | ({"updated": self.updated} if self.updated is not None else {})
+            | ({"headers_helper": source.helper} if source.helper else {})
+            | ({"origin": self.origin} if self.origin is not None else {})
+        )
+
+    def known(self, name: str) -> Known:
+        return Known(name, self.source, Path(self.root), self.commit)
+
+
+def registry(paths: Paths) -> dict[str, Registered]:
+    """The registered marketplaces by name, as the registry file holds them."""
     data = read_state(registry_path(paths), "move it away and add your marketplaces again")
-    found: dict[str, dict[str, Any]] = (data or {}).get("marketplaces", {})
-    return found
+    found = (data or {}).get("marketplaces", {})
+    return {name: Registered.from_json(entry) for name, entry in found.items()}
 
 
 def known(paths: Paths) -> dict[str, Known]:
     """Every registered marketplace, by name."""
-    return {name: as_known(name, entry) for name, entry in sorted(registry(paths).items())}
+    return {name: entry.known(name) for name, entry in sorted(registry(paths).items())}
 
 
-def as_known(name: str, entry: dict[str, Any]) -> Known:
-    source = MarketplaceSource(
-        entry["kind"], entry["location"], entry.get("ref"), entry.get("headers_helper")
-    )
-    return Known(name, source, Path(entry["root"]), entry.get("commit"))
-
-
-def write_registry(paths: Paths, entries: dict[str, dict[str, Any]], tx: Transaction) -> None:
-    body = {"format": FORMAT, "marketplaces": dict(sorted(entries.items()))}
+def write_registry(paths: Paths, entries: dict[str, Registered], tx: Transaction) -> None:
+    listed = {name: entry.to_json() for name, entry in sorted(entries.items())}
+    body = {"format": FORMAT, "marketplaces": listed}
     data = None if not entries else (json.dumps(body, indent=2) + "\n").encode()
     tx.write(registry_path(paths), data)
 
@@ -287,25 +318,15 @@ def portable(source: MarketplaceSource, project: Path) -> str:
 
 def entry_for(
     source: MarketplaceSource, root: Path, commit: str | None, origin: str = "user"
-) -> dict[str, Any]:
-    """A registry entry; `origin`: who had it registered (user, or a project's or the managed
-    settings' declaration: `plugman.config.policy_plugins.forced` tells them apart), always
-    written: an entry without one (an older plugman's) is of unknown origin, never forced."""
-    return (
-        {
-            "kind": source.kind,
-            "location": source.location,
-            "ref": source.ref,
-            "root": str(root),
-            "commit": commit,
-            "updated": timestamp(),
-        }
-        | ({"headers_helper": source.helper} if source.helper else {})
-        | {"origin": origin}
-    )
+) -> Registered:
+    """A registry entry fetched now; `origin`: who had it registered (user, or a project's or
+    the managed settings' declaration: `plugman.config.policy_plugins.forced` tells them
+    apart), always written: an entry without one (an older plugman's) is of unknown origin,
+    never forced."""
+    return Registered(source, str(root), commit, timestamp(), origin)
 
 
-def claude_source_text(fields: dict[str, Any]) -> str | None:
+def claude_source_text(fields: JSONObject) -> str | None:
     """How plugman names a Claude Code marketplace source (extraKnownMarketplaces), or None
     for a form plugman does not fetch (npm, settings)."""
     kind, ref = fields.get("source"), fields.get("ref")

@@ -23,13 +23,14 @@ import hashlib
 import os
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import Literal, NamedTuple
 
 from plugman import extensions
 from plugman.config import declarations, redact
 from plugman.core import progress
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import atomic_write
+from plugman.core.jsonvalue import PluginFields
 from plugman.core.paths import Paths
 from plugman.core.sources import LockedSource
 from plugman.core.state import InstallRecord
@@ -170,7 +171,7 @@ def _epoch() -> datetime | None:
         ) from None
 
 
-def _plugin(pin: LockEntry, store: Store, entry: dict[str, Any] | None) -> LockedPlugin:
+def _plugin(pin: LockEntry, store: Store, entry: PluginFields | None) -> LockedPlugin:
     source = pin.source
     kind = pin.source.kind
     name, version, market = pin.name, pin.version, pin.marketplace

@@ -11,13 +11,14 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from plugman.agents import deploy
 from plugman.config import claude_settings, declarations
 from plugman.core import progress
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import tree_hash
+from plugman.core.jsonvalue import PluginFields
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
 from plugman.core.state import InstalledPlugin, InstallRecord, PluginContent
@@ -400,7 +401,7 @@ def _fetch_pin(work: Session, record: InstallRecord, pin: LockEntry, allow: bool
     )
 
 
-def _entry_fields(known: registry.Known | None, name: str) -> dict[str, Any] | None:
+def _entry_fields(known: registry.Known | None, name: str) -> PluginFields | None:
     """The marketplace entry of a plugin it defines (`strict: false`), else None."""
     if known is None:
         return None

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from plugman import extensions
 from plugman.agents import deploy
@@ -22,6 +22,7 @@ from plugman.config.scopes import consented
 from plugman.core import progress
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.fs import tree_hash
+from plugman.core.jsonvalue import PluginFields
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
 from plugman.core.state import SCOPES, InstalledPlugin, InstallRecord, Scope
@@ -384,7 +385,7 @@ def diff(
 
 def _end(
     work: Session, plugin_id: str, entry: InstalledPlugin, end: str
-) -> tuple[Path, dict[str, Any] | None]:
+) -> tuple[Path, PluginFields | None]:
     """The tree (and marketplace entry fields) one end of a diff names."""
     if end == "installed":
         return work.store.path(entry.content_hash), entry.entry

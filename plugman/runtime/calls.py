@@ -37,6 +37,7 @@ import anyio
 import anyio.to_thread
 
 from plugman.config.merge import Hook
+from plugman.core.jsonvalue import Payload
 from plugman.runtime.catalog import Route
 from plugman.runtime.failure import CONNECTION_CLOSED, REQUEST_TIMEOUT
 from plugman.runtime.forward import UnansweredError, send
@@ -66,7 +67,7 @@ class HookError(Exception):
     """The hook machinery itself failed (not a hook saying no)."""
 
 
-async def call_tool(route: Route, arguments: dict[str, Any], guard: Guard) -> CallToolResult:
+async def call_tool(route: Route, arguments: Payload, guard: Guard) -> CallToolResult:
     tool = route.item
     hints = tool.annotations
     if guard.deny_destructive and hints is not None and hints.destructive_hint is True:
@@ -98,7 +99,7 @@ def refusal(text: str) -> CallToolResult:
     return CallToolResult(is_error=True, content=[TextContent(type="text", text=text)])
 
 
-async def hooks(event: str, payload: dict[str, Any], guard: Guard) -> HookRun | None:
+async def hooks(event: str, payload: Payload, guard: Guard) -> HookRun | None:
     """The hooks `event` selects, run in a worker thread; None when none is selected."""
     if not wanted(event, payload, guard):
         return None
@@ -119,7 +120,7 @@ async def hooks(event: str, payload: dict[str, Any], guard: Guard) -> HookRun | 
         raise HookError(str(exc) or type(exc).__name__) from exc
 
 
-def wanted(event: str, payload: dict[str, Any], guard: Guard) -> bool:
+def wanted(event: str, payload: Payload, guard: Guard) -> bool:
     return any(selected(hook, event, payload) for hook in guard.hooks)
 
 
@@ -134,7 +135,7 @@ def _refused(pre: HookRun) -> str | None:
     return None
 
 
-async def forward(route: Route, arguments: dict[str, Any], timeout: float) -> CallToolResult:
+async def forward(route: Route, arguments: Payload, timeout: float) -> CallToolResult:
     """The call on the route's backend (plugman.runtime.forward: waits for a reconnecting
     backend, retries once on an expired session); any failure as an error result."""
     from mcp import MCPError
@@ -206,7 +207,7 @@ def cut_result(result: CallToolResult) -> CallToolResult:
     )
 
 
-async def _after(result: CallToolResult, payload: dict[str, Any], guard: Guard) -> CallToolResult:
+async def _after(result: CallToolResult, payload: Payload, guard: Guard) -> CallToolResult:
     from mcp.types import TextContent
 
     event = "PostToolUseFailure" if result.is_error else "PostToolUse"

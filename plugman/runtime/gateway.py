@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import anyio
 
 from plugman import __version__
+from plugman.core.jsonvalue import JSONObject
 from plugman.runtime.backends import KINDS, Backend
 from plugman.runtime.calls import Guard, call_tool, refusal
 from plugman.runtime.catalog import Catalog, Route, build
@@ -298,7 +299,7 @@ class Gateway:
             raise MCPError(-32001, f"{backend.name} did not answer within {timeout:g} s") from None
 
 
-def _listed(catalog: Catalog, kind: str) -> list[dict[str, Any]]:
+def _listed(catalog: Catalog, kind: str) -> list[JSONObject]:
     """What a client lists of `kind`, as JSON: a remembered item equals the same one listed."""
     return [dumped(item) for item in catalog.listing(kind)]
 

@@ -30,6 +30,7 @@ from functools import lru_cache
 from pathlib import PurePath
 from typing import Any
 
+from plugman.core.jsonvalue import Payload
 from plugman.manifest.hooks import NO_MATCHER, PLAIN_MATCHER, TOOL_EVENTS
 
 MATCH_FIELDS: dict[str, tuple[str, ...]] = {
@@ -70,7 +71,7 @@ _JS_NAMED_GROUP = re.compile(r"\(\?<(?![=!])")
 _RULE = re.compile(r"^\s*([^\s()]+)\s*(?:\((.*)\))?\s*$", re.DOTALL)
 
 
-def matcher_value(event: str, payload: dict[str, Any]) -> str | None:
+def matcher_value(event: str, payload: Payload) -> str | None:
     """The input field an event's matcher is tested against (None when absent)."""
     for field in MATCH_FIELDS.get(event, ()):
         value = payload.get(field)
@@ -79,7 +80,7 @@ def matcher_value(event: str, payload: dict[str, Any]) -> str | None:
     return None
 
 
-def matches(event: str, matcher: str | None, payload: dict[str, Any]) -> bool:
+def matches(event: str, matcher: str | None, payload: Payload) -> bool:
     """Whether a hook group's matcher selects this event (docs/claude-format.md#hook-matchers)."""
     if matcher in (None, "", "*") or event in NO_MATCHER or event not in MATCH_FIELDS:
         return True
@@ -109,7 +110,7 @@ def _regex(pattern: str) -> re.Pattern[str] | None:
         return None
 
 
-def if_matches(event: str, rule: Any, payload: dict[str, Any]) -> bool:
+def if_matches(event: str, rule: Any, payload: Payload) -> bool:
     """Whether a handler's `if` permission rule (`Bash(git *)`, `Edit`, …) admits this call.
 
     Tool events only: elsewhere a hook with `if` never runs. An unreadable rule never matches.
@@ -129,7 +130,7 @@ def if_matches(event: str, rule: Any, payload: dict[str, Any]) -> bool:
     return subject is not None and _rule_pattern(pattern.strip(), subject, payload)
 
 
-def _primary_input(tool: str, payload: dict[str, Any]) -> str | None:
+def _primary_input(tool: str, payload: Payload) -> str | None:
     tool_input = payload.get("tool_input")
     field = PRIMARY_INPUT.get(tool)
     if not field or not isinstance(tool_input, dict):
@@ -138,7 +139,7 @@ def _primary_input(tool: str, payload: dict[str, Any]) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _rule_pattern(pattern: str, subject: str, payload: dict[str, Any]) -> bool:
+def _rule_pattern(pattern: str, subject: str, payload: Payload) -> bool:
     """`git *` globs; the legacy `git commit:*` is a prefix. Paths also match relative to cwd."""
     if pattern.endswith(":*"):
         prefix = pattern[:-2]

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from plugman.config.merge import Origin
+from plugman.core.jsonvalue import JSONObject, Payload
 
 CAP = 10_000  # characters kept of any output string
 CONTEXT_EVENTS = frozenset({"UserPromptSubmit", "UserPromptExpansion", "SessionStart"})
@@ -100,8 +101,8 @@ class HandlerResult:
     stop_reason: str | None = None
     context: list[str] = field(default_factory=list)
     system_message: str | None = None
-    updated_input: dict[str, Any] | None = None
-    specific: dict[str, Any] = field(default_factory=dict)
+    updated_input: Payload | None = None
+    specific: JSONObject = field(default_factory=dict)
 
 
 @dataclass
@@ -112,10 +113,10 @@ class HookRun:
     reason: str | None
     additional_context: list[str]
     system_messages: list[str]
-    updated_input: dict[str, Any] | None
+    updated_input: Payload | None
     continue_: bool
     stop_reason: str | None
-    hook_specific: dict[str, Any]
+    hook_specific: JSONObject
     results: list[HandlerResult]
 
     def as_dict(self) -> dict[str, Any]:
@@ -125,13 +126,13 @@ class HookRun:
         return found
 
 
-def blockable(event: str, payload: dict[str, Any]) -> bool:
+def blockable(event: str, payload: Payload) -> bool:
     if event == "ConfigChange":
         return payload.get("source") != "policy_settings"
     return event in BLOCKABLE
 
 
-def interpret(event: str, payload: dict[str, Any], raw: Raw, result: HandlerResult) -> None:
+def interpret(event: str, payload: Payload, raw: Raw, result: HandlerResult) -> None:
     """Fill `result`'s decision fields from the handler's exit code and output."""
     if raw.skipped or raw.timed_out or raw.error:
         result.note = raw.skipped or raw.error or "timed out: no decision"

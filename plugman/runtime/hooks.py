@@ -20,9 +20,10 @@ import time
 from collections.abc import Callable, Mapping
 from contextlib import suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from plugman.config.merge import Hook
+from plugman.core.jsonvalue import HookEntry, Payload
 from plugman.runtime.hook_match import if_matches, matches
 from plugman.runtime.hook_outcome import HandlerResult, HookRun, Raw, combine, interpret, tail
 
@@ -46,7 +47,7 @@ _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*
 _background: list[subprocess.Popen[bytes]] = []  # async hooks: started, never awaited
 
 
-def selected(hook: Hook, event: str, payload: dict[str, Any]) -> bool:
+def selected(hook: Hook, event: str, payload: Payload) -> bool:
     """Whether `hook` runs for this event: its event, its matcher and its `if` rule."""
     if hook.event != event or not matches(event, hook.matcher, payload):
         return False
@@ -72,7 +73,7 @@ def check_event(event: str) -> None:
 
 def run_hooks(
     event: str,
-    payload: dict[str, Any],
+    payload: Payload,
     hooks: list[Hook],
     *,
     cwd: Path,
@@ -113,7 +114,7 @@ def env_of(
     return found
 
 
-def timeout_of(handler: dict[str, Any], event: str) -> float:
+def timeout_of(handler: HookEntry, event: str) -> float:
     kind = str(handler.get("type", "command"))
     value = handler.get("timeout")
     given = float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
@@ -155,7 +156,7 @@ def _execute(hook: Hook, event: str, body: str, cwd: Path, env: dict[str, str]) 
     return Raw(skipped=f"skipped: unknown hook type {kind!r}")
 
 
-def handler_argv(handler: dict[str, Any]) -> list[str] | None:
+def handler_argv(handler: HookEntry) -> list[str] | None:
     command = handler.get("command")
     if not isinstance(command, str) or not command:
         return None
@@ -182,7 +183,7 @@ def secret_in_argv(argv: list[str]) -> str | None:
 
 
 def run_command(
-    handler: dict[str, Any], body: str, cwd: Path, env: dict[str, str], timeout: float
+    handler: HookEntry, body: str, cwd: Path, env: dict[str, str], timeout: float
 ) -> Raw:
     argv = handler_argv(handler)
     if argv is None:
@@ -252,7 +253,7 @@ def _detach(proc: subprocess.Popen[bytes], body: str) -> Raw:
     return Raw(skipped="async: started in the background, not awaited (it cannot decide)")
 
 
-def _http(handler: dict[str, Any], body: str, env: dict[str, str], timeout: float) -> Raw:
+def _http(handler: HookEntry, body: str, env: dict[str, str], timeout: float) -> Raw:
     import urllib.error  # only http hooks need it: the launcher starts without it
     import urllib.request
 
@@ -278,7 +279,7 @@ def _http(handler: dict[str, Any], body: str, env: dict[str, str], timeout: floa
     return Raw(status=status, stdout=text, duration=duration)
 
 
-def _headers(handler: dict[str, Any], env: dict[str, str]) -> dict[str, str]:
+def _headers(handler: HookEntry, env: dict[str, str]) -> dict[str, str]:
     """`$VAR`/`${VAR}` resolve only for names in allowedEnvVars; any other becomes empty."""
     allowed = handler.get("allowedEnvVars")
     names = {str(n) for n in allowed} if isinstance(allowed, list) else set()
@@ -293,7 +294,7 @@ def _headers(handler: dict[str, Any], env: dict[str, str]) -> dict[str, str]:
     return {str(k): _ENV_REF.sub(value, str(v)) for k, v in headers.items()}
 
 
-def run_here(paths: Paths, event: str, payload: dict[str, Any], env: Mapping[str, str]) -> HookRun:
+def run_here(paths: Paths, event: str, payload: Payload, env: Mapping[str, str]) -> HookRun:
     """Run `event`'s hooks of the config resolved here with the event JSON `payload`, in the
     event's `cwd` when it is a folder (else the project folder)."""
     from plugman.config.resolution import resolve

@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
+from typing import TYPE_CHECKING, NamedTuple, NoReturn
 
 from plugman.core.errors import PlugmanError
+from plugman.core.jsonvalue import ServerEntry
 
 if TYPE_CHECKING:
     from plugman.config.resolution import Resolution
@@ -52,7 +53,7 @@ class Launch(NamedTuple):
     args: list[str]
     env: dict[str, str]
     cwd: str | None
-    remote: dict[str, Any] | None = None  # a remote server's entry: bridged, not exec'd
+    remote: ServerEntry | None = None  # a remote server's entry: bridged, not exec'd
     shared: bool = False  # from a plugin or the project (runtime.headers: its headersHelper)
 
 

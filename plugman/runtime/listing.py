@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from plugman.core.errors import PlugmanError
+from plugman.core.jsonvalue import JSONObject
 
 if TYPE_CHECKING:
     from mcp import Client
@@ -23,8 +24,8 @@ MAX_PAGES = 100
 class ToolInfo:
     name: str
     description: str
-    annotations: dict[str, Any]  # wire (camelCase) names: readOnlyHint, destructiveHint, ...
-    input_schema: dict[str, Any]
+    annotations: JSONObject  # wire (camelCase) names: readOnlyHint, destructiveHint, ...
+    input_schema: JSONObject
     title: str | None = None
 
 
@@ -34,8 +35,8 @@ class Listing:
     server_name: str | None = None
     server_version: str | None = None
     tools: list[ToolInfo] = field(default_factory=list)
-    resources: list[dict[str, Any]] = field(default_factory=list)
-    prompts: list[dict[str, Any]] = field(default_factory=list)
+    resources: list[JSONObject] = field(default_factory=list)
+    prompts: list[JSONObject] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
 from plugman.core import fs
+from plugman.core.jsonvalue import JSONObject
 
 FILE = "gateway-memory.json"
 STARTS = ("type", "command", "args", "url")
@@ -107,7 +108,7 @@ class Memory:
         with contextlib.suppress(OSError):  # a memory only: the next start waits instead
             fs.atomic_write(self.path, data.encode("utf-8"))
 
-    def _record(self, name: str, entry: Mapping[str, Any]) -> dict[str, Any]:
+    def _record(self, name: str, entry: Mapping[str, Any]) -> JSONObject:
         kept = self._kept.get(name)
         return kept if isinstance(kept, dict) and kept.get("entry") == _key(entry) else {}
 

@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 import anyio
 
 from plugman.core.errors import PlugmanError, UsageError
+from plugman.core.jsonvalue import ServerEntry
 from plugman.core.paths import Paths
 from plugman.core.secrets import open_store
 from plugman.manifest.mcp import transport
@@ -40,7 +41,7 @@ class Remote(NamedTuple):
     name: str
     kind: str  # http | sse
     url: str
-    entry: dict[str, Any]
+    entry: ServerEntry
 
 
 @dataclass(frozen=True)

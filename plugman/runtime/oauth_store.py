@@ -18,9 +18,10 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from plugman.core.errors import PlugmanError
+from plugman.core.jsonvalue import JSONObject
 from plugman.core.secrets import Store
 
 if TYPE_CHECKING:
@@ -39,12 +40,12 @@ class OAuthLogin:
     """What one login left; the dicts are the SDK models' JSON (a JSON boundary)."""
 
     server_url: str
-    tokens: dict[str, Any] | None = None
-    client_info: dict[str, Any] | None = None
+    tokens: JSONObject | None = None
+    client_info: JSONObject | None = None
     expires_at: float | None = None  # absolute, seconds since the epoch; None: never expires
     lifetime: float | None = None  # the access token's expires_in when it was issued
-    auth_metadata: dict[str, Any] | None = None
-    resource_metadata: dict[str, Any] | None = None
+    auth_metadata: JSONObject | None = None
+    resource_metadata: JSONObject | None = None
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)

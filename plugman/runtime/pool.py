@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from plugman.core.jsonvalue import JSONObject
 from plugman.runtime.naming import tool_name
 
 if TYPE_CHECKING:
@@ -39,8 +40,8 @@ class PoolEntry:
     server: str
     tool: str  # the server's own name for it
     description: str
-    annotations: dict[str, Any]
-    input_schema: dict[str, Any]
+    annotations: JSONObject
+    input_schema: JSONObject
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,7 @@ def assemble(results: Iterable[ProbeResult], builtins: Iterable[str] = ()) -> Po
     return pool
 
 
-def _carried(annotations: dict[str, Any], title: str | None) -> dict[str, Any]:
+def _carried(annotations: JSONObject, title: str | None) -> JSONObject:
     kept = {key: annotations[key] for key in CARRIED if key in annotations}
     if title and "title" not in kept:
         kept["title"] = title

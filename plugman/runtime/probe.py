@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from plugman.core.errors import PlugmanError
+from plugman.core.jsonvalue import JSONObject, ServerEntry
 from plugman.core.paths import Paths
 from plugman.runtime import auth_cache, headers
 from plugman.runtime.connect import Trace, open_client, transport_of
@@ -59,8 +60,8 @@ class ProbeResult:
     server_name: str | None = None
     server_version: str | None = None
     tools: list[ToolInfo] = field(default_factory=list)
-    resources: list[dict[str, Any]] = field(default_factory=list)
-    prompts: list[dict[str, Any]] = field(default_factory=list)
+    resources: list[JSONObject] = field(default_factory=list)
+    prompts: list[JSONObject] = field(default_factory=list)
     duration_ms: int | None = None
     stderr_log: str | None = None
     warnings: list[str] = field(default_factory=list)
@@ -274,8 +275,8 @@ def _cached(name: str, entry: Mapping[str, Any], since: float) -> ProbeResult:
 
 def _held(
     dropped: list[Dropped],
-    servers: Mapping[str, dict[str, Any]],
-    entries: Mapping[tuple[str, Origin], dict[str, Any]],
+    servers: Mapping[str, ServerEntry],
+    entries: Mapping[tuple[str, Origin], ServerEntry],
 ) -> dict[str, ProbeResult]:
     held: dict[str, ProbeResult] = {}
     for item in dropped:

@@ -12,9 +12,10 @@ it), and how a pinned launch is spelled."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from plugman.core.fs import read_bytes
+from plugman.core.jsonvalue import ServerEntry
 from plugman.core.state import as_scope
 from plugman.doctor.audit.model import Finding, Given, Lock
 from plugman.plugins.sbom_servers import launched
@@ -29,7 +30,7 @@ class Unpinned(NamedTuple):
     pin: str  # how a pinned one is spelled: `some-server@VERSION`
 
 
-def unpinned(name: str, entry: dict[str, Any]) -> Unpinned | None:
+def unpinned(name: str, entry: ServerEntry) -> Unpinned | None:
     """Server `name`'s launch when it downloads a package without an exact version; None when
     it is pinned or launches no package."""
     command, args = entry.get("command"), entry.get("args")
