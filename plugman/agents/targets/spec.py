@@ -23,6 +23,8 @@ from plugman.agents.targets.places import UserPath, one_file
 from plugman.agents.targets.refs import Form, Refs
 from plugman.core.state import Scope
 from plugman.manifest.edit import Part
+from plugman.runtime.agent_facts import Launching
+from plugman.runtime.notices import Form as NoticeForm
 
 Entry = dict[str, Any]
 # The fields the agent keeps → those still to write, and fields it takes by variable name
@@ -87,7 +89,9 @@ class HookSpelling:
     role: str = "settings"  # the file (a key of the agent's files per scope) that holds them
     key: tuple[str, ...] = ("hooks",)  # where the events sit in that file
     events: Mapping[str, str] | None = None  # Claude's event → the agent's; None: all, as named
-    tools: Mapping[str, str] = field(default_factory=dict)  # tool renames inside matchers
+    # Claude's tool → the agent's, in matchers, and reversed for the event JSON the launcher
+    # reads (an agent that sends Claude's own tool names has none)
+    tools: Mapping[str, str] = field(default_factory=dict)
     types: tuple[str, ...] | None = None  # handler types it runs; None: any
     handler: tuple[str, ...] | None = None  # handler fields kept, in this order; None: all
     renames: Mapping[str, str] = field(default_factory=dict)  # handler field → the agent's name
@@ -97,7 +101,12 @@ class HookSpelling:
     trust: Trust | None = None  # more parts granting the agent's trust for these hooks
     launcher: str | None = None  # AGENT of `plugman hooks exec` (None: handlers as given)
     launches_plugins: bool = True  # False: plugin hooks as given (the agent loads plugins)
+    async_itself: bool = False  # it runs an `async` handler's launcher in the background itself
     top: Mapping[str, Any] = field(default_factory=dict)  # top-level keys the file needs
+
+    def launching(self) -> Launching:
+        """What the launcher needs of the agent (`runtime.agent_facts`, written at deploy)."""
+        return Launching(dict(self.tools), self.async_itself)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -117,7 +126,8 @@ class AgentSpec:
       nowhere, said in a note when a plugin brings one);
     - `presence`: how to tell it is on this machine (`Presence`); `ask`: how to ask its CLI
       what it loaded (`Ask`; None: `plugman doctor` does not ask it), `ask_skills` which skills,
-      `ask_hooks` which hooks.
+      `ask_hooks` which hooks; `notice`: the form its SessionStart hook's output takes
+      (`plugman.runtime.notices.Form`; plain text unless it reads a JSON form).
     """
 
     name: str  # the target's name (`export --target NAME`)
@@ -137,6 +147,7 @@ class AgentSpec:
     ask: Ask | None = None  # how to ask its own CLI what it loaded; None: it is not asked
     ask_skills: Ask | None = None  # how to ask it which skills it loaded; None: not asked
     ask_hooks: Ask | None = None  # how to ask it which hooks it runs; None: not asked
+    notice: NoticeForm = "plain"  # how its SessionStart hook output is read (the update notice)
 
     def scopes_of(self) -> tuple[Scope, ...]:
         if self.scopes is not None:
