@@ -30,7 +30,7 @@ target = "plugman_shadow"
 [tool.hatch.build.targets.wheel]
 packages = ["plugman_shadow"]
 """
-MODULE = '''from plugman.agents.targets import AgentSpec, Mcp, Refs, in_home
+MODULE = """from plugman.agents.targets import AgentSpec, Mcp, Refs, in_home
 from plugman.hookspecs import hookimpl
 
 
@@ -43,7 +43,7 @@ def plugman_targets() -> list[AgentSpec]:
         AgentSpec(name="shadow-own", label="Own", user=in_home(".so", "m.json"), project=None,
                   mcp=mine),
     ]
-'''
+"""
 
 
 @pytest.fixture(scope="module")
