@@ -115,7 +115,8 @@ class AgentSpec:
     `plugman_targets` hook (`plugman.hookspecs`). Fill in:
 
     - `name` (what users type: `plugman agents add NAME`, `export --target NAME`; a name a
-      built-in agent has is ignored, the built-in wins) and `label` (the agent's name in notes);
+      built-in agent has is not used, the built-in wins, and `agents list` and `doctor` say
+      so: `extensions.shadowed`) and `label` (the agent's name in notes);
     - its MCP file: `fmt` (json | toml | yaml), `user` (a function of the `Place`, e.g.
       `in_home(".agent", "mcp.json")`), `project` (relative to the project; None: none), or
       `files` when it has more than that one file per scope (`with_hooks`: a hooks file too);
@@ -123,7 +124,8 @@ class AgentSpec:
     - `mcp`: how it spells a server (`Mcp`, with `Refs` for how it writes `${VAR}`);
     - `hooks`: how it spells Claude Code's hooks (`HookSpelling`; None: it takes none);
     - `skills`, `commands`, `agents`: where it reads each and in which form (`Component`; None:
-      nowhere, said in a note when a plugin brings one);
+      nowhere, said in a note when a plugin brings one; a form of its own: `format="own"` and
+      `translate`);
     - `presence`: how to tell it is on this machine (`Presence`); `ask`: how to ask its CLI
       what it loaded (`Ask`; None: `plugman doctor` does not ask it), `ask_skills` which skills,
       `ask_hooks` which hooks; `notice`: the form its SessionStart hook's output takes
