@@ -102,12 +102,12 @@ def _write_facts(work: Session, specs: list[AgentSpec]) -> None:
     """What the hot commands the linked agents' files name need of them, from their specs
     (`runtime.agent_facts`), added to what other projects' deployments wrote."""
     facts = agent_facts.load(work.paths)
-    launchers, forms = dict(facts.launchers), dict(facts.notices)
+    launchers, agents = dict(facts.launchers), dict(facts.agents)
     for spec in specs:
-        forms[spec.name] = spec.notice
+        agents[spec.name] = spec.facts()
         if spec.hooks is not None and spec.hooks.launcher:
             launchers[spec.hooks.launcher] = spec.hooks.launching()
-    fresh = agent_facts.Facts(launchers, forms)
+    fresh = agent_facts.Facts(launchers, agents)
     if fresh != facts:
         work.tx.write(agent_facts.path(work.paths), agent_facts.dump(fresh), private=True)
 

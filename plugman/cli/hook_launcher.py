@@ -97,9 +97,9 @@ def form_of(paths: Paths, agent: str) -> str:
     wrote it, else from its spec; plain for a name no target has."""
     from plugman.runtime import agent_facts
 
-    written = agent_facts.load(paths).notices.get(agent)
+    written = agent_facts.load(paths).agents.get(agent)
     if written is not None:
-        return written
+        return written.notice
     from plugman import extensions
 
     for entry_points in (False, True):

@@ -1,12 +1,14 @@
-"""What the hot commands an agent's files name (`plugman hooks exec AGENT`, `plugman hooks notify
-AGENT`) need to know of that agent, as data: their types here, their values in each agent's
-`AgentSpec` (`HookSpelling.tools` and `async_itself`, `AgentSpec.notice`; plugman.agents.targets).
+"""What the hot commands need to know of a linked agent, as data: their types here, their values
+in each agent's `AgentSpec` (plugman.agents.targets): for `plugman hooks exec AGENT` its
+`HookSpelling.tools` and `async_itself`; for `plugman hooks notify AGENT` its `notice` form; for
+`plugman list` (whether it loads what it was given: `agents.gating`) its `label` and
+`folder_trust`.
 
 The deployment writes them (`dump`) for every linked agent into `<state>/agent-facts.json`, so
-the launcher reads one small JSON file instead of importing the agent table (~10 ms) or loading
-the installed extensions (~30 ms) at every hook call. The file names the plugman version that
-wrote it: one from another version, or none, or an agent it lacks sends the command to the specs
-themselves (`cli.hook_launcher`), which are the one source; this file only caches them.
+these commands read one small JSON file instead of importing the agent table (~10 ms) or loading
+the installed extensions (~30 ms). The file names the plugman version that wrote it: one from
+another version, or none, or an agent it lacks sends the command to the specs themselves
+(`cli.hook_launcher`, `agents.gating`), which are the one source; this file only caches them.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from plugman import __version__
 
@@ -31,9 +33,33 @@ class Launching(NamedTuple):
     async_itself: bool = False  # it runs an `async` handler's launcher in the background itself
 
 
+# Which of plugman's folder-trust readers answers for an agent (`agents.gating.Gating`: Claude
+# Code's `~/.claude.json`, Codex's `config.toml`, Gemini CLI's `trustedFolders.json`, Copilot
+# CLI's `trusted_folders`).
+Reader = Literal["claude", "codex", "gemini", "copilot"]
+READERS: tuple[Reader, ...] = ("claude", "codex", "gemini", "copilot")
+
+
+class FolderTrust(NamedTuple):
+    """An agent's folder trust: what it holds back in a folder it does not trust, and how the
+    user grants it (plugman only reads it, never grants it)."""
+
+    reader: Reader  # which reader tells whether it trusts the project folder
+    held: Mapping[str, frozenset[str]]  # scope → the kinds it loads only in a trusted folder
+    step: str  # what the user does to trust it, `{folder}` the project folder
+
+
+class Agent(NamedTuple):
+    """What the hot commands need of one agent, by its target name."""
+
+    label: str  # its name in notes
+    notice: str = "plain"  # its update notice form (`notices.Form`)
+    trust: FolderTrust | None = None  # None: it has no folder trust
+
+
 class Facts(NamedTuple):
     launchers: dict[str, Launching]  # by the launcher's AGENT word (`HookSpelling.launcher`)
-    notices: dict[str, str]  # the notice form (`notices.Form`) by target name
+    agents: dict[str, Agent]  # by target name
 
 
 def path(paths: Paths) -> Path:
@@ -48,20 +74,21 @@ def load(paths: Paths) -> Facts:
         return Facts({}, {})
     if not isinstance(found, dict) or found.get("version") != __version__:
         return Facts({}, {})
-    launchers, notices = found.get("launchers"), found.get("notices")
+    launchers, agents = found.get("launchers"), found.get("agents")
     return Facts(
         {
-            str(word): Launching(
-                {str(k): str(v) for k, v in (given.get("tools") or {}).items()},
-                given.get("async_itself") is True,
-            )
+            str(word): Launching(_strings(given.get("tools")), given.get("async_itself") is True)
             for word, given in (launchers.items() if isinstance(launchers, dict) else [])
-            if isinstance(given, dict) and isinstance(given.get("tools") or {}, dict)
+            if isinstance(given, dict)
         },
         {
-            str(name): form
-            for name, form in (notices.items() if isinstance(notices, dict) else [])
-            if isinstance(form, str)
+            str(name): Agent(
+                str(given.get("label", name)),
+                str(given.get("notice", "plain")),
+                _trust(given.get("trust")),
+            )
+            for name, given in (agents.items() if isinstance(agents, dict) else [])
+            if isinstance(given, dict)
         },
     )
 
@@ -73,6 +100,33 @@ def dump(facts: Facts) -> bytes:
             word: {"tools": dict(sorted(given.tools.items())), "async_itself": given.async_itself}
             for word, given in sorted(facts.launchers.items())
         },
-        "notices": dict(sorted(facts.notices.items())),
+        "agents": {name: _agent(given) for name, given in sorted(facts.agents.items())},
     }
     return json.dumps(body, indent=1).encode() + b"\n"
+
+
+def _agent(given: Agent) -> dict[str, Any]:
+    found: dict[str, Any] = {"label": given.label, "notice": given.notice}
+    if given.trust is not None:
+        held = {scope: sorted(kinds) for scope, kinds in sorted(given.trust.held.items())}
+        found["trust"] = {"reader": given.trust.reader, "held": held, "step": given.trust.step}
+    return found
+
+
+def _strings(given: object) -> dict[str, str]:
+    return {str(k): str(v) for k, v in given.items()} if isinstance(given, dict) else {}
+
+
+def _trust(given: object) -> FolderTrust | None:
+    if not isinstance(given, dict) or given.get("reader") not in READERS:
+        return None
+    held = given.get("held")
+    return FolderTrust(
+        given["reader"],
+        {
+            str(scope): frozenset(str(k) for k in kinds)
+            for scope, kinds in (held.items() if isinstance(held, dict) else [])
+            if isinstance(kinds, list)
+        },
+        str(given.get("step", "")),
+    )

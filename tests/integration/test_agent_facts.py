@@ -1,6 +1,7 @@
 """The facts the hot commands need of an agent (plugman.runtime.agent_facts) come from its
-`AgentSpec`, written by the deployment; `plugman hooks exec` and `plugman hooks notify` read
-them from that file (no agent table imported), and fall back to the specs without it."""
+`AgentSpec`, written by the deployment; `plugman hooks exec`, `plugman hooks notify` and the
+folder-trust check of `plugman list` read them from that file (no agent table imported), and
+fall back to the specs without it."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 
 from plugman.core.paths import Paths
 from plugman.runtime import agent_facts
-from plugman.runtime.agent_facts import Facts, Launching
+from plugman.runtime.agent_facts import Facts, FolderTrust, Launching
 from tests.integration.helpers import run
 
 HOOK = '[[hooks.PostToolUse]]\nmatcher = "Bash"\n[[hooks.PostToolUse.hooks]]\ntype = "command"\n'
@@ -34,11 +35,17 @@ def test_the_deployment_writes_each_linked_agents_facts_from_its_spec(
         "codex": Launching({}),
         "claude-code": Launching({}, async_itself=True),
     }
-    assert facts.notices == {
-        "cursor": "additional_context",
-        "codex": "claude",
-        "claude-code": "claude",
+    assert {name: (a.label, a.notice) for name, a in facts.agents.items()} == {
+        "cursor": ("Cursor", "additional_context"),
+        "codex": ("Codex", "claude"),
+        "claude-code": ("Claude Code", "claude"),
     }
+    assert facts.agents["cursor"].trust is None  # no folder trust
+    assert facts.agents["codex"].trust == FolderTrust(
+        "codex",
+        {"project": frozenset({"mcp", "hooks", "agents"})},
+        "run codex in {folder} and trust the folder when it asks",
+    )
 
 
 def test_the_launcher_takes_an_agents_tool_names_from_the_written_facts(tmp_path: Path) -> None:

@@ -23,7 +23,8 @@ from plugman.agents.targets.places import UserPath, one_file
 from plugman.agents.targets.refs import Form, Refs
 from plugman.core.state import Scope
 from plugman.manifest.edit import Part
-from plugman.runtime.agent_facts import Launching
+from plugman.runtime import agent_facts
+from plugman.runtime.agent_facts import FolderTrust, Launching
 from plugman.runtime.notices import Form as NoticeForm
 
 Entry = dict[str, Any]
@@ -129,7 +130,9 @@ class AgentSpec:
     - `presence`: how to tell it is on this machine (`Presence`); `ask`: how to ask its CLI
       what it loaded (`Ask`; None: `plugman doctor` does not ask it), `ask_skills` which skills,
       `ask_hooks` which hooks; `notice`: the form its SessionStart hook's output takes
-      (`plugman.runtime.notices.Form`; plain text unless it reads a JSON form).
+      (`plugman.runtime.notices.Form`; plain text unless it reads a JSON form);
+      `folder_trust`: what it loads only in a project folder it trusts, which of plugman's
+      readers tells (`FolderTrust`; None: it loads what it is given anywhere).
     """
 
     name: str  # the target's name (`export --target NAME`)
@@ -150,6 +153,11 @@ class AgentSpec:
     ask_skills: Ask | None = None  # how to ask it which skills it loaded; None: not asked
     ask_hooks: Ask | None = None  # how to ask it which hooks it runs; None: not asked
     notice: NoticeForm = "plain"  # how its SessionStart hook output is read (the update notice)
+    folder_trust: FolderTrust | None = None  # what its folder trust holds back; None: it has none
+
+    def facts(self) -> agent_facts.Agent:
+        """What the hot commands need of it (`runtime.agent_facts`, written at deploy)."""
+        return agent_facts.Agent(self.label, self.notice, self.folder_trust)
 
     def scopes_of(self) -> tuple[Scope, ...]:
         if self.scopes is not None:
