@@ -57,10 +57,12 @@ def notify(values: Values, project: str | None) -> int:
     it (a failure is one line on stderr)."""
     try:
         from plugman.cli.running import paths_for
-        from plugman.runtime.notices import notice
+        from plugman.runtime import notices
 
         paths = paths_for(project)
-        sys.stdout.write(notice(paths, form_of(paths, values.text("agent") or "")))
+        text = notices.line(paths)
+        if text is not None:  # the agent's form looked up only when there is something to say
+            sys.stdout.write(notices.render(text, form_of(paths, values.text("agent") or "")))
     except Exception as exc:  # never fail the agent's session start
         sys.stderr.write(f"plugman: no update notice: {exc}\n")
     return 0

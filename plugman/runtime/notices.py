@@ -152,8 +152,11 @@ def notice(paths: Paths, form: str, now: float | None = None) -> str:
     """What the hook prints in the agent's `form` ("" when nothing to say; an unknown form is
     plain text)."""
     text = line(paths, now)
-    if text is None:
-        return ""
+    return "" if text is None else render(text, form)
+
+
+def render(text: str, form: str) -> str:
+    """The notice `text` in the agent's `form` (an unknown form is plain text)."""
     return FORMS.get(form, _plain)(text) + "\n"
 
 
