@@ -56,7 +56,8 @@ GEMINI = HookSpelling(
 )
 
 # Codex 0.169.0: Claude-shaped `hooks.json`; the events its `hooks/list` lists (checked with
-# `codex app-server`), command hooks only; each hook trusted in the user's config.toml.
+# `codex app-server`), command hooks only; each hook trusted in the user's config.toml. It
+# sends Claude's tool names (no `tools`).
 CODEX = HookSpelling(
     role="hooks",
     events={
@@ -110,7 +111,8 @@ CURSOR = HookSpelling(
 # or `~/.copilot/hooks/`, with the top-level `"version": 1` of its docs. Claude's nested matcher
 # groups and PascalCase event names are accepted, and hooks named so get Claude/VS Code-shaped
 # input (camelCase names get Copilot's own payload, which a Claude hook script does not
-# expect), so the groups stay as Claude writes them; `timeout` is an alias of `timeoutSec`.
+# expect), so the groups stay as Claude writes them, with Claude's tool names (no `tools`);
+# `timeout` is an alias of `timeoutSec`.
 COPILOT = HookSpelling(
     role="hooks",
     events={
