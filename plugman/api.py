@@ -47,6 +47,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time `__getattr__` imports
     from plugman.agents.targets import AgentSpec as AgentSpec
     from plugman.agents.targets import Ask as Ask
     from plugman.agents.targets import Component as Component
+    from plugman.agents.targets import FolderTrust as FolderTrust
     from plugman.agents.targets import Form as Form
     from plugman.agents.targets import HookSpelling as HookSpelling
     from plugman.agents.targets import Location as Location
@@ -67,6 +68,10 @@ if TYPE_CHECKING:  # what a type checker sees; at run time `__getattr__` imports
     from plugman.agents.targets import in_home as in_home
     from plugman.agents.targets import one_file as one_file
     from plugman.agents.targets import with_hooks as with_hooks
+    from plugman.agents.translate import Refused as Refused
+    from plugman.agents.translate import Source as Source
+    from plugman.agents.translate import Translate as Translate
+    from plugman.agents.translate import Translated as Translated
     from plugman.core.errors import FetchError as FetchError
     from plugman.core.errors import PlugmanError as PlugmanError
     from plugman.core.errors import UsageError as UsageError
@@ -92,6 +97,7 @@ WHERE = {
             "AgentSpec",
             "Ask",
             "Component",
+            "FolderTrust",
             "Form",
             "HookSpelling",
             "Location",
@@ -115,6 +121,7 @@ WHERE = {
         ),
         "plugman.agents.targets",
     ),
+    **dict.fromkeys(("Refused", "Source", "Translate", "Translated"), "plugman.agents.translate"),
     **dict.fromkeys(("FetchError", "PlugmanError", "UsageError"), "plugman.core.errors"),
     "LockedSource": "plugman.core.sources",
     "HOOKS": "plugman.extensions",
@@ -137,6 +144,7 @@ __all__ = [
     "Component",
     "FetchError",
     "Fetcher",
+    "FolderTrust",
     "Followed",
     "Form",
     "HookSpelling",
@@ -152,9 +160,13 @@ __all__ = [
     "Presence",
     "Progress",
     "Refs",
+    "Refused",
     "SecretRefs",
     "Seen",
+    "Source",
     "SourceKind",
+    "Translate",
+    "Translated",
     "UsageError",
     "UserDir",
     "UserPath",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import importlib
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from plugman.core.errors import PlugmanError, UsageError
 
@@ -69,6 +69,51 @@ def targets(entry_points: bool = True) -> dict[str, AgentSpec]:
         for target in batch:
             found[target.name] = target
     return dict(sorted(found.items()))
+
+
+class Shadowed(NamedTuple):
+    """An extension's target that is never used: a target registered before it (a built-in,
+    or another extension's) has its name."""
+
+    name: str  # the name both give their target
+    extension: str  # the extension whose target is not used (its distribution's name)
+    by: str  # what holds the name: "built-in", or the extension registered first
+
+    @property
+    def holder(self) -> str:
+        return "the built-in agent" if self.by == "built-in" else f"extension {self.by}'s target"
+
+    @property
+    def message(self) -> str:
+        return (
+            f"agent {self.name!r} of extension {self.extension} is shadowed by {self.holder} "
+            "of that name: it is not used"
+        )
+
+    @property
+    def hint(self) -> str:
+        return f"rename the agent in extension {self.extension} (its plugman_targets hook)"
+
+
+def shadowed() -> list[Shadowed]:
+    """Every extension target `targets` leaves out because its name is taken (it is never
+    dropped silently: `plugman agents list` and `plugman doctor` say so)."""
+    found = manager()
+    dists = {id(plugin): dist.project_name for plugin, dist in found.list_plugin_distinfo()}
+    owners: dict[str, str] = {}
+    lost: list[Shadowed] = []
+    for impl in found.hook.plugman_targets.get_hookimpls():  # in registration order
+        owner = (
+            "built-in"
+            if impl.plugin_name == TARGETS
+            else dists.get(id(impl.plugin), impl.plugin_name)
+        )
+        given = cast("list[AgentSpec]", impl.function())
+        for spec in given:
+            held = owners.setdefault(spec.name, owner)
+            if held != owner:
+                lost.append(Shadowed(spec.name, owner, held))
+    return lost
 
 
 def target(name: str) -> AgentSpec:

@@ -95,8 +95,10 @@ def loading(
     if not reached:
         return {}
     from plugman.agents.gating import Gating
+    from plugman.runtime import agent_facts
 
-    gating = Gating(paths.project_dir, Path(env.get("HOME") or Path.home()), env)
+    written = agent_facts.load(paths).agents  # no agent table imported for `plugman list`
+    gating = Gating(paths.project_dir, Path(env.get("HOME") or Path.home()), env, written)
     names = _claude_names(paths) if any(CLAUDE in a for a in reached.values()) else {}
     found: dict[tuple[str, str], dict[str, Loading]] = {}
     for (plugin, scope), agents in reached.items():

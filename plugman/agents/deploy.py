@@ -23,7 +23,7 @@ from plugman.agents.artifacts import Artifact, Ledger
 from plugman.agents.export import Outcome
 from plugman.agents.gating import Gating
 from plugman.agents.links import Link
-from plugman.agents.targets import Place, target
+from plugman.agents.targets import AgentSpec, Place, target
 from plugman.config import declarations, export_record
 from plugman.config.resolution import resolve
 from plugman.core import progress
@@ -32,7 +32,7 @@ from plugman.core.folders import Folders
 from plugman.core.paths import Paths
 from plugman.core.session import Finish, Session, session
 from plugman.core.state import InstallRecord, Scope
-from plugman.runtime import notices
+from plugman.runtime import agent_facts, notices
 
 
 class Deployed(NamedTuple):
@@ -58,6 +58,7 @@ def refresh(work: Session, env: Mapping[str, str], unlink: Iterable[Link] = ()) 
     gating = Gating(paths.project_dir, export.home_of(env), env)
     done = []
     artifacts: list[tuple[str, Artifact]] = []
+    specs = []
     for link, remove in wanted:
         before = export_record.dump(exports)
         place = Place(link.scope, export.home_of(env), paths.project_dir, env)
@@ -71,6 +72,7 @@ def refresh(work: Session, env: Mapping[str, str], unlink: Iterable[Link] = ()) 
         notice = not remove and notices.wanted(link.notify, setting)
         how = export.How(gateway=link.via_gateway, native=native, notice=notice)
         spec = extensions.target(link.agent)
+        specs += [] if remove else [spec]
         outcome = export.plan(paths, target(spec), place, exports, remove, how)
         export.write(work, outcome, folders)
         after = export_record.dump(exports)
@@ -87,12 +89,27 @@ def refresh(work: Session, env: Mapping[str, str], unlink: Iterable[Link] = ()) 
             notes += _held(gating, [a for a in mine if a.kind == "plugin" and a.owner])
         artifacts += [(_key(link, paths), artifact) for artifact in mine]
         done.append(Deployed(link, outcome, [a.path for a in mine], notes))
+    _write_facts(work, specs)
     ledger.apply(artifacts, {_key(link, paths) for link, _ in wanted})
     ledger.save()
     folders.save(work.tx)
     gone = len(wanted) - len(linked)  # `wanted` has the unlinked ones first
     _warn(work, env, done[gone:], done[:gone], ledger.notes)
     return done
+
+
+def _write_facts(work: Session, specs: list[AgentSpec]) -> None:
+    """What the hot commands the linked agents' files name need of them, from their specs
+    (`runtime.agent_facts`), added to what other projects' deployments wrote."""
+    facts = agent_facts.load(work.paths)
+    launchers, agents = dict(facts.launchers), dict(facts.agents)
+    for spec in specs:
+        agents[spec.name] = spec.facts()
+        if spec.hooks is not None and spec.hooks.launcher:
+            launchers[spec.hooks.launcher] = spec.hooks.launching()
+    fresh = agent_facts.Facts(launchers, agents)
+    if fresh != facts:
+        work.tx.write(agent_facts.path(work.paths), agent_facts.dump(fresh), private=True)
 
 
 def _held(gating: Gating, plugins: list[Artifact]) -> list[str]:

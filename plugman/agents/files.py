@@ -24,15 +24,22 @@ from plugman.agents import skill_names, translate_agents, translate_commands
 from plugman.agents.artifacts import Artifact, Ledger
 from plugman.agents.targets.components import KINDS, Component, Kind, missing
 from plugman.agents.targets.spec import AgentSpec
-from plugman.agents.translate import Refused, Translated, skill_name
+from plugman.agents.translate import (
+    Refused,
+    Translate,
+    Translated,
+    read,
+    safe_name,
+    skill_name,
+)
 from plugman.config.merge import MarkdownComponent
 from plugman.config.resolution import Resolution
 from plugman.core.state import Scope
 from plugman.manifest import frontmatter
 from plugman.manifest.diagnostics import WARNING, Sink
 
-Translate = Callable[..., Translated | Refused]
-TRANSLATORS: dict[str, Translate] = {
+FormTranslator = Callable[..., Translated | Refused]
+TRANSLATORS: dict[str, FormTranslator] = {
     "commands": translate_commands.command,
     "agents": translate_agents.agent,
 }
@@ -68,7 +75,7 @@ def wanted(
         for item in items:
             made = _skill(item, folder, ledger, notes) if kind == "skills" else None
             if kind != "skills":
-                made = _translated(kind, item, component.format, folder, ledger, notes, losses)
+                made = _translated(kind, item, component, folder, ledger, notes, losses)
             if made is not None:
                 found.append(made)
     notes += [
@@ -119,14 +126,17 @@ def _front_name(data: bytes) -> object:
 def _translated(
     kind: str,
     item: MarkdownComponent,
-    fmt: str,
+    component: Component,
     folder: Path,
     ledger: Ledger,
     notes: list[str],
     losses: dict[str, set[str]],
 ) -> Artifact | None:
     plugin = _name(item)
-    done = TRANSLATORS[kind](Path(item.path), plugin, fmt, root=item.origin.file)
+    if component.translate is not None:
+        done = _own(component.translate, Path(item.path), plugin, kind)
+    else:
+        done = TRANSLATORS[kind](Path(item.path), plugin, component.format, root=item.origin.file)
     if isinstance(done, Refused):
         notes.append(f"{done.reason}; not deployed")
         return None
@@ -142,6 +152,25 @@ def _translated(
         notes.append(f"{kind[:-1]} {item.name}: {path} is taken; not deployed")
         return None
     return Artifact(path, {rest: done.data}, item.origin.plugin or "", kind)
+
+
+def _own(translate: Translate, path: Path, plugin: str, kind: str) -> Translated | Refused:
+    """An agent's own translator (`Component.translate`) run on the file at `path`; what it
+    gives must name a file inside the agent's folder (`NAME` or `NAME/FILE`, each part a plain
+    file name), else it is refused."""
+    source = read(path)
+    where = f"{kind[:-1]} {path.stem} of plugin {plugin}"
+    if isinstance(source, Refused):
+        return source
+    if not safe_name(source.name):
+        return Refused(f"{where}: its name cannot be a file name")
+    done = translate(source, plugin)
+    parts = done.name.split("/") if isinstance(done, Translated) else []
+    if isinstance(done, Translated) and not (
+        1 <= len(parts) <= 2 and all(safe_name(part) for part in parts)
+    ):
+        return Refused(f"{where}: the agent's translator names {done.name!r}, not a file name")
+    return done
 
 
 def _unique(found: list[Artifact], notes: list[str]) -> list[Artifact]:

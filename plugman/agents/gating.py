@@ -4,7 +4,8 @@ name that Claude installed itself. plugman only reads and reports these; grantin
 trust, or retiring its own install, is the user's decision (`plugman import claude` offers the
 latter).
 
-Each agent's rule, as its own code has it:
+Each agent's rule, as its own code has it (what it holds back and the step to trust it are its
+`AgentSpec.folder_trust`; reading its trust is a reader here, named there):
 
 - Claude Code 2.1.328: a project's entries (project and local scope) load once the folder's
   trust dialog is accepted: `projects[<folder>].hasTrustDialogAccepted` in `~/.claude.json`
@@ -38,6 +39,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from plugman.runtime import agent_facts
+
 if TYPE_CHECKING:
     from plugman.agents import claude_own
 
@@ -47,21 +50,7 @@ SHADOWED = "shadowed"
 DISABLED = "disabled"
 EVERY = frozenset({"mcp", "hooks", "skills", "commands", "agents", "plugin", "files"})
 
-# agent → scope → the kinds of components its folder trust holds back there
-GATED: dict[str, dict[str, frozenset[str]]] = {
-    "claude-code": {"project": EVERY, "local": EVERY},
-    "codex": {"project": frozenset({"mcp", "hooks", "agents"})},
-    "gemini": {"project": EVERY, "user": frozenset({"mcp"})},
-    "copilot-cli": {"project": frozenset({"mcp"})},
-}
 _WORDS = {"mcp": "MCP servers", "agents": "subagents", "plugin": "plugins", "files": "files"}
-LABELS = {
-    "claude-code": "Claude Code",
-    "codex": "Codex",
-    "gemini": "Gemini CLI",
-    "copilot-cli": "Copilot CLI",
-}
-_READERS = {"claude-code": "claude", "codex": "codex", "gemini": "gemini", "copilot-cli": "copilot"}
 
 
 class Loading(NamedTuple):
@@ -82,46 +71,67 @@ class Loading(NamedTuple):
 class Gating:
     """The states that gate loading in one project, each read once, when first asked."""
 
-    def __init__(self, project: Path, home: Path, env: Mapping[str, str]) -> None:
+    def __init__(
+        self,
+        project: Path,
+        home: Path,
+        env: Mapping[str, str],
+        agents: Mapping[str, agent_facts.Agent] | None = None,
+    ) -> None:
+        """`agents`: the linked agents' facts as the deployment wrote them (`runtime.agent_facts`),
+        so `plugman list` imports no agent table; an agent missing there is looked up."""
         self.project, self.home, self.env = project, home, env
+        self.agents = dict(agents or {})
+
+    def facts(self, agent: str) -> agent_facts.Agent:
+        """The agent's label and folder trust (`AgentSpec.folder_trust`)."""
+        found = self.agents.get(agent)
+        if found is None:
+            from plugman import extensions
+            from plugman.core.errors import UsageError
+
+            try:
+                found = extensions.target(agent).facts()
+            except UsageError:  # a target no longer registered: no trust to wait for
+                found = agent_facts.Agent(agent)
+            self.agents[agent] = found
+        return found
+
+    def held(self, agent: str, scope: str) -> frozenset[str]:
+        """The kinds `agent` loads from `scope` only in a project folder it trusts."""
+        trust = self.facts(agent).trust
+        return frozenset() if trust is None else trust.held.get(scope, frozenset())
 
     def loading(self, agent: str, scope: str, kinds: Iterable[str]) -> Loading:
         """Whether `agent` loads the components of `kinds` plugman delivered in `scope`."""
-        held = GATED.get(agent, {}).get(scope, frozenset())
-        if held.isdisjoint(kinds) or self.trusted(agent):
+        if self.held(agent, scope).isdisjoint(kinds) or self.trusted(agent):
             return Loading(LOADED)
-        label = LABELS[agent]
+        label = self.facts(agent).label
         return Loading(WAITS, f"waits for {label}'s folder trust", self.step(agent))
 
     def trusted(self, agent: str) -> bool:
         """Whether `agent` trusts this project folder (True for an agent with no folder trust)."""
-        reader = _READERS.get(agent)
-        return True if reader is None else bool(getattr(self, reader))
+        trust = self.facts(agent).trust
+        return True if trust is None else bool(getattr(self, trust.reader))
 
     def step(self, agent: str) -> str:
-        folder = self.project
-        return {
-            "claude-code": f"run claude in {folder} and accept its trust dialog",
-            "codex": f"run codex in {folder} and trust the folder when it asks",
-            "gemini": f"run gemini in {folder} and trust it: /permissions trust",
-            "copilot-cli": f"run copilot in {folder} and trust the folder when it asks",
-        }[agent]
+        trust = self.facts(agent).trust
+        return "" if trust is None else trust.step.format(folder=self.project)
 
     def note(self, agent: str, scope: str, kinds: Iterable[str]) -> str | None:
         """A deployment's warning when `agent` will not load what it was given in `scope`."""
         found = self.loading(agent, scope, kinds)
         if found.state == LOADED:
             return None
-        held = GATED[agent][scope] & set(kinds)
-        named = [_WORDS.get(k, k) for k in sorted(held)]
+        named = [_WORDS.get(k, k) for k in sorted(self.held(agent, scope) & set(kinds))]
         words = " and ".join([", ".join(named[:-1]), named[-1]] if len(named) > 1 else named)
+        label = self.facts(agent).label
         if scope == "user":
-            label = LABELS[agent]
             return (
                 f"{label} uses none of your {words} in this folder until you trust it: {found.step}"
             )
         return (
-            f"{LABELS[agent]} loads none of this project's {words} until you trust the folder: "
+            f"{label} loads none of this project's {words} until you trust the folder: "
             f"{found.step} (plugman never does that for you)"
         )
 

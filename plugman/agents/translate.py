@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -48,6 +49,13 @@ class Source(NamedTuple):
     meta: JSONObject
     body: str
     raw: bytes
+
+
+# An agent's own translator (`Component.translate`, for an extension's agent with a form of its
+# own): (the command or subagent file read, the plugin's name) → the file the agent reads, its
+# name relative to the agent's folder for that kind (one file, or `NAME/FILE` for a folder), or
+# `Refused`: why it cannot be expressed (said in a note, never dropped silently).
+Translate = Callable[[Source, str], Result]
 
 
 def read(path: Path, data: bytes | None = None) -> Source | Refused:

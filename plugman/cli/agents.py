@@ -66,10 +66,12 @@ def remove(
 def listing(ctx: typer.Context, as_json: Json = False) -> None:
     """Every agent plugman can feed: whether it is on this machine, where it is linked, and
     what the linked agents cannot take (the warnings that stand)."""
+    from plugman import extensions
     from plugman.agents.export import home_of
     from plugman.agents.links import listing as agents
     from plugman.agents.warnings import standing
 
     paths, home = paths_of(ctx), home_of(os.environ)
     found = agents(paths, home, os.environ)
-    output.emit(output.agents_listed(found, standing(paths, home), as_json))
+    lost = extensions.shadowed()
+    output.emit(output.agents_listed(found, standing(paths, home), as_json, lost))

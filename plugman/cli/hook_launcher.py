@@ -15,11 +15,12 @@ on, stderr says why.
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from plugman.cli.argv import Values
+    from plugman.core.paths import Paths
+    from plugman.runtime.agent_facts import Launching
 
 
 def run(values: Values, project: str | None) -> int:
@@ -38,9 +39,10 @@ def run(values: Values, project: str | None) -> int:
         declared = find(["hooks", "exec"])  # in plugman.cli.commands: words, help, epilog
         hint = declared.epilog if declared else None
         raise PlugmanError("hooks exec takes AGENT EVENT HOOK-ID", hint=hint)
-    tools = tools_of(agent)
-    background = agent not in hook_exec.ASYNC_ITSELF
-    raw = hook_exec.run_here(paths_for(project), tools, event, ref, stdin, os.environ, background)
+    paths = paths_for(project)
+    launching = launching_of(paths, agent)
+    background = not launching.async_itself
+    raw = hook_exec.run_here(paths, launching.tools, event, ref, stdin, os.environ, background)
     sys.stdout.write(raw.stdout)
     sys.stderr.write(raw.stderr)
     said = hook_exec.failure(raw)
@@ -55,32 +57,55 @@ def notify(values: Values, project: str | None) -> int:
     it (a failure is one line on stderr)."""
     try:
         from plugman.cli.running import paths_for
-        from plugman.runtime.notices import notice
+        from plugman.runtime import notices
 
-        sys.stdout.write(notice(paths_for(project), values.text("agent") or ""))
+        paths = paths_for(project)
+        text = notices.line(paths)
+        if text is not None:  # the agent's form looked up only when there is something to say
+            sys.stdout.write(notices.render(text, form_of(paths, values.text("agent") or "")))
     except Exception as exc:  # never fail the agent's session start
         sys.stderr.write(f"plugman: no update notice: {exc}\n")
     return 0
 
 
-def tools_of(agent: str) -> Mapping[str, str]:
-    """The AGENT word's renames of Claude's tool names: a built-in agent's from the launcher's
-    own table (no extension is loaded on this hot path), else those of the registered target
-    whose hooks name AGENT as their launcher (`HookSpelling.launcher`, a third-party target)."""
-    from plugman.runtime.hook_exec import TOOL_NAMES
+def launching_of(paths: Paths, agent: str) -> Launching:
+    """What the launcher needs of the agent whose hooks file names it by the word `agent`
+    (`HookSpelling.launcher`): as the deployment wrote it (`runtime.agent_facts`), else from the
+    registered targets' specs, a built-in first (no extension loaded for one)."""
+    from plugman.runtime import agent_facts
 
-    if agent in TOOL_NAMES:
-        return TOOL_NAMES[agent]
+    written = agent_facts.load(paths).launchers.get(agent)
+    if written is not None:
+        return written
     from plugman import extensions
     from plugman.core.errors import PlugmanError
 
-    words = {
-        spec.hooks.launcher: spec.hooks.tools
-        for spec in extensions.targets().values()
-        if spec.hooks is not None and spec.hooks.launcher
-    }
-    if agent not in words:
-        raise PlugmanError(
-            f"hooks exec: unknown agent {agent!r}", hint="agents: " + ", ".join(sorted(words))
-        )
-    return words[agent]
+    words: dict[str, Launching] = {}
+    for entry_points in (False, True):
+        words = {
+            spec.hooks.launcher: spec.hooks.launching()
+            for spec in extensions.targets(entry_points).values()
+            if spec.hooks is not None and spec.hooks.launcher
+        }
+        if agent in words:
+            return words[agent]
+    raise PlugmanError(
+        f"hooks exec: unknown agent {agent!r}", hint="agents: " + ", ".join(sorted(words))
+    )
+
+
+def form_of(paths: Paths, agent: str) -> str:
+    """The notice form of the target named `agent` (`AgentSpec.notice`): as the deployment
+    wrote it, else from its spec; plain for a name no target has."""
+    from plugman.runtime import agent_facts
+
+    written = agent_facts.load(paths).agents.get(agent)
+    if written is not None:
+        return written.notice
+    from plugman import extensions
+
+    for entry_points in (False, True):
+        spec = extensions.targets(entry_points).get(agent)
+        if spec is not None:
+            return spec.notice
+    return "plain"

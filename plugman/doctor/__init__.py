@@ -53,6 +53,7 @@ def check(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
         _secrets,
         _gone,
         _two_copies,
+        _shadowed,
     )
     for probe in probes:
         try:
@@ -66,6 +67,17 @@ def _deployed(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     from plugman.doctor import agents
 
     return agents.deployed(paths)
+
+
+def _shadowed(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
+    """An installed extension's agent never used: a built-in's (or an earlier extension's)
+    name hides it (`extensions.shadowed`)."""
+    from plugman import extensions
+
+    return [
+        Problem(WARNING, f"extension {s.extension}", s.message, s.hint)
+        for s in extensions.shadowed()
+    ]
 
 
 def _two_copies(paths: Paths, env: Mapping[str, str]) -> list[Problem]:

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from plugman.agents.deploy import Deployed
     from plugman.agents.links import Agent
     from plugman.agents.warnings import Warned
+    from plugman.extensions import Shadowed
 
 
 def deployed(command: str, done: list[Deployed], as_json: bool) -> str:
@@ -74,9 +75,13 @@ def _action(before: str | None, after: str | None) -> str:
     return "created" if before is None else "updated"
 
 
-def agents_listed(found: list[Agent], standing: Warned, as_json: bool) -> str:
-    """Every agent: present here or not, and the scopes it is linked in; then what the linked
-    agents cannot take of what is deployed to them (the standing warnings), grouped."""
+def agents_listed(
+    found: list[Agent], standing: Warned, as_json: bool, shadowed: list[Shadowed] | None = None
+) -> str:
+    """Every agent: present here or not, and the scopes it is linked in; the extensions' targets
+    not used because another target has their name (`shadowed`); then what the linked agents
+    cannot take of what is deployed to them (the standing warnings), grouped."""
+    lost = shadowed or []
     if as_json:
         rows = [
             {
@@ -95,7 +100,10 @@ def agents_listed(found: list[Agent], standing: Warned, as_json: bool) -> str:
             }
             for n in standing.notices
         ]
-        return envelope("agents list", agents=rows, warnings=said)
+        hidden = [
+            {"name": s.name, "extension": s.extension, "by": s.by, "hint": s.hint} for s in lost
+        ]
+        return envelope("agents list", agents=rows, shadowed=hidden, warnings=said)
     width = max(len(a.name) for a in found)
     lines = [f"{'agent':{width}}  {'present':8} linked"]
     for a in found:
@@ -103,6 +111,8 @@ def agents_listed(found: list[Agent], standing: Warned, as_json: bool) -> str:
             link.scope + (" (via gateway)" if link.via_gateway else "") for link in a.links
         )
         lines.append(f"{a.name:{width}}  {'yes' if a.present else 'no':8} {linked or '-'}")
+    for s in lost:
+        lines.append(f"{s.message} ({s.hint})")
     standing_lines = grouped(standing)
     if standing_lines:
         lines += ["", "what the linked agents cannot take (standing warnings):"]

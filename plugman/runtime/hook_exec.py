@@ -48,27 +48,6 @@ from plugman.runtime.hooks import (
 if TYPE_CHECKING:
     from plugman.core.paths import Paths
 
-# Tools each agent names otherwise than Claude Code (Claude's name → the agent's), for the
-# matchers plugman writes (`agents.targets.hooks_tables`) and, reversed, for the event JSON
-# the agent sends. Gemini CLI 0.61: its own tool names, as `gemini hooks migrate` maps them;
-# Cursor: its shell tool `Shell`. Codex 0.169 and Copilot (Claude-named events) send Claude's.
-TOOL_NAMES: dict[str, dict[str, str]] = {
-    "gemini": {
-        "Edit": "replace",
-        "Bash": "run_shell_command",
-        "Read": "read_file",
-        "Write": "write_file",
-        "Glob": "glob",
-        "Grep": "grep_search",
-        "LS": "list_directory",
-    },
-    "cursor": {"Bash": "Shell"},
-    "codex": {},
-    "copilot": {},
-    "claude-code": {},
-}
-ASYNC_ITSELF = frozenset({"claude-code"})  # agents that run an `async` handler's launcher in
-# the background themselves: the launcher then runs the handler in the foreground
 # Handler fields the launcher delivers exactly; any other one (asyncRewake, once, onFailure,
 # ...) cannot be, and a handler that has one is left out of the agent's file with a warning.
 DELIVERED = frozenset({"type", "command", "args", "shell", "timeout", "if", "async"})
@@ -129,7 +108,7 @@ def find(hooks: list[Hook], event: str, ref: Ref) -> Hook:
 
 def claude_payload(tools: Mapping[str, str], event: str, payload: dict[str, Any]) -> dict[str, Any]:
     """The agent's event JSON in Claude Code's shape: Claude's event and tool names (`tools`:
-    the agent's renames of Claude's tools, `TOOL_NAMES[agent]` for a built-in one)."""
+    the agent's renames of Claude's tools, its `HookSpelling.tools`)."""
     back = {theirs: ours for ours, theirs in tools.items()}
     found = {**payload, "hook_event_name": event}
     tool = found.get("tool_name")

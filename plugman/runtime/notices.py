@@ -16,8 +16,9 @@ The notice (`notice`) answers from that file only: no network, no plugman module
 finds the project, one JSON read. It says nothing when nothing is outdated, when there is no
 cache (never checked) or the cache cannot be read; a check older than `STALE_DAYS` says "may
 have updates" and names `plugman outdated`. Its form is the agent's own SessionStart output
-(`FORMS`): the JSON Claude Code, Codex and Gemini CLI read (`systemMessage` shown to the user,
-`additionalContext` to the model), Copilot CLI's and Cursor's context key, else plain text.
+(`Form`, named by its `AgentSpec.notice`): the JSON Claude Code, Codex and Gemini CLI read
+(`systemMessage` shown to the user, `additionalContext` to the model), Copilot CLI's and
+Cursor's context key, else plain text.
 """
 
 from __future__ import annotations
@@ -26,9 +27,9 @@ import json
 import shlex
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 if TYPE_CHECKING:
     from plugman.core.paths import Paths
@@ -135,26 +136,28 @@ def _plain(text: str) -> str:
     return text
 
 
-# Each agent's SessionStart output form, by target name. Claude Code 2.1.328, Codex 0.169 (its
-# `SessionStartCommandOutputWire`: systemMessage, hookSpecificOutput.additionalContext) and
-# Gemini CLI 0.61 read Claude's JSON; Copilot CLI 1.0.102 passes a top-level `additionalContext`
-# to the model (checked with the real binary: it ignores plain stdout and Claude's nested form);
-# Cursor (docs) its own key; any other agent plain stdout.
-FORMS = {
-    "claude-code": _claude,
-    "codex": _claude,
-    "gemini": _claude,
-    "copilot-cli": _copilot,
-    "cursor": _cursor,
+# The SessionStart output forms an agent may read (its `AgentSpec.notice`): Claude's JSON
+# (`systemMessage` to the user, `hookSpecificOutput.additionalContext` to the model), a top-level
+# `additionalContext` (Copilot CLI) or `additional_context` (Cursor), else plain stdout.
+Form = Literal["claude", "additionalContext", "additional_context", "plain"]
+FORMS: dict[str, Callable[[str], str]] = {
+    "claude": _claude,
+    "additionalContext": _copilot,
+    "additional_context": _cursor,
+    "plain": _plain,
 }
 
 
-def notice(paths: Paths, agent: str, now: float | None = None) -> str:
-    """What the hook prints for `agent` ("" when nothing to say)."""
+def notice(paths: Paths, form: str, now: float | None = None) -> str:
+    """What the hook prints in the agent's `form` ("" when nothing to say; an unknown form is
+    plain text)."""
     text = line(paths, now)
-    if text is None:
-        return ""
-    return FORMS.get(agent, _plain)(text) + "\n"
+    return "" if text is None else render(text, form)
+
+
+def render(text: str, form: str) -> str:
+    """The notice `text` in the agent's `form` (an unknown form is plain text)."""
+    return FORMS.get(form, _plain)(text) + "\n"
 
 
 def group(agent: str, scope: str) -> dict[str, Any]:

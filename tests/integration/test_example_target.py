@@ -70,7 +70,10 @@ def delivered(project: Path) -> None:
     """Each component is in the example agent's project files, in the form it reads."""
     folder = project / ".example-agent"
     assert (folder / "skills" / "kit-skill" / "SKILL.md").read_text() == SKILL
-    assert (folder / "commands" / "kit-hello.md").read_text() == "Say hello to $ARGUMENTS.\n"
+    # the command as the extension's own translator wrote it (`format="own"`)
+    assert list((folder / "commands").iterdir()) == [folder / "commands" / "kit-hello.prompt"]
+    prompt = (folder / "commands" / "kit-hello.prompt").read_text()
+    assert prompt == "# Say hello\nSay hello to {input}.\n"
     assert (folder / "agents" / "kit-helper.md").read_text() == AGENT  # `claude-md`: as is
     servers = json.loads((folder / "mcp.json").read_text())["mcpServers"]
     assert list(servers) == ["plugin_kit_kit-notes"]
@@ -158,3 +161,57 @@ def test_a_target_named_as_a_built_in_is_ignored(example_extension: dict[str, st
         assert extensions.target("example-agent").label == "Example Agent"
     finally:
         extensions.manager().unregister(impostor)
+
+
+class Escaping:
+    """An extension whose agent's own translator names a file outside its folder."""
+
+    @hookimpl
+    def plugman_targets(self) -> list[Any]:
+        from plugman_example.target import EXAMPLE_AGENT
+
+        from plugman.agents.translate import Source, Translated
+
+        def outside(source: Source, plugin: str) -> Translated:
+            return Translated(f"../{source.name}.prompt", b"x")
+
+        commands = replace(EXAMPLE_AGENT.commands, translate=outside)
+        return [replace(EXAMPLE_AGENT, name="escaping-agent", commands=commands)]
+
+
+def test_an_own_translator_writes_only_inside_the_agents_folder_and_uninstall_takes_it_out(
+    example_extension: dict[str, str], kit: Path, project: Path, home: Path
+) -> None:
+    escaping = Escaping()
+    extensions.manager().register(escaping)
+    try:
+        before = snapshot(project, home)
+        run(
+            "agents",
+            "add",
+            "example-agent",
+            "escaping-agent",
+            "--scope",
+            "project",
+            project=project,
+        )
+        run("install", str(kit), "--scope", "project", project=project)
+        commands = project / ".example-agent" / "commands"
+        assert [p.name for p in commands.iterdir()] == ["kit-hello.prompt"]  # not `../`
+        assert not (project / ".example-agent" / "kit-hello.prompt").exists()
+        warned = json.dumps(run("agents", "list", project=project)["warnings"])
+        assert "the agent's translator names '../kit-hello.prompt', not a file name" in warned
+        run("uninstall", "kit@direct", "--scope", "project", project=project)
+        assert not commands.exists()
+        run(
+            "agents",
+            "remove",
+            "example-agent",
+            "escaping-agent",
+            "--scope",
+            "project",
+            project=project,
+        )
+        assert snapshot(project, home) == before
+    finally:
+        extensions.manager().unregister(escaping)

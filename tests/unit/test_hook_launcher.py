@@ -15,6 +15,7 @@ from plugman import extensions
 from plugman.agents.targets import Given, Place
 from plugman.agents.targets import target as renderer
 from plugman.agents.targets.hooks import MARK
+from plugman.agents.targets.table import SPECS
 from plugman.config.merge import Hook, Origin
 from plugman.core.paths import Paths
 from plugman.runtime import hook_exec
@@ -51,6 +52,8 @@ SHELL = {
     },
 }
 PLUGIN = Origin("plugin", "/store/abc", "guard@m")
+# each agent's tool renames by its launcher word, as its spec has them
+TOOLS = {s.hooks.launcher: s.hooks.tools for s in SPECS if s.hooks and s.hooks.launcher}
 
 
 def hook(handler: dict[str, Any], matcher: str | None = "Bash") -> Hook:
@@ -58,7 +61,7 @@ def hook(handler: dict[str, Any], matcher: str | None = "Bash") -> Hook:
 
 
 def run(agent: str, found: Hook, payload: dict[str, Any], tmp_path: Path) -> Any:
-    event = hook_exec.claude_payload(hook_exec.TOOL_NAMES[agent], "PostToolUse", payload)
+    event = hook_exec.claude_payload(TOOLS[agent], "PostToolUse", payload)
     return hook_exec.launch(
         found,
         "PostToolUse",

@@ -40,7 +40,7 @@ def test_many_updates_are_counted_and_a_few_named(tmp_path: Path) -> None:
         "plugman: 5 plugins have updates (p0@m, p1@m, p2@m, +2 more): run `plugman update`"
     )
     notices.save(here, [], NOW)
-    assert notices.line(here, NOW) is None and notices.notice(here, "codex", NOW) == ""
+    assert notices.line(here, NOW) is None and notices.notice(here, "claude", NOW) == ""
 
 
 def test_prune_drops_what_is_not_installed_as_checked_here_only(tmp_path: Path) -> None:

@@ -8,7 +8,8 @@ them out on uninstall or `plugman agents remove`, reporting what the agent canno
 fields (the `AgentSpec` docstring says each):
 
 - `name`, `label`: what users type (`plugman agents add example-agent`) and what notes call it.
-  A name a built-in agent already has is ignored: the built-in wins.
+  A name a built-in agent already has is not used (the built-in wins), and `plugman agents list`
+  and `plugman doctor` say so.
 - where its MCP servers go, per scope: `user` (`in_home`, `in_env_dir`, `in_config_home`),
   `project` (relative to the project), or `files` when it has more files than that one
   (`with_hooks`: a second file, role `hooks`, for its hooks); `fmt` is json, toml or yaml.
@@ -22,7 +23,10 @@ fields (the `AgentSpec` docstring says each):
   is written as given, its `${CLAUDE_PLUGIN_ROOT}` the plugin's installed folder.
 - `skills`, `commands`, `agents`: the folder it reads each from, per scope, and the form it
   reads there (`Component`: `folder` for SKILL.md folders; `claude-md` or `markdown` for
-  commands; `claude-md` for subagents; the other forms are those of the built-in agents).
+  commands; `claude-md` for subagents; the other forms are those of the built-in agents). A
+  form of the agent's own is `format="own"` with `translate`, a function from the Claude-format
+  file (`plugman.agents.translate.Source`) to the file written (`Translated`) or `Refused`:
+  Example Agent reads its commands as `.prompt` files (`prompt_file` below).
 - `presence`: how `plugman agents list` tells it is installed (`Presence`: binaries on PATH or
   folders); `ask`: how `plugman doctor` asks its own CLI what it loaded (`Ask`; None here).
 
@@ -38,6 +42,9 @@ from plugman.api import (
     Mcp,
     Presence,
     Refs,
+    Refused,
+    Source,
+    Translated,
     home,
     hookimpl,
     in_home,
@@ -45,6 +52,19 @@ from plugman.api import (
 )
 
 FOLDER = ".example-agent"  # in the home (user scope) and in the project (project scope)
+
+
+def prompt_file(source: Source, plugin: str) -> Translated | Refused:
+    """A command as Example Agent reads it: `NAME.prompt`, a `# description` line, then the
+    prompt with `$ARGUMENTS` spelled `{input}`; a command whose prompt is empty is refused."""
+    if not source.body.strip():
+        return Refused(f"command {source.name} of plugin {plugin}: its prompt is empty")
+    described = source.meta.get("description")
+    head = f"# {described}\n" if isinstance(described, str) else ""
+    text = head + source.body.replace("$ARGUMENTS", "{input}")
+    notes = ("`allowed-tools` left out",) if "allowed-tools" in source.meta else ()
+    return Translated(f"{source.name}.prompt", text.encode(), notes)
+
 
 EXAMPLE_AGENT = AgentSpec(
     name="example-agent",
@@ -64,8 +84,12 @@ EXAMPLE_AGENT = AgentSpec(
     # handler run through plugman's hook launcher
     hooks=HookSpelling(role="hooks", types=("command",), launcher="example-agent"),
     skills=Component(format="folder", user=home(FOLDER, "skills"), project=f"{FOLDER}/skills"),
+    # commands in a form of its own, written by its own translator
     commands=Component(
-        format="markdown", user=home(FOLDER, "commands"), project=f"{FOLDER}/commands"
+        format="own",
+        translate=prompt_file,
+        user=home(FOLDER, "commands"),
+        project=f"{FOLDER}/commands",
     ),
     agents=Component(format="claude-md", user=home(FOLDER, "agents"), project=f"{FOLDER}/agents"),
     presence=Presence(binaries=("example-agent",), dirs=(home(FOLDER),)),

@@ -23,7 +23,10 @@ import shutil
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
+
+if TYPE_CHECKING:
+    from plugman.agents.translate import Translate
 
 # skills: `folder`, the SKILL.md folder as is (the Agent Skills standard).
 # commands: `claude-md` (as is), `gemini-toml`, `markdown` (plain Markdown: Cursor commands,
@@ -32,8 +35,11 @@ from typing import Literal, NamedTuple
 # agents: `claude-md`, `codex-toml`, `copilot-agent-md` (Copilot CLI and VS Code), `gemini-md`,
 # `opencode-md`, `cursor-agent-md`, `kiro-json`.
 # `native`: the agent loads the whole plugin itself.
+# `own` (commands, agents): the `Component`'s own `translate` writes the file (an extension's
+# agent with a form of its own).
 Format = Literal[
     "native",
+    "own",
     "folder",
     "claude-md",
     "gemini-toml",
@@ -81,11 +87,15 @@ def config_home(*parts: str) -> UserDir:
 
 @dataclass(frozen=True, kw_only=True)
 class Component:
-    """Where an agent reads one kind of component, per scope, and the form it reads."""
+    """Where an agent reads one kind of component, per scope, and the form it reads: one of
+    plugman's (`format`), or, for commands and subagents, one of the agent's own (`format="own"`
+    and `translate`, a function from the Claude-format file read to the file the agent reads:
+    `plugman.agents.translate.Translate`)."""
 
     format: Format
     user: UserDir | None = None  # None: no user-scope folder
     project: str | None = None  # relative to the project; None: no project-scope folder
+    translate: Translate | None = None  # the agent's own translator (`format="own"`)
 
     def folder(self, scope: str, home: Path, project: Path, env: Mapping[str, str]) -> Path | None:
         """The folder at `scope` (user | project), or None when the agent reads none there."""

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from plugman.agents.targets import codex
 from plugman.agents.targets.spec import HookSpelling
-from plugman.runtime.hook_exec import TOOL_NAMES
 
 COMMAND = ("command",)
 
 # Claude Code: every field as given; only a command hook that needs approval goes through the
 # launcher (no tool renames; the plugins it loads natively bring their own hooks).
-CLAUDE = HookSpelling(launcher="claude-code", launches_plugins=False)
+# It runs an `async` handler's launcher in the background itself: the launcher then runs the
+# handler in the foreground.
+CLAUDE = HookSpelling(launcher="claude-code", launches_plugins=False, async_itself=True)
 
 # Gemini CLI 0.61.0, checked against `gemini hooks migrate --from-claude`: the same events and
 # tool names, `$CLAUDE_PROJECT_DIR` → `$GEMINI_PROJECT_DIR`, only `type`, `command`, `timeout`.
@@ -35,7 +36,15 @@ GEMINI = HookSpelling(
         "PreCompact": "PreCompress",
         "Notification": "Notification",
     },
-    tools=TOOL_NAMES["gemini"],
+    tools={  # its own tool names, as `gemini hooks migrate` maps them (Grep and LS: see above)
+        "Edit": "replace",
+        "Bash": "run_shell_command",
+        "Read": "read_file",
+        "Write": "write_file",
+        "Glob": "glob",
+        "Grep": "grep_search",
+        "LS": "list_directory",
+    },
     types=COMMAND,
     handler=("type", "command", "timeout"),
     timeout_scale=1000,
@@ -47,7 +56,8 @@ GEMINI = HookSpelling(
 )
 
 # Codex 0.169.0: Claude-shaped `hooks.json`; the events its `hooks/list` lists (checked with
-# `codex app-server`), command hooks only; each hook trusted in the user's config.toml.
+# `codex app-server`), command hooks only; each hook trusted in the user's config.toml. It
+# sends Claude's tool names (no `tools`).
 CODEX = HookSpelling(
     role="hooks",
     events={
@@ -89,7 +99,7 @@ CURSOR = HookSpelling(
         "SessionEnd": "sessionEnd",
         "PreCompact": "preCompact",
     },
-    tools=TOOL_NAMES["cursor"],
+    tools={"Bash": "Shell"},
     types=COMMAND,
     handler=("type", "command", "timeout"),
     flat=True,
@@ -101,7 +111,8 @@ CURSOR = HookSpelling(
 # or `~/.copilot/hooks/`, with the top-level `"version": 1` of its docs. Claude's nested matcher
 # groups and PascalCase event names are accepted, and hooks named so get Claude/VS Code-shaped
 # input (camelCase names get Copilot's own payload, which a Claude hook script does not
-# expect), so the groups stay as Claude writes them; `timeout` is an alias of `timeoutSec`.
+# expect), so the groups stay as Claude writes them, with Claude's tool names (no `tools`);
+# `timeout` is an alias of `timeoutSec`.
 COPILOT = HookSpelling(
     role="hooks",
     events={

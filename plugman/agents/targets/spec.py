@@ -23,6 +23,9 @@ from plugman.agents.targets.places import UserPath, one_file
 from plugman.agents.targets.refs import Form, Refs
 from plugman.core.state import Scope
 from plugman.manifest.edit import Part
+from plugman.runtime import agent_facts
+from plugman.runtime.agent_facts import FolderTrust, Launching
+from plugman.runtime.notices import Form as NoticeForm
 
 Entry = dict[str, Any]
 # The fields the agent keeps → those still to write, and fields it takes by variable name
@@ -87,7 +90,9 @@ class HookSpelling:
     role: str = "settings"  # the file (a key of the agent's files per scope) that holds them
     key: tuple[str, ...] = ("hooks",)  # where the events sit in that file
     events: Mapping[str, str] | None = None  # Claude's event → the agent's; None: all, as named
-    tools: Mapping[str, str] = field(default_factory=dict)  # tool renames inside matchers
+    # Claude's tool → the agent's, in matchers, and reversed for the event JSON the launcher
+    # reads (an agent that sends Claude's own tool names has none)
+    tools: Mapping[str, str] = field(default_factory=dict)
     types: tuple[str, ...] | None = None  # handler types it runs; None: any
     handler: tuple[str, ...] | None = None  # handler fields kept, in this order; None: all
     renames: Mapping[str, str] = field(default_factory=dict)  # handler field → the agent's name
@@ -97,7 +102,12 @@ class HookSpelling:
     trust: Trust | None = None  # more parts granting the agent's trust for these hooks
     launcher: str | None = None  # AGENT of `plugman hooks exec` (None: handlers as given)
     launches_plugins: bool = True  # False: plugin hooks as given (the agent loads plugins)
+    async_itself: bool = False  # it runs an `async` handler's launcher in the background itself
     top: Mapping[str, Any] = field(default_factory=dict)  # top-level keys the file needs
+
+    def launching(self) -> Launching:
+        """What the launcher needs of the agent (`runtime.agent_facts`, written at deploy)."""
+        return Launching(dict(self.tools), self.async_itself)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -106,7 +116,8 @@ class AgentSpec:
     `plugman_targets` hook (`plugman.hookspecs`). Fill in:
 
     - `name` (what users type: `plugman agents add NAME`, `export --target NAME`; a name a
-      built-in agent has is ignored, the built-in wins) and `label` (the agent's name in notes);
+      built-in agent has is not used, the built-in wins, and `agents list` and `doctor` say
+      so: `extensions.shadowed`) and `label` (the agent's name in notes);
     - its MCP file: `fmt` (json | toml | yaml), `user` (a function of the `Place`, e.g.
       `in_home(".agent", "mcp.json")`), `project` (relative to the project; None: none), or
       `files` when it has more than that one file per scope (`with_hooks`: a hooks file too);
@@ -114,10 +125,14 @@ class AgentSpec:
     - `mcp`: how it spells a server (`Mcp`, with `Refs` for how it writes `${VAR}`);
     - `hooks`: how it spells Claude Code's hooks (`HookSpelling`; None: it takes none);
     - `skills`, `commands`, `agents`: where it reads each and in which form (`Component`; None:
-      nowhere, said in a note when a plugin brings one);
+      nowhere, said in a note when a plugin brings one; a form of its own: `format="own"` and
+      `translate`);
     - `presence`: how to tell it is on this machine (`Presence`); `ask`: how to ask its CLI
       what it loaded (`Ask`; None: `plugman doctor` does not ask it), `ask_skills` which skills,
-      `ask_hooks` which hooks.
+      `ask_hooks` which hooks; `notice`: the form its SessionStart hook's output takes
+      (`plugman.runtime.notices.Form`; plain text unless it reads a JSON form);
+      `folder_trust`: what it loads only in a project folder it trusts, which of plugman's
+      readers tells (`FolderTrust`; None: it loads what it is given anywhere).
     """
 
     name: str  # the target's name (`export --target NAME`)
@@ -137,6 +152,12 @@ class AgentSpec:
     ask: Ask | None = None  # how to ask its own CLI what it loaded; None: it is not asked
     ask_skills: Ask | None = None  # how to ask it which skills it loaded; None: not asked
     ask_hooks: Ask | None = None  # how to ask it which hooks it runs; None: not asked
+    notice: NoticeForm = "plain"  # how its SessionStart hook output is read (the update notice)
+    folder_trust: FolderTrust | None = None  # what its folder trust holds back; None: it has none
+
+    def facts(self) -> agent_facts.Agent:
+        """What the hot commands need of it (`runtime.agent_facts`, written at deploy)."""
+        return agent_facts.Agent(self.label, self.notice, self.folder_trust)
 
     def scopes_of(self) -> tuple[Scope, ...]:
         if self.scopes is not None:

@@ -12,6 +12,7 @@ for Codex or Copilot CLI becomes a skill in the agent's own skills folder, so th
 
 from __future__ import annotations
 
+from plugman.agents.gating import EVERY
 from plugman.agents.targets import asks, codex, hooks_tables, quirks
 from plugman.agents.targets.components import (
     AGENTS_SKILLS,
@@ -26,6 +27,7 @@ from plugman.agents.targets.places import in_config_home, in_env_dir, in_home, w
 from plugman.agents.targets.refs import AS_GIVEN, VALUES, Refs
 from plugman.agents.targets.spec import AgentSpec, Mcp, SecretRefs
 from plugman.core.state import SCOPES
+from plugman.runtime.agent_facts import FolderTrust
 
 WITH_SSE = ("stdio", "http", "sse")
 NO_SSE = ("stdio", "http")
@@ -41,6 +43,12 @@ SPECS: tuple[AgentSpec, ...] = (
         name="claude-code",
         label="Claude Code",
         ask=asks.CLAUDE,
+        notice="claude",  # Claude Code 2.1.328 reads its own SessionStart JSON
+        folder_trust=FolderTrust(
+            reader="claude",
+            held={"project": EVERY, "local": EVERY},
+            step="run claude in {folder} and accept its trust dialog",
+        ),
         user=None,
         project=None,
         files=quirks.claude_files,
@@ -63,6 +71,7 @@ SPECS: tuple[AgentSpec, ...] = (
     AgentSpec(
         name="cursor",
         label="Cursor",
+        notice="additional_context",  # its SessionStart output key (docs)
         user=in_home(".cursor", "mcp.json"),
         project=".cursor/mcp.json",
         files=with_hooks(
@@ -113,6 +122,12 @@ SPECS: tuple[AgentSpec, ...] = (
         label="Codex",
         ask=asks.CODEX,
         ask_hooks=asks.CODEX_HOOKS,
+        notice="claude",  # its `SessionStartCommandOutputWire` (0.169): Claude's JSON
+        folder_trust=FolderTrust(
+            reader="codex",  # an untrusted project's skills load; its servers, hooks, agents not
+            held={"project": frozenset({"mcp", "hooks", "agents"})},
+            step="run codex in {folder} and trust the folder when it asks",
+        ),
         fmt="toml",
         user=in_env_dir("CODEX_HOME", ".codex", "config.toml"),
         project=".codex/config.toml",
@@ -144,6 +159,12 @@ SPECS: tuple[AgentSpec, ...] = (
         label="Gemini CLI",
         ask=asks.GEMINI,
         ask_skills=asks.GEMINI_SKILLS,
+        notice="claude",  # Gemini CLI 0.61 reads Claude's SessionStart JSON
+        folder_trust=FolderTrust(
+            reader="gemini",  # untrusted: no project file read, every MCP server disabled
+            held={"project": EVERY, "user": frozenset({"mcp"})},
+            step="run gemini in {folder} and trust it: /permissions trust",
+        ),
         user=in_home(".gemini", "settings.json"),
         project=".gemini/settings.json",
         hooks=hooks_tables.GEMINI,
@@ -275,6 +296,14 @@ SPECS: tuple[AgentSpec, ...] = (
         label="Copilot CLI",
         ask=asks.COPILOT,
         ask_skills=asks.COPILOT_SKILLS,
+        # Copilot CLI 1.0.102 passes a top-level `additionalContext` to the model (checked with
+        # the real binary: it ignores plain stdout and Claude's nested form)
+        notice="additionalContext",
+        folder_trust=FolderTrust(
+            reader="copilot",  # a project's MCP files are read only in a trusted folder
+            held={"project": frozenset({"mcp"})},
+            step="run copilot in {folder} and trust the folder when it asks",
+        ),
         user=in_env_dir("COPILOT_HOME", ".copilot", "mcp-config.json"),
         project=".github/mcp.json",
         files=with_hooks(
