@@ -65,7 +65,8 @@ def test_a_plugin_from_a_dir_source_reaches_the_example_agent(
     assert 'type = "dir"' in lock and "tree_sha256" in lock  # the kind's own lock fields
     folder = plugman_env.project / ".example-agent"
     assert (folder / "skills" / "kit-skill" / "SKILL.md").read_text() == SKILL
-    assert (folder / "commands" / "kit-hello.md").read_text() == "Say hello to $ARGUMENTS.\n"
+    # the example's own command translator: `NAME.prompt`, `$ARGUMENTS` spelled `{input}`
+    assert (folder / "commands" / "kit-hello.prompt").read_text() == "Say hello to {input}.\n"
 
     plugman_cli.json("uninstall", "kit@direct", "--scope", "project", in_process=in_process)
     plugman_cli.json("agents", "remove", "example-agent", "--scope", "project")
