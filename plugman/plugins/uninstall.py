@@ -60,9 +60,9 @@ def _hand_edits(paths: Paths, removed: set[str], scope: Scope, what: str, force:
     """Refuse to leave an agent-file entry the user edited behind, unless `force` (then a
     warning each). Nothing linked or exported: nothing to look at, and nothing loaded."""
     from plugman.agents import links
-    from plugman.config import export_record
+    from plugman.config import exported
 
-    if present(export_record.path(paths)) or links.every(paths):
+    if present(exported.path(paths)) or links.every(paths):
         from plugman.agents import handedits
 
         found = handedits.for_plugins(paths, removed, scope, os.environ)
