@@ -16,12 +16,19 @@ import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from plugman.agents import claude_own, claude_plugin, claude_secrets, export, links
+from plugman.agents import (
+    claude_own,
+    claude_plugin,
+    claude_secrets,
+    export,
+    export_record,
+    links,
+)
 from plugman.agents.artifacts import Artifact, Ledger
 from plugman.agents.claude_plugin import NativePlan, NativePlugin
 from plugman.agents.links import Link
 from plugman.agents.targets import Given, Location, Place, Rendered, Target
-from plugman.config import export_record, user_config
+from plugman.config import user_config
 from plugman.config.resolution import Resolution
 from plugman.core import secrets
 from plugman.core.folders import Folders

@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from plugman.config import export_record
+from plugman.agents import export_record
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import read_bytes
 from plugman.core.paths import Paths

@@ -15,8 +15,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from plugman.agents import artifacts
-from plugman.config import export_record
+from plugman.agents import artifacts, export_record
 from plugman.core.paths import Paths
 from plugman.core.state import SCOPES
 

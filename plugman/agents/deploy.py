@@ -12,25 +12,33 @@ update, sync, `mcp add|remove`, `trust approve|revoke` and `agents add|remove`.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
 from plugman import extensions
-from plugman.agents import claude_native, delivered, export, files, handedits, links, warnings
+from plugman.agents import (
+    claude_native,
+    delivered,
+    export,
+    export_record,
+    files,
+    handedits,
+    links,
+    warnings,
+)
 from plugman.agents.artifacts import Artifact, Ledger
 from plugman.agents.export import Outcome
 from plugman.agents.gating import Gating
 from plugman.agents.links import Link
 from plugman.agents.targets import AgentSpec, Place, target
-from plugman.config import declarations, export_record
+from plugman.config import declarations
 from plugman.config.resolution import resolve
 from plugman.core import progress
 from plugman.core.errors import UsageError
 from plugman.core.folders import Folders
 from plugman.core.paths import Paths
-from plugman.core.session import Finish, Session, session
+from plugman.core.session import Session, session
 from plugman.core.state import InstallRecord, Scope
 from plugman.runtime import agent_facts, notices
 
@@ -218,9 +226,3 @@ def _one_gateway(paths: Paths, names: list[str], scope: Scope, via_gateway: bool
 
 def _scopes() -> dict[str, tuple[Scope, ...]]:
     return {name: spec.scopes_of() for name, spec in extensions.targets().items()}
-
-
-def follow(env: Mapping[str, str]) -> Finish:
-    """`refresh` as the last step of a session opened further down (`mcp add|remove`,
-    `trust approve|revoke`): the linked agents follow the change in the same transaction."""
-    return functools.partial(refresh, env=env)

@@ -1,6 +1,6 @@
 """`plugman export`: write the resolved config into an agent's own files, and take it out.
 
-plugman owns only the entries it writes (see `plugman.manifest.edit`); `config.export_record`
+plugman owns only the entries it writes (see `plugman.manifest.edit`); `agents.export_record`
 remembers them, so `--remove`, a re-export and uninstalling a contributing plugin take out
 exactly those.
 
@@ -26,12 +26,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from plugman.agents import export_entries, shared_files
+from plugman.agents import export_entries, export_record, shared_files
+from plugman.agents.export_record import Exports, Sealed, Written
 from plugman.agents.shared_files import Settled, Share
 from plugman.agents.targets import Place, Target
 from plugman.agents.targets import target as render_target
-from plugman.config import declarations, export_record, origins
-from plugman.config.export_record import Exports, Sealed, Written
+from plugman.config import declarations, origins
 from plugman.core.errors import UsageError
 from plugman.core.folders import Folders
 from plugman.core.fs import present, read_bytes

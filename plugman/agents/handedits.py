@@ -23,9 +23,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from plugman.agents import dangling
-from plugman.config import export_record
-from plugman.config.export_record import Sealed, digest
+from plugman.agents import dangling, export_record
+from plugman.agents.export_record import Sealed, digest
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import present, read_bytes
 from plugman.core.paths import Paths

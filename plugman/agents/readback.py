@@ -290,8 +290,7 @@ Expected = dict[str, dict[str, Wanted]]
 def _expected(paths: Paths, tables: Tables) -> Expected:
     """agent → kind (`plugins`, `servers`, `skills`, `hooks`) → (its id for each thing plugman
     delivered to it here, the scope) → plugman's plugin id."""
-    from plugman.agents import artifacts
-    from plugman.config import export_record
+    from plugman.agents import artifacts, export_record
 
     here = {export_record.key("", scope, paths).strip() for scope in SCOPES}
     found: Expected = {}

@@ -4,7 +4,7 @@ together, so no share's layout depends on another's.
 An agent may keep one scope's entries in another scope's file (Codex's `hooks.state` keys for a
 project's hooks live in the user's `~/.codex/config.toml`; Claude Code keeps a project's
 settings under `projects.<path>` in `~/.claude.json`), and two links may write into one file.
-Each record key (`config.export_record.key`: target, scope, project) owns its own entries
+Each record key (`agents.export_record.key`: target, scope, project) owns its own entries
 there, recorded under that key. When any of them changes, `settle` takes every share out of the
 file in one pass (exactly, block by block, in the reverse of the order they were written, or
 entry by entry where the file was edited since), which leaves the file as it would be had
@@ -20,8 +20,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from plugman.config import export_record
-from plugman.config.export_record import Sealed, Written
+from plugman.agents import export_record
+from plugman.agents.export_record import Sealed, Written
 from plugman.manifest import edit
 from plugman.manifest.edit import Part
 

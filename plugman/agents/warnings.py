@@ -118,7 +118,7 @@ def stores(paths: Paths) -> dict[str, str]:
 
 def standing(paths: Paths, home: Path) -> Warned:
     """Every warning standing for the links of this project's scopes and the user scope."""
-    from plugman.config import export_record
+    from plugman.agents import export_record
 
     found: list[Notice] = []
     here = {export_record.key("", s, paths).strip() for s in ("user", "project", "local")}

@@ -55,10 +55,9 @@ def trust_approve(
 ) -> None:
     """Approve entries as they are now (a later change needs approval again). Without NAME or
     --all, nothing is approved: the pending entries are listed and the exit code is 2."""
-    from plugman.agents.deploy import follow
-    from plugman.config import trust
+    from plugman.commands import trust
 
-    rows = trust.approve(paths_of(ctx), names or [], everything, follow(os.environ))
+    rows = trust.approve(paths_of(ctx), names or [], everything, os.environ)
     output.emit(output.trust_changed(rows, "approve", as_json))
 
 
@@ -70,8 +69,7 @@ def trust_revoke(
     as_json: Json = False,
 ) -> None:
     """Withdraw approvals (without NAME or --all: list the approved entries, exit code 2)."""
-    from plugman.agents.deploy import follow
-    from plugman.config import trust
+    from plugman.commands import trust
 
-    rows = trust.revoke(paths_of(ctx), names or [], everything, follow(os.environ))
+    rows = trust.revoke(paths_of(ctx), names or [], everything, os.environ)
     output.emit(output.trust_changed(rows, "revoke", as_json))

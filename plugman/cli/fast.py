@@ -35,7 +35,7 @@ def _scope(values: Values) -> Scope:
 
 def run_install(values: Values, project: str | None) -> None:
     from plugman import output
-    from plugman.plugins import install as installer
+    from plugman.commands import install as installer
 
     as_json, dry_run = values.flag("json"), values.flag("dry_run")
     ask = _ask if sys.stdin.isatty() and not as_json and not dry_run else None
@@ -63,7 +63,7 @@ def _ask(plugin_id: str, option: UserOption) -> str | None:
 
 def run_uninstall(values: Values, project: str | None) -> None:
     from plugman import output
-    from plugman.plugins.uninstall import uninstall
+    from plugman.commands.uninstall import uninstall
 
     changes = uninstall(
         paths_for(project),

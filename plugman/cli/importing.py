@@ -55,6 +55,7 @@ def claude(
     ] = False,
     as_json: Json = False,
 ) -> None:
+    from plugman.commands import claude_import as undoing
     from plugman.plugins import claude_import
 
     if apply and undo:
@@ -72,7 +73,7 @@ def claude(
         )
     paths = paths_of(ctx)
     if undo:
-        output.emit(output.import_undone(claude_import.undo(paths), as_json))
+        output.emit(output.import_undone(undoing.undo(paths), as_json))
         return
     scopes = SCOPES if chosen is None else (chosen,)
     found = claude_import.plan(paths, os.environ, scopes, keep)

@@ -75,8 +75,8 @@ def add(
     as_json: Json = False,
 ) -> None:
     """Add a server: `plugman mcp add NAME URL` or `plugman mcp add NAME -- CMD [ARGS...]`."""
-    from plugman.agents.deploy import follow
-    from plugman.config import registry_entry, server_entries, servers
+    from plugman.commands import servers
+    from plugman.config import registry_entry, server_entries
 
     picks = (package, remote, prefer)
     if source is None:
@@ -85,7 +85,7 @@ def add(
         entry = server_entries.build_entry(
             target or [], ctx.meta.get(COMMAND), transport, env or [], header or []
         )
-        change = servers.add(paths_of(ctx), name, entry, scope, follow(os.environ))
+        change = servers.add(paths_of(ctx), name, entry, scope, os.environ)
         output.emit(output.mcp_changed("mcp add", change, as_json))
         return
     if target or COMMAND in ctx.meta or transport or env or header:
@@ -95,7 +95,7 @@ def add(
         )
     server_entries.check_name(name)
     found = registry_entry.imported(source, name, registry_entry.Pick(*picks))
-    change = servers.add(paths_of(ctx), name, found.entry, scope, follow(os.environ))
+    change = servers.add(paths_of(ctx), name, found.entry, scope, os.environ)
     output.emit(output.mcp_imported(change, found, as_json))
     kept = [] if as_json else mcp_vars.ask_for(ctx, found.needs)
     if not as_json and (notes := output.mcp_import_warnings(change, found, kept)):
@@ -111,11 +111,11 @@ def add_json(
     as_json: Json = False,
 ) -> None:
     """Add a server from its JSON entry, checked like any MCP config."""
-    from plugman.agents.deploy import follow
-    from plugman.config import server_entries, servers
+    from plugman.commands import servers
+    from plugman.config import server_entries
 
     parsed = server_entries.parse_json(name, entry)
-    change = servers.add(paths_of(ctx), name, parsed, scope, follow(os.environ))
+    change = servers.add(paths_of(ctx), name, parsed, scope, os.environ)
     for warning in change.warnings:
         output.emit(f"warning: {warning}", err=True)
     output.emit(output.mcp_changed("mcp add-json", change, as_json))
@@ -131,10 +131,9 @@ def remove(
     as_json: Json = False,
 ) -> None:
     """Remove a server from the scope that has it."""
-    from plugman.agents.deploy import follow
-    from plugman.config import servers
+    from plugman.commands import servers
 
-    change = servers.remove(paths_of(ctx), name, scope, follow(os.environ))
+    change = servers.remove(paths_of(ctx), name, scope, os.environ)
     output.emit(output.mcp_changed("mcp remove", change, as_json))
 
 

@@ -32,7 +32,7 @@ def listing(ctx: typer.Context, as_json: Json = False) -> None:
 @vars_app.command("set")
 def set_value(ctx: typer.Context, name: Name, as_json: Json = False) -> None:
     """Keep a value for ${NAME} (from stdin, or asked without echo on a terminal)."""
-    from plugman.agents.deploy import follow
+    from plugman.commands import server_vars as changing
     from plugman.config import server_vars
 
     server_vars.check(name)
@@ -40,23 +40,23 @@ def set_value(ctx: typer.Context, name: Name, as_json: Json = False) -> None:
         value = output.ask(f"{name}: ", hidden=True)
     else:
         value = sys.stdin.read().rstrip("\r\n")
-    server_vars.set_value(paths_of(ctx), os.environ, name, value, follow(os.environ))
+    changing.set_value(paths_of(ctx), os.environ, name, value)
     output.emit(output.var_changed("set", name, True, as_json))
 
 
 @vars_app.command("unset")
 def unset(ctx: typer.Context, name: Name, as_json: Json = False) -> None:
     """Forget the value kept for ${NAME}."""
-    from plugman.agents.deploy import follow
-    from plugman.config import server_vars
+    from plugman.commands import server_vars
 
-    had = server_vars.unset(paths_of(ctx), os.environ, name, follow(os.environ))
+    had = server_vars.unset(paths_of(ctx), os.environ, name)
     output.emit(output.var_changed("unset", name, had, as_json))
 
 
 def ask_for(ctx: typer.Context, needs: list[str]) -> list[str]:
     """On a terminal, ask for each variable in `needs` that neither the environment nor the
     secret store has (an empty answer leaves it to the environment); the ones kept."""
+    from plugman.commands import server_vars as changing
     from plugman.config import server_vars
 
     paths = paths_of(ctx)
@@ -68,6 +68,6 @@ def ask_for(ctx: typer.Context, needs: list[str]) -> list[str]:
     for name in asked:
         value = output.ask(f"{name} (empty: set it in the environment instead): ", hidden=True)
         if value:
-            server_vars.set_value(paths, os.environ, name, value)
+            changing.set_value(paths, os.environ, name, value, redeploy=False)
             done.append(name)
     return done

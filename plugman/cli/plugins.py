@@ -68,7 +68,7 @@ def sync(
     settings, always-on text) that it could not before. A plugin its source now offers at an
     older release than the installed one is refused (unless --allow-downgrade), except where
     plugman.lock pins that exact release: the project's explicit request."""
-    from plugman.plugins import sync as syncing
+    from plugman.commands import sync as syncing
 
     if frozen and locked:
         raise UsageError("--frozen and --locked exclude each other", hint="pass one of them")
@@ -129,7 +129,7 @@ def update(
     """Each updated plugin is shown with what it can now do (hooks, MCP servers, executables,
     settings, always-on text) that it could not before. An older release than the installed
     one (a tag or catalog gone back) is refused unless --allow-downgrade."""
-    from plugman.plugins import updates
+    from plugman.commands import update as updates
 
     paths = paths_of(ctx)
     refresh = not no_refresh

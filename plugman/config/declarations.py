@@ -247,11 +247,7 @@ def add(path: Path, table: str, values: dict[str, Any], owned: dict[str, Any]) -
     what it creates."""
     text = (current(path) or b"").decode("utf-8")
     mine = owned.setdefault(str(path), {"file": not present(path), "tables": {}})
-    plain = rendered(table, values)
-    if not text and plain is not None:  # a new file: no layout to keep, and tomlkit not loaded
-        mine["tables"][table] = ""
-        return plain.encode()
-    import tomlkit
+    import tomlkit  # ~10 ms: only a command that writes a declaration loads it
 
     doc = load(path)
     if table not in doc:
@@ -271,12 +267,7 @@ def add(path: Path, table: str, values: dict[str, Any], owned: dict[str, Any]) -
 def remove(path: Path, table: str, key: str, owned: dict[str, Any]) -> bytes | None:
     """The file's bytes without `[table] key`; None when plugman made the file and it is empty."""
     mine = owned.get(str(path), {"file": False, "tables": {}})
-    text = (current(path) or b"").decode("utf-8")
-    alone = entries(path, table) if mine["file"] and set(mine["tables"]) == {table} else {}
-    if key in alone and len(alone) == 1 and text == rendered(table, alone):
-        owned.pop(str(path), None)  # plugman's file as plugman wrote it: it goes
-        return None
-    import tomlkit
+    import tomlkit  # ~10 ms: only a command that writes a declaration loads it
 
     doc = load(path)
     section = doc.get(table)
@@ -291,25 +282,6 @@ def remove(path: Path, table: str, key: str, owned: dict[str, Any]) -> bytes | N
         if mine["file"] and not text.strip():
             return None
     return text.encode()
-
-
-PLAIN_TEXT = re.compile(r"[ !#-\[\]-~]*")  # printable ASCII but '"' and '\\': written as is
-BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
-
-
-def rendered(table: str, values: dict[str, Any]) -> str | None:
-    """`[table]` with `key = "value"` lines, exactly as tomlkit writes them into an empty file
-    (tests/unit/test_declarations.py holds the two together); None unless every key and value
-    is plain text."""
-    texts = [table, *values, *values.values()]
-    if not all(isinstance(t, str) and PLAIN_TEXT.fullmatch(t) for t in texts):
-        return None
-    keys = [k if BARE_KEY.fullmatch(k) else f'"{k}"' for k in (table, *values)]
-    lines = [
-        f"[{keys[0]}]",
-        *(f'{k} = "{v}"' for k, v in zip(keys[1:], values.values(), strict=True)),
-    ]
-    return "\n".join(lines) + "\n"
 
 
 def check_project_file(paths: Paths, target: Path) -> None:

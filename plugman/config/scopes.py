@@ -32,7 +32,7 @@ from plugman.config import (
     binding,
     claude_settings,
     declarations,
-    export_record,
+    exported,
     origins,
     policy,
     policy_plugins,
@@ -295,11 +295,11 @@ def _manual(
     found: list[Server] = []
     mcp_json = paths.project_mcp
     if mcp_json.is_file() and mcp_json not in linked and only in (None, "project"):
-        exported = export_record.owned(paths, paths.project_mcp, ("mcpServers",))
+        ours = exported.owned(paths, paths.project_mcp, ("mcpServers",))
         found += [
             s
             for s in _servers_of_file(paths.project_mcp, "project", report, invalid)
-            if exported.get(s.name) != export_record.digest(s.entry)  # plugman's export
+            if ours.get(s.name) != exported.digest(s.entry)  # plugman's export
         ]
     for scope in (only,) if only else SCOPES:
         file = declarations.path_for(paths, scope)

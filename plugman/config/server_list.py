@@ -5,17 +5,23 @@ reason resolution dropped it: `policy`, `pending-approval`, `managed-exclusive`,
 `endpoint-duplicate`, `missing-variable`, and for an entry left out as it was read (so it has
 no resolved entry to show), `needs-config`, `unsafe-config` (a plugin's options) or `invalid`
 (its file gets it wrong).
+
+`files_of` and `locate` read the servers a scope's own files declare, for `mcp add|remove`
+(plugman.commands.servers).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import NamedTuple
+from pathlib import Path
+from typing import Any, NamedTuple
 
+from plugman.config import declarations, mcp_json
 from plugman.config.merge import Dropped, Origin, Server, rank
 from plugman.config.resolution import Resolution, resolve
-from plugman.core.errors import UsageError
+from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
+from plugman.core.state import SCOPES, Scope
 from plugman.manifest.diagnostics import Diagnostic
 
 
@@ -66,3 +72,36 @@ def _status(
     if winner is not None:
         return "shadowed", f"{winner.origin.scope} ({winner.origin.file}) has the same name"
     return "inactive", ""
+
+
+TABLE = "mcp_servers"  # user and local servers: `[mcp_servers.<name>]` in their plugman.toml
+
+
+def files_of(paths: Paths, scope: Scope) -> dict[Path, dict[str, Any]]:
+    """The server maps of the files a scope keeps its servers in."""
+    toml = declarations.path_for(paths, scope)
+    found = {toml: declarations.entries(toml, TABLE)}
+    if scope == "project":
+        found = {paths.project_mcp: mcp_json.servers(paths.project_mcp), **found}
+    return found
+
+
+def locate(paths: Paths, name: str, scope: Scope | None) -> tuple[Scope, Path]:
+    """The scope and file declaring the server `name` (in `scope`, or the one scope that has
+    it); an error when none does, or when several do and no `scope` says which."""
+    hits = [
+        (each, file)
+        for each in ([scope] if scope else SCOPES)
+        for file, found in files_of(paths, each).items()
+        if name in found
+    ]
+    if not hits:
+        where = f"the {scope} scope" if scope else "any scope (user, project, local)"
+        raise PlugmanError(f"no MCP server {name} in {where}", hint="plugman mcp list")
+    if len({each for each, _ in hits}) > 1:
+        listed = ", ".join(f"{each} ({file})" for each, file in hits)
+        raise PlugmanError(
+            f"MCP server {name} exists in multiple scopes: {listed}; pass --scope",
+            hint=f"plugman mcp remove {name} --scope " + hits[0][0],
+        )
+    return hits[0]

@@ -9,6 +9,8 @@ environment wins: CI and one-off runs override what is stored), where plugman ru
 itself (`config resolve`, probe, the gateway); every such value is redacted from output like
 any secret. An agent's own file keeps the reference, which the agent expands from its
 environment. Without a stored name the secret store is never opened.
+
+This module reads; `mcp vars set|unset` change the values (plugman.commands.server_vars).
 """
 
 from __future__ import annotations
@@ -17,31 +19,29 @@ import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from plugman.core import secrets
 from plugman.core.errors import UsageError
 from plugman.core.fs import read_bytes
 from plugman.core.paths import Paths
 
-if TYPE_CHECKING:
-    from plugman.core.session import Finish
-
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 FORMAT = 1
 
 
-def _key(name: str) -> str:
+def key(name: str) -> str:
+    """The secret store's key of the value kept for `${name}`."""
     return f"server-var:{name}"
 
 
-def _index(paths: Paths) -> Path:
+def index(paths: Paths) -> Path:
+    """The file naming the variables a value is kept for (names only, never values)."""
     return paths.state_dir / "server-vars.json"
 
 
 def names(paths: Paths) -> list[str]:
     """The variables plugman holds a value for (an unreadable index holds none)."""
-    data = read_bytes(_index(paths))
+    data = read_bytes(index(paths))
     try:
         found = json.loads(data or b"{}").get("names", [])
     except (ValueError, AttributeError):
@@ -58,30 +58,6 @@ def check(name: str) -> str:
     return name
 
 
-def set_value(
-    paths: Paths, env: Mapping[str, str], name: str, value: str, finish: Finish | None = None
-) -> None:
-    """Keep `value` for `${name}`: the name goes into the index (journaled), then the value
-    into the secret store (a name without a value resolves as if unset). `finish` ends the
-    index's session (the linked agents follow: a server naming a kept variable is written as
-    the launcher, `plugman.agents.export_entries`)."""
-    check(name)
-    if not value:
-        raise UsageError(f"no value given for {name}", hint="type or pipe a value")
-    _write_index(paths, sorted({*names(paths), name}), finish)
-    secrets.open_store(paths, env).set(_key(name), value)
-
-
-def unset(paths: Paths, env: Mapping[str, str], name: str, finish: Finish | None = None) -> bool:
-    """Forget the value of `${name}`; whether there was one."""
-    check(name)
-    had = secrets.open_store(paths, env).delete(_key(name))
-    if name in names(paths):
-        _write_index(paths, [n for n in names(paths) if n != name], finish)
-        return True
-    return had
-
-
 def values(paths: Paths, env: Mapping[str, str]) -> dict[str, str]:
     """The stored values of the variables `env` does not set, each registered as sensitive."""
     from plugman.config import redact
@@ -90,17 +66,7 @@ def values(paths: Paths, env: Mapping[str, str]) -> dict[str, str]:
     if not wanted:
         return {}
     store = secrets.open_store(paths, env)
-    found = {name: value for name in wanted if (value := store.get(_key(name)))}
+    found = {name: value for name in wanted if (value := store.get(key(name)))}
     for value in found.values():
         redact.sensitive(value)
     return found
-
-
-def _write_index(paths: Paths, listed: list[str], finish: Finish | None = None) -> None:
-    from plugman.core.session import session  # only to change the index
-
-    data = json.dumps({"format": FORMAT, "names": listed}, indent=2).encode() + b"\n"
-    with session(paths) as work:
-        work.tx.write(_index(paths), data if listed else None)
-        if finish is not None:
-            finish(work)

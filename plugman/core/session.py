@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import NamedTuple
 
@@ -19,12 +19,6 @@ class Session(NamedTuple):
     paths: Paths
     store: Store
     tx: Transaction
-
-
-# What a command runs last inside its session, before the commit, given by the caller: the CLI
-# passes `plugman.agents.deploy.refresh`, so a change made down in `config` reaches the linked
-# agents in the same transaction without `config` importing `agents`.
-Finish = Callable[[Session], object]
 
 
 @contextmanager

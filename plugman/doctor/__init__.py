@@ -16,9 +16,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from plugman.config import export_record
+from plugman.agents import export_record
+from plugman.agents.export_record import Sealed, current
 from plugman.config.contribute import missing_copy
-from plugman.config.export_record import Sealed, current
 from plugman.core import secrets
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import tree_hash

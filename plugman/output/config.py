@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, assert_never
 from plugman.output.common import display_path, envelope
 
 if TYPE_CHECKING:
-    from plugman.config.servers import ServerChange
+    from plugman.commands.servers import ServerChange
     from plugman.config.trust import Approval
     from plugman.manifest.diagnostics import Diagnostic
 

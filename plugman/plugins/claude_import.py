@@ -302,7 +302,7 @@ def _install_scope(work: Session, scope: Scope, plugins: list[PluginStep]) -> li
         except PlugmanError as error:
             plugins[index] = p._replace(action="skip", reason=error.message)
             continue
-        changes += install_planned(work, record, planned, list(p.options), None, deploying=False)
+        changes += install_planned(work, record, planned, list(p.options), None)
         if not p.enabled:
             record.plugins[p.id] = record.plugins[p.id]._replace(enabled=False)
     save(work, record)
@@ -318,7 +318,7 @@ def _remember(
 ) -> None:
     if not added and not plugins and not retired["entries"]:
         return
-    before = _recorded(paths)
+    before = recorded(paths)
     project = str(paths.project_dir)
     body = {
         "format": 1,
@@ -333,7 +333,7 @@ def _remember(
     tx.write(record_path(paths), (json.dumps(body, indent=2) + "\n").encode())
 
 
-def _recorded(paths: Paths) -> dict[str, Any]:
+def recorded(paths: Paths) -> dict[str, Any]:
     data = read_bytes(record_path(paths))
     if data is None:
         return {}
@@ -353,7 +353,7 @@ def _recorded(paths: Paths) -> dict[str, Any]:
 
 def undo_commands(paths: Paths) -> list[str]:
     """The commands that take the recorded import away, in order (what `undo` runs)."""
-    body = _recorded(paths)
+    body = recorded(paths)
     found = [
         "plugman "
         + (f"--project {p['project']} " if p.get("project") else "")
@@ -367,34 +367,3 @@ def undo_commands(paths: Paths) -> list[str]:
         for retired in reversed(body.get("retired", []))
         for e in reversed(retired["entries"])
     ]
-
-
-def undo(paths: Paths) -> list[str]:
-    """Take away what the recorded imports added and is still there; what was done, in words."""
-    from plugman.plugins.uninstall import uninstall
-
-    body = _recorded(paths)
-    if not body:
-        raise PlugmanError(
-            "there is no Claude import to undo", hint="run: plugman import claude --apply"
-        )
-    done = []
-    for entry in reversed(body.get("plugins", [])):
-        project = Path(entry["project"]) if entry.get("project") else paths.project_dir
-        here = paths._replace(project_dir=project)
-        if entry["id"] in InstallRecord.load(here, entry["scope"]).plugins:
-            uninstall(here, [entry["id"]], entry["scope"])
-            done.append(f"uninstalled {entry['id']} ({entry['scope']})")
-    for name in reversed(body.get("marketplaces", [])):
-        if name in registry.known(paths):
-            try:
-                marketplaces.remove(paths, name)
-            except PlugmanError as error:  # plugins installed from it since: it stays
-                done.append(f"kept marketplace {name}: {error.message}")
-            else:
-                done.append(f"removed marketplace {name}")
-    with session(paths) as work:  # plugman's entries are out: Claude's files as it left them
-        for retired in reversed(body.get("retired", [])):
-            done += claude_retire.restore(work.tx, Path(retired["claude_dir"]), retired)
-        work.tx.write(record_path(paths), None)
-    return done

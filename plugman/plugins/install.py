@@ -1,8 +1,7 @@
-"""Install plugins in a scope: one transaction (uninstall: plugman.plugins.uninstall).
-
-Every mutating command holds the plugman lock, first recovers what a killed run left, then
-journals its changes (store trees, the scope's record, the declaration file and, for the
-project, plugman.lock) and commits them together, or rolls them all back.
+"""Installing plugins into a scope's record, in the session of the command that installs
+(`plugman install`: plugman.commands.install; uninstall: plugman.plugins.uninstall): the store
+trees, the scope's record, the declaration file and, for the project, plugman.lock, journaled
+and committed together, or all rolled back.
 """
 
 from __future__ import annotations
@@ -11,38 +10,12 @@ import os
 
 from plugman.config import declarations, user_config
 from plugman.core.errors import PlugmanError, UsageError
-from plugman.core.paths import Paths
-from plugman.core.session import Session, session
-from plugman.core.state import InstalledPlugin, InstallRecord, PluginContent, Scope
+from plugman.core.session import Session
+from plugman.core.state import InstalledPlugin, InstallRecord, PluginContent
 from plugman.manifest.model import Plugin
 from plugman.plugins import configure, marketplaces, registry
 from plugman.plugins import planner as resolver
-from plugman.plugins.installed import PluginChange, deploy, save
-
-
-def install(
-    paths: Paths,
-    specs: list[str],
-    scope: Scope,
-    *,
-    dry_run: bool = False,
-    config: list[str] | None = None,
-    ask: configure.Ask | None = None,
-    allow_hidden: bool = False,
-) -> list[PluginChange]:
-    """`config`: KEY=VALUE userConfig values for the plugins named; `ask` is asked for required
-    ones still missing (a terminal's prompt; none: they stay unset, their entries dropped).
-    `allow_hidden`: install plugins with hidden text (recorded; plugman.manifest.hidden)."""
-    parsed = [resolver.parse_spec(text, paths.project_dir) for text in specs]
-    with session(paths) as work:
-        record = InstallRecord.load(paths, scope)
-        planned = resolver.plan(
-            paths, work.store, parsed, record.plugins, allow_hidden=allow_hidden
-        )
-        if dry_run:
-            _options(record, [p for p in planned if not p.required_by], config or [], ask)
-            return [PluginChange("would install", p.id, p.version, scope, "") for p in planned]
-        return install_planned(work, record, planned, config or [], ask)
+from plugman.plugins.installed import PluginChange, save
 
 
 def install_planned(
@@ -51,37 +24,32 @@ def install_planned(
     planned: list[resolver.Planned],
     config: list[str],
     ask: configure.Ask | None,
-    *,
-    deploying: bool = True,
 ) -> list[PluginChange]:
-    """Install what `resolver.plan` chose into `record`'s scope, in the caller's session: the
-    trees, the record, the declaration, for the project plugman.lock, and (`deploying`) the
-    agents' files (plugman.plugins.claude_import deploys once, after several scopes)."""
-    writes = _options(record, [p for p in planned if not p.required_by], config, ask)
+    """Install what `resolver.plan` chose into `record`'s scope, in the caller's session, its
+    options' secrets set around it (`configure.writing`); the agents are not deployed to
+    (plugman.plugins.claude_import deploys once, after several scopes)."""
+    writes = options(record, [p for p in planned if not p.required_by], config, ask)
     with configure.writing(work.paths, os.environ, writes):
-        changes = [_add(work, record, p, explicit=not p.required_by) for p in planned]
-        declare(work, record, {p.id: p.specifier or "*" for p in planned if not p.required_by})
-        if record.scope == "project":
-            for name in dict.fromkeys(p.marketplace for p in planned):
-                if name != resolver.DIRECT:
-                    _declare_marketplace(work, record, name)
-        save(work, record)
-        if deploying:
-            deploy(work)
-            _unreached(work.paths, record.scope)
+        return add_planned(work, record, planned)
+
+
+def add_planned(
+    work: Session, record: InstallRecord, planned: list[resolver.Planned]
+) -> list[PluginChange]:
+    """The trees, the record, the declaration and, for the project, the marketplaces it names
+    and plugman.lock, for what `resolver.plan` chose; inside `configure.writing` of the
+    plugins' `options`."""
+    changes = [_add(work, record, p, explicit=not p.required_by) for p in planned]
+    declare(work, record, {p.id: p.specifier or "*" for p in planned if not p.required_by})
+    if record.scope == "project":
+        for name in dict.fromkeys(p.marketplace for p in planned):
+            if name != resolver.DIRECT:
+                _declare_marketplace(work, record, name)
+    save(work, record)
     return changes
 
 
-def _unreached(paths: Paths, scope: Scope) -> None:
-    from plugman.agents import links
-    from plugman.core import progress
-
-    note = links.unreached(paths, scope)
-    if note:
-        progress.warn(note)
-
-
-def _options(
+def options(
     record: InstallRecord,
     named: list[resolver.Planned],
     pairs: list[str],

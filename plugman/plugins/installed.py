@@ -92,9 +92,9 @@ def deploy(work: Session) -> None:
 
 def forget_exports(work: Session, plugin_ids: set[str]) -> None:
     """Take what `plugin_ids` put into files `export` wrote (none exported: nothing to do)."""
-    from plugman.config import export_record
+    from plugman.config import exported
 
-    if plugin_ids and present(export_record.path(work.paths)):
+    if plugin_ids and present(exported.path(work.paths)):
         from plugman.agents import export
 
         export.forget(work, plugin_ids)

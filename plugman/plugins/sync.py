@@ -1,4 +1,5 @@
-"""`plugman sync` and `plugman lock`: the project's plugman.toml and plugman.lock, made real.
+"""`plugman lock`, and what `plugman sync` (plugman.commands.sync) does in its session: the
+project's plugman.toml and plugman.lock, made real.
 
 `sync` installs exactly what the project declares (resolving it afresh and updating the lock),
 `sync --locked` does the same but fails when the lock is stale, and `sync --frozen` installs
@@ -8,12 +9,9 @@ it reproduces the same store. `lock` resolves the declaration and rewrites the l
 
 from __future__ import annotations
 
-import contextlib
-import os
 from pathlib import Path
 from typing import NamedTuple
 
-from plugman.agents import deploy
 from plugman.config import claude_settings, declarations
 from plugman.core import progress
 from plugman.core.errors import PlugmanError
@@ -39,7 +37,6 @@ from plugman.plugins.installed import PluginChange, save
 from plugman.plugins.lockfile import LockEntry
 from plugman.plugins.pins import source_from_lock
 from plugman.plugins.updates import DryRunError, Updated
-from plugman.runtime import notices
 
 
 def declared_specs(paths: Paths, pins: list[LockEntry]) -> list[resolver.PluginRequest]:
@@ -171,36 +168,11 @@ def lock(paths: Paths, *, allow_hidden: bool = False) -> list[LockEntry]:
     return pins
 
 
-def sync(
-    paths: Paths,
-    mode: str = "default",
-    *,
-    dry_run: bool = False,
-    allow_hidden: bool = False,
-    allow_downgrade: bool = False,
-) -> Updated:
-    """Make the project scope match its declaration (`default`, `locked`) or its lock (`frozen`);
-    with `dry_run`, say what would change (and what each plugin gains) and change nothing;
-    `allow_hidden`: this machine's user lets in hidden text (a lock never does). An older
-    release than the one installed is refused unless `allow_downgrade` or plugman.lock pins
-    exactly it (`_no_rollback`)."""
-    done = Updated([], [], set(), [])
-    with contextlib.suppress(DryRunError):
-        _sync_in(paths, mode, dry_run, done, allow_hidden, allow_downgrade)
-    if done.changes and not dry_run:
-        notices.prune(paths)  # a synced plugin's update notice is done (plugman.runtime.notices)
-    return done
-
-
-def _sync_in(
-    paths: Paths,
-    mode: str,
-    dry_run: bool,
-    done: Updated,
-    allow_hidden: bool,
-    allow_downgrade: bool = False,
-) -> None:
-    pins = read_lock(paths)  # every input checked before anything is done
+def checked_pins(paths: Paths, mode: str) -> list[LockEntry]:
+    """plugman.lock's pins, every input of a sync checked before anything is done (the lock,
+    plugman.toml, the project's `.claude/settings.json`); `frozen` needs a lock to install
+    from when the project declares plugins."""
+    pins = read_lock(paths)
     declared = declarations.project_checked(paths).get("plugins", {})
     claude = claude_declaration(paths)
     if mode == "frozen" and not pins and (declared or claude.plugins):
@@ -208,56 +180,69 @@ def _sync_in(
             "there is no plugman.lock to install from",
             hint="run: plugman lock (or plugman sync without --frozen)",
         )
-    with session(paths) as work:
-        broken: dict[str, Failed] = {}  # marketplaces that cannot be read: their plugins fail
-        refused = register_marketplaces(work, broken)
-        record = InstallRecord.load(paths, "project")
-        skipped: dict[str, str] = {}  # what the managed policy blocks: id -> the rule, file
-        failed = done.failed if done.failed is not None else []
-        if mode == "frozen":
-            targets = [
-                _fetch_pin(work, record, pin, allow_hidden)
-                for pin in pins
-                if not blocked.pin(work.paths, pin, refused, skipped)
-                and not blocked.unreadable(paths, pin.id, pin.marketplace, broken, failed)
-            ]
-            taken = {pin.id for pin in pins}
-        else:
-            specs = [
-                spec
-                for spec in declared_specs(paths, pins)
-                if not blocked.of_market(spec.text, spec.marketplace, refused, skipped)
-                and not blocked.unreadable(paths, spec.text, spec.marketplace, broken, failed)
-            ]
-            planned = resolver.plan(
-                paths, work.store, specs, {}, allow_hidden=True, skipped=skipped
+    return pins
+
+
+def synced(
+    work: Session,
+    mode: str,
+    pins: list[LockEntry],
+    done: Updated,
+    *,
+    dry_run: bool,
+    allow_hidden: bool,
+    allow_downgrade: bool,
+) -> None:
+    """Make the project scope match its declaration (`default`, `locked`) or its lock
+    (`frozen`) in the caller's session, what changed added to `done`; with `dry_run`, raise
+    `DryRunError` once `done` says what would change. The agents are not deployed to."""
+    paths = work.paths
+    broken: dict[str, Failed] = {}  # marketplaces that cannot be read: their plugins fail
+    refused = register_marketplaces(work, broken)
+    record = InstallRecord.load(paths, "project")
+    skipped: dict[str, str] = {}  # what the managed policy blocks: id -> the rule, file
+    failed = done.failed if done.failed is not None else []
+    if mode == "frozen":
+        targets = [
+            _fetch_pin(work, record, pin, allow_hidden)
+            for pin in pins
+            if not blocked.pin(work.paths, pin, refused, skipped)
+            and not blocked.unreadable(paths, pin.id, pin.marketplace, broken, failed)
+        ]
+        taken = {pin.id for pin in pins}
+    else:
+        specs = [
+            spec
+            for spec in declared_specs(paths, pins)
+            if not blocked.of_market(spec.text, spec.marketplace, refused, skipped)
+            and not blocked.unreadable(paths, spec.text, spec.marketplace, broken, failed)
+        ]
+        planned = resolver.plan(paths, work.store, specs, {}, allow_hidden=True, skipped=skipped)
+        _hidden(record, planned, pins, allow_hidden)
+        planned = _prefer_locked(pins, planned)
+        left = set(skipped) | {f.id for f in failed}  # their pins stay in the lock
+        kept = [p for p in pins if p.id not in left]  # the lock, as it is, for those
+        if mode == "locked" and _keys(pins_of(planned)) != _keys(kept):
+            raise PlugmanError(
+                "plugman.lock is out of date with plugman.toml or its sources",
+                hint="run: plugman lock, and commit the new plugman.lock",
             )
-            _hidden(record, planned, pins, allow_hidden)
-            planned = _prefer_locked(pins, planned)
-            left = set(skipped) | {f.id for f in failed}  # their pins stay in the lock
-            kept = [p for p in pins if p.id not in left]  # the lock, as it is, for those
-            if mode == "locked" and _keys(pins_of(planned)) != _keys(kept):
-                raise PlugmanError(
-                    "plugman.lock is out of date with plugman.toml or its sources",
-                    hint="run: plugman lock, and commit the new plugman.lock",
-                )
-            _same_signers(pins, planned)
-            targets = [_target(p, pin) for p, pin in zip(planned, pins_of(planned), strict=True)]
-            taken = {spec.text for spec in specs} | {p.id for p in planned}
-        targets += _forced(work, record, taken, allow_hidden)
-        if not allow_downgrade:
-            _no_rollback(record, targets, pins)
-        blocked.warn(skipped)
-        done.changes.extend(_apply(work, record, targets, done, set(skipped)))
-        if dry_run:
-            raise DryRunError
-        if mode == "frozen":
-            work.tx.write(record.path, record.to_bytes())
-        else:
-            save(work, record)
-            left = set(skipped) | {f.id for f in failed}
-            blocked.keep_pins(work, record, [p for p in pins if p.id in left])
-        deploy.refresh(work, os.environ)
+        _same_signers(pins, planned)
+        targets = [_target(p, pin) for p, pin in zip(planned, pins_of(planned), strict=True)]
+        taken = {spec.text for spec in specs} | {p.id for p in planned}
+    targets += _forced(work, record, taken, allow_hidden)
+    if not allow_downgrade:
+        _no_rollback(record, targets, pins)
+    blocked.warn(skipped)
+    done.changes.extend(_apply(work, record, targets, done, set(skipped)))
+    if dry_run:
+        raise DryRunError
+    if mode == "frozen":
+        work.tx.write(record.path, record.to_bytes())
+    else:
+        save(work, record)
+        left = set(skipped) | {f.id for f in failed}
+        blocked.keep_pins(work, record, [p for p in pins if p.id in left])
 
 
 def _target(p: resolver.Planned, pin: LockEntry, forced: bool = False) -> Target:

@@ -1,44 +1,59 @@
-"""Uninstall: remove exactly what a plugin's install wrote (and the dependencies nobody else
-needs), in one transaction; its data folder and secrets go after the commit."""
+"""Uninstalling: remove exactly what a plugin's install wrote (and the dependencies nobody else
+needs), in the session of the command that uninstalls (plugman.commands.uninstall); its data
+folder and secrets go after the commit."""
 
 from __future__ import annotations
 
 import os
+from typing import NamedTuple
 
 from plugman.config import declarations
 from plugman.core import progress
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import present, remove_tree
 from plugman.core.paths import Paths
-from plugman.core.session import Session, session
+from plugman.core.session import Session
 from plugman.core.state import SCOPES, InstallRecord, Scope, installed_ids
 from plugman.plugins import configure
-from plugman.plugins.installed import PluginChange, deploy, find_installed, forget_exports, save
+from plugman.plugins.installed import PluginChange, find_installed, forget_exports, save
 from plugman.runtime import notices
 
 
-def uninstall(
-    paths: Paths, names: list[str], scope: Scope, *, keep_data: bool = False, force: bool = False
-) -> list[PluginChange]:
-    with session(paths) as work:
-        record = InstallRecord.load(paths, scope)
-        ids = [find_installed(record, name) for name in names]
-        _refuse_forced(paths, ids)
-        removed = ids + _orphans(record, ids)
-        _hand_edits(paths, set(removed), scope, f"uninstalling {', '.join(ids)}", force)
-        changes = [_remove(work, record, plugin_id, ids, force) for plugin_id in removed]
-        secret_keys = [key for plugin_id in removed for key in configure.forget(record, plugin_id)]
-        _undeclare_marketplaces(work, record)
-        save(work, record)
-        forget_exports(work, {p for p in removed if not _installed_anywhere(paths, p)})
-        deploy(work)
-        unused = sorted(set(removed) - installed_ids(paths))  # no scope of any project has them
-    configure.delete(paths, secret_keys)  # after the commit, as the data folder
+class Removed(NamedTuple):
+    """What `remove` took out: the changes, and what goes only after the commit."""
+
+    changes: list[PluginChange]
+    secret_keys: list[str]  # the removed plugins' option values in the secret store
+    unused: list[str]  # the removed plugins no scope of any project has: their data folders
+
+
+def remove(work: Session, record: InstallRecord, names: list[str], force: bool) -> Removed:
+    """Take the named plugins (and the dependencies nobody else needs) out of `record`'s scope,
+    in the caller's session: the record, the declaration, the marketplaces declared for them,
+    plugman.lock and what `export` wrote for them. The agents are not deployed to."""
+    paths, scope = work.paths, record.scope
+    ids = [find_installed(record, name) for name in names]
+    _refuse_forced(paths, ids)
+    removed = ids + _orphans(record, ids)
+    _hand_edits(paths, set(removed), scope, f"uninstalling {', '.join(ids)}", force)
+    changes = [_remove(work, record, plugin_id, ids, force) for plugin_id in removed]
+    secret_keys = [key for plugin_id in removed for key in configure.forget(record, plugin_id)]
+    _undeclare_marketplaces(work, record)
+    save(work, record)
+    forget_exports(work, {p for p in removed if not _installed_anywhere(paths, p)})
+    unused = sorted(set(removed) - installed_ids(paths))  # no scope of any project has them
+    return Removed(changes, secret_keys, unused)
+
+
+def after_commit(paths: Paths, removed: Removed, keep_data: bool) -> None:
+    """What goes once the uninstall is committed: the secrets, the update notices and (unless
+    `keep_data`) the data folders: none of them is journaled, so each goes only if all else
+    did."""
+    configure.delete(paths, removed.secret_keys)
     notices.prune(paths)  # no update notice for what is gone (plugman.runtime.notices)
-    if not keep_data:  # after the commit: data is not journaled, so it goes only if all else did
-        for plugin_id in unused:
+    if not keep_data:
+        for plugin_id in removed.unused:
             _drop_data(paths, plugin_id)
-    return changes
 
 
 def _refuse_forced(paths: Paths, ids: list[str]) -> None:
@@ -60,9 +75,9 @@ def _hand_edits(paths: Paths, removed: set[str], scope: Scope, what: str, force:
     """Refuse to leave an agent-file entry the user edited behind, unless `force` (then a
     warning each). Nothing linked or exported: nothing to look at, and nothing loaded."""
     from plugman.agents import links
-    from plugman.config import export_record
+    from plugman.config import exported
 
-    if present(export_record.path(paths)) or links.every(paths):
+    if present(exported.path(paths)) or links.every(paths):
         from plugman.agents import handedits
 
         found = handedits.for_plugins(paths, removed, scope, os.environ)

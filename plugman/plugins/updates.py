@@ -1,4 +1,5 @@
-"""`plugman outdated` and `update`: installed plugins against their catalogs.
+"""`plugman outdated`, and what `update` (plugman.commands.update) does in its session:
+installed plugins against their catalogs.
 
 An update is content-hash aware: a changed tree under an unchanged version string is still an
 update. A plugin installed directly (no marketplace) follows the moving ref of its source, as
@@ -10,13 +11,10 @@ nothing.
 
 from __future__ import annotations
 
-import contextlib
-import os
 from pathlib import Path
 from typing import NamedTuple
 
 from plugman import extensions
-from plugman.agents import deploy
 from plugman.config import declarations
 from plugman.config.scopes import consented
 from plugman.core import progress
@@ -207,39 +205,8 @@ class DryRunError(Exception):
     """Raised inside a session to roll it back: nothing a dry run staged stays."""
 
 
-def update(
-    paths: Paths,
-    names: list[str],
-    scope: Scope | None = None,
-    *,
-    fetch_catalogs: bool = True,
-    dry_run: bool = False,
-    allow_hidden: bool = False,
-    allow_signer_change: bool = False,
-    allow_downgrade: bool = False,
-) -> Updated:
-    """Bring installed plugins (all, or the named ones) up to their catalogs, in `scope` or
-    in every scope here, after refreshing the marketplaces they come from; with `dry_run`,
-    say what would change and change nothing (the catalogs are still refreshed). New content
-    with hidden text is refused unless `allow_hidden` (an earlier allowance was for the old
-    content), and then recorded as allowed. New content signed by another signer than the
-    recorded one (or no longer signed) is refused unless `allow_signer_change`; a first signer
-    is recorded. An older release than the installed one (plugman.plugins.rollback) is refused
-    unless `allow_downgrade`."""
-    scopes = (scope,) if scope else SCOPES
-    if fetch_catalogs:
-        refresh(paths, scopes, names)
-    done = Updated([], [], set(), [])
-    with contextlib.suppress(DryRunError):
-        allow = (allow_hidden, allow_signer_change, allow_downgrade)
-        _update_in(paths, names, scope, scopes, done, dry_run, allow)
-    if done.changes and not dry_run:
-        notices.prune(paths)  # an updated plugin's notice is done
-    return done
-
-
-def _update_in(
-    paths: Paths,
+def updated(
+    work: Session,
     names: list[str],
     scope: Scope | None,
     scopes: tuple[Scope, ...],
@@ -247,51 +214,52 @@ def _update_in(
     dry_run: bool,
     allow: tuple[bool, bool, bool],  # hidden text, a signer change, a downgrade
 ) -> None:
+    """Bring installed plugins (all, or the named ones) in `scopes` up to their catalogs in the
+    caller's session, what changed added to `done`; with `dry_run`, raise `DryRunError` once
+    `done` says what would change. The agents are not deployed to."""
+    paths = work.paths
     changes = done.changes
-    with session(paths) as work:
-        records = [InstallRecord.load(paths, s) for s in scopes]
-        candidates = _candidates(records, names)
-        if names and not candidates:
-            where = f"the {scope} scope" if scope else "any scope here"
-            raise PlugmanError(
-                f"none of {', '.join(names)} is installed in {where}",
-                hint="run: plugman list",
+    records = [InstallRecord.load(paths, s) for s in scopes]
+    candidates = _candidates(records, names)
+    if names and not candidates:
+        where = f"the {scope} scope" if scope else "any scope here"
+        raise PlugmanError(
+            f"none of {', '.join(names)} is installed in {where}",
+            hint="run: plugman list",
+        )
+    hashes: dict[str, tuple[resolver.Planned, str]] = {}  # one fetch per plugin
+    failed = done.failed if done.failed is not None else []
+    for record, plugin_id in candidates:
+        entry = record.plugins[plugin_id]
+        # named: what fails refuses the command; else it is that plugin's, the rest updated
+        try:
+            refused = registry.plugin_block(paths, plugin_id)
+            if refused is not None:
+                raise refused
+            change = _update_one(work, record, plugin_id, hashes, allow)
+        except PlugmanError as exc:
+            if names:
+                raise
+            failed.append(Failed.of(plugin_id, record.scope, exc))
+            continue
+        if change is not None:
+            changes.append(change)
+            new = record.plugins[plugin_id]
+            found = compare(
+                plugin_id,
+                work.store.path(entry.content_hash),
+                work.store.path(change.content_hash),
+                entry.entry,
+                new.entry,
             )
-        hashes: dict[str, tuple[resolver.Planned, str]] = {}  # one fetch per plugin
-        failed = done.failed if done.failed is not None else []
-        for record, plugin_id in candidates:
-            entry = record.plugins[plugin_id]
-            # named: what fails refuses the command; else it is that plugin's, the rest updated
-            try:
-                refused = registry.plugin_block(paths, plugin_id)
-                if refused is not None:
-                    raise refused
-                change = _update_one(work, record, plugin_id, hashes, allow)
-            except PlugmanError as exc:
-                if names:
-                    raise
-                failed.append(Failed.of(plugin_id, record.scope, exc))
-                continue
-            if change is not None:
-                changes.append(change)
-                new = record.plugins[plugin_id]
-                found = compare(
-                    plugin_id,
-                    work.store.path(entry.content_hash),
-                    work.store.path(change.content_hash),
-                    entry.entry,
-                    new.entry,
-                )
-                done.capabilities.append(found)
-                if not consented(record.scope, new):
-                    done.waiting.add(f"{plugin_id} ({record.scope})")
-        if dry_run:
-            raise DryRunError
-        for record in records:
-            if any(c.scope == record.scope for c in changes):
-                save(work, record)
-        if changes:
-            deploy.refresh(work, os.environ)
+            done.capabilities.append(found)
+            if not consented(record.scope, new):
+                done.waiting.add(f"{plugin_id} ({record.scope})")
+    if dry_run:
+        raise DryRunError
+    for record in records:
+        if any(c.scope == record.scope for c in changes):
+            save(work, record)
 
 
 def _update_one(

@@ -7,7 +7,7 @@ marketplace registry's record of who had a marketplace added (docs/claude-format
 Invariants: every path goes through `plugins.planner._Planner.blocked` (`plugins.registry.
 plugin_block`, `config.policy_plugins.blocked`: by what the plugin is, not its id), so import
 skips the plugin with the rule named and update refuses it (a named update) or leaves it
-(`update` of everything: `plugins.updates._update_in`); forced consent (`config.policy_plugins.
+(`update` of everything: `plugins.updates.updated`); forced consent (`config.policy_plugins.
 forced`) is only for a marketplace the user or the managed settings had added: one a clone's
 Claude settings named (`plugins.claude_import`), one a project declared even after
 `marketplace update` (`plugins.marketplaces.update` keeps the origin), and one an older

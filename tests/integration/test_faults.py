@@ -153,7 +153,7 @@ def _child(root: str, args: list[str], fault: str | None, log: str) -> None:
 
 _context = multiprocessing.get_context("forkserver")
 _context.set_forkserver_preload(
-    ["plugman.cli.app", "plugman.plugins.install", "plugman.agents.export", "tomlkit", __name__]
+    ["plugman.cli.app", "plugman.commands.install", "plugman.agents.export", "tomlkit", __name__]
 )
 
 

@@ -226,9 +226,9 @@ def test_install_from_a_path_a_git_url_and_an_archive(tmp_path: Path) -> None:
 def test_progress_messages_reach_a_listener(tmp_path: Path) -> None:
     import subprocess
 
+    from plugman.commands import install as installer
     from plugman.core import progress
     from plugman.core.paths import Paths
-    from plugman.plugins import install as installer
 
     repo = tmp_path / "repo"
     shutil.copytree(SAMPLES / "plugins" / "toolbox", repo)

@@ -21,6 +21,7 @@ LAYERS = [
     "extensions",
     "agents",
     "plugins",
+    "commands",
     "doctor",
     "output",
     "cli",

@@ -9,7 +9,7 @@ it checks, and the function that does it, which takes the `Given` and returns `F
   still hashes to the pinned content hash (a tree altered or deleted on disk, a lock pin not
   installed or installed with other content);
 - `drift`: the agent files plugman deployed (servers and hooks written into agents' files,
-  `config.export_record`; skills, commands, subagents and Claude Code plugin links,
+  `agents.export_record`; skills, commands, subagents and Claude Code plugin links,
   `agents.artifacts`) are as plugman wrote them, told by the same detectors `plugman doctor`
   uses (`doctor.differences`, `artifacts.drift`), one finding per file; a file a deployment
   left to the user where it deploys one is drift too (`audit.agents`);

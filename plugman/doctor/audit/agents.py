@@ -1,5 +1,5 @@
 """The audit's `drift` check: the agent files plugman deployed are as it wrote them. Servers and
-hooks written into agents' config files (`config.export_record`) are told by the detector
+hooks written into agents' config files (`agents.export_record`) are told by the detector
 `plugman doctor` uses (`doctor.differences`); skills, commands, subagents and Claude Code plugin
 links (`agents.artifacts`) by `artifacts.drift`; and a file a deployment left to the user (changed
 by hand, or not plugman's where it deploys: the standing warnings, `agents.warnings`) is drift too,
@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from plugman.agents import artifacts, links, warnings
-from plugman.config import export_record
+from plugman.agents import artifacts, export_record, links, warnings
 from plugman.core.fs import read_bytes
 from plugman.core.state import Scope, as_scope
 from plugman.doctor import differences

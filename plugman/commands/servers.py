@@ -1,4 +1,5 @@
-"""`plugman mcp add|add-json|remove`: MCP servers in the user, project and local scopes.
+"""`plugman mcp add|add-json|remove`: MCP servers in the user, project and local scopes, and
+the linked agents brought up to date in the same transaction.
 
 user and local servers are `[mcp_servers.<name>]` tables in their plugman.toml (edited through
 plugman.config.declarations, so comments survive and removing restores the bytes); project
@@ -10,19 +11,19 @@ every change (docs/claude-format.md#mcp-policy); bad or reserved names
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any, Literal, NamedTuple
 
 import tomlkit
 
+from plugman.agents import deploy
 from plugman.config import declarations, mcp_json
 from plugman.config.server_entries import check_entry, check_name, refuse_literal_secrets
+from plugman.config.server_list import TABLE, files_of, locate
 from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
-from plugman.core.session import Finish, session
-from plugman.core.state import SCOPES, InstallRecord, Scope
-
-TABLE = "mcp_servers"
+from plugman.core.session import session
+from plugman.core.state import InstallRecord, Scope
 
 
 class ServerChange(NamedTuple):
@@ -46,7 +47,7 @@ def refuse_if_managed(paths: Paths, verb: str) -> None:
 
 
 def add(
-    paths: Paths, name: str, entry: dict[str, Any], scope: Scope, finish: Finish | None = None
+    paths: Paths, name: str, entry: dict[str, Any], scope: Scope, env: Mapping[str, str]
 ) -> ServerChange:
     check_name(name)
     warnings = check_entry(name, entry)
@@ -66,26 +67,16 @@ def add(
         else:
             target = declarations.set_entry(work.tx, paths, record, TABLE, name, _toml(entry))
         work.tx.write(record.path, record.to_bytes())
-        if finish is not None:
-            finish(work)
+        deploy.refresh(work, env)  # the linked agents follow, in the same transaction
     return ServerChange("added", name, scope, str(target), entry, warnings)
 
 
 def _refuse_duplicate(paths: Paths, name: str, scope: Scope) -> None:
-    if any(name in found for found in _files_of(paths, scope).values()):
+    if any(name in found for found in files_of(paths, scope).values()):
         raise PlugmanError(
             f"MCP server {name} already exists in the {scope} scope",
             hint=f"plugman mcp remove {name} --scope {scope}, then add it again",
         )
-
-
-def _files_of(paths: Paths, scope: Scope) -> dict[Path, dict[str, Any]]:
-    """The server maps of the files a scope keeps its servers in."""
-    toml = declarations.path_for(paths, scope)
-    found = {toml: declarations.entries(toml, TABLE)}
-    if scope == "project":
-        found = {paths.project_mcp: mcp_json.servers(paths.project_mcp), **found}
-    return found
 
 
 def _toml(entry: dict[str, Any]) -> tomlkit.items.Table:
@@ -101,14 +92,12 @@ def _toml(entry: dict[str, Any]) -> tomlkit.items.Table:
     return table
 
 
-def remove(
-    paths: Paths, name: str, scope: Scope | None, finish: Finish | None = None
-) -> ServerChange:
+def remove(paths: Paths, name: str, scope: Scope | None, env: Mapping[str, str]) -> ServerChange:
     refuse_if_managed(paths, "remove")
-    _locate(paths, name, scope)
+    locate(paths, name, scope)
     with session(paths) as work:
-        found, target = _locate(paths, name, scope)  # again, under the lock
-        entry = _files_of(paths, found)[target][name]
+        found, target = locate(paths, name, scope)  # again, under the lock
+        entry = files_of(paths, found)[target][name]
         record = InstallRecord.load(paths, found)
         if target == paths.project_mcp:
             declarations.check_project_file(paths, target)
@@ -117,25 +106,5 @@ def remove(
         else:
             declarations.drop_entry(work.tx, paths, record, TABLE, name)
         work.tx.write(record.path, record.to_bytes())
-        if finish is not None:
-            finish(work)
+        deploy.refresh(work, env)  # the linked agents follow, in the same transaction
     return ServerChange("removed", name, found, str(target), entry, [])
-
-
-def _locate(paths: Paths, name: str, scope: Scope | None) -> tuple[Scope, Path]:
-    hits = [
-        (each, file)
-        for each in ([scope] if scope else SCOPES)
-        for file, found in _files_of(paths, each).items()
-        if name in found
-    ]
-    if not hits:
-        where = f"the {scope} scope" if scope else "any scope (user, project, local)"
-        raise PlugmanError(f"no MCP server {name} in {where}", hint="plugman mcp list")
-    if len({each for each, _ in hits}) > 1:
-        listed = ", ".join(f"{each} ({file})" for each, file in hits)
-        raise PlugmanError(
-            f"MCP server {name} exists in multiple scopes: {listed}; pass --scope",
-            hint=f"plugman mcp remove {name} --scope " + hits[0][0],
-        )
-    return hits[0]

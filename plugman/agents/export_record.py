@@ -11,6 +11,9 @@ as `plugman.config.redact` judges them) is kept as its sha256 and length. `unsea
 back from the agent's file itself, where they are found only while they are still as plugman
 wrote them. A format 1 record (values in clear) is read and sealed; the next write stores
 format 2.
+
+This module owns the record. Its location, the digest an entry is kept as, and the one query
+resolution makes of it (`owned`) are in plugman.config.exported, as `config` is below `agents`.
 """
 
 from __future__ import annotations
@@ -18,16 +21,18 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from pathlib import Path
 from typing import Any, NamedTuple
 
 from plugman.config import redact
+from plugman.config.exported import FORMAT as FORMAT  # the record's location and entry form
+from plugman.config.exported import digest as digest
+from plugman.config.exported import path as path
+from plugman.config.exported import read
 from plugman.core.paths import Paths
-from plugman.core.state import Scope, read_state
+from plugman.core.state import Scope
 from plugman.manifest import edit
 from plugman.manifest.edit import Block, Part
 
-FORMAT = 2
 UNMATCHED = "\x00"  # a block no longer found as written: no JSON, TOML or YAML text holds NUL
 
 
@@ -117,11 +122,6 @@ def _segments(stored: list[Any] | None) -> list[Segment] | None:
     if stored is None:
         return None
     return [s if isinstance(s, str) else SealedText(s["sha256"], int(s["length"])) for s in stored]
-
-
-def digest(value: Any) -> str:
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
 
 def secrets(value: Any, key: str = "") -> set[str]:
@@ -216,10 +216,6 @@ def _unseal_text(segments: list[Segment] | None, text: str) -> str:
     return found[0] if len(found) == 1 else UNMATCHED
 
 
-def path(paths: Paths) -> Path:
-    return paths.state_dir / "exports.json"
-
-
 # The name Claude Code's native plugins' settings entries are recorded under
 # (`agents.claude_native`): written by a claude-code link's deployment, never an export target.
 CLAUDE_NATIVE = "claude-code-plugins"
@@ -257,10 +253,10 @@ Exports = dict[str, dict[str, Sealed]]  # export key → file → what plugman w
 
 
 def load(paths: Paths) -> Exports:
-    data = read_state(path(paths), "run 'plugman doctor'", FORMAT) or {}
-    read = Sealed.from_json if data.get("format") == FORMAT else _from_format_1
+    data = read(paths)
+    read_one = Sealed.from_json if data.get("format") == FORMAT else _from_format_1
     return {
-        name: {file: read(w) for file, w in files.items()}
+        name: {file: read_one(w) for file, w in files.items()}
         for name, files in data.get("exports", {}).items()
     }
 
@@ -287,16 +283,3 @@ def dump(exports: Exports) -> bytes | None:
         },
     }
     return (json.dumps(body, indent=2, sort_keys=True) + "\n").encode()
-
-
-def owned(paths: Paths, file: Path, container: tuple[str, ...]) -> dict[str, str]:
-    """The entries (id → digest of the value as written) plugman put in `container` of `file`."""
-    found: dict[str, str] = {}
-    if not path(paths).exists():
-        return found
-    for files in load(paths).values():
-        written = files.get(str(file))
-        for part in written.parts if written else []:
-            if part.container == container and not part.listed:
-                found.update(part.entries)
-    return found

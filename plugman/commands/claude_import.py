@@ -1,0 +1,43 @@
+"""`plugman import claude --undo`: take away what the recorded Claude imports added (the
+plugins, through `plugman uninstall`'s command, the marketplaces) and give Claude Code back its
+own installs (what an import records and does: plugman.plugins.claude_import)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from plugman.commands.uninstall import uninstall
+from plugman.core.errors import PlugmanError
+from plugman.core.paths import Paths
+from plugman.core.session import session
+from plugman.core.state import InstallRecord
+from plugman.plugins import claude_import, claude_retire, marketplaces, registry
+
+
+def undo(paths: Paths) -> list[str]:
+    """Take away what the recorded imports added and is still there; what was done, in words."""
+    body = claude_import.recorded(paths)
+    if not body:
+        raise PlugmanError(
+            "there is no Claude import to undo", hint="run: plugman import claude --apply"
+        )
+    done = []
+    for entry in reversed(body.get("plugins", [])):
+        project = Path(entry["project"]) if entry.get("project") else paths.project_dir
+        here = paths._replace(project_dir=project)
+        if entry["id"] in InstallRecord.load(here, entry["scope"]).plugins:
+            uninstall(here, [entry["id"]], entry["scope"])
+            done.append(f"uninstalled {entry['id']} ({entry['scope']})")
+    for name in reversed(body.get("marketplaces", [])):
+        if name in registry.known(paths):
+            try:
+                marketplaces.remove(paths, name)
+            except PlugmanError as error:  # plugins installed from it since: it stays
+                done.append(f"kept marketplace {name}: {error.message}")
+            else:
+                done.append(f"removed marketplace {name}")
+    with session(paths) as work:  # plugman's entries are out: Claude's files as it left them
+        for retired in reversed(body.get("retired", [])):
+            done += claude_retire.restore(work.tx, Path(retired["claude_dir"]), retired)
+        work.tx.write(claude_import.record_path(paths), None)
+    return done

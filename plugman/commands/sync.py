@@ -1,0 +1,38 @@
+"""`plugman sync`: make the project scope match its plugman.toml and plugman.lock and bring the
+linked agents up to date, in one transaction (what syncing does: plugman.plugins.sync)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+from plugman.agents import deploy
+from plugman.core.paths import Paths
+from plugman.core.session import session
+from plugman.plugins import sync as syncing
+from plugman.plugins.updates import DryRunError, Updated
+from plugman.runtime import notices
+
+
+def sync(
+    paths: Paths,
+    mode: str = "default",
+    *,
+    dry_run: bool = False,
+    allow_hidden: bool = False,
+    allow_downgrade: bool = False,
+) -> Updated:
+    """Make the project scope match its declaration (`default`, `locked`) or its lock (`frozen`);
+    with `dry_run`, say what would change (and what each plugin gains) and change nothing;
+    `allow_hidden`: this machine's user lets in hidden text (a lock never does). An older
+    release than the one installed is refused unless `allow_downgrade` or plugman.lock pins
+    exactly it (plugman.plugins.sync._no_rollback)."""
+    done = Updated([], [], set(), [])
+    pins = syncing.checked_pins(paths, mode)  # every input checked before anything is done
+    with contextlib.suppress(DryRunError), session(paths) as work:
+        allow = {"allow_hidden": allow_hidden, "allow_downgrade": allow_downgrade}
+        syncing.synced(work, mode, pins, done, dry_run=dry_run, **allow)
+        deploy.refresh(work, os.environ)
+    if done.changes and not dry_run:
+        notices.prune(paths)  # a synced plugin's update notice is done (plugman.runtime.notices)
+    return done

@@ -1,0 +1,23 @@
+"""`plugman uninstall`: take plugins out of a scope and bring the linked agents up to date, in
+one transaction; their secrets, update notices and data folders go after the commit (what
+uninstalling takes out: plugman.plugins.uninstall)."""
+
+from __future__ import annotations
+
+from plugman.core.paths import Paths
+from plugman.core.session import session
+from plugman.core.state import InstallRecord, Scope
+from plugman.plugins import installed
+from plugman.plugins import uninstall as uninstalling
+from plugman.plugins.installed import PluginChange
+
+
+def uninstall(
+    paths: Paths, names: list[str], scope: Scope, *, keep_data: bool = False, force: bool = False
+) -> list[PluginChange]:
+    with session(paths) as work:
+        record = InstallRecord.load(paths, scope)
+        removed = uninstalling.remove(work, record, names, force)
+        installed.deploy(work)
+    uninstalling.after_commit(paths, removed, keep_data)
+    return removed.changes
