@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from click.testing import Result
-from typer.testing import CliRunner
+from plugman.cli import invoke
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "sample-plugins"

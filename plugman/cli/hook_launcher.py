@@ -19,28 +19,30 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from plugman.cli.argv import Values
+    from plugman.cli.argv import Context
 
 
-def run(values: Values, project: str | None) -> int:
+def run(ctx: Context, words: list[str]) -> int:
     import os
 
     from plugman.cli.running import paths_for
     from plugman.runtime import hook_exec
 
     stdin = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
-    words = values.words("words")
     agent, event, ref = words if len(words) == 3 else ("", "", "")
     if not agent:
-        from plugman.cli.fast import find
+        from plugman.cli.argv import Command
+        from plugman.cli.commands import COMMANDS
         from plugman.core.errors import PlugmanError
 
-        declared = find(["hooks", "exec"])  # in plugman.cli.commands: words, help, epilog
-        hint = declared.epilog if declared else None
+        declared = COMMANDS["hooks exec"]  # words, help, epilog
+        hint = declared.epilog if isinstance(declared, Command) else None
         raise PlugmanError("hooks exec takes AGENT EVENT HOOK-ID", hint=hint)
     tools = tools_of(agent)
     background = agent not in hook_exec.ASYNC_ITSELF
-    raw = hook_exec.run_here(paths_for(project), tools, event, ref, stdin, os.environ, background)
+    raw = hook_exec.run_here(
+        paths_for(ctx.project), tools, event, ref, stdin, os.environ, background
+    )
     sys.stdout.write(raw.stdout)
     sys.stderr.write(raw.stderr)
     said = hook_exec.failure(raw)
@@ -49,7 +51,7 @@ def run(values: Values, project: str | None) -> int:
     return hook_exec.exit_code(raw)
 
 
-def notify(values: Values, project: str | None) -> int:
+def notify(ctx: Context, agent: str | None) -> int:
     """`plugman hooks notify [AGENT]`: the update notice (plugman.runtime.notices) in the
     agent's SessionStart output form; exit 0 whatever happens, so the session never fails for
     it (a failure is one line on stderr)."""
@@ -57,7 +59,7 @@ def notify(values: Values, project: str | None) -> int:
         from plugman.cli.running import paths_for
         from plugman.runtime.notices import notice
 
-        sys.stdout.write(notice(paths_for(project), values.text("agent") or ""))
+        sys.stdout.write(notice(paths_for(ctx.project), agent or ""))
     except Exception as exc:  # never fail the agent's session start
         sys.stderr.write(f"plugman: no update notice: {exc}\n")
     return 0

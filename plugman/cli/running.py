@@ -15,6 +15,14 @@ if TYPE_CHECKING:
     from plugman.core.paths import Paths
 
 
+class Exit(Exception):  # noqa: N818 (as typer named it: not an error, an exit code)
+    """Ends a command with `code` (its output so far stands)."""
+
+    def __init__(self, code: int = 0) -> None:
+        super().__init__(code)
+        self.code = code
+
+
 def paths_for(project: str | None) -> Paths:
     """The paths of this run: the --project folder (which must exist), or the project found
     from the working directory upward."""

@@ -16,10 +16,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import Result
-from typer.testing import CliRunner
+from plugman.cli import invoke
 
 from plugman.cli import main
-from plugman.cli.app import app
 from plugman.plugins.pack import Packed, pack
 from plugman.plugins.sources.extract import extract
 from tests.integration.helpers import snapshot
@@ -33,7 +32,7 @@ EVERY_COMBINATION = [
 
 
 def cli(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args))
+    return invoke(list(args))
 
 
 def strict_ok(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import typer
-from typer.testing import CliRunner
+from plugman.cli import invoke
 
 from plugman.cli.app import app
 from plugman.config import declarations, scopes
@@ -33,7 +33,7 @@ def cli() -> typer.Typer:
 
 
 def invoke(project: Path, *args: str) -> Any:
-    return CliRunner().invoke(cli(), ["--project", str(project), *args])
+    return invoke(["--project", str(project), *args])
 
 
 def ok(project: Path, *args: str) -> Any:

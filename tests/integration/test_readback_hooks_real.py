@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
+from plugman.cli import invoke
 
 from plugman.cli.app import app
 from tests.integration.agents import agent_env, codex_bin
@@ -25,7 +25,7 @@ STATES = {"trusted": "ok", "modified": "untrusted", "untrusted": "untrusted"}
 
 
 def check(project: Path, *args: str) -> Any:
-    done = CliRunner().invoke(app, ["--project", str(project), *args, "--json"])
+    done = invoke(["--project", str(project), *args, "--json"])
     assert done.exit_code in (0, 1), done.output
     return json.loads(done.stdout)
 

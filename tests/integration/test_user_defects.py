@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from click.testing import Result
-from typer.testing import CliRunner
+from plugman.cli import invoke
 
 from plugman.cli import fast
 from plugman.cli.app import app
@@ -23,7 +23,7 @@ from tests.integration.helpers import run
 
 def cli(*args: str, project: Path | None = None, stdin: str | None = None) -> Result:
     argv = ([] if project is None else ["--project", str(project)]) + list(args)
-    return CliRunner().invoke(app, argv, input=stdin)
+    return invoke(argv, input=stdin)
 
 
 @pytest.fixture
