@@ -11,6 +11,8 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from plugman.cli.runner import Result
 
 HELP = (["--help"], ["-h"])

@@ -10,6 +10,7 @@ This module imports nothing heavy: the hot commands (`list`, `config resolve`, `
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
 from plugman.cli.argv import Command, Context, Group, help_text, parse
 from plugman.cli.commands import COMMANDS, OPTIONS, TOP_LEVEL, Lazy, root_help
@@ -55,11 +56,15 @@ def _main(args: list[str]) -> int:
     return _run(node.runner(), Context(project, after), values)
 
 
-def _run(function: object, context: Context, values: dict[str, object]) -> int:
+def _run(function: Callable[..., int | None], context: Context, values: dict[str, object]) -> int:
+    """Call a command's function with its values (and the Context, when its first parameter
+    is `ctx`): its exit code."""
     values.pop("help", None)  # (asked for, it is answered before)
+    code = function.__code__
+    given = (context,) if code.co_argcount and code.co_varnames[0].endswith("ctx") else ()
     with listening():
         try:
-            return function(context, **values) or 0  # type: ignore[operator]
+            return function(*given, **values) or 0
         except Exit as done:
             return done.code
 

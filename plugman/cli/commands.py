@@ -69,7 +69,7 @@ COMMANDS = _by_words(
                 default="text",
                 metavar="FORMAT",
             ),
-            Option(("--json",), "The same as --format json."),
+            Option(("--json",), "The same as --format json.", dest="as_json"),
         ),
         epilog="A folder is validated as a marketplace (with every local plugin it lists) "
         "and/or a plugin; a file (plugin.json, marketplace.json, gemini-extension.json, "
@@ -343,11 +343,6 @@ OPTIONS = (
     ),
     ("-q, --quiet", QUIET),
     ("-v, --verbose", VERBOSE),
-    ("--install-completion", "Install completion for the current shell."),
-    (
-        "--show-completion",
-        "Show completion for the current shell, to copy it or customize the installation.",
-    ),
     ("-h, --help", "Show this message and exit."),
 )
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import os
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 
@@ -34,8 +35,11 @@ class _Tee(io.StringIO):
         return super().write(text)
 
 
-def invoke(argv: list[str], input: str | None = None, env: dict[str, str] | None = None) -> Result:
-    """Run `plugman ARGV` with `input` on stdin and `env` over this process's environment."""
+def invoke(
+    argv: list[str], input: str | None = None, env: Mapping[str, str | None] | None = None
+) -> Result:
+    """Run `plugman ARGV` with `input` on stdin and `env` over this process's environment (a
+    None value unsets that variable)."""
     from plugman.cli.app import run
 
     both = io.StringIO()
@@ -43,7 +47,11 @@ def invoke(argv: list[str], input: str | None = None, env: dict[str, str] | None
     saved = sys.stdin, sys.stdout, sys.stderr
     saved_env = dict(os.environ)
     sys.stdin, sys.stdout, sys.stderr = io.StringIO(input or ""), out, err
-    os.environ.update(env or {})
+    for name, value in (env or {}).items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
     exception: BaseException | None = None
     try:
         code = run([str(arg) for arg in argv])

@@ -15,8 +15,8 @@ import pytest
 from click.testing import Result
 from plugman.cli import invoke
 
-from plugman.cli import fast
-from plugman.cli.app import app
+from plugman.cli import app
+from plugman.cli.argv import Command, Group
 from tests.conftest import SAMPLES
 from tests.integration.helpers import run
 
@@ -240,22 +240,6 @@ def test_dash_h_is_help_everywhere(args: tuple[str, ...]) -> None:
     done = cli(*args, "-h")
     assert done.exit_code == 0, done.output
     assert "sage: plugman" in done.stdout
-
-
-def test_shell_completion_is_offered() -> None:
-    import sys
-
-    assert "--install-completion" in cli("--help").stdout
-    assert shutil.which("bash"), "the completion check runs from bash (Debian has it)"
-    done = subprocess.run(  # from bash: typer detects the shell from the calling process
-        ["bash", "-c", f"'{sys.executable}' -m plugman --show-completion; exit $?"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    assert "_PLUGMAN_COMPLETE=complete_bash" in done.stdout
 
 
 # 5. --project must exist; without it the project is found from the working folder upward
@@ -543,28 +527,21 @@ def readme_command_lines() -> list[str]:
     ]
 
 
-def _sub(group: Any, word: str) -> Any:
-    """The command `word` in `group` (the root group builds its commands when asked)."""
-    return group.get_command(None, word) if hasattr(group, "get_command") else None
-
-
 def test_every_flag_the_readme_documents_exists() -> None:
-    import typer
-
-    root = typer.main.get_command(app)
     lines = readme_command_lines()
     assert len(lines) > 25
     for line in lines:
-        words = line.split()[1:]
-        node: Any = root
-        while words and hasattr(_sub(node, words[0]), "commands"):
-            node = _sub(node, words.pop(0))  # down to the group the line is about
-        named = [_sub(node, w) for w in words if _sub(node, w) is not None] or [node]
-        options = {"-h", "--help", "--project", "--version", "--install-completion"}
-        for command in named:
-            options |= {o for p in command.params for o in getattr(p, "opts", ())}
-        spec = fast.find(line.split()[1:])  # a fast command declares its options itself
-        options |= {name for o in spec.options for name in o.names} if spec else set()
+        path: list[str] = []
+        node: Command | Group | None = None
+        for word in line.split()[1:]:  # down to the command the line is about
+            if path and not isinstance(node, Group):
+                break
+            found = dict(app.children(path, node)).get(word) if node else app.top(word)
+            if found is None:
+                break
+            path, node = [*path, word], found
+        options = {"-h", "--help", "--project", "--version"}
+        options |= {name for o in node.options for name in o.names} if node else set()
         flags = re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)", line)
         missing = [f for f in flags if f not in options]
         assert not missing, (line, missing)
