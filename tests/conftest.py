@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from plugman.cli import runner
 from plugman.cli.runner import Result
 

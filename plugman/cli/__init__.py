@@ -49,7 +49,9 @@ def _main(args: list[str], alone: bool) -> int:
     return done(code) if alone and hot(args) else code
 
 
-def invoke(argv: list[str], input: str | None = None, env: dict[str, str] | None = None) -> Result:
+def invoke(
+    argv: list[str], input: str | None = None, env: Mapping[str, str | None] | None = None
+) -> Result:
     """Run `plugman ARGV` in this process, its stdin `input`, its environment `env` over this
     one's: the exit code, stdout, stderr and what was raised (plugman.cli.runner)."""
     from plugman.cli.runner import invoke as run_in_process

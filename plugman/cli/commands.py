@@ -1,18 +1,14 @@
 """Every command, declared once, as data: the hot ones whole, the rest by where they live.
 
 A hot command (`install`, `uninstall`, `list`, `paths`, `config resolve`, `validate`, and the
-launchers agents' files name, `hooks exec` and `mcp run`) is a `Command` (plugman.cli.argv):
-its words, summary, arguments, options and the function that runs it. plugman.cli.fast parses
-and runs it without typer, and the typer application (plugman.cli.app) derives its mount of the
-same command from it (for completion and its test runner). Every other command is a `Lazy`
-row: the module and attribute of its typer function or group (which declares its options),
-and its summary, written only here: the typer command's help starts with it, and its
-docstring, if any, adds the rest.
+launchers agents' files name, `hooks exec` and `mcp run`) is a `Command` (plugman.cli.argv)
+here: its words, summary, arguments, options and the function that runs it. Every other
+top-level command or group is a `Lazy` row: the module and the name of its `Command` or
+`Group` rows there (declared beside the functions they run), and its summary, written only
+here. One parser reads every command line against these declarations (plugman.cli.app).
 
-`plugman` builds only the command it runs (plugman.cli.app's RootGroup imports the module a
-row points to, on demand), and prints its own help from this table without importing typer,
-rich or any command module: building all 28 commands costs ~50 ms, typer and rich as much
-again.
+`plugman` imports only the module of the command it runs, and prints its own help from this
+table without importing any command module.
 
 This module imports nothing heavy (plugman.cli.argv lays out the help): `plugman --help` and
 `--version` read it and exit.
@@ -24,8 +20,8 @@ from plugman.cli.argv import JSON, MANY, SCOPE, VALUE, Argument, Command, Option
 
 
 class Lazy:
-    """A command typer parses: its words, where it lives (`plugman.cli.<module>`, and the
-    function that is the command or the typer.Typer that is the group) and its summary. (Not a
+    """A command declared in its module: its words, where it lives (`plugman.cli.<module>`, and
+    the name of its `Command` or `Group` rows there) and its summary. (Not a
     NamedTuple: `typing` costs ~5 ms to import, a third of `plugman --help`.)"""
 
     __slots__ = ("attribute", "module", "summary", "words")

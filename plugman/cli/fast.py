@@ -1,15 +1,12 @@
-"""The hot commands, run without typer: each declared once in the command table
-(plugman.cli.commands), parsed here (plugman.cli.argv), run by its function here or in its own
-module.
+"""The hot commands' functions: each declared once in the command table (plugman.cli.commands)
+and parsed by the one parser (plugman.cli.app, plugman.cli.argv).
 
 `install`, `uninstall`, `list`, `paths`, `config resolve` and `validate` are what users and
 scripts run most, and the launchers agents' files name, `hooks exec` and `mcp run`
 (plugman.cli.hook_launcher, plugman.cli.server_launcher), run on every hook call and server
-start, so `plugman.cli.main` runs them from here directly; the typer application
-(plugman.cli.app) derives from the same declarations commands that forward their words here,
-for shell completion and for tests that drive the typer app. Every failure is reported by
-`report`, the one place that turns a PlugmanError into `error:` / `hint:` (and an error
-envelope under JSON): plugman.cli.running.
+start: they import nothing but what they use. Every failure is reported by
+plugman.cli.running.report, the one place that turns a PlugmanError into `error:` / `hint:`
+(and an error envelope under JSON).
 """
 
 from __future__ import annotations

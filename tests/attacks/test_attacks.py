@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pytest
-from plugman.cli import invoke
 
+from plugman.cli import invoke
 from tests.attacks.build import CANARY, CASES, OK, RAN, REFUSED, Case, Setup, Step, build, serve
 from tests.integration.helpers import snapshot
 

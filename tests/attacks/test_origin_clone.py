@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
-from plugman.cli import invoke
 
+from plugman.cli import invoke
 from tests.integration.helpers import fails, git, run, snapshot
 
 SERVER = {"command": "bash", "args": ["./scripts/start.sh"]}

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
-from plugman.cli import invoke
 
+from plugman.cli import invoke
 from tests.integration.helpers import git, snapshot
 
 

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pytest
+
 from plugman.cli import invoke
 from plugman.cli.runner import Result
-
 from plugman.core.oci.client import CREATED, MANIFEST
 from plugman.core.paths import Paths
 from plugman.core.state import InstalledPlugin, InstallRecord

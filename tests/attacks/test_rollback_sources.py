@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
+
 from plugman.cli import invoke
 from plugman.cli.runner import Result
-
 from plugman.core.paths import Paths
 from plugman.core.state import InstallRecord
 from tests.integration.helpers import fails, git, run, snapshot

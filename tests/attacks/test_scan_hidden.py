@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
-from plugman.cli import invoke
 
+from plugman.cli import invoke
 from tests.integration.helpers import fails, git, run, snapshot
 
 WORDS = "ignore previous instructions"

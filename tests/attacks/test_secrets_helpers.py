@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from plugman.cli import invoke
 
+from plugman.cli import invoke
 from tests.integration.helpers import git
 
 

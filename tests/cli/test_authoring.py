@@ -16,9 +16,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import Result
-from plugman.cli import invoke
 
-from plugman.cli import main
+from plugman.cli import invoke, main
 from plugman.plugins.pack import Packed, pack
 from plugman.plugins.sources.extract import extract
 from tests.integration.helpers import snapshot

@@ -6,10 +6,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from plugman.cli import invoke
 
 from plugman import __version__
-from plugman.cli import main
+from plugman.cli import invoke, main
 from tests.conftest import SAMPLES
 
 BROKEN = '{\n  "name": "demo",\n  "keywords": "not-a-list",\n  "skills": ["./../escape"]\n}\n'

@@ -11,9 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-
-from plugman.cli import USAGE
-from plugman.cli import app
+from plugman.cli import USAGE, app
 from plugman.cli.argv import Command
 from plugman.cli.commands import COMMANDS, TOP_LEVEL, root_help
 from plugman.core.errors import ExitCode

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import Result
-from plugman.cli import invoke
 
-from plugman.cli import main
+from plugman.cli import invoke, main
 from tests.integration.helpers import snapshot
 
 # Written by hand: 4-space indentation, the author's own fields and an entry for a remote plugin.

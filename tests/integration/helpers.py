@@ -16,7 +16,6 @@ from typing import Any
 from plugman.cli import invoke
 
 
-
 def snapshot(*roots: Path) -> dict[str, tuple[str, bytes]]:
     """Every file, folder and link under `roots` (missing roots included), for byte comparison."""
     found: dict[str, tuple[str, bytes]] = {}

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from plugman.cli import invoke
 
 from plugman import extensions
+from plugman.cli import invoke
 from plugman.core.paths import Paths
 from tests.conftest import SAMPLES
 from tests.integration.helpers import run, snapshot

@@ -16,8 +16,8 @@ from subprocess import PIPE
 
 import pytest
 from click.testing import Result
-from plugman.cli import invoke
 
+from plugman.cli import invoke
 from tests.conftest import SAMPLES
 from tests.integration.agents import claude_bin
 from tests.integration.helpers import git, run, snapshot

@@ -19,8 +19,8 @@ from typing import Any
 
 import jsonschema
 import pytest
-from plugman.cli import invoke
 
+from plugman.cli import invoke
 from tests.integration.agents import agent_env, gemini_bin, trust_gemini_folder
 from tests.integration.helpers import run
 
@@ -315,7 +315,8 @@ def test_a_projects_own_unpinned_server_is_found_where_it_is_declared(project: P
 
 
 def test_scope_limits_the_audit(project: Path) -> None:
-    added = invoke(["--project", str(project), "mcp", "add", "mine", "-s", "user", "--", "bunx", "srv"]
+    added = invoke(
+        ["--project", str(project), "mcp", "add", "mine", "-s", "user", "--", "bunx", "srv"]
     )
     assert added.exit_code == 0, added.output
     (found,) = findings(project)

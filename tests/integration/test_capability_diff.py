@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from plugman.cli import invoke
 
+from plugman.cli import invoke
 from tests.conftest import SAMPLES
 from tests.integration.helpers import run, snapshot
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 from click.testing import Result
-from plugman.cli import invoke
 
+from plugman.cli import invoke
 from tests.conftest import SAMPLES
 from tests.integration.helpers import git, run, snapshot
 from tests.integration.test_marketplaces import files

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from plugman.cli import invoke
 
+from plugman.cli import invoke
 from tests.integration.helpers import run, snapshot
 from tests.integration.test_claude_import import make_marketplace
 

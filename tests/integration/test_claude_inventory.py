@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from plugman.cli import invoke
 
+from plugman.cli import invoke
 from tests.conftest import CORPUS
 from tests.integration import agents
 from tests.integration.test_corpus_install import MARKETPLACES, catalog, local_plugins

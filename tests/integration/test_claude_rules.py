@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from plugman.cli import invoke
 
+from plugman.cli import invoke
 from plugman.extensions import source_locations
 from plugman.manifest import acceptance, plugin
 from plugman.manifest.validate import validate

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from plugman.cli import invoke
 
+from plugman.cli import invoke
 from plugman.manifest import schema
 from tests.conftest import SAMPLES
 from tests.integration.helpers import run
@@ -45,8 +45,7 @@ def project(tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
 
 
 def resolve_json(project: Path, *extra: str) -> dict:  # type: ignore[type-arg]
-    result = invoke(["--project", str(project), "config", "resolve", "--json", *extra]
-    )
+    result = invoke(["--project", str(project), "config", "resolve", "--json", *extra])
     assert result.exit_code == 0, result.output
     return json.loads(result.output)  # type: ignore[no-any-return]
 

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from plugman.cli import invoke
 
+from plugman.cli import invoke
 from tests.conftest import CORPUS
 from tests.integration import agents
 from tests.integration.helpers import run, snapshot
@@ -94,8 +94,7 @@ def test_every_corpus_plugin_installs_and_uninstalls_without_a_trace(
         before = snapshot(isolated_home, project)
         for plugin in local_plugins(CORPUS / folder):
             spec = f"{plugin}@{market}"
-            result = invoke(["--project", str(project), "install", spec, "--scope", "project"]
-            )
+            result = invoke(["--project", str(project), "install", spec, "--scope", "project"])
             assert result.exception is None or isinstance(result.exception, SystemExit)
             if result.exit_code != 0:
                 refused.append(f"{spec}: {result.output}")

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from plugman.cli import invoke
 
 from plugman import extensions
 from plugman.agents.targets import Place
+from plugman.cli import invoke
 from plugman.core.paths import Paths
 from plugman.manifest import edit
 from tests.conftest import SAMPLES, SCHEMAS

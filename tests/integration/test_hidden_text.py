@@ -9,8 +9,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from plugman.cli import invoke
 
+from plugman.cli import invoke
 from plugman.manifest import schema
 from tests.integration.helpers import fails, run, snapshot
 

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from plugman.cli import invoke
 from plugman.cli.runner import Result
-
 from plugman.config.merge import Hook, Origin
 from plugman.runtime.hooks import HookRun, run_hooks
 from tests.conftest import SAMPLES

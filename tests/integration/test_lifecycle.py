@@ -156,8 +156,6 @@ def test_optional_dependencies_install_with_their_plugin_and_stand_alone(
     can be uninstalled on its own; a plugin in both lists is required."""
     from plugman.cli import invoke
 
-    from plugman.cli.app import app
-
     market = make_marketplace(
         tmp_path / "m",
         {

@@ -11,8 +11,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from plugman.cli import invoke
 
+from plugman.cli import invoke
 from tests.conftest import SAMPLES
 from tests.integration.helpers import run
 
@@ -91,12 +91,10 @@ def test_codex_hooks_at_two_scopes_give_no_false_report(project: Path, home: Pat
 
 def test_an_install_into_a_scope_no_agent_is_linked_in_says_so(project: Path, home: Path) -> None:
     run("agents", "add", "codex", "--scope", "project", project=project)
-    done = invoke(["--project", str(project), "install", "code-review", "--scope", "local"]
-    )
+    done = invoke(["--project", str(project), "install", "code-review", "--scope", "local"])
     assert done.exit_code == 0, done.output
     assert "no agent is linked in the local scope" in done.stderr
     assert "linked: codex (project)" in done.stderr
     assert "plugman agents add claude-code --scope local" in done.stderr
-    done = invoke(["--project", str(project), "install", "toolbox", "--scope", "project"]
-    )
+    done = invoke(["--project", str(project), "install", "toolbox", "--scope", "project"])
     assert "no agent is linked" not in done.stderr

@@ -19,8 +19,8 @@ from typing import Any, NamedTuple
 
 import pytest
 import tomli
-from plugman.cli import invoke
 
+from plugman.cli import invoke
 from plugman.core.oci.client import push
 from tests.integration.helpers import run, snapshot
 from tests.integration.oci.registry import Registry, plugin_tgz, start

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from plugman.cli import invoke as plugman_invoke
 
+from plugman.cli import invoke as plugman_invoke
 from plugman.config import declarations, scopes
 from plugman.core.paths import Paths
 from plugman.core.state import record_path

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
-from plugman.cli import invoke
 
+from plugman.cli import invoke
 from tests.conftest import SAMPLES
 from tests.integration.helpers import snapshot
 

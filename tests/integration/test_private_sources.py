@@ -290,7 +290,6 @@ def test_a_claude_url_marketplace_with_a_headers_helper_is_imported_with_it(
 def cli_text(*args: str, project: Path) -> str:
     from plugman.cli import invoke
 
-    
     result = invoke(["--project", str(project), *args])
     assert result.exit_code == 0, result.output
     return result.output

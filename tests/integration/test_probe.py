@@ -23,8 +23,8 @@ from typing import Any
 
 import anyio
 import pytest
-from plugman.cli import invoke as plugman_invoke
 
+from plugman.cli import invoke as plugman_invoke
 from plugman.core.paths import Paths
 from plugman.runtime.probe import ProbeResult, probe
 

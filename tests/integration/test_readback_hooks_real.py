@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from plugman.cli import invoke
 
+from plugman.cli import invoke
 from tests.integration.agents import agent_env, codex_bin
 from tests.integration.test_agent_hooks import rpc_hooks
 from tests.integration.test_wedge import wedge

@@ -6,13 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from plugman.cli import invoke
-
 from tests.conftest import PLANTED
 
 
 def test_planted_secrets_flow_in_and_are_masked(tmp_path: Path) -> None:
     argv = ["--project", str(tmp_path)]
-    added = invoke([*argv, "mcp", "add", "gh", "-s", "user", "-e", "GH_TOKEN=${GITHUB_TOKEN}", "--", "gh"]
+    added = invoke(
+        [*argv, "mcp", "add", "gh", "-s", "user", "-e", "GH_TOKEN=${GITHUB_TOKEN}", "--", "gh"]
     )
     assert added.exit_code == 0, added.output
     shown = invoke([*argv, "config", "resolve", "--json", "--show-secrets"])

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from plugman.cli import invoke
 
 from plugman import extensions
+from plugman.cli import invoke
 from tests.integration.shared_files import (
     agent_files,
     agent_write,

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import Result
-from plugman.cli import invoke
 
+from plugman.cli import invoke
 from plugman.plugins.tagging import tag_name
 
 

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from plugman.cli import invoke as plugman_invoke
 from plugman.cli.runner import Result
-
 from tests.integration.helpers import run
 
 

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from plugman.cli import invoke
 from plugman.cli.runner import Result
-
 from tests.conftest import PLANTED, SAMPLES
 from tests.integration.helpers import fails, run
 

@@ -9,13 +9,11 @@ import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from click.testing import Result
-from plugman.cli import invoke
 
-from plugman.cli import app
+from plugman.cli import app, invoke
 from plugman.cli.argv import Command, Group
 from tests.conftest import SAMPLES
 from tests.integration.helpers import run

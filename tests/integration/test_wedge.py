@@ -16,9 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from plugman.cli import invoke
 
-from plugman.cli.app import app
+from plugman.cli import invoke
 from tests.integration.agents import agent_env, codex_bin
 from tests.integration.shared_files import marketplace
 from tests.integration.test_agent_hooks import rpc_hooks

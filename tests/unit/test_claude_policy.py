@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
-from plugman.cli import invoke
 
+from plugman.cli import invoke
 from plugman.config import claude_policy, policy
 from plugman.config.merge import Hook, Layers, Origin, resolve
 from plugman.core.errors import PlugmanError
@@ -201,8 +201,7 @@ def test_disable_direct_mcp_skills_is_read_and_said_not_deliverable(paths: Paths
     file = claude(paths, "managed-settings.json", {"disableDirectMcpSkills": True})
     assert claude_policy.load(paths).disable_direct_mcp_skills
     assert policy.managed(paths).disable_direct_mcp_skills
-    result = invoke(["--project", str(paths.project_dir), "config", "resolve", "--json"]
-    )
+    result = invoke(["--project", str(paths.project_dir), "config", "resolve", "--json"])
     found = [
         d for d in json.loads(result.stdout)["diagnostics"] if d["code"] == "policy-not-delivered"
     ]
@@ -212,7 +211,6 @@ def test_disable_direct_mcp_skills_is_read_and_said_not_deliverable(paths: Paths
     claude(paths, "managed-settings.json", {"disableDirectMcpSkills": False})
     assert not policy.managed(paths).disable_direct_mcp_skills
     (paths.project_dir / "plugman.toml").write_text("disableDirectMcpSkills = true\n")
-    result = invoke(["--project", str(paths.project_dir), "config", "resolve", "--json"]
-    )
+    result = invoke(["--project", str(paths.project_dir), "config", "resolve", "--json"])
     said = json.loads(result.stdout)["diagnostics"]
     assert [d["code"] for d in said] == ["ignored-key"], said

@@ -9,8 +9,8 @@ from typing import Any
 
 import anyio
 import pytest
-from plugman.cli import invoke
 
+from plugman.cli import invoke
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
 from plugman.runtime import gateway_run, gateway_token

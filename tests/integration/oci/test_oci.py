@@ -10,8 +10,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from plugman.cli import invoke
 
+from plugman.cli import invoke
 from plugman.core.oci.client import MANIFEST, connect, manifest, push
 from plugman.core.oci.reference import parse
 from tests.integration.helpers import fails, run, snapshot

@@ -95,7 +95,6 @@ def test_signed_install_pins_the_signer_and_update_refuses_another(
 
     from plugman.cli import invoke
 
-    
     argv = ["--project", str(project), "update", "tool", "--allow-signer-change"]
     result = invoke(argv)
     assert result.exit_code == 0, result.output
@@ -301,7 +300,6 @@ def test_a_tampered_or_misplaced_signature_is_refused(
 def _json_error(*args: str) -> tuple[int, dict[str, object]]:
     from plugman.cli import invoke
 
-    
     result = invoke([*args, "--json"])
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     assert "Traceback" not in result.output
