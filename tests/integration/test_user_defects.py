@@ -531,15 +531,21 @@ def test_every_flag_the_readme_documents_exists() -> None:
     for line in lines:
         path: list[str] = []
         node: Command | Group | None = None
-        for word in line.split()[1:]:  # down to the command the line is about
+        named: list[Command | Group] = []
+        for word in line.split()[1:]:  # down to the command(s) the line is about
             if path and not isinstance(node, Group):
                 break
             found = dict(app.children(path, node)).get(word) if node else app.top(word)
             if found is None:
                 break
             path, node = [*path, word], found
+        if len(path) > 1:  # `marketplace list | update | remove NAME`: each command named
+            group = app.top(path[0]) if len(path) == 2 else None
+            siblings = dict(app.children(path[:1], group)) if isinstance(group, Group) else {}
+            named = [siblings[w] for w in line.split() if w in siblings]
         options = {"-h", "--help", "--project", "--version"}
-        options |= {name for o in node.options for name in o.names} if node else set()
+        for each in [*named, *([node] if node else [])]:
+            options |= {name for o in each.options for name in o.names}
         flags = re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)", line)
         missing = [f for f in flags if f not in options]
         assert not missing, (line, missing)
