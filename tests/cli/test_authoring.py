@@ -15,9 +15,9 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from click.testing import Result
 
 from plugman.cli import invoke, main
+from plugman.cli.runner import Result
 from plugman.plugins.pack import Packed, pack
 from plugman.plugins.sources.extract import extract
 from tests.integration.helpers import snapshot

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import Result
 
 from plugman.cli import invoke, main
+from plugman.cli.runner import Result
 from tests.integration.helpers import snapshot
 
 # Written by hand: 4-space indentation, the author's own fields and an entry for a remote plugin.

@@ -15,9 +15,9 @@ from pathlib import Path
 from subprocess import PIPE
 
 import pytest
-from click.testing import Result
 
 from plugman.cli import invoke
+from plugman.cli.runner import Result
 from tests.conftest import SAMPLES
 from tests.integration.agents import claude_bin
 from tests.integration.helpers import git, run, snapshot

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import Result
 
 from plugman.cli import invoke
+from plugman.cli.runner import Result
 from tests.conftest import SAMPLES
 from tests.integration.helpers import git, run, snapshot
 from tests.integration.test_marketplaces import files

@@ -7,9 +7,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from click.testing import Result
 
 from plugman.cli import invoke
+from plugman.cli.runner import Result
 from plugman.plugins.tagging import tag_name
 
 

@@ -11,10 +11,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from click.testing import Result
 
 from plugman.cli import app, invoke
 from plugman.cli.argv import Command, Group
+from plugman.cli.runner import Result
 from tests.conftest import SAMPLES
 from tests.integration.helpers import run
 
@@ -535,7 +535,11 @@ def test_every_flag_the_readme_documents_exists() -> None:
         for word in line.split()[1:]:  # down to the command(s) the line is about
             if path and not isinstance(node, Group):
                 break
-            found = dict(app.children(path, node)).get(word) if node else app.top(word)
+            found = (
+                dict(app.children(path, node)).get(word)
+                if isinstance(node, Group)
+                else app.top(word)
+            )
             if found is None:
                 break
             path, node = [*path, word], found
