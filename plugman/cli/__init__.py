@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # (not typing's: importing typing costs ~5 ms, a fifth of --version)
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
