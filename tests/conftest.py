@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import Result
-from typer.testing import CliRunner
+
+from plugman.cli import runner
+from plugman.cli.runner import Result
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "sample-plugins"
@@ -55,15 +56,15 @@ def secret_scan(
     for name, value in PLANTED.items():
         monkeypatch.setenv(name, value)
     outputs: list[str] = []
-    invoke = CliRunner.invoke
+    invoke = runner.invoke
 
-    def scanned(self: CliRunner, cli: Any, args: Any = None, *more: Any, **given: Any) -> Result:
-        result = invoke(self, cli, args, *more, **given)
-        if "--show-secrets" not in (args or []):
+    def scanned(args: list[str], *more: Any, **given: Any) -> Result:
+        result = invoke(args, *more, **given)
+        if "--show-secrets" not in args:
             outputs.append(result.output)
         return result
 
-    monkeypatch.setattr(CliRunner, "invoke", scanned)
+    monkeypatch.setattr(runner, "invoke", scanned)
     yield outputs
     logs = [p for p in isolated_home.rglob("*.log") if p.is_file()]
     texts = outputs + [p.read_text(errors="replace") for p in logs]

@@ -3,39 +3,20 @@
 from __future__ import annotations
 
 import os
-from typing import Annotated
-
-import typer
 
 from plugman import output
-from plugman.cli.common import Json, Scope, paths_of
+from plugman.cli.argv import JSON, VALUE, Argument, Command, Context, Group, Option
+from plugman.cli.common import paths_of
+from plugman.core.state import Scope
 
-agents_app = typer.Typer(no_args_is_help=True)  # its help: plugman.cli.commands
-Agents = Annotated[list[str], typer.Argument(help="Agents, e.g. claude-code gemini codex.")]
 
-
-@agents_app.command("add")
 def add(
-    ctx: typer.Context,
-    names: Agents,
+    ctx: Context,
+    names: list[str],
     scope: Scope = "user",
-    via_gateway: Annotated[
-        bool,
-        typer.Option(
-            "--via-gateway",
-            help="One MCP entry running `plugman mcp serve` instead of each server, so tool "
-            "calls pass the resolved hooks and policy.",
-        ),
-    ] = False,
-    notify_updates: Annotated[
-        bool,
-        typer.Option(
-            "--notify-updates",
-            help="A SessionStart hook that says in one line, from plugman's cache, which "
-            "plugins have updates (`[notices] updates` in your plugman.toml sets it for all).",
-        ),
-    ] = False,
-    as_json: Json = False,
+    via_gateway: bool = False,
+    notify_updates: bool = False,
+    as_json: bool = False,
 ) -> None:
     """Link agents to a scope (in its plugman.toml) and deploy what is resolved to them."""
     from plugman.agents.deploy import link
@@ -44,16 +25,12 @@ def add(
     output.emit(output.deployed("agents add", done, as_json))
 
 
-@agents_app.command("remove")
 def remove(
-    ctx: typer.Context,
-    names: Agents,
+    ctx: Context,
+    names: list[str],
     scope: Scope = "user",
-    force: Annotated[
-        bool,
-        typer.Option("--force", help="Go on when an entry plugman wrote was edited by hand."),
-    ] = False,
-    as_json: Json = False,
+    force: bool = False,
+    as_json: bool = False,
 ) -> None:
     """Unlink agents from a scope, taking out everything plugman deployed to them there."""
     from plugman.agents.deploy import unlink
@@ -62,8 +39,7 @@ def remove(
     output.emit(output.deployed("agents remove", done, as_json))
 
 
-@agents_app.command("list")
-def listing(ctx: typer.Context, as_json: Json = False) -> None:
+def listing(ctx: Context, as_json: bool = False) -> None:
     """Every agent plugman can feed: whether it is on this machine, where it is linked, and
     what the linked agents cannot take (the warnings that stand)."""
     from plugman import extensions
@@ -75,3 +51,56 @@ def listing(ctx: typer.Context, as_json: Json = False) -> None:
     found = agents(paths, home, os.environ)
     lost = extensions.shadowed()
     output.emit(output.agents_listed(found, standing(paths, home), as_json, lost))
+
+
+AGENTS_APP = Group(
+    "agents",
+    "",
+    (
+        Command(
+            "add",
+            "",
+            add,
+            (Argument("names", "Agents, e.g. claude-code gemini codex.", many=True),),
+            (
+                Option(
+                    ("--scope", "-s"),
+                    "user, project or local.",
+                    VALUE,
+                    choices=("user", "project", "local"),
+                    default="user",
+                ),
+                Option(
+                    ("--via-gateway",),
+                    "One MCP entry running `plugman mcp serve` instead of each "
+                    "server, so tool calls pass the resolved hooks and policy.",
+                ),
+                Option(
+                    ("--notify-updates",),
+                    "A SessionStart hook that says in one line, "
+                    "from plugman's cache, which plugins "
+                    "have updates (`[notices] updates` in your plugman.toml sets it for all).",
+                ),
+                JSON,
+            ),
+        ),
+        Command(
+            "remove",
+            "",
+            remove,
+            (Argument("names", "Agents, e.g. claude-code gemini codex.", many=True),),
+            (
+                Option(
+                    ("--scope", "-s"),
+                    "user, project or local.",
+                    VALUE,
+                    choices=("user", "project", "local"),
+                    default="user",
+                ),
+                Option(("--force",), "Go on when an entry plugman wrote was edited by hand."),
+                JSON,
+            ),
+        ),
+        Command("list", "", listing, (), (JSON,)),
+    ),
+)

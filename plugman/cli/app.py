@@ -1,160 +1,166 @@
-"""The typer application: the root group builds only the command it runs (from the table in
-plugman.cli.commands), and turns every failure into `error:` / `hint:` on stderr (and, under
---json, an error envelope on stdout) and its exit code, once."""
+"""The `plugman` command line, one parser for every command: the root options, the command the
+words name in the table (plugman.cli.commands; a group's rows imported from its module only
+when it runs), its `--help`, its values (plugman.cli.argv), and every failure reported once:
+`error:` / `hint:` on stderr (and, under --json, an error envelope on stdout) and its exit code.
+
+This module imports nothing heavy: the hot commands (`list`, `config resolve`, `hooks exec`,
+`mcp run`...) run through it.
+"""
 
 from __future__ import annotations
 
-import importlib
-import inspect
-import os
 import sys
-from collections.abc import Sequence
-from typing import Annotated, Any
+from collections.abc import Callable
 
-import typer
-import typer.main
-from typer.core import TyperGroup
-
-from plugman import __version__, output
-from plugman.cli import COMPLETION, running
-from plugman.cli.argv import FastCommand, help_text
-from plugman.cli.commands import COMMANDS, QUIET, TOP_LEVEL, VERBOSE, root_help
-from plugman.cli.common import forwarded
+from plugman.cli.argv import Command, Context, Group, help_text, parse
+from plugman.cli.commands import COMMANDS, OPTIONS, TOP_LEVEL, Lazy, root_help
+from plugman.cli.running import Exit, interrupted, listening, reader_gone, report
 from plugman.core.errors import PlugmanError, UsageError, from_os_error
 
+Node = Command | Group
+LOUDNESS = {"-q": -1, "--quiet": -1, "-v": 1, "--verbose": 1}  # the root options -q and -v
+HELP = ("-h", "--help")
+ROOT_OPTIONS = [n.strip(",") for names, _ in OPTIONS for n in names.split() if n[0] == "-"]
 
-class RootGroup(TyperGroup):
-    """Builds a command when it is asked for (plugman.cli.commands), runs it with progress and
-    warnings shown, and reports any failure the same way: a PlugmanError, a failed file
-    operation, or a command line click could not parse."""
 
-    def list_commands(self, ctx: Any) -> list[str]:
-        return [*self.commands, *(name for name in TOP_LEVEL if name not in self.commands)]
+def main(args: list[str]) -> int:
+    """Run `plugman ARGS`: the command's exit code, every failure reported."""
+    try:
+        return _main(args)
+    except BrokenPipeError:
+        return reader_gone()
+    except KeyboardInterrupt:
+        return report(interrupted(), args, _name(args))
+    except (PlugmanError, OSError) as exc:
+        failure = exc if isinstance(exc, PlugmanError) else from_os_error(exc)
+        return report(failure, args, _name(args))
 
-    def get_command(self, ctx: Any, cmd_name: str) -> Any:
-        found = self.commands.get(cmd_name)
-        if found is None and cmd_name in TOP_LEVEL:
-            found = self.commands[cmd_name] = _built(cmd_name)
-        return found
 
-    def format_help(self, ctx: Any, formatter: Any) -> None:
-        formatter.write(root_help() + "\n")
+def _main(args: list[str]) -> int:
+    project, level, words = _root(args)
+    _loudness(level)
+    own = words[: words.index("--")] if "--" in words else words
+    path, node, rest = _walk(words)
+    if any(arg in HELP for arg in own) or (
+        isinstance(node, Group) and not rest and node.runs is None
+    ):
+        return _help(path, node, 0 if any(arg in HELP for arg in own) else UsageError.exit_code)
+    if isinstance(node, Group):
+        if rest and not rest[0].startswith("-"):  # (a word no command of the group has)
+            raise _no_such(rest[0], path, node)
+        values, _ = parse(node, " ".join(path), rest)
+        assert node.runs is not None
+        return _run(node.runs, Context(project), values)
+    assert node is not None
+    values, after = parse(node, " ".join(path), rest)
+    return _run(node.runner(), Context(project, after), values)
 
-    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
-        """A command of the table; a typo gets the closest names (`did you mean`), as typer
-        does below the top level (its own suggestions know only the commands built)."""
+
+def _run(function: Callable[..., int | None], context: Context, values: dict[str, object]) -> int:
+    """Call a command's function with its values (and the Context, when its first parameter
+    is `ctx`): its exit code."""
+    values.pop("help", None)  # (asked for, it is answered before)
+    code = function.__code__
+    given = (context,) if code.co_argcount and code.co_varnames[0].endswith("ctx") else ()
+    with listening():
         try:
-            return super().resolve_command(ctx, args)
-        except typer.TyperException as exc:
-            said = exc.message
-            if args and "Did you mean" not in said and said.startswith("No such command"):
-                exc.message = said.rstrip(".") + did_you_mean(args[0], TOP_LEVEL)
-            raise
-
-    def invoke(self, ctx: Any) -> Any:
-        with running.listening():
-            try:
-                return super().invoke(ctx)
-            except KeyboardInterrupt:  # before click makes it "Aborted!" with exit code 1
-                raise running.interrupted() from None
-
-    def main(  # type: ignore[override]
-        self,
-        args: Sequence[str] | None = None,
-        prog_name: str | None = None,
-        complete_var: str | None = None,
-        standalone_mode: bool = True,
-        **extra: Any,
-    ) -> Any:
-        argv = list(sys.argv[1:] if args is None else args)
-        asked = _help_asked(self, argv)
-        if asked is not None:  # one help style for every command (plugman.cli.helptext)
-            output.emit(asked[0])
-            if standalone_mode:
-                sys.exit(asked[1])
-            return asked[1]
-        try:
-            result = super().main(argv, prog_name, complete_var, standalone_mode=False, **extra)
-            code = result if isinstance(result, int) else 0
-        except typer.TyperException as exc:
-            if type(exc).__name__ == "NoArgsIsHelpError":  # (answered above, before click)
-                output.emit(exc.format_message())
-                code = int(UsageError.exit_code)
-            else:
-                code = running.report(_as_error(exc), argv, _command_name(self, argv))
-        except typer.Abort:
-            output.emit("error: aborted", err=True)
-            code = 1
-        except BrokenPipeError:
-            code = running.reader_gone()
-        except (PlugmanError, OSError) as exc:
-            code = running.report(_as_error(exc), argv, _command_name(self, argv))
-        if standalone_mode:
-            sys.exit(code)
-        return code
+            return function(*given, **values) or 0
+        except Exit as done:
+            return done.code
 
 
-def _as_error(exc: Exception) -> PlugmanError:
-    if isinstance(exc, PlugmanError):
-        return exc
-    if isinstance(exc, OSError):  # a full disk, a denied path: said plainly, never a traceback
-        return from_os_error(exc)
-    assert isinstance(exc, typer.TyperException)  # click's errors, as typer vendors them
-    message = exc.format_message().rstrip(".")
-    message = message[:1].lower() + message[1:]
-    context = getattr(exc, "ctx", None)
-    where = context.command_path if context is not None else "plugman"
-    kind = UsageError if exc.exit_code == UsageError.exit_code else PlugmanError
-    return kind(message, hint=f"see: {where} --help")
+def _root(args: list[str]) -> tuple[str | None, int, list[str]]:
+    """The root options in front of the command (`--project PATH`, `-q`, `-v`, `--version`,
+    `--help`) and the words after them."""
+    project, level = None, 0
+    while args and args[0].startswith("-"):
+        arg, args = args[0], args[1:]
+        if arg == "--project" and args:
+            project, args = args[0], args[1:]
+        elif arg.startswith("--project="):
+            project = arg.partition("=")[2]
+        elif arg in LOUDNESS:
+            level = LOUDNESS[arg]
+        elif arg in HELP:
+            raise _Answer(root_help(), 0)
+        elif arg == "--version":
+            from plugman import __version__
+
+            raise _Answer(f"plugman {__version__}", 0)
+        else:
+            from plugman.cli.argv import _possible
+
+            name = arg.partition("=")[0]
+            near = _possible(name, dict.fromkeys(ROOT_OPTIONS))  # type: ignore[arg-type]
+            raise UsageError(f"no such option: {name}{near}", hint="see: plugman --help")
+    if not args:
+        raise _Answer(root_help(), UsageError.exit_code)
+    return project, level, args
 
 
-def _built(name: str) -> Any:
-    """The click command `name` names in plugman.cli.commands, with the summary written there: a
-    fast command as its declaration says, a typer group with the fast commands declared under
-    it, or a function as a command of its own."""
-    declared = COMMANDS[name]
-    if isinstance(declared, FastCommand):
-        built: Any = forwarded(declared)
-    else:
-        module = importlib.import_module(f"plugman.cli.{declared.module}")
-        target = getattr(module, declared.attribute)
-        if isinstance(target, typer.Typer):
-            built = typer.main.get_group(target)
-            built.help = declared.summary
-            for words, command in COMMANDS.items():
-                if isinstance(command, FastCommand) and words.startswith(f"{name} "):
-                    built.add_command(forwarded(command), words.split()[-1])
-        else:  # its help: the summary, then what its docstring adds
-            more = inspect.cleandoc(target.__doc__ or "")
-            single = typer.Typer(add_completion=False)
-            single.command(name, help="\n\n".join(filter(None, (declared.summary, more))))(target)
-            built = typer.main.get_command(single)
-    built.name = name
-    return built
+class _Answer(Exception):  # noqa: N818 (not an error: the root help or version)
+    """The root's help or version, and its exit code."""
+
+    def __init__(self, text: str, code: int) -> None:
+        self.text, self.code = text, code
 
 
-def _help_asked(group: typer.core.TyperGroup, argv: list[str]) -> tuple[str, int] | None:
-    """The help of the command an argument list names and its exit code, when it asks for
-    help (`-h` or `--help` before any `--`; 0) or names a group that needs a command (`plugman
-    mcp`; 2): a fast command's as plugman.cli.argv writes it, another's from its click command
-    in the same style (plugman.cli.helptext)."""
-    if COMPLETION in os.environ:
-        return None
-    own = argv[: argv.index("--")] if "--" in argv else argv
-    words, command = _command_path(group, own)
-    asked = bool({"-h", "--help"} & set(own))
-    bare = getattr(command, "no_args_is_help", False) and words[-1:] == own[-1:]
-    if not asked and not (words and bare):
-        return None
-    code = 0 if asked else int(UsageError.exit_code)
-    if not words:
-        return root_help(), code
-    declared = COMMANDS.get(" ".join(words))
-    if isinstance(declared, FastCommand):
-        return help_text(declared), code
-    from plugman.cli.helptext import help_of
+def _loudness(level: int) -> None:
+    if level or "plugman.output.common" in sys.modules:  # (set again: main runs in tests too)
+        from plugman.output.common import set_verbosity
 
-    return help_of(command, " ".join(words)), code
+        set_verbosity(level)
+
+
+def top(word: str) -> Node | None:
+    """The top-level command or group `word` names (its module imported when in one)."""
+    declared = COMMANDS.get(word) if word in TOP_LEVEL else None
+    if not isinstance(declared, Lazy):
+        return declared
+    from importlib import import_module
+
+    found: Node = getattr(import_module(f"plugman.cli.{declared.module}"), declared.attribute)
+    return found
+
+
+def children(path: list[str], group: Group) -> list[tuple[str, Node]]:
+    """A group's commands by name, in its help's order: its rows, then the hot commands the
+    table declares under it."""
+    prefix = " ".join(path) + " "
+    rows = [(node.words.split()[-1], node) for node in group.commands]
+    fast = [c for w, c in COMMANDS.items() if w.startswith(prefix) and isinstance(c, Command)]
+    return rows + [(command.words.split()[-1], command) for command in fast]
+
+
+def _walk(words: list[str]) -> tuple[list[str], Node | None, list[str]]:
+    """The words of the command a line names, that command, and the arguments after them;
+    an unknown word is a UsageError (`did you mean`)."""
+    first = top(words[0])
+    if first is None:
+        raise _no_such(words[0], [], None)
+    path, node = [words[0]], first
+    rest = words[1:]
+    while isinstance(node, Group):
+        skipped = 0
+        while skipped < len(rest) and rest[skipped].startswith("-") and rest[skipped] != "--":
+            skipped += 1
+        if skipped >= len(rest) or rest[skipped] == "--":
+            break
+        found = dict(children(path, node)).get(rest[skipped])
+        if found is None:
+            if any(arg in HELP for arg in rest[:skipped]):
+                break
+            raise _no_such(rest[skipped], path, node)
+        path, node, rest = [*path, rest[skipped]], found, rest[:skipped] + rest[skipped + 1 :]
+    return path, node, rest
+
+
+def _no_such(word: str, path: list[str], group: Group | None) -> UsageError:
+    names = TOP_LEVEL if group is None else [name for name, _ in children(path, group)]
+    where = " ".join(["plugman", *path])
+    return UsageError(
+        f"no such command {word!r}{did_you_mean(word, names)}", hint=f"see: {where} --help"
+    )
 
 
 def did_you_mean(typo: str, names: list[str]) -> str:
@@ -165,73 +171,67 @@ def did_you_mean(typo: str, names: list[str]) -> str:
     return f". Did you mean {', '.join(repr(m) for m in matches)}?" if matches else ""
 
 
-def _command_name(group: typer.core.TyperGroup, argv: list[str]) -> str | None:
+def _help(path: list[str], node: Node | None, code: int) -> int:
+    from plugman import output
+
+    output.emit(help_of(path, node))
+    return code
+
+
+def help_of(path: list[str], node: Node | None) -> str:
+    """The help of `plugman PATH`: a command's, or a group's with its commands."""
+    words = " ".join(path)
+    declared = COMMANDS.get(words)
+    summary = declared.summary if isinstance(declared, Lazy) else ""
+    if isinstance(node, Group):
+        rows = [(name, _summary(child)) for name, child in children(path, node)]
+        return help_text(node, words, summary, rows)
+    assert node is not None
+    return help_text(node, words, summary)
+
+
+def _summary(node: Node) -> str:
+    return node.summary if isinstance(node, Group) else (node.paragraphs() or [""])[0]
+
+
+def _name(args: list[str]) -> str | None:
     """The command an argument list names (`mcp list`), as JSON envelopes call it."""
-    return " ".join(_command_path(group, argv)[0]) or None
-
-
-def _command_path(group: typer.core.TyperGroup, argv: list[str]) -> tuple[list[str], Any]:
-    """The words of the command an argument list names, and that click command."""
-    words: list[str] = []
-    command: Any = group
-    items = iter(argv)
-    for arg in items:
-        if arg == "--project":
-            next(items, None)
-        elif not arg.startswith("-"):
-            sub = command.get_command(None, arg) if hasattr(command, "get_command") else None
-            if sub is None:
-                break
-            words.append(arg)
-            command = sub
-        elif arg == "--":
-            break
-    return words, command
-
-
-app = typer.Typer(
-    cls=RootGroup,
-    name="plugman",
-    help="A package manager and marketplace CLI for agent plugins.",
-    no_args_is_help=True,
-    add_completion=True,
-    pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
-
-
-def _version(value: bool) -> None:
-    if value:
-        output.emit(f"plugman {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def root(
-    ctx: typer.Context,
-    version: Annotated[
-        bool,
-        typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
-    ] = False,
-    project: Annotated[
-        str | None,
-        typer.Option(
-            "--project",
-            help="Project folder (default: the nearest folder from here upward with a "
-            "plugman.toml, .mcp.json or .git; else the current folder).",
-        ),
-    ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help=QUIET)] = False,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help=VERBOSE)] = False,
-) -> None:
-    """A package manager and marketplace CLI for agent plugins."""
-    ctx.obj = {"project": project}
-    output.set_verbosity(-1 if quiet else 1 if verbose else 0)
-
-
-def run_app(args: list[str]) -> int:
     try:
-        app(args=args, prog_name="plugman")
-    except SystemExit as exc:
-        return exc.code if isinstance(exc.code, int) else 1
-    return 0
+        words = _root(args)[2]
+        return " ".join(_walk(words[: words.index("--")] if "--" in words else words)[0])
+    except (PlugmanError, _Answer, ImportError):
+        return None
+
+
+def run(args: list[str]) -> int:
+    """`plugman ARGS` in this process: the exit code (the root's help and version included)."""
+    try:
+        return main(args)
+    except _Answer as answer:
+        sys.stdout.write(answer.text + "\n")
+        return answer.code
+
+
+def hot(args: list[str]) -> bool:
+    """Whether the command is one the table declares whole (a hot one: it may end the process
+    at once, plugman.cli.done)."""
+    try:
+        words = _root(args)[2]
+    except (PlugmanError, _Answer):
+        return False
+    return isinstance(COMMANDS.get(" ".join(words[:2])) or COMMANDS.get(words[0]), Command)
+
+
+def every_command() -> list[list[str]]:
+    """The words of every command and group, from the root down (each group imported)."""
+    found: list[list[str]] = []
+
+    def walk(path: list[str], node: Node | None) -> None:
+        found.append(path)
+        if isinstance(node, Group):
+            for name, child in children(path, node):
+                walk([*path, name], child)
+
+    for word in TOP_LEVEL:
+        walk([word], top(word))
+    return found

@@ -3,29 +3,20 @@
 from __future__ import annotations
 
 import os
-from typing import Annotated
-
-import typer
 
 from plugman import output
+from plugman.cli.argv import VALUE, Command, Context, Option
 from plugman.cli.common import paths_of
+from plugman.cli.running import Exit
 from plugman.core import state
 from plugman.core.errors import UsageError
 
 
 def audit(
-    ctx: typer.Context,
-    scope: Annotated[
-        state.Scope | None,
-        typer.Option("--scope", "-s", help="user, project or local (default: all three)."),
-    ] = None,
-    fmt: Annotated[
-        str,
-        typer.Option(
-            "--format", metavar="FORMAT", help="text, json, sarif or github (workflow commands)."
-        ),
-    ] = "text",
-    as_json: Annotated[bool, typer.Option("--json", help="The same as --format json.")] = False,
+    ctx: Context,
+    scope: state.Scope | None = None,
+    fmt: str = "text",
+    as_json: bool = False,
 ) -> None:
     """What it checks: every plugin the lock and the install records pin is in the store
     and hashes to its pin; the agent files plugman deployed are as it wrote them;
@@ -46,4 +37,29 @@ def audit(
     result = run(paths_of(ctx), os.environ, scope)
     output.emit(output.audited(result, "json" if as_json else fmt))
     if result.findings:
-        raise typer.Exit(1)
+        raise Exit(1)
+
+
+AUDIT = Command(
+    "audit",
+    "",
+    audit,
+    (),
+    (
+        Option(
+            ("--scope", "-s"),
+            "user, project or local (default: all three).",
+            VALUE,
+            choices=("user", "project", "local"),
+        ),
+        Option(
+            ("--format",),
+            "text, json, sarif or github (workflow commands).",
+            VALUE,
+            default="text",
+            metavar="FORMAT",
+            dest="fmt",
+        ),
+        Option(("--json",), "The same as --format json.", dest="as_json"),
+    ),
+)

@@ -4,45 +4,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
-
-import typer
+from typing import TYPE_CHECKING
 
 from plugman import output
-from plugman.cli.common import Json
+from plugman.cli.argv import JSON, MANY, VALUE, Argument, Command, Context, Option
 from plugman.core.errors import UsageError
 
 if TYPE_CHECKING:
     from plugman.manifest.diagnostics import Diagnostic
 
-Strict = Annotated[bool, typer.Option("--strict", help="Refuse a plugin with warnings too.")]
-Folder = Annotated[
-    Path, typer.Argument(help="The plugin folder (default: this one).", show_default=False)
-]
-
 
 def new(
-    name: Annotated[str, typer.Argument(help="The plugin's (or marketplace's) name, kebab-case.")],
-    with_: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--with",
-            help="Components to add, comma-separated: skill, command, agent, hook, mcp.",
-        ),
-    ] = None,
-    marketplace: Annotated[
-        bool, typer.Option("--marketplace", help="Make a marketplace instead of a plugin.")
-    ] = False,
-    directory: Annotated[
-        Path | None, typer.Option("--dir", help="The folder to create (default: ./NAME).")
-    ] = None,
-    description: Annotated[
-        str | None, typer.Option("--description", help="A one-line description.")
-    ] = None,
-    author: Annotated[
-        str | None, typer.Option("--author", help="The author (a marketplace's owner).")
-    ] = None,
-    as_json: Json = False,
+    name: str,
+    with_: list[str] | None = None,
+    marketplace: bool = False,
+    directory: Path | None = None,
+    description: str | None = None,
+    author: str | None = None,
+    as_json: bool = False,
 ) -> None:
     from plugman.plugins import scaffold
 
@@ -62,13 +41,10 @@ def new(
 
 
 def pack(
-    directory: Folder = Path(),
-    to: Annotated[
-        Path | None,
-        typer.Option("--output", "-o", help="The archive to write (default: ./NAME-VERSION.tgz)."),
-    ] = None,
-    strict: Strict = False,
-    as_json: Json = False,
+    directory: Path = Path(),
+    to: Path | None = None,
+    strict: bool = False,
+    as_json: bool = False,
 ) -> None:
     from plugman.plugins.pack import pack_to
 
@@ -77,30 +53,13 @@ def pack(
 
 
 def publish(
-    ctx: typer.Context,
-    directory: Annotated[Path, typer.Argument(help="The plugin folder.", show_default=False)],
-    target: Annotated[
-        str, typer.Argument(help="Where to push: oci://REGISTRY/REPOSITORY:TAG.", metavar="OCI_REF")
-    ],
-    strict: Strict = False,
-    sign: Annotated[
-        Path | None,
-        typer.Option(
-            "--sign",
-            metavar="KEY",
-            help="Sign the artifact with this private key (plugman key generate); "
-            "PLUGMAN_SIGNING_PASSWORD opens an encrypted one.",
-        ),
-    ] = None,
-    force: Annotated[
-        bool,
-        typer.Option(
-            "--force",
-            help="Overwrite a tag that already names other content (refused without it: "
-            "whoever follows the tag gets the new content).",
-        ),
-    ] = False,
-    as_json: Json = False,
+    ctx: Context,
+    directory: Path,
+    target: str,
+    strict: bool = False,
+    sign: Path | None = None,
+    force: bool = False,
+    as_json: bool = False,
 ) -> None:
     import os
 
@@ -113,19 +72,12 @@ def publish(
 
 
 def tag(
-    directory: Folder = Path(),
-    message: Annotated[
-        str | None,
-        typer.Option("--message", "-m", help="The annotated tag's message."),
-    ] = None,
-    lightweight: Annotated[
-        bool, typer.Option("--lightweight", help="A lightweight tag instead of an annotated one.")
-    ] = False,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Check everything; create nothing.")
-    ] = False,
-    strict: Strict = False,
-    as_json: Json = False,
+    directory: Path = Path(),
+    message: str | None = None,
+    lightweight: bool = False,
+    dry_run: bool = False,
+    strict: bool = False,
+    as_json: bool = False,
 ) -> None:
     from plugman.plugins.tagging import tag as make_tag
 
@@ -145,3 +97,105 @@ def _emit(warnings: Sequence[Diagnostic], text: str, as_json: bool) -> None:
     if warnings and not as_json:
         output.emit(output.plugin_warnings(warnings), err=True)
     output.emit(text)
+
+
+NEW = Command(
+    "new",
+    "",
+    new,
+    (Argument("name", "The plugin's (or marketplace's) name, kebab-case."),),
+    (
+        Option(
+            ("--with",),
+            "Components to add, comma-separated: skill, command, agent, hook, mcp.",
+            MANY,
+            dest="with_",
+        ),
+        Option(("--marketplace",), "Make a marketplace instead of a plugin."),
+        Option(
+            ("--dir",),
+            "The folder to create (default: ./NAME).",
+            VALUE,
+            type="path",
+            dest="directory",
+        ),
+        Option(("--description",), "A one-line description.", VALUE),
+        Option(("--author",), "The author (a marketplace's owner).", VALUE),
+        JSON,
+    ),
+)
+
+PACK = Command(
+    "pack",
+    "",
+    pack,
+    (
+        Argument(
+            "directory",
+            "The plugin folder (default: this one).",
+            required=False,
+            type="path",
+            default=Path(),
+        ),
+    ),
+    (
+        Option(
+            ("--output", "-o"),
+            "The archive to write (default: ./NAME-VERSION.tgz).",
+            VALUE,
+            type="path",
+            dest="to",
+        ),
+        Option(("--strict",), "Refuse a plugin with warnings too."),
+        JSON,
+    ),
+)
+
+PUBLISH = Command(
+    "publish",
+    "",
+    publish,
+    (
+        Argument("directory", "The plugin folder.", type="path"),
+        Argument("target", "Where to push: oci://REGISTRY/REPOSITORY:TAG.", metavar="OCI_REF"),
+    ),
+    (
+        Option(("--strict",), "Refuse a plugin with warnings too."),
+        Option(
+            ("--sign",),
+            "Sign the artifact with this private key (plugman key generate); "
+            "PLUGMAN_SIGNING_PASSWORD opens an encrypted one.",
+            VALUE,
+            type="path",
+            metavar="KEY",
+        ),
+        Option(
+            ("--force",),
+            "Overwrite a tag that already names other content (refused without "
+            "it: whoever follows the tag gets the new content).",
+        ),
+        JSON,
+    ),
+)
+
+TAG = Command(
+    "tag",
+    "",
+    tag,
+    (
+        Argument(
+            "directory",
+            "The plugin folder (default: this one).",
+            required=False,
+            type="path",
+            default=Path(),
+        ),
+    ),
+    (
+        Option(("--message", "-m"), "The annotated tag's message.", VALUE),
+        Option(("--lightweight",), "A lightweight tag instead of an annotated one."),
+        Option(("--dry-run",), "Check everything; create nothing."),
+        Option(("--strict",), "Refuse a plugin with warnings too."),
+        JSON,
+    ),
+)

@@ -1,18 +1,14 @@
 """Every command, declared once, as data: the hot ones whole, the rest by where they live.
 
 A hot command (`install`, `uninstall`, `list`, `paths`, `config resolve`, `validate`, and the
-launchers agents' files name, `hooks exec` and `mcp run`) is a `FastCommand` (plugman.cli.argv):
-its words, summary, arguments, options and the function that runs it. plugman.cli.fast parses
-and runs it without typer, and the typer application (plugman.cli.app) derives its mount of the
-same command from it (for completion and its test runner). Every other command is a `Lazy`
-row: the module and attribute of its typer function or group (which declares its options),
-and its summary, written only here: the typer command's help starts with it, and its
-docstring, if any, adds the rest.
+launchers agents' files name, `hooks exec` and `mcp run`) is a `Command` (plugman.cli.argv)
+here: its words, summary, arguments, options and the function that runs it. Every other
+top-level command or group is a `Lazy` row: the module and the name of its `Command` or
+`Group` rows there (declared beside the functions they run), and its summary, written only
+here. One parser reads every command line against these declarations (plugman.cli.app).
 
-`plugman` builds only the command it runs (plugman.cli.app's RootGroup imports the module a
-row points to, on demand), and prints its own help from this table without importing typer,
-rich or any command module: building all 28 commands costs ~50 ms, typer and rich as much
-again.
+`plugman` imports only the module of the command it runs, and prints its own help from this
+table without importing any command module.
 
 This module imports nothing heavy (plugman.cli.argv lays out the help): `plugman --help` and
 `--version` read it and exit.
@@ -20,12 +16,12 @@ This module imports nothing heavy (plugman.cli.argv lays out the help): `plugman
 
 from __future__ import annotations
 
-from plugman.cli.argv import JSON, MANY, SCOPE, VALUE, Argument, FastCommand, Option
+from plugman.cli.argv import JSON, MANY, SCOPE, VALUE, Argument, Command, Option
 
 
 class Lazy:
-    """A command typer parses: its words, where it lives (`plugman.cli.<module>`, and the
-    function that is the command or the typer.Typer that is the group) and its summary. (Not a
+    """A command declared in its module: its words, where it lives (`plugman.cli.<module>`, and
+    the name of its `Command` or `Group` rows there) and its summary. (Not a
     NamedTuple: `typing` costs ~5 ms to import, a third of `plugman --help`.)"""
 
     __slots__ = ("attribute", "module", "summary", "words")
@@ -47,14 +43,14 @@ HOOK_WORDS = Argument(
 )
 
 
-def _by_words(*commands: FastCommand | Lazy) -> dict[str, FastCommand | Lazy]:
+def _by_words(*commands: Command | Lazy) -> dict[str, Command | Lazy]:
     return {command.words: command for command in commands}
 
 
 # Every command: the top-level ones in the order `plugman --help` lists them, then the hot
 # commands of a group (plugman.cli.app mounts them on it).
 COMMANDS = _by_words(
-    FastCommand(
+    Command(
         "validate",
         "Check plugins, marketplaces, hooks, MCP configs and SKILL.md files.",
         "fast:run_validate",
@@ -69,7 +65,7 @@ COMMANDS = _by_words(
                 default="text",
                 metavar="FORMAT",
             ),
-            Option(("--json",), "The same as --format json."),
+            Option(("--json",), "The same as --format json.", dest="as_json"),
         ),
         epilog="A folder is validated as a marketplace (with every local plugin it lists) "
         "and/or a plugin; a file (plugin.json, marketplace.json, gemini-extension.json, "
@@ -80,41 +76,41 @@ COMMANDS = _by_words(
     Lazy(
         "new",
         "author",
-        "new",
+        "NEW",
         "Create a plugin (or, with --marketplace, a marketplace) that passes validate --strict.",
     ),
     Lazy(
         "pack",
         "author",
-        "pack",
+        "PACK",
         "Validate a plugin and write it as a reproducible .tar.gz (same bytes on every run).",
     ),
     Lazy(
         "publish",
         "author",
-        "publish",
+        "PUBLISH",
         "Validate and pack a plugin, then push it to an OCI registry as an artifact.",
     ),
     Lazy(
         "sign",
         "signing",
-        "sign",
+        "SIGN",
         "Sign a plugin artifact already published to an OCI registry.",
     ),
-    Lazy("key", "signing", "key_app", "Make signing keys for publish --sign and sign."),
+    Lazy("key", "signing", "KEY_APP", "Make signing keys for publish --sign and sign."),
     Lazy(
         "tag",
         "author",
-        "tag",
+        "TAG",
         "Validate a plugin and tag its committed state in git as NAME--vVERSION.",
     ),
-    FastCommand(
+    Command(
         "paths",
         "Show every location plugman reads or writes (PLUGMAN_HOME relocates them).",
         "fast:run_paths",
         options=(JSON,),
     ),
-    FastCommand(
+    Command(
         "install",
         "Install plugins (and their dependencies) into a scope.",
         "fast:run_install",
@@ -143,7 +139,7 @@ COMMANDS = _by_words(
             JSON,
         ),
     ),
-    FastCommand(
+    Command(
         "uninstall",
         "Uninstall plugins: remove exactly what their install wrote.",
         "fast:run_uninstall",
@@ -155,15 +151,15 @@ COMMANDS = _by_words(
             JSON,
         ),
     ),
-    Lazy("enable", "plugins", "enable", "Enable an installed plugin in a scope."),
+    Lazy("enable", "plugins", "ENABLE", "Enable an installed plugin in a scope."),
     Lazy(
         "disable",
         "plugins",
-        "disable",
+        "DISABLE",
         "Disable an installed plugin in a scope (it stays installed).",
     ),
-    Lazy("configure", "configure", "configure", "Show or change a plugin's userConfig values."),
-    FastCommand(
+    Lazy("configure", "configure", "CONFIGURE", "Show or change a plugin's userConfig values."),
+    Command(
         "list",
         "List installed plugins in every scope.",
         "fast:run_list",
@@ -179,102 +175,102 @@ COMMANDS = _by_words(
     Lazy(
         "update",
         "plugins",
-        "update",
+        "UPDATE",
         "Refresh the marketplaces, then update installed plugins to what they offer now.",
     ),
     Lazy(
         "diff",
         "diff",
-        "diff",
+        "DIFF",
         "Show what an installed plugin's source now offers can do that the installed one cannot.",
     ),
     Lazy(
         "outdated",
         "plugins",
-        "outdated",
+        "OUTDATED",
         "Refresh the marketplaces, then list installed plugins they offer different content for.",
     ),
     Lazy(
         "sync",
         "plugins",
-        "sync",
+        "SYNC",
         "Install exactly what the project's plugman.toml / plugman.lock declare.",
     ),
     Lazy(
         "lock",
         "lock",
-        "lock_app",
+        "LOCK_APP",
         "Resolve plugman.toml and write plugman.lock (installs nothing), or export it as an SBOM.",
     ),
     Lazy(
         "import",
         "importing",
-        "import_app",
+        "IMPORT_APP",
         "Import Claude Code's marketplaces and installed plugins (a dry run unless --apply).",
     ),
     Lazy(
         "search",
         "plugins",
-        "search",
+        "SEARCH",
         "Search the known marketplaces, or an MCP Registry's servers (--registry URL).",
     ),
-    Lazy("info", "plugins", "info", "Show a plugin's catalog entry and where it is installed."),
+    Lazy("info", "plugins", "INFO", "Show a plugin's catalog entry and where it is installed."),
     Lazy(
         "audit",
         "audit",
-        "audit",
+        "AUDIT",
         "Check, offline, that the store, agent files and servers match what the project pins "
         "(a CI gate: exit 1 on a finding).",
     ),
     Lazy(
         "export",
         "export",
-        "export",
+        "EXPORT",
         "Write the resolved MCP servers (and Claude Code hooks) into AGENT's own config file, "
         "owning only the entries plugman writes.",
     ),
     Lazy(
         "doctor",
         "export",
-        "doctor",
+        "DOCTOR",
         "Check the store, the state, pending approvals and every file plugman exported to.",
     ),
     Lazy(
         "policy",
         "policy",
-        "app",
+        "APP",
         "Explain managed policy (plugman's and Claude Code's): what it allows, and which rule "
         "decided.",
     ),
     Lazy(
         "marketplace",
         "marketplace",
-        "app",
+        "APP",
         "Add, list, update and remove plugin marketplaces; build your own.",
     ),
-    Lazy("config", "config", "config_app", "The resolved config every agent is fed."),
+    Lazy("config", "config", "CONFIG_APP", "The resolved config every agent is fed."),
     Lazy(
         "trust",
         "config",
-        "trust_app",
+        "TRUST_APP",
         "Approve the MCP servers and hooks a project supplies (its own, and its synced plugins').",
     ),
-    Lazy("mcp", "mcp", "mcp_app", "MCP servers in the user, project and local scopes."),
-    Lazy("connectors", "mcp", "connectors_app", "claude.ai connectors as MCP servers."),
-    Lazy("hooks", "hooks", "hooks_app", "The resolved hooks: list them, or run an event's hooks."),
+    Lazy("mcp", "mcp", "MCP_APP", "MCP servers in the user, project and local scopes."),
+    Lazy("connectors", "mcp", "CONNECTORS_APP", "claude.ai connectors as MCP servers."),
+    Lazy("hooks", "hooks", "HOOKS_APP", "The resolved hooks: list them, or run an event's hooks."),
     Lazy(
         "agents",
         "agents",
-        "agents_app",
+        "AGENTS_APP",
         "The agents each scope feeds: every change is deployed to them.",
     ),
     Lazy(
         "registry",
         "registry",
-        "registry_app",
+        "REGISTRY_APP",
         "Log in to and out of OCI registries (credentials for oci:// sources).",
     ),
-    FastCommand(
+    Command(
         "config resolve",
         "Merge every scope into one config (managed, claude.ai, plugin, user, project, local).",
         "fast:run_resolve",
@@ -287,7 +283,7 @@ COMMANDS = _by_words(
             ),
         ),
     ),
-    FastCommand(
+    Command(
         "hooks exec",
         "Run one hook for an agent, as Claude Code would (the command agents' hooks files name).",
         "hook_launcher:run",
@@ -298,7 +294,7 @@ COMMANDS = _by_words(
         "handler's own; 0 when the event does not select it; 1 when the launcher could not run "
         "it or it waits for approval (never 2, which would block the agent).",
     ),
-    FastCommand(
+    Command(
         "hooks notify",
         "Say in one line which plugins have updates, from the last check (an agent's "
         "SessionStart hook).",
@@ -315,7 +311,7 @@ COMMANDS = _by_words(
         "update; a check older than 7 days says to run `plugman outdated`. Exit code: always 0, "
         "so a session never fails for it.",
     ),
-    FastCommand(
+    Command(
         "mcp run",
         "Start a resolved server in this process: exec a stdio one, bridge a remote one.",
         "server_launcher:run",
@@ -343,11 +339,6 @@ OPTIONS = (
     ),
     ("-q, --quiet", QUIET),
     ("-v, --verbose", VERBOSE),
-    ("--install-completion", "Install completion for the current shell."),
-    (
-        "--show-completion",
-        "Show completion for the current shell, to copy it or customize the installation.",
-    ),
     ("-h, --help", "Show this message and exit."),
 )
 

@@ -3,21 +3,14 @@
 from __future__ import annotations
 
 import os
-from typing import Annotated
-
-import typer
 
 from plugman import output
-from plugman.cli.common import Json, paths_of
-
-config_app = typer.Typer(no_args_is_help=True)  # their help: plugman.cli.commands
-trust_app = typer.Typer(no_args_is_help=True)
-Secrets = Annotated[bool, typer.Option("--show-secrets", help="Show secret values unmasked.")]
+from plugman.cli.argv import JSON, Argument, Command, Context, Group, Option
+from plugman.cli.common import paths_of
 
 
-@config_app.command("explain")
 def explain_command(
-    ctx: typer.Context, name: str, as_json: Json = False, show_secrets: Secrets = False
+    ctx: Context, name: str, as_json: bool = False, show_secrets: bool = False
 ) -> None:
     """Why server NAME resolves as it does: the winner, what it shadows, what was dropped.
 
@@ -29,8 +22,7 @@ def explain_command(
     output.emit(output.explained(found, as_json, show_secrets))
 
 
-@trust_app.command("list")
-def trust_list(ctx: typer.Context, as_json: Json = False) -> None:
+def trust_list(ctx: Context, as_json: bool = False) -> None:
     """What needs approval here: the project's servers and hooks and those of plugins `sync`
     installed, approved or pending, with what each approval covers: this project, the command,
     args or URL, and the files the command runs (with their digests)."""
@@ -40,18 +32,11 @@ def trust_list(ctx: typer.Context, as_json: Json = False) -> None:
     output.emit(output.trusted(trust.listing(paths), as_json, trust.stale(paths)))
 
 
-Names = Annotated[
-    list[str] | None,
-    typer.Argument(help="Server names, hook EVENT:MATCHER names, or plugins (all they bring)."),
-]
-
-
-@trust_app.command("approve")
 def trust_approve(
-    ctx: typer.Context,
-    names: Names = None,
-    everything: Annotated[bool, typer.Option("--all", help="Every pending entry.")] = False,
-    as_json: Json = False,
+    ctx: Context,
+    names: list[str] | None = None,
+    everything: bool = False,
+    as_json: bool = False,
 ) -> None:
     """Approve entries as they are now (a later change needs approval again). Without NAME or
     --all, nothing is approved: the pending entries are listed and the exit code is 2."""
@@ -61,15 +46,74 @@ def trust_approve(
     output.emit(output.trust_changed(rows, "approve", as_json))
 
 
-@trust_app.command("revoke")
 def trust_revoke(
-    ctx: typer.Context,
-    names: Names = None,
-    everything: Annotated[bool, typer.Option("--all", help="Every approval here.")] = False,
-    as_json: Json = False,
+    ctx: Context,
+    names: list[str] | None = None,
+    everything: bool = False,
+    as_json: bool = False,
 ) -> None:
     """Withdraw approvals (without NAME or --all: list the approved entries, exit code 2)."""
     from plugman.commands import trust
 
     rows = trust.revoke(paths_of(ctx), names or [], everything, os.environ)
     output.emit(output.trust_changed(rows, "revoke", as_json))
+
+
+CONFIG_APP = Group(
+    "config",
+    "",
+    (
+        Command(
+            "explain",
+            "",
+            explain_command,
+            (Argument("name"),),
+            (
+                JSON,
+                Option(("--show-secrets",), "Show secret values unmasked."),
+            ),
+        ),
+    ),
+)
+
+TRUST_APP = Group(
+    "trust",
+    "",
+    (
+        Command("list", "", trust_list, (), (JSON,)),
+        Command(
+            "approve",
+            "",
+            trust_approve,
+            (
+                Argument(
+                    "names",
+                    "Server names, hook EVENT:MATCHER names, or plugins (all they bring).",
+                    many=True,
+                    required=False,
+                ),
+            ),
+            (
+                Option(("--all",), "Every pending entry.", dest="everything"),
+                JSON,
+            ),
+        ),
+        Command(
+            "revoke",
+            "",
+            trust_revoke,
+            (
+                Argument(
+                    "names",
+                    "Server names, hook EVENT:MATCHER names, or plugins (all they bring).",
+                    many=True,
+                    required=False,
+                ),
+            ),
+            (
+                Option(("--all",), "Every approval here.", dest="everything"),
+                JSON,
+            ),
+        ),
+    ),
+)

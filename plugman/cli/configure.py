@@ -2,32 +2,43 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-import typer
-
 from plugman import output
-from plugman.cli.common import Json, paths_of
+from plugman.cli.argv import JSON, MANY, VALUE, Argument, Command, Context, Option
+from plugman.cli.common import paths_of
 from plugman.core import state
 
 
 def configure(
-    ctx: typer.Context,
-    plugin: Annotated[str, typer.Argument(help="NAME or NAME@MARKETPLACE.")],
-    pairs: Annotated[
-        list[str] | None, typer.Argument(help="KEY=VALUE values to set (none: list them).")
-    ] = None,
-    unset: Annotated[
-        list[str] | None, typer.Option("--unset", help="KEY: remove the value (repeatable).")
-    ] = None,
-    scope: Annotated[
-        state.Scope | None,
-        typer.Option("--scope", "-s", help="user, project or local (default: where installed)."),
-    ] = None,
-    as_json: Json = False,
+    ctx: Context,
+    plugin: str,
+    pairs: list[str] | None = None,
+    unset: list[str] | None = None,
+    scope: state.Scope | None = None,
+    as_json: bool = False,
 ) -> None:
     """Sensitive ones go to the secret store and are shown only as set or unset."""
     from plugman.plugins import reconfigure
 
     rows = reconfigure.run(paths_of(ctx), plugin, scope, pairs or [], unset or [])
     output.emit(output.configured(rows, as_json))
+
+
+CONFIGURE = Command(
+    "configure",
+    "",
+    configure,
+    (
+        Argument("plugin", "NAME or NAME@MARKETPLACE."),
+        Argument("pairs", "KEY=VALUE values to set (none: list them).", many=True, required=False),
+    ),
+    (
+        Option(("--unset",), "KEY: remove the value (repeatable).", MANY),
+        Option(
+            ("--scope", "-s"),
+            "user, project or local (default: where installed).",
+            VALUE,
+            choices=("user", "project", "local"),
+        ),
+        JSON,
+    ),
+)

@@ -4,40 +4,19 @@ installed; installs nothing."""
 
 from __future__ import annotations
 
-from typing import Annotated
-
-import typer
-
 from plugman import output
-from plugman.cli.common import Json, paths_of
+from plugman.cli.argv import JSON, VALUE, Argument, Command, Context, Option
+from plugman.cli.common import paths_of
 from plugman.core import state
 
 
 def diff(
-    ctx: typer.Context,
-    plugin: Annotated[str, typer.Argument(help="An installed plugin (name or name@marketplace).")],
-    start: Annotated[
-        str,
-        typer.Argument(
-            metavar="[FROM]",
-            help="installed (the default), available, locked (what plugman.lock pins) or a "
-            "plugin folder.",
-        ),
-    ] = "installed",
-    end: Annotated[
-        str,
-        typer.Argument(
-            metavar="[TO]",
-            help="available (the default): what its source offers now; or as FROM.",
-        ),
-    ] = "available",
-    scope: Annotated[
-        state.Scope | None,
-        typer.Option(
-            "--scope", "-s", help="user, project or local (default: the first holding it)."
-        ),
-    ] = None,
-    as_json: Json = False,
+    ctx: Context,
+    plugin: str,
+    start: str = "installed",
+    end: str = "available",
+    scope: state.Scope | None = None,
+    as_json: bool = False,
 ) -> None:
     """Compares hooks (event, matcher, command), MCP servers (command and arguments, URL and
     host), bin/ executables, settings.json and always-on text (skill descriptions and command
@@ -48,3 +27,37 @@ def diff(
 
     where, found = updates.diff(paths_of(ctx), plugin, scope, start, end)
     output.emit(output.capability_diff(where, found, start, end, as_json))
+
+
+DIFF = Command(
+    "diff",
+    "",
+    diff,
+    (
+        Argument("plugin", "An installed plugin (name or name@marketplace)."),
+        Argument(
+            "start",
+            "installed (the default), available, locked (what "
+            "plugman.lock pins) or a plugin folder.",
+            required=False,
+            metavar="[FROM]",
+            default="installed",
+        ),
+        Argument(
+            "end",
+            "available (the default): what its source offers now; or as FROM.",
+            required=False,
+            metavar="[TO]",
+            default="available",
+        ),
+    ),
+    (
+        Option(
+            ("--scope", "-s"),
+            "user, project or local (default: the first holding it).",
+            VALUE,
+            choices=("user", "project", "local"),
+        ),
+        JSON,
+    ),
+)

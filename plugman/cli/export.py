@@ -3,37 +3,25 @@
 from __future__ import annotations
 
 import os
-from typing import Annotated
-
-import typer
 
 from plugman import output
-from plugman.cli.common import Json, paths_of
+from plugman.cli.argv import JSON, VALUE, Command, Context, Option
+from plugman.cli.common import paths_of
+from plugman.cli.running import Exit
 from plugman.core.errors import UsageError
 from plugman.core.state import Scope
 
 
 def export(
-    ctx: typer.Context,
-    target: Annotated[str, typer.Option("--target", "-t", metavar="AGENT", help="The agent.")],
-    scope: Annotated[
-        Scope, typer.Option("--scope", "-s", help="user, project or local (Claude Code).")
-    ] = "user",
-    write: Annotated[bool, typer.Option("--write", help="Edit the agent's files.")] = False,
-    remove: Annotated[
-        bool, typer.Option("--remove", help="Take out what plugman wrote there.")
-    ] = False,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Show the diff; change nothing.")
-    ] = False,
-    show_secrets: Annotated[
-        bool, typer.Option("--show-secrets", help="Show secret values in the diff unmasked.")
-    ] = False,
-    force: Annotated[
-        bool,
-        typer.Option("--force", help="With --remove: go on when an entry was edited by hand."),
-    ] = False,
-    as_json: Json = False,
+    ctx: Context,
+    target: str,
+    scope: Scope = "user",
+    write: bool = False,
+    remove: bool = False,
+    dry_run: bool = False,
+    show_secrets: bool = False,
+    force: bool = False,
+    as_json: bool = False,
 ) -> None:
     from plugman.agents.export import export as run
 
@@ -54,12 +42,9 @@ def export(
 
 
 def doctor(
-    ctx: typer.Context,
-    no_check: Annotated[
-        bool,
-        typer.Option("--no-check", help="Do not ask the linked agents' CLIs what they loaded."),
-    ] = False,
-    as_json: Json = False,
+    ctx: Context,
+    no_check: bool = False,
+    as_json: bool = False,
 ) -> None:
     from plugman.core.secrets import describe
     from plugman.doctor.agents import diagnose
@@ -69,4 +54,39 @@ def doctor(
     problems = found.problems
     output.emit(output.doctor_report(problems, as_json, describe(paths, os.environ), found.agents))
     if any(p.severity == "error" for p in problems):
-        raise typer.Exit(1)
+        raise Exit(1)
+
+
+EXPORT = Command(
+    "export",
+    "",
+    export,
+    (),
+    (
+        Option(("--target", "-t"), "The agent.", VALUE, metavar="AGENT"),
+        Option(
+            ("--scope", "-s"),
+            "user, project or local (Claude Code).",
+            VALUE,
+            choices=("user", "project", "local"),
+            default="user",
+        ),
+        Option(("--write",), "Edit the agent's files."),
+        Option(("--remove",), "Take out what plugman wrote there."),
+        Option(("--dry-run",), "Show the diff; change nothing."),
+        Option(("--show-secrets",), "Show secret values in the diff unmasked."),
+        Option(("--force",), "With --remove: go on when an entry was edited by hand."),
+        JSON,
+    ),
+)
+
+DOCTOR = Command(
+    "doctor",
+    "",
+    doctor,
+    (),
+    (
+        Option(("--no-check",), "Do not ask the linked agents' CLIs what they loaded."),
+        JSON,
+    ),
+)

@@ -18,28 +18,28 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from plugman.cli.argv import Values
+    from plugman.cli.argv import Context
     from plugman.core.paths import Paths
     from plugman.runtime.agent_facts import Launching
 
 
-def run(values: Values, project: str | None) -> int:
+def run(ctx: Context, words: list[str]) -> int:
     import os
 
     from plugman.cli.running import paths_for
     from plugman.runtime import hook_exec
 
     stdin = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
-    words = values.words("words")
     agent, event, ref = words if len(words) == 3 else ("", "", "")
     if not agent:
-        from plugman.cli.fast import find
+        from plugman.cli.argv import Command
+        from plugman.cli.commands import COMMANDS
         from plugman.core.errors import PlugmanError
 
-        declared = find(["hooks", "exec"])  # in plugman.cli.commands: words, help, epilog
-        hint = declared.epilog if declared else None
+        declared = COMMANDS["hooks exec"]  # words, help, epilog
+        hint = declared.epilog if isinstance(declared, Command) else None
         raise PlugmanError("hooks exec takes AGENT EVENT HOOK-ID", hint=hint)
-    paths = paths_for(project)
+    paths = paths_for(ctx.project)
     launching = launching_of(paths, agent)
     background = not launching.async_itself
     raw = hook_exec.run_here(paths, launching.tools, event, ref, stdin, os.environ, background)
@@ -51,7 +51,7 @@ def run(values: Values, project: str | None) -> int:
     return hook_exec.exit_code(raw)
 
 
-def notify(values: Values, project: str | None) -> int:
+def notify(ctx: Context, agent: str | None) -> int:
     """`plugman hooks notify [AGENT]`: the update notice (plugman.runtime.notices) in the
     agent's SessionStart output form; exit 0 whatever happens, so the session never fails for
     it (a failure is one line on stderr)."""
@@ -59,10 +59,10 @@ def notify(values: Values, project: str | None) -> int:
         from plugman.cli.running import paths_for
         from plugman.runtime import notices
 
-        paths = paths_for(project)
+        paths = paths_for(ctx.project)
         text = notices.line(paths)
         if text is not None:  # the agent's form looked up only when there is something to say
-            sys.stdout.write(notices.render(text, form_of(paths, values.text("agent") or "")))
+            sys.stdout.write(notices.render(text, form_of(paths, agent or "")))
     except Exception as exc:  # never fail the agent's session start
         sys.stderr.write(f"plugman: no update notice: {exc}\n")
     return 0

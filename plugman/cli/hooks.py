@@ -12,30 +12,26 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Annotated
-
-import typer
 
 from plugman import output
-from plugman.cli.common import Json, paths_of
+from plugman.cli.argv import JSON, Argument, Command, Context, Group
+from plugman.cli.common import paths_of
+from plugman.cli.running import Exit
 
-hooks_app = typer.Typer(no_args_is_help=True)  # its help: plugman.cli.commands
 BLOCKED = 2
 
 
-@hooks_app.command("list")
-def list_command(ctx: typer.Context, as_json: Json = False) -> None:
+def list_command(ctx: Context, as_json: bool = False) -> None:
     """Every resolved hook, in the order it runs: event, matcher, type, command and origin."""
     from plugman.config.resolution import resolve
 
     output.emit(output.hooks_listed(resolve(paths_of(ctx), os.environ), as_json))
 
 
-@hooks_app.command("run")
 def run_command(
-    ctx: typer.Context,
-    event: Annotated[str, typer.Argument(help="The event, e.g. PreToolUse (case-sensitive).")],
-    as_json: Json = False,
+    ctx: Context,
+    event: str,
+    as_json: bool = False,
 ) -> None:
     """Run EVENT's hooks with the event JSON read from stdin; exit 2 when they block."""
     from plugman.core.errors import UsageError
@@ -49,4 +45,20 @@ def run_command(
     output.emit(output.hook_run(run, as_json))
     if run.blocked or not run.continue_:
         output.emit(output.hook_block_reason(run), err=True)
-        raise typer.Exit(BLOCKED)
+        raise Exit(BLOCKED)
+
+
+HOOKS_APP = Group(
+    "hooks",
+    "",
+    (
+        Command("list", "", list_command, (), (JSON,)),
+        Command(
+            "run",
+            "",
+            run_command,
+            (Argument("event", "The event, e.g. PreToolUse (case-sensitive)."),),
+            (JSON,),
+        ),
+    ),
+)

@@ -4,16 +4,12 @@
 from __future__ import annotations
 
 import os
-from typing import Annotated
-
-import typer
 
 from plugman import output
-from plugman.cli.common import Json, paths_of
+from plugman.cli.argv import JSON, VALUE, Command, Context, Group, Option
+from plugman.cli.common import paths_of
 from plugman.core.errors import UsageError
 from plugman.core.state import SCOPES, as_scope
-
-import_app = typer.Typer(add_completion=False, no_args_is_help=True)
 
 CLAUDE_HELP = (
     "Bring Claude Code's marketplaces and installed plugins (per scope, with their enabled "
@@ -33,27 +29,13 @@ CLAUDE_HELP = (
 )
 
 
-@import_app.command("claude", help=CLAUDE_HELP)
 def claude(
-    ctx: typer.Context,
-    scope: Annotated[
-        str,
-        typer.Option("--scope", "-s", help="user, project, local or all.", metavar="SCOPE"),
-    ] = "all",
-    apply: Annotated[bool, typer.Option("--apply", help="Do it (default: a dry run).")] = False,
-    undo: Annotated[
-        bool, typer.Option("--undo", help="Take away what the last imports added.")
-    ] = False,
-    keep: Annotated[
-        bool,
-        typer.Option(
-            "--keep-claude-installs",
-            help="Leave Claude Code's own installs of the plugins imported in place; plugman "
-            "then gives Claude Code no copy of those (default: they are retired, and --undo "
-            "gives them back).",
-        ),
-    ] = False,
-    as_json: Json = False,
+    ctx: Context,
+    scope: str = "all",
+    apply: bool = False,
+    undo: bool = False,
+    keep: bool = False,
+    as_json: bool = False,
 ) -> None:
     from plugman.commands import claude_import as undoing
     from plugman.plugins import claude_import
@@ -82,3 +64,38 @@ def claude(
     else:
         done = claude_import.apply(paths, found)
     output.emit(output.imported(done, claude_import.undo_commands(paths), as_json))
+
+
+IMPORT_APP = Group(
+    "import",
+    "",
+    (
+        Command(
+            "claude",
+            "",
+            claude,
+            (),
+            (
+                Option(
+                    ("--scope", "-s"),
+                    "user, project, local or all.",
+                    VALUE,
+                    default="all",
+                    metavar="SCOPE",
+                ),
+                Option(("--apply",), "Do it (default: a dry run)."),
+                Option(("--undo",), "Take away what the last imports added."),
+                Option(
+                    ("--keep-claude-installs",),
+                    "Leave Claude Code's own installs of the plugins "
+                    "imported in place; plugman then gives "
+                    "Claude Code no copy of those (default: they "
+                    "are retired, and --undo gives them back).",
+                    dest="keep",
+                ),
+                JSON,
+            ),
+            epilog=CLAUDE_HELP,
+        ),
+    ),
+)

@@ -5,27 +5,21 @@ always was: plugman.cli.plugins.lock), and `plugman lock export`, the lock as an
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
-
-import typer
 
 from plugman import output
-from plugman.cli.common import Json, paths_of
+from plugman.cli.argv import JSON, VALUE, Command, Context, Group, Option
+from plugman.cli.common import paths_of
 from plugman.core.errors import UsageError
 
-lock_app = typer.Typer(add_completion=False, invoke_without_command=True)
 
-
-@lock_app.callback()
-def lock(ctx: typer.Context, as_json: Json = False) -> None:
+def lock(ctx: Context, as_json: bool = False) -> None:
     """With no subcommand: resolve plugman.toml (installing nothing) and write plugman.lock."""
-    if ctx.invoked_subcommand is None:
-        from plugman.cli import plugins
+    from plugman.cli import plugins
 
-        plugins.lock(ctx, as_json)
+    plugins.lock(ctx, as_json)
 
 
-# The help's paragraphs, each one line (typer keeps the line breaks of all but the first).
+# The help's paragraphs.
 EXPORT_HELP = (
     "Write plugman.lock as an SBOM: every locked plugin with its source, version, content "
     "hash, signer, and the MCP server packages it launches (npx, uvx, pipx run, docker run) "
@@ -38,28 +32,11 @@ EXPORT_HELP = (
 )
 
 
-@lock_app.command("export", help=EXPORT_HELP)
 def export(
-    ctx: typer.Context,
-    form: Annotated[
-        str,
-        typer.Option(
-            "--format",
-            help="cyclonedx (CycloneDX 1.7 JSON) or spdx (SPDX 2.3 JSON).",
-            metavar="FORMAT",
-        ),
-    ] = "cyclonedx",
-    to: Annotated[
-        Path | None,
-        typer.Option(
-            "--output",
-            "-o",
-            help="Write it to FILE (atomically: all or nothing) instead of stdout.",
-            metavar="FILE",
-            dir_okay=False,
-        ),
-    ] = None,
-    as_json: Json = False,
+    ctx: Context,
+    form: str = "cyclonedx",
+    to: Path | None = None,
+    as_json: bool = False,
 ) -> None:
     from plugman.plugins import sbom
 
@@ -75,3 +52,39 @@ def export(
         output.emit(document.data.decode())
         return
     output.emit(output.sbom_written(sbom.save(document, to), as_json))
+
+
+LOCK_APP = Group(
+    "lock",
+    "",
+    (
+        Command(
+            "export",
+            "",
+            export,
+            (),
+            (
+                Option(
+                    ("--format",),
+                    "cyclonedx (CycloneDX 1.7 JSON) or spdx (SPDX 2.3 JSON).",
+                    VALUE,
+                    default="cyclonedx",
+                    metavar="FORMAT",
+                    dest="form",
+                ),
+                Option(
+                    ("--output", "-o"),
+                    "Write it to FILE (atomically: all or nothing) instead of stdout.",
+                    VALUE,
+                    type="path",
+                    metavar="FILE",
+                    dest="to",
+                ),
+                JSON,
+            ),
+            epilog=EXPORT_HELP,
+        ),
+    ),
+    runs=lock,
+    options=(JSON,),
+)

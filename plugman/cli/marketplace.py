@@ -3,34 +3,21 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
-
-import typer
 
 from plugman import output
-from plugman.cli.common import Json, Scope, paths_of
+from plugman.cli.argv import JSON, VALUE, Argument, Command, Context, Group, Option
+from plugman.cli.common import paths_of
+from plugman.cli.running import Exit
+from plugman.core.state import Scope
 
-app = typer.Typer(no_args_is_help=True)  # its help: plugman.cli.commands
 
-
-@app.command()
 def add(
-    ctx: typer.Context,
-    source: Annotated[
-        str,
-        typer.Argument(help="A folder, git URL[#ref], owner/repo[@ref] or marketplace.json URL."),
-    ],
-    name: Annotated[str | None, typer.Option("--name", help="Register it under this name.")] = None,
+    ctx: Context,
+    source: str,
+    name: str | None = None,
     scope: Scope = "user",
-    headers_helper: Annotated[
-        str | None,
-        typer.Option(
-            "--headers-helper",
-            help="For a marketplace.json URL: a command printing a JSON object of HTTP "
-            "headers (Claude Code's headersHelper), run each time it is fetched.",
-        ),
-    ] = None,
-    as_json: Json = False,
+    headers_helper: str | None = None,
+    as_json: bool = False,
 ) -> None:
     """Add a marketplace (project and local scope also name it in that scope's plugman.toml)."""
     from plugman.plugins import marketplaces
@@ -39,8 +26,7 @@ def add(
     output.emit(output.markets("marketplace add", [market], as_json, verb="added"))
 
 
-@app.command("list")
-def listing(ctx: typer.Context, as_json: Json = False) -> None:
+def listing(ctx: Context, as_json: bool = False) -> None:
     """List known marketplaces."""
     from plugman.plugins import registry
 
@@ -48,11 +34,10 @@ def listing(ctx: typer.Context, as_json: Json = False) -> None:
     output.emit(output.markets("marketplace list", found, as_json))
 
 
-@app.command()
 def update(
-    ctx: typer.Context,
-    names: Annotated[list[str] | None, typer.Argument()] = None,
-    as_json: Json = False,
+    ctx: Context,
+    names: list[str] | None = None,
+    as_json: bool = False,
 ) -> None:
     """Fetch marketplaces again (all, or the named ones)."""
     from plugman.plugins import marketplaces
@@ -62,17 +47,14 @@ def update(
     found = marketplaces.update(paths_of(ctx), names or [], failed)
     output.emit(output.markets("marketplace update", found, as_json, "updated", failed))
     if failed:  # the rest are updated; exit 1 says some were not
-        raise typer.Exit(1)
+        raise Exit(1)
 
 
-@app.command()
 def remove(
-    ctx: typer.Context,
+    ctx: Context,
     name: str,
-    force: Annotated[
-        bool, typer.Option("--force", help="Remove even if plugins come from it.")
-    ] = False,
-    as_json: Json = False,
+    force: bool = False,
+    as_json: bool = False,
 ) -> None:
     """Forget a marketplace."""
     from plugman.plugins import marketplaces
@@ -81,19 +63,77 @@ def remove(
     output.emit(output.markets("marketplace remove", [market], as_json, verb="removed"))
 
 
-@app.command()
 def build(
-    directory: Annotated[
-        Path,
-        typer.Argument(help="The marketplace folder (default: this one).", show_default=False),
-    ] = Path(),
-    check: Annotated[
-        bool,
-        typer.Option("--check", help="Change nothing; fail when marketplace.json is out of date."),
-    ] = False,
-    as_json: Json = False,
+    directory: Path = Path(),
+    check: bool = False,
+    as_json: bool = False,
 ) -> None:
     """List every plugin folder in marketplace.json (name, source, description, version)."""
     from plugman.plugins.market_build import build as build_catalog
 
     output.emit(output.built(build_catalog(directory, check=check), as_json))
+
+
+APP = Group(
+    "marketplace",
+    "",
+    (
+        Command(
+            "add",
+            "",
+            add,
+            (
+                Argument(
+                    "source", "A folder, git URL[#ref], owner/repo[@ref] or marketplace.json URL."
+                ),
+            ),
+            (
+                Option(("--name",), "Register it under this name.", VALUE),
+                Option(
+                    ("--scope", "-s"),
+                    "user, project or local.",
+                    VALUE,
+                    choices=("user", "project", "local"),
+                    default="user",
+                ),
+                Option(
+                    ("--headers-helper",),
+                    "For a marketplace.json URL: a command printing a JSON object of HTTP "
+                    "headers (Claude Code's headersHelper), run each time it is fetched.",
+                    VALUE,
+                ),
+                JSON,
+            ),
+        ),
+        Command("list", "", listing, (), (JSON,)),
+        Command("update", "", update, (Argument("names", many=True, required=False),), (JSON,)),
+        Command(
+            "remove",
+            "",
+            remove,
+            (Argument("name"),),
+            (
+                Option(("--force",), "Remove even if plugins come from it."),
+                JSON,
+            ),
+        ),
+        Command(
+            "build",
+            "",
+            build,
+            (
+                Argument(
+                    "directory",
+                    "The marketplace folder (default: this one).",
+                    required=False,
+                    type="path",
+                    default=Path(),
+                ),
+            ),
+            (
+                Option(("--check",), "Change nothing; fail when marketplace.json is out of date."),
+                JSON,
+            ),
+        ),
+    ),
+)

@@ -11,68 +11,29 @@ PLUGMAN_GATEWAY_TOKEN provides the token, or a value there too short to use.
 from __future__ import annotations
 
 import os
-from typing import Annotated, Any
-
-import typer
-from typer.core import TyperCommand
 
 from plugman import output
 from plugman.cli import mcp_vars, runtime, serve
-from plugman.cli.common import Json, paths_of
+from plugman.cli.argv import JSON, MANY, VALUE, Argument, Command, Context, Group, Option
+from plugman.cli.common import paths_of
+from plugman.cli.running import Exit
 from plugman.core.errors import UsageError
 from plugman.core.state import Scope
 
-mcp_app = typer.Typer(no_args_is_help=True)  # its help: plugman.cli.commands
-connectors_app = typer.Typer(no_args_is_help=True)  # its help: plugman.cli.commands
 
-COMMAND = "plugman.command"
-McpScope = Annotated[Scope, typer.Option("--scope", "-s", help="user, project or local.")]
-Secrets = Annotated[bool, typer.Option("--show-secrets", help="Show secret values unmasked.")]
-
-
-class DashDashCommand(TyperCommand):
-    """Everything after the first `--` is the server's command line, never plugman options."""
-
-    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        if "--" in args:
-            cut = args.index("--")
-            ctx.meta[COMMAND] = args[cut + 1 :]
-            args = args[:cut]
-        return super().parse_args(ctx, args)
-
-
-@mcp_app.command("add", cls=DashDashCommand)
 def add(
-    ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="Server name: letters, digits, '_' and '-'.")],
-    target: Annotated[
-        list[str] | None, typer.Argument(help="URL (remote), or after -- : CMD [ARGS...].")
-    ] = None,
-    transport: Annotated[
-        str | None, typer.Option("--transport", "-t", help="stdio, http (default), sse or ws.")
-    ] = None,
-    env: Annotated[
-        list[str] | None, typer.Option("--env", "-e", help="KEY=VALUE for a stdio server.")
-    ] = None,
-    header: Annotated[
-        list[str] | None, typer.Option("--header", "-H", help='"Name: value" for a remote one.')
-    ] = None,
-    scope: McpScope = "local",
-    source: Annotated[
-        str | None,
-        typer.Option("--from", metavar="SERVER_JSON", help="A server.json: path or URL."),
-    ] = None,
-    package: Annotated[
-        int | None, typer.Option("--package", min=1, help="With --from: its Nth package.")
-    ] = None,
-    remote: Annotated[
-        int | None, typer.Option("--remote", min=1, help="With --from: its Nth remote.")
-    ] = None,
-    prefer: Annotated[
-        str | None,
-        typer.Option("--prefer", help="With --from: npm, pypi, nuget, oci or remote."),
-    ] = None,
-    as_json: Json = False,
+    ctx: Context,
+    name: str,
+    target: list[str] | None = None,
+    transport: str | None = None,
+    env: list[str] | None = None,
+    header: list[str] | None = None,
+    scope: Scope = "local",
+    source: str | None = None,
+    package: int | None = None,
+    remote: int | None = None,
+    prefer: str | None = None,
+    as_json: bool = False,
 ) -> None:
     """Add a server: `plugman mcp add NAME URL` or `plugman mcp add NAME -- CMD [ARGS...]`."""
     from plugman.commands import servers
@@ -83,12 +44,12 @@ def add(
         if any(p is not None for p in picks):
             raise UsageError("--package, --remote and --prefer choose from a --from server.json")
         entry = server_entries.build_entry(
-            target or [], ctx.meta.get(COMMAND), transport, env or [], header or []
+            target or [], ctx.rest, transport, env or [], header or []
         )
         change = servers.add(paths_of(ctx), name, entry, scope, os.environ)
         output.emit(output.mcp_changed("mcp add", change, as_json))
         return
-    if target or COMMAND in ctx.meta or transport or env or header:
+    if target or ctx.rest is not None or transport or env or header:
         raise UsageError(
             "--from takes the whole server from its server.json: no URL, command, -t, -e or -H",
             hint=f"plugman mcp add {name} --from SERVER_JSON [--package N | --remote N]",
@@ -102,13 +63,12 @@ def add(
         output.emit(notes, err=True)
 
 
-@mcp_app.command("add-json")
 def add_json(
-    ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="Server name.")],
-    entry: Annotated[str, typer.Argument(help="The server's entry as JSON (no mcpServers).")],
-    scope: McpScope = "local",
-    as_json: Json = False,
+    ctx: Context,
+    name: str,
+    entry: str,
+    scope: Scope = "local",
+    as_json: bool = False,
 ) -> None:
     """Add a server from its JSON entry, checked like any MCP config."""
     from plugman.commands import servers
@@ -121,14 +81,11 @@ def add_json(
     output.emit(output.mcp_changed("mcp add-json", change, as_json))
 
 
-@mcp_app.command("remove")
 def remove(
-    ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="Server name.")],
-    scope: Annotated[
-        Scope | None, typer.Option("--scope", "-s", help="user, project or local (default: find).")
-    ] = None,
-    as_json: Json = False,
+    ctx: Context,
+    name: str,
+    scope: Scope | None = None,
+    as_json: bool = False,
 ) -> None:
     """Remove a server from the scope that has it."""
     from plugman.commands import servers
@@ -137,8 +94,7 @@ def remove(
     output.emit(output.mcp_changed("mcp remove", change, as_json))
 
 
-@mcp_app.command("list")
-def listing(ctx: typer.Context, as_json: Json = False, show_secrets: Secrets = False) -> None:
+def listing(ctx: Context, as_json: bool = False, show_secrets: bool = False) -> None:
     """Every scope's servers and their status (active, shadowed, or why dropped), plugins'
     included; exit 1 when a file of yours they are read from is broken (its problems are shown:
     where, and what it leaves out)."""
@@ -155,15 +111,14 @@ def listing(ctx: typer.Context, as_json: Json = False, show_secrets: Secrets = F
         if found.diagnostics:
             output.emit(output.problems(found.diagnostics), err=True)
     if errors:
-        raise typer.Exit(1)
+        raise Exit(1)
 
 
-@mcp_app.command("get")
 def get(
-    ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="Server name.")],
-    as_json: Json = False,
-    show_secrets: Secrets = False,
+    ctx: Context,
+    name: str,
+    as_json: bool = False,
+    show_secrets: bool = False,
 ) -> None:
     """Every scope's entry called NAME, and what resolution made of it."""
     from plugman.config import server_list
@@ -177,18 +132,12 @@ def get(
     )
 
 
-@mcp_app.command("login")
 def login(
-    ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="A resolved http or sse server (see mcp list).")],
-    no_browser: Annotated[
-        bool,
-        typer.Option("--no-browser", help="Print the authorization URL on stderr; open nothing."),
-    ] = False,
-    timeout: Annotated[
-        float, typer.Option("--timeout", min=1.0, help="Seconds to wait for the login.")
-    ] = 300.0,
-    as_json: Json = False,
+    ctx: Context,
+    name: str,
+    no_browser: bool = False,
+    timeout: float = 300.0,
+    as_json: bool = False,
 ) -> None:
     """Log in to a remote server with OAuth; its tokens go to the secret store."""
     from plugman.runtime import oauth
@@ -199,11 +148,10 @@ def login(
     output.emit(output.logged_in(result, as_json))
 
 
-@mcp_app.command("logout")
 def logout(
-    ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="A resolved http or sse server.")],
-    as_json: Json = False,
+    ctx: Context,
+    name: str,
+    as_json: bool = False,
 ) -> None:
     """Forget a remote server's stored OAuth tokens."""
     from plugman.runtime import oauth
@@ -211,16 +159,11 @@ def logout(
     output.emit(output.logged_out(oauth.logout(paths_of(ctx), name), as_json))
 
 
-@mcp_app.command("token")
 def token(
-    ctx: typer.Context,
-    rotate: Annotated[
-        bool, typer.Option("--rotate", help="Replace the token (restart running gateways).")
-    ] = False,
-    show: Annotated[
-        bool, typer.Option("--show", help="Print the token itself on stdout, and nothing else.")
-    ] = False,
-    as_json: Json = False,
+    ctx: Context,
+    rotate: bool = False,
+    show: bool = False,
+    as_json: bool = False,
 ) -> None:
     """The bearer token HTTP clients send to `mcp serve --auth token` (made when missing)."""
     from plugman.runtime import gateway_token
@@ -232,11 +175,10 @@ def token(
         output.emit(note, err=True)
 
 
-@connectors_app.command("sync")
 def sync(
-    ctx: typer.Context,
-    source: Annotated[str, typer.Argument(help="A JSON file or an https:// URL.")],
-    as_json: Json = False,
+    ctx: Context,
+    source: str,
+    as_json: bool = False,
 ) -> None:
     """Replace the cached claude.ai connectors with the list in SOURCE."""
     from plugman.config import connectors
@@ -247,7 +189,267 @@ def sync(
     )
 
 
-mcp_app.add_typer(mcp_vars.vars_app, name="vars")
-mcp_app.command("probe")(runtime.probe_command)
-mcp_app.command("tools")(runtime.tools_command)
-mcp_app.command("serve")(serve.serve)
+MCP_APP = Group(
+    "mcp",
+    "",
+    (
+        Command(
+            "add",
+            "",
+            add,
+            (
+                Argument("name", "Server name: letters, digits, '_' and '-'."),
+                Argument(
+                    "target",
+                    "URL (remote), or after -- : CMD [ARGS...].",
+                    many=True,
+                    required=False,
+                ),
+            ),
+            (
+                Option(("--transport", "-t"), "stdio, http (default), sse or ws.", VALUE),
+                Option(("--env", "-e"), "KEY=VALUE for a stdio server.", MANY),
+                Option(("--header", "-H"), '"Name: value" for a remote one.', MANY),
+                Option(
+                    ("--scope", "-s"),
+                    "user, project or local.",
+                    VALUE,
+                    choices=("user", "project", "local"),
+                    default="local",
+                ),
+                Option(
+                    ("--from",),
+                    "A server.json: path or URL.",
+                    VALUE,
+                    metavar="SERVER_JSON",
+                    dest="source",
+                ),
+                Option(("--package",), "With --from: its Nth package.", VALUE, type="int", low=1),
+                Option(("--remote",), "With --from: its Nth remote.", VALUE, type="int", low=1),
+                Option(("--prefer",), "With --from: npm, pypi, nuget, oci or remote.", VALUE),
+                JSON,
+            ),
+            rest=True,
+        ),
+        Command(
+            "add-json",
+            "",
+            add_json,
+            (
+                Argument("name", "Server name."),
+                Argument("entry", "The server's entry as JSON (no mcpServers)."),
+            ),
+            (
+                Option(
+                    ("--scope", "-s"),
+                    "user, project or local.",
+                    VALUE,
+                    choices=("user", "project", "local"),
+                    default="local",
+                ),
+                JSON,
+            ),
+        ),
+        Command(
+            "remove",
+            "",
+            remove,
+            (Argument("name", "Server name."),),
+            (
+                Option(
+                    ("--scope", "-s"),
+                    "user, project or local (default: find).",
+                    VALUE,
+                    choices=("user", "project", "local"),
+                ),
+                JSON,
+            ),
+        ),
+        Command(
+            "list",
+            "",
+            listing,
+            (),
+            (
+                JSON,
+                Option(("--show-secrets",), "Show secret values unmasked."),
+            ),
+        ),
+        Command(
+            "get",
+            "",
+            get,
+            (Argument("name", "Server name."),),
+            (
+                JSON,
+                Option(("--show-secrets",), "Show secret values unmasked."),
+            ),
+        ),
+        Command(
+            "login",
+            "",
+            login,
+            (Argument("name", "A resolved http or sse server (see mcp list)."),),
+            (
+                Option(("--no-browser",), "Print the authorization URL on stderr; open nothing."),
+                Option(
+                    ("--timeout",),
+                    "Seconds to wait for the login.",
+                    VALUE,
+                    default=300.0,
+                    type="float",
+                    low=1.0,
+                ),
+                JSON,
+            ),
+        ),
+        Command(
+            "logout", "", logout, (Argument("name", "A resolved http or sse server."),), (JSON,)
+        ),
+        Command(
+            "token",
+            "",
+            token,
+            (),
+            (
+                Option(("--rotate",), "Replace the token (restart running gateways)."),
+                Option(("--show",), "Print the token itself on stdout, and nothing else."),
+                JSON,
+            ),
+        ),
+        Command(
+            "probe",
+            "",
+            runtime.probe_command,
+            (Argument("names", "Servers to probe (default: all).", many=True, required=False),),
+            (
+                JSON,
+                Option(
+                    ("--timeout",),
+                    "Seconds each server may take to answer.",
+                    VALUE,
+                    default=30.0,
+                    type="float",
+                    low=0.1,
+                ),
+                Option(
+                    ("--local-batch",),
+                    "stdio servers started at once.",
+                    VALUE,
+                    default=10,
+                    type="int",
+                    low=1,
+                ),
+                Option(
+                    ("--remote-batch",),
+                    "Remote servers connected at once.",
+                    VALUE,
+                    default=20,
+                    type="int",
+                    low=1,
+                ),
+            ),
+        ),
+        Command(
+            "tools",
+            "",
+            runtime.tools_command,
+            (),
+            (
+                JSON,
+                Option(("--builtin",), "A built-in tool name that wins over MCP tools.", MANY),
+                Option(
+                    ("--timeout",),
+                    "Seconds each server may take to answer.",
+                    VALUE,
+                    default=30.0,
+                    type="float",
+                    low=0.1,
+                ),
+            ),
+        ),
+        Command(
+            "serve",
+            "",
+            serve.serve,
+            (),
+            (
+                Option(
+                    ("--transport", "-t"),
+                    "stdio (default) or http (streamable HTTP).",
+                    VALUE,
+                    default="stdio",
+                ),
+                Option(
+                    ("--port",),
+                    "HTTP port (0: any free port).",
+                    VALUE,
+                    default=8700,
+                    type="int",
+                    low=0,
+                    high=65535,
+                ),
+                Option(("--host",), "HTTP address to listen on.", VALUE, default="127.0.0.1"),
+                Option(
+                    ("--call-timeout",),
+                    "Seconds a tool call may take.",
+                    VALUE,
+                    default=60.0,
+                    type="float",
+                    low=0.1,
+                ),
+                Option(("--deny-destructive",), "Refuse every tool marked destructiveHint."),
+                Option(
+                    ("--auth",),
+                    "HTTP: none, or token (clients send the bearer token `plugman "
+                    "mcp token` keeps). Required on any address but loopback.",
+                    VALUE,
+                    default="none",
+                ),
+                Option(
+                    ("--first-list-wait",),
+                    "Seconds from the start during which a list waits "
+                    "for servers still starting that the gateway "
+                    "remembers nothing of (default 5, or PLUGMAN_GATEWAY_FIRST_LIST_WAIT; "
+                    "0: never).",
+                    VALUE,
+                    type="float",
+                    low=0,
+                ),
+                Option(
+                    ("--stateless",),
+                    "HTTP: no sessions, so any of several gateways "
+                    "behind a load balancer can answer "
+                    "any request (2025-era clients then get no list_changed notifications).",
+                ),
+            ),
+        ),
+        Group(
+            "vars",
+            "Values for the ${VAR} references in MCP server entries (kept in the secret store).",
+            (
+                Command("list", "", mcp_vars.listing, (), (JSON,)),
+                Command(
+                    "set",
+                    "",
+                    mcp_vars.set_value,
+                    (Argument("name", "The variable, as in ${NAME}."),),
+                    (JSON,),
+                ),
+                Command(
+                    "unset",
+                    "",
+                    mcp_vars.unset,
+                    (Argument("name", "The variable, as in ${NAME}."),),
+                    (JSON,),
+                ),
+            ),
+        ),
+    ),
+)
+
+CONNECTORS_APP = Group(
+    "connectors",
+    "",
+    (Command("sync", "", sync, (Argument("source", "A JSON file or an https:// URL."),), (JSON,)),),
+)

@@ -6,22 +6,13 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Annotated
-
-import typer
 
 from plugman import output
-from plugman.cli.common import Json, paths_of
-
-vars_app = typer.Typer(
-    help="Values for the ${VAR} references in MCP server entries (kept in the secret store).",
-    no_args_is_help=True,
-)
-Name = Annotated[str, typer.Argument(help="The variable, as in ${NAME}.")]
+from plugman.cli.argv import Context
+from plugman.cli.common import paths_of
 
 
-@vars_app.command("list")
-def listing(ctx: typer.Context, as_json: Json = False) -> None:
+def listing(ctx: Context, as_json: bool = False) -> None:
     """The variables plugman keeps a value for (names only), and which the environment sets."""
     from plugman.config import server_vars
 
@@ -29,8 +20,7 @@ def listing(ctx: typer.Context, as_json: Json = False) -> None:
     output.emit(output.vars_listed(names, [n for n in names if n in os.environ], as_json))
 
 
-@vars_app.command("set")
-def set_value(ctx: typer.Context, name: Name, as_json: Json = False) -> None:
+def set_value(ctx: Context, name: str, as_json: bool = False) -> None:
     """Keep a value for ${NAME} (from stdin, or asked without echo on a terminal)."""
     from plugman.commands import server_vars as changing
     from plugman.config import server_vars
@@ -44,8 +34,7 @@ def set_value(ctx: typer.Context, name: Name, as_json: Json = False) -> None:
     output.emit(output.var_changed("set", name, True, as_json))
 
 
-@vars_app.command("unset")
-def unset(ctx: typer.Context, name: Name, as_json: Json = False) -> None:
+def unset(ctx: Context, name: str, as_json: bool = False) -> None:
     """Forget the value kept for ${NAME}."""
     from plugman.commands import server_vars
 
@@ -53,7 +42,7 @@ def unset(ctx: typer.Context, name: Name, as_json: Json = False) -> None:
     output.emit(output.var_changed("unset", name, had, as_json))
 
 
-def ask_for(ctx: typer.Context, needs: list[str]) -> list[str]:
+def ask_for(ctx: Context, needs: list[str]) -> list[str]:
     """On a terminal, ask for each variable in `needs` that neither the environment nor the
     secret store has (an empty answer leaves it to the environment); the ones kept."""
     from plugman.commands import server_vars as changing

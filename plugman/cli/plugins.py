@@ -3,66 +3,42 @@ uninstall and list are fast commands: plugman.cli.fast)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
-
-import typer
+from typing import TYPE_CHECKING
 
 from plugman import output
-from plugman.cli.common import Json, Scope, paths_of
+from plugman.cli.argv import JSON, VALUE, Argument, Command, Context, Option
+from plugman.cli.common import paths_of
+from plugman.cli.running import Exit
 from plugman.core import state
 from plugman.core.errors import UsageError
+from plugman.core.state import Scope
 
 if TYPE_CHECKING:
     pass
 
 
-def enable(ctx: typer.Context, name: str, scope: Scope = "user", as_json: Json = False) -> None:
+def enable(ctx: Context, name: str, scope: Scope = "user", as_json: bool = False) -> None:
     from plugman.plugins import installed
 
     change = installed.set_enabled(paths_of(ctx), name, scope, True)
     output.emit(output.changes("enable", [change], as_json))
 
 
-def disable(ctx: typer.Context, name: str, scope: Scope = "user", as_json: Json = False) -> None:
+def disable(ctx: Context, name: str, scope: Scope = "user", as_json: bool = False) -> None:
     from plugman.plugins import installed
 
     change = installed.set_enabled(paths_of(ctx), name, scope, False)
     output.emit(output.changes("disable", [change], as_json))
 
 
-DryRun = Annotated[
-    bool,
-    typer.Option("--dry-run", help="Show what would change, and what it can do; change nothing."),
-]
-AllowDowngrade = Annotated[
-    bool,
-    typer.Option(
-        "--allow-downgrade",
-        help="Take a plugin back to an older release than the installed one (a lower version, "
-        "or an older signed manifest of the same version): refused without it.",
-    ),
-]
-
-
 def sync(
-    ctx: typer.Context,
-    frozen: Annotated[
-        bool, typer.Option("--frozen", help="Install plugman.lock as it is.")
-    ] = False,
-    locked: Annotated[
-        bool, typer.Option("--locked", help="Fail if plugman.lock is stale.")
-    ] = False,
-    dry_run: DryRun = False,
-    allow_hidden_text: Annotated[
-        bool,
-        typer.Option(
-            "--allow-hidden-text",
-            help="Let in plugins that hide text in invisible characters (plugman.lock never "
-            "allows it: only you, here, or your own install of that content).",
-        ),
-    ] = False,
-    allow_downgrade: AllowDowngrade = False,
-    as_json: Json = False,
+    ctx: Context,
+    frozen: bool = False,
+    locked: bool = False,
+    dry_run: bool = False,
+    allow_hidden_text: bool = False,
+    allow_downgrade: bool = False,
+    as_json: bool = False,
 ) -> None:
     """Each changed plugin is shown with what it can now do (hooks, MCP servers, executables,
     settings, always-on text) that it could not before. A plugin its source now offers at an
@@ -82,49 +58,25 @@ def sync(
     )
     output.emit(output.updated("sync", done, as_json, dry_run))
     if done.failed:  # the rest is synced; exit 1 says some plugin was not (docs/cli.md)
-        raise typer.Exit(1)
+        raise Exit(1)
 
 
-def lock(ctx: typer.Context, as_json: Json = False) -> None:
+def lock(ctx: Context, as_json: bool = False) -> None:
     from plugman.plugins import sync as syncing
 
     output.emit(output.locked(syncing.lock(paths_of(ctx)), as_json))
 
 
-NoRefresh = Annotated[
-    bool,
-    typer.Option("--no-refresh", help="Use the cached marketplace catalogs; fetch none first."),
-]
-
-
 def update(
-    ctx: typer.Context,
-    names: Annotated[
-        list[str] | None, typer.Argument(help="Plugins to update (default all).")
-    ] = None,
-    scope: Annotated[
-        state.Scope | None,
-        typer.Option("--scope", "-s", help="user, project or local (default: every scope)."),
-    ] = None,
-    no_refresh: NoRefresh = False,
-    dry_run: DryRun = False,
-    allow_hidden_text: Annotated[
-        bool,
-        typer.Option(
-            "--allow-hidden-text",
-            help="Update to new content with hidden text (invisible characters) too; recorded.",
-        ),
-    ] = False,
-    allow_signer_change: Annotated[
-        bool,
-        typer.Option(
-            "--allow-signer-change",
-            help="Update to content signed by another key than the recorded one (or unsigned); "
-            "the new signer is recorded.",
-        ),
-    ] = False,
-    allow_downgrade: AllowDowngrade = False,
-    as_json: Json = False,
+    ctx: Context,
+    names: list[str] | None = None,
+    scope: state.Scope | None = None,
+    no_refresh: bool = False,
+    dry_run: bool = False,
+    allow_hidden_text: bool = False,
+    allow_signer_change: bool = False,
+    allow_downgrade: bool = False,
+    as_json: bool = False,
 ) -> None:
     """Each updated plugin is shown with what it can now do (hooks, MCP servers, executables,
     settings, always-on text) that it could not before. An older release than the installed
@@ -145,27 +97,24 @@ def update(
     )
     output.emit(output.updated("update", done, as_json, dry_run))
     if done.failed:  # the rest is updated; exit 1 says some plugin was not (docs/cli.md)
-        raise typer.Exit(1)
+        raise Exit(1)
 
 
-def outdated(ctx: typer.Context, no_refresh: NoRefresh = False, as_json: Json = False) -> None:
+def outdated(ctx: Context, no_refresh: bool = False, as_json: bool = False) -> None:
     from plugman.plugins import updates
 
     found = updates.outdated(paths_of(ctx), fetch_catalogs=not no_refresh)
     output.emit(output.outdated(found, as_json))
     if any(row.failed for row in found):  # each is its own row; exit 1 says some were not checked
-        raise typer.Exit(1)
+        raise Exit(1)
 
 
 def search(
-    ctx: typer.Context,
+    ctx: Context,
     query: str,
-    registry: Annotated[
-        str | None,
-        typer.Option("--registry", metavar="URL", help="Search this MCP Registry's servers."),
-    ] = None,
-    limit: Annotated[int, typer.Option("--limit", min=1, help="With --registry: at most N.")] = 30,
-    as_json: Json = False,
+    registry: str | None = None,
+    limit: int = 30,
+    as_json: bool = False,
 ) -> None:
     if registry is not None:
         from plugman.plugins import mcp_registry
@@ -180,17 +129,14 @@ def search(
     hits = lookup.search(paths_of(ctx), query, failed)
     output.emit(output.searched(hits, query, as_json, failed))
     if failed:  # the other marketplaces are searched; exit 1 says some were not
-        raise typer.Exit(1)
+        raise Exit(1)
 
 
 def info(
-    ctx: typer.Context,
+    ctx: Context,
     plugin: str,
-    check: Annotated[
-        bool,
-        typer.Option("--check", help="Also ask each linked agent's CLI what it loaded of it."),
-    ] = False,
-    as_json: Json = False,
+    check: bool = False,
+    as_json: bool = False,
 ) -> None:
     import os
 
@@ -204,3 +150,127 @@ def info(
 
         checked = ask(paths, os.environ)
     output.emit(output.plugin_info(found, as_json, checked))
+
+
+ENABLE = Command(
+    "enable",
+    "",
+    enable,
+    (Argument("name"),),
+    (
+        Option(
+            ("--scope", "-s"),
+            "user, project or local.",
+            VALUE,
+            choices=("user", "project", "local"),
+            default="user",
+        ),
+        JSON,
+    ),
+)
+
+DISABLE = Command(
+    "disable",
+    "",
+    disable,
+    (Argument("name"),),
+    (
+        Option(
+            ("--scope", "-s"),
+            "user, project or local.",
+            VALUE,
+            choices=("user", "project", "local"),
+            default="user",
+        ),
+        JSON,
+    ),
+)
+
+UPDATE = Command(
+    "update",
+    "",
+    update,
+    (Argument("names", "Plugins to update (default all).", many=True, required=False),),
+    (
+        Option(
+            ("--scope", "-s"),
+            "user, project or local (default: every scope).",
+            VALUE,
+            choices=("user", "project", "local"),
+        ),
+        Option(("--no-refresh",), "Use the cached marketplace catalogs; fetch none first."),
+        Option(("--dry-run",), "Show what would change, and what it can do; change nothing."),
+        Option(
+            ("--allow-hidden-text",),
+            "Update to new content with hidden text (invisible characters) too; recorded.",
+        ),
+        Option(
+            ("--allow-signer-change",),
+            "Update to content signed by another key than the recorded "
+            "one (or unsigned); the new signer is recorded.",
+        ),
+        Option(
+            ("--allow-downgrade",),
+            "Take a plugin back to an older release than the installed one (a lower version, "
+            "or an older signed manifest of the same version): refused without it.",
+        ),
+        JSON,
+    ),
+)
+
+OUTDATED = Command(
+    "outdated",
+    "",
+    outdated,
+    (),
+    (
+        Option(("--no-refresh",), "Use the cached marketplace catalogs; fetch none first."),
+        JSON,
+    ),
+)
+
+SYNC = Command(
+    "sync",
+    "",
+    sync,
+    (),
+    (
+        Option(("--frozen",), "Install plugman.lock as it is."),
+        Option(("--locked",), "Fail if plugman.lock is stale."),
+        Option(("--dry-run",), "Show what would change, and what it can do; change nothing."),
+        Option(
+            ("--allow-hidden-text",),
+            "Let in plugins that hide text in invisible characters (plugman.lock never "
+            "allows it: only you, here, or your own install of that content).",
+        ),
+        Option(
+            ("--allow-downgrade",),
+            "Take a plugin back to an older release than the installed one (a lower version, "
+            "or an older signed manifest of the same version): refused without it.",
+        ),
+        JSON,
+    ),
+)
+
+SEARCH = Command(
+    "search",
+    "",
+    search,
+    (Argument("query"),),
+    (
+        Option(("--registry",), "Search this MCP Registry's servers.", VALUE, metavar="URL"),
+        Option(("--limit",), "With --registry: at most N.", VALUE, default=30, type="int", low=1),
+        JSON,
+    ),
+)
+
+INFO = Command(
+    "info",
+    "",
+    info,
+    (Argument("plugin"),),
+    (
+        Option(("--check",), "Also ask each linked agent's CLI what it loaded of it."),
+        JSON,
+    ),
+)

@@ -3,14 +3,10 @@ marketplace, and the rule and file that decided it (plugman.plugins.policy_expla
 
 from __future__ import annotations
 
-from typing import Annotated
-
-import typer
-
 from plugman import output
-from plugman.cli.common import Json, paths_of
-
-app = typer.Typer(add_completion=False, no_args_is_help=True)
+from plugman.cli.argv import JSON, Argument, Command, Context, Group
+from plugman.cli.common import paths_of
+from plugman.cli.running import Exit
 
 EXPLAIN_HELP = (
     "Say whether managed policy (plugman's managed-settings.toml and Claude Code's "
@@ -21,15 +17,30 @@ EXPLAIN_HELP = (
 )
 
 
-@app.command("explain", help=EXPLAIN_HELP)
 def explain(
-    ctx: typer.Context,
-    subject: Annotated[str, typer.Argument(metavar="PLUGIN|SERVER|MARKETPLACE")],
-    as_json: Json = False,
+    ctx: Context,
+    subject: str,
+    as_json: bool = False,
 ) -> None:
     from plugman.plugins import policy_explain
 
     found = policy_explain.explain(paths_of(ctx), subject)
     output.emit(output.policy_explained(found, as_json))
     if not found.allowed:
-        raise typer.Exit(1)
+        raise Exit(1)
+
+
+APP = Group(
+    "policy",
+    "",
+    (
+        Command(
+            "explain",
+            "",
+            explain,
+            (Argument("subject", metavar="PLUGIN|SERVER|MARKETPLACE"),),
+            (JSON,),
+            epilog=EXPLAIN_HELP,
+        ),
+    ),
+)

@@ -8,29 +8,19 @@ shell history would see it.
 from __future__ import annotations
 
 import sys
-from typing import Annotated
-
-import typer
 
 from plugman import output
-from plugman.cli.common import Json, paths_of
+from plugman.cli.argv import JSON, VALUE, Argument, Command, Context, Group, Option
+from plugman.cli.common import paths_of
 from plugman.core.errors import UsageError
 
-registry_app = typer.Typer(no_args_is_help=True)  # its help: plugman.cli.commands
-Registry = Annotated[str, typer.Argument(help="The registry: HOST or HOST:PORT.")]
 
-
-@registry_app.command("login")
 def login(
-    ctx: typer.Context,
-    registry: Registry,
-    username: Annotated[
-        str | None, typer.Option("--username", "-u", help="User name (asked if not given).")
-    ] = None,
-    password_stdin: Annotated[
-        bool, typer.Option("--password-stdin", help="Read the password or token from stdin.")
-    ] = False,
-    as_json: Json = False,
+    ctx: Context,
+    registry: str,
+    username: str | None = None,
+    password_stdin: bool = False,
+    as_json: bool = False,
 ) -> None:
     """Check a user name and password (or token) with REGISTRY, then store them.
 
@@ -41,18 +31,43 @@ def login(
     if username is None:
         if not terminal:
             raise UsageError("no user name given", hint="pass --username NAME")
-        username = str(typer.prompt("Username"))
+        username = output.ask("Username: ")
     if password_stdin or not terminal:
         password = sys.stdin.read().rstrip("\r\n")
     else:
-        password = str(typer.prompt("Password (or token)", hide_input=True))
+        password = output.ask("Password (or token): ", hidden=True)
     result = logins.login(paths_of(ctx), registry, username, password)
     output.emit(output.registry_logged_in(result, as_json))
 
 
-@registry_app.command("logout")
-def logout(ctx: typer.Context, registry: Registry, as_json: Json = False) -> None:
+def logout(ctx: Context, registry: str, as_json: bool = False) -> None:
     """Forget the credentials `plugman registry login` stored for REGISTRY."""
     from plugman.core.oci import login as logins
 
     output.emit(output.registry_logged_out(logins.logout(paths_of(ctx), registry), as_json))
+
+
+REGISTRY_APP = Group(
+    "registry",
+    "",
+    (
+        Command(
+            "login",
+            "",
+            login,
+            (Argument("registry", "The registry: HOST or HOST:PORT."),),
+            (
+                Option(("--username", "-u"), "User name (asked if not given).", VALUE),
+                Option(("--password-stdin",), "Read the password or token from stdin."),
+                JSON,
+            ),
+        ),
+        Command(
+            "logout",
+            "",
+            logout,
+            (Argument("registry", "The registry: HOST or HOST:PORT."),),
+            (JSON,),
+        ),
+    ),
+)

@@ -1,4 +1,4 @@
-"""How every command runs, fast or typer's: the paths of the run (the --project folder), progress
+"""How every command runs: the paths of the run (the --project folder), progress
 and warnings shown while it runs, and a failure reported: `error:` / `hint:` on stderr and,
 when JSON was asked for, an error envelope on stdout."""
 
@@ -13,6 +13,14 @@ from plugman.core.errors import InterruptError, PlugmanError, UsageError
 
 if TYPE_CHECKING:
     from plugman.core.paths import Paths
+
+
+class Exit(Exception):  # noqa: N818 (as typer named it: not an error, an exit code)
+    """Ends a command with `code` (its output so far stands)."""
+
+    def __init__(self, code: int = 0) -> None:
+        super().__init__(code)
+        self.code = code
 
 
 def paths_for(project: str | None) -> Paths:
@@ -94,13 +102,13 @@ def wants_json(args: list[str]) -> bool:
     )
 
 
-READER_GONE = 1  # as click ends a typer command whose reader left (silently, with 1)
+READER_GONE = 1  # as click ended a command whose reader left (silently, with 1)
 
 
 def reader_gone() -> int:
     """The exit code when whoever read the output stopped reading (`plugman list | head -1`):
     not an error of the command (whose changes are committed by then), so nothing is said, as
-    click does for the typer commands; the rest of the output goes nowhere."""
+    click did; the rest of the output goes nowhere."""
     import os
     import sys
 

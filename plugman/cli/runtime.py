@@ -11,32 +11,19 @@ Mounted by the application as `mcp_app.command("probe")(probe_command)` and
 
 from __future__ import annotations
 
-from typing import Annotated
-
-import typer
-
 from plugman import output
-from plugman.cli.common import Json, paths_of
-
-Timeout = Annotated[
-    float,
-    typer.Option("--timeout", min=0.1, help="Seconds each server may take to answer."),
-]
+from plugman.cli.argv import Context
+from plugman.cli.common import paths_of
+from plugman.cli.running import Exit
 
 
 def probe_command(
-    ctx: typer.Context,
-    names: Annotated[
-        list[str] | None, typer.Argument(help="Servers to probe (default: all).")
-    ] = None,
-    as_json: Json = False,
-    timeout: Timeout = 30.0,
-    local_batch: Annotated[
-        int, typer.Option("--local-batch", min=1, help="stdio servers started at once.")
-    ] = 10,
-    remote_batch: Annotated[
-        int, typer.Option("--remote-batch", min=1, help="Remote servers connected at once.")
-    ] = 20,
+    ctx: Context,
+    names: list[str] | None = None,
+    as_json: bool = False,
+    timeout: float = 30.0,
+    local_batch: int = 10,
+    remote_batch: int = 20,
 ) -> None:
     """Connect to each server, list its tools, resources and prompts, and disconnect."""
     from plugman.runtime import probe
@@ -51,17 +38,14 @@ def probe_command(
     )
     output.emit(output.probed(results, as_json))
     if probe.failed(results, wanted):
-        raise typer.Exit(1)
+        raise Exit(1)
 
 
 def tools_command(
-    ctx: typer.Context,
-    as_json: Json = False,
-    builtin: Annotated[
-        list[str] | None,
-        typer.Option("--builtin", help="A built-in tool name that wins over MCP tools."),
-    ] = None,
-    timeout: Timeout = 30.0,
+    ctx: Context,
+    as_json: bool = False,
+    builtin: list[str] | None = None,
+    timeout: float = 30.0,
 ) -> None:
     """The namespaced tool pool an agent would see, its collisions and its token cost."""
     from plugman.runtime import pool, probe

@@ -12,56 +12,21 @@ loopback without `--auth token` (refused before anything starts).
 
 from __future__ import annotations
 
-from typing import Annotated
-
-import typer
-
 from plugman import output
+from plugman.cli.argv import Context
 from plugman.cli.common import paths_of
 
 
 def serve(
-    ctx: typer.Context,
-    transport: Annotated[
-        str, typer.Option("--transport", "-t", help="stdio (default) or http (streamable HTTP).")
-    ] = "stdio",
-    port: Annotated[
-        int, typer.Option("--port", min=0, max=65535, help="HTTP port (0: any free port).")
-    ] = 8700,
-    host: Annotated[str, typer.Option("--host", help="HTTP address to listen on.")] = "127.0.0.1",
-    call_timeout: Annotated[
-        float, typer.Option("--call-timeout", min=0.1, help="Seconds a tool call may take.")
-    ] = 60.0,
-    deny_destructive: Annotated[
-        bool,
-        typer.Option("--deny-destructive", help="Refuse every tool marked destructiveHint."),
-    ] = False,
-    auth: Annotated[
-        str,
-        typer.Option(
-            "--auth",
-            help="HTTP: none, or token (clients send the bearer token `plugman mcp token` "
-            "keeps). Required on any address but loopback.",
-        ),
-    ] = "none",
-    first_list_wait: Annotated[
-        float | None,
-        typer.Option(
-            "--first-list-wait",
-            min=0,
-            help="Seconds from the start during which a list waits for servers still starting "
-            "that the gateway remembers nothing of (default 5, or "
-            "PLUGMAN_GATEWAY_FIRST_LIST_WAIT; 0: never).",
-        ),
-    ] = None,
-    stateless: Annotated[
-        bool,
-        typer.Option(
-            "--stateless",
-            help="HTTP: no sessions, so any of several gateways behind a load balancer can "
-            "answer any request (2025-era clients then get no list_changed notifications).",
-        ),
-    ] = False,
+    ctx: Context,
+    transport: str = "stdio",
+    port: int = 8700,
+    host: str = "127.0.0.1",
+    call_timeout: float = 60.0,
+    deny_destructive: bool = False,
+    auth: str = "none",
+    first_list_wait: float | None = None,
+    stateless: bool = False,
 ) -> None:
     """Serve the tools, resources and prompts of every resolved MCP server as one server.
 

@@ -14,16 +14,16 @@ import os
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from plugman.cli.argv import Values
+    from plugman.cli.argv import Context
 
 
-def run(values: Values, project: str | None) -> int:
+def run(ctx: Context, name: str) -> int:
     """Become NAME's stdio server (plugman.runtime.launch); returns only when it cannot."""
     from plugman.cli.running import paths_for
     from plugman.runtime import launch
 
-    paths = paths_for(project)
-    ready = launch.prepare(paths, values.text("name") or "", os.environ)
+    paths = paths_for(ctx.project)
+    ready = launch.prepare(paths, name, os.environ)
     if ready.remote is not None:
         launch.bridge(paths, ready)
         return 0

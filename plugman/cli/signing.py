@@ -4,25 +4,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
-
-import typer
 
 from plugman import output
-from plugman.cli.common import Json, paths_of
+from plugman.cli.argv import JSON, VALUE, Argument, Command, Context, Group, Option
+from plugman.cli.common import paths_of
 
-key_app = typer.Typer(no_args_is_help=True)  # its help: plugman.cli.commands
 
-
-@key_app.command("generate")
 def generate(
-    prefix: Annotated[
-        Path,
-        typer.Option(
-            "--output", "-o", help="Write PREFIX.key and PREFIX.pub (default: ./plugman)."
-        ),
-    ] = Path("plugman"),
-    as_json: Json = False,
+    prefix: Path = Path("plugman"),
+    as_json: bool = False,
 ) -> None:
     """Make an ECDSA P-256 key pair: PREFIX.key (mode 0600; encrypted when
     PLUGMAN_SIGNING_PASSWORD is set) and PREFIX.pub. An existing file is never overwritten."""
@@ -32,21 +22,10 @@ def generate(
 
 
 def sign(
-    ctx: typer.Context,
-    target: Annotated[
-        str,
-        typer.Argument(
-            help="The published artifact: oci://REGISTRY/REPOSITORY:TAG (or @sha256:DIGEST).",
-            metavar="OCI_REF",
-        ),
-    ],
-    key: Annotated[
-        Path,
-        typer.Option(
-            "--key", "-k", help="The private key (.key) to sign with.", show_default=False
-        ),
-    ],
-    as_json: Json = False,
+    ctx: Context,
+    target: str,
+    key: Path,
+    as_json: bool = False,
 ) -> None:
     """The signature is a Sigstore bundle attached to the artifact as an OCI referrer (the
     referrers API, or the sha256-<hex> tag where the registry has none). An encrypted key is
@@ -54,3 +33,45 @@ def sign(
     from plugman.plugins.signing import sign as sign_it
 
     output.emit(output.signed(sign_it(target, key, paths_of(ctx), os.environ), as_json))
+
+
+SIGN = Command(
+    "sign",
+    "",
+    sign,
+    (
+        Argument(
+            "target",
+            "The published artifact: oci://REGISTRY/REPOSITORY:TAG (or @sha256:DIGEST).",
+            metavar="OCI_REF",
+        ),
+    ),
+    (
+        Option(("--key", "-k"), "The private key (.key) to sign with.", VALUE, type="path"),
+        JSON,
+    ),
+)
+
+KEY_APP = Group(
+    "key",
+    "",
+    (
+        Command(
+            "generate",
+            "",
+            generate,
+            (),
+            (
+                Option(
+                    ("--output", "-o"),
+                    "Write PREFIX.key and PREFIX.pub (default: ./plugman).",
+                    VALUE,
+                    default=Path("plugman"),
+                    type="path",
+                    dest="prefix",
+                ),
+                JSON,
+            ),
+        ),
+    ),
+)

@@ -19,9 +19,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pytest
-from typer.testing import CliRunner
 
-from plugman.cli.app import app
+from plugman.cli import invoke
 from tests.attacks.build import CANARY, CASES, OK, RAN, REFUSED, Case, Setup, Step, build, serve
 from tests.integration.helpers import snapshot
 
@@ -38,7 +37,7 @@ def run_step(setup: Setup, step: Step) -> Outcome:
     project = step.project or setup.project
     argv = ["--project", str(project), *step.argv]
     if not step.isolated:
-        result = CliRunner().invoke(app, argv, input=step.stdin)
+        result = invoke(argv, input=step.stdin)
         if result.exception is not None and not isinstance(result.exception, SystemExit):
             raise AssertionError(f"plugman {argv} crashed") from result.exception
         return Outcome(result.exit_code, result.stdout, result.stderr)

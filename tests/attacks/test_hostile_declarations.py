@@ -12,9 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from plugman.cli.app import app
+from plugman.cli import invoke
 from tests.conftest import SAMPLES
 from tests.integration.helpers import git, run, snapshot
 
@@ -50,7 +49,7 @@ def test_a_hostile_plugman_toml_is_refused_with_exit_2_and_left_as_it_was(
     (project / "plugman.toml").write_text(text)
     before = snapshot(project, isolated_home)
     argv = ["--project", str(project), command, "guardrails", "--scope", "project"]
-    result = CliRunner().invoke(app, argv)
+    result = invoke(argv)
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     assert "Traceback" not in result.output
     if command == "uninstall" and case != "merge-conflict":

@@ -29,9 +29,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
-from typer.testing import CliRunner
 
-from plugman.cli.app import app
+from plugman.cli import invoke
 from tests.integration.helpers import fails, git, run, snapshot
 
 SERVER = {"command": "bash", "args": ["./scripts/start.sh"]}
@@ -200,7 +199,7 @@ def users_local(project: Path) -> None:
 
 
 def ok(*args: str, project: Path) -> str:
-    result = CliRunner().invoke(app, ["--project", str(project), *args])
+    result = invoke(["--project", str(project), *args])
     assert result.exit_code == 0, result.output
     return result.output
 

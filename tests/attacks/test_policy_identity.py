@@ -22,9 +22,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
-from typer.testing import CliRunner
 
-from plugman.cli.app import app
+from plugman.cli import invoke
 from tests.integration.helpers import git, snapshot
 
 
@@ -36,7 +35,7 @@ class World(NamedTuple):
     claude_managed: Path
 
     def cli(self, *args: str) -> Any:
-        result = CliRunner().invoke(app, ["--project", str(self.project), *args])
+        result = invoke(["--project", str(self.project), *args])
         assert result.exception is None or isinstance(result.exception, SystemExit), result
         assert "Traceback" not in result.output
         return result

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pytest
-from typer.testing import CliRunner, Result
 
-from plugman.cli.app import app
+from plugman.cli import invoke
+from plugman.cli.runner import Result
 from plugman.core.oci.client import CREATED, MANIFEST
 from plugman.core.paths import Paths
 from plugman.core.state import InstalledPlugin, InstallRecord
@@ -336,4 +336,4 @@ def _push_foreign(registry: Registry, repository: str, tag: str, data: bytes) ->
 
 def cli(*args: str, project: Path) -> Result:
     """Run plugman in-process; the result whatever its exit code."""
-    return CliRunner().invoke(app, ["--project", str(project), *args])
+    return invoke(["--project", str(project), *args])

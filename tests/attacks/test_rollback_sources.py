@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
-from typer.testing import CliRunner, Result
 
-from plugman.cli.app import app
+from plugman.cli import invoke
+from plugman.cli.runner import Result
 from plugman.core.paths import Paths
 from plugman.core.state import InstallRecord
 from tests.integration.helpers import fails, git, run, snapshot
@@ -52,7 +52,7 @@ def npm() -> Iterator[Registry]:
 
 
 def cli(*args: str, project: Path) -> Result:
-    return CliRunner().invoke(app, ["--project", str(project), *args])
+    return invoke(["--project", str(project), *args])
 
 
 def write_plugin(folder: Path, version: str | None, text: str) -> None:

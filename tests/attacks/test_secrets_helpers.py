@@ -17,9 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from plugman.cli.app import app
+from plugman.cli import invoke
 from tests.integration.helpers import git
 
 
@@ -33,7 +32,7 @@ def helper(folder: Path, name: str) -> tuple[str, Path]:
 
 
 def cli(project: Path, *args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(app, ["--project", str(project), *args])
+    result = invoke(["--project", str(project), *args])
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output
     assert "Traceback" not in result.output
     return result.exit_code, result.output

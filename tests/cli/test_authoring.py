@@ -15,11 +15,9 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from click.testing import Result
-from typer.testing import CliRunner
 
-from plugman.cli import main
-from plugman.cli.app import app
+from plugman.cli import invoke, main
+from plugman.cli.runner import Result
 from plugman.plugins.pack import Packed, pack
 from plugman.plugins.sources.extract import extract
 from tests.integration.helpers import snapshot
@@ -33,7 +31,7 @@ EVERY_COMBINATION = [
 
 
 def cli(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args))
+    return invoke(list(args))
 
 
 def strict_ok(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:

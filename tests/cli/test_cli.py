@@ -6,11 +6,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from plugman import __version__
-from plugman.cli import main
-from plugman.cli.app import app
+from plugman.cli import invoke, main
 from tests.conftest import SAMPLES
 
 BROKEN = '{\n  "name": "demo",\n  "keywords": "not-a-list",\n  "skills": ["./../escape"]\n}\n'
@@ -152,7 +150,7 @@ def test_validate_help(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_typer_app_forwards_validate(tmp_path: Path) -> None:
     """Through the typer group (as with a root option first) validate behaves the same."""
-    result = CliRunner().invoke(app, ["--project", str(tmp_path), "validate", str(SAMPLES)])
+    result = invoke(["--project", str(tmp_path), "validate", str(SAMPLES)])
     assert result.exit_code == 0
     assert "0 errors, 0 warnings" in result.output
 
@@ -166,7 +164,7 @@ def test_validate_never_writes(tmp_path: Path) -> None:
 
 
 def test_paths_follow_plugman_home(isolated_home: Path) -> None:
-    result = CliRunner().invoke(app, ["paths", "--json"])
+    result = invoke(["paths", "--json"])
     assert result.exit_code == 0
     paths = json.loads(result.output)["paths"]
     assert paths["config_dir"] == str(isolated_home / "config")

@@ -11,12 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import typer
-import typer.main
-
-from plugman.cli import USAGE
-from plugman.cli.app import app
-from plugman.cli.argv import FastCommand
+from plugman.cli import USAGE, app
+from plugman.cli.argv import Command
 from plugman.cli.commands import COMMANDS, TOP_LEVEL, root_help
 from plugman.core.errors import ExitCode
 from tests.conftest import CORPUS
@@ -25,28 +21,32 @@ HEAVY = ("typer", "rich", "mcp", "pydantic", "tomlkit", "yaml", "plugman.output"
 
 
 def test_every_summary_is_its_commands_own() -> None:
-    """The typer application has every command of the table, where its words say (a fast
-    command of a group mounted on it), with the table's summary."""
-    group = typer.main.get_command(app)
-    assert group.list_commands(None) == TOP_LEVEL  # type: ignore[attr-defined]
+    """Every command of the table is where its words say (a hot command of a group listed in
+    it), with the table's summary first in its help."""
     for words, entry in COMMANDS.items():
-        command: Any = group
-        for word in words.split():
-            command = command.get_command(None, word)
-            assert command is not None, words
-        assert command.name == words.split()[-1]
-        assert command.get_short_help_str(limit=300) == entry.summary, words
+        path = words.split()
+        node: Any = app.top(path[0])
+        for at, word in enumerate(path[1:], 1):
+            node = dict(app.children(path[:at], node)).get(word)
+            assert node is not None, words
+        assert app.help_of(path, node).split("\n\n")[1] == wrap(entry.summary), words
+
+
+def wrap(text: str) -> str:
+    from textwrap import fill
+
+    return fill(text, 80, break_on_hyphens=False)
 
 
 def test_every_command_is_declared_once() -> None:
-    """A summary is written only in the table: no command's docstring, nor its group's help,
-    repeats it; and every fast command's function is where its declaration says."""
+    """A summary is written only in the table: no command's docstring repeats it; and every
+    hot command's function is where its declaration says."""
     for words, entry in COMMANDS.items():
-        if isinstance(entry, FastCommand):
+        if isinstance(entry, Command):
             assert callable(entry.runner()), words
             continue
         target = getattr(importlib.import_module(f"plugman.cli.{entry.module}"), entry.attribute)
-        written = target.info.help if isinstance(target, typer.Typer) else target.__doc__
+        written = target.runs.__doc__ if isinstance(target, Command) else target.summary
         assert entry.summary[:40] not in " ".join(str(written or "").split()), words
 
 
@@ -70,25 +70,6 @@ def test_version_and_help_import_nothing_heavy() -> None:
         heavy = [m for m in loaded if m.split(".")[0] in HEAVY or m.startswith(HEAVY)]
         assert heavy == [], (args, heavy)
         assert done.returncode == (USAGE if not args else 0)
-
-
-def test_shell_completion_still_reaches_typer() -> None:
-    env = {**os.environ, "_PLUGMAN_COMPLETE": "complete_bash", "COMP_WORDS": "plugman ins"}
-    env["COMP_CWORD"] = "1"
-    done = subprocess.run(
-        [sys.executable, "-m", "plugman"], capture_output=True, text=True, env=env, check=False
-    )
-    assert done.stdout.split() == ["install"], done
-    env["COMP_WORDS"], env["COMP_CWORD"] = "plugman install --sc", "2"  # a fast command's option
-    done = subprocess.run(
-        [sys.executable, "-m", "plugman"], capture_output=True, text=True, env=env, check=False
-    )
-    assert done.stdout.split() == ["--scope"], done
-    env["COMP_WORDS"], env["COMP_CWORD"] = "plugman config resolve --ex", "3"  # one of a group
-    done = subprocess.run(
-        [sys.executable, "-m", "plugman"], capture_output=True, text=True, env=env, check=False
-    )
-    assert done.stdout.split() == ["--explain"], done
 
 
 def _loaded_by(args: list[str], env: dict[str, str]) -> tuple[int, list[str]]:

@@ -9,30 +9,18 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
-import typer
 
 from plugman.cli import main
-from plugman.cli.app import app
+from plugman.cli.app import every_command as every
 
 WIDTH = 80
 
 
 def every_command() -> list[list[str]]:
     """The words of every command and group, from the root down."""
-    found: list[list[str]] = []
-
-    def walk(group: Any, words: list[str]) -> None:
-        for name in group.list_commands(None):
-            command = group.get_command(None, name)
-            found.append([*words, name])
-            if hasattr(command, "list_commands"):
-                walk(command, [*words, name])
-
-    walk(typer.main.get_command(app), [])
-    return found
+    return every()
 
 
 def helped(words: list[str], capsys: pytest.CaptureFixture[str]) -> str:

@@ -7,11 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import Result
-from typer.testing import CliRunner
 
-from plugman.cli import main
-from plugman.cli.app import app
+from plugman.cli import invoke, main
+from plugman.cli.runner import Result
 from tests.integration.helpers import snapshot
 
 # Written by hand: 4-space indentation, the author's own fields and an entry for a remote plugin.
@@ -34,7 +32,7 @@ AUTHORED = """{
 
 
 def cli(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args))
+    return invoke(list(args))
 
 
 def plugin(market: Path, folder: str, **manifest: str) -> Path:

@@ -13,9 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from typer.testing import CliRunner
-
-from plugman.cli.app import app
+from plugman.cli import invoke
 
 
 def snapshot(*roots: Path) -> dict[str, tuple[str, bytes]]:
@@ -41,14 +39,14 @@ def snapshot(*roots: Path) -> dict[str, tuple[str, bytes]]:
 def run(*args: str, project: Path | None = None) -> Any:
     """Run a plugman command in-process with --json; its parsed output (asserts success)."""
     argv = ([] if project is None else ["--project", str(project)]) + list(args) + ["--json"]
-    result = CliRunner().invoke(app, argv)
+    result = invoke(argv)
     assert result.exit_code == 0, (argv, result.output, result.exception)
     return json.loads(result.stdout)
 
 
 def fails(*args: str, project: Path | None = None) -> str:
     argv = ([] if project is None else ["--project", str(project)]) + list(args)
-    result = CliRunner().invoke(app, argv)
+    result = invoke(argv)
     assert result.exit_code != 0, (argv, result.output)
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     return result.output

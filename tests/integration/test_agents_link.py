@@ -14,10 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
 from plugman import extensions
-from plugman.cli.app import app
+from plugman.cli import invoke
 from plugman.core.paths import Paths
 from tests.conftest import SAMPLES
 from tests.integration.helpers import run, snapshot
@@ -44,7 +43,7 @@ def project(tmp_path: Path, home: Path) -> Path:
 
 
 def cli(project: Path, *args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(app, ["--project", str(project), *args])
+    result = invoke(["--project", str(project), *args])
     return result.exit_code, result.stdout, result.stderr
 
 

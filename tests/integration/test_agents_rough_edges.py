@@ -15,10 +15,9 @@ from pathlib import Path
 from subprocess import PIPE
 
 import pytest
-from click.testing import Result
-from typer.testing import CliRunner
 
-from plugman.cli.app import app
+from plugman.cli import invoke
+from plugman.cli.runner import Result
 from tests.conftest import SAMPLES
 from tests.integration.agents import claude_bin
 from tests.integration.helpers import git, run, snapshot
@@ -26,7 +25,7 @@ from tests.integration.test_readback import World
 
 
 def cli(*args: str, project: Path) -> Result:
-    return CliRunner().invoke(app, ["--project", str(project), *args])
+    return invoke(["--project", str(project), *args])
 
 
 @pytest.fixture

@@ -19,9 +19,8 @@ from typing import Any
 
 import jsonschema
 import pytest
-from typer.testing import CliRunner
 
-from plugman.cli.app import app
+from plugman.cli import invoke
 from tests.integration.agents import agent_env, gemini_bin, trust_gemini_folder
 from tests.integration.helpers import run
 
@@ -74,7 +73,7 @@ def project(tmp_path: Path, home: Path, market: Path) -> Path:
 
 
 def audit(project: Path, *args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(app, ["--project", str(project), "audit", *args])
+    result = invoke(["--project", str(project), "audit", *args])
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     return result.exit_code, result.stdout, result.stderr
 
@@ -316,8 +315,8 @@ def test_a_projects_own_unpinned_server_is_found_where_it_is_declared(project: P
 
 
 def test_scope_limits_the_audit(project: Path) -> None:
-    added = CliRunner().invoke(
-        app, ["--project", str(project), "mcp", "add", "mine", "-s", "user", "--", "bunx", "srv"]
+    added = invoke(
+        ["--project", str(project), "mcp", "add", "mine", "-s", "user", "--", "bunx", "srv"]
     )
     assert added.exit_code == 0, added.output
     (found,) = findings(project)

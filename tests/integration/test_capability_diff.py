@@ -18,9 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from plugman.cli.app import app
+from plugman.cli import invoke
 from tests.conftest import SAMPLES
 from tests.integration.helpers import run, snapshot
 
@@ -52,7 +51,7 @@ def upstream_change(repo: Path) -> None:
 
 
 def cli(project: Path, *args: str) -> Any:
-    return CliRunner().invoke(app, ["--project", str(project), *args])
+    return invoke(["--project", str(project), *args])
 
 
 def pending(project: Path) -> set[str]:
@@ -128,7 +127,7 @@ def test_diff_and_user_scope_update(repo: Path, isolated_home: Path) -> None:
     doc = run("diff", "notes-server")
     assert (doc["plugin"], doc["scope"]) == ("notes-server@plugman-samples", "user")
     assert gained(doc) == EXPECTED and doc["lost"] == []
-    text = CliRunner().invoke(app, ["diff", "notes-server"])
+    text = invoke(["diff", "notes-server"])
     assert text.exit_code == 0
     assert text.output.startswith("notes-server@plugman-samples (user): installed -> available\n")
     assert "+ hook PreToolUse:Bash: command sh audit.sh (new)\n" in text.output
@@ -146,11 +145,11 @@ def test_diff_of_what_is_not_installed_is_a_clear_error(repo: Path) -> None:
         (["diff", "nosuch"], "nosuch is not installed", 1),
         (["diff", "notes-server"], "notes-server is not installed", 1),
     ):
-        result = CliRunner().invoke(app, argv)
+        result = invoke(argv)
         assert result.exit_code == code, result.output
         assert words in result.output and "Traceback" not in result.output
     run("marketplace", "add", f"file://{repo}")
-    result = CliRunner().invoke(app, ["diff", "nosuch", "--json"])
+    result = invoke(["diff", "nosuch", "--json"])
     assert result.exit_code == 1
     assert "nosuch is not installed" in json.loads(result.stdout)["error"]["message"]
     run("install", "notes-server")
@@ -158,7 +157,7 @@ def test_diff_of_what_is_not_installed_is_a_clear_error(repo: Path) -> None:
         (["diff", "notes-server", "1.0.0", "2.0.0"], "'1.0.0': it is neither installed", 2),
         (["diff", "notes-server", "installed", "locked"], "is not pinned in", 1),
     ):
-        result = CliRunner().invoke(app, argv)
+        result = invoke(argv)
         assert result.exit_code == code, result.output
         assert words in result.output and "Traceback" not in result.output
 

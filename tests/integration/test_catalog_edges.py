@@ -11,17 +11,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import Result
-from typer.testing import CliRunner
 
-from plugman.cli.app import app
+from plugman.cli import invoke
+from plugman.cli.runner import Result
 from tests.conftest import SAMPLES
 from tests.integration.helpers import git, run, snapshot
 from tests.integration.test_marketplaces import files
 
 
 def cli(*args: str, project: Path) -> Result:
-    return CliRunner().invoke(app, ["--project", str(project), *args])
+    return invoke(["--project", str(project), *args])
 
 
 @pytest.fixture

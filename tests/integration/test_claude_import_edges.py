@@ -12,9 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from plugman.cli.app import app
+from plugman.cli import invoke
 from tests.integration.helpers import run, snapshot
 from tests.integration.test_claude_import import make_marketplace
 
@@ -124,7 +123,7 @@ def test_a_broken_state_file_is_a_clear_error_and_changes_nothing(
     (home / ".claude" / "plugins").mkdir(parents=True)
     (home / ".claude" / "plugins" / "installed_plugins.json").write_text("{not json")
     before = snapshot(isolated_home, project)
-    result = CliRunner().invoke(app, ["import", "claude", "--apply", "--json"])
+    result = invoke(["import", "claude", "--apply", "--json"])
     assert result.exit_code == 1, result.output
     error = json.loads(result.stdout)["error"]
     assert "installed_plugins.json" in error["message"] and error["hint"]
@@ -132,7 +131,7 @@ def test_a_broken_state_file_is_a_clear_error_and_changes_nothing(
 
 
 def test_undo_with_nothing_imported_says_so(project: Path) -> None:
-    result = CliRunner().invoke(app, ["import", "claude", "--undo"])
+    result = invoke(["import", "claude", "--undo"])
     assert result.exit_code == 1 and "no Claude import to undo" in result.output
-    usage = CliRunner().invoke(app, ["import", "claude", "--scope", "managed"])
+    usage = invoke(["import", "claude", "--scope", "managed"])
     assert usage.exit_code == 2 and "user, project, local or all" in usage.output

@@ -23,9 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from plugman.cli.app import app
+from plugman.cli import invoke
 from tests.conftest import CORPUS
 from tests.integration import agents
 from tests.integration.test_corpus_install import MARKETPLACES, catalog, local_plugins
@@ -48,7 +47,7 @@ def _claude(claude: Path, env: dict[str, str], home: Path, *args: str) -> bool:
 
 
 def _plugman(*args: str) -> None:
-    result = CliRunner().invoke(app, list(args))
+    result = invoke(list(args))
     assert result.exit_code == 0, (args, result.output)
 
 

@@ -20,9 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from plugman.cli.app import app
+from plugman.cli import invoke
 from plugman.extensions import source_locations
 from plugman.manifest import acceptance, plugin
 from plugman.manifest.validate import validate
@@ -80,11 +79,11 @@ def test_install_and_load_agree_with_claude(
     folder = tmp_path / "market"
     root = build(folder, mutation, mutation["id"], "rules")
     name = entry_name(folder) or mutation["id"]
-    added = CliRunner().invoke(app, ["marketplace", "add", str(folder)])
+    added = invoke(["marketplace", "add", str(folder)])
     installed = added.exit_code == 0
     output = added.output
     if installed:
-        done = CliRunner().invoke(app, ["install", f"{name}@rules"])
+        done = invoke(["install", f"{name}@rules"])
         installed, output = done.exit_code == 0, output + done.output
     claude = row["install"]
     if mutation["id"] in STRICTER | STRICTER_INSTALL:  # plugman refuses what Claude installs

@@ -6,9 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from plugman.cli.app import app
+from plugman.cli import invoke
 from plugman.manifest import schema
 from tests.conftest import SAMPLES
 from tests.integration.helpers import run
@@ -46,9 +45,7 @@ def project(tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
 
 
 def resolve_json(project: Path, *extra: str) -> dict:  # type: ignore[type-arg]
-    result = CliRunner().invoke(
-        app, ["--project", str(project), "config", "resolve", "--json", *extra]
-    )
+    result = invoke(["--project", str(project), "config", "resolve", "--json", *extra])
     assert result.exit_code == 0, result.output
     return json.loads(result.output)  # type: ignore[no-any-return]
 
@@ -94,7 +91,7 @@ def test_explain_names_winner_shadowed_and_dropped(project: Path) -> None:
     blocked = run("config", "explain", "blocked", project=project)
     assert blocked["winner"] is None
     assert blocked["dropped"][0]["reason"] == "policy"
-    text = CliRunner().invoke(app, ["--project", str(project), "config", "explain", "tool"]).output
+    text = invoke(["--project", str(project), "config", "explain", "tool"]).output
     assert "pending-approval — never approved; run: plugman trust approve tool" in text
 
 
@@ -118,7 +115,7 @@ def test_no_planted_secret_without_show_secrets(project: Path) -> None:
         ["list", "--json"],
         ["trust", "list"],
     ):
-        result = CliRunner().invoke(app, ["--project", str(project), *args])
+        result = invoke(["--project", str(project), *args])
         assert result.exit_code == 0, (args, result.output)
         outputs.append(result.output)
     assert all(PLANTED not in out for out in outputs)
@@ -148,7 +145,7 @@ def test_a_policy_rule_with_an_unknown_key_or_a_wrong_type_is_located(
         'blockedMarketplaces = [{ source = "github", repo = 7 }]\n'
         'allowAllClaudeAiMcps = "yes"\n'
     )
-    result = CliRunner().invoke(app, ["--project", str(project), "config", "resolve", "--json"])
+    result = invoke(["--project", str(project), "config", "resolve", "--json"])
     assert result.exit_code == 1  # a broken managed file, as any other config error
     doc = json.loads(result.output)
     found = {

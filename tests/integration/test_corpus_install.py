@@ -16,9 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from plugman.cli.app import app
+from plugman.cli import invoke
 from tests.conftest import CORPUS
 from tests.integration import agents
 from tests.integration.helpers import run, snapshot
@@ -89,15 +88,13 @@ def test_every_corpus_plugin_installs_and_uninstalls_without_a_trace(
     installed: list[str] = []
     refused: list[str] = []
     for folder, repo in MARKETPLACES.items():
-        added = CliRunner().invoke(app, ["--project", str(project), "marketplace", "add", repo])
+        added = invoke(["--project", str(project), "marketplace", "add", repo])
         assert added.exit_code == 0, added.output
         market = str(catalog(CORPUS / folder)["name"])
         before = snapshot(isolated_home, project)
         for plugin in local_plugins(CORPUS / folder):
             spec = f"{plugin}@{market}"
-            result = CliRunner().invoke(
-                app, ["--project", str(project), "install", spec, "--scope", "project"]
-            )
+            result = invoke(["--project", str(project), "install", spec, "--scope", "project"])
             assert result.exception is None or isinstance(result.exception, SystemExit)
             if result.exit_code != 0:
                 refused.append(f"{spec}: {result.output}")
@@ -121,13 +118,13 @@ def test_a_reserved_marketplace_name_needs_anthropics_github(
     shutil.copytree(CORPUS / "thedotmack__claude-mem", copy)
     doc = catalog(copy) | {"name": "claude-plugins-official"}
     (copy / ".claude-plugin" / "marketplace.json").write_text(json.dumps(doc))
-    result = CliRunner().invoke(app, ["marketplace", "add", str(copy)])
+    result = invoke(["marketplace", "add", str(copy)])
     assert result.exit_code == 1
     assert "reserved for official Anthropic marketplaces" in result.stderr
     assert "'anthropics' organization" in result.stderr
     listed = run("marketplace", "list")["marketplaces"]
     assert listed == []
-    official = CliRunner().invoke(app, ["marketplace", "add", "anthropics/claude-plugins-official"])
+    official = invoke(["marketplace", "add", "anthropics/claude-plugins-official"])
     assert official.exit_code == 0, official.output
 
 
@@ -170,7 +167,7 @@ def test_plugman_installs_every_plugin_claude_code_installs(
             )
             if done.returncode == 0:
                 claude_installed.add(spec)
-            if CliRunner().invoke(app, ["install", spec]).exit_code == 0:
+            if invoke(["install", spec]).exit_code == 0:
                 plugman_installed.add(spec)
     assert claude_installed - plugman_installed == set()
     assert plugman_installed - claude_installed == set()

@@ -7,11 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
 from plugman import extensions
 from plugman.agents.targets import Place
-from plugman.cli.app import app
+from plugman.cli import invoke
 from plugman.core.paths import Paths
 from plugman.manifest import edit
 from tests.conftest import SAMPLES, SCHEMAS
@@ -67,7 +66,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def cli(project: Path, *args: str, code: int = 0) -> Any:
-    result = CliRunner().invoke(app, ["--project", str(project), *args])
+    result = invoke(["--project", str(project), *args])
     assert result.exit_code == code, (args, result.output, result.exception)
     assert result.exception is None or isinstance(result.exception, SystemExit)
     return result

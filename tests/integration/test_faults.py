@@ -140,7 +140,7 @@ def _child(root: str, args: list[str], fault: str | None, log: str) -> None:
     handle = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
     os.dup2(handle, 1)
     os.dup2(handle, 2)
-    from plugman.cli.app import run_app
+    from plugman.cli.app import run as run_app
 
     code = 1
     try:

@@ -9,9 +9,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from plugman.cli.app import app
+from plugman.cli import invoke
 from plugman.manifest import schema
 from tests.integration.helpers import fails, run, snapshot
 
@@ -59,7 +58,7 @@ def test_tag_characters_refuse_install_and_change_nothing(
 def test_refusal_json_shape(tmp_path: Path, project: Path) -> None:
     plugin = _plugin(tmp_path / "sneaky", f"Hi {TAGGED}\n")
     argv = ["--project", str(project), "install", str(plugin), "--json"]
-    result = CliRunner().invoke(app, argv)
+    result = invoke(argv)
     assert result.exit_code != 0
     error = json.loads(result.stdout)["error"]
     assert "skills/greet/SKILL.md:5:4" in error["message"] and HIDDEN in error["message"]
@@ -69,7 +68,7 @@ def test_refusal_json_shape(tmp_path: Path, project: Path) -> None:
 def test_zero_width_space_warns_and_installs(tmp_path: Path, project: Path) -> None:
     plugin = _plugin(tmp_path / "sneaky", "Hello.\n", command="Say\u200bhi ❤️ 👩‍💻\n")
     argv = ["--project", str(project), "install", str(plugin), "--scope", "project"]
-    result = CliRunner().invoke(app, argv)
+    result = invoke(argv)
     assert result.exit_code == 0, result.output
     assert "commands/hi.md:1:4" in result.output and "U+200B" in result.output
     assert "U+FE0F" not in result.output and "U+200D" not in result.output  # emoji are fine
@@ -105,7 +104,7 @@ def test_allow_hidden_text_installs_and_only_this_machine_lets_sync_in(
 def test_validate_locates_both(tmp_path: Path) -> None:
     plugin = _plugin(tmp_path / "sneaky", f"Hello {TAGGED}\n", command="a\u200bb\n")
     argv = ["validate", str(plugin), "--json"]
-    result = CliRunner().invoke(app, argv)
+    result = invoke(argv)
     assert result.exit_code == 1
     found = {
         (Path(d["file"]).name, d["severity"], d["code"], d["line"], d["column"])
@@ -115,7 +114,7 @@ def test_validate_locates_both(tmp_path: Path) -> None:
         ("SKILL.md", "error", "hidden-text", 5, 7),
         ("hi.md", "warning", "invisible-text", 1, 2),
     }
-    text = CliRunner().invoke(app, ["validate", str(plugin)]).output
+    text = invoke(["validate", str(plugin)]).output
     assert "SKILL.md:5:7: error [hidden-text]" in text and repr(HIDDEN) in text
     assert "hi.md:1:2: warning [invisible-text]" in text
 
@@ -131,7 +130,7 @@ def test_hook_command_and_mcp_description_escapes_are_found(tmp_path: Path) -> N
         '{"mcpServers": {"s": {"command": "node", "args": ["s.js", "\u2066x\u2069"]}}}',
         encoding="utf-8",
     )
-    result = CliRunner().invoke(app, ["validate", str(plugin), "--json"])
+    result = invoke(["validate", str(plugin), "--json"])
     found = {
         (Path(d["file"]).name, d["code"], d["line"], d["column"], d["message"])
         for d in json.loads(result.stdout)["diagnostics"]
@@ -155,7 +154,7 @@ def test_marketplace_plugin_allowed_then_synced_from_the_declaration(
     run("marketplace", "add", str(market), project=project)
     # info says install would refuse it (it used to show no components and no reason)
     assert "hides text" in run("info", "sneaky@m", project=project)["plugin"]["refused"]
-    shown = CliRunner().invoke(app, ["--project", str(project), "info", "sneaky@m"]).output
+    shown = invoke(["--project", str(project), "info", "sneaky@m"]).output
     assert "refused:    install would refuse it: " in shown and "hides text" in shown
     assert "hides text" in fails("install", "sneaky@m", "--scope", "project", project=project)
     run("install", "sneaky@m", "--scope", "project", "--allow-hidden-text", project=project)

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner, Result
 
-from plugman.cli.app import app
+from plugman.cli import invoke
+from plugman.cli.runner import Result
 from plugman.config.merge import Hook, Origin
 from plugman.runtime.hooks import HookRun, run_hooks
 from tests.conftest import SAMPLES
@@ -273,7 +273,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def cli(project: Path, *args: str, stdin: str = "") -> Result:
-    return CliRunner().invoke(app, ["--project", str(project), "hooks", *args], input=stdin)
+    return invoke(["--project", str(project), "hooks", *args], input=stdin)
 
 
 def test_cli_lists_guardrails_hooks(project: Path) -> None:

@@ -154,9 +154,7 @@ def test_optional_dependencies_install_with_their_plugin_and_stand_alone(
     """Claude Code 2.1.332's optionalDependencies: installed with the plugin (a version range
     chooses the version), one that cannot be installed is left out with a warning, and each
     can be uninstalled on its own; a plugin in both lists is required."""
-    from typer.testing import CliRunner
-
-    from plugman.cli.app import app
+    from plugman.cli import invoke
 
     market = make_marketplace(
         tmp_path / "m",
@@ -168,7 +166,7 @@ def test_optional_dependencies_install_with_their_plugin_and_stand_alone(
     )
     run("marketplace", "add", str(market))
     before = snapshot(isolated_home)
-    done = CliRunner().invoke(app, ["install", "app"])
+    done = invoke(["install", "app"])
     assert done.exit_code == 0, done.output
     assert "optional dependency not-there@deps of app@deps left out" in done.stderr, done.stderr
     assert sorted(p["id"] for p in run("list")["plugins"]) == ["app@deps", "extra@deps"]

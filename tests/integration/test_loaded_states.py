@@ -11,9 +11,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from plugman.cli.app import app
+from plugman.cli import invoke
 from tests.conftest import SAMPLES
 from tests.integration.helpers import run
 
@@ -44,7 +43,7 @@ def test_claudes_own_install_of_a_name_shadows_plugmans_and_a_turned_off_one_is_
     assert said["state"] == "shadowed"
     assert said["detail"] == "shadowed by toolbox@official (installed by Claude Code, user scope)"
     assert said["step"].endswith("claude plugin uninstall toolbox@official --scope user")
-    text = CliRunner().invoke(app, ["--project", str(project), "list"]).stdout
+    text = invoke(["--project", str(project), "list"]).stdout
     assert "claude-code shadowed by toolbox@official" in text
     record.unlink()
 
@@ -58,7 +57,7 @@ def test_claudes_own_install_of_a_name_shadows_plugmans_and_a_turned_off_one_is_
     said = loading(project)[("writing-skills", "user")]["claude-code"]
     assert said["state"] == "disabled"
     assert said["step"] == "turn it on: claude plugin enable writing-skills@skills-dir"
-    done = CliRunner().invoke(app, ["--project", str(project), "install", "code-review"])
+    done = invoke(["--project", str(project), "install", "code-review"])
     assert "writing-skills@plugman-samples: Claude Code does not load it: turned off" in done.stderr
 
 
@@ -92,14 +91,10 @@ def test_codex_hooks_at_two_scopes_give_no_false_report(project: Path, home: Pat
 
 def test_an_install_into_a_scope_no_agent_is_linked_in_says_so(project: Path, home: Path) -> None:
     run("agents", "add", "codex", "--scope", "project", project=project)
-    done = CliRunner().invoke(
-        app, ["--project", str(project), "install", "code-review", "--scope", "local"]
-    )
+    done = invoke(["--project", str(project), "install", "code-review", "--scope", "local"])
     assert done.exit_code == 0, done.output
     assert "no agent is linked in the local scope" in done.stderr
     assert "linked: codex (project)" in done.stderr
     assert "plugman agents add claude-code --scope local" in done.stderr
-    done = CliRunner().invoke(
-        app, ["--project", str(project), "install", "toolbox", "--scope", "project"]
-    )
+    done = invoke(["--project", str(project), "install", "toolbox", "--scope", "project"])
     assert "no agent is linked" not in done.stderr

@@ -19,9 +19,8 @@ from typing import Any, NamedTuple
 
 import pytest
 import tomli
-from typer.testing import CliRunner
 
-from plugman.cli.app import app
+from plugman.cli import invoke
 from plugman.core.oci.client import push
 from tests.integration.helpers import run, snapshot
 from tests.integration.oci.registry import Registry, plugin_tgz, start
@@ -205,7 +204,7 @@ def test_no_lock_says_which_file_and_what_to_run(tmp_path: Path) -> None:
 
 
 def test_an_unknown_format_is_a_usage_error(project: Project) -> None:
-    result = CliRunner().invoke(app, ["--project", str(project.root), "lock", "export",
+    result = invoke(["--project", str(project.root), "lock", "export",
                                       "--format", "foo"])  # fmt: skip
     assert result.exit_code == 2
     assert "--format foo: lock export writes cyclonedx or spdx" in result.output
@@ -242,7 +241,7 @@ def test_a_lock_whose_trees_are_not_installed_says_to_sync(
 
 def test_lock_keeps_its_own_command_and_lists_export(tmp_path: Path) -> None:
     """`plugman lock` alone still writes the lock (tests/integration/test_lifecycle.py)."""
-    result = CliRunner().invoke(app, ["--project", str(tmp_path), "lock", "--help"])
+    result = invoke(["--project", str(tmp_path), "lock", "--help"])
     assert result.exit_code == 0 and "export" in result.output and "--json" in result.output
 
 

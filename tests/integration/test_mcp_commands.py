@@ -10,10 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import typer
-from typer.testing import CliRunner
 
-from plugman.cli.app import app
+from plugman.cli import invoke as plugman_invoke
 from plugman.config import declarations, scopes
 from plugman.core.paths import Paths
 from plugman.core.state import record_path
@@ -26,14 +24,8 @@ MCP_JSON = (
 )
 
 
-def cli() -> typer.Typer:
-    """plugman's app: its root group builds the command a line names from the command table
-    (with the fast commands declared under a group, as `config resolve`)."""
-    return app
-
-
 def invoke(project: Path, *args: str) -> Any:
-    return CliRunner().invoke(cli(), ["--project", str(project), *args])
+    return plugman_invoke(["--project", str(project), *args])
 
 
 def ok(project: Path, *args: str) -> Any:

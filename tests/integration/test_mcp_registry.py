@@ -9,9 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from plugman.cli.app import app
+from plugman.cli import invoke
 from tests.integration.helpers import fails, run, snapshot
 from tests.integration.http_fixture import Site, serving
 
@@ -88,7 +87,7 @@ def test_npm_pypi_and_remote_become_three_resolved_servers_with_references(
     monkeypatch.setenv("WEATHER_NPM_CONFIG_PATH", "/tmp/cache")
     monkeypatch.setenv("WEATHER_REMOTE_API_KEY", REMOTE_KEY)
     monkeypatch.setenv("WEATHER_REMOTE_TENANT", TENANT)
-    result = CliRunner().invoke(app, ["--project", str(project), "config", "resolve", "--json"])
+    result = invoke(["--project", str(project), "config", "resolve", "--json"])
     assert result.exit_code == 0, result.output
     assert REMOTE_KEY not in result.output
     resolved = json.loads(result.stdout)
@@ -98,9 +97,7 @@ def test_npm_pypi_and_remote_become_three_resolved_servers_with_references(
     assert servers["weather-npm"]["args"][4] == "/tmp/cache"
     assert servers["weather-py"]["args"][2] == "https://eu.api.acme.example"
     # an agent's file gets the references themselves
-    native = CliRunner().invoke(
-        app, ["--project", str(project), "config", "resolve", "--target", "claude-code"]
-    )
+    native = invoke(["--project", str(project), "config", "resolve", "--target", "claude-code"])
     assert "Bearer ${WEATHER_REMOTE_API_KEY}" in native.stdout
     assert REMOTE_KEY not in native.output
 
@@ -167,9 +164,7 @@ def test_an_invalid_server_json_is_refused_with_located_errors(
     assert f"{bad}:6:6: packages[0].registryType: registryType 'cargo' must be one of" in out
     assert "packages[0].packageArguments[0]: a positional argument needs 'value'" in out
     assert snapshot(project) == before
-    result = CliRunner().invoke(
-        app, ["--project", str(project), "mcp", "add", "w", "--from", str(bad), "--json"]
-    )
+    result = invoke(["--project", str(project), "mcp", "add", "w", "--from", str(bad), "--json"])
     assert result.exit_code != 0
     envelope = json.loads(result.stdout)
     assert "not a valid server.json" in envelope["error"]["message"]
@@ -198,8 +193,7 @@ def test_search_registry_follows_the_cursor_and_lists_packages_and_remotes(
     assert first["remotes"] == ["streamable-http https://{tenant}.mcp.acme.example/mcp"]
     assert found["servers"][1]["status"] == "deprecated"
     assert any("cursor=io.github.wxco" in r for r in site.requests)
-    text = CliRunner().invoke(
-        app,
+    text = invoke(
         ["--project", str(project), "search", "--registry", site.base, "weather", "--limit", "2"],
     )
     assert text.exit_code == 0, text.output

@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
-from typer.testing import CliRunner
 
-from plugman.cli.app import app
+from plugman.cli import invoke
 from tests.conftest import SAMPLES
 from tests.integration.helpers import snapshot
 
@@ -40,7 +39,7 @@ class World(NamedTuple):
 
     def run(self, *args: str) -> Ran:
         argv = ["--project", str(self.project), *args]
-        result = CliRunner().invoke(app, argv)
+        result = invoke(argv)
         assert result.exception is None or isinstance(result.exception, SystemExit), result
         return Ran(result.exit_code, result.stdout, result.stderr)
 

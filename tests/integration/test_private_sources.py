@@ -288,11 +288,9 @@ def test_a_claude_url_marketplace_with_a_headers_helper_is_imported_with_it(
 
 
 def cli_text(*args: str, project: Path) -> str:
-    from typer.testing import CliRunner
+    from plugman.cli import invoke
 
-    from plugman.cli.app import app
-
-    result = CliRunner().invoke(app, ["--project", str(project), *args])
+    result = invoke(["--project", str(project), *args])
     assert result.exit_code == 0, result.output
     return result.output
 

@@ -23,9 +23,8 @@ from typing import Any
 
 import anyio
 import pytest
-from typer.testing import CliRunner
 
-from plugman.cli.app import app
+from plugman.cli import invoke as plugman_invoke
 from plugman.core.paths import Paths
 from plugman.runtime.probe import ProbeResult, probe
 
@@ -319,7 +318,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def invoke(project: Path, *args: str) -> Any:
-    return CliRunner().invoke(app, ["--project", str(project), "mcp", *args])
+    return plugman_invoke(["--project", str(project), "mcp", *args])
 
 
 def test_probe_command_reports_every_server(project: Path) -> None:

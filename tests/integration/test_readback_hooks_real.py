@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from plugman.cli.app import app
+from plugman.cli import invoke
 from tests.integration.agents import agent_env, codex_bin
 from tests.integration.test_agent_hooks import rpc_hooks
 from tests.integration.test_wedge import wedge
@@ -25,7 +24,7 @@ STATES = {"trusted": "ok", "modified": "untrusted", "untrusted": "untrusted"}
 
 
 def check(project: Path, *args: str) -> Any:
-    done = CliRunner().invoke(app, ["--project", str(project), *args, "--json"])
+    done = invoke(["--project", str(project), *args, "--json"])
     assert done.exit_code in (0, 1), done.output
     return json.loads(done.stdout)
 

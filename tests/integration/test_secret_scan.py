@@ -5,21 +5,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from typer.testing import CliRunner
-
-from plugman.cli.app import app
+from plugman.cli import invoke
 from tests.conftest import PLANTED
 
 
 def test_planted_secrets_flow_in_and_are_masked(tmp_path: Path) -> None:
-    runner = CliRunner()
     argv = ["--project", str(tmp_path)]
-    added = runner.invoke(
-        app, [*argv, "mcp", "add", "gh", "-s", "user", "-e", "GH_TOKEN=${GITHUB_TOKEN}", "--", "gh"]
+    added = invoke(
+        [*argv, "mcp", "add", "gh", "-s", "user", "-e", "GH_TOKEN=${GITHUB_TOKEN}", "--", "gh"]
     )
     assert added.exit_code == 0, added.output
-    shown = runner.invoke(app, [*argv, "config", "resolve", "--json", "--show-secrets"])
+    shown = invoke([*argv, "config", "resolve", "--json", "--show-secrets"])
     assert PLANTED["GITHUB_TOKEN"] in shown.output  # expanded from the planted environment
     for command in (["config", "resolve"], ["config", "resolve", "--json"], ["mcp", "list"]):
-        masked = runner.invoke(app, [*argv, *command])
+        masked = invoke([*argv, *command])
         assert masked.exit_code == 0 and PLANTED["GITHUB_TOKEN"] not in masked.output

@@ -13,10 +13,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
 from plugman import extensions
-from plugman.cli.app import app
+from plugman.cli import invoke
 from tests.integration.shared_files import (
     agent_files,
     agent_write,
@@ -42,7 +41,7 @@ STEPS = st.lists(
 
 
 def cli(project: Path, *args: str) -> None:
-    result = CliRunner().invoke(app, ["--project", str(project), *args])
+    result = invoke(["--project", str(project), *args])
     assert result.exit_code == 0, (args, result.output, result.exception)
 
 

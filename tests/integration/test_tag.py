@@ -7,15 +7,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from click.testing import Result
-from typer.testing import CliRunner
 
-from plugman.cli.app import app
+from plugman.cli import invoke
+from plugman.cli.runner import Result
 from plugman.plugins.tagging import tag_name
 
 
 def cli(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args))
+    return invoke(list(args))
 
 
 def git(cwd: Path, *args: str) -> str:

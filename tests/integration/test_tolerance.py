@@ -15,14 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner, Result
 
-from plugman.cli.app import app
+from plugman.cli import invoke as plugman_invoke
+from plugman.cli.runner import Result
 from tests.integration.helpers import run
 
 
 def invoke(*args: str) -> Result:
-    result = CliRunner().invoke(app, list(args))
+    result = plugman_invoke(list(args))
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     return result
 

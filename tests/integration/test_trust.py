@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner, Result
 
-from plugman.cli.app import app
+from plugman.cli import invoke
+from plugman.cli.runner import Result
 from tests.conftest import PLANTED, SAMPLES
 from tests.integration.helpers import fails, run
 
@@ -26,7 +26,7 @@ GUARDRAILS = "guardrails@plugman-samples"
 
 
 def cli(project: Path, *args: str) -> Result:
-    return CliRunner().invoke(app, ["--project", str(project), *args])
+    return invoke(["--project", str(project), *args])
 
 
 @pytest.fixture

@@ -9,21 +9,19 @@ import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from click.testing import Result
-from typer.testing import CliRunner
 
-from plugman.cli import fast
-from plugman.cli.app import app
+from plugman.cli import app, invoke
+from plugman.cli.argv import Command, Group
+from plugman.cli.runner import Result
 from tests.conftest import SAMPLES
 from tests.integration.helpers import run
 
 
 def cli(*args: str, project: Path | None = None, stdin: str | None = None) -> Result:
     argv = ([] if project is None else ["--project", str(project)]) + list(args)
-    return CliRunner().invoke(app, argv, input=stdin)
+    return invoke(argv, input=stdin)
 
 
 @pytest.fixture
@@ -240,22 +238,6 @@ def test_dash_h_is_help_everywhere(args: tuple[str, ...]) -> None:
     done = cli(*args, "-h")
     assert done.exit_code == 0, done.output
     assert "sage: plugman" in done.stdout
-
-
-def test_shell_completion_is_offered() -> None:
-    import sys
-
-    assert "--install-completion" in cli("--help").stdout
-    assert shutil.which("bash"), "the completion check runs from bash (Debian has it)"
-    done = subprocess.run(  # from bash: typer detects the shell from the calling process
-        ["bash", "-c", f"'{sys.executable}' -m plugman --show-completion; exit $?"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    assert "_PLUGMAN_COMPLETE=complete_bash" in done.stdout
 
 
 # 5. --project must exist; without it the project is found from the working folder upward
@@ -543,28 +525,31 @@ def readme_command_lines() -> list[str]:
     ]
 
 
-def _sub(group: Any, word: str) -> Any:
-    """The command `word` in `group` (the root group builds its commands when asked)."""
-    return group.get_command(None, word) if hasattr(group, "get_command") else None
-
-
 def test_every_flag_the_readme_documents_exists() -> None:
-    import typer
-
-    root = typer.main.get_command(app)
     lines = readme_command_lines()
     assert len(lines) > 25
     for line in lines:
-        words = line.split()[1:]
-        node: Any = root
-        while words and hasattr(_sub(node, words[0]), "commands"):
-            node = _sub(node, words.pop(0))  # down to the group the line is about
-        named = [_sub(node, w) for w in words if _sub(node, w) is not None] or [node]
-        options = {"-h", "--help", "--project", "--version", "--install-completion"}
-        for command in named:
-            options |= {o for p in command.params for o in getattr(p, "opts", ())}
-        spec = fast.find(line.split()[1:])  # a fast command declares its options itself
-        options |= {name for o in spec.options for name in o.names} if spec else set()
+        path: list[str] = []
+        node: Command | Group | None = None
+        named: list[Command | Group] = []
+        for word in line.split()[1:]:  # down to the command(s) the line is about
+            if path and not isinstance(node, Group):
+                break
+            found = (
+                dict(app.children(path, node)).get(word)
+                if isinstance(node, Group)
+                else app.top(word)
+            )
+            if found is None:
+                break
+            path, node = [*path, word], found
+        if len(path) > 1:  # `marketplace list | update | remove NAME`: each command named
+            group = app.top(path[0]) if len(path) == 2 else None
+            siblings = dict(app.children(path[:1], group)) if isinstance(group, Group) else {}
+            named = [siblings[w] for w in line.split() if w in siblings]
+        options = {"-h", "--help", "--project", "--version"}
+        for each in [*named, *([node] if node else [])]:
+            options |= {name for o in each.options for name in o.names}
         flags = re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)", line)
         missing = [f for f in flags if f not in options]
         assert not missing, (line, missing)

@@ -16,9 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from plugman.cli.app import app
+from plugman.cli import invoke
 from tests.integration.agents import agent_env, codex_bin
 from tests.integration.shared_files import marketplace
 from tests.integration.test_agent_hooks import rpc_hooks
@@ -67,7 +66,7 @@ def test_uninstalling_the_project_plugin_wedges_nothing(home: Path, tmp_path: Pa
     cli(project, "uninstall", "first", "--scope", "project")
     assert state_keys(config) == [k for k in keys if k.startswith(str(user_hooks))]
     # every mutating command goes on
-    doctor = CliRunner().invoke(app, ["--project", str(project), "doctor", "--no-check"])
+    doctor = invoke(["--project", str(project), "doctor", "--no-check"])
     assert doctor.exit_code in (0, 1) and WEDGED not in doctor.output, doctor.output
     cli(project, "install", "first", "--scope", "project")
     assert state_keys(config) == keys

@@ -8,9 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from plugman.cli.app import app
+from plugman.cli import invoke
 from plugman.config import claude_policy, policy
 from plugman.config.merge import Hook, Layers, Origin, resolve
 from plugman.core.errors import PlugmanError
@@ -125,9 +124,9 @@ def test_claude_codes_folder_per_platform(paths: Paths) -> None:
 
 def test_claudes_managed_mcp_json_is_exclusive_too(paths: Paths) -> None:
     claude(paths, "managed-mcp.json", {"mcpServers": {"corp": {"command": "corp-server"}}})
-    result = CliRunner().invoke(app, ["mcp", "add", "mine", "--", "x"])
+    result = invoke(["mcp", "add", "mine", "--", "x"])
     assert result.exit_code == 1 and "enterprise MCP configuration is active" in result.output
-    listed = CliRunner().invoke(app, ["config", "resolve", "--json"])
+    listed = invoke(["config", "resolve", "--json"])
     assert list(json.loads(listed.stdout)["mcpServers"]) == ["corp"], listed.stdout
 
 
@@ -137,23 +136,23 @@ def test_policy_explain_says_which_rule_and_file_decided(paths: Paths) -> None:
         "enabledPlugins": {"bad@m": False},
         "deniedMcpServers": [{"serverName": "leaky"}],
     })  # fmt: skip
-    text = CliRunner().invoke(app, ["policy", "explain", "bad@m"])
+    text = invoke(["policy", "explain", "bad@m"])
     assert text.exit_code == 1
     assert text.output.splitlines()[:3] == [
         "plugin bad@m: refused",
         "  rule   enabledPlugins: blocked",
         f'  where  {file}: enabledPlugins["bad@m"]',
     ]
-    found = json.loads(CliRunner().invoke(app, ["policy", "explain", "evil/repo", "--json"]).stdout)
+    found = json.loads(invoke(["policy", "explain", "evil/repo", "--json"]).stdout)
     assert (found["kind"], found["verdict"]) == ("marketplace", "refused")
     assert found["where"] == f"{file}: blockedMarketplaces[0]"
-    server = json.loads(CliRunner().invoke(app, ["policy", "explain", "leaky", "--json"]).stdout)
+    server = json.loads(invoke(["policy", "explain", "leaky", "--json"]).stdout)
     assert (server["kind"], server["verdict"], server["rule"]) == (
         "server", "refused", "denied by deniedMcpServers serverName='leaky'",
     )  # fmt: skip
-    fine = CliRunner().invoke(app, ["policy", "explain", "other@m", "--json"])
+    fine = invoke(["policy", "explain", "other@m", "--json"])
     assert fine.exit_code == 0 and json.loads(fine.stdout)["verdict"] == "allowed"
-    added = CliRunner().invoke(app, ["marketplace", "add", "evil/plugins"])
+    added = invoke(["marketplace", "add", "evil/plugins"])
     assert added.exit_code == 1 and "blocked by blockedMarketplaces" in added.output
 
 
@@ -202,9 +201,7 @@ def test_disable_direct_mcp_skills_is_read_and_said_not_deliverable(paths: Paths
     file = claude(paths, "managed-settings.json", {"disableDirectMcpSkills": True})
     assert claude_policy.load(paths).disable_direct_mcp_skills
     assert policy.managed(paths).disable_direct_mcp_skills
-    result = CliRunner().invoke(
-        app, ["--project", str(paths.project_dir), "config", "resolve", "--json"]
-    )
+    result = invoke(["--project", str(paths.project_dir), "config", "resolve", "--json"])
     found = [
         d for d in json.loads(result.stdout)["diagnostics"] if d["code"] == "policy-not-delivered"
     ]
@@ -214,8 +211,6 @@ def test_disable_direct_mcp_skills_is_read_and_said_not_deliverable(paths: Paths
     claude(paths, "managed-settings.json", {"disableDirectMcpSkills": False})
     assert not policy.managed(paths).disable_direct_mcp_skills
     (paths.project_dir / "plugman.toml").write_text("disableDirectMcpSkills = true\n")
-    result = CliRunner().invoke(
-        app, ["--project", str(paths.project_dir), "config", "resolve", "--json"]
-    )
+    result = invoke(["--project", str(paths.project_dir), "config", "resolve", "--json"])
     said = json.loads(result.stdout)["diagnostics"]
     assert [d["code"] for d in said] == ["ignored-key"], said

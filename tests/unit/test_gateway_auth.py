@@ -9,9 +9,8 @@ from typing import Any
 
 import anyio
 import pytest
-from typer.testing import CliRunner
 
-from plugman.cli.app import app
+from plugman.cli import invoke
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
 from plugman.runtime import gateway_run, gateway_token
@@ -105,24 +104,23 @@ def test_addresses_and_dns_rebinding_settings() -> None:
 def test_mcp_token_command(isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PLUGMAN_SECRETS", "file")
     monkeypatch.delenv(gateway_token.VARIABLE, raising=False)
-    runner = CliRunner()
-    first = runner.invoke(app, ["mcp", "token"])
+    first = invoke(["mcp", "token"])
     assert first.exit_code == 0, first.output
     assert first.stdout.startswith("gateway token sha256:") and "made and stored" in first.stdout
-    shown = runner.invoke(app, ["mcp", "token", "--show"])
+    shown = invoke(["mcp", "token", "--show"])
     token = shown.stdout.strip()
     assert shown.stdout == token + "\n" and len(token) == 43
     assert token not in first.output and "stored in" in shown.stderr
-    quiet = json.loads(runner.invoke(app, ["mcp", "token", "--json"]).stdout)
+    quiet = json.loads(invoke(["mcp", "token", "--json"]).stdout)
     assert "token" not in quiet and quiet["store"]["kind"] == "file" and not quiet["created"]
     assert token not in json.dumps(quiet)
-    loud = json.loads(runner.invoke(app, ["mcp", "token", "--json", "--show"]).stdout)
+    loud = json.loads(invoke(["mcp", "token", "--json", "--show"]).stdout)
     assert loud["token"] == token and loud["fingerprint"] == quiet["fingerprint"]
-    rotated = runner.invoke(app, ["mcp", "token", "--rotate"])
+    rotated = invoke(["mcp", "token", "--rotate"])
     assert "replaced" in rotated.stdout and "restart running gateways" in rotated.stdout
-    assert runner.invoke(app, ["mcp", "token", "--show"]).stdout.strip() != token
+    assert invoke(["mcp", "token", "--show"]).stdout.strip() != token
     monkeypatch.setenv(gateway_token.VARIABLE, "short")
-    failed = runner.invoke(app, ["mcp", "token", "--json"])
+    failed = invoke(["mcp", "token", "--json"])
     assert failed.exit_code == 2 and json.loads(failed.stdout)["error"]["exit_code"] == 2
 
 
@@ -138,7 +136,7 @@ def test_mcp_token_command(isolated_home: Path, monkeypatch: pytest.MonkeyPatch)
 def test_serve_refuses_before_starting_anything(
     isolated_home: Path, tmp_path: Path, options: list[str], message: str
 ) -> None:
-    result = CliRunner().invoke(app, ["--project", str(tmp_path), "mcp", "serve", *options])
+    result = invoke(["--project", str(tmp_path), "mcp", "serve", *options])
     assert result.exit_code == 2, result.output
     assert message in result.stderr and "hint:" in result.stderr
     assert not (isolated_home / "state").exists()

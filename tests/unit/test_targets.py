@@ -11,11 +11,10 @@ from typing import Any
 
 import pytest
 import yaml
-from typer.testing import CliRunner
 
 from plugman import extensions
 from plugman.agents.targets import AgentSpec, Given, Mcp, Refs, Servers, in_home, target
-from plugman.cli.app import app
+from plugman.cli import invoke
 from plugman.hookspecs import hookimpl
 from plugman.manifest import edit
 
@@ -203,11 +202,9 @@ def third_party() -> Any:
 def test_third_party_target_via_cli(tmp_path: Path, third_party: Any) -> None:
     gh = {"command": "gh", "args": ["mcp"]}
     (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"gh": gh}}))
-    approved = CliRunner().invoke(app, ["--project", str(tmp_path), "trust", "approve", "--all"])
+    approved = invoke(["--project", str(tmp_path), "trust", "approve", "--all"])
     assert approved.exit_code == 0, approved.output
-    run = CliRunner().invoke(
-        app, ["--project", str(tmp_path), "config", "resolve", "--target", "mine"]
-    )
+    run = invoke(["--project", str(tmp_path), "config", "resolve", "--target", "mine"])
     assert run.exit_code == 0, run.output
     # the project's server needs approval: written as the launcher (`plugman mcp run gh`),
     # which checks it at each start
@@ -216,9 +213,7 @@ def test_third_party_target_via_cli(tmp_path: Path, third_party: Any) -> None:
 
 
 def test_unknown_target_lists_the_available_ones(tmp_path: Path) -> None:
-    run = CliRunner().invoke(
-        app, ["--project", str(tmp_path), "config", "resolve", "--target", "nope"]
-    )
+    run = invoke(["--project", str(tmp_path), "config", "resolve", "--target", "nope"])
     assert run.exit_code == 2
     assert "unknown target 'nope'" in run.stderr
     assert "available targets: " + ", ".join(sorted(extensions.targets())) in run.stderr

@@ -10,9 +10,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from plugman.cli.app import app
+from plugman.cli import invoke
 from plugman.core.oci.client import MANIFEST, connect, manifest, push
 from plugman.core.oci.reference import parse
 from tests.integration.helpers import fails, run, snapshot
@@ -129,7 +128,7 @@ def test_a_marketplace_entry_with_an_oci_source(registry: Registry, tmp_path: Pa
     entry = {"name": "plugin", "source": {"source": "oci", "ref": ref}}
     catalog = {"name": "shelf", "owner": {"name": "Team"}, "plugins": [entry]}
     (market / ".claude-plugin" / "marketplace.json").write_text(json.dumps(catalog))
-    checked = CliRunner().invoke(app, ["validate", "--strict", str(market)])
+    checked = invoke(["validate", "--strict", str(market)])
     assert checked.exit_code == 0, checked.output
     run("marketplace", "add", str(market))
     done = run("install", "plugin@shelf")

@@ -10,9 +10,8 @@ import stat
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from plugman.cli.app import app
+from plugman.cli import invoke
 from plugman.core.oci.client import push
 from tests.integration.helpers import fails, run
 from tests.integration.oci.registry import PASSWORD, USER, Registry, plugin_tgz
@@ -85,13 +84,10 @@ def test_a_docker_credential_helper(
 
 
 def test_registry_login_then_logout(pushed: Registry, isolated_home: Path) -> None:
-    runner = CliRunner()
-    wrong = runner.invoke(app, ["registry", "login", pushed.host, "-u", USER], input="nope\n")
+    wrong = invoke(["registry", "login", pushed.host, "-u", USER], input="nope\n")
     assert wrong.exit_code == 1 and "refused the credentials" in wrong.output
     assert not list(isolated_home.rglob("secrets.json"))
-    done = runner.invoke(
-        app, ["registry", "login", pushed.host, "-u", USER, "--json"], input=PASSWORD + "\n"
-    )
+    done = invoke(["registry", "login", pushed.host, "-u", USER, "--json"], input=PASSWORD + "\n")
     assert done.exit_code == 0, done.output
     result = json.loads(done.stdout)
     assert result["registry"] == pushed.host and result["checked"] is True

@@ -93,12 +93,10 @@ def test_signed_install_pins_the_signer_and_update_refuses_another(
     assert f"signed by {bob['fingerprint']}" in shown and "--allow-signer-change" in shown
     assert snapshot(project, author / "home" / "state") == before
 
-    from typer.testing import CliRunner
-
-    from plugman.cli.app import app
+    from plugman.cli import invoke
 
     argv = ["--project", str(project), "update", "tool", "--allow-signer-change"]
-    result = CliRunner().invoke(app, argv)
+    result = invoke(argv)
     assert result.exit_code == 0, result.output
     assert f"signer {alice['fingerprint']} replaced by signer {bob['fingerprint']}" in (
         result.output
@@ -300,11 +298,9 @@ def test_a_tampered_or_misplaced_signature_is_refused(
 
 
 def _json_error(*args: str) -> tuple[int, dict[str, object]]:
-    from typer.testing import CliRunner
+    from plugman.cli import invoke
 
-    from plugman.cli.app import app
-
-    result = CliRunner().invoke(app, [*args, "--json"])
+    result = invoke([*args, "--json"])
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     assert "Traceback" not in result.output
     return result.exit_code, json.loads(result.stdout)["error"]
