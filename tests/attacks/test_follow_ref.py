@@ -16,9 +16,8 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from plugman.cli.app import app
+from plugman.cli import invoke
 from plugman.core.errors import FetchError
 from plugman.core.sources import LockedSource
 from plugman.manifest.model import PluginSource
@@ -75,7 +74,7 @@ def test_a_hostile_ref_in_a_committed_lock_is_refused_at_outdated(
     lock.write_text(lock.read_text().replace('ref = "main"', 'ref = "--upload-pack=touch PWNED"'))
     monkeypatch.setenv("PLUGMAN_HOME", str(tmp_path / "teammate"))  # a teammate's machine
     run("sync", "--frozen", project=project)
-    said = CliRunner().invoke(app, ["--project", str(project), "outdated", "--json"])
+    said = invoke(["--project", str(project), "outdated", "--json"])
     assert said.exit_code == 1  # a source that cannot be checked, said as such
     [row] = json.loads(said.stdout)["plugins"]
     assert "starts with '-'" in str(row["problem"])
