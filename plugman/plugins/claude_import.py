@@ -33,7 +33,7 @@ from plugman.core.session import Session, session
 from plugman.core.state import SCOPES, InstallRecord, Scope, as_scope
 from plugman.plugins import claude_retire, marketplaces, registry
 from plugman.plugins import planner as resolver
-from plugman.plugins.claude_retire import DISABLE, KEEP, UNINSTALL, Retire
+from plugman.plugins.claude_retire import DISABLE, KEEP, UNINSTALL, Retire, Retirement
 from plugman.plugins.install import install_planned
 from plugman.plugins.installed import PluginChange, deploy, save
 
@@ -314,58 +314,106 @@ def _market_of(plugin_id: str) -> str:
 
 
 def _remember(
-    tx: Any, paths: Paths, added: list[str], plugins: list[PluginStep], retired: dict[str, Any]
+    tx: Any, paths: Paths, added: list[str], plugins: list[PluginStep], retired: Retirement
 ) -> None:
-    if not added and not plugins and not retired["entries"]:
+    if not added and not plugins and not retired.entries:
         return
-    before = _recorded(paths)
+    before = _recorded(paths) or ImportRecord()
     project = str(paths.project_dir)
-    body = {
-        "format": 1,
-        "retired": before.get("retired", []) + ([retired] if retired["entries"] else []),
-        "marketplaces": before.get("marketplaces", []) + added,
-        "plugins": before.get("plugins", [])
-        + [
-            {"id": p.id, "scope": p.scope} | ({"project": project} if p.scope != "user" else {})
-            for p in plugins
-        ],
-    }
-    tx.write(record_path(paths), (json.dumps(body, indent=2) + "\n").encode())
+    now = [ImportedPlugin(p.id, p.scope, project if p.scope != "user" else None) for p in plugins]
+    body = ImportRecord(
+        before.retired + ((retired,) if retired.entries else ()),
+        before.marketplaces + tuple(added),
+        before.plugins + tuple(now),
+    )
+    tx.write(record_path(paths), (json.dumps(body.to_json(), indent=2) + "\n").encode())
 
 
-def _recorded(paths: Paths) -> dict[str, Any]:
+class ImportedPlugin(NamedTuple):
+    """A plugin an import installed: its id, scope and (not user scope) project folder."""
+
+    id: str
+    scope: Scope
+    project: str | None = None
+
+    def to_json(self) -> dict[str, str]:
+        found = {"id": self.id, "scope": self.scope}
+        return found | ({"project": self.project} if self.project is not None else {})
+
+
+class ImportRecord(NamedTuple):
+    """`<state>/claude-import.json`: what the imports added, which `undo` takes away (read once
+    by `_recorded`, written with `to_json` as the file always was)."""
+
+    retired: tuple[Retirement, ...] = ()
+    marketplaces: tuple[str, ...] = ()
+    plugins: tuple[ImportedPlugin, ...] = ()
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "format": 1,
+            "retired": [item.to_json() for item in self.retired],
+            "marketplaces": list(self.marketplaces),
+            "plugins": [item.to_json() for item in self.plugins],
+        }
+
+    @classmethod
+    def from_json(cls, body: object) -> ImportRecord:
+        """The record as `to_json` wrote it; ValueError for any other shape."""
+        if not isinstance(body, dict):
+            raise ValueError("not a JSON object")
+        retired, names, plugins = (body.get(key, []) for key in cls._fields)
+        if not all(isinstance(v, list) for v in (retired, names, plugins)):
+            raise ValueError("a table is not a list")
+        if not all(isinstance(name, str) for name in names):
+            raise ValueError("a marketplace is not a name")
+        return cls(
+            tuple(Retirement.from_json(item) for item in retired),
+            tuple(names),
+            tuple(_imported(item) for item in plugins),
+        )
+
+
+def _imported(item: object) -> ImportedPlugin:
+    if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+        raise ValueError("a plugin is not an object with an id")
+    scope = as_scope(str(item.get("scope")))
+    project = item.get("project")
+    if scope is None or not isinstance(project, (str, type(None))):
+        raise ValueError("a plugin's scope or project is not one plugman writes")
+    return ImportedPlugin(item["id"], scope, project)
+
+
+def _recorded(paths: Paths) -> ImportRecord | None:
+    """The import record, None when there is none; any other shape is an error naming it."""
     data = read_bytes(record_path(paths))
     if data is None:
-        return {}
+        return None
     try:
-        body = json.loads(data)
+        return ImportRecord.from_json(json.loads(data))
     except ValueError:
-        body = None
-    if not isinstance(body, dict):
         raise PlugmanError(
             "the record of the last Claude import cannot be read",
             where=str(record_path(paths)),
             hint="undo it by hand (plugman uninstall, plugman marketplace remove), then "
             "delete the file",
-        )
-    return body
+        ) from None
 
 
 def undo_commands(paths: Paths) -> list[str]:
     """The commands that take the recorded import away, in order (what `undo` runs)."""
-    body = _recorded(paths)
+    body = _recorded(paths) or ImportRecord()
     found = [
         "plugman "
-        + (f"--project {p['project']} " if p.get("project") else "")
-        + f"uninstall {p['id']} --scope {p['scope']}"
-        for p in reversed(body.get("plugins", []))
+        + (f"--project {p.project} " if p.project else "")
+        + f"uninstall {p.id} --scope {p.scope}"
+        for p in reversed(body.plugins)
     ]
-    names = reversed(body.get("marketplaces", []))
-    found += [f"plugman marketplace remove {name}" for name in names]
+    found += [f"plugman marketplace remove {name}" for name in reversed(body.marketplaces)]
     return found + [
-        f"give Claude Code back its own install {e['id']} ({e['scope']})"
-        for retired in reversed(body.get("retired", []))
-        for e in reversed(retired["entries"])
+        f"give Claude Code back its own install {e.id} ({e.scope})"
+        for retired in reversed(body.retired)
+        for e in reversed(retired.entries)
     ]
 
 
@@ -374,18 +422,18 @@ def undo(paths: Paths) -> list[str]:
     from plugman.plugins.uninstall import uninstall
 
     body = _recorded(paths)
-    if not body:
+    if body is None:
         raise PlugmanError(
             "there is no Claude import to undo", hint="run: plugman import claude --apply"
         )
     done = []
-    for entry in reversed(body.get("plugins", [])):
-        project = Path(entry["project"]) if entry.get("project") else paths.project_dir
+    for entry in reversed(body.plugins):
+        project = Path(entry.project) if entry.project else paths.project_dir
         here = paths._replace(project_dir=project)
-        if entry["id"] in InstallRecord.load(here, entry["scope"]).plugins:
-            uninstall(here, [entry["id"]], entry["scope"])
-            done.append(f"uninstalled {entry['id']} ({entry['scope']})")
-    for name in reversed(body.get("marketplaces", [])):
+        if entry.id in InstallRecord.load(here, entry.scope).plugins:
+            uninstall(here, [entry.id], entry.scope)
+            done.append(f"uninstalled {entry.id} ({entry.scope})")
+    for name in reversed(body.marketplaces):
         if name in registry.known(paths):
             try:
                 marketplaces.remove(paths, name)
@@ -394,7 +442,7 @@ def undo(paths: Paths) -> list[str]:
             else:
                 done.append(f"removed marketplace {name}")
     with session(paths) as work:  # plugman's entries are out: Claude's files as it left them
-        for retired in reversed(body.get("retired", [])):
-            done += claude_retire.restore(work.tx, Path(retired["claude_dir"]), retired)
+        for retired in reversed(body.retired):
+            done += claude_retire.restore(work.tx, Path(retired.claude_dir), retired)
         work.tx.write(record_path(paths), None)
     return done
