@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 
 from plugman.agents import claude_own, links
 from plugman.config import claude_settings, declarations, origins
+from plugman.config.claude_source import ClaudeSource
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import read_bytes
 from plugman.core.jsonvalue import PluginFields
@@ -98,7 +99,7 @@ def plan(
         "local": local,
     }
     theirs = bool(notes)  # the local settings are the project's: they enable nothing
-    sources: dict[str, dict[str, Any]] = {}
+    sources: dict[str, ClaudeSource] = {}
     came: dict[str, Scope] = {}  # which settings file each source was taken from
     for scope in reversed([s for s in SCOPES if s in scopes]):  # user's wins, as Claude's
         found = claude_settings.marketplaces(settings[scope])
@@ -106,7 +107,7 @@ def plan(
         came |= dict.fromkeys(found, scope)
     known = read(home / "plugins" / "known_marketplaces.json")
     mine = {
-        str(n): v["source"]
+        str(n): ClaudeSource.of(v["source"])
         for n, v in known.items()
         if isinstance(v, dict) and isinstance(v.get("source"), dict)
     }
@@ -188,15 +189,15 @@ def _local_settings(paths: Paths) -> tuple[dict[str, Any], tuple[str, ...]]:
     return ({} if linked else claude_settings.read(file)), (f"{verdict.why}; {said}",)
 
 
-def _market(paths: Paths, name: str, source: dict[str, Any], came: Scope) -> MarketStep:
+def _market(paths: Paths, name: str, source: ClaudeSource, came: Scope) -> MarketStep:
     """What to do with one of Claude's marketplaces. A headers helper named by the project's
     `.claude/settings.json` or `settings.local.json` (files a clone can bring) is a command
     the project chose: plugman never runs it, so that marketplace is skipped with the command
     that adds it knowingly."""
-    text, words = claude_settings.source_text(source)
+    text, words = source.text()
     if text is None:
         return MarketStep(name, words, "skip", f"plugman cannot add {words}")
-    helper = claude_settings.helper_of(source)
+    helper = source.helper
     if helper and came != "user":
         file = ".claude/settings.json" if came == "project" else LOCAL_FILE
         return MarketStep(
