@@ -20,9 +20,10 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from plugman.agents import git_exclude
+from plugman.core.errors import PlugmanError
 from plugman.core.folders import Folders
 from plugman.core.fs import read_bytes
 from plugman.core.paths import Paths
@@ -44,14 +45,60 @@ class Artifact(NamedTuple):
     link: Path | None = None  # a symbolic link to this instead of files
 
 
+class Deployed(NamedTuple):
+    """An artifact as the record holds it (its keys in this order; `owner` and `kind` left out
+    when an older record lacks them)."""
+
+    files: dict[str, str]  # relative path → its digest ("link:<target>" for a link)
+    owner: str | None  # the plugin it comes from
+    kind: str | None  # skills | commands | agents | plugin
+    links: tuple[str, ...]  # the links (agent, scope, project) that want it
+
+    def to_json(self) -> dict[str, object]:
+        found = {key: value for key, value in self._asdict().items() if value is not None}
+        return found | {"links": list(self.links)}
+
+    @classmethod
+    def from_json(cls, data: object) -> Deployed | None:
+        """The entry as `to_json` wrote it; None for any other shape."""
+        if not isinstance(data, dict):
+            return None
+        files, owner, kind, links = (data.get(key) for key in cls._fields)
+        if not (
+            isinstance(files, dict)
+            and all(isinstance(v, str) for v in files.values())
+            and isinstance(links, list)
+            and all(isinstance(link, str) for link in links)
+            and isinstance(owner, (str, type(None)))
+            and isinstance(kind, (str, type(None)))
+        ):
+            return None
+        return cls(files, owner, kind, tuple(links))
+
+
+HINT = "move it away; plugman then deploys to agents afresh"
+
+
 def record_path(paths: Paths) -> Path:
     return paths.state_dir / "deployments.json"
 
 
-def load(paths: Paths) -> dict[str, dict[str, Any]]:
-    data = read_state(record_path(paths), "move it away; plugman then deploys to agents afresh")
-    found: dict[str, dict[str, Any]] = (data or {}).get("artifacts", {})
-    return found
+def load(paths: Paths) -> dict[str, Deployed]:
+    """The record's artifacts by path; a value of the wrong shape is an error naming it."""
+    data = read_state(record_path(paths), HINT) or {}
+    table = data.get("artifacts", {})
+    found = (
+        {str(key): Deployed.from_json(value) for key, value in table.items()}
+        if isinstance(table, dict)
+        else None
+    )
+    if found is None or any(entry is None for entry in found.values()):
+        raise PlugmanError(
+            "not a plugman state file: an artifact entry has the wrong type",
+            hint=HINT,
+            where=str(record_path(paths)),
+        )
+    return {key: entry for key, entry in found.items() if entry is not None}
 
 
 def digest(data: bytes) -> str:
@@ -81,10 +128,10 @@ def _current(path: Path, files: dict[str, str]) -> dict[str, str | None]:
     return found
 
 
-def drift(path: Path, entry: dict[str, Any]) -> str | None:
+def drift(path: Path, entry: Deployed) -> str | None:
     """How a recorded artifact differs from what plugman wrote: `gone`, `changed`, or None."""
-    now = _current(path, entry["files"])
-    if now == entry["files"]:
+    now = _current(path, entry.files)
+    if now == entry.files:
         return None
     return "gone" if all(v is None for v in now.values()) else "changed"
 
@@ -106,7 +153,8 @@ class Ledger:
     def _body(self) -> bytes | None:
         if not self.items:
             return None
-        body = {"format": FORMAT, "artifacts": dict(sorted(self.items.items()))}
+        items = sorted(self.items.items())
+        body = {"format": FORMAT, "artifacts": {key: entry.to_json() for key, entry in items}}
         return (json.dumps(body, indent=2) + "\n").encode()
 
     def taken(self, path: Path) -> bool:
@@ -122,10 +170,10 @@ class Ledger:
                 self.notes.append(f"{artifact.path}: two different artifacts; the first is kept")
             desired.setdefault(key, (artifact, set()))[1].add(link)
         for key, entry in list(self.items.items()):
-            left = set(entry["links"]) - managed
-            if key not in desired and set(entry["links"]) & managed:
+            left = set(entry.links) - managed
+            if key not in desired and set(entry.links) & managed:
                 if left:
-                    entry["links"] = sorted(left)
+                    self.items[key] = entry._replace(links=tuple(sorted(left)))
                 else:
                     self._remove(Path(key), entry)
         for key, (artifact, links) in desired.items():
@@ -137,10 +185,10 @@ class Ledger:
                 self._write(artifact, {})
             elif self._changed(artifact.path, known):
                 continue
-            elif _digests(artifact) != _current(artifact.path, known["files"]):
-                self._write(artifact, known["files"])
-            others = set(self.items[key]["links"]) - managed if key in self.items else set()
-            self.items[key]["links"] = sorted(others | links)
+            elif _digests(artifact) != _current(artifact.path, known.files):
+                self._write(artifact, known.files)
+            others = set(self.items[key].links) - managed if key in self.items else set()
+            self.items[key] = self.items[key]._replace(links=tuple(sorted(others | links)))
 
     def save(self) -> None:
         """Write the record, and the clone's exclude block listing the copies in it and the
@@ -152,10 +200,10 @@ class Ledger:
         if excluded is not None:
             self.work.tx.write(*excluded)
 
-    def _changed(self, path: Path, entry: dict[str, Any]) -> bool:
+    def _changed(self, path: Path, entry: Deployed) -> bool:
         """True (and forgotten, with a note) when the user changed what plugman wrote."""
-        now = _current(path, entry["files"])
-        if now == entry["files"] or all(v is None for v in now.values()):  # as written, or gone
+        now = _current(path, entry.files)
+        if now == entry.files or all(v is None for v in now.values()):  # as written, or gone
             return False
         del self.items[str(path)]
         self.notes.append(f"{path}{CHANGED_NOTE}")
@@ -178,24 +226,21 @@ class Ledger:
         self._record(artifact)
 
     def _record(self, artifact: Artifact) -> None:
-        self.items[str(artifact.path)] = {
-            "files": _digests(artifact),
-            "owner": artifact.owner,
-            "kind": artifact.kind,
-            "links": [],
-        }
+        self.items[str(artifact.path)] = Deployed(
+            _digests(artifact), artifact.owner, artifact.kind, ()
+        )
 
-    def _remove(self, path: Path, entry: dict[str, Any]) -> None:
+    def _remove(self, path: Path, entry: Deployed) -> None:
         del self.items[str(path)]
-        now = _current(path, entry["files"])
+        now = _current(path, entry.files)
         if all(v is None for v in now.values()):
             return  # gone already
-        if now != entry["files"]:
+        if now != entry.files:
             self.notes.append(f"{path} was changed since plugman wrote it; left as it is")
             return
         if path.is_symlink():
             self.work.tx.link(path, None, prune_to=self.folders.stop(path))
             return
-        for rel in sorted(entry["files"]):
+        for rel in sorted(entry.files):
             file = _file(path, rel)
             self.work.tx.write(file, None, prune_to=self.folders.stop(file))

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
+from plugman.core.jsonvalue import JSONObject
 from plugman.core.state import Scope, as_scope
 
 RECORD = ("plugins", "installed_plugins.json")
@@ -25,7 +26,7 @@ FOREIGN = ("skills-dir", "plugman-")  # not Claude's installs: skills folders, p
 class OwnInstall(NamedTuple):
     id: str  # Claude's id: name@marketplace
     scope: Scope
-    record: dict[str, Any]  # its entry in installed_plugins.json, as Claude wrote it
+    record: JSONObject  # its entry in installed_plugins.json, as Claude wrote it
     enabled: bool = True  # turned on here (`enabledPlugins`: local, else project, else user)
 
     @property
@@ -84,7 +85,7 @@ def _enabled(config: Path, project: Path) -> dict[str, object]:
     return merged
 
 
-def _here(record: dict[str, Any], scope: Scope, project: Path) -> bool:
+def _here(record: JSONObject, scope: Scope, project: Path) -> bool:
     where = record.get("projectPath")
     if scope == "user":
         return True

@@ -114,10 +114,10 @@ def links(paths: Paths) -> list[GoneLink]:
 
     found = []
     for key, entry in artifacts.load(paths).items():
-        target = entry["files"].get("", "")
+        target = entry.files.get("", "")
         path = Path(key)
         if target.startswith("link:") and path.is_symlink() and not path.exists():
-            found.append(GoneLink(key, target.removeprefix("link:"), list(entry["links"])))
+            found.append(GoneLink(key, target.removeprefix("link:"), list(entry.links)))
     return found
 
 

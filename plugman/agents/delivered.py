@@ -55,10 +55,11 @@ def by_scope(paths: Paths) -> dict[tuple[str, str], dict[str, list[str]]]:
             for entry, plugin in sealed.owners.items():
                 add(plugin, key, entry_kind(entry))
     for path, item in artifacts.load(paths).items():
-        for key in item["links"]:
-            scope = add(item["owner"], key, item.get("kind", "files"))
-            if scope is not None and item.get("kind") == "plugin" and item["owner"]:
-                native.setdefault(scope, {})[Path(path).name] = item["owner"]
+        owner, kind = item.owner or "", "files" if item.kind is None else item.kind
+        for key in item.links:
+            scope = add(owner, key, kind)
+            if scope is not None and item.kind == "plugin" and owner:
+                native.setdefault(scope, {})[Path(path).name] = owner
     for scope, names in native.items():
         higher = FIRST[: FIRST.index(scope)]
         for name, plugin in names.items():
@@ -138,8 +139,8 @@ def _claude_names(paths: Paths) -> dict[str, set[str]]:
     """plugin id → Claude Code's ids for it (`name@marketplace`, from its deployed links)."""
     found: dict[str, set[str]] = {}
     for path, item in artifacts.load(paths).items():
-        if item.get("kind") == "plugin" and item.get("owner"):
-            found.setdefault(item["owner"], set()).add(claude_id(Path(path)))
+        if item.kind == "plugin" and item.owner:
+            found.setdefault(item.owner, set()).add(claude_id(Path(path)))
     return found
 
 

@@ -310,13 +310,13 @@ def _expected(paths: Paths, tables: Tables) -> Expected:
                 for entry in part.entries:
                     add(agent, kind, entry, sealed.owners.get(entry), rest.split(" ")[0])
     for path, item in artifacts.load(paths).items():
-        kind = {"plugin": "plugins", "skills": "skills"}.get(item.get("kind", ""))
-        if kind is None or not item.get("owner"):
+        kind = {"plugin": "plugins", "skills": "skills"}.get(item.kind or "")
+        if kind is None or not item.owner:
             continue
-        for agent, _, rest in (link.partition(" ") for link in item["links"]):
+        for agent, _, rest in (link.partition(" ") for link in item.links):
             if rest in here:
                 name = claude_id(Path(path)) if kind == "plugins" else os.path.realpath(path)
-                add(agent, kind, name, item["owner"], rest.split(" ")[0])
+                add(agent, kind, name, item.owner, rest.split(" ")[0])
     return found
 
 

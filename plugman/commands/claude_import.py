@@ -17,18 +17,18 @@ from plugman.plugins import claude_import, claude_retire, marketplaces, registry
 def undo(paths: Paths) -> list[str]:
     """Take away what the recorded imports added and is still there; what was done, in words."""
     body = claude_import.recorded(paths)
-    if not body:
+    if body is None:
         raise PlugmanError(
             "there is no Claude import to undo", hint="run: plugman import claude --apply"
         )
     done = []
-    for entry in reversed(body.get("plugins", [])):
-        project = Path(entry["project"]) if entry.get("project") else paths.project_dir
+    for entry in reversed(body.plugins):
+        project = Path(entry.project) if entry.project else paths.project_dir
         here = paths._replace(project_dir=project)
-        if entry["id"] in InstallRecord.load(here, entry["scope"]).plugins:
-            uninstall(here, [entry["id"]], entry["scope"])
-            done.append(f"uninstalled {entry['id']} ({entry['scope']})")
-    for name in reversed(body.get("marketplaces", [])):
+        if entry.id in InstallRecord.load(here, entry.scope).plugins:
+            uninstall(here, [entry.id], entry.scope)
+            done.append(f"uninstalled {entry.id} ({entry.scope})")
+    for name in reversed(body.marketplaces):
         if name in registry.known(paths):
             try:
                 marketplaces.remove(paths, name)
@@ -37,7 +37,7 @@ def undo(paths: Paths) -> list[str]:
             else:
                 done.append(f"removed marketplace {name}")
     with session(paths) as work:  # plugman's entries are out: Claude's files as it left them
-        for retired in reversed(body.get("retired", [])):
-            done += claude_retire.restore(work.tx, Path(retired["claude_dir"]), retired)
+        for retired in reversed(body.retired):
+            done += claude_retire.restore(work.tx, Path(retired.claude_dir), retired)
         work.tx.write(claude_import.record_path(paths), None)
     return done

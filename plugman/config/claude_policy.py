@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from plugman.config.claude_source import ClaudeSource
 from plugman.config.policy_rules import FLAGS, PluginRule, Policy, parse
 from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
@@ -72,7 +73,7 @@ def load(paths: Paths, sink_for: Callable[[Path], Sink] | None = None) -> Policy
     flags = {key: flag for part in parts for flag in part.flags for key in [flag[0]]}
     value = {key: found for key, (_, found, _) in flags.items()}
     plugins: dict[str, PluginRule] = {}
-    extra: dict[str, tuple[str, dict[str, Any], str]] = {}
+    extra: dict[str, tuple[str, ClaudeSource, str]] = {}
     for (file, data), sink in zip(docs, sinks, strict=True):
         plugins.update(_plugins(data.get("enabledPlugins"), str(file), sink))
         extra.update(_extra(data.get("extraKnownMarketplaces"), str(file), sink))
@@ -121,7 +122,7 @@ def _plugins(value: Any, file: str, sink: Sink) -> dict[str, PluginRule]:
     return found
 
 
-def _extra(value: Any, file: str, sink: Sink) -> dict[str, tuple[str, dict[str, Any], str]]:
+def _extra(value: Any, file: str, sink: Sink) -> dict[str, tuple[str, ClaudeSource, str]]:
     if value is None:
         return {}
     key = "extraKnownMarketplaces"
@@ -134,5 +135,6 @@ def _extra(value: Any, file: str, sink: Sink) -> dict[str, tuple[str, dict[str, 
         if not isinstance(source, dict):
             sink.error("policy-type", "a marketplace needs a source object", (key, name), HINT)
             continue
-        found[str(name)] = (str(name), source, f"{file}: {format_path((key, str(name)))}")
+        where = f"{file}: {format_path((key, str(name)))}"
+        found[str(name)] = (str(name), ClaudeSource.of(source), where)
     return found

@@ -18,6 +18,7 @@ from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from plugman.config.claude_source import ClaudeSource
 from plugman.core.errors import InputError, PlugmanError
 from plugman.core.paths import Paths
 from plugman.manifest.diagnostics import KeyPath
@@ -156,16 +157,16 @@ def _wrong_types(value: object) -> Iterator[tuple[KeyPath, str]]:
                 yield (key, name, "source", "source"), "missing, or not a string (its kind)"
 
 
-def marketplaces(settings: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """A settings file's declared marketplaces: name -> its `source` object (the first of the
-    two spellings wins, as in Claude)."""
-    found: dict[str, dict[str, Any]] = {}
+def marketplaces(settings: dict[str, Any]) -> dict[str, ClaudeSource]:
+    """A settings file's declared marketplaces: name -> its `source` (the first of the two
+    spellings wins, as in Claude)."""
+    found: dict[str, ClaudeSource] = {}
     for key in reversed(MARKETPLACE_KEYS):
         table = settings.get(key)
         if isinstance(table, dict):
             for name, value in table.items():
                 if isinstance(value, dict) and isinstance(value.get("source"), dict):
-                    found[str(name)] = value["source"]
+                    found[str(name)] = ClaudeSource.of(value["source"])
     return found
 
 
@@ -198,34 +199,10 @@ def options(user_settings: dict[str, Any], plugin_id: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-def source_text(source: dict[str, Any]) -> tuple[str | None, str]:
+def source_text(source: ClaudeSource) -> tuple[str | None, str]:
     """A Claude marketplace source as `marketplace add` text, and the words for it; the text is
     None when plugman cannot add it (the words then say why)."""
-    kind = source.get("source")
-    ref = source.get("ref")
-    if kind in ("directory", "file") and isinstance(source.get("path"), str):
-        return source["path"], source["path"]
-    if kind == "git" and isinstance(source.get("url"), str):
-        if source.get("path"):
-            return None, f"git {source['url']} with a path inside it (plugman reads the root)"
-        text = source["url"] + (f"#{ref}" if isinstance(ref, str) and ref else "")
-        return text, text
-    if kind == "github" and isinstance(source.get("repo"), str):
-        if source.get("path"):
-            return None, f"GitHub {source['repo']} with a path inside it (plugman reads the root)"
-        text = source["repo"] + (f"@{ref}" if isinstance(ref, str) and ref else "")
-        return text, f"GitHub {text}"
-    if kind == "url" and isinstance(source.get("url"), str):
-        if source.get("headers"):  # a secret written in a settings file: plugman keeps none
-            return None, f"{source['url']} with static request headers (use a headersHelper)"
-        return source["url"], source["url"]
-    return None, f"a {kind or 'unknown'} source (plugman has no such marketplace source)"
-
-
-def helper_of(source: dict[str, Any]) -> str | None:
-    """The `headersHelper` of a Claude url marketplace source: a command printing its headers."""
-    helper = source.get("headersHelper") if source.get("source") == "url" else None
-    return helper if isinstance(helper, str) and helper.strip() else None
+    return source.text()
 
 
 class ProjectDeclaration(NamedTuple):
@@ -268,7 +245,7 @@ def project(
                 )
         elif text is None:
             warnings.append(f"marketplace {name!r} in {theirs}: cannot add {words}")
-        elif (helper := helper_of(source)) and name not in registered:
+        elif (helper := source.helper) and name not in registered:
             warnings.append(
                 f"marketplace {name!r} in {theirs} names the headers helper `{helper}`; plugman "
                 f"does not run a command a project names: if you trust it, add it yourself: "

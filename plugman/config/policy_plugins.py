@@ -40,7 +40,6 @@ PROJECT = "project"  # a registry entry made because a project declared the mark
 MANAGED = "managed"  # one made because the managed settings declare it
 USER = "user"  # one the user added
 UNKNOWN = "unknown"  # an entry an older plugman wrote, without its origin: never forced
-CLAUDE_FORMS = {"github": "repo", "git": "url", "url": "url", "directory": "path", "file": "path"}
 
 
 class Market(NamedTuple):
@@ -113,11 +112,10 @@ def blocked(policy: Policy, plugin_id: str, known: Mapping[str, Market]) -> Verd
 def declared(policy: Policy, market: str, known: Mapping[str, Market]) -> Market | None:
     """The source the managed settings mean by marketplace name `market`: the one they declare
     (`extraKnownMarketplaces`), else the one registered under that name."""
-    for name, fields, _ in policy.extra_marketplaces:
+    for name, source, _ in policy.extra_marketplaces:
         if name == market:
-            kind = str(fields.get("source"))
-            value = fields.get(CLAUDE_FORMS.get(kind, ""))
-            if isinstance(value, str):
+            kind, value = source.kind, source.location
+            if value is not None:
                 location = f"https://github.com/{value}" if kind == "github" else value
                 mine = {"github": "git", "file": "directory"}.get(kind, kind)
                 return Market(mine, location, MANAGED)

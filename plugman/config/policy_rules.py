@@ -16,6 +16,7 @@ import warnings
 from collections.abc import Callable, Mapping
 from typing import Any, Literal, NamedTuple, TypeVar, get_args
 
+from plugman.config.claude_source import ClaudeSource
 from plugman.manifest.diagnostics import Sink
 
 ServerKey = Literal["serverName", "serverCommand", "serverUrl"]
@@ -104,7 +105,7 @@ class Policy(NamedTuple):
     allowed_too: tuple[ServerRule, ...] | None = None
     known_too: tuple[SourceRule, ...] | None = None
     plugins: tuple[PluginRule, ...] = ()  # managed enabledPlugins (Claude Code's)
-    extra_marketplaces: tuple[tuple[str, dict[str, Any], str], ...] = ()  # name, source, origin
+    extra_marketplaces: tuple[tuple[str, ClaudeSource, str], ...] = ()  # name, source, origin
     flags: tuple[tuple[str, bool, str], ...] = ()  # each flag written: key, value, where
 
     def plugin_rule(self, plugin: str) -> PluginRule | None:

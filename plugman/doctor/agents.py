@@ -181,7 +181,7 @@ def deployed(paths: Paths) -> list[Problem]:
     found = []
     for key, entry in artifacts.load(paths).items():
         drift = artifacts.drift(Path(key), entry)
-        for link in entry["links"] if drift else []:
+        for link in entry.links if drift else []:
             agent, scope = link.split(" ")[:2]
             found.append(
                 Problem(

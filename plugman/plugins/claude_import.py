@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 
 from plugman.agents import claude_own, links
 from plugman.config import claude_settings, declarations, origins
+from plugman.config.claude_source import ClaudeSource
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import read_bytes
 from plugman.core.jsonvalue import PluginFields
@@ -33,7 +34,7 @@ from plugman.core.session import Session, session
 from plugman.core.state import SCOPES, InstallRecord, Scope, as_scope
 from plugman.plugins import claude_retire, marketplaces, registry
 from plugman.plugins import planner as resolver
-from plugman.plugins.claude_retire import DISABLE, KEEP, UNINSTALL, Retire
+from plugman.plugins.claude_retire import DISABLE, KEEP, UNINSTALL, Retire, Retirement
 from plugman.plugins.install import install_planned
 from plugman.plugins.installed import PluginChange, deploy, save
 
@@ -98,7 +99,7 @@ def plan(
         "local": local,
     }
     theirs = bool(notes)  # the local settings are the project's: they enable nothing
-    sources: dict[str, dict[str, Any]] = {}
+    sources: dict[str, ClaudeSource] = {}
     came: dict[str, Scope] = {}  # which settings file each source was taken from
     for scope in reversed([s for s in SCOPES if s in scopes]):  # user's wins, as Claude's
         found = claude_settings.marketplaces(settings[scope])
@@ -106,7 +107,7 @@ def plan(
         came |= dict.fromkeys(found, scope)
     known = read(home / "plugins" / "known_marketplaces.json")
     mine = {
-        str(n): v["source"]
+        str(n): ClaudeSource.of(v["source"])
         for n, v in known.items()
         if isinstance(v, dict) and isinstance(v.get("source"), dict)
     }
@@ -188,15 +189,15 @@ def _local_settings(paths: Paths) -> tuple[dict[str, Any], tuple[str, ...]]:
     return ({} if linked else claude_settings.read(file)), (f"{verdict.why}; {said}",)
 
 
-def _market(paths: Paths, name: str, source: dict[str, Any], came: Scope) -> MarketStep:
+def _market(paths: Paths, name: str, source: ClaudeSource, came: Scope) -> MarketStep:
     """What to do with one of Claude's marketplaces. A headers helper named by the project's
     `.claude/settings.json` or `settings.local.json` (files a clone can bring) is a command
     the project chose: plugman never runs it, so that marketplace is skipped with the command
     that adds it knowingly."""
-    text, words = claude_settings.source_text(source)
+    text, words = source.text()
     if text is None:
         return MarketStep(name, words, "skip", f"plugman cannot add {words}")
-    helper = claude_settings.helper_of(source)
+    helper = source.helper
     if helper and came != "user":
         file = ".claude/settings.json" if came == "project" else LOCAL_FILE
         return MarketStep(
@@ -314,56 +315,104 @@ def _market_of(plugin_id: str) -> str:
 
 
 def _remember(
-    tx: Any, paths: Paths, added: list[str], plugins: list[PluginStep], retired: dict[str, Any]
+    tx: Any, paths: Paths, added: list[str], plugins: list[PluginStep], retired: Retirement
 ) -> None:
-    if not added and not plugins and not retired["entries"]:
+    if not added and not plugins and not retired.entries:
         return
-    before = recorded(paths)
+    before = recorded(paths) or ImportRecord()
     project = str(paths.project_dir)
-    body = {
-        "format": 1,
-        "retired": before.get("retired", []) + ([retired] if retired["entries"] else []),
-        "marketplaces": before.get("marketplaces", []) + added,
-        "plugins": before.get("plugins", [])
-        + [
-            {"id": p.id, "scope": p.scope} | ({"project": project} if p.scope != "user" else {})
-            for p in plugins
-        ],
-    }
-    tx.write(record_path(paths), (json.dumps(body, indent=2) + "\n").encode())
+    now = [ImportedPlugin(p.id, p.scope, project if p.scope != "user" else None) for p in plugins]
+    body = ImportRecord(
+        before.retired + ((retired,) if retired.entries else ()),
+        before.marketplaces + tuple(added),
+        before.plugins + tuple(now),
+    )
+    tx.write(record_path(paths), (json.dumps(body.to_json(), indent=2) + "\n").encode())
 
 
-def recorded(paths: Paths) -> dict[str, Any]:
+class ImportedPlugin(NamedTuple):
+    """A plugin an import installed: its id, scope and (not user scope) project folder."""
+
+    id: str
+    scope: Scope
+    project: str | None = None
+
+    def to_json(self) -> dict[str, str]:
+        found = {"id": self.id, "scope": self.scope}
+        return found | ({"project": self.project} if self.project is not None else {})
+
+
+class ImportRecord(NamedTuple):
+    """`<state>/claude-import.json`: what the imports added, which `undo` takes away (read once
+    by `recorded`, written with `to_json` as the file always was)."""
+
+    retired: tuple[Retirement, ...] = ()
+    marketplaces: tuple[str, ...] = ()
+    plugins: tuple[ImportedPlugin, ...] = ()
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "format": 1,
+            "retired": [item.to_json() for item in self.retired],
+            "marketplaces": list(self.marketplaces),
+            "plugins": [item.to_json() for item in self.plugins],
+        }
+
+    @classmethod
+    def from_json(cls, body: object) -> ImportRecord:
+        """The record as `to_json` wrote it; ValueError for any other shape."""
+        if not isinstance(body, dict):
+            raise ValueError("not a JSON object")
+        retired, names, plugins = (body.get(key, []) for key in cls._fields)
+        if not all(isinstance(v, list) for v in (retired, names, plugins)):
+            raise ValueError("a table is not a list")
+        if not all(isinstance(name, str) for name in names):
+            raise ValueError("a marketplace is not a name")
+        return cls(
+            tuple(Retirement.from_json(item) for item in retired),
+            tuple(names),
+            tuple(_imported(item) for item in plugins),
+        )
+
+
+def _imported(item: object) -> ImportedPlugin:
+    if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+        raise ValueError("a plugin is not an object with an id")
+    scope = as_scope(str(item.get("scope")))
+    project = item.get("project")
+    if scope is None or not isinstance(project, (str, type(None))):
+        raise ValueError("a plugin's scope or project is not one plugman writes")
+    return ImportedPlugin(item["id"], scope, project)
+
+
+def recorded(paths: Paths) -> ImportRecord | None:
+    """The import record, None when there is none; any other shape is an error naming it."""
     data = read_bytes(record_path(paths))
     if data is None:
-        return {}
+        return None
     try:
-        body = json.loads(data)
+        return ImportRecord.from_json(json.loads(data))
     except ValueError:
-        body = None
-    if not isinstance(body, dict):
         raise PlugmanError(
             "the record of the last Claude import cannot be read",
             where=str(record_path(paths)),
             hint="undo it by hand (plugman uninstall, plugman marketplace remove), then "
             "delete the file",
-        )
-    return body
+        ) from None
 
 
 def undo_commands(paths: Paths) -> list[str]:
     """The commands that take the recorded import away, in order (what `undo` runs)."""
-    body = recorded(paths)
+    body = recorded(paths) or ImportRecord()
     found = [
         "plugman "
-        + (f"--project {p['project']} " if p.get("project") else "")
-        + f"uninstall {p['id']} --scope {p['scope']}"
-        for p in reversed(body.get("plugins", []))
+        + (f"--project {p.project} " if p.project else "")
+        + f"uninstall {p.id} --scope {p.scope}"
+        for p in reversed(body.plugins)
     ]
-    names = reversed(body.get("marketplaces", []))
-    found += [f"plugman marketplace remove {name}" for name in names]
+    found += [f"plugman marketplace remove {name}" for name in reversed(body.marketplaces)]
     return found + [
-        f"give Claude Code back its own install {e['id']} ({e['scope']})"
-        for retired in reversed(body.get("retired", []))
-        for e in reversed(retired["entries"])
+        f"give Claude Code back its own install {e.id} ({e.scope})"
+        for retired in reversed(body.retired)
+        for e in reversed(retired.entries)
     ]

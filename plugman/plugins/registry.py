@@ -324,14 +324,3 @@ def entry_for(
     apart), always written: an entry without one (an older plugman's) is of unknown origin,
     never forced."""
     return Registered(source, str(root), commit, timestamp(), origin)
-
-
-def claude_source_text(fields: JSONObject) -> str | None:
-    """How plugman names a Claude Code marketplace source (extraKnownMarketplaces), or None
-    for a form plugman does not fetch (npm, settings)."""
-    kind, ref = fields.get("source"), fields.get("ref")
-    location = {"github": "repo", "git": "url", "url": "url", "directory": "path", "file": "path"}
-    value = fields.get(location.get(str(kind), ""))
-    if not isinstance(value, str):
-        return None
-    return value + (f"#{ref}" if isinstance(ref, str) and kind in ("github", "git") else "")

@@ -125,7 +125,7 @@ def register_marketplaces(work: Session, broken: dict[str, Failed] | None = None
                     raise
                 broken[name] = Failed.of(name, None, exc)
     for name, fields, _ in policy.managed(paths).extra_marketplaces:  # managed: known to all
-        text = registry.claude_source_text(fields)
+        text = fields.pinned()
         if name not in known and text is not None:
             source = registry.classify(text, paths.project_dir)
             registry.check_policy(paths, source)

@@ -211,3 +211,38 @@ def test_doctor_names_claudes_own_install_and_both_ways_to_one_copy(world: World
     assert "claude plugin uninstall alpha@tools --scope user" in problem.hint
     assert "plugman uninstall alpha@tools --scope user" in problem.hint
     assert "to keep Claude's" in problem.hint
+
+
+def test_the_import_record_is_read_typed_and_written_back_as_it_was(world: World) -> None:
+    with session(world.paths) as work:
+        retired = claude_retire.apply(work.tx, world.config, world.retire())
+    body = claude_import.ImportRecord(
+        (retired,), ("tools",), (claude_import.ImportedPlugin("alpha@tools", "user"),)
+    )
+    text = json.dumps(body.to_json(), indent=2) + "\n"
+    assert claude_import.ImportRecord.from_json(json.loads(text)) == body
+    assert list(json.loads(text)["retired"][0]["entries"][0]) == [
+        "id", "scope", "how", "settings", "enabled", "had", "record"
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"retired": [{"claude_dir": "/c", "entries": "no", "files": []}]},
+        {"retired": [{"claude_dir": "/c", "entries": [], "files": [{"path": "/f", "at": "1"}]}]},
+        {"plugins": [{"id": "a@b", "scope": "everywhere"}]},
+        {"marketplaces": [3]},
+        [],
+    ],
+)
+def test_a_malformed_import_record_is_an_error_naming_the_file(world: World, body: Any) -> None:
+    """Invariant (claude_import._recorded): a state file is hostile input; a value of the wrong
+    shape is a PlugmanError naming the file, never a traceback."""
+    from plugman.core.errors import PlugmanError
+
+    claude_import.record_path(world.paths).parent.mkdir(parents=True, exist_ok=True)
+    claude_import.record_path(world.paths).write_bytes(dump(body))
+    with pytest.raises(PlugmanError) as caught:
+        claude_import.undo_commands(world.paths)
+    assert caught.value.where == str(claude_import.record_path(world.paths))

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from plugman.config.claude_settings import enabled_plugins, marketplaces, source_text
+from plugman.config.claude_source import ClaudeSource
 
 ADDABLE = [
     ({"source": "directory", "path": "/m"}, "/m"),
@@ -30,12 +31,12 @@ NOT_ADDABLE = [
 
 @pytest.mark.parametrize(("source", "text"), ADDABLE)
 def test_each_source_plugman_can_add_becomes_its_text(source: dict[str, Any], text: str) -> None:
-    assert source_text(source)[0] == text
+    assert source_text(ClaudeSource.of(source))[0] == text
 
 
 @pytest.mark.parametrize(("source", "why"), NOT_ADDABLE)
 def test_a_source_plugman_cannot_add_says_why(source: dict[str, Any], why: str) -> None:
-    text, words = source_text(source)
+    text, words = source_text(ClaudeSource.of(source))
     assert text is None and why in words
 
 
@@ -48,5 +49,5 @@ def test_both_spellings_and_only_booleans_are_read() -> None:
         },
         "enabledPlugins": {"x@a": True, "y@a": False, "z@a": "yes"},
     }
-    assert marketplaces(settings) == {"a": {"source": "directory", "path": "/new"}}
+    assert marketplaces(settings) == {"a": ClaudeSource.of({"source": "directory", "path": "/new"})}
     assert enabled_plugins(settings) == {"x@a": True, "y@a": False}

@@ -51,17 +51,17 @@ def _deployed(given: Given) -> list[Finding]:
     found = []
     for path, entry in sorted(artifacts.load(given.paths).items()):
         how = artifacts.drift(Path(path), entry)
-        mine = [export_record.parse(link) for link in entry["links"]]
+        mine = [export_record.parse(link) for link in entry.links]
         mine = [k for k in mine if (s := as_scope(k.scope)) and _here(given, s, k.project)]
         if how is None or not mine:
             continue
         agents = ", ".join(sorted({k.agent for k in mine}))
         where, agent = mine[0].scope, mine[0].agent
-        what = _KINDS.get(entry.get("kind", ""), "file")
+        what = _KINDS.get(entry.kind or "", "file")
         message = f"{agents}'s {what} {how} since plugman deployed it ({where} scope)"
         again = f"run: plugman agents add {agent} --scope {where}"
         fix = f"move it away (it is yours now), then {again}" if how == "changed" else again
-        found.append(Finding("drift", message, fix, _changed_file(Path(path), entry["files"])))
+        found.append(Finding("drift", message, fix, _changed_file(Path(path), entry.files)))
     return found
 
 
