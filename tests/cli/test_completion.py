@@ -253,3 +253,23 @@ def test_the_help_says_how_to_install_it_in_each_shell() -> None:
         assert line in text
         assert line in Path(__file__).parents[2].joinpath("README.md").read_text()
     assert invoke(["completion", "tcsh"]).exit_code == 2
+
+
+def test_agents_are_completed_from_the_links_and_the_table(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    """`agents remove` offers the agents the scope's plugman.toml links (the --project and
+    --scope on the line honoured), `agents add` and `--target` the agents plugman knows."""
+    from plugman.agents.targets.table import SPECS
+
+    (isolated_home / "config").mkdir()
+    (isolated_home / "config" / "plugman.toml").write_text("[agents]\ngemini = {}\n")
+    (tmp_path / "plugman.toml").write_text("[agents]\ncodex = { via_gateway = true }\n")
+    project = ["--project", str(tmp_path)]
+    assert complete([*project, "agents", "remove", ""]) == ["gemini", "codex"]
+    assert complete([*project, "agents", "remove", "-s", "project", ""]) == ["codex"]
+    assert complete(["agents", "remove", "--scope=user", "g"]) == ["gemini"]
+    known = [spec.name for spec in SPECS]
+    assert complete(["agents", "add", ""]) == known
+    assert complete(["config", "resolve", "--target", "g"]) == ["gemini", "goose"]
+    assert complete(["export", "--target=co"]) == [f"--target={n}" for n in known if n[:2] == "co"]
