@@ -43,6 +43,10 @@ def _main(args: list[str], alone: bool) -> int:
 
         sys.stdout.write(root_help() + "\n")
         return done(0 if args else USAGE) if alone else (0 if args else USAGE)
+    if args[0] == "__complete":  # a shell's Tab (plugman.cli.completion): no help, no errors
+        from plugman.cli.completion import answer
+
+        return done(answer(args[1:])) if alone else answer(args[1:])
     from plugman.cli.app import hot, run
 
     code = run(args)

@@ -270,6 +270,12 @@ COMMANDS = _by_words(
         "REGISTRY_APP",
         "Log in to and out of OCI registries (credentials for oci:// sources).",
     ),
+    Lazy(
+        "completion",
+        "completion",
+        "COMPLETION",
+        "Print the shell completion script for bash, zsh or fish.",
+    ),
     Command(
         "config resolve",
         "Merge every scope into one config (managed, claude.ai, plugin, user, project, local).",
