@@ -39,8 +39,8 @@ $(BIN)/.runtime: pyproject.toml
 # 127.0.0.1), apache2-utils (htpasswd, its Basic-auth users) and openssl (the certificate and
 # signatures of its Bearer token service): without those the OCI tests fail, saying to run this.
 # Installed only where missing; as root, or through sudo. `make test` runs it first.
-APT_PACKAGES := dbus gnome-keyring docker-registry apache2-utils openssl
-APT_COMMANDS := dbus-run-session gnome-keyring-daemon docker-registry htpasswd openssl
+APT_PACKAGES := dbus gnome-keyring docker-registry apache2-utils openssl zsh fish
+APT_COMMANDS := dbus-run-session gnome-keyring-daemon docker-registry htpasswd openssl zsh fish
 setup-apt:
 	@if (for c in $(APT_COMMANDS); do command -v $$c >/dev/null || exit 1; done); then \
 	  echo "apt packages present: $(APT_PACKAGES)"; \

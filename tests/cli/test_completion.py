@@ -9,12 +9,9 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 from plugman.cli import invoke
 from plugman.cli.app import every_command
@@ -151,7 +148,6 @@ def test_a_hostile_plugin_id_or_marketplace_name_is_inserted_as_text_never_run(
     assert list(work.iterdir()) == []
 
 
-@pytest.mark.skipif(shutil.which("fish") is None, reason="fish is not installed")
 def test_fish_completes_through_its_own_engine(tmp_path: Path) -> None:
     run("install", str(SAMPLES / "plugins" / "code-review"))
     (tmp_path / "plugman.fish").write_text(script("fish"))
@@ -176,7 +172,6 @@ def test_fish_completes_through_its_own_engine(tmp_path: Path) -> None:
     assert uninstall.split() == ["code-review@direct"]
 
 
-@pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh is not installed")
 def test_zsh_offers_compadd_what_plugman_completes(tmp_path: Path) -> None:
     """zsh runs the script's function for real; compadd (which needs the line editor) is
     replaced by one that prints what it is given."""
