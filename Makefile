@@ -37,7 +37,8 @@ $(BIN)/.runtime: pyproject.toml
 # Service keychain, for the secret store's keyring path; without them that one test is skipped,
 # saying so); docker-registry (CNCF distribution 2.8, the OCI registry the oci:// tests run on
 # 127.0.0.1), apache2-utils (htpasswd, its Basic-auth users) and openssl (the certificate and
-# signatures of its Bearer token service): without those the OCI tests fail, saying to run this.
+# signatures of its Bearer token service): without those the OCI tests fail, saying to run this;
+# zsh and fish, whose own completion engines tests/cli/test_completion.py drives.
 # Installed only where missing; as root, or through sudo. `make test` runs it first.
 APT_PACKAGES := dbus gnome-keyring docker-registry apache2-utils openssl zsh fish
 APT_COMMANDS := dbus-run-session gnome-keyring-daemon docker-registry htpasswd openssl zsh fish
