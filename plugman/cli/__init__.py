@@ -14,9 +14,10 @@ from __future__ import annotations
 import os
 import sys
 
+from plugman.cli.completion import COMPLETION
+
 HELP = (["--help"], ["-h"])
 USAGE = 2  # ExitCode.USAGE (plugman.core.errors): `plugman` alone is a usage error
-COMPLETION = "_PLUGMAN_COMPLETE"  # set when the shell asks typer for completions (no arguments)
 
 
 def main(argv: list[str] | None = None) -> int:

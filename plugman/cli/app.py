@@ -16,10 +16,11 @@ import typer.main
 from typer.core import TyperGroup
 
 from plugman import __version__, output
-from plugman.cli import COMPLETION, running
+from plugman.cli import running
 from plugman.cli.argv import FastCommand, help_text
 from plugman.cli.commands import COMMANDS, QUIET, TOP_LEVEL, VERBOSE, root_help
 from plugman.cli.common import forwarded
+from plugman.cli.completion import COMPLETION
 from plugman.core.errors import PlugmanError, UsageError, from_os_error
 
 

@@ -7,7 +7,7 @@ managed settings), every known marketplace (its folder gone, its catalog unreada
 install record and the store copy it points to, the project's entries pending approval, and
 every agent file plugman exported to (missing, unreadable, edited by hand, or out of date).
 `doctor.agents` adds the agent side: entries and links naming store folders that are gone, and
-(`diagnose`) what the linked agents' own CLIs say they failed to load.
+(`diagnose`, with `doctor.agents.said`) what the linked agents' own CLIs say they failed to load.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from plugman.agents import readback
+from plugman.agents.readback import Report
 from plugman.config import export_record
 from plugman.config.contribute import missing_copy
 from plugman.config.export_record import Sealed, current
@@ -25,20 +27,29 @@ from plugman.core.fs import tree_hash
 from plugman.core.paths import Paths
 from plugman.core.state import FORMAT, SCOPES, InstallRecord, Scope, as_scope, read_state
 from plugman.core.store import Store
+from plugman.doctor import agents
+from plugman.doctor.problem import ERROR, WARNING, Problem
 from plugman.manifest import edit
 from plugman.manifest.diagnostics import Diagnostic
 
 if TYPE_CHECKING:
     from plugman.config.trust import Entry
 
-ERROR, WARNING = "error", "warning"
+
+class Diagnosis(NamedTuple):
+    problems: list[Problem]
+    agents: list[Report]  # what each agent's CLI was asked and said; [] when not asked
 
 
-class Problem(NamedTuple):
-    severity: str
-    where: str
-    message: str
-    hint: str
+def diagnose(paths: Paths, env: Mapping[str, str], ask: bool = True) -> Diagnosis:
+    """`plugman doctor`: every check, and with `ask` what the linked agents say they loaded."""
+    try:
+        reports = readback.ask(paths, env) if ask else []
+    except PlugmanError:  # a broken record it needs: `check` reports that file, with its place
+        reports = []
+    own = agents.claude_installs(paths, env)
+    found = check(paths, env) + agents.waiting(paths, env) + agents.said(reports, own)
+    return Diagnosis(found, reports)
 
 
 def check(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
@@ -63,20 +74,14 @@ def check(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
 
 
 def _deployed(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
-    from plugman.doctor import agents
-
     return agents.deployed(paths)
 
 
 def _two_copies(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
-    from plugman.doctor import agents
-
     return agents.two_copies(paths, env)
 
 
 def _gone(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
-    from plugman.doctor import agents
-
     return agents.gone(paths, env)
 
 

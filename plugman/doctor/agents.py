@@ -7,32 +7,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NamedTuple
 
-from plugman.agents import claude_own, claude_plugin, dangling, readback
+from plugman.agents import claude_own, claude_plugin, dangling
 from plugman.agents.gating import LOADED, SHADOWED
 from plugman.agents.readback import Report
 from plugman.agents.targets.asks import DISABLED, FAILED, MISSING, UNTRUSTED
-from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
-from plugman.doctor import ERROR, WARNING, Problem, check
+from plugman.doctor.problem import ERROR, WARNING, Problem
 
 CLAUDE = "claude-code"
-
-
-class Diagnosis(NamedTuple):
-    problems: list[Problem]
-    agents: list[Report]  # what each agent's CLI was asked and said; [] when not asked
-
-
-def diagnose(paths: Paths, env: Mapping[str, str], ask: bool = True) -> Diagnosis:
-    """`plugman doctor`: every check, and with `ask` what the linked agents say they loaded."""
-    try:
-        reports = readback.ask(paths, env) if ask else []
-    except PlugmanError:  # a broken record it needs: `check` reports that file, with its place
-        reports = []
-    own = _claude_own(paths, env)
-    return Diagnosis(check(paths, env) + waiting(paths, env) + said(reports, own), reports)
 
 
 def waiting(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
@@ -53,7 +36,7 @@ def waiting(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     ]
 
 
-def _claude_own(paths: Paths, env: Mapping[str, str]) -> list[claude_own.OwnInstall]:
+def claude_installs(paths: Paths, env: Mapping[str, str]) -> list[claude_own.OwnInstall]:
     home = Path(env.get("HOME") or Path.home())
     return claude_own.installs(claude_plugin.config_dir(home, env), paths.project_dir)
 
@@ -74,7 +57,7 @@ def two_copies(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     from plugman.core.state import InstallRecord
 
     scopes = {link.scope for link in links.readable(paths) if link.agent == CLAUDE}
-    own = _claude_own(paths, env) if scopes else []
+    own = claude_installs(paths, env) if scopes else []
     found = []
     for scope in sorted(scopes):
         for plugin_id, entry in InstallRecord.load(paths, scope).plugins.items():

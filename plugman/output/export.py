@@ -10,7 +10,7 @@ from plugman.output.common import display_path, envelope
 if TYPE_CHECKING:
     from plugman.agents.export import FileChange, Outcome
     from plugman.agents.readback import Report
-    from plugman.doctor import Problem
+    from plugman.doctor.problem import Problem
 
 
 def exported(outcome: Outcome, dry_run: bool, as_json: bool, show_secrets: bool = False) -> str:

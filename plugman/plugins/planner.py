@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from plugman.core import progress
+from plugman.core import progress, versions
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
 from plugman.core.state import InstalledPlugin
@@ -26,7 +26,7 @@ from plugman.manifest import plugin as plugins
 from plugman.manifest.diagnostics import Diagnostic
 from plugman.manifest.model import Dependency, Plugin, PluginSource
 from plugman.manifest.reader import Report
-from plugman.plugins import marketplaces, registry, versions
+from plugman.plugins import marketplaces, registry
 from plugman.plugins.pins import lock_source, version_of
 
 DIRECT = "direct"  # the marketplace name of plugins installed from a path, git URL or archive

@@ -144,6 +144,6 @@ def _over(
 
 def _newer(version: str, held: str | None) -> bool:
     """Whether `version` is a newer release than the `held` one (comparable and higher)."""
-    from plugman.plugins.versions import order
+    from plugman.core.versions import order
 
     return held is not None and (order(version, held) or 0) > 0

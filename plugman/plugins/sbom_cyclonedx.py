@@ -15,15 +15,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from plugman import __version__
+from plugman.plugins.sbom_model import Inventory, LockedPlugin
 from plugman.plugins.sbom_servers import RemoteServer, ServerPackage
 
-if TYPE_CHECKING:  # sbom imports this module to render: types only here
+if TYPE_CHECKING:
     from cyclonedx.model import Property
     from cyclonedx.model.bom import Bom
     from cyclonedx.model.component import Component
     from cyclonedx.model.service import Service
-
-    from plugman.plugins.sbom import Inventory, LockedPlugin
 
 
 def render(found: Inventory) -> bytes:

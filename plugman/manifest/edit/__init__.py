@@ -26,6 +26,7 @@ __all__ = [
     "Path_",
     "add",
     "at",
+    "jsonc",
     "module",
     "render",
     "take_out",
