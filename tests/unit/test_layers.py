@@ -320,7 +320,6 @@ UNREVIEWED = (
     "plugman/doctor/",
     "plugman/extensions.py",
     "plugman/hookspecs.py",
-    "plugman/manifest/",
     "plugman/output/",
     "plugman/plugins/",
     "plugman/runtime/",
