@@ -325,7 +325,8 @@ UNREVIEWED = (
     "plugman/hookspecs.py",
     "plugman/output/",
     "plugman/plugins/",
-    "plugman/runtime/",
+    "plugman/runtime/hook_exec.py",
+    "plugman/runtime/notices.py",
 )
 
 
