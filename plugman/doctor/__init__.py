@@ -16,11 +16,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from plugman.agents import readback
+from plugman.agents import artifacts, handedits, readback, warnings
+from plugman.agents.export import export
 from plugman.agents.readback import Report
-from plugman.config import export_record
+from plugman.config import export_record, trust
 from plugman.config.contribute import missing_copy
 from plugman.config.export_record import Sealed, current
+from plugman.config.resolution import resolve
 from plugman.core import secrets
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import tree_hash
@@ -31,6 +33,7 @@ from plugman.doctor import agents
 from plugman.doctor.problem import ERROR, WARNING, Problem
 from plugman.manifest import edit
 from plugman.manifest.diagnostics import Diagnostic
+from plugman.plugins import marketplaces, registry
 
 if TYPE_CHECKING:
     from plugman.config.trust import Entry
@@ -103,9 +106,6 @@ def _once(found: list[Problem]) -> list[Problem]:
 
 def _state_files(paths: Paths) -> list[Problem]:
     """Every state file plugman keeps, read as the commands read it."""
-    from plugman.agents import artifacts, warnings
-    from plugman.config import trust
-    from plugman.plugins import registry
 
     installed = "move it away (plugman forgets what it installed there), then reinstall"
     files = [(p, installed, FORMAT) for p in sorted((paths.state_dir / "installed").glob("*.json"))]
@@ -146,8 +146,6 @@ def _state_files(paths: Paths) -> list[Problem]:
 def _config(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     """The configuration every scope is read from (plugman.toml files, .mcp.json, managed
     settings, installed plugins): what config resolve would drop or warn about."""
-    from plugman.config.resolution import resolve
-
     return [
         Problem(
             d.severity,
@@ -179,8 +177,6 @@ def _journal(paths: Paths) -> list[Problem]:
 def _marketplaces(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     """Each known marketplace whose catalog cannot be read (its folder moved, a broken
     marketplace.json): its plugins can be neither updated nor installed again."""
-    from plugman.plugins import marketplaces, registry
-
     try:
         known = registry.known(paths)
     except PlugmanError:  # a broken config file: `_config` reports it, with its place
@@ -211,8 +207,6 @@ def _installed(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
 
 
 def _pending(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
-    from plugman.config import trust
-
     return [
         Problem(
             WARNING,
@@ -289,7 +283,6 @@ def differences(paths: Paths, file: Path, written: Sealed) -> list[Difference]:
         data = edit.module(written.fmt).load(file.read_text(encoding="utf-8"), str(file))
     except (PlugmanError, UnicodeDecodeError) as exc:
         return [Difference("", f"unreadable: {exc}")]
-    from plugman.agents import handedits
 
     edited = handedits.edited(paths, str(file), written)  # a list item: found by what it names
     found = []
@@ -351,8 +344,6 @@ def _now(container: object, entry_id: str, wanted: str, listed: bool) -> str:
 def _stale(
     paths: Paths, env: Mapping[str, str], target: str, scope: Scope, command: str
 ) -> list[Problem]:
-    from plugman.agents.export import export
-
     outcome = export(paths, env, target, scope, remove=False, dry_run=True)
     changed = [c for c in outcome.changes if not same_content(c.path, c.before, c.after)]
     if not changed:
