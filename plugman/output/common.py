@@ -6,7 +6,12 @@ import json
 import os
 import sys
 from collections.abc import Callable
+from getpass import getpass
 from typing import TYPE_CHECKING, Any
+
+from plugman.config.redact import message
+from plugman.core.progress import Step
+from plugman.output.warned import deploy_warnings
 
 if TYPE_CHECKING:
     from plugman.core.errors import PlugmanError
@@ -53,8 +58,6 @@ class Progress:
         self.lines, self.shown = lines, False
 
     def __call__(self, message: object) -> None:
-        from plugman.core.progress import Step
-
         text = printable(message if isinstance(message, str) else "")
         if isinstance(message, Step):
             text = f"[{message.number}/{message.total}] {printable(message.what)}"
@@ -101,7 +104,6 @@ def warning_listener() -> Callable[[object], None]:
         if isinstance(message, str):
             emit(f"warning: {printable(message)}", err=True)
             return
-        from plugman.output.warned import deploy_warnings
 
         text = deploy_warnings(message)
         if text:
@@ -120,8 +122,6 @@ def ask(question: str, *, hidden: bool = False) -> str:
     for shown in SHOWN:
         shown.finish()
     if hidden:
-        from getpass import getpass
-
         return getpass(question, stream=sys.stderr)
     sys.stderr.write(question)
     sys.stderr.flush()
@@ -142,8 +142,6 @@ def envelope(command: str, **body: Any) -> str:
 
 def error_envelope(failure: PlugmanError, command: str | None) -> str:
     """What a failed command prints on stdout under --json (stderr still has `error:`)."""
-    from plugman.config.redact import message
-
     error: dict[str, Any] = {
         "message": message(failure.message),
         "where": failure.where and message(failure.where),
@@ -168,8 +166,6 @@ def display_path(file: str) -> str:
 def error(exc: Exception) -> str:
     """A user-facing error for stderr (with the validator's findings, for a refused plugin);
     never a sensitive value or a URL's credentials (`config.redact.message`)."""
-    from plugman.config.redact import message
-
     found: list[Diagnostic] | None = getattr(exc, "diagnostics", None)
     if not found:
         return message(f"error: {exc}")
