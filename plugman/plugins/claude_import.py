@@ -35,6 +35,7 @@ from plugman.plugins import planner as resolver
 from plugman.plugins.claude_retire import DISABLE, KEEP, UNINSTALL, Retire
 from plugman.plugins.install import install_planned
 from plugman.plugins.installed import PluginChange, deploy, save
+from plugman.plugins.uninstall import uninstall
 
 OWN_PREFIX = "plugman-"  # the marketplaces plugman's native delivery declares in Claude
 NOT_MARKETPLACE = "skills-dir"  # Claude's name for plugins found in a skills folder
@@ -370,8 +371,6 @@ def undo_commands(paths: Paths) -> list[str]:
 
 def undo(paths: Paths) -> list[str]:
     """Take away what the recorded imports added and is still there; what was done, in words."""
-    from plugman.plugins.uninstall import uninstall
-
     body = _recorded(paths)
     if not body:
         raise PlugmanError(

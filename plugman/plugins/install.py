@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import os
 
+from plugman.agents import links
 from plugman.config import declarations, user_config
+from plugman.core import progress
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
 from plugman.core.state import InstalledPlugin, InstallRecord, PluginContent, Scope
 from plugman.manifest.model import Plugin
-from plugman.plugins import configure, marketplaces, registry
+from plugman.plugins import configure, marketplaces, registry, signing
 from plugman.plugins import planner as resolver
 from plugman.plugins.installed import PluginChange, deploy, save
 
@@ -73,9 +75,6 @@ def install_planned(
 
 
 def _unreached(paths: Paths, scope: Scope) -> None:
-    from plugman.agents import links
-    from plugman.core import progress
-
     note = links.unreached(paths, scope)
     if note:
         progress.warn(note)
@@ -118,8 +117,6 @@ def _add(
     previous = record.plugins.get(planned.id)
     signer = planned.signer
     if previous is not None and previous.signer is not None:  # installed again: its pin holds
-        from plugman.plugins import signing
-
         signer = signing.pinned(previous.signer, signing.Admitted(signer, planned.signers))
         refused = signing.changed(planned.id, previous.signer, signer)
         if refused is not None:

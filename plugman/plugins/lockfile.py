@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 from plugman.config.declarations import read_located
 from plugman.core.errors import PlugmanError
 from plugman.core.state import InstalledPlugin
+from plugman.manifest import schema, tomlloc
 
 HEADER = "This file is written by plugman (plugman lock / install). Do not edit it by hand."
 FORMAT = 1
@@ -106,8 +107,6 @@ def render(pins: list[LockEntry]) -> bytes | None:
 
 def read(path: Path) -> list[LockEntry]:
     """The pins in a lock file, checked; empty when there is none."""
-    from plugman.manifest import schema, tomlloc
-
     data, text = read_located(path, HINT)
     if not data and not text.strip():
         return []

@@ -19,6 +19,7 @@ from typing import Any
 from plugman.core.errors import PlugmanError
 from plugman.core.state import InstalledPlugin
 from plugman.core.versions import order
+from plugman.plugins import pins
 
 FLAG = "--allow-downgrade"
 
@@ -57,8 +58,6 @@ def refusal(
 ) -> PlugmanError:
     """The error of a refused downgrade: what is installed, what is offered and from where
     (`source`: the offered release's lock source), and what to do."""
-    from plugman.plugins import pins
-
     market = plugin_id.rpartition("@")[2]
     where = pins.describe(source, None if market == "direct" else market)
     return PlugmanError(

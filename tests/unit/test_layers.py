@@ -322,7 +322,7 @@ UNREVIEWED = (
     "plugman/config/trust.py",
     "plugman/extensions.py",
     "plugman/hookspecs.py",
-    "plugman/plugins/",
+    "plugman/plugins/sources/",
     "plugman/runtime/hook_exec.py",
     "plugman/runtime/notices.py",
 )
