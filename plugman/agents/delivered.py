@@ -15,7 +15,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from plugman.agents import artifacts
+from plugman.agents import artifacts, links
+from plugman.agents.gating import Gating
 from plugman.config import export_record
 from plugman.core.paths import Paths
 from plugman.core.state import SCOPES
@@ -94,7 +95,6 @@ def loading(
     own install of the name (`kept`), or turned off in Claude's settings (`agents.gating`)."""
     if not reached:
         return {}
-    from plugman.agents.gating import Gating
 
     gating = Gating(paths.project_dir, Path(env.get("HOME") or Path.home()), env)
     names = _claude_names(paths) if any(CLAUDE in a for a in reached.values()) else {}
@@ -118,8 +118,6 @@ def kept(
     installed = list(installed)
     if not installed:
         return {}
-    from plugman.agents import links
-    from plugman.agents.gating import Gating
 
     scopes = {link.scope for link in links.readable(paths) if link.agent == CLAUDE}
     if not scopes:
@@ -145,6 +143,7 @@ def _claude_names(paths: Paths) -> dict[str, set[str]]:
 def claude_id(link: Path) -> str:
     """Claude's plugin id for a plugin plugman deployed as `link`, as `claude_plugin.plan`
     names it (`NativePlan.ids`)."""
+    # lazy: agents.claude_plugin is not loaded by `plugman list` (+1 ms)
     from plugman.agents.claude_plugin import SKILLS_DIR
 
     if link.parent.name == "plugins":  # <marketplace folder>/plugins/NAME

@@ -314,14 +314,13 @@ def test_the_cycle_rule_finds_a_cycle() -> None:
 # Modules whose imports inside functions are not reviewed yet: other issue-35 work is rewriting
 # them now (drop each from here as it lands).
 UNREVIEWED = (
-    "plugman/agents/",
+    "plugman/agents/gating.py",
+    "plugman/agents/targets/",
     "plugman/cli/",
     "plugman/config/declarations.py",
     "plugman/config/server_vars.py",
     "plugman/config/servers.py",
     "plugman/config/trust.py",
-    "plugman/extensions.py",
-    "plugman/hookspecs.py",
     "plugman/plugins/sources/",
     "plugman/runtime/hook_exec.py",
     "plugman/runtime/notices.py",
