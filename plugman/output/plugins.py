@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 from plugman.output import readback
 from plugman.output.common import display_path, envelope, verbosity
 from plugman.output.versions import catalog_says, change_json, moved, version_line
-from plugman.plugins.pins import describe
 
 if TYPE_CHECKING:
     from plugman.agents.readback import Item, Report
@@ -271,6 +270,7 @@ def source_words(source: dict[str, Any] | None, marketplace: str | None) -> str:
     kind's words."""
     if not source:
         return "unknown (its marketplace gives none)"
+    from plugman.plugins.pins import describe  # lazy: not loaded by `plugman list` (empty)
 
     return describe(source, marketplace if marketplace != "direct" else None)
 
