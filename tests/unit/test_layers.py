@@ -221,6 +221,21 @@ def _package(name: str) -> str:
     return name.rpartition(".")[0]
 
 
+def test_the_face_rule_finds_a_reach_inside() -> None:
+    def taking(source: str, module: str, *names: str) -> list[str]:
+        return _reached_into(Import(source, module, names, 1, 1, False, False))
+
+    assert "transport" not in _face("plugman.core.oci")  # core.oci's own
+    assert taking("plugman.plugins.publish", "plugman.core.oci.transport") == [
+        "plugman.core.oci: transport"
+    ]
+    assert taking("plugman.plugins.publish", "plugman.core.oci", "transport") == [
+        "plugman.core.oci: transport"
+    ]
+    assert taking("plugman.plugins.publish", "plugman.core.oci", "client") == []
+    assert taking("plugman.core.oci.client", "plugman.core.oci.transport") == []  # inside
+
+
 def _graph(packages: bool) -> dict[str, set[str]]:
     """The import graph, from every import a module runs: at module level and in functions
     (a function's import runs too, later), not under `if TYPE_CHECKING:` (never run).
