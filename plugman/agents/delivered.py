@@ -15,8 +15,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from plugman.agents import artifacts, links
-from plugman.agents.gating import Gating
+from plugman.agents import artifacts
 from plugman.config import export_record
 from plugman.core.paths import Paths
 from plugman.core.state import SCOPES
@@ -95,6 +94,8 @@ def loading(
     own install of the name (`kept`), or turned off in Claude's settings (`agents.gating`)."""
     if not reached:
         return {}
+    # lazy: gating is not loaded by `plugman list` when nothing is installed
+    from plugman.agents.gating import Gating
 
     gating = Gating(paths.project_dir, Path(env.get("HOME") or Path.home()), env)
     names = _claude_names(paths) if any(CLAUDE in a for a in reached.values()) else {}
@@ -118,6 +119,9 @@ def kept(
     installed = list(installed)
     if not installed:
         return {}
+    # lazy: links and gating are not loaded by `plugman list` when nothing is installed
+    from plugman.agents import links
+    from plugman.agents.gating import Gating
 
     scopes = {link.scope for link in links.readable(paths) if link.agent == CLAUDE}
     if not scopes:
