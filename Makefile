@@ -87,8 +87,10 @@ test: setup-apt lint
 	$(BIN)/python -m pytest -n 2 -q --durations=25
 
 # The development lane: everything but the hardening suites (fault injection, fuzzing) and the
-# tests marked slow (real agents from npm, Claude Code as an oracle). CI runs `make test`.
-QUICK := -m "not slow" --ignore=tests/fuzz --ignore=tests/integration/test_faults.py
+# tests marked slow (real agents from npm, Claude Code as an oracle), each property on a few
+# examples (the "quick" hypothesis profile, tests/conftest.py). CI runs `make test`.
+QUICK := -m "not slow" --hypothesis-profile=quick \
+  --ignore=tests/fuzz --ignore=tests/integration/test_faults.py
 test-quick: setup
 	$(BIN)/python -m pytest -n 2 -q $(QUICK) $(ARGS)
 

@@ -32,9 +32,9 @@ HOOKS = ("plugman_targets", "plugman_sources")
 @functools.cache
 def manager() -> pluggy.PluginManager:
     """The one plugin manager of this process: the built-ins, then every entry point."""
-    import pluggy
+    import pluggy  # lazy: pluggy takes ~13 ms to import, only this path needs it
 
-    from plugman import hookspecs
+    from plugman import hookspecs  # lazy: hookspecs takes ~29 ms to import, only this path needs it
 
     class Manager(pluggy.PluginManager):
         def parse_hookimpl_opts(self, plugin: Any, name: str) -> Any:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from plugman.cli import runner
 from plugman.cli.runner import Result
@@ -30,6 +31,19 @@ PLANTED = {
 PLANTED_CONFIG = {"api_key": "uc-planted-sensitive-7f3a9c"}
 SECRET_STORE_FILES = ("secrets.json",)
 PIN_LOOKUPS = pytest.StashKey[dict[str, "Future[str | None]"]]()
+
+# Hypothesis profiles. `make test` runs the default one: every property its own example count
+# (hypothesis' 100, or the `examples(n)` a test asks for). `make test-quick` loads "quick"
+# (`--hypothesis-profile=quick`): the inner loop runs each property on a few examples, enough to
+# catch a broken property, not to search; the full lane and CI do the searching.
+QUICK_EXAMPLES = 20
+settings.register_profile("quick", max_examples=QUICK_EXAMPLES)
+
+
+def examples(full: int) -> int:
+    """A property's example count: `full` in the full lane, the quick profile's few in the quick
+    lane (an explicit `max_examples` would otherwise override the profile)."""
+    return min(full, QUICK_EXAMPLES) if settings.get_current_profile_name() == "quick" else full
 
 
 @pytest.fixture(autouse=True)

@@ -18,7 +18,7 @@ temporary HOME and working folder.
 """
 
 # lexical os.path strings, not resolved Paths: .tools may link outside, and this runs per open
-# ruff: noqa: PTH100, PTH118, PTH120
+# ruff: noqa: PTH100, PTH118, PTH119, PTH120
 from __future__ import annotations
 
 import os
@@ -55,6 +55,9 @@ def _write_allowed(path: str) -> bool:
         return True
     if "/__pycache__/" in path:
         return True
+    # pytest's cache provider makes .pytest_cache through a pytest-cache-files-* folder beside it
+    if os.path.basename(os.path.dirname(path)).startswith("pytest-cache-files-"):
+        return _under(path, ROOT)
     return any(_under(path, os.path.join(ROOT, cache)) for cache in CACHES)
 
 

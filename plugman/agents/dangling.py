@@ -19,7 +19,9 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from plugman import extensions
 from plugman.agents import export_record
+from plugman.agents import links as linked
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import read_bytes
 from plugman.core.paths import Paths
@@ -110,6 +112,7 @@ def launched(value: Any, key: str) -> Iterator[Launched]:
 
 def links(paths: Paths) -> list[GoneLink]:
     """Links plugman deployed whose target is gone (the link itself still there)."""
+    # lazy: agents.artifacts takes ~7 ms to import, only this path needs it
     from plugman.agents import artifacts
 
     found = []
@@ -124,8 +127,7 @@ def links(paths: Paths) -> list[GoneLink]:
 def files(paths: Paths, env: Mapping[str, str], scope: Scope | None = None) -> dict[str, str]:
     """file → format: every file plugman exported to, and every file of a linked agent (of
     `scope` only, when given)."""
-    from plugman import extensions
-    from plugman.agents import links as linked
+    # lazy: agents.targets takes ~100 ms to import, only this path needs it
     from plugman.agents.targets import Place
 
     exports = export_record.load(paths)

@@ -94,6 +94,7 @@ def loading(
     own install of the name (`kept`), or turned off in Claude's settings (`agents.gating`)."""
     if not reached:
         return {}
+    # lazy: gating is not loaded by `plugman list` when nothing is installed
     from plugman.agents.gating import Gating
     from plugman.runtime import agent_facts
 
@@ -120,6 +121,7 @@ def kept(
     installed = list(installed)
     if not installed:
         return {}
+    # lazy: links and gating are not loaded by `plugman list` when nothing is installed
     from plugman.agents import links
     from plugman.agents.gating import Gating
 
@@ -147,6 +149,7 @@ def _claude_names(paths: Paths) -> dict[str, set[str]]:
 def claude_id(link: Path) -> str:
     """Claude's plugin id for a plugin plugman deployed as `link`, as `claude_plugin.plan`
     names it (`NativePlan.ids`)."""
+    # lazy: agents.claude_plugin is not loaded by `plugman list` (+1 ms)
     from plugman.agents.claude_plugin import SKILLS_DIR
 
     if link.parent.name == "plugins":  # <marketplace folder>/plugins/NAME

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from plugman import extensions
 from plugman.agents import export_entries, export_record, shared_files
 from plugman.agents.export_record import Exports, Sealed, Written
 from plugman.agents.shared_files import Settled, Share
@@ -36,6 +37,7 @@ from plugman.core.errors import UsageError
 from plugman.core.folders import Folders
 from plugman.core.fs import present, read_bytes
 from plugman.core.paths import Paths
+from plugman.core.session import session
 from plugman.core.state import Scope
 from plugman.manifest import edit
 from plugman.manifest.edit import EditError, Part
@@ -69,9 +71,6 @@ def export(
 ) -> Outcome:
     """Write (or with `remove`, take out) `name`'s export at `scope`; `dry_run` writes nothing.
     `plugman export --remove` goes through `handedits.remove_export`, which refuses first."""
-    from plugman import extensions
-    from plugman.core.session import session
-
     spec = extensions.target(name)
     if scope not in spec.scopes_of():
         raise UsageError(
@@ -213,8 +212,6 @@ def native(
     paths: Paths, env: Mapping[str, str], name: str, show_secrets: bool = False
 ) -> tuple[str, list[str]]:
     """The main file of `name`'s export as a new document (`config resolve --target`)."""
-    from plugman import extensions
-
     target = render_target(extensions.target(name))
     place = Place("user", home_of(env), paths.project_dir, env)
     wanted, _owners, notes = export_entries.render(paths, target, place, show_secrets)

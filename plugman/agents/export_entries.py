@@ -22,9 +22,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from plugman.agents.targets import Given, HookGroups, Place, Servers, Target, hook_id
+from plugman.agents.targets.hooks import MARK
 from plugman.agents.targets.quirks import RELOCATE  # plugman's environment a user file passes on
-from plugman.config import redact
+from plugman.config import redact, server_vars
 from plugman.config.merge import Origin, needs_approval
+from plugman.config.resolution import resolve
+from plugman.config.scopes import connectors_path
 from plugman.config.user_config import AGENT_PREFIX
 from plugman.core.jsonvalue import JSONObject, ServerEntry
 from plugman.core.paths import Paths
@@ -32,6 +35,9 @@ from plugman.core.state import Scope
 from plugman.manifest.edit import Part
 from plugman.manifest.hooks import TOOL_EVENTS
 from plugman.manifest.mcp import transport
+from plugman.runtime.hook_exec import refs
+from plugman.runtime.naming import split_server
+from plugman.runtime.notices import EVENT, group
 
 if TYPE_CHECKING:
     from plugman.config.resolution import Resolution
@@ -55,8 +61,6 @@ def servers(
 ) -> Servers:
     """The resolved servers under their exported names; none from the file being written (the
     project's `.mcp.json` already holds its own), none with a literal secret when guarded."""
-    from plugman.runtime.naming import split_server
-
     found: Servers = {}
     unconsented = resolution.layers.unconsented
     for name, server in resolution.servers.items():
@@ -86,9 +90,6 @@ def hooks(
     that run plugin hooks through `plugman hooks exec` name (plugman.runtime.hook_exec), and
     whether it needs approval (`merge.needs_approval`): every agent runs those through the
     launcher, which checks the approval (project, entry, digests of the files run) at each call."""
-    from plugman.agents.targets.hooks import MARK
-    from plugman.runtime.hook_exec import refs
-
     found: HookGroups = {}
     ids = refs(resolution.hooks)
     unconsented = resolution.layers.unconsented
@@ -156,8 +157,6 @@ def launcher_entry(scope: Scope, name: str, env: Mapping[str, str]) -> ServerEnt
 def kept_by_plugman(paths: Paths) -> frozenset[str]:
     """What only plugman can put into a server entry (see `launched`): a reference to a value
     it keeps, a path into its store."""
-    from plugman.config import server_vars
-
     refs = {f"${{{name}{end}" for name in server_vars.names(paths) for end in ("}", ":-")}
     return frozenset({*refs, "${" + AGENT_PREFIX, str(paths.store_dir)})
 
@@ -216,8 +215,6 @@ def render(
     call, so the agent gets only the others (SessionStart, Stop, ...), where it takes hooks.
     `native`: plugins the agent loads itself, whose servers and hooks are not written again.
     `notice`: the update notice's SessionStart hook too (plugman.runtime.notices)."""
-    from plugman.config.resolution import resolve
-
     only = place.scope if scoped else None
     resolution = resolve(paths, place.env, references=True, only=only)
     if native:
@@ -250,8 +247,6 @@ def render(
         written = servers(resolution, chosen, owners, notes)
     run = hooks(resolution, chosen, owners, notes) if target.hooks else {}
     if notice and target.hooks:
-        from plugman.runtime.notices import EVENT, group
-
         run.setdefault(EVENT, []).append(group(target.name, place.scope))
     elif notice:
         notes.append(f"no update notice: {target.name} takes no hooks")
@@ -277,8 +272,6 @@ def render(
 
 
 def _connectors(paths: Paths) -> bool:
-    from plugman.config.scopes import connectors_path
-
     return connectors_path(paths).is_file()
 
 

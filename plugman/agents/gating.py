@@ -48,7 +48,7 @@ LOADED = "loaded"
 WAITS = "waits"
 SHADOWED = "shadowed"
 DISABLED = "disabled"
-EVERY = frozenset({"mcp", "hooks", "skills", "commands", "agents", "plugin", "files"})
+EVERY = agent_facts.EVERY
 
 _WORDS = {"mcp": "MCP servers", "agents": "subagents", "plugin": "plugins", "files": "files"}
 

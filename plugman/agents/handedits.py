@@ -78,6 +78,7 @@ def remove_export(
     edited since (unless `force`; the outcome's notes then say what stays). The check reads
     before the export takes the lock: another plugman run in between can at worst leave an
     edited entry with no refusal, and an edited entry stays in any case (`manifest.edit`)."""
+    # lazy: agents.export takes ~92 ms to import, only this path needs it
     from plugman.agents.export import export
 
     kept = refuse(for_export(paths, target, scope), f"removing the {target} export", force)

@@ -100,6 +100,7 @@ class Agent(NamedTuple):
 def listing(paths: Paths, home: Path, env: Mapping[str, str]) -> list[Agent]:
     """Every agent plugman knows (built-in or an extension's), whether its `presence` shows it
     is here, and where it is linked."""
+    # lazy: agents.targets (+54 ms) and extensions are not loaded by `plugman list` (empty)
     from plugman import extensions
     from plugman.agents.targets import components
 
@@ -121,7 +122,7 @@ def unreached(paths: Paths, scope: Scope) -> str | None:
     everywhere = every(paths)
     if not everywhere or any(link.scope == scope for link in everywhere):
         return None
-    from plugman import extensions
+    from plugman import extensions  # lazy: not loaded by `plugman list`
 
     elsewhere = ", ".join(f"{link.agent} ({link.scope})" for link in everywhere)
     specs = extensions.targets(entry_points=False)

@@ -40,6 +40,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from plugman import extensions
+from plugman.agents import artifacts, export_record, links
 from plugman.agents.delivered import claude_id
 from plugman.agents.gating import WAITS, Gating
 from plugman.agents.targets.asks import (
@@ -89,8 +91,6 @@ def ask(
 ) -> list[Report]:
     """Each of `agents` (default: every agent linked or delivered to here) that plugman can
     ask, asked at once (in parallel)."""
-    from plugman.agents import links
-
     asks, tables = _asks()
     expected = _expected(paths, tables)
     if agents is None:
@@ -269,8 +269,6 @@ Tables = dict[str, dict[tuple[str, ...], str]]  # agent → a table in its files
 def _asks() -> tuple[dict[str, tuple[Ask, ...]], Tables]:
     """How each agent plugman knows is asked, for those that can be, and which tables of its
     files hold what each kind compares: its servers, and the keys of its hooks (`Ask.entries`)."""
-    from plugman import extensions
-
     found: dict[str, tuple[Ask, ...]] = {}
     tables: Tables = {}
     for name, spec in extensions.targets().items():
@@ -290,8 +288,6 @@ Expected = dict[str, dict[str, Wanted]]
 def _expected(paths: Paths, tables: Tables) -> Expected:
     """agent → kind (`plugins`, `servers`, `skills`, `hooks`) → (its id for each thing plugman
     delivered to it here, the scope) → plugman's plugin id."""
-    from plugman.agents import artifacts, export_record
-
     here = {export_record.key("", scope, paths).strip() for scope in SCOPES}
     found: Expected = {}
 

@@ -118,6 +118,7 @@ def stores(paths: Paths) -> dict[str, str]:
 
 def standing(paths: Paths, home: Path) -> Warned:
     """Every warning standing for the links of this project's scopes and the user scope."""
+    # lazy: agents.export_record takes ~4 ms to import, only this path needs it
     from plugman.agents import export_record
 
     found: list[Notice] = []

@@ -146,7 +146,7 @@ def linked(paths: Paths, scope: str | None) -> list[str]:
 
 def agents(_paths: Paths, _scope: str | None) -> list[str]:
     """The agents plugman knows (the built-in ones: an extension's would mean loading it)."""
-    from plugman.agents.targets.table import SPECS
+    from plugman.agents.targets.table import SPECS  # lazy: the agent table, only this Tab
 
     return [spec.name for spec in SPECS]
 

@@ -47,7 +47,7 @@ def doctor(
     as_json: bool = False,
 ) -> None:
     from plugman.core.secrets import describe
-    from plugman.doctor.agents import diagnose
+    from plugman.doctor import diagnose
 
     paths = paths_of(ctx)
     found = diagnose(paths, os.environ, ask=not no_check)

@@ -18,6 +18,7 @@ from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from plugman.config import declarations, origins
 from plugman.config.claude_source import ClaudeSource
 from plugman.core.errors import InputError, PlugmanError
 from plugman.core.paths import Paths
@@ -39,8 +40,6 @@ def pre_approved(paths: Paths) -> PreApproval | None:
     user's (`origins.personal`: git tracks it, it is a link): Claude Code honours it and starts
     those servers without asking. Costs a read of a small file when there is one; git's index
     is read only when one of the keys is in it."""
-    from plugman.config import origins
-
     file = origins.claude_local(paths)
     linked = origins.link_on_path(paths.project_dir, file) is not None
     if not linked:
@@ -108,6 +107,7 @@ def checked(path: Path) -> dict[str, Any]:
     """A project's committed settings as sync acts on them; `{}` when absent. A merge left
     unresolved, text that is not JSON, or a wrong type where sync reads (`enabledPlugins`,
     the marketplaces' `source`) is an `InputError` at its line and key path (exit 2)."""
+    # lazy: manifest.tomlloc is not loaded by `plugman config resolve` (+1 ms)
     from plugman.manifest import jsonloc, tomlloc
 
     hint = f"fix {path} (plugman leaves it as it is), then run the command again"
@@ -223,8 +223,6 @@ def project(
     `toml_plugins` tables (plugman.toml wins where both declare). A plugin enabled there whose
     marketplace neither file declares and plugman has not `registered` (Claude's official
     one, say) is a warning, not a failed sync."""
-    from plugman.config import declarations
-
     path = settings_file(paths)
     declarations.check_project_file(paths, path)  # read like plugman.toml: never through a link
     settings = checked(path)

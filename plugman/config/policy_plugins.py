@@ -137,6 +137,7 @@ def forced(policy: Policy, plugin_id: str, known: Mapping[str, Market]) -> bool:
         return mine.identity.lower() == meant.identity.lower()
     if mine.origin not in (USER, MANAGED):  # a project's, or unknown: an older registry's
         return False
+    # lazy: manifest.names is not loaded by `plugman list` (+2 ms)
     from plugman.manifest.names import RESERVED_MARKETPLACES
 
     if market.lower() in RESERVED_MARKETPLACES:

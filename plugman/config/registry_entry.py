@@ -47,6 +47,7 @@ class Imported(NamedTuple):
 def read(source: str) -> tuple[str, str]:
     """The text of a server.json at a path or an http(s) URL, and where it was read."""
     if source.startswith(("https://", "http://")):
+        # lazy: core.download takes ~37 ms to import, only this path needs it
         from plugman.core.download import read as fetch
 
         return fetch(source, limit=MAX_BYTES).decode("utf-8", "replace"), source

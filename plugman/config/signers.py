@@ -23,7 +23,11 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from plugman.config.declarations import read
 from plugman.config.policy import managed_settings
+from plugman.core import identity
+from plugman.core.errors import PlugmanError
+from plugman.core.fs import present
 from plugman.core.paths import Paths
 
 KEY = "requiredSignatures"
@@ -41,9 +45,6 @@ class SignatureRule(NamedTuple):
 def rules(paths: Paths) -> list[SignatureRule]:
     """The `requiredSignatures` rules of the managed settings, then of the user's plugman.toml
     (none when unset)."""
-    from plugman.config.declarations import read
-    from plugman.core.fs import present
-
     found = []
     user = read(paths.user_config) if present(paths.user_config) else {}
     for file, settings in (
@@ -90,8 +91,8 @@ def _signer(text: str, base: Path) -> str:
     """A fingerprint, or the fingerprint of the .pub file `text` names; else why not."""
     if FINGERPRINT.match(text.lower()):
         return text.lower()
+    # lazy: core.signatures takes ~28 ms to import, only this path needs it
     from plugman.core import signatures
-    from plugman.core.errors import PlugmanError
 
     path = (base / text).expanduser()
     try:
@@ -125,8 +126,6 @@ def _matches(pattern: str, source: str) -> bool:
     """Whether `source` fits `pattern`, both as written and as canonical identities
     (`plugman.core.identity`: an OCI reference as the registry reads it, a git URL as git
     resolves it), so another spelling of a source a rule names still needs its signature."""
-    from plugman.core import identity
-
     base = identity.github_base()
     sources = {source, identity.oci(source), identity.git(source, base)}
     patterns = {pattern, identity.oci(pattern), identity.git(pattern, base)}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import os
 import re
@@ -160,8 +161,6 @@ class FileLock:
         return self
 
     def _wait(self, handle: int) -> None:
-        import fcntl
-
         start = time.monotonic()
         noticed = False
         while True:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import NamedTuple
 from urllib.parse import urlsplit
 
+from plugman.core import identity
 from plugman.core.errors import FetchError
 
 HELPER_TIMEOUT = 10.0  # Claude Code's limit
@@ -76,8 +77,6 @@ def origin(url: str) -> tuple[str, str, int | None]:
     not parse, or that Python's urllib (which connects) reads as another host or port
     (`http://a\\@b/`: the standard's host is `a`, urllib's `b`), has the origin
     ("", its text, -1): it matches only itself and names no host."""
-    from plugman.core import identity
-
     found = identity.web_url(url)
     if found is None or _connects_to(url) != (found.host.strip("[]"), found.port):
         return "", url, -1
@@ -86,8 +85,6 @@ def origin(url: str) -> tuple[str, str, int | None]:
 
 def _connects_to(url: str) -> tuple[str, int | None] | None:
     """The host and port urllib connects to for `url`, in the standard's spelling."""
-    from plugman.core import identity
-
     parts = urlsplit(url)
     try:
         port = parts.port or identity.DEFAULT_PORTS.get(parts.scheme.lower())

@@ -21,6 +21,7 @@ Pure functions: no I/O, nothing printed.
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 from functools import lru_cache
@@ -230,6 +231,4 @@ def _text(found: WebUrl) -> str:
 
 def github_base() -> str | None:
     """The URL standing for https://github.com in tests (PLUGMAN_GITHUB_URL), if any."""
-    import os
-
     return os.environ.get("PLUGMAN_GITHUB_URL")

@@ -16,6 +16,7 @@ Tests kill the process at each journaled step through `plugman.core.faults`.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import time
@@ -310,8 +311,6 @@ def hot(journal_dir: Path, lock: Path, store: Store) -> None:
     journal), as SQLite does with a hot journal. The lock is taken only for that, and never
     waited for: held, a live command is changing things now, and the reader is told so (what it
     reads may be that command's old or new state, a file at a time)."""
-    import fcntl
-
     try:
         handle = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:

@@ -7,7 +7,7 @@ managed settings), every known marketplace (its folder gone, its catalog unreada
 install record and the store copy it points to, the project's entries pending approval, and
 every agent file plugman exported to (missing, unreadable, edited by hand, or out of date).
 `doctor.agents` adds the agent side: entries and links naming store folders that are gone, and
-(`diagnose`) what the linked agents' own CLIs say they failed to load.
+(`diagnose`, with `doctor.agents.said`) what the linked agents' own CLIs say they failed to load.
 """
 
 from __future__ import annotations
@@ -16,29 +16,43 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from plugman.agents import export_record
+from plugman.agents import artifacts, export_record, handedits, readback, warnings
+from plugman.agents.export import export
 from plugman.agents.export_record import Sealed, current
+from plugman.agents.readback import Report
+from plugman.config import trust
 from plugman.config.contribute import missing_copy
+from plugman.config.resolution import resolve
 from plugman.core import secrets
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import tree_hash
 from plugman.core.paths import Paths
 from plugman.core.state import FORMAT, SCOPES, InstallRecord, Scope, as_scope, read_state
 from plugman.core.store import Store
+from plugman.doctor import agents
+from plugman.doctor.problem import ERROR, WARNING, Problem
 from plugman.manifest import edit
 from plugman.manifest.diagnostics import Diagnostic
+from plugman.plugins import marketplaces, registry
 
 if TYPE_CHECKING:
     from plugman.config.trust import Entry
 
-ERROR, WARNING = "error", "warning"
+
+class Diagnosis(NamedTuple):
+    problems: list[Problem]
+    agents: list[Report]  # what each agent's CLI was asked and said; [] when not asked
 
 
-class Problem(NamedTuple):
-    severity: str
-    where: str
-    message: str
-    hint: str
+def diagnose(paths: Paths, env: Mapping[str, str], ask: bool = True) -> Diagnosis:
+    """`plugman doctor`: every check, and with `ask` what the linked agents say they loaded."""
+    try:
+        reports = readback.ask(paths, env) if ask else []
+    except PlugmanError:  # a broken record it needs: `check` reports that file, with its place
+        reports = []
+    own = agents.claude_installs(paths, env)
+    found = check(paths, env) + agents.waiting(paths, env) + agents.said(reports, own)
+    return Diagnosis(found, reports)
 
 
 def check(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
@@ -64,15 +78,13 @@ def check(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
 
 
 def _deployed(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
-    from plugman.doctor import agents
-
     return agents.deployed(paths)
 
 
 def _shadowed(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     """An installed extension's agent never used: a built-in's (or an earlier extension's)
     name hides it (`extensions.shadowed`)."""
-    from plugman import extensions
+    from plugman import extensions  # lazy: loads the installed extensions, only this check
 
     return [
         Problem(WARNING, f"extension {s.extension}", s.message, s.hint)
@@ -81,14 +93,10 @@ def _shadowed(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
 
 
 def _two_copies(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
-    from plugman.doctor import agents
-
     return agents.two_copies(paths, env)
 
 
 def _gone(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
-    from plugman.doctor import agents
-
     return agents.gone(paths, env)
 
 
@@ -110,9 +118,6 @@ def _once(found: list[Problem]) -> list[Problem]:
 
 def _state_files(paths: Paths) -> list[Problem]:
     """Every state file plugman keeps, read as the commands read it."""
-    from plugman.agents import artifacts, warnings
-    from plugman.config import trust
-    from plugman.plugins import registry
 
     installed = "move it away (plugman forgets what it installed there), then reinstall"
     files = [(p, installed, FORMAT) for p in sorted((paths.state_dir / "installed").glob("*.json"))]
@@ -153,8 +158,6 @@ def _state_files(paths: Paths) -> list[Problem]:
 def _config(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     """The configuration every scope is read from (plugman.toml files, .mcp.json, managed
     settings, installed plugins): what config resolve would drop or warn about."""
-    from plugman.config.resolution import resolve
-
     return [
         Problem(
             d.severity,
@@ -186,8 +189,6 @@ def _journal(paths: Paths) -> list[Problem]:
 def _marketplaces(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     """Each known marketplace whose catalog cannot be read (its folder moved, a broken
     marketplace.json): its plugins can be neither updated nor installed again."""
-    from plugman.plugins import marketplaces, registry
-
     try:
         known = registry.known(paths)
     except PlugmanError:  # a broken config file: `_config` reports it, with its place
@@ -218,8 +219,6 @@ def _installed(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
 
 
 def _pending(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
-    from plugman.config import trust
-
     return [
         Problem(
             WARNING,
@@ -296,7 +295,6 @@ def differences(paths: Paths, file: Path, written: Sealed) -> list[Difference]:
         data = edit.module(written.fmt).load(file.read_text(encoding="utf-8"), str(file))
     except (PlugmanError, UnicodeDecodeError) as exc:
         return [Difference("", f"unreadable: {exc}")]
-    from plugman.agents import handedits
 
     edited = handedits.edited(paths, str(file), written)  # a list item: found by what it names
     found = []
@@ -358,8 +356,6 @@ def _now(container: object, entry_id: str, wanted: str, listed: bool) -> str:
 def _stale(
     paths: Paths, env: Mapping[str, str], target: str, scope: Scope, command: str
 ) -> list[Problem]:
-    from plugman.agents.export import export
-
     outcome = export(paths, env, target, scope, remove=False, dry_run=True)
     changed = [c for c in outcome.changes if not same_content(c.path, c.before, c.after)]
     if not changed:

@@ -7,40 +7,22 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NamedTuple
 
-from plugman.agents import claude_own, claude_plugin, dangling, readback
+from plugman.agents import artifacts, claude_own, claude_plugin, dangling, delivered, links
 from plugman.agents.gating import LOADED, SHADOWED
 from plugman.agents.readback import Report
 from plugman.agents.targets.asks import DISABLED, FAILED, MISSING, UNTRUSTED
-from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
-from plugman.doctor import ERROR, WARNING, Problem, check
+from plugman.core.state import InstallRecord
+from plugman.doctor.problem import ERROR, WARNING, Problem
 
 CLAUDE = "claude-code"
-
-
-class Diagnosis(NamedTuple):
-    problems: list[Problem]
-    agents: list[Report]  # what each agent's CLI was asked and said; [] when not asked
-
-
-def diagnose(paths: Paths, env: Mapping[str, str], ask: bool = True) -> Diagnosis:
-    """`plugman doctor`: every check, and with `ask` what the linked agents say they loaded."""
-    try:
-        reports = readback.ask(paths, env) if ask else []
-    except PlugmanError:  # a broken record it needs: `check` reports that file, with its place
-        reports = []
-    own = _claude_own(paths, env)
-    return Diagnosis(check(paths, env) + waiting(paths, env) + said(reports, own), reports)
 
 
 def waiting(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     """A warning per agent and scope whose deliveries the agent does not load: it waits for the
     user's folder trust, or the user turned it off in Claude's settings (a name Claude's own
     install takes: `two_copies`)."""
-    from plugman.agents import delivered
-
     reached = delivered.by_scope(paths)
     held: dict[tuple[str, str, str, str], list[str]] = {}  # (agent, scope, detail, step) → ids
     for (plugin, scope), agents in delivered.loading(paths, env, reached).items():
@@ -53,7 +35,7 @@ def waiting(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     ]
 
 
-def _claude_own(paths: Paths, env: Mapping[str, str]) -> list[claude_own.OwnInstall]:
+def claude_installs(paths: Paths, env: Mapping[str, str]) -> list[claude_own.OwnInstall]:
     home = Path(env.get("HOME") or Path.home())
     return claude_own.installs(claude_plugin.config_dir(home, env), paths.project_dir)
 
@@ -70,11 +52,8 @@ def _both_ways(own: claude_own.OwnInstall, plugin_id: str, scope: str) -> str:
 def two_copies(paths: Paths, env: Mapping[str, str]) -> list[Problem]:
     """Each plugin plugman would deliver to a linked Claude Code whose name Claude's own
     install holds there (plugman then leaves it to Claude's copy: `claude_native`)."""
-    from plugman.agents import links
-    from plugman.core.state import InstallRecord
-
     scopes = {link.scope for link in links.readable(paths) if link.agent == CLAUDE}
-    own = _claude_own(paths, env) if scopes else []
+    own = claude_installs(paths, env) if scopes else []
     found = []
     for scope in sorted(scopes):
         for plugin_id, entry in InstallRecord.load(paths, scope).plugins.items():
@@ -176,8 +155,6 @@ def said(reports: list[Report], own: list[claude_own.OwnInstall] | None = None) 
 def deployed(paths: Paths) -> list[Problem]:
     """Each skill, command, subagent or plugin link deployed into an agent's folders that is
     gone, or changed since plugman wrote it (drift)."""
-    from plugman.agents import artifacts
-
     found = []
     for key, entry in artifacts.load(paths).items():
         drift = artifacts.drift(Path(key), entry)

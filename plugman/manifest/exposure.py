@@ -28,6 +28,7 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from plugman.core.jsonvalue import HookEntry, PluginFields
 from plugman.manifest import components, frontmatter, hidden
@@ -253,8 +254,6 @@ class _Within:
     def file(self, base: str, rel: str) -> Path | None:
         """`rel` from the folder `base` when it is a file inside the plugin (no link out)."""
         if "%" in rel:
-            from urllib.parse import unquote
-
             rel = unquote(rel)
         if not rel or "\x00" in rel or rel.startswith(("/", "\\", "~")):
             return None

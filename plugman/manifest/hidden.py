@@ -60,6 +60,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from plugman.manifest.diagnostics import ERROR, WARNING, Sink
+from plugman.manifest.reader import MAX_FILE_BYTES
 
 Ranges = tuple[tuple[int, int], ...]
 TAGS = (0xE0000, 0xE007F)
@@ -310,8 +311,6 @@ def report(
 def read(path: Path) -> str | None:
     """A file's text when it is UTF-8 text of a readable size (a script, a linked document);
     None for binary, unreadable or oversized files."""
-    from plugman.manifest.reader import MAX_FILE_BYTES
-
     try:
         with path.open("rb") as file:
             data = file.read(MAX_FILE_BYTES + 1)

@@ -184,6 +184,7 @@ def _check_object(
 
 
 def _suggest(key: str, properties: Schema) -> str:
+    # lazy: difflib is not loaded by `plugman config resolve` (+2 ms)
     from difflib import get_close_matches
 
     close = get_close_matches(key, list(properties), n=1, cutoff=0.7)

@@ -10,6 +10,8 @@ name up in (`HOME`) is read from those lines.
 from __future__ import annotations
 
 import importlib
+import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the names, for type checkers (`X as X`: re-exported)
@@ -87,9 +89,6 @@ if TYPE_CHECKING:  # the names, for type checkers (`X as X`: re-exported)
 def _homes() -> dict[str, str]:
     """Each name imported above and the module it lives in, read from those lines themselves:
     they are the one list of the names (the type checkers' view too)."""
-    import re
-    from pathlib import Path
-
     lines = Path(__file__).read_text(encoding="utf-8")
     found = re.findall(r"(?m)^    from plugman\.output\.(\w+) import (\w+) as \2$", lines)
     return {name: module for module, name in found}

@@ -18,7 +18,7 @@ from plugman.output.common import display_path, envelope
 from plugman.output.findings import FORMATS, _escape
 
 if TYPE_CHECKING:
-    from plugman.doctor.audit.model import Audit, Finding
+    from plugman.doctor.audit import Audit, Finding
 
 __all__ = ["FORMATS", "audited"]  # the formats are validate's
 ROOT = "PROJECTROOT"

@@ -53,7 +53,7 @@ class Progress:
         self.lines, self.shown = lines, False
 
     def __call__(self, message: object) -> None:
-        from plugman.core.progress import Step
+        from plugman.core.progress import Step  # lazy: not loaded by `plugman paths`, say
 
         text = printable(message if isinstance(message, str) else "")
         if isinstance(message, Step):
@@ -101,7 +101,7 @@ def warning_listener() -> Callable[[object], None]:
         if isinstance(message, str):
             emit(f"warning: {printable(message)}", err=True)
             return
-        from plugman.output.warned import deploy_warnings
+        from plugman.output.warned import deploy_warnings  # lazy: only a deployment's warnings
 
         text = deploy_warnings(message)
         if text:
@@ -120,7 +120,7 @@ def ask(question: str, *, hidden: bool = False) -> str:
     for shown in SHOWN:
         shown.finish()
     if hidden:
-        from getpass import getpass
+        from getpass import getpass  # lazy: only a hidden question (termios with it)
 
         return getpass(question, stream=sys.stderr)
     sys.stderr.write(question)
@@ -142,7 +142,7 @@ def envelope(command: str, **body: Any) -> str:
 
 def error_envelope(failure: PlugmanError, command: str | None) -> str:
     """What a failed command prints on stdout under --json (stderr still has `error:`)."""
-    from plugman.config.redact import message
+    from plugman.config.redact import message  # lazy: only an error loads the redactor
 
     error: dict[str, Any] = {
         "message": message(failure.message),
@@ -168,7 +168,7 @@ def display_path(file: str) -> str:
 def error(exc: Exception) -> str:
     """A user-facing error for stderr (with the validator's findings, for a refused plugin);
     never a sensitive value or a URL's credentials (`config.redact.message`)."""
-    from plugman.config.redact import message
+    from plugman.config.redact import message  # lazy: only an error loads the redactor
 
     found: list[Diagnostic] | None = getattr(exc, "diagnostics", None)
     if not found:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import shlex
 from typing import TYPE_CHECKING, Any, assert_never
 
+from plugman.config import redact
 from plugman.output.common import display_path, envelope
 
 if TYPE_CHECKING:
@@ -15,8 +17,6 @@ if TYPE_CHECKING:
 
 def approval(row: Approval) -> dict[str, Any]:
     """One entry of `trust list|approve|revoke` as JSON (secret values masked)."""
-    from plugman.config import redact
-
     entry = row.entry
     if entry.kind == "server":
         covered = redact.entry(entry.covers)
@@ -94,8 +94,6 @@ def covers(row: Approval) -> list[str]:
 
 
 def _runs(entry: dict[str, Any]) -> list[str]:
-    import shlex
-
     if isinstance(entry.get("url"), str):
         lines = [f"{entry.get('type', 'http')} {entry['url']}"]
     elif isinstance(entry.get("command"), str):
@@ -114,8 +112,6 @@ def _runs(entry: dict[str, Any]) -> list[str]:
 
 def mcp_changed(command: str, change: ServerChange, as_json: bool) -> str:
     """What `mcp add`, `add-json` or `remove` did (secret values masked)."""
-    from plugman.config import redact
-
     entry = redact.entry(change.entry)
     if as_json:
         return envelope(

@@ -5,12 +5,14 @@ from __future__ import annotations
 import difflib
 from typing import TYPE_CHECKING
 
+from plugman.config import redact
 from plugman.output.common import display_path, envelope
+from plugman.output.readback import summary
 
 if TYPE_CHECKING:
     from plugman.agents.export import FileChange, Outcome
     from plugman.agents.readback import Report
-    from plugman.doctor import Problem
+    from plugman.doctor.problem import Problem
 
 
 def exported(outcome: Outcome, dry_run: bool, as_json: bool, show_secrets: bool = False) -> str:
@@ -50,8 +52,6 @@ def action(change: FileChange) -> str:
 
 
 def _shown(change: FileChange, outcome: Outcome, show_secrets: bool) -> str:
-    from plugman.config import redact
-
     text = _diff(change)
     return text if show_secrets else redact.text(text, outcome.secrets)
 
@@ -75,8 +75,6 @@ def doctor_report(
 ) -> str:
     """The problems found, and (first, when given) which secret store is in use and what each
     linked agent was asked."""
-    from plugman.output.readback import summary
-
     if as_json:
         return envelope(
             "doctor",

@@ -75,6 +75,7 @@ def _keys(pairs: tuple[str, ...]) -> list[str]:
 
 def _retired(item: Retire, would: str) -> str:
     """A line on one of Claude's own installs the import replaces, or keeps."""
+    # lazy: plugins.claude_retire takes ~16 ms to import, only this path needs it
     from plugman.plugins.claude_retire import KEEP, claude_step
 
     if item.how == KEEP:
@@ -90,6 +91,7 @@ def _retired(item: Retire, would: str) -> str:
 
 
 def _retired_json(item: Retire) -> dict[str, object]:
+    # lazy: plugins.claude_retire takes ~16 ms to import, only this path needs it
     from plugman.plugins.claude_retire import KEEP, claude_step
 
     return {

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from plugman.output import readback
 from plugman.output.common import display_path, envelope, verbosity
 from plugman.output.versions import catalog_says, change_json, moved, version_line
 
@@ -78,8 +79,6 @@ def installed(
 ) -> str:
     """`plugman list`; with `checked` (`--check`), what each agent said of each plugin; under
     JSON, `broken`: the problems of the declaration files (text shows them on stderr)."""
-    from plugman.output import readback
-
     said = _by_plugin(checked)
     if as_json:
         plugins = [row.as_json() for row in rows]
@@ -231,8 +230,6 @@ def registry_searched(found: list[RegistryHit], query: str, registry: str, as_js
 def plugin_info(found: Info, as_json: bool, checked: list[Report] | None = None) -> str:
     """`plugman info`: version, source in words, components and where it is installed; with
     `checked` (`--check`), what each agent said of it."""
-    from plugman.output import readback
-
     if checked is not None:  # only what the agents said of this plugin
         checked = [r._replace(items=[i for i in r.items if i.plugin == found.id]) for r in checked]
     said = _by_plugin(checked)
@@ -274,7 +271,7 @@ def source_words(source: LockedSource | None, marketplace: str | None) -> str:
     kind's words."""
     if not source:
         return "unknown (its marketplace gives none)"
-    from plugman.plugins.pins import describe
+    from plugman.plugins.pins import describe  # lazy: not loaded by `plugman list` (empty)
 
     return describe(source, marketplace if marketplace != "direct" else None)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from plugman.config import redact
 from plugman.output.common import display_path, envelope
 
 if TYPE_CHECKING:
@@ -27,8 +28,6 @@ def origin(value: Origin) -> dict[str, str]:
 
 
 def entry(value: Server, show_secrets: bool) -> dict[str, Any]:
-    from plugman.config import redact
-
     return value.entry if show_secrets else redact.entry(value.entry)
 
 
@@ -37,8 +36,6 @@ def server(value: Server, show_secrets: bool) -> dict[str, Any]:
 
 
 def handler(hook: Hook, show_secrets: bool) -> dict[str, Any]:
-    from plugman.config import redact
-
     return hook.handler if show_secrets else redact.hook(hook.handler)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from plugman.config import redact
 from plugman.output.common import display_path, envelope
 
 if TYPE_CHECKING:
@@ -17,8 +18,6 @@ if TYPE_CHECKING:
 def hooks_listed(resolution: Resolution, as_json: bool) -> str:
     """`plugman hooks list`: one line per resolved hook, in the order it runs, then the hooks
     resolution dropped (with why)."""
-    from plugman.config import redact
-
     dropped = [d for d in resolution.dropped if d.kind == "hook"]
     if as_json:
         hooks = [

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 def deploy_warnings(message: object) -> str:
     """The warnings a deployment brought (`agents.warnings.Warned`), one `warning:` line per
     distinct warning naming every agent and scope it applies to, paths short."""
+    # lazy: agents.warnings takes ~18 ms to import, only this path needs it
     from plugman.agents.warnings import Warned
 
     if not isinstance(message, Warned):

@@ -13,6 +13,7 @@ plugman.lock keeps its pin: the lock is the team's, and one machine's policy sta
 
 from __future__ import annotations
 
+from plugman.config import policy, policy_plugins
 from plugman.core import progress
 from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
@@ -88,8 +89,6 @@ def unreadable(
 def forced_specs(paths: Paths, declared: set[str]) -> list[resolver.PluginRequest]:
     """The plugins managed policy forces on (`enabledPlugins: {"name@market": true}`) that
     the project does not declare: sync installs them too, as Claude Code enables them."""
-    from plugman.config import policy, policy_plugins
-
     rules = policy.managed(paths)
     forced = [r for r in rules.plugins if r.enabled and r.plugin not in declared]
     known = policy_plugins.markets(paths) if forced else {}

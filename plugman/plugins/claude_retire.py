@@ -38,6 +38,7 @@ from plugman.core.fs import read_bytes
 from plugman.core.jsonvalue import JSONObject
 from plugman.core.state import Scope, as_scope
 from plugman.core.transaction import Transaction
+from plugman.manifest import edit
 from plugman.manifest.edit import Part, jsonc
 
 UNINSTALL, DISABLE, KEEP = "uninstall", "disable", "keep"
@@ -214,8 +215,6 @@ def _without_enabled(claude_id: str) -> Callable[[str], str]:
 
 def _turned_off(claude_id: str) -> Callable[[str], str]:
     def step(text: str) -> str:
-        from plugman.manifest import edit
-
         data = json.loads(text) if text.strip() else {}
         if isinstance(data.get("enabledPlugins"), dict):
             return jsonc.set_member(text, ENABLED, claude_id, False, claude_id)

@@ -22,7 +22,9 @@ from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
 from plugman.core.state import PRECEDENCE, SCOPES, InstalledPlugin, InstallRecord, Scope
 from plugman.core.store import Store
+from plugman.manifest.diagnostics import Sink
 from plugman.manifest.model import Plugin, UserOption
+from plugman.manifest.reader import Report
 
 Ask = Callable[[str, UserOption], str | None]  # (plugin id, option) -> a value, or None
 
@@ -162,8 +164,6 @@ def delete(paths: Paths, keys: list[str], env: Mapping[str, str] | None = None) 
 def loaded(paths: Paths, entry: InstalledPlugin) -> Plugin:
     """The installed plugin an install record entry names, from the store."""
     from plugman.manifest import plugin  # the loaders: not for uninstall, which needs none
-    from plugman.manifest.diagnostics import Sink
-    from plugman.manifest.reader import Report
 
     root = Store(paths.store_dir).path(entry.content_hash)
     fields = entry.entry

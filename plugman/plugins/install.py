@@ -13,7 +13,7 @@ from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.session import Session
 from plugman.core.state import InstalledPlugin, InstallRecord, PluginContent
 from plugman.manifest.model import Plugin
-from plugman.plugins import configure, marketplaces, registry
+from plugman.plugins import configure, marketplaces, registry, signing
 from plugman.plugins import planner as resolver
 from plugman.plugins.installed import PluginChange, save
 
@@ -86,8 +86,6 @@ def _add(
     previous = record.plugins.get(planned.id)
     signer = planned.signer
     if previous is not None and previous.signer is not None:  # installed again: its pin holds
-        from plugman.plugins import signing
-
         signer = signing.pinned(previous.signer, signing.Admitted(signer, planned.signers))
         refused = signing.changed(planned.id, previous.signer, signer)
         if refused is not None:

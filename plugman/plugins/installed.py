@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from typing import Literal, NamedTuple
 
+from plugman.agents import links
 from plugman.config import declarations
 from plugman.core import progress
 from plugman.core.errors import PlugmanError, UsageError
@@ -15,6 +16,7 @@ from plugman.core.fs import present
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
 from plugman.core.state import InstallRecord, Scope
+from plugman.plugins import lockfile
 
 PluginAction = Literal[
     "installed", "uninstalled", "enabled", "disabled", "updated", "would install"
@@ -61,8 +63,6 @@ def save(work: Session, record: InstallRecord) -> None:
 def _lock(record: InstallRecord) -> bytes | None:
     """The project's plugman.lock for its record: what one machine's managed policy forced
     stays out (plugman.core.state.InstalledPlugin.forced)."""
-    from plugman.plugins import lockfile
-
     pins = [lockfile.pinned(k, v) for k, v in record.plugins.items() if not v.forced]
     return lockfile.render(pins)
 
@@ -81,9 +81,8 @@ def set_enabled(paths: Paths, name: str, scope: Scope, enabled: bool) -> PluginC
 def deploy(work: Session) -> None:
     """Rewrite every linked agent's files as resolved now. With no agent linked there is
     nothing to do, and the agents layer (~40 ms to import) is not loaded."""
-    from plugman.agents import links
-
     if links.every(work.paths):
+        # lazy: agents.deploy takes ~67 ms to import, only this path needs it
         from plugman.agents import deploy
 
         progress.say("writing the linked agents' files")
@@ -92,9 +91,11 @@ def deploy(work: Session) -> None:
 
 def forget_exports(work: Session, plugin_ids: set[str]) -> None:
     """Take what `plugin_ids` put into files `export` wrote (none exported: nothing to do)."""
+    # lazy: config.exported is not loaded by plugman list, only this path needs it
     from plugman.config import exported
 
     if plugin_ids and present(exported.path(work.paths)):
+        # lazy: agents.export takes ~45 ms to import, only this path needs it
         from plugman.agents import export
 
         export.forget(work, plugin_ids)

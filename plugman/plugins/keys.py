@@ -25,6 +25,7 @@ class Generated(NamedTuple):
 
 def generate(prefix: Path, env: Mapping[str, str]) -> Generated:
     """Write PREFIX.key and PREFIX.pub; refused when either exists."""
+    # lazy: core.signatures takes ~21 ms to import, only this path needs it
     from plugman.core import signatures
 
     private, public = (prefix.with_name(prefix.name + ext) for ext in (".key", ".pub"))

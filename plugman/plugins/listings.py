@@ -6,9 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from plugman.agents.delivered import by_scope, kept, loading
+from plugman.config import policy, policy_plugins
 from plugman.core.paths import Paths
 from plugman.core.sources import LockedSource
-from plugman.core.state import Scope
+from plugman.core.state import SCOPES, InstallRecord, Scope
 
 if TYPE_CHECKING:
     from plugman.agents.gating import Loading
@@ -18,7 +20,7 @@ def pin_of(source: LockedSource | None) -> str | None:
     """What exactly a lock-file source fetched, as its source kind reads it: the git commit (of
     the plugin's repository, or of the marketplace holding its folder), the archive's sha256,
     the OCI digest, the npm tarball's integrity, or an extension kind's own pin."""
-    from plugman.plugins import pins
+    from plugman.plugins import pins  # lazy: plugins.pins is not loaded by `plugman list` (+2 ms)
 
     return pins.pin_of(source)
 
@@ -130,9 +132,6 @@ class Info(NamedTuple):
 def listing(paths: Paths, env: Mapping[str, str] | None = None) -> list[Listed]:
     """Every installed plugin in every scope that applies here, and what reached which agent;
     with `env`, whether each agent loads it (its folder trust, Claude's own installs)."""
-    from plugman.agents.delivered import by_scope, kept, loading
-    from plugman.core.state import SCOPES, InstallRecord
-
     reached = by_scope(paths)
     records = [(scope, InstallRecord.load(paths, scope)) for scope in SCOPES]
     loads = loading(paths, env, reached) if env is not None else {}
@@ -164,8 +163,6 @@ def listing(paths: Paths, env: Mapping[str, str] | None = None) -> list[Listed]:
 def _blocked(paths: Paths) -> Callable[[str], str | None]:
     """Why managed policy blocks a plugin, with the rule's file and key path (None: it does
     not); the marketplace registry is read only when the policy speaks of plugins."""
-    from plugman.config import policy, policy_plugins
-
     rules = policy.managed(paths)
     if not policy_plugins.speaks(rules):
         return lambda _plugin_id: None

@@ -13,6 +13,7 @@ import posixpath
 
 from plugman.core import identity
 from plugman.core.errors import PlugmanError
+from plugman.core.oci import reference
 from plugman.core.paths import Paths
 from plugman.core.state import InstallRecord
 from plugman.manifest.model import PluginSource
@@ -77,8 +78,6 @@ def _location(source: PluginSource) -> str:
     if source.kind in ("github", "url", "git-subdir"):
         return identity.git(source.location)
     if source.kind == "oci":
-        from plugman.core.oci import reference
-
         found = reference.parse(source.location)
         return identity.oci(f"{found.registry}/{found.repository}")
     if source.kind == "npm":

@@ -19,6 +19,7 @@ from plugman.config.declarations import read_located
 from plugman.core.errors import PlugmanError
 from plugman.core.sources import LockedSource
 from plugman.core.state import InstalledPlugin
+from plugman.manifest import schema, tomlloc
 
 __all__ = ["LockEntry", "LockedSource", "by_id", "pinned", "read", "render"]
 
@@ -88,8 +89,6 @@ def render(pins: list[LockEntry]) -> bytes | None:
 
 def read(path: Path) -> list[LockEntry]:
     """The pins in a lock file, checked; empty when there is none."""
-    from plugman.manifest import schema, tomlloc
-
     data, text = read_located(path, HINT)
     if not data and not text.strip():
         return []

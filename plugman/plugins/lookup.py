@@ -18,6 +18,7 @@ from plugman.manifest.model import MarketplaceEntry, Plugin
 from plugman.plugins import marketplaces, pins, registry
 from plugman.plugins import planner as resolver
 from plugman.plugins.failed import Failed
+from plugman.plugins.install import components
 from plugman.plugins.listings import Info, SearchHit
 
 
@@ -197,6 +198,4 @@ def _local_plugin(known: registry.Known, entry: MarketplaceEntry) -> Plugin | No
 
 
 def _components(local: Plugin | None) -> dict[str, list[str]] | None:
-    from plugman.plugins.install import components
-
     return components(local) if local else None

@@ -33,6 +33,7 @@ from plugman.plugins.registry import (
     registry,
     write_registry,
 )
+from plugman.plugins.sources import fetch as fetch_tree
 
 
 class Catalog(NamedTuple):
@@ -104,13 +105,12 @@ def fetch(
     if source.kind == "directory":
         return Path(source.location), None
     if source.kind == "git":
-        from plugman.plugins.sources import fetch as fetch_tree
-
         where = PluginSource("url", source.location, source.ref)
         fetched = fetch_tree(where, staging / "m", progress=progress.say)
         return fetched.root, fetched.pin
     target = staging / "m" / ".claude-plugin" / "marketplace.json"
     target.parent.mkdir(parents=True)
+    # lazy: core.http_auth takes ~7 ms to import, only this path needs it
     from plugman.core import http_auth
     from plugman.core.download import download
 
@@ -240,6 +240,7 @@ def update(paths: Paths, names: list[str], failed: list[Failed] | None = None) -
     """Fetch the named (default: all) marketplaces again. A named one that fails refuses the
     command; updating all, one that is blocked, broken or unreachable goes into `failed` (when
     given) and the rest are updated."""
+    # lazy: config.policy_plugins takes ~4 ms to import, only this path needs it
     from plugman.config.policy_plugins import UNKNOWN
 
     updated = []

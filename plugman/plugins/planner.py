@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from plugman.core import progress
+from plugman.core import progress, versions
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.jsonvalue import PluginFields
 from plugman.core.paths import Paths
@@ -28,8 +28,9 @@ from plugman.manifest import plugin as plugins
 from plugman.manifest.diagnostics import Diagnostic
 from plugman.manifest.model import Dependency, Plugin, PluginSource
 from plugman.manifest.reader import Report
-from plugman.plugins import marketplaces, registry, versions
+from plugman.plugins import marketplaces, registry
 from plugman.plugins.pins import lock_source, version_of
+from plugman.plugins.sources import claim, fetch
 
 DIRECT = "direct"  # the marketplace name of plugins installed from a path, git URL or archive
 NAME_SPEC = re.compile(
@@ -70,8 +71,6 @@ def parse_spec(text: str, cwd: Path) -> PluginRequest:
     """What an install spec asks for: a source a built-in kind claims (a folder, an archive, a
     git or OCI URL), a plugin by name, or a source an extension's kind claims (`hg+https://…`);
     the extensions are loaded only for a spec that is neither of the first two."""
-    from plugman.plugins.sources import claim
-
     direct = claim(text, cwd)
     if direct is not None:
         return PluginRequest(text, direct=direct)
@@ -220,7 +219,6 @@ class _Planner:
         plugin_id: str | None = None,
     ) -> Planned:
         from plugman.plugins import signing  # ~1.5 ms: only when a plugin is fetched
-        from plugman.plugins.sources import fetch
 
         base = known.root if known else None
         with registry.credentials(known):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from typing import Literal, NamedTuple
 
-from plugman.config import policy, scopes
+from plugman.config import claude_policy, policy, scopes
 from plugman.config.policy import Policy, Verdict
 from plugman.core.errors import PlugmanError
 from plugman.core.jsonvalue import ServerEntry
@@ -58,8 +58,6 @@ def explain(paths: Paths, subject: str) -> Explained:
 
 
 def _files(paths: Paths) -> tuple[str, ...]:
-    from plugman.config import claude_policy
-
     own = [f for f in (paths.managed_settings, *paths.managed_mcp_files()) if f.is_file()]
     claude = [str(file) for file, _ in claude_policy.documents(paths)]
     return tuple(dict.fromkeys([*map(str, own), *claude]))

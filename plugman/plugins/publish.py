@@ -25,7 +25,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from plugman.core.errors import PlugmanError, UsageError
+from plugman.core.oci.reference import parse
 from plugman.core.paths import Paths
+from plugman.core.versions import order
+from plugman.plugins import signing
 from plugman.plugins.pack import Packed, pack
 
 if TYPE_CHECKING:
@@ -66,8 +69,8 @@ def publish(
             where=str(directory),
             hint='add "version" to .claude-plugin/plugin.json (e.g. "1.0.0")',
         )
+    # lazy: core.oci.client takes ~22 ms to import, only this path needs it
     from plugman.core.oci.client import push
-    from plugman.plugins import signing
 
     key = signing.read_key(sign, env) if sign is not None else None
     ref = target.removeprefix(SCHEME)
@@ -108,9 +111,9 @@ def _over(
     nothing, an older version of this plugin, or `force` is given; the creation time of the
     manifest there when it holds this same plugin content (published again: the same
     manifest); PlugmanError when it holds other content, unless `force`."""
+    # lazy: core.oci.client takes ~22 ms to import, only this path needs it
     from plugman.core.oci import client
     from plugman.core.oci.connections import RegistryError
-    from plugman.core.oci.reference import parse
 
     target = parse(ref)
     with client.connect(target, paths, env) as registry:
@@ -144,6 +147,4 @@ def _over(
 
 def _newer(version: str, held: str | None) -> bool:
     """Whether `version` is a newer release than the `held` one (comparable and higher)."""
-    from plugman.plugins.versions import order
-
     return held is not None and (order(version, held) or 0) > 0

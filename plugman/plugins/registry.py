@@ -15,6 +15,8 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from plugman.config.policy_plugins import registry_path as registry_path  # also registry's own
+from plugman.core import identity
 from plugman.core.errors import PlugmanError
 from plugman.core.jsonvalue import JSONObject
 from plugman.core.paths import Paths
@@ -111,12 +113,6 @@ def _classify(text: str, cwd: Path) -> MarketplaceSource:
         hint="use a folder, a git URL (https://, ssh://, file://, with an optional #ref), "
         "owner/repo[@ref], or an https:// URL of a marketplace.json",
     )
-
-
-def registry_path(paths: Paths) -> Path:
-    from plugman.config.policy_plugins import registry_path
-
-    return registry_path(paths)
 
 
 class Registered(NamedTuple):
@@ -222,8 +218,6 @@ def official(source: MarketplaceSource) -> bool:
     git from GitHub's `anthropics` organization (`PLUGMAN_GITHUB_URL` stands for GitHub),
     however the URL is spelled (`plugman.core.identity.git`: a `..` segment, case, `.git`,
     ssh or https, percent-escapes all resolve to the repository git reaches)."""
-    from plugman.core import identity
-
     if source.kind != "git":
         return False
     found = identity.git(source.location, identity.github_base())
@@ -239,6 +233,7 @@ def remote(source: MarketplaceSource) -> bool:
 
 def check_policy(paths: Paths, source: MarketplaceSource) -> None:
     """Refuse a marketplace source the managed policy does not allow."""
+    # lazy: config.policy takes ~3 ms to import, only this path needs it
     from plugman.config import policy
 
     found = policy.marketplace_verdict(
@@ -270,6 +265,7 @@ def refuse_project_helper(name: str, value: dict[str, Any]) -> None:
 def credentials(known: Known | None) -> AbstractContextManager[None]:
     """Around fetching a plugin of `known`: its archive, when on the url marketplace's own
     origin, downloads with the marketplace's headers helper (plugman.core.http_auth)."""
+    # lazy: core.http_auth takes ~5 ms to import, only this path needs it
     from plugman.core import http_auth
 
     helper = known.source.helper if known and known.source.kind == "url" else None
@@ -288,6 +284,7 @@ def check_plugin_policy(paths: Paths, plugin_id: str) -> None:
 def plugin_block(paths: Paths, plugin_id: str) -> PlugmanError | None:
     """The refusal of a plugin the managed policy blocks, naming the rule and its file (see
     `check_plugin_policy`), or None; sync skips such a plugin with it as the warning."""
+    # lazy: config.policy takes ~3 ms to import, only this path needs it
     from plugman.config import policy, policy_plugins
 
     rules = policy.managed(paths)
@@ -304,6 +301,7 @@ def plugin_block(paths: Paths, plugin_id: str) -> PlugmanError | None:
 
 def blocked_plugins(paths: Paths) -> set[str]:
     """The plugins managed policy blocks, as name@marketplace."""
+    # lazy: config.policy takes ~3 ms to import, only this path needs it
     from plugman.config import policy
 
     return {r.plugin for r in policy.managed(paths).plugins if not r.enabled}

@@ -2,7 +2,7 @@
 `sync` never take a plugin back to an older release than the one installed unless the user
 asks for it (`--allow-downgrade`).
 
-Older means, first, a lower version (plugman.plugins.versions.order: semver for npm-style
+Older means, first, a lower version (plugman.core.versions.order: semver for npm-style
 versions, else PEP 440); and, when the versions are equal (or cannot be compared), a signed OCI
 manifest published earlier than the installed one (its `org.opencontainers.image.created`
 annotation, inside the bytes the publisher signed: plugman.plugins.signing.Admitted.released).
@@ -18,7 +18,8 @@ from datetime import datetime
 from plugman.core.errors import PlugmanError
 from plugman.core.sources import LockedSource
 from plugman.core.state import InstalledPlugin
-from plugman.plugins.versions import order
+from plugman.core.versions import order
+from plugman.plugins import pins
 
 FLAG = "--allow-downgrade"
 
@@ -57,8 +58,6 @@ def refusal(
 ) -> PlugmanError:
     """The error of a refused downgrade: what is installed, what is offered and from where
     (`source`: the offered release's lock source), and what to do."""
-    from plugman.plugins import pins
-
     market = plugin_id.rpartition("@")[2]
     where = pins.describe(source, None if market == "direct" else market)
     return PlugmanError(

@@ -35,50 +35,15 @@ from plugman.core.paths import Paths
 from plugman.core.sources import LockedSource
 from plugman.core.state import InstallRecord
 from plugman.core.store import Store
-from plugman.plugins import lockfile, pins
+from plugman.plugins import lockfile, pins, sbom_spdx
 from plugman.plugins.lockfile import LockEntry
+from plugman.plugins.sbom_model import Inventory, LockedPlugin
 from plugman.plugins.sbom_servers import RemoteServer, ServerPackage, packages
 from plugman.plugins.sources import purls
 from plugman.plugins.sources.purls import PackageRef
 
 Format = Literal["cyclonedx", "spdx"]
 FORMATS: tuple[Format, ...] = ("cyclonedx", "spdx")
-
-
-class LockedPlugin(NamedTuple):
-    """One plugin of the lock, with what its store tree launches."""
-
-    id: str  # NAME@MARKETPLACE
-    name: str
-    marketplace: str
-    version: str
-    content_hash: str  # sha256:HEX of its tree
-    source_type: str  # the lock's source `type`
-    location: str  # git URL, owner/repo, OCI reference, npm package, archive URL, folder, command
-    pin: str | None  # commit, sha256, OCI digest, npm VERSION#INTEGRITY
-    described: str  # the source in a user's words
-    purl: str
-    vcs_url: str | None  # where its repository is
-    download_url: str | None  # where its bytes are (archive URL, oci://REFERENCE)
-    download_hashes: tuple[tuple[str, str], ...]  # (SHA-256 | SHA-512, hex) of those bytes
-    signer: str | None  # "sha256:<key fingerprint>" or "<issuer> <subject>"; None: unsigned
-    launches: tuple[ServerPackage | RemoteServer, ...]
-
-
-class Inventory(NamedTuple):
-    project: str  # the project folder's name
-    lock_sha256: str  # hex of plugman.lock's bytes
-    created: datetime | None  # SOURCE_DATE_EPOCH, when set
-    plugins: tuple[LockedPlugin, ...]
-
-    @property
-    def serial(self) -> str:
-        """A UUID (RFC 4122 form, version 5) naming this document: the same lock in the same
-        project folder gives the same one."""
-        import uuid
-
-        name = f"plugman.lock:{self.project}:{self.lock_sha256}"
-        return str(uuid.uuid5(uuid.NAMESPACE_URL, name))
 
 
 class Document(NamedTuple):
@@ -103,10 +68,9 @@ def export(paths: Paths, form: Format) -> Document:
     """The SBOM of the project's plugman.lock in `form` (JSON)."""
     found = inventory(paths)
     if form == "spdx":
-        from plugman.plugins import sbom_spdx
-
         data = sbom_spdx.render(found)
     else:
+        # lazy: plugins.sbom_cyclonedx takes ~53 ms to import, only this path needs it
         from plugman.plugins import sbom_cyclonedx
 
         data = sbom_cyclonedx.render(found)
@@ -175,6 +139,7 @@ def _plugin(pin: LockEntry, store: Store, entry: PluginFields | None) -> LockedP
     source = pin.source
     kind = pin.source.kind
     name, version, market = pin.name, pin.version, pin.marketplace
+    # lazy: manifest.plugin takes ~8 ms to import, only this path needs it
     from plugman.manifest.plugin import load_as_installed
 
     plugin = load_as_installed(store.path(pin.content_hash), entry)

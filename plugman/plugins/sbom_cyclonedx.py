@@ -1,5 +1,6 @@
 """The inventory of plugman.lock (plugman.plugins.sbom) as a CycloneDX 1.7 JSON document, built
-with cyclonedx-python-lib, CycloneDX's own library (imported only here: ~80 ms).
+with cyclonedx-python-lib, CycloneDX's own library (imported only here, ~80 ms:
+plugman.plugins.sbom loads this module only to render CycloneDX).
 
 The project is the document's subject (`metadata.component`); each locked plugin a `library`
 component with its purl, its content hash (SHA-256 of its tree) and `plugman:` properties
@@ -12,32 +13,32 @@ project on its plugins, each plugin on what its servers launch or reach.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import uuid
+
+from cyclonedx.model import (
+    ExternalReference,
+    ExternalReferenceType,
+    HashAlgorithm,
+    HashType,
+    Property,
+    XsUri,
+)
+from cyclonedx.model.bom import Bom
+from cyclonedx.model.component import Component, ComponentType
+from cyclonedx.model.service import Service
+from cyclonedx.output.json import JsonV1Dot7
+from packageurl import PackageURL
 
 from plugman import __version__
+from plugman.plugins.sbom_model import Inventory, LockedPlugin
 from plugman.plugins.sbom_servers import RemoteServer, ServerPackage
-
-if TYPE_CHECKING:  # sbom imports this module to render: types only here
-    from cyclonedx.model import Property
-    from cyclonedx.model.bom import Bom
-    from cyclonedx.model.component import Component
-    from cyclonedx.model.service import Service
-
-    from plugman.plugins.sbom import Inventory, LockedPlugin
 
 
 def render(found: Inventory) -> bytes:
-    from cyclonedx.output.json import JsonV1Dot7
-
     return (JsonV1Dot7(document(found)).output_as_string(indent=2) + "\n").encode()
 
 
 def document(found: Inventory) -> Bom:
-    import uuid
-
-    from cyclonedx.model.bom import Bom
-    from cyclonedx.model.component import Component, ComponentType
-
     bom = Bom(serial_number=uuid.UUID(found.serial))
     bom.metadata.timestamp = found.created  # type: ignore[assignment]  # None: left out
     project = Component(name=found.project, type=ComponentType.APPLICATION, bom_ref="project")
@@ -70,16 +71,6 @@ def document(found: Inventory) -> Bom:
 
 
 def _plugin(plugin: LockedPlugin) -> Component:
-    from cyclonedx.model import (
-        ExternalReference,
-        ExternalReferenceType,
-        HashAlgorithm,
-        HashType,
-        XsUri,
-    )
-    from cyclonedx.model.component import Component, ComponentType
-    from packageurl import PackageURL
-
     references = []
     if plugin.vcs_url:
         vcs = XsUri(plugin.vcs_url)
@@ -114,9 +105,6 @@ def _plugin(plugin: LockedPlugin) -> Component:
 
 
 def _package(item: ServerPackage) -> Component:
-    from cyclonedx.model.component import Component, ComponentType
-    from packageurl import PackageURL
-
     purl = PackageURL.from_string(item.purl)
     kind = ComponentType.CONTAINER if item.ecosystem == "docker" else ComponentType.LIBRARY
     return Component(
@@ -133,16 +121,11 @@ def _package(item: ServerPackage) -> Component:
 
 def _launched_by(package: Component, plugin: LockedPlugin, item: ServerPackage) -> None:
     """Adds which plugin's server launches `package`, and how it asks for it."""
-    from cyclonedx.model import Property
-
     said = f"{plugin.id} server {item.server}: {item.spec}"
     package.properties.add(Property(name="plugman:launched-by", value=said))
 
 
 def _service(plugin: LockedPlugin, item: RemoteServer) -> Service:
-    from cyclonedx.model import XsUri
-    from cyclonedx.model.service import Service
-
     return Service(
         name=item.server,
         bom_ref=f"service:{plugin.id}:{item.server}",
@@ -154,6 +137,4 @@ def _service(plugin: LockedPlugin, item: RemoteServer) -> Service:
 
 
 def _properties(facts: dict[str, str | None]) -> list[Property]:
-    from cyclonedx.model import Property
-
     return [Property(name=f"plugman:{k}", value=v) for k, v in facts.items() if v]

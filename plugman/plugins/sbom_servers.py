@@ -164,6 +164,7 @@ def _package(server: str, ecosystem: Ecosystem, spec: str) -> ServerPackage | No
 
 
 def _npm(server: str, spec: str) -> ServerPackage | None:
+    # lazy: packageurl takes ~12 ms to import, only this path needs it
     from packageurl import PackageURL
 
     at = spec.rfind("@")
@@ -177,6 +178,7 @@ def _npm(server: str, spec: str) -> ServerPackage | None:
 
 
 def _pypi(server: str, spec: str) -> ServerPackage | None:
+    # lazy: packageurl takes ~12 ms to import, only this path needs it
     from packageurl import PackageURL
 
     found = PYPI.match(spec)
@@ -192,6 +194,7 @@ def _pypi(server: str, spec: str) -> ServerPackage | None:
 def _image(server: str, spec: str) -> ServerPackage | None:
     """`[REGISTRY/]REPOSITORY[:TAG][@DIGEST]`: with a digest `pkg:oci` (the purl type that
     pins by digest), else `pkg:docker` by tag."""
+    # lazy: packageurl takes ~12 ms to import, only this path needs it
     from packageurl import PackageURL
 
     if not IMAGE.match(spec):

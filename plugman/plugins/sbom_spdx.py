@@ -15,13 +15,11 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from plugman import __version__
+from plugman.plugins.sbom_model import Inventory, LockedPlugin
 from plugman.plugins.sbom_servers import RemoteServer, ServerPackage
-
-if TYPE_CHECKING:  # sbom imports this module to render: types only here
-    from plugman.plugins.sbom import Inventory, LockedPlugin
 
 TOOL = f"Tool: plugman-{__version__}"
 EPOCH = "1970-01-01T00:00:00Z"

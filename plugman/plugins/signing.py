@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from plugman.core.errors import FetchError, PlugmanError, UsageError
+from plugman.core.fs import atomic_write
+from plugman.core.oci.reference import parse
 from plugman.core.paths import Paths
 from plugman.core.state import InstalledPlugin
 from plugman.manifest.model import PluginSource
@@ -58,6 +60,7 @@ class Signature(NamedTuple):
 
 def read_key(path: Path, env: Mapping[str, str]) -> Any:
     """The private key at `path` (decrypted with PLUGMAN_SIGNING_PASSWORD when it is set)."""
+    # lazy: core.signatures takes ~22 ms to import, only this path needs it
     from plugman.core import signatures
 
     try:
@@ -83,9 +86,9 @@ def sign(target: str, key_path: Path, paths: Paths, env: Mapping[str, str]) -> S
 
 def sign_with(key: Any, target: str, paths: Paths, env: Mapping[str, str]) -> Signed:
     """Sign the plugin artifact `target` names with `key` (from `read_key`)."""
+    # lazy: core.signatures takes ~22 ms to import, only this path needs it
     from plugman.core import signatures
     from plugman.core.oci import client, referrers
-    from plugman.core.oci.reference import parse
 
     ref = parse(target)
     with client.connect(ref, paths, env) as registry:
@@ -106,9 +109,9 @@ def sign_with(key: Any, target: str, paths: Paths, env: Mapping[str, str]) -> Si
 def signatures_of(paths: Paths, location: str, digest: str) -> tuple[bytes, list[Signature]]:
     """The manifest bytes of the artifact `location` pinned to `digest`, and its signatures,
     each verified over them (FetchError for one that does not verify); none: unsigned."""
+    # lazy: core.signatures takes ~22 ms to import, only this path needs it
     from plugman.core import signatures
     from plugman.core.oci import client, referrers
-    from plugman.core.oci.reference import parse
 
     ref = parse(location).pinned(digest)
     found = []
@@ -131,6 +134,7 @@ def signatures_of(paths: Paths, location: str, digest: str) -> tuple[bytes, list
 
 def _one(registry: Any, ref: Any, digest: str, manifest: bytes) -> Signature | str:
     """The signature whose manifest is `digest`, verified over `manifest`, or why it is bad."""
+    # lazy: core.signatures takes ~22 ms to import, only this path needs it
     from plugman.core import signatures
     from plugman.core.oci import client, referrers
     from plugman.core.oci.connections import RegistryError
@@ -168,8 +172,8 @@ def admitted(
     verified (an OCI artifact's) and the signature policies met (plugman.config.signers);
     PlugmanError when either fails.
     `expected`: the signer to prefer when the artifact has several (the one the lock pinned)."""
+    # lazy: config.signers takes ~5 ms to import, only this path needs it
     from plugman.config import signers
-    from plugman.core.oci.reference import parse
 
     found: list[Signature] = []
     location, manifest = source.location, b""
@@ -239,8 +243,6 @@ def _evidence(paths: Paths, digest: str) -> Path:
 def _keep(paths: Paths, digest: str, manifest: bytes, found: list[Signature]) -> None:
     """What `recheck` needs offline, beside the store (content-addressed: rewriting it is
     harmless, so it is written at once rather than in the command's transaction)."""
-    from plugman.core.fs import atomic_write
-
     data = {
         "manifest": base64.b64encode(manifest).decode(),
         "signatures": [
@@ -254,6 +256,7 @@ def recheck(paths: Paths, entry: InstalledPlugin) -> str | None:
     """Offline: None when the installed plugin's kept signature verifies over its manifest
     and its signer is the one the record pins (or it is unsigned and pins none); else the
     problem, in one line."""
+    # lazy: core.signatures takes ~22 ms to import, only this path needs it
     from plugman.core import signatures
     from plugman.core.oci.client import digest_of
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from plugman.config import claude_settings, declarations
+from plugman.config import claude_settings, declarations, policy, policy_plugins
 from plugman.core import progress
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import tree_hash
@@ -36,6 +36,7 @@ from plugman.plugins.install import components, content_of
 from plugman.plugins.installed import PluginChange, save
 from plugman.plugins.lockfile import LockEntry
 from plugman.plugins.pins import source_from_lock
+from plugman.plugins.sources import fetch
 from plugman.plugins.updates import DryRunError, Updated
 
 
@@ -92,8 +93,6 @@ def register_marketplaces(work: Session, broken: dict[str, Failed] | None = None
     blocks is not added: its name -> why (sync skips its plugins). With `broken`, one that
     cannot be added (its folder gone, its host unreachable) goes there and the rest are added;
     without, it refuses the command."""
-    from plugman.config import policy
-
     paths = work.paths
     refused: dict[str, str] = {}
     known = registry.known(paths)
@@ -344,8 +343,6 @@ class Target(NamedTuple):
 
 
 def _fetch_pin(work: Session, record: InstallRecord, pin: LockEntry, allow: bool) -> Target:
-    from plugman.plugins.sources import fetch
-
     registry.check_plugin_policy(work.paths, pin.id)  # blocked: refused from a pin too
     lock_trust.offered(work.paths, pin)  # only what its marketplace offers
     source = source_from_lock(pin.source)
@@ -399,8 +396,6 @@ def _apply(
 ) -> list[PluginChange]:
     """Install `targets`, uninstall what is no longer wanted; `kept`: the plugins managed
     policy blocks, left as they are (installed, it is not delivered: `list` says why)."""
-    from plugman.config import policy, policy_plugins
-
     declared = declarations.project_checked(work.paths).get("plugins", {})
     # what the organization's managed policy forces on is its consent, as Claude Code loads
     # a force-enabled plugin without asking: that plugin from the marketplace the managed

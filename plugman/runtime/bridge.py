@@ -31,6 +31,7 @@ def serve(name: str, entry: Mapping[str, Any], *, env: Mapping[str, str], cwd: P
           auth: Any, shared: bool) -> tuple[str, str] | None:  # fmt: skip
     """Serve remote server `name` over this process's stdio until the agent closes stdin; on a
     failure, (state, reason) as plugman.runtime.failure says them (`needs-auth`, `failed`)."""
+    # lazy: runtime.connect takes ~10 ms to import, only this path needs it
     from plugman.runtime.connect import Trace
     from plugman.runtime.failure import failure
 
@@ -51,9 +52,11 @@ async def _serve(
     shared: bool,
     trace: Any,
 ) -> None:
+    # lazy: mcp takes ~640 ms to import, only this path needs it
     from mcp.server.lowlevel.server import NotificationOptions, Server
     from mcp.server.stdio import stdio_server
 
+    # lazy: runtime.connect takes ~10 ms to import, only this path needs it
     from plugman.runtime.connect import open_client
 
     with Path(os.devnull).open("w") as errlog:

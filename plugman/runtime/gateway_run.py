@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
+from plugman.config.redact import message
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
 from plugman.runtime import gateway_token, headers
@@ -97,6 +98,7 @@ class Options:
 
 def serve_paths(paths: Paths, options: Options, announce: Announce | None = None) -> None:
     """Serve this project's resolved MCP servers until the client or a signal ends it."""
+    # lazy: config.resolution takes ~13 ms to import, only this path needs it
     from plugman.config.resolution import resolve
 
     env = dict(os.environ)
@@ -147,6 +149,7 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
 
 
 async def _stdio(gateway: Gateway) -> None:
+    # lazy: mcp takes ~881 ms to import, only this path needs it
     from mcp.server.stdio import stdio_server
 
     async with anyio.create_task_group() as group:
@@ -203,7 +206,7 @@ def _checked(options: Options) -> Address | None:
 async def _http(
     gateway: Gateway, web: Any, sock: socket.socket, announce: Announce, lines: list[str]
 ) -> None:
-    import uvicorn
+    import uvicorn  # lazy: uvicorn takes ~27 ms to import, only this path needs it
 
     class Web(uvicorn.Server):
         @contextmanager
@@ -259,8 +262,6 @@ class _Redacting(logging.Formatter):
     error may quote its expanded entry (a URL with a key in it)."""
 
     def format(self, record: logging.LogRecord) -> str:
-        from plugman.config.redact import message
-
         return message(super().format(record))
 
 
@@ -336,6 +337,7 @@ def mcp_url(host: str, port: int) -> str:
 
 def security(address: Address) -> TransportSecuritySettings:
     """DNS-rebinding protection on a loopback address; none elsewhere (see above)."""
+    # lazy: mcp takes ~752 ms to import, only this path needs it
     from mcp.server.transport_security import TransportSecuritySettings
 
     if not address.loopback:

@@ -10,6 +10,7 @@ reported as skipped, never dropped silently. Meaning is given by plugman.runtime
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
@@ -22,8 +23,12 @@ from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from plugman.config import redact
 from plugman.config.merge import Hook
+from plugman.config.resolution import resolve
+from plugman.core.errors import UsageError
 from plugman.core.jsonvalue import HookEntry, Payload
+from plugman.manifest import schema
 from plugman.runtime.hook_match import if_matches, matches
 from plugman.runtime.hook_outcome import HandlerResult, HookRun, Raw, combine, interpret, tail
 
@@ -56,11 +61,6 @@ def selected(hook: Hook, event: str, payload: Payload) -> bool:
 
 def check_event(event: str) -> None:
     """A UsageError for an event name Claude Code does not have (names are case-sensitive)."""
-    import difflib
-
-    from plugman.core.errors import UsageError
-    from plugman.manifest import schema
-
     known = sorted(schema.load("hooks.schema.json")["$defs"]["eventMap"]["properties"])
     if event in known:
         return
@@ -86,6 +86,7 @@ def run_hooks(
     body = json.dumps({**payload, "hook_event_name": event, "cwd": payload.get("cwd", str(cwd))})
     base = {**env, "CLAUDE_PROJECT_DIR": str(project_dir)}
 
+    # lazy: concurrent is not loaded by `plugman hooks exec` (+4 ms)
     from concurrent.futures import ThreadPoolExecutor
 
     def one(hook: Hook) -> HandlerResult:
@@ -171,8 +172,6 @@ def secret_in_argv(argv: list[str]) -> str | None:
     option put into an exec-form handler's args), which every user of the machine can read
     on its command line (`ps`). The handler gets each option in its environment too
     (CLAUDE_PLUGIN_OPTION_<KEY>), which only the user can read."""
-    from plugman.config import redact
-
     if not any(redact.holds_sensitive(word) for word in argv):
         return None
     return (
@@ -297,8 +296,6 @@ def _headers(handler: HookEntry, env: dict[str, str]) -> dict[str, str]:
 def run_here(paths: Paths, event: str, payload: Payload, env: Mapping[str, str]) -> HookRun:
     """Run `event`'s hooks of the config resolved here with the event JSON `payload`, in the
     event's `cwd` when it is a folder (else the project folder)."""
-    from plugman.config.resolution import resolve
-
     check_event(event)
     cwd = payload.get("cwd")
     return run_hooks(

@@ -22,11 +22,16 @@ that cannot hold them.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, NamedTuple, NoReturn
 
+from plugman.config import redact
+from plugman.config.contribute import MISSING_COPY, missing_copy
+from plugman.config.resolution import resolve
 from plugman.core.errors import PlugmanError
 from plugman.core.jsonvalue import ServerEntry
+from plugman.manifest.mcp import transport
 
 if TYPE_CHECKING:
     from plugman.config.resolution import Resolution
@@ -63,9 +68,6 @@ class NotStartedError(PlugmanError):
 
 def prepare(paths: Paths, name: str, env: Mapping[str, str]) -> Launch:
     """NAME's stdio server as the config resolved in `paths.project_dir` has it."""
-    from plugman.config.resolution import resolve
-    from plugman.manifest.mcp import transport
-
     resolution = resolve(paths, env)
     server = resolution.servers.get(name)
     if server is None:
@@ -93,8 +95,6 @@ def refuse_secret_argv(name: str, argv: list[str], plugin: str | None) -> None:
     the server is not started, and the hint says how to pass it in the environment (which only
     the user and root can read). No file descriptor trick is offered in its place: a server
     that takes the value as an argument takes the value, not a path it would have to read."""
-    from plugman.config import redact
-
     found = [i for i, word in enumerate(argv) if redact.holds_sensitive(word)]
     if not found:
         return
@@ -120,7 +120,7 @@ def refuse_secret_argv(name: str, argv: list[str], plugin: str | None) -> None:
 
 def why(resolution: Resolution, name: str, project: str) -> NotStartedError:
     """The error for a NAME the resolution has no server of: the reason it was left out."""
-    from plugman.config.contribute import MISSING_COPY, missing_copy
+    # lazy: runtime.naming is not loaded by `plugman mcp run` (+1 ms)
     from plugman.runtime.naming import split_server
 
     dropped = [d for d in resolution.dropped if d.kind == "server" and d.name == name]
@@ -157,8 +157,6 @@ def why(resolution: Resolution, name: str, project: str) -> NotStartedError:
 
 def execute(launch: Launch) -> NoReturn:
     """Replace this process with the server (stdio passes through); an OSError if it cannot."""
-    import sys
-
     for stream in (sys.stdout, sys.stderr):
         stream.flush()
     if launch.cwd:
@@ -169,6 +167,7 @@ def execute(launch: Launch) -> NoReturn:
 def bridge(paths: Paths, launch: Launch) -> None:
     """Serve the remote server over stdio (`plugman.runtime.bridge`) with its stored OAuth
     login, if any; `NotStartedError` when it cannot be reached or refuses."""
+    # lazy: runtime.bridge is not loaded by `plugman mcp run` (+7 ms)
     from plugman.runtime import bridge as remote
     from plugman.runtime.oauth_provider import NeedsLoginError, authorizer
 

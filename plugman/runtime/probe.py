@@ -230,6 +230,7 @@ def probe_paths(
 ) -> list[ProbeResult]:
     """Probe this project's resolved servers (all, or `names`), plus a result for every server
     resolution held back: pending approval, disabled (policy, managed-exclusive, ...)."""
+    # lazy: config.resolution takes ~10 ms to import, only this path needs it
     from plugman.config.resolution import resolve
 
     resolved = resolve(paths, os.environ)

@@ -30,7 +30,7 @@ async def websocket_client(
 ) -> AsyncIterator[tuple[Any, Any]]:
     """Connect to `url` (ws:// or wss://) with `headers`; `timeout` bounds the opening handshake.
     A refused handshake's HTTP status is appended to `statuses` (a 401 means needs-auth)."""
-    import mcp_types
+    import mcp_types  # lazy: mcp_types takes ~203 ms to import, only this path needs it
     from mcp.shared.message import SessionMessage
     from websockets.asyncio.client import connect
     from websockets.exceptions import ConnectionClosed, InvalidStatus

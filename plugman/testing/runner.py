@@ -77,7 +77,7 @@ class Runner:
         return result
 
     def _here(self, argv: tuple[str, ...], input: str | None) -> Result:
-        from plugman.cli import main
+        from plugman.cli import main  # lazy: the CLI, only an in-process run needs it
 
         out, err = _stream(), _stream()
         with (

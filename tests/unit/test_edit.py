@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from plugman.manifest import edit
 from plugman.manifest.edit import EditError, Part
+from tests.conftest import examples
 
 SERVER = {"command": "python3", "args": ["server.py"], "env": {"A": "${A}"}}
 MCP = Part(("mcpServers",), {"notes": SERVER})
@@ -243,7 +244,7 @@ def documents(draw: st.DrawFn) -> tuple[str, list[Part]]:
     return text, [Part(container, entries or {"new": {}})]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(documents())
 def test_any_json_document_round_trips(case: tuple[str, list[Part]]) -> None:
     text, parts = case

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from plugman.manifest import frontmatter
 from plugman.manifest.diagnostics import Sink
-from tests.conftest import CORPUS
+from tests.conftest import CORPUS, examples
 
 KEYS = st.sampled_from(["name", "description", "license", "on", "Yes", "allowed-tools", "_x"])
 VALUES = st.text(
@@ -27,7 +27,7 @@ NUMBERISH = st.lists(
 LISTS = st.lists(VALUES | NUMBERISH, max_size=3).map(lambda items: "[" + ", ".join(items) + "]")
 
 
-@settings(max_examples=3000)
+@settings(max_examples=examples(3000))
 @given(st.lists(st.tuples(KEYS, VALUES | NUMBERISH | LISTS), min_size=1, max_size=4))
 def test_fast_path_agrees_with_pyyaml(pairs: list[tuple[str, str]]) -> None:
     block = "\n".join(f"{key}: {value}" for key, value in pairs)

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from plugman.manifest import hidden
+from tests.conftest import examples
 
 EDGES = [0x00, 0x08, 0x09, 0x0A, 0x0D, 0x1B, 0x7F, 0x85, 0x9B, 0xAD, 0x200B, 0x200D, 0x2014]
 EDGES += [0x202E, 0x2800, 0x3164, 0xFE0E, 0xFE0F, 0xFEFF, 0xFFFB, 0x1F3F4, 0x1F600]
@@ -31,13 +32,13 @@ def plain_runs(text: str) -> list[tuple[int, str]]:
     return sorted(found)
 
 
-@settings(max_examples=600)
+@settings(max_examples=examples(600))
 @given(TEXTS)
 def test_runs_are_those_of_the_plain_sweep(text: str) -> None:
     assert hidden._runs(text) == plain_runs(text)
 
 
-@settings(max_examples=600)
+@settings(max_examples=examples(600))
 @given(TEXTS, st.booleans())
 def test_suspect_whenever_scan_finds_something(text: str, json: bool) -> None:
     """`suspect` may say yes to a clean text, never no to one `scan` reports in."""

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from plugman.manifest import schema
 from plugman.manifest.diagnostics import ERROR
-from tests.conftest import CORPUS
+from tests.conftest import CORPUS, examples
 
 KINDS = {
     "plugin.json": "plugin.schema.json",
@@ -169,7 +169,7 @@ VALUES = st.recursive(
 )
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_verdicts_agree_on_mutations(data: st.DataObject) -> None:
     value, name = data.draw(st.sampled_from(corpus_values()))

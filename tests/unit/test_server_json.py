@@ -14,6 +14,7 @@ from plugman.config.registry_entry import Pick, entry_from
 from plugman.config.server_entries import check_entry
 from plugman.config.server_json import load
 from plugman.core.errors import PlugmanError
+from tests.conftest import examples
 
 FIXTURE = Path(__file__).parents[1] / "integration" / "mcp_registry" / "weather.server.json"
 BASE = json.loads(FIXTURE.read_text())
@@ -49,7 +50,7 @@ def replaced(path: tuple[Any, ...], new: Any) -> Any:
     return doc
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(
     st.sampled_from(PATHS),
     JSON,

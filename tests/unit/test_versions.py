@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
+from plugman.core import versions
 from plugman.core.errors import PlugmanError
-from plugman.plugins import versions
-from plugman.plugins.versions import satisfies, to_pep440
+from plugman.core.versions import satisfies, to_pep440
 
 
 @pytest.mark.parametrize(

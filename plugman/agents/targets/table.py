@@ -12,7 +12,6 @@ for Codex or Copilot CLI becomes a skill in the agent's own skills folder, so th
 
 from __future__ import annotations
 
-from plugman.agents.gating import EVERY
 from plugman.agents.targets import asks, codex, hooks_tables, quirks
 from plugman.agents.targets.components import (
     AGENTS_SKILLS,
@@ -27,7 +26,7 @@ from plugman.agents.targets.places import in_config_home, in_env_dir, in_home, w
 from plugman.agents.targets.refs import AS_GIVEN, VALUES, Refs
 from plugman.agents.targets.spec import AgentSpec, Mcp, SecretRefs
 from plugman.core.state import SCOPES
-from plugman.runtime.agent_facts import FolderTrust
+from plugman.runtime.agent_facts import EVERY, FolderTrust
 
 WITH_SSE = ("stdio", "http", "sse")
 NO_SSE = ("stdio", "http")

@@ -51,7 +51,7 @@ def opened(url: str) -> http.client.HTTPConnection:
 def _proxy(host: str) -> SplitResult | None:
     """The proxy `https_proxy` / `HTTPS_PROXY` names for `host` (none for this machine, or for
     a host `no_proxy` names), as urllib and download.py use it."""
-    import urllib.request
+    import urllib.request  # lazy: urllib takes ~18 ms to import, only this path needs it
 
     found = urllib.request.getproxies().get("https")
     if not found or host in LOOPBACK or urllib.request.proxy_bypass(host):

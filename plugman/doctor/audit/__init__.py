@@ -38,6 +38,8 @@ from plugman.doctor.audit.model import Audit, Check, Finding, Given
 from plugman.doctor.audit.records import hidden_text, signatures, store
 from plugman.doctor.audit.servers import unpinned_servers
 
+__all__ = ["Audit", "Finding", "audit"]  # its face: what the rest of plugman uses
+
 PROJECT_FILES = ("plugman.toml", "plugman.lock", ".mcp.json")  # what makes a project to audit
 
 

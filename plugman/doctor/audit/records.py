@@ -11,6 +11,7 @@ from plugman.core.fs import tree_hash
 from plugman.core.state import InstallRecord, Scope
 from plugman.core.store import Store
 from plugman.doctor.audit.model import Finding, Given, Lock, short
+from plugman.plugins.signing import recheck
 
 
 def store(given: Given) -> list[Finding]:
@@ -91,8 +92,6 @@ def hidden_text(given: Given) -> list[Finding]:
 def signatures(given: Given) -> list[Finding]:
     """Every signed plugin's kept signature verifies by the signer its record pins, and that
     is the signer plugman.lock pins."""
-    from plugman.plugins.signing import recheck
-
     lock = Lock.read(given)
     found = []
     for scope in given.scopes:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
+from plugman.config.resolution import resolve
 from plugman.core.fs import read_bytes
 from plugman.core.jsonvalue import ServerEntry
 from plugman.core.state import as_scope
@@ -46,8 +47,6 @@ def unpinned(name: str, entry: ServerEntry) -> Unpinned | None:
 
 def unpinned_servers(given: Given) -> list[Finding]:
     """Every MCP server launched at one exact version of what it downloads."""
-    from plugman.config.resolution import resolve
-
     only = given.scopes[0] if len(given.scopes) == 1 else None
     resolution = resolve(given.paths, given.env, references=True, only=only)
     scope_of = {plugin.id: plugin.scope for plugin in resolution.plugins}

@@ -16,6 +16,7 @@ import copy
 from types import ModuleType
 from typing import Any
 
+from plugman.core import progress
 from plugman.manifest.edit.model import Block, Edited, EditError, Part, Path_
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "Path_",
     "add",
     "at",
+    "jsonc",
     "module",
     "render",
     "take_out",
@@ -33,6 +35,7 @@ __all__ = [
 
 
 def module(fmt: str) -> ModuleType:
+    # lazy: `plugman list` reads no agent file: the format modules (and yaml, ~19 ms) wait
     from plugman.manifest.edit import jsonc, toml, yaml
 
     return {"json": jsonc, "toml": toml, "yaml": yaml}[fmt]
@@ -166,8 +169,6 @@ def _one_by_one(
     """Each entry taken out on its own, kept only where the result is the data before less
     that entry: an entry the file's layout does not let plugman take out cleanly stays (said
     once each), never the whole file refused."""
-    from plugman.core import progress
-
     for part in parts:
         for key, value in part.entries.items():
             data = mod.load(text, where)

@@ -42,7 +42,7 @@ def _missing(text: str, part: Part) -> tuple[str, ...] | None:
 
 def _dump(part: Part) -> str:
     """`[a.b.id]` tables, their maps written inline (as Codex's docs write `env = {...}`)."""
-    import tomlkit
+    import tomlkit  # lazy: ~20 ms; only writing needs it (reading takes tomllib)
 
     document = tomlkit.document()
     node: Any = document
@@ -64,7 +64,7 @@ def _dump(part: Part) -> str:
 
 def remove(text: str, part: Part, where: str) -> str:
     """`text` without the part's tables, through tomlkit (which keeps comments elsewhere)."""
-    import tomlkit
+    import tomlkit  # lazy: ~20 ms; only writing needs it (reading takes tomllib)
 
     document = tomlkit.parse(text)
     node: Any = document

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import yaml as pyyaml
+
 from plugman.manifest.edit.model import Block, EditError, Part
 
 BASE = ""
@@ -14,8 +16,6 @@ _SKIP = re.compile(r"[ \t]*(#.*)?$")
 
 
 def load(text: str, where: str) -> Any:
-    import yaml as pyyaml
-
     try:
         data = pyyaml.safe_load(text) if text.strip() else {}
     except pyyaml.YAMLError as exc:
@@ -75,8 +75,6 @@ def _children(lines: list[str], head: int, listed: bool) -> tuple[int, str]:
 
 
 def _dump(part: Part, indent: str) -> str:
-    import yaml as pyyaml
-
     if part.listed:
         body = pyyaml.safe_dump(
             list(part.entries.values()), sort_keys=False, allow_unicode=True, width=1000

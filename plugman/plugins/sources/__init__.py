@@ -15,7 +15,21 @@ from plugman.core.errors import FetchError, PlugmanError
 from plugman.manifest.model import PluginSource
 from plugman.plugins.sources.kind import Fetcher, Progress, SourceKind
 
-__all__ = ["FetchError", "Fetched", "Fetcher", "Progress", "SourceKind", "claim", "fetch"]
+__all__ = [
+    "FetchError",
+    "Fetched",
+    "Fetcher",
+    "Progress",
+    "SourceKind",
+    "builtin",
+    "claim",
+    "common",
+    "fetch",
+    "kind",
+    "members",
+    "oci",
+    "purls",
+]
 
 FRESH = "a fetch needs a new folder (that does not exist yet) inside an existing one"
 

@@ -27,11 +27,11 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from plugman.core import progress as notes
+from plugman.core import versions
 from plugman.core.download import check_url, download, read
 from plugman.core.errors import FetchError, PlugmanError
 from plugman.core.sources import LockedSource
 from plugman.manifest.model import PluginSource
-from plugman.plugins import versions
 from plugman.plugins.sources.common import plugin_root, scratch
 from plugman.plugins.sources.extract import extract
 from plugman.plugins.sources.integrity import verify
