@@ -59,10 +59,11 @@ def add(
     given: dict[str, str] = {}
 
     def ask() -> dict[str, str]:  # once the entry is checked; the values kept with it
-        given.update({} if as_json else mcp_vars.ask_for(ctx, found.needs))
+        given.update(mcp_vars.ask_for(ctx, found.needs))
         return given
 
-    change = servers.add(paths_of(ctx), name, found.entry, scope, os.environ, ask)
+    paths = paths_of(ctx)
+    change = servers.add(paths, name, found.entry, scope, os.environ, None if as_json else ask)
     output.emit(output.mcp_imported(change, found, as_json))
     if not as_json and (notes := output.mcp_import_warnings(change, found, list(given))):
         output.emit(notes, err=True)

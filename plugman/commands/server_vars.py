@@ -32,7 +32,7 @@ def set_value(paths: Paths, env: Mapping[str, str], name: str, value: str) -> No
 def keep(work: Session, kept: list[str]) -> None:
     """Name `kept` in the index, in `work` (the caller redeploys, then `store`s the values after
     the commit): a server naming one is then written for the agents as the launcher."""
-    _write_index(work, sorted({*names(work.paths), *kept}))
+    _write_index(work, sorted({*names(work.paths), *map(check, kept)}))
 
 
 def store(paths: Paths, env: Mapping[str, str], values: Mapping[str, str]) -> None:
