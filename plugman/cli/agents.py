@@ -19,7 +19,7 @@ def add(
     as_json: bool = False,
 ) -> None:
     """Link agents to a scope (in its plugman.toml) and deploy what is resolved to them."""
-    from plugman.agents.deploy import link
+    from plugman.commands.agents import link
 
     done = link(paths_of(ctx), names, scope, os.environ, via_gateway, notify_updates)
     output.emit(output.deployed("agents add", done, as_json))
@@ -33,7 +33,7 @@ def remove(
     as_json: bool = False,
 ) -> None:
     """Unlink agents from a scope, taking out everything plugman deployed to them there."""
-    from plugman.agents.deploy import unlink
+    from plugman.commands.agents import unlink
 
     done = unlink(paths_of(ctx), names, scope, os.environ, force)
     output.emit(output.deployed("agents remove", done, as_json))

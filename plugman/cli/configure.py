@@ -17,9 +17,9 @@ def configure(
     as_json: bool = False,
 ) -> None:
     """Sensitive ones go to the secret store and are shown only as set or unset."""
-    from plugman.plugins import reconfigure
+    from plugman.commands import configure as configuring
 
-    rows = reconfigure.run(paths_of(ctx), plugin, scope, pairs or [], unset or [])
+    rows = configuring.run(paths_of(ctx), plugin, scope, pairs or [], unset or [])
     output.emit(output.configured(rows, as_json))
 
 

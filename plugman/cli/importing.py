@@ -37,7 +37,7 @@ def claude(
     keep: bool = False,
     as_json: bool = False,
 ) -> None:
-    from plugman.commands import claude_import as undoing
+    from plugman.commands import claude_import as command
     from plugman.plugins import claude_import
 
     if apply and undo:
@@ -55,14 +55,11 @@ def claude(
         )
     paths = paths_of(ctx)
     if undo:
-        output.emit(output.import_undone(undoing.undo(paths), as_json))
+        output.emit(output.import_undone(command.undo(paths), as_json))
         return
     scopes = SCOPES if chosen is None else (chosen,)
     found = claude_import.plan(paths, os.environ, scopes, keep)
-    if not apply:
-        done = claude_import.Imported(found, False, [])
-    else:
-        done = claude_import.apply(paths, found)
+    done = command.apply(paths, found) if apply else claude_import.Imported(found, False, [])
     output.emit(output.imported(done, claude_import.undo_commands(paths), as_json))
 
 

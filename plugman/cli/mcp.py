@@ -56,10 +56,16 @@ def add(
         )
     server_entries.check_name(name)
     found = registry_entry.imported(source, name, registry_entry.Pick(*picks))
-    change = servers.add(paths_of(ctx), name, found.entry, scope, os.environ)
+    given: dict[str, str] = {}
+
+    def ask() -> dict[str, str]:  # once the entry is checked; the values kept with it
+        given.update(mcp_vars.ask_for(ctx, found.needs))
+        return given
+
+    paths = paths_of(ctx)
+    change = servers.add(paths, name, found.entry, scope, os.environ, None if as_json else ask)
     output.emit(output.mcp_imported(change, found, as_json))
-    kept = [] if as_json else mcp_vars.ask_for(ctx, found.needs)
-    if not as_json and (notes := output.mcp_import_warnings(change, found, kept)):
+    if not as_json and (notes := output.mcp_import_warnings(change, found, list(given))):
         output.emit(notes, err=True)
 
 

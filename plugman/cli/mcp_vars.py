@@ -42,21 +42,19 @@ def unset(ctx: Context, name: str, as_json: bool = False) -> None:
     output.emit(output.var_changed("unset", name, had, as_json))
 
 
-def ask_for(ctx: Context, needs: list[str]) -> list[str]:
+def ask_for(ctx: Context, needs: list[str]) -> dict[str, str]:
     """On a terminal, ask for each variable in `needs` that neither the environment nor the
-    secret store has (an empty answer leaves it to the environment); the ones kept."""
-    from plugman.commands import server_vars as changing
+    secret store has (an empty answer leaves it to the environment); the values given, which
+    `mcp add --from` keeps in the session that adds the server (plugman.commands.servers)."""
     from plugman.config import server_vars
 
-    paths = paths_of(ctx)
-    kept = set(server_vars.names(paths))
+    kept = set(server_vars.names(paths_of(ctx)))
     asked = [n for n in needs if n not in os.environ and n not in kept]
     if not asked or not sys.stdin.isatty():
-        return []
-    done = []
+        return {}
+    given = {}
     for name in asked:
         value = output.ask(f"{name} (empty: set it in the environment instead): ", hidden=True)
         if value:
-            changing.set_value(paths, os.environ, name, value, redeploy=False)
-            done.append(name)
-    return done
+            given[name] = value
+    return given

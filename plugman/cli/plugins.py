@@ -18,16 +18,16 @@ if TYPE_CHECKING:
 
 
 def enable(ctx: Context, name: str, scope: Scope = "user", as_json: bool = False) -> None:
-    from plugman.plugins import installed
+    from plugman.commands import enable as enabling
 
-    change = installed.set_enabled(paths_of(ctx), name, scope, True)
+    change = enabling.set_enabled(paths_of(ctx), name, scope, True)
     output.emit(output.changes("enable", [change], as_json))
 
 
 def disable(ctx: Context, name: str, scope: Scope = "user", as_json: bool = False) -> None:
-    from plugman.plugins import installed
+    from plugman.commands import enable as enabling
 
-    change = installed.set_enabled(paths_of(ctx), name, scope, False)
+    change = enabling.set_enabled(paths_of(ctx), name, scope, False)
     output.emit(output.changes("disable", [change], as_json))
 
 

@@ -1,17 +1,30 @@
-"""`plugman import claude --undo`: take away what the recorded Claude imports added (the
+"""`plugman import claude --apply`: do what the import's plan says and bring the linked agents
+up to date, in one transaction; `--undo`: take away what the recorded Claude imports added (the
 plugins, through `plugman uninstall`'s command, the marketplaces) and give Claude Code back its
-own installs (what an import records and does: plugman.plugins.claude_import)."""
+own installs (what an import plans, records and does: plugman.plugins.claude_import)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from plugman.commands import redeploy
 from plugman.commands.uninstall import uninstall
 from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
 from plugman.core.session import session
 from plugman.core.state import InstallRecord
 from plugman.plugins import claude_import, claude_retire, marketplaces, registry
+from plugman.plugins.claude_import import Imported, Plan
+
+
+def apply(paths: Paths, found: Plan) -> Imported:
+    """Do what `found` says (plugman.plugins.claude_import.plan), in one transaction, recorded
+    for `undo`; the linked agents' files follow after the retiring, Claude's own installs no
+    longer keeping plugman's out."""
+    with session(paths) as work:
+        done = claude_import.applied(work, found)
+        redeploy.if_linked(work)
+    return done
 
 
 def undo(paths: Paths) -> list[str]:

@@ -7,11 +7,12 @@ from __future__ import annotations
 import os
 
 from plugman.agents import links
+from plugman.commands import redeploy
 from plugman.core import progress
 from plugman.core.paths import Paths
 from plugman.core.session import session
 from plugman.core.state import InstallRecord, Scope
-from plugman.plugins import configure, installed
+from plugman.plugins import configure
 from plugman.plugins import install as installing
 from plugman.plugins import planner as resolver
 from plugman.plugins.installed import PluginChange
@@ -42,7 +43,7 @@ def install(
             return [PluginChange("would install", p.id, p.version, scope, "") for p in planned]
         with configure.writing(paths, os.environ, writes):  # the secrets, undone on a failure
             changes = installing.add_planned(work, record, planned)
-            installed.deploy(work)
+            redeploy.if_linked(work)
             _unreached(paths, scope)
     return changes
 

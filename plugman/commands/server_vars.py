@@ -13,20 +13,34 @@ from plugman.config.server_vars import FORMAT, check, index, key, names
 from plugman.core import secrets
 from plugman.core.errors import UsageError
 from plugman.core.paths import Paths
-from plugman.core.session import session
+from plugman.core.session import Session, session
 
 
-def set_value(
-    paths: Paths, env: Mapping[str, str], name: str, value: str, *, redeploy: bool = True
-) -> None:
-    """Keep `value` for `${name}`: the name goes into the index (journaled, the linked agents
-    redeployed in the same session unless not `redeploy`), then the value into the secret
-    store (a name without a value resolves as if unset)."""
+def set_value(paths: Paths, env: Mapping[str, str], name: str, value: str) -> None:
+    """Keep `value` for `${name}`: the name goes into the index and the linked agents are
+    redeployed (journaled, one session), then the value into the secret store (a name without
+    a value resolves as if unset)."""
     check(name)
     if not value:
         raise UsageError(f"no value given for {name}", hint="type or pipe a value")
-    _write_index(paths, env, sorted({*names(paths), name}), redeploy)
-    secrets.open_store(paths, env).set(key(name), value)
+    with session(paths) as work:
+        keep(work, [name])
+        deploy.refresh(work, env)
+    store(paths, env, {name: value})
+
+
+def keep(work: Session, kept: list[str]) -> None:
+    """Name `kept` in the index, in `work` (the caller redeploys, then `store`s the values after
+    the commit): a server naming one is then written for the agents as the launcher."""
+    _write_index(work, sorted({*names(work.paths), *map(check, kept)}))
+
+
+def store(paths: Paths, env: Mapping[str, str], values: Mapping[str, str]) -> None:
+    """Put the values of variables the index names into the secret store."""
+    if values:
+        found = secrets.open_store(paths, env)
+        for name, value in values.items():
+            found.set(key(name), value)
 
 
 def unset(paths: Paths, env: Mapping[str, str], name: str) -> bool:
@@ -34,14 +48,13 @@ def unset(paths: Paths, env: Mapping[str, str], name: str) -> bool:
     check(name)
     had = secrets.open_store(paths, env).delete(key(name))
     if name in names(paths):
-        _write_index(paths, env, [n for n in names(paths) if n != name], True)
+        with session(paths) as work:
+            _write_index(work, [n for n in names(paths) if n != name])
+            deploy.refresh(work, env)
         return True
     return had
 
 
-def _write_index(paths: Paths, env: Mapping[str, str], listed: list[str], redeploy: bool) -> None:
+def _write_index(work: Session, listed: list[str]) -> None:
     data = json.dumps({"format": FORMAT, "names": listed}, indent=2).encode() + b"\n"
-    with session(paths) as work:
-        work.tx.write(index(paths), data if listed else None)
-        if redeploy:
-            deploy.refresh(work, env)
+    work.tx.write(index(work.paths), data if listed else None)

@@ -11,12 +11,13 @@ every change (docs/claude-format.md#mcp-policy); bad or reserved names
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Literal, NamedTuple
 
 import tomlkit
 
 from plugman.agents import deploy
+from plugman.commands import server_vars
 from plugman.config import declarations, mcp_json
 from plugman.config.server_entries import check_entry, check_name, refuse_literal_secrets
 from plugman.config.server_list import TABLE, files_of, locate
@@ -47,14 +48,23 @@ def refuse_if_managed(paths: Paths, verb: str) -> None:
 
 
 def add(
-    paths: Paths, name: str, entry: dict[str, Any], scope: Scope, env: Mapping[str, str]
+    paths: Paths,
+    name: str,
+    entry: dict[str, Any],
+    scope: Scope,
+    env: Mapping[str, str],
+    ask: Callable[[], Mapping[str, str]] | None = None,
 ) -> ServerChange:
+    """Add `entry` as `name` in `scope`. `ask`, once the entry is checked: values for the
+    `${VAR}` references it holds (`mcp add --from` on a terminal), kept as `mcp vars set`
+    keeps them, in the same session, so the agents get the launcher at once."""
     check_name(name)
     warnings = check_entry(name, entry)
     if scope == "project":  # .mcp.json is committed
         refuse_literal_secrets(name, entry, paths.project_mcp.name)
     refuse_if_managed(paths, "add")
     _refuse_duplicate(paths, name, scope)
+    values = ask() if ask else {}
     with session(paths) as work:
         _refuse_duplicate(paths, name, scope)  # again, under the lock
         record = InstallRecord.load(paths, scope)
@@ -67,7 +77,10 @@ def add(
         else:
             target = declarations.set_entry(work.tx, paths, record, TABLE, name, _toml(entry))
         work.tx.write(record.path, record.to_bytes())
+        if values:
+            server_vars.keep(work, list(values))
         deploy.refresh(work, env)  # the linked agents follow, in the same transaction
+    server_vars.store(paths, env, values)  # the secret store is not journaled: after the commit
     return ServerChange("added", name, scope, str(target), entry, warnings)
 
 

@@ -4,10 +4,10 @@ uninstalling takes out: plugman.plugins.uninstall)."""
 
 from __future__ import annotations
 
+from plugman.commands import redeploy
 from plugman.core.paths import Paths
 from plugman.core.session import session
 from plugman.core.state import InstallRecord, Scope
-from plugman.plugins import installed
 from plugman.plugins import uninstall as uninstalling
 from plugman.plugins.installed import PluginChange
 
@@ -18,6 +18,6 @@ def uninstall(
     with session(paths) as work:
         record = InstallRecord.load(paths, scope)
         removed = uninstalling.remove(work, record, names, force)
-        installed.deploy(work)
+        redeploy.if_linked(work)
     uninstalling.after_commit(paths, removed, keep_data)
     return removed.changes

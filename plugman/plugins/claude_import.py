@@ -7,9 +7,10 @@ plugman's.
 `CLAUDE_CONFIG_DIR` relocates `~/.claude`) and says, per marketplace and per plugin and scope,
 what importing does, or why it cannot (a source plugman cannot add, a name that is not a safe
 folder name, a marketplace the policy blocks, one registered in plugman from another source, a
-plugin another project installed). `apply` does it in one transaction: the marketplaces
-registered, the plugins installed in their scopes with their enabled state, the linked agents'
-files rewritten, and what it added recorded in `<state>/claude-import.json`, which `undo` reads
+plugin another project installed). `applied` does it in the caller's session (`import claude
+--apply`, plugman.commands.claude_import, which then rewrites the linked agents' files): the
+marketplaces registered, the plugins installed in their scopes with their enabled state, and
+what it added recorded in `<state>/claude-import.json`, which `undo` reads
 to take exactly that away again (and nothing a later command added). A plugin's option values
 come from Claude's user settings (`pluginConfigs`), checked against its `userConfig` as
 `install --config` checks them; the sensitive ones Claude keeps in its credential store are not
@@ -30,13 +31,13 @@ from plugman.core.errors import PlugmanError
 from plugman.core.fs import read_bytes
 from plugman.core.jsonvalue import PluginFields
 from plugman.core.paths import Paths
-from plugman.core.session import Session, session
+from plugman.core.session import Session
 from plugman.core.state import SCOPES, InstallRecord, Scope, as_scope
 from plugman.plugins import claude_retire, marketplaces, registry
 from plugman.plugins import planner as resolver
 from plugman.plugins.claude_retire import DISABLE, KEEP, UNINSTALL, Retire, Retirement
 from plugman.plugins.install import install_planned
-from plugman.plugins.installed import PluginChange, deploy, save
+from plugman.plugins.installed import PluginChange, save
 
 OWN_PREFIX = "plugman-"  # the marketplaces plugman's native delivery declares in Claude
 NOT_MARKETPLACE = "skills-dir"  # Claude's name for plugins found in a skills folder
@@ -253,37 +254,38 @@ def _plugin(
     return PluginStep(plugin_id, scope, enabled, "install")
 
 
-def apply(paths: Paths, found: Plan) -> Imported:
-    """Do what `found` says, in one transaction; recorded for `undo`."""
+def applied(work: Session, found: Plan) -> Imported:
+    """Do what `found` says, in `work`; recorded for `undo`. The caller redeploys after
+    (plugman.commands.claude_import.apply): Claude's own installs, retired here, no longer keep
+    plugman's out."""
+    paths = work.paths
     added: list[str] = []
     changes: list[PluginChange] = []
-    with session(paths) as work:
-        markets = []
-        for step in found.marketplaces:
-            if step.action == "add":
-                source = registry.classify(step.text, paths.project_dir, step.helper)
-                try:
-                    marketplaces.add_in(work, source, step.name, origin=step.origin)
-                except PlugmanError as error:  # fetched before anything is written
-                    step = step._replace(action="skip", reason=error.message)
-                else:
-                    added.append(step.name)
-            markets.append(step)
-        usable = {m.name for m in markets if m.action != "skip"}
-        plugins = [
-            p._replace(action="skip", reason=f"its marketplace {_market_of(p.id)!r} was not added")
-            if p.action == "install" and _market_of(p.id) not in usable
-            else p
-            for p in found.plugins
-        ]
-        for scope in SCOPES:
-            if any(p.scope == scope and p.action == "install" for p in plugins):
-                changes += _install_scope(work, scope, plugins)
-        kept = {(p.id, p.scope) for p in plugins if p.action != "skip"}
-        retire = tuple(r for r in found.retire if (r.id, r.scope) in kept)
-        retired = claude_retire.apply(work.tx, found.claude_dir, list(retire))
-        _remember(work.tx, paths, added, [p for p in plugins if p.action == "install"], retired)
-        deploy(work)  # after the retiring: Claude's own installs no longer keep plugman's out
+    markets = []
+    for step in found.marketplaces:
+        if step.action == "add":
+            source = registry.classify(step.text, paths.project_dir, step.helper)
+            try:
+                marketplaces.add_in(work, source, step.name, origin=step.origin)
+            except PlugmanError as error:  # fetched before anything is written
+                step = step._replace(action="skip", reason=error.message)
+            else:
+                added.append(step.name)
+        markets.append(step)
+    usable = {m.name for m in markets if m.action != "skip"}
+    plugins = [
+        p._replace(action="skip", reason=f"its marketplace {_market_of(p.id)!r} was not added")
+        if p.action == "install" and _market_of(p.id) not in usable
+        else p
+        for p in found.plugins
+    ]
+    for scope in SCOPES:
+        if any(p.scope == scope and p.action == "install" for p in plugins):
+            changes += _install_scope(work, scope, plugins)
+    kept = {(p.id, p.scope) for p in plugins if p.action != "skip"}
+    retire = tuple(r for r in found.retire if (r.id, r.scope) in kept)
+    retired = claude_retire.apply(work.tx, found.claude_dir, list(retire))
+    _remember(work.tx, paths, added, [p for p in plugins if p.action == "install"], retired)
     done = found._replace(marketplaces=markets, plugins=plugins, retire=retire)
     return Imported(done, True, changes)
 

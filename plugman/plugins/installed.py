@@ -1,20 +1,16 @@
 """What install, uninstall, enable/disable, update and sync share: the `PluginChange` each reports,
-finding an installed plugin, saving a scope's record (and the project's lock), and bringing the
-linked agents up to date. Light on purpose: `uninstall` and `enable` load nothing of planning,
-fetching or validating plugins."""
+finding an installed plugin, saving a scope's record (and the project's lock), turning a plugin
+on or off; the commands in plugman.commands redeploy. Light on purpose: `uninstall` and
+`enable` load nothing of planning, fetching or validating plugins."""
 
 from __future__ import annotations
 
-import os
 from typing import Literal, NamedTuple
 
-from plugman.agents import links
 from plugman.config import declarations
-from plugman.core import progress
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.fs import present
-from plugman.core.paths import Paths
-from plugman.core.session import Session, session
+from plugman.core.session import Session
 from plugman.core.state import InstallRecord, Scope
 from plugman.plugins import lockfile
 
@@ -67,26 +63,15 @@ def _lock(record: InstallRecord) -> bytes | None:
     return lockfile.render(pins)
 
 
-def set_enabled(paths: Paths, name: str, scope: Scope, enabled: bool) -> PluginChange:
-    with session(paths) as work:
-        record = InstallRecord.load(paths, scope)
-        plugin_id = find_installed(record, name)
-        entry = record.plugins[plugin_id] = record.plugins[plugin_id]._replace(enabled=enabled)
-        save(work, record)
-        deploy(work)
+def set_enabled(work: Session, name: str, scope: Scope, enabled: bool) -> PluginChange:
+    """Turn an installed plugin on or off in `scope`'s record, in `work` (the caller
+    redeploys: plugman.commands.enable)."""
+    record = InstallRecord.load(work.paths, scope)
+    plugin_id = find_installed(record, name)
+    entry = record.plugins[plugin_id] = record.plugins[plugin_id]._replace(enabled=enabled)
+    save(work, record)
     action: PluginAction = "enabled" if enabled else "disabled"
     return PluginChange(action, plugin_id, entry.version, scope, entry.content_hash)
-
-
-def deploy(work: Session) -> None:
-    """Rewrite every linked agent's files as resolved now. With no agent linked there is
-    nothing to do, and the agents layer (~40 ms to import) is not loaded."""
-    if links.every(work.paths):
-        # lazy: agents.deploy takes ~67 ms to import, only this path needs it
-        from plugman.agents import deploy
-
-        progress.say("writing the linked agents' files")
-        deploy.refresh(work, os.environ)
 
 
 def forget_exports(work: Session, plugin_ids: set[str]) -> None:

@@ -1,5 +1,6 @@
-"""`plugman configure`: list a plugin's userConfig options, or change their values (one
-transaction, the linked agents refreshed; see `plugman.plugins.configure`)."""
+"""`plugman configure`: list a plugin's userConfig options, or change their values and bring
+the linked agents up to date, in one transaction (where the values go:
+plugman.plugins.configure)."""
 
 from __future__ import annotations
 
