@@ -1,6 +1,6 @@
 """Wall-clock speed of probing 10 stdio MCP servers at once against one at a time.
 
-Ten copies of a server, under ten names, are probed with ``plugman.runtime.probe.probe``
+Ten copies of a server, under ten names, are probed with ``plugman.runtime.gateway.probe.probe``
 (connect, list tools, resources and prompts, disconnect) with ``local_batch`` 1 (sequential), 3
 (the default, as Claude Code) and 10 (all at once). The reference is one server probed alone
 (the slowest of ``--runs`` runs); an untimed warm-up probe imports ``mcp`` first. Every run must
@@ -35,7 +35,7 @@ from typing import Any
 
 import anyio
 
-from plugman.runtime.probe import probe
+from plugman.runtime.gateway.probe import probe
 
 REPO = Path(__file__).resolve().parents[1]
 NOTES = REPO / "sample-plugins" / "plugins" / "notes-server" / "server" / "notes_server.py"

@@ -85,7 +85,7 @@ def _checks(tmp: Path, host: str, runs: int) -> dict[str, float]:
     from plugman.core.oci import client
     from plugman.core.oci.reference import parse
     from plugman.core.paths import Paths
-    from plugman.plugins.signing import signatures_of
+    from plugman.plugins.supply_chain.signing import signatures_of
 
     paths = Paths.from_env({"PLUGMAN_HOME": str(tmp / "checks")})
     found = {}

@@ -27,7 +27,7 @@ from plugman.core.fs import read_bytes
 from plugman.core.paths import Paths
 from plugman.core.state import SCOPES, InstallRecord, Scope
 from plugman.manifest import edit
-from plugman.runtime.naming import split_server
+from plugman.runtime.gateway.naming import split_server
 
 STORE_GONE = "a store folder that no longer exists"
 HOOK_LAUNCHER = re.compile(r"\bhooks exec \S+ \S+ '?([^'\s]+@[^'\s]+)#(\d+)'?")

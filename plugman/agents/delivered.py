@@ -96,7 +96,7 @@ def loading(
         return {}
     # lazy: gating is not loaded by `plugman list` when nothing is installed
     from plugman.agents.gating import Gating
-    from plugman.runtime import agent_facts
+    from plugman.runtime.launch import agent_facts
 
     written = agent_facts.load(paths).agents  # no agent table imported for `plugman list`
     gating = Gating(paths.project_dir, Path(env.get("HOME") or Path.home()), env, written)

@@ -38,7 +38,7 @@ from plugman.core import progress
 from plugman.core.folders import Folders
 from plugman.core.paths import Paths
 from plugman.core.session import Session
-from plugman.runtime import agent_facts, notices
+from plugman.runtime.launch import agent_facts, notices
 
 
 class Deployed(NamedTuple):

@@ -111,7 +111,9 @@ class How(NamedTuple):
     gateway: bool = False  # one server, the gateway, in place of every server and tool hook
     native: frozenset[str] = frozenset()  # plugins the agent loads itself: none of their entries
     given: tuple[dict[str, list[Part]], dict[str, str]] | None = None  # parts and owners, as is
-    notice: bool = False  # the update notice's SessionStart hook too (plugman.runtime.notices)
+    notice: bool = (
+        False  # the update notice's SessionStart hook too (plugman.runtime.launch.notices)
+    )
 
 
 PLAIN = How()

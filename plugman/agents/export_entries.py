@@ -5,12 +5,12 @@ left out (see `plugman.agents.export`).
 A stdio server from a plugin or one that needs approval (the project's own, an unconsented
 plugin's: `merge.needs_approval`), or any server whose entry names a value plugman keeps (a
 sensitive plugin option, an `mcp vars` variable) or a path into plugman's store, is written as
-the server launcher (`launcher_entry`: `plugman mcp run NAME`, `plugman.runtime.launch`), which
-puts those in where the agent starts it (a remote server is bridged): the agent's file holds
-neither a secret nor a machine path, and `configure`, `update` and `mcp vars set` need no
-rewrite of it. The launcher resolves again at each start, so an approved server whose script
-changed since (a `git pull`) waits for approval again instead of starting; hooks that need
-approval go through `plugman hooks exec` for the same reason (`hooks`, `targets.hooks`)."""
+the server launcher (`launcher_entry`: `plugman mcp run NAME`, `plugman.runtime.launch.server`),
+which puts those in where the agent starts it (a remote server is bridged): the agent's file holds
+neither a secret nor a machine path, and `configure`, `update` and `mcp vars set` need no rewrite of
+it. The launcher resolves again at each start, so an approved server whose script changed since (a
+`git pull`) waits for approval again instead of starting; hooks that need approval go through
+`plugman hooks exec` for the same reason (`hooks`, `targets.hooks`)."""
 
 from __future__ import annotations
 
@@ -35,9 +35,9 @@ from plugman.core.state import Scope
 from plugman.manifest.edit import Part
 from plugman.manifest.hooks import TOOL_EVENTS
 from plugman.manifest.mcp import transport
-from plugman.runtime.hook_exec import refs
-from plugman.runtime.naming import split_server
-from plugman.runtime.notices import EVENT, group
+from plugman.runtime.gateway.naming import split_server
+from plugman.runtime.launch.hook import refs
+from plugman.runtime.launch.notices import EVENT, group
 
 if TYPE_CHECKING:
     from plugman.config.resolution import Resolution
@@ -87,7 +87,7 @@ def hooks(
 ) -> HookGroups:
     """The resolved hooks as matcher groups, by event; none with a literal secret when guarded.
     Each group is marked with its hook's launcher id (`targets.hooks.MARK`), which the agents
-    that run plugin hooks through `plugman hooks exec` name (plugman.runtime.hook_exec), and
+    that run plugin hooks through `plugman hooks exec` name (plugman.runtime.launch.hook), and
     whether it needs approval (`merge.needs_approval`): every agent runs those through the
     launcher, which checks the approval (project, entry, digests of the files run) at each call."""
     found: HookGroups = {}
@@ -214,7 +214,7 @@ def render(
     server, `plugman mcp serve`, in place of every server; it runs the tool hooks around each
     call, so the agent gets only the others (SessionStart, Stop, ...), where it takes hooks.
     `native`: plugins the agent loads itself, whose servers and hooks are not written again.
-    `notice`: the update notice's SessionStart hook too (plugman.runtime.notices)."""
+    `notice`: the update notice's SessionStart hook too (plugman.runtime.launch.notices)."""
     only = place.scope if scoped else None
     resolution = resolve(paths, place.env, references=True, only=only)
     if native:

@@ -39,7 +39,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from plugman.runtime import agent_facts
+from plugman.runtime.launch import agent_facts
 
 if TYPE_CHECKING:
     from plugman.agents import claude_own

@@ -30,7 +30,9 @@ class Link(NamedTuple):
     agent: str
     scope: Scope
     via_gateway: bool = False
-    notify: bool = False  # `notify_updates`: the update notice hook (plugman.runtime.notices)
+    notify: bool = (
+        False  # `notify_updates`: the update notice hook (plugman.runtime.launch.notices)
+    )
 
     def declaration(self) -> JSONObject:
         found: JSONObject = {"via_gateway": True} if self.via_gateway else {}

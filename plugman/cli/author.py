@@ -23,7 +23,7 @@ def new(
     author: str | None = None,
     as_json: bool = False,
 ) -> None:
-    from plugman.plugins import scaffold
+    from plugman.plugins.authoring import scaffold
 
     if marketplace and with_:
         raise UsageError(
@@ -46,7 +46,7 @@ def pack(
     strict: bool = False,
     as_json: bool = False,
 ) -> None:
-    from plugman.plugins.pack import pack_to
+    from plugman.plugins.authoring.pack import pack_to
 
     packed = pack_to(directory, to, strict=strict)
     _emit(packed.warnings, output.packed(packed, as_json), as_json)
@@ -64,7 +64,7 @@ def publish(
     import os
 
     from plugman.cli.common import paths_of
-    from plugman.plugins.publish import publish as push
+    from plugman.plugins.authoring.publish import publish as push
 
     paths = paths_of(ctx)
     done = push(directory, target, paths, os.environ, strict=strict, sign=sign, force=force)
@@ -79,7 +79,7 @@ def tag(
     strict: bool = False,
     as_json: bool = False,
 ) -> None:
-    from plugman.plugins.tagging import tag as make_tag
+    from plugman.plugins.authoring.tagging import tag as make_tag
 
     if message is not None and lightweight:
         raise UsageError(

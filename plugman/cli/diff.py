@@ -1,6 +1,6 @@
 """`plugman diff PLUGIN [FROM] [TO]`: what one content of an installed plugin can do that another
-cannot (plugman.plugins.capabilities), by default what its source offers now against what is
-installed; installs nothing."""
+cannot (plugman.plugins.supply_chain.capabilities), by default what its source offers now against
+what is installed; installs nothing."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def diff(
     files). The marketplace is refreshed first, as `plugman outdated` does.
 
     Exit codes: 0 shown, 1 the plugin cannot be compared, 2 usage error."""
-    from plugman.plugins import updates
+    from plugman.plugins.lifecycle import updates
 
     where, found = updates.diff(paths_of(ctx), plugin, scope, start, end)
     output.emit(output.capability_diff(where, found, start, end, as_json))

@@ -75,7 +75,7 @@ def run_list(ctx: Context, check: bool, as_json: bool) -> int:
     """Every installed plugin; exit 1 when a scope's plugman.toml is broken (stderr says it)."""
     from plugman import output
     from plugman.config.declarations import problems
-    from plugman.plugins.listings import listing
+    from plugman.plugins.catalog.listings import listing
 
     paths = paths_for(ctx.project)
     checked = None

@@ -1,6 +1,6 @@
 """`plugman hooks exec AGENT EVENT HOOK-ID`: the hook launcher an agent's hooks file names
-(plugman.runtime.hook_exec), and `plugman hooks notify AGENT`, the update notice its
-SessionStart hook names (plugman.runtime.notices), run without typer, as hot commands
+(plugman.runtime.launch.hook), and `plugman hooks notify AGENT`, the update notice its
+SessionStart hook names (plugman.runtime.launch.notices), run without typer, as hot commands
 (plugman.cli.fast; declared in plugman.cli.commands).
 
 The event JSON comes on stdin; what the handler prints goes to stdout and stderr as it printed
@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from plugman.cli.argv import Context
     from plugman.core.paths import Paths
-    from plugman.runtime.agent_facts import Launching
+    from plugman.runtime.launch.agent_facts import Launching
 
 
 def run(ctx: Context, words: list[str]) -> int:
     import os
 
     from plugman.cli.running import paths_for
-    from plugman.runtime import hook_exec
+    from plugman.runtime.launch import hook as hook_exec
 
     stdin = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
     agent, event, ref = words if len(words) == 3 else ("", "", "")
@@ -52,12 +52,12 @@ def run(ctx: Context, words: list[str]) -> int:
 
 
 def notify(ctx: Context, agent: str | None) -> int:
-    """`plugman hooks notify [AGENT]`: the update notice (plugman.runtime.notices) in the
+    """`plugman hooks notify [AGENT]`: the update notice (plugman.runtime.launch.notices) in the
     agent's SessionStart output form; exit 0 whatever happens, so the session never fails for
     it (a failure is one line on stderr)."""
     try:
         from plugman.cli.running import paths_for
-        from plugman.runtime import notices
+        from plugman.runtime.launch import notices
 
         paths = paths_for(ctx.project)
         text = notices.line(paths)
@@ -72,7 +72,7 @@ def launching_of(paths: Paths, agent: str) -> Launching:
     """What the launcher needs of the agent whose hooks file names it by the word `agent`
     (`HookSpelling.launcher`): as the deployment wrote it (`runtime.agent_facts`), else from the
     registered targets' specs, a built-in first (no extension loaded for one)."""
-    from plugman.runtime import agent_facts
+    from plugman.runtime.launch import agent_facts
 
     written = agent_facts.load(paths).launchers.get(agent)
     if written is not None:
@@ -97,7 +97,7 @@ def launching_of(paths: Paths, agent: str) -> Launching:
 def form_of(paths: Paths, agent: str) -> str:
     """The notice form of the target named `agent` (`AgentSpec.notice`): as the deployment
     wrote it, else from its spec; plain for a name no target has."""
-    from plugman.runtime import agent_facts
+    from plugman.runtime.launch import agent_facts
 
     written = agent_facts.load(paths).agents.get(agent)
     if written is not None:

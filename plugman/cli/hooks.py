@@ -35,8 +35,8 @@ def run_command(
 ) -> None:
     """Run EVENT's hooks with the event JSON read from stdin; exit 2 when they block."""
     from plugman.core.errors import UsageError
-    from plugman.runtime.hook_exec import read_payload
-    from plugman.runtime.hooks import check_event, run_here
+    from plugman.runtime.hooks.run import check_event, run_here
+    from plugman.runtime.launch.hook import read_payload
 
     check_event(event)  # before stdin is read: an unknown event is the error to report
     text = sys.stdin.read() if not sys.stdin.isatty() else ""

@@ -1,5 +1,5 @@
 """`plugman import claude`: a Claude Code user's marketplaces and plugins into plugman
-(plugman.plugins.claude_import); a dry run unless --apply, undone by --undo."""
+(plugman.plugins.importing.claude); a dry run unless --apply, undone by --undo."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def claude(
     as_json: bool = False,
 ) -> None:
     from plugman.commands import claude_import as command
-    from plugman.plugins import claude_import
+    from plugman.plugins.importing import claude as claude_import
 
     if apply and undo:
         raise UsageError("--apply and --undo exclude each other", hint="pass one of them")

@@ -1,6 +1,6 @@
 """`plugman lock`: resolve plugman.toml and write plugman.lock (the group's own command, as it
 always was: plugman.cli.plugins.lock), and `plugman lock export`, the lock as an SBOM
-(plugman.plugins.sbom)."""
+(plugman.plugins.supply_chain.sbom)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def export(
     to: Path | None = None,
     as_json: bool = False,
 ) -> None:
-    from plugman.plugins import sbom
+    from plugman.plugins.supply_chain import sbom
 
     chosen = form.lower()
     if chosen not in sbom.FORMATS:

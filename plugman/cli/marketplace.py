@@ -20,7 +20,7 @@ def add(
     as_json: bool = False,
 ) -> None:
     """Add a marketplace (project and local scope also name it in that scope's plugman.toml)."""
-    from plugman.plugins import marketplaces
+    from plugman.plugins.catalog import marketplaces
 
     market = marketplaces.add(paths_of(ctx), source, name, scope, headers_helper)
     output.emit(output.markets("marketplace add", [market], as_json, verb="added"))
@@ -28,7 +28,7 @@ def add(
 
 def listing(ctx: Context, as_json: bool = False) -> None:
     """List known marketplaces."""
-    from plugman.plugins import registry
+    from plugman.plugins.catalog import registry
 
     found = list(registry.known(paths_of(ctx)).values())
     output.emit(output.markets("marketplace list", found, as_json))
@@ -40,8 +40,8 @@ def update(
     as_json: bool = False,
 ) -> None:
     """Fetch marketplaces again (all, or the named ones)."""
-    from plugman.plugins import marketplaces
-    from plugman.plugins.failed import Failed
+    from plugman.plugins.catalog import marketplaces
+    from plugman.plugins.catalog.failed import Failed
 
     failed: list[Failed] = []
     found = marketplaces.update(paths_of(ctx), names or [], failed)
@@ -57,7 +57,7 @@ def remove(
     as_json: bool = False,
 ) -> None:
     """Forget a marketplace."""
-    from plugman.plugins import marketplaces
+    from plugman.plugins.catalog import marketplaces
 
     market = marketplaces.remove(paths_of(ctx), name, force=force)
     output.emit(output.markets("marketplace remove", [market], as_json, verb="removed"))
@@ -69,7 +69,7 @@ def build(
     as_json: bool = False,
 ) -> None:
     """List every plugin folder in marketplace.json (name, source, description, version)."""
-    from plugman.plugins.market_build import build as build_catalog
+    from plugman.plugins.authoring.market_build import build as build_catalog
 
     output.emit(output.built(build_catalog(directory, check=check), as_json))
 

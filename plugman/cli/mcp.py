@@ -1,5 +1,5 @@
 """`plugman mcp add|add-json|remove|list|get|login|logout|token|run` and `plugman connectors sync`
-(`run`, the server launcher, is a fast command: plugman.cli.fast, plugman.runtime.launch).
+(`run`, the server launcher, is a fast command: plugman.cli.fast, plugman.runtime.launch.server).
 
 Exit codes of `login` and `logout`: 0 done (logout also when there was no login to forget);
 1 the login failed (refused, timed out, the server unreachable or not asking for one);
@@ -146,7 +146,7 @@ def login(
     as_json: bool = False,
 ) -> None:
     """Log in to a remote server with OAuth; its tokens go to the secret store."""
-    from plugman.runtime import oauth
+    from plugman.runtime.oauth import login as oauth
 
     result = oauth.login(
         paths_of(ctx), name, browser=not no_browser, timeout=timeout, announce=output.announced
@@ -160,7 +160,7 @@ def logout(
     as_json: bool = False,
 ) -> None:
     """Forget a remote server's stored OAuth tokens."""
-    from plugman.runtime import oauth
+    from plugman.runtime.oauth import login as oauth
 
     output.emit(output.logged_out(oauth.logout(paths_of(ctx), name), as_json))
 
@@ -172,7 +172,7 @@ def token(
     as_json: bool = False,
 ) -> None:
     """The bearer token HTTP clients send to `mcp serve --auth token` (made when missing)."""
-    from plugman.runtime import gateway_token
+    from plugman.runtime.gateway import token as gateway_token
 
     found = gateway_token.obtain(paths_of(ctx), os.environ, rotate=rotate)
     text, note = output.gateway_token(found, show=show, as_json=as_json)

@@ -62,7 +62,7 @@ def sync(
 
 
 def lock(ctx: Context, as_json: bool = False) -> None:
-    from plugman.plugins import sync as syncing
+    from plugman.plugins.lifecycle import sync as syncing
 
     output.emit(output.locked(syncing.lock(paths_of(ctx)), as_json))
 
@@ -101,7 +101,7 @@ def update(
 
 
 def outdated(ctx: Context, no_refresh: bool = False, as_json: bool = False) -> None:
-    from plugman.plugins import updates
+    from plugman.plugins.lifecycle import updates
 
     found = updates.outdated(paths_of(ctx), fetch_catalogs=not no_refresh)
     output.emit(output.outdated(found, as_json))
@@ -117,13 +117,13 @@ def search(
     as_json: bool = False,
 ) -> None:
     if registry is not None:
-        from plugman.plugins import mcp_registry
+        from plugman.plugins.catalog import mcp_registry
 
         found = mcp_registry.search(registry, query, limit)
         output.emit(output.registry_searched(found, query, registry, as_json))
         return
-    from plugman.plugins import lookup
-    from plugman.plugins.failed import Failed
+    from plugman.plugins.catalog.failed import Failed
+    from plugman.plugins.lifecycle import lookup
 
     failed: list[Failed] = []
     hits = lookup.search(paths_of(ctx), query, failed)
@@ -140,7 +140,7 @@ def info(
 ) -> None:
     import os
 
-    from plugman.plugins import lookup
+    from plugman.plugins.lifecycle import lookup
 
     paths = paths_of(ctx)
     found = lookup.info(paths, plugin)

@@ -1,5 +1,5 @@
 """`plugman policy explain`: the managed policy's verdict on a plugin, an MCP server or a
-marketplace, and the rule and file that decided it (plugman.plugins.policy_explain)."""
+marketplace, and the rule and file that decided it (plugman.plugins.catalog.policy_explain)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def explain(
     subject: str,
     as_json: bool = False,
 ) -> None:
-    from plugman.plugins import policy_explain
+    from plugman.plugins.catalog import policy_explain
 
     found = policy_explain.explain(paths_of(ctx), subject)
     output.emit(output.policy_explained(found, as_json))

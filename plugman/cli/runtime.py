@@ -26,7 +26,7 @@ def probe_command(
     remote_batch: int = 20,
 ) -> None:
     """Connect to each server, list its tools, resources and prompts, and disconnect."""
-    from plugman.runtime import probe
+    from plugman.runtime.gateway import probe
 
     wanted = names or []
     results = probe.probe_paths(
@@ -48,7 +48,7 @@ def tools_command(
     timeout: float = 30.0,
 ) -> None:
     """The namespaced tool pool an agent would see, its collisions and its token cost."""
-    from plugman.runtime import pool, probe
+    from plugman.runtime.gateway import pool, probe
 
     results = probe.probe_paths(paths_of(ctx), timeout=timeout)
     assembled = pool.assemble(results, builtin or [])

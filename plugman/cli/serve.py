@@ -34,7 +34,7 @@ def serve(
     and PostToolUse hooks see mcp__<server>__<tool> and run around calls. Servers still
     starting are listed with what they offered last time. Logs: <state>/logs/gateway.log.
     """
-    from plugman.runtime.gateway_run import Options, serve_paths
+    from plugman.runtime.gateway.run import Options, serve_paths
 
     options = Options(
         transport,

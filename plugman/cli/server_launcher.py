@@ -1,6 +1,6 @@
 """`plugman mcp run NAME`: the server launcher an agent's file names in place of a plugin's stdio
-server or a secret-bearing entry (plugman.runtime.launch), run without typer, as a hot command
-(plugman.cli.fast; declared in plugman.cli.commands): an agent starts every such server
+server or a secret-bearing entry (plugman.runtime.launch.server), run without typer, as a hot
+command (plugman.cli.fast; declared in plugman.cli.commands): an agent starts every such server
 through it.
 
 A stdio server replaces this process (its stdin, stdout and exit code are the server's own); a
@@ -18,9 +18,9 @@ if TYPE_CHECKING:
 
 
 def run(ctx: Context, name: str) -> int:
-    """Become NAME's stdio server (plugman.runtime.launch); returns only when it cannot."""
+    """Become NAME's stdio server (plugman.runtime.launch.server); returns only when it cannot."""
     from plugman.cli.running import paths_for
-    from plugman.runtime import launch
+    from plugman.runtime.launch import server as launch
 
     paths = paths_for(ctx.project)
     ready = launch.prepare(paths, name, os.environ)

@@ -28,7 +28,7 @@ def link(
     notify: bool = False,
 ) -> list[Deployed]:
     """`plugman agents add`: declare the agents in `scope` and deploy to them, one transaction;
-    `notify`: each with the update notice hook (plugman.runtime.notices)."""
+    `notify`: each with the update notice hook (plugman.runtime.launch.notices)."""
     links.check(names, scope, _scopes())
     _one_gateway(paths, names, scope, via_gateway)
     with session(paths) as work:

@@ -1,7 +1,7 @@
 """`plugman import claude --apply`: do what the import's plan says and bring the linked agents
 up to date, in one transaction; `--undo`: take away what the recorded Claude imports added (the
 plugins, through `plugman uninstall`'s command, the marketplaces) and give Claude Code back its
-own installs (what an import plans, records and does: plugman.plugins.claude_import)."""
+own installs (what an import plans, records and does: plugman.plugins.importing.claude)."""
 
 from __future__ import annotations
 
@@ -13,12 +13,14 @@ from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
 from plugman.core.session import session
 from plugman.core.state import InstallRecord
-from plugman.plugins import claude_import, claude_retire, marketplaces, registry
-from plugman.plugins.claude_import import Imported, Plan
+from plugman.plugins.catalog import marketplaces, registry
+from plugman.plugins.importing import claude as claude_import
+from plugman.plugins.importing import retire as claude_retire
+from plugman.plugins.importing.claude import Imported, Plan
 
 
 def apply(paths: Paths, found: Plan) -> Imported:
-    """Do what `found` says (plugman.plugins.claude_import.plan), in one transaction, recorded
+    """Do what `found` says (plugman.plugins.importing.claude.plan), in one transaction, recorded
     for `undo`; the linked agents' files follow after the retiring, Claude's own installs no
     longer keeping plugman's out."""
     with session(paths) as work:

@@ -1,6 +1,6 @@
 """`plugman configure`: list a plugin's userConfig options, or change their values and bring
 the linked agents up to date, in one transaction (where the values go:
-plugman.plugins.configure)."""
+plugman.plugins.lifecycle.configure)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from plugman.config import user_config
 from plugman.core.paths import Paths
 from plugman.core.session import session
 from plugman.core.state import InstallRecord, Scope
-from plugman.plugins import configure
-from plugman.plugins.installed import find_installed, save
+from plugman.plugins.lifecycle import configure
+from plugman.plugins.lifecycle.installed import find_installed, save
 
 
 def run(

@@ -1,6 +1,6 @@
 """`plugman install`: plan the plugins asked for, install them into a scope and bring the
 linked agents up to date, in one transaction (what installing writes:
-plugman.plugins.install)."""
+plugman.plugins.lifecycle.install)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from plugman.core import progress
 from plugman.core.paths import Paths
 from plugman.core.session import session
 from plugman.core.state import InstallRecord, Scope
-from plugman.plugins import configure
-from plugman.plugins import install as installing
-from plugman.plugins import planner as resolver
-from plugman.plugins.installed import PluginChange
+from plugman.plugins.lifecycle import configure
+from plugman.plugins.lifecycle import install as installing
+from plugman.plugins.lifecycle import planner as resolver
+from plugman.plugins.lifecycle.installed import PluginChange
 
 
 def install(

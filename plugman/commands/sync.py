@@ -1,5 +1,5 @@
 """`plugman sync`: make the project scope match its plugman.toml and plugman.lock and bring the
-linked agents up to date, in one transaction (what syncing does: plugman.plugins.sync)."""
+linked agents up to date, in one transaction (what syncing does: plugman.plugins.lifecycle.sync)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import os
 from plugman.agents import deploy
 from plugman.core.paths import Paths
 from plugman.core.session import session
-from plugman.plugins import sync as syncing
-from plugman.plugins.updates import DryRunError, Updated
-from plugman.runtime import notices
+from plugman.plugins.lifecycle import sync as syncing
+from plugman.plugins.lifecycle.updates import DryRunError, Updated
+from plugman.runtime.launch import notices
 
 
 def sync(
@@ -26,7 +26,7 @@ def sync(
     with `dry_run`, say what would change (and what each plugin gains) and change nothing;
     `allow_hidden`: this machine's user lets in hidden text (a lock never does). An older
     release than the one installed is refused unless `allow_downgrade` or plugman.lock pins
-    exactly it (plugman.plugins.sync._no_rollback)."""
+    exactly it (plugman.plugins.lifecycle.sync._no_rollback)."""
     done = Updated([], [], set(), [])
     pins = syncing.checked_pins(paths, mode)  # every input checked before anything is done
     with contextlib.suppress(DryRunError), session(paths) as work:
@@ -34,5 +34,7 @@ def sync(
         syncing.synced(work, mode, pins, done, dry_run=dry_run, **allow)
         deploy.refresh(work, os.environ)
     if done.changes and not dry_run:
-        notices.prune(paths)  # a synced plugin's update notice is done (plugman.runtime.notices)
+        notices.prune(
+            paths
+        )  # a synced plugin's update notice is done (plugman.runtime.launch.notices)
     return done

@@ -1,6 +1,6 @@
 """`plugman uninstall`: take plugins out of a scope and bring the linked agents up to date, in
 one transaction; their secrets, update notices and data folders go after the commit (what
-uninstalling takes out: plugman.plugins.uninstall)."""
+uninstalling takes out: plugman.plugins.lifecycle.uninstall)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from plugman.commands import redeploy
 from plugman.core.paths import Paths
 from plugman.core.session import session
 from plugman.core.state import InstallRecord, Scope
-from plugman.plugins import uninstall as uninstalling
-from plugman.plugins.installed import PluginChange
+from plugman.plugins.lifecycle import uninstall as uninstalling
+from plugman.plugins.lifecycle.installed import PluginChange
 
 
 def uninstall(

@@ -1,5 +1,5 @@
 """`plugman update`: bring installed plugins up to their catalogs and the linked agents up to
-date, in one transaction (what updating does: plugman.plugins.updates)."""
+date, in one transaction (what updating does: plugman.plugins.lifecycle.updates)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from plugman.agents import deploy
 from plugman.core.paths import Paths
 from plugman.core.session import session
 from plugman.core.state import SCOPES, Scope
-from plugman.plugins import updates
-from plugman.plugins.updates import DryRunError, Updated
-from plugman.runtime import notices
+from plugman.plugins.lifecycle import updates
+from plugman.plugins.lifecycle.updates import DryRunError, Updated
+from plugman.runtime.launch import notices
 
 
 def update(
@@ -32,8 +32,8 @@ def update(
     with hidden text is refused unless `allow_hidden` (an earlier allowance was for the old
     content), and then recorded as allowed. New content signed by another signer than the
     recorded one (or no longer signed) is refused unless `allow_signer_change`; a first signer
-    is recorded. An older release than the installed one (plugman.plugins.rollback) is refused
-    unless `allow_downgrade`."""
+    is recorded. An older release than the installed one (plugman.plugins.lifecycle.rollback) is
+    refused unless `allow_downgrade`."""
     scopes = (scope,) if scope else SCOPES
     if fetch_catalogs:
         updates.refresh(paths, scopes, names)

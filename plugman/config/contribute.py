@@ -59,7 +59,7 @@ def substitute_hook(handler: HookEntry, env: dict[str, str] | None) -> HookEntry
     """A hook handler with the plugin's variables put in. A shell command (no `args`) gets only
     values the shell reads as plain text: any other one (a project folder named `$(…)`, say)
     stays a `${VAR}` reference, which the shell expands from the hook's environment, where
-    plugman.runtime.hooks sets it, without running what the value holds."""
+    plugman.runtime.hooks.run sets it, without running what the value holds."""
     found: HookEntry = substitute_all(handler, env)
     command = handler.get("command")
     if env and isinstance(command, str) and not isinstance(handler.get("args"), list):

@@ -51,7 +51,7 @@ class Hook(NamedTuple):
     runs: Runs = ()  # set where it needs approval (config.binding.files_run)
     # its place among the hooks of its owner (plugin or scope) and event, counted before any
     # is dropped (pending, policy), so the launcher id an agent's file names never shifts onto
-    # another hook while one waits for approval (plugman.runtime.hook_exec.refs); -1: not set
+    # another hook while one waits for approval (plugman.runtime.launch.hook.refs); -1: not set
     slot: int = -1
 
 

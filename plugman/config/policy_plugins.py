@@ -59,7 +59,7 @@ class Market(NamedTuple):
 
 
 def registry_path(paths: Paths) -> Path:
-    """The registry of known marketplaces (written by `plugman.plugins.registry`)."""
+    """The registry of known marketplaces (written by `plugman.plugins.catalog.registry`)."""
     return paths.state_dir / "marketplaces.json"
 
 

@@ -16,7 +16,7 @@ and hooks. Shell-parsed fields (a shell-form hook `command`, an MCP `headersHelp
 value is written `${PLUGMAN_OPT_<PLUGIN>_<KEY>}` in every resolution's server entries (so an
 entry's approval hash never depends on a secret), and resolution expands it from the store's
 values where plugman runs the server itself (probe, the gateway, `plugman mcp run`, which an
-agent's file names in place of a plugin server needing one: `plugman.runtime.launch`). A hook
+agent's file names in place of a plugin server needing one: `plugman.runtime.launch.server`). A hook
 run here gets the value put in. A value missing from the
 store is taken from that variable in plugman's environment (CI).
 """

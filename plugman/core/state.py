@@ -73,13 +73,14 @@ class InstalledPlugin(NamedTuple):
     declared: str | dict[str, Any] | None = None
     # "allowed": installed with hidden text by --allow-hidden-text (plugman.manifest.hidden)
     hidden_text: str | None = None
-    # who signed it (plugman.plugins.signing): a key's fingerprint, `sha256:<hex>`; None: unsigned
+    # who signed it (plugman.plugins.supply_chain.signing): a key's fingerprint, `sha256:<hex>`;
+    # None: unsigned
     signer: str | None = None
     # installed because this machine's managed policy forces it, not because the project
     # declares it: kept out of plugman.lock (a teammate without that policy has no such pin)
     forced: bool = False
     # when its signed OCI manifest says it was published (`org.opencontainers.image.created`):
-    # update refuses an older one (plugman.plugins.rollback); None: unsigned or not said
+    # update refuses an older one (plugman.plugins.lifecycle.rollback); None: unsigned or not said
     released: str | None = None
 
     @classmethod

@@ -33,7 +33,7 @@ from plugman.doctor import agents
 from plugman.doctor.problem import ERROR, WARNING, Problem
 from plugman.manifest import edit
 from plugman.manifest.diagnostics import Diagnostic
-from plugman.plugins import marketplaces, registry
+from plugman.plugins.catalog import marketplaces, registry
 
 if TYPE_CHECKING:
     from plugman.config.trust import Entry

@@ -9,11 +9,11 @@ from plugman.output.common import diagnostic_lines, display_path, envelope
 
 if TYPE_CHECKING:
     from plugman.manifest.diagnostics import Diagnostic
-    from plugman.plugins.market_build import Built
-    from plugman.plugins.pack import Packed
-    from plugman.plugins.publish import Published
-    from plugman.plugins.scaffold import Scaffolded
-    from plugman.plugins.tagging import Tagged
+    from plugman.plugins.authoring.market_build import Built
+    from plugman.plugins.authoring.pack import Packed
+    from plugman.plugins.authoring.publish import Published
+    from plugman.plugins.authoring.scaffold import Scaffolded
+    from plugman.plugins.authoring.tagging import Tagged
 
 
 def plugin_warnings(found: Iterable[Diagnostic]) -> str:

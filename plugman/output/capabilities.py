@@ -1,5 +1,6 @@
 """What a plugin's new content can do that its installed content could not: `plugman diff`,
-and the block `update` and `sync` print under each changed plugin (plugman.plugins.capabilities).
+and the block `update` and `sync` print under each changed plugin
+(plugman.plugins.supply_chain.capabilities).
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ from plugman.output.plugins import changes as changes_text
 from plugman.output.versions import change_json
 
 if TYPE_CHECKING:
-    from plugman.plugins.capabilities import Capabilities, CapabilityChange
-    from plugman.plugins.installed import PluginAction
-    from plugman.plugins.updates import Updated
+    from plugman.plugins.lifecycle.installed import PluginAction
+    from plugman.plugins.lifecycle.updates import Updated
+    from plugman.plugins.supply_chain.capabilities import Capabilities, CapabilityChange
 
 KINDS = {
     "hook": "hook",

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from plugman.output.common import envelope
 
 if TYPE_CHECKING:
-    from plugman.runtime.gateway_token import Token
+    from plugman.runtime.gateway.token import Token
 
 
 def _origin(found: Token) -> str:

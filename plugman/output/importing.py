@@ -1,4 +1,4 @@
-"""What `plugman import claude` would do or did (plugman.plugins.claude_import), and what
+"""What `plugman import claude` would do or did (plugman.plugins.importing.claude), and what
 `--undo` took away."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 from plugman.output.common import display_path, envelope
 
 if TYPE_CHECKING:
-    from plugman.plugins.claude_import import Imported
-    from plugman.plugins.claude_retire import Retire
+    from plugman.plugins.importing.claude import Imported
+    from plugman.plugins.importing.retire import Retire
 
 COMMAND = "import claude"
 MARKET_WORDS = {"add": "add marketplace", "known": "already known: marketplace"}
@@ -76,7 +76,7 @@ def _keys(pairs: tuple[str, ...]) -> list[str]:
 def _retired(item: Retire, would: str) -> str:
     """A line on one of Claude's own installs the import replaces, or keeps."""
     # lazy: plugins.claude_retire takes ~16 ms to import, only this path needs it
-    from plugman.plugins.claude_retire import KEEP, claude_step
+    from plugman.plugins.importing.retire import KEEP, claude_step
 
     if item.how == KEEP:
         why = f" ({item.reason})" if item.reason else ""
@@ -92,7 +92,7 @@ def _retired(item: Retire, would: str) -> str:
 
 def _retired_json(item: Retire) -> dict[str, object]:
     # lazy: plugins.claude_retire takes ~16 ms to import, only this path needs it
-    from plugman.plugins.claude_retire import KEEP, claude_step
+    from plugman.plugins.importing.retire import KEEP, claude_step
 
     return {
         "id": item.id,

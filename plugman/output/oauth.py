@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from plugman.output.common import envelope
 
 if TYPE_CHECKING:
-    from plugman.runtime.oauth import LoginResult, LogoutResult
+    from plugman.runtime.oauth.login import LoginResult, LogoutResult
 
 
 def _store(kind: str, where: str) -> str:

@@ -14,14 +14,14 @@ if TYPE_CHECKING:
     from plugman.agents.readback import Item, Report
     from plugman.core.sources import LockedSource
     from plugman.manifest.diagnostics import Diagnostic
-    from plugman.plugins.configure import Option
-    from plugman.plugins.failed import Failed
-    from plugman.plugins.installed import PluginChange
-    from plugman.plugins.listings import Info, Listed, Outdated, SearchHit
-    from plugman.plugins.lockfile import LockEntry
-    from plugman.plugins.mcp_registry import RegistryHit
-    from plugman.plugins.registry import Known
-    from plugman.plugins.sbom import Document
+    from plugman.plugins.catalog.failed import Failed
+    from plugman.plugins.catalog.listings import Info, Listed, Outdated, SearchHit
+    from plugman.plugins.catalog.mcp_registry import RegistryHit
+    from plugman.plugins.catalog.registry import Known
+    from plugman.plugins.lifecycle.configure import Option
+    from plugman.plugins.lifecycle.installed import PluginChange
+    from plugman.plugins.supply_chain.lockfile import LockEntry
+    from plugman.plugins.supply_chain.sbom import Document
 
 
 def changes(command: str, done: list[PluginChange], as_json: bool) -> str:
@@ -271,7 +271,7 @@ def source_words(source: LockedSource | None, marketplace: str | None) -> str:
     kind's words."""
     if not source:
         return "unknown (its marketplace gives none)"
-    from plugman.plugins.pins import describe  # lazy: not loaded by `plugman list` (empty)
+    from plugman.plugins.catalog.pins import describe  # lazy: not loaded by `plugman list` (empty)
 
     return describe(source, marketplace if marketplace != "direct" else None)
 
@@ -291,7 +291,7 @@ def _outdated_line(row: Outdated) -> str:
         return f"{head}{row.version}: {row.problem}{hint}"
     hashes = (row.content_hash, row.available_hash)
     said = moved(row.version, row.available, (row.pin, row.available_pin), hashes)
-    if row.downgrade:  # plugman.plugins.rollback: update refuses it
+    if row.downgrade:  # plugman.plugins.lifecycle.rollback: update refuses it
         return (
             f"{head}DOWNGRADE {said}: {row.downgrade}; update refuses it "
             f"(plugman update --allow-downgrade {row.id} takes it)"

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from plugman.output.common import display_path, envelope
 
 if TYPE_CHECKING:
-    from plugman.plugins.policy_explain import Explained
+    from plugman.plugins.catalog.policy_explain import Explained
 
 
 def _where(origin: str) -> str:

@@ -10,9 +10,9 @@ from plugman.output.common import display_path, envelope
 
 if TYPE_CHECKING:
     from plugman.config.resolution import Resolution
-    from plugman.runtime.hook_outcome import HandlerResult, HookRun
-    from plugman.runtime.pool import Pool
-    from plugman.runtime.probe import ProbeResult
+    from plugman.runtime.gateway.pool import Pool
+    from plugman.runtime.gateway.probe import ProbeResult
+    from plugman.runtime.hooks.outcome import HandlerResult, HookRun
 
 
 def hooks_listed(resolution: Resolution, as_json: bool) -> str:

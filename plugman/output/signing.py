@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 from plugman.output.common import display_path, envelope
 
 if TYPE_CHECKING:
-    from plugman.plugins.keys import Generated
-    from plugman.plugins.signing import Signed
+    from plugman.plugins.supply_chain.keys import Generated
+    from plugman.plugins.supply_chain.signing import Signed
 
 
 def key_generated(made: Generated, as_json: bool) -> str:

@@ -8,8 +8,8 @@ import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from plugman.plugins.installed import PluginChange
-    from plugman.plugins.listings import Info
+    from plugman.plugins.catalog.listings import Info
+    from plugman.plugins.lifecycle.installed import PluginChange
 
 COMMIT = re.compile(r"^[0-9a-f]{40}$")
 

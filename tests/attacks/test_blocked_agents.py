@@ -3,10 +3,10 @@ installed for the project keeps reaching Claude Code, Codex and Gemini CLI when 
 command is `plugman sync` (the project still declares the plugin, the lock still pins it):
 sync used to refuse as a whole and so redeployed nothing.
 
-Invariant (`plugman.plugins.sync.synced`): sync, and then `sync --frozen`, skip the blocked
-plugin with the rule named, keep the allowed one and redeploy every linked agent: the blocked
-plugin's hook no longer runs in Claude Code (print mode, no model) and its server is gone from
-`codex mcp list` and `gemini mcp list`; the allowed plugin's hook and server stay (the pair).
+Invariant (`plugman.plugins.lifecycle.sync.synced`): sync, and then `sync --frozen`, skip the
+blocked plugin with the rule named, keep the allowed one and redeploy every linked agent: the
+blocked plugin's hook no longer runs in Claude Code (print mode, no model) and its server is gone
+from `codex mcp list` and `gemini mcp list`; the allowed plugin's hook and server stay (the pair).
 """
 
 from __future__ import annotations

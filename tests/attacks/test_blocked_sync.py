@@ -3,7 +3,7 @@
 sync refused as a whole and so redeployed nothing; or a fresh clone's `sync --frozen` fetches
 it from the lock (docs/claude-format.md#organization-policy).
 
-Invariant (`plugman.plugins.sync.synced`, `plugins.planner._Planner.blocked`,
+Invariant (`plugman.plugins.lifecycle.sync.synced`, `plugins.planner._Planner.blocked`,
 `plugins.registry.plugin_block`): sync in every mode (`sync`, `--locked`, `--frozen`) skips a
 plugin the managed policy blocks, with a warning naming the rule and its file: it is never
 fetched or installed; one installed before is kept but not delivered (`list` says why); the

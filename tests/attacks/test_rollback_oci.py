@@ -262,7 +262,7 @@ def test_publishing_the_same_content_again_keeps_the_tag_as_it_is(
     """The legitimate variant of an overwrite: the same plugin published again (a retried CI
     job, a second signature). Invariant: no --force needed, and the manifest is the same one
     (same digest, its creation time kept), so followers see nothing new."""
-    from plugman.plugins import publish as publishing
+    from plugman.plugins.authoring import publish as publishing
 
     target = registry.ref("overwrite/same-content", "1.0.0")
     first = publish(world, target, "1.0.0", "Text.", T1)

@@ -18,7 +18,7 @@ import pytest
 
 from plugman.cli import invoke, main
 from plugman.cli.runner import Result
-from plugman.plugins.pack import Packed, pack
+from plugman.plugins.authoring.pack import Packed, pack
 from plugman.plugins.sources.extract import extract
 from tests.integration.helpers import snapshot
 

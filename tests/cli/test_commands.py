@@ -103,7 +103,7 @@ def test_the_fast_commands_run_without_typer(tmp_path: Path) -> None:
         heavy = [m for m in loaded if m.split(".")[0] in light]
         assert heavy == [], (args, heavy)
         if args[0] == "uninstall":
-            assert "plugman.plugins.planner" not in loaded
+            assert "plugman.plugins.lifecycle.planner" not in loaded
             assert "plugman.manifest.plugin" not in loaded
 
 

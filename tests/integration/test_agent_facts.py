@@ -1,4 +1,4 @@
-"""The facts the hot commands need of an agent (plugman.runtime.agent_facts) come from its
+"""The facts the hot commands need of an agent (plugman.runtime.launch.agent_facts) come from its
 `AgentSpec`, written by the deployment; `plugman hooks exec`, `plugman hooks notify` and the
 folder-trust check of `plugman list` read them from that file (no agent table imported), and
 fall back to the specs without it."""
@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 from plugman.core.paths import Paths
-from plugman.runtime import agent_facts
-from plugman.runtime.agent_facts import Facts, FolderTrust, Launching
+from plugman.runtime.launch import agent_facts
+from plugman.runtime.launch.agent_facts import Facts, FolderTrust, Launching
 from tests.integration.helpers import run
 
 HOOK = '[[hooks.PostToolUse]]\nmatcher = "Bash"\n[[hooks.PostToolUse.hooks]]\ntype = "command"\n'

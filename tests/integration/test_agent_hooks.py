@@ -189,7 +189,7 @@ def test_codex_trusts_the_hooks_left_after_an_uninstall(home: Path, tmp_path: Pa
     cli(project, "install", *names, "--scope", "user")
     env = agent_env(home, Path(sys.executable).parent)
     listed = {h["command"]: h["trustStatus"] for h in rpc_hooks(codex, project, env)}
-    # Plugin hooks reach Codex through the launcher (plugman.runtime.hook_exec).
+    # Plugin hooks reach Codex through the launcher (plugman.runtime.launch.hook).
     launcher = f"{sys.executable} -m plugman hooks exec codex Stop"
     assert listed == {f"{launcher} '{n}@hooked#0'": "trusted" for n in names}
     order = [

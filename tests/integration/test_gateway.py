@@ -391,10 +391,10 @@ def test_http_transport_serves_a_modern_client(tmp_path: Path, isolated_home: Pa
 def test_catalog_names_cuts_and_conflicts(tmp_path: Path) -> None:
     from mcp import types
 
-    from plugman.runtime.backends import Backend
-    from plugman.runtime.catalog import build
-    from plugman.runtime.health import Health
-    from plugman.runtime.naming import gateway_name
+    from plugman.runtime.gateway.backends import Backend
+    from plugman.runtime.gateway.catalog import build
+    from plugman.runtime.gateway.health import Health
+    from plugman.runtime.gateway.naming import gateway_name
 
     async def ignore(backend: Backend, kinds: frozenset[str]) -> None:
         pass
@@ -449,10 +449,10 @@ def test_colliding_long_names_get_distinct_names(tmp_path: Path) -> None:
     its own valid name, the same in every build."""
     from mcp import types
 
-    from plugman.runtime.backends import Backend
-    from plugman.runtime.catalog import build
-    from plugman.runtime.health import Health
-    from plugman.runtime.naming import AGENT_PREFIX, VALID, gateway_name
+    from plugman.runtime.gateway.backends import Backend
+    from plugman.runtime.gateway.catalog import build
+    from plugman.runtime.gateway.health import Health
+    from plugman.runtime.gateway.naming import AGENT_PREFIX, VALID, gateway_name
 
     stem = "fetch_every_forecast_for_every_city_in_the_world_"
     one, two = f"{stem}12146", f"{stem}119117"
@@ -482,8 +482,8 @@ def test_cuts_and_backoff() -> None:
     from mcp import types
 
     from plugman.core.errors import PlugmanError
-    from plugman.runtime.calls import cut_result, cut_text
-    from plugman.runtime.health import Health
+    from plugman.runtime.gateway.calls import cut_result, cut_text
+    from plugman.runtime.gateway.health import Health
 
     assert cut_text("x" * 100_000) == "x" * 100_000
     assert cut_text("x" * 100_007).endswith("x… [cut by plugman: 7 characters]")

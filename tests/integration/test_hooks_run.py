@@ -16,7 +16,7 @@ import pytest
 from plugman.cli import invoke
 from plugman.cli.runner import Result
 from plugman.config.merge import Hook, Origin
-from plugman.runtime.hooks import HookRun, run_hooks
+from plugman.runtime.hooks.run import HookRun, run_hooks
 from tests.conftest import SAMPLES
 from tests.integration.helpers import run
 

@@ -310,7 +310,7 @@ def test_usage_errors_and_a_login_that_times_out(setup: Setup) -> None:
 def test_callback_refusal_is_an_error() -> None:
     """The loopback server: an `error=` callback is a clear refusal, a stray path a 404."""
     from plugman.core.errors import PlugmanError
-    from plugman.runtime.oauth_callback import Callback
+    from plugman.runtime.oauth.callback import Callback
 
     with Callback() as callback:
         base = callback.redirect_uri.rsplit("/", 1)[0]

@@ -343,7 +343,7 @@ def test_each_marketplace_matcher_gives_claude_codes_verdict(
 ) -> None:
     from plugman.config import policy
     from plugman.core.paths import Paths
-    from plugman.plugins import registry
+    from plugman.plugins.catalog import registry
 
     claude_bin()
     root = tmp_path.resolve()

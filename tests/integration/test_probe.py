@@ -26,7 +26,7 @@ import pytest
 
 from plugman.cli import invoke as plugman_invoke
 from plugman.core.paths import Paths
-from plugman.runtime.probe import ProbeResult, probe
+from plugman.runtime.gateway.probe import ProbeResult, probe
 
 REPO = Path(__file__).resolve().parents[2]
 NOTES = REPO / "sample-plugins" / "plugins" / "notes-server" / "server" / "notes_server.py"

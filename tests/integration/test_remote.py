@@ -180,7 +180,7 @@ def test_a_plugin_or_project_helper_runs_without_credential_variables(
 ) -> None:
     """The same helper passes the key on from REMOTE_TEST_KEY for a user's server, and gets no
     such variable for a plugin's or a project's: that server is refused (401)."""
-    from plugman.runtime.headers import scrubbed
+    from plugman.runtime.transport.headers import scrubbed
 
     monkeypatch.setenv("REMOTE_TEST_KEY", KEY)
     helper = helper_printing(tmp_path, 'printf \'{"X-Api-Key": "%s"}\' "${REMOTE_TEST_KEY:-none}"')
@@ -255,9 +255,9 @@ def test_an_expired_session_is_initialized_again_and_the_call_goes_through(
 def test_a_call_retries_once_on_an_expired_session(tmp_path: Path, isolated_home: Path) -> None:
     """No ping in between (ping_every is an hour): the call itself meets the 404 and is sent
     again on a new session; a second 404 is the call's error, said plainly."""
-    from plugman.runtime.backends import Backend
-    from plugman.runtime.forward import UnansweredError, send
-    from plugman.runtime.health import Health
+    from plugman.runtime.gateway.backends import Backend
+    from plugman.runtime.gateway.forward import UnansweredError, send
+    from plugman.runtime.gateway.health import Health
 
     async def ignore(backend: Backend, kinds: frozenset[str]) -> None:
         return None

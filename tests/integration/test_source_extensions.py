@@ -17,7 +17,8 @@ from plugman.core.sources import LockedSource
 from plugman.hookspecs import hookimpl
 from plugman.manifest.model import PluginSource
 from plugman.manifest.validate import validate
-from plugman.plugins import pins, planner
+from plugman.plugins.catalog import pins
+from plugman.plugins.lifecycle import planner
 from plugman.plugins.sources import Progress, SourceKind, fetch
 from tests.integration.helpers import run
 

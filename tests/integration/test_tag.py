@@ -10,7 +10,7 @@ import pytest
 
 from plugman.cli import invoke
 from plugman.cli.runner import Result
-from plugman.plugins.tagging import tag_name
+from plugman.plugins.authoring.tagging import tag_name
 
 
 def cli(*args: str) -> Result:

@@ -1,9 +1,9 @@
 """The update notice in real agents' session start (`plugman agents add --notify-updates`,
-plugman.runtime.notices): Claude Code 2.1.332's own stream-json events show the SessionStart hook
-printing the notice, nothing once the plugin is updated, and a broken cache not failing the
-session; Codex 0.171, Gemini CLI 0.61 (which also shows it to the user) and Copilot CLI 1.0.102
-hand the notice to the model (a fake model endpoint on 127.0.0.1 records what it was sent). The
-fast tests drive `plugman hooks notify` and the opt-in switches."""
+plugman.runtime.launch.notices): Claude Code 2.1.332's own stream-json events show the SessionStart
+hook printing the notice, nothing once the plugin is updated, and a broken cache not failing the
+session; Codex 0.171, Gemini CLI 0.61 (which also shows it to the user) and Copilot CLI 1.0.102 hand
+the notice to the model (a fake model endpoint on 127.0.0.1 records what it was sent). The fast
+tests drive `plugman hooks notify` and the opt-in switches."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Which server launches `plugman audit` calls unpinned (plugman.doctor.audit.servers, over the
-launch-command parser `plugman lock export` uses, plugman.plugins.sbom_servers): every launcher
-it knows, pinned and not, as `command` + `args` and as one command line."""
+launch-command parser `plugman lock export` uses, plugman.plugins.supply_chain.sbom_servers): every
+launcher it knows, pinned and not, as `command` + `args` and as one command line."""
 
 from __future__ import annotations
 

@@ -1,11 +1,12 @@
-"""plugman.plugins.capabilities.compare on two real plugin trees: what is gained and lost."""
+"""plugman.plugins.supply_chain.capabilities.compare on two real plugin trees: what is gained and
+lost."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from plugman.plugins.capabilities import CapabilityChange, compare
+from plugman.plugins.supply_chain.capabilities import CapabilityChange, compare
 
 
 def tree(

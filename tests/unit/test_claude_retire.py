@@ -20,8 +20,9 @@ from plugman.agents.targets.asks import FAILED
 from plugman.core.paths import Paths
 from plugman.core.session import session
 from plugman.doctor import agents as doctor_agents
-from plugman.plugins import claude_import, claude_retire
-from plugman.plugins.claude_import import PluginStep
+from plugman.plugins.importing import claude as claude_import
+from plugman.plugins.importing import retire as claude_retire
+from plugman.plugins.importing.claude import PluginStep
 
 # Claude Code's own files as 2.1.328 writes them (JSON.stringify(..., null, 2), no newline)
 RECORDS = {

@@ -13,7 +13,8 @@ import pytest
 from plugman.cli import invoke
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
-from plugman.runtime import gateway_run, gateway_token
+from plugman.runtime.gateway import run as gateway_run
+from plugman.runtime.gateway import token as gateway_token
 
 FILE = {"PLUGMAN_SECRETS": "file"}
 

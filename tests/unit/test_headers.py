@@ -6,7 +6,7 @@ import pytest
 
 from plugman.config.merge import Origin, Server
 from plugman.core.errors import PlugmanError
-from plugman.runtime.headers import merged, parse, shared
+from plugman.runtime.transport.headers import merged, parse, shared
 
 
 def test_shared_servers_are_a_plugins_and_a_projects() -> None:

@@ -1,4 +1,4 @@
-"""The hook launcher (plugman.runtime.hook_exec, `plugman hooks exec`): matching on each agent's
+"""The hook launcher (plugman.runtime.launch.hook, `plugman hooks exec`): matching on each agent's
 event JSON, the "never wider" rule over the handler fields, and bad input."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from plugman.agents.targets.hooks import MARK
 from plugman.agents.targets.table import SPECS
 from plugman.config.merge import Hook, Origin
 from plugman.core.paths import Paths
-from plugman.runtime import hook_exec
+from plugman.runtime.launch import hook as hook_exec
 
 # Each agent's PostToolUse JSON for one shell command, as it sends it: captured from real runs
 # of Codex 0.169 (`codex exec`), Gemini CLI 0.61 (AfterTool, its own tool names) and Copilot

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from plugman.config.merge import Hook, Origin
-from plugman.runtime.hook_match import if_matches, matcher_value, matches
-from plugman.runtime.hooks import selected, timeout_of
+from plugman.runtime.hooks.match import if_matches, matcher_value, matches
+from plugman.runtime.hooks.run import selected, timeout_of
 
 
 def tool(name: str, **tool_input: str) -> dict[str, Any]:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from mcp import types
 
-from plugman.runtime.instructions import HEADLINE, LIMIT, compose
-from plugman.runtime.memory import Memory, Recalled
+from plugman.runtime.gateway.instructions import HEADLINE, LIMIT, compose
+from plugman.runtime.gateway.memory import Memory, Recalled
 
 ENTRY = {"type": "http", "url": "https://mcp.example/mcp", "headers": {"X-Key": "s3cret"}}
 

@@ -229,13 +229,13 @@ def test_the_face_rule_finds_a_reach_inside() -> None:
         return _reached_into(Import(source, module, names, 1, 1, False, False))
 
     assert "transport" not in _face("plugman.core.oci")  # core.oci's own
-    assert taking("plugman.plugins.publish", "plugman.core.oci.transport") == [
+    assert taking("plugman.plugins.authoring.publish", "plugman.core.oci.transport") == [
         "plugman.core.oci: transport"
     ]
-    assert taking("plugman.plugins.publish", "plugman.core.oci", "transport") == [
+    assert taking("plugman.plugins.authoring.publish", "plugman.core.oci", "transport") == [
         "plugman.core.oci: transport"
     ]
-    assert taking("plugman.plugins.publish", "plugman.core.oci", "client") == []
+    assert taking("plugman.plugins.authoring.publish", "plugman.core.oci", "client") == []
     assert taking("plugman.core.oci.client", "plugman.core.oci.transport") == []  # inside
 
 
@@ -340,8 +340,8 @@ UNREVIEWED = (
     "plugman/config/servers.py",
     "plugman/config/trust.py",
     "plugman/plugins/sources/",
-    "plugman/runtime/hook_exec.py",
-    "plugman/runtime/notices.py",
+    "plugman/runtime/launch/hook.py",
+    "plugman/runtime/launch/notices.py",
 )
 
 

@@ -11,8 +11,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from plugman.runtime.listing import ToolInfo
-from plugman.runtime.naming import (
+from plugman.runtime.gateway.listing import ToolInfo
+from plugman.runtime.gateway.naming import (
     AGENT_PREFIX,
     GATEWAY_LENGTH,
     MAX_LENGTH,
@@ -23,8 +23,8 @@ from plugman.runtime.naming import (
     split_server,
     tool_name,
 )
-from plugman.runtime.pool import MARKER, MAX_DESCRIPTION, assemble, cut, token_estimate
-from plugman.runtime.probe import ProbeResult
+from plugman.runtime.gateway.pool import MARKER, MAX_DESCRIPTION, assemble, cut, token_estimate
+from plugman.runtime.gateway.probe import ProbeResult
 
 
 def tool(name: str, description: str = "", **annotations: Any) -> ToolInfo:
@@ -189,7 +189,8 @@ def test_token_estimate_is_a_quarter_of_the_json_length() -> None:
 def test_the_runtime_modules_import_no_mcp() -> None:
     """`import mcp` costs about a second: only the functions that connect may pay it."""
     code = (
-        "import sys, plugman.cli.runtime, plugman.runtime.probe, plugman.runtime.pool; "
+        "import sys, plugman.cli.runtime, plugman.runtime.gateway.probe, "
+        "plugman.runtime.gateway.pool; "
         "sys.exit('mcp' in sys.modules)"
     )
     assert subprocess.run([sys.executable, "-c", code], check=False, timeout=60).returncode == 0

@@ -1,4 +1,4 @@
-"""The update notice's cache and line (plugman.runtime.notices), on real files."""
+"""The update notice's cache and line (plugman.runtime.launch.notices), on real files."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from plugman.core.paths import Paths
-from plugman.runtime import notices
-from plugman.runtime.notices import Row
+from plugman.runtime.launch import notices
+from plugman.runtime.launch.notices import Row
 
 NOW = 1_800_000_000.0
 

@@ -15,9 +15,10 @@ import pytest
 from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
 from plugman.core.secrets import FileStore
-from plugman.runtime import auth_cache, oauth_store
-from plugman.runtime.oauth_provider import authorizer
-from plugman.runtime.oauth_store import OAuthLogin, TokenStore
+from plugman.runtime.oauth import auth_cache
+from plugman.runtime.oauth import store as oauth_store
+from plugman.runtime.oauth.provider import authorizer
+from plugman.runtime.oauth.store import OAuthLogin, TokenStore
 
 URL = "https://mcp.example.com/mcp"
 

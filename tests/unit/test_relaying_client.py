@@ -1,4 +1,4 @@
-"""The gateway's MCP client (plugman.runtime.backends.relay_results) relays a tool's result
+"""The gateway's MCP client (plugman.runtime.gateway.backends.relay_results) relays a tool's result
 unchecked, where the SDK's own client checks it against the tool's output schema: the client
 the gateway relays it to checks it against the same (relayed) schema. An SDK server in this
 process answers with structured content its schema does not allow."""
@@ -11,7 +11,7 @@ import anyio
 from mcp import Client, types
 from mcp.server.lowlevel.server import Server
 
-from plugman.runtime.backends import relay_results
+from plugman.runtime.gateway.backends import relay_results
 
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 

@@ -1,5 +1,6 @@
-"""The SBOM's reading of launch commands (plugman.plugins.sbom_servers) and of locked sources
-(plugman.plugins.sbom.source_fields): the package each names, as a package URL."""
+"""The SBOM's reading of launch commands (plugman.plugins.supply_chain.sbom_servers) and of locked
+sources (plugman.plugins.supply_chain.sbom.source_fields): the package each names, as a package
+URL."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ import pytest
 
 from plugman.core.sources import LockedSource
 from plugman.manifest.model import McpServer
-from plugman.plugins import sbom_cyclonedx, sbom_spdx
-from plugman.plugins.sbom import Inventory, LockedPlugin, source_ref
-from plugman.plugins.sbom_servers import RemoteServer, launched, packages
+from plugman.plugins.supply_chain import cyclonedx as sbom_cyclonedx
+from plugman.plugins.supply_chain import spdx as sbom_spdx
+from plugman.plugins.supply_chain.sbom import Inventory, LockedPlugin, source_ref
+from plugman.plugins.supply_chain.sbom_servers import RemoteServer, launched, packages
 
 DIGEST = "sha256:" + "cd" * 32
 

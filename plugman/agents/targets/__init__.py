@@ -55,7 +55,7 @@ from plugman.agents.targets.refs import (
 from plugman.agents.targets.render import extras, target
 from plugman.agents.targets.spec import AgentSpec, HookSpelling, Mcp, SecretRefs
 from plugman.manifest.edit import Part
-from plugman.runtime.agent_facts import FolderTrust
+from plugman.runtime.launch.agent_facts import FolderTrust
 
 __all__ = [
     "AGENTS_SKILLS",

@@ -32,8 +32,8 @@ from plugman.agents.targets.model import Place, hook_id
 from plugman.agents.targets.spec import Entry, HookSpelling
 from plugman.core.state import Scope
 from plugman.manifest.edit import Part
-from plugman.runtime.hook_exec import COSMETIC, DELIVERED, LAUNCH_MARGIN
-from plugman.runtime.hooks import timeout_of
+from plugman.runtime.hooks.run import timeout_of
+from plugman.runtime.launch.hook import COSMETIC, DELIVERED, LAUNCH_MARGIN
 
 MARK = "plugman:hook"  # {"id": HOOK-ID, "plugin": bool, "approval": bool}; never in a file
 

@@ -1,7 +1,7 @@
 """How each agent with a hook system spells hooks (`HookSpelling` records for `table`), and where
 each mapping comes from. Claude Code's own spelling is everything as given, but for the hooks
 that need approval. Every agent gets those through the launcher, `plugman hooks exec AGENT ...`
-(`launcher`: its AGENT word; plugman.runtime.hook_exec), which checks the approval at each
+(`launcher`: its AGENT word; plugman.runtime.launch.hook), which checks the approval at each
 call; every other agent gets plugin hooks (and hooks it cannot take as given) that way too."""
 
 from __future__ import annotations

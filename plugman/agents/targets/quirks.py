@@ -38,7 +38,7 @@ def codex_by_name(given: Entry) -> tuple[Entry, Entry]:
     The gateway (`mcp serve`) is `required`: Codex 0.169 starts its first turn without waiting
     for an optional server (`mcp_optional_startup_grace_ms`, under a second), and never lists
     again, so it would see no tool at all; it waits for a required one (and says so if it cannot
-    start), and the gateway answers its first list complete (plugman.runtime.gateway)."""
+    start), and the gateway answers its first list complete (plugman.runtime.gateway.server)."""
     rest: Entry = dict(given)
     by_name: Entry = {}
     if given.get("command") == "plugman":

@@ -13,7 +13,7 @@ from plugman.agents.targets.refs import Form, Unwritable, rewrite
 from plugman.agents.targets.spec import AgentSpec, Entry
 from plugman.config.redact import is_secret_name
 from plugman.manifest.edit import Part
-from plugman.runtime.health import FIRST_LIST_WAIT
+from plugman.runtime.gateway.health import FIRST_LIST_WAIT
 
 ESSENTIAL = ("command", "url")
 # How long an agent waits for its servers before its first turn, when one is the gateway: the

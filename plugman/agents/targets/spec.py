@@ -23,9 +23,9 @@ from plugman.agents.targets.places import UserPath, one_file
 from plugman.agents.targets.refs import Form, Refs
 from plugman.core.state import Scope
 from plugman.manifest.edit import Part
-from plugman.runtime import agent_facts
-from plugman.runtime.agent_facts import FolderTrust, Launching
-from plugman.runtime.notices import Form as NoticeForm
+from plugman.runtime.launch import agent_facts
+from plugman.runtime.launch.agent_facts import FolderTrust, Launching
+from plugman.runtime.launch.notices import Form as NoticeForm
 
 Entry = dict[str, Any]
 # The fields the agent keeps → those still to write, and fields it takes by variable name
@@ -130,7 +130,7 @@ class AgentSpec:
     - `presence`: how to tell it is on this machine (`Presence`); `ask`: how to ask its CLI
       what it loaded (`Ask`; None: `plugman doctor` does not ask it), `ask_skills` which skills,
       `ask_hooks` which hooks; `notice`: the form its SessionStart hook's output takes
-      (`plugman.runtime.notices.Form`; plain text unless it reads a JSON form);
+      (`plugman.runtime.launch.notices.Form`; plain text unless it reads a JSON form);
       `folder_trust`: what it loads only in a project folder it trusts, which of plugman's
       readers tells (`FolderTrust`; None: it loads what it is given anywhere).
     """

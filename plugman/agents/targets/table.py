@@ -26,7 +26,7 @@ from plugman.agents.targets.places import in_config_home, in_env_dir, in_home, w
 from plugman.agents.targets.refs import AS_GIVEN, VALUES, Refs
 from plugman.agents.targets.spec import AgentSpec, Mcp, SecretRefs
 from plugman.core.state import SCOPES
-from plugman.runtime.agent_facts import EVERY, FolderTrust
+from plugman.runtime.launch.agent_facts import EVERY, FolderTrust
 
 WITH_SSE = ("stdio", "http", "sse")
 NO_SSE = ("stdio", "http")

@@ -11,8 +11,8 @@ from typing import NamedTuple
 from plugman.config import origins
 from plugman.core.paths import Paths
 from plugman.core.state import Scope, record_path
-from plugman.plugins import lockfile
-from plugman.plugins.lockfile import LockEntry
+from plugman.plugins.supply_chain import lockfile
+from plugman.plugins.supply_chain.lockfile import LockEntry
 
 
 class Finding(NamedTuple):

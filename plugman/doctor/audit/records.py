@@ -11,7 +11,7 @@ from plugman.core.fs import tree_hash
 from plugman.core.state import InstallRecord, Scope
 from plugman.core.store import Store
 from plugman.doctor.audit.model import Finding, Given, Lock, short
-from plugman.plugins.signing import recheck
+from plugman.plugins.supply_chain.signing import recheck
 
 
 def store(given: Given) -> list[Finding]:

@@ -19,7 +19,7 @@ from plugman.core.fs import read_bytes
 from plugman.core.jsonvalue import ServerEntry
 from plugman.core.state import as_scope
 from plugman.doctor.audit.model import Finding, Given, Lock
-from plugman.plugins.sbom_servers import launched
+from plugman.plugins.supply_chain.sbom_servers import launched
 
 # How a pinned launch names its package, per ecosystem.
 _PINNED = {"npm": "{}@VERSION", "pypi": "{}==VERSION", "docker": "{}@sha256:DIGEST"}

@@ -18,7 +18,7 @@ from plugman.core.oci.reference import parse
 from plugman.core.paths import Paths
 from plugman.core.state import InstallRecord
 from plugman.manifest import schema
-from plugman.plugins import signing
+from plugman.plugins.supply_chain import signing
 from tests.integration.helpers import fails, run, snapshot
 from tests.integration.oci.registry import Registry
 

@@ -1,0 +1,398 @@
+"""Serving the gateway (plugman.runtime.gateway.server): over stdio or streamable HTTP, where it
+listens, and who may talk to it.
+
+- stdio (default): the MCP protocol on stdin/stdout until the client closes stdin, through
+  `mcp.server.stdio.stdio_server()` (over event-loop pipes when it can:
+  plugman.runtime.gateway.pipes).
+- http: uvicorn serves the low-level server's `streamable_http_app()` at
+  `http://HOST:PORT/mcp`; the socket is bound first, so a port in use is a plain error, and
+  port 0 picks a free one. Its address goes to `announce` once it accepts connections, then,
+  with `--auth token`, the token's fingerprint (never the token: plugman.runtime.gateway.token).
+
+SIGTERM and SIGINT end either gracefully: backends are shut down (the SDK closes a stdio
+server's stdin, then signals its process group), so no server is left behind.
+
+Over HTTP:
+
+- Address: `--host` is resolved once, before anything starts; the socket is bound to that
+  address. A loopback address (127.0.0.0/8, ::1, `localhost`) serves only this machine; any
+  other (a LAN address, 0.0.0.0, ::) serves whoever can reach it, so without `--auth token`
+  `serve_paths` raises a UsageError (exit 2) before it reads the config, binds or starts
+  anything.
+- DNS rebinding: on a loopback address every request must name a loopback host (`Host`) and,
+  if it has one, a loopback origin (`Origin`), or the SDK's transport answers 421 (Host) or
+  403 (Origin): a web page whose name an attacker pointed at 127.0.0.1 cannot reach the
+  gateway through the user's browser. Elsewhere the names clients use (a load balancer's, a
+  DNS name) are not known here, and the token is what keeps others out.
+- Bearer token (`BearerGate`): every HTTP request must carry `Authorization: Bearer <token>`,
+  compared in constant time (`hmac.compare_digest`); any other answers 401 with
+  `WWW-Authenticate: Bearer`. That compare is the only work added per request. No token, and
+  no `Authorization` header, is ever logged.
+- Sessions: by default the SDK keeps each 2025-era client's session in this process
+  (`Mcp-Session-Id`), which lets the gateway push `list_changed` notifications on the client's
+  GET stream. `--stateless` serves every request on its own, so any process behind a load
+  balancer can answer any request, without sticky routing; 2025-era clients then get no
+  `list_changed` notifications (they see changes when they list again). 2026-era clients are
+  served per request either way, and get change events on their `subscriptions/listen`.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import logging
+import os
+import signal
+import socket
+import sys
+import warnings
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+import anyio
+
+from plugman.config.redact import message
+from plugman.core.errors import PlugmanError, UsageError
+from plugman.core.paths import Paths
+from plugman.runtime.gateway import token as gateway_token
+from plugman.runtime.gateway.calls import Guard
+from plugman.runtime.gateway.health import Health
+from plugman.runtime.gateway.memory import FILE, Memory
+from plugman.runtime.gateway.pipes import stdio_streams
+from plugman.runtime.gateway.probe import log_path
+from plugman.runtime.gateway.server import Gateway
+from plugman.runtime.oauth.provider import authorizer
+from plugman.runtime.transport import headers
+from plugman.runtime.transport.connect import transport_of
+
+if TYPE_CHECKING:
+    from mcp.server.transport_security import TransportSecuritySettings
+
+log = logging.getLogger("plugman.gateway")
+
+TRANSPORTS = ("stdio", "http")
+AUTH = ("none", "token")
+# uvloop's event loop: each call crosses the loop four times (client in, backend out and back,
+# client out), and uvloop's wake-ups and pipes take ~0.1 ms off the gateway's added latency.
+LOOP = {"use_uvloop": sys.platform != "win32"}
+Announce = Callable[[str], None]
+Receive = Any  # ASGI
+Send = Any
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+
+@dataclass(frozen=True)
+class Options:
+    transport: str = "stdio"
+    host: str = "127.0.0.1"
+    port: int = 8700
+    call_timeout: float = 60.0
+    deny_destructive: bool = False
+    connect_timeout: float = 30.0
+    auth: str = "none"
+    stateless: bool = False
+    first_list_wait: float | None = None  # None: PLUGMAN_GATEWAY_FIRST_LIST_WAIT, or 5 s
+
+
+def serve_paths(paths: Paths, options: Options, announce: Announce | None = None) -> None:
+    """Serve this project's resolved MCP servers until the client or a signal ends it."""
+    # lazy: config.resolution takes ~13 ms to import, only this path needs it
+    from plugman.config.resolution import resolve
+
+    env = dict(os.environ)
+    address = _checked(options)
+    token = gateway_token.obtain(paths, env) if options.auth == "token" else None
+    env.pop(gateway_token.VARIABLE, None)  # not for backends and hooks
+    health = Health.from_env(env, options.connect_timeout, options.first_list_wait)
+    resolved = resolve(paths, env)
+    servers = {name: server.entry for name, server in resolved.servers.items()}
+    guard = Guard(
+        hooks=tuple(resolved.hooks),
+        project=paths.project_dir,
+        env=env,
+        plugin_data=paths.plugin_data,
+        call_timeout=options.call_timeout,
+        deny_destructive=options.deny_destructive,
+    )
+    log_dir = paths.state_dir / "logs"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    sock = bind(address) if address is not None else None
+    with _logging_to(log_dir / "gateway.log"), ExitStack() as stack:
+        for item in resolved.dropped:
+            if item.kind == "server" and item.name not in servers:
+                log.warning("%s: not served (%s: %s)", item.name, item.reason, item.detail)
+        for problem in resolved.broken(paths):  # what it leaves out: `plugman config resolve`
+            log.warning("%s:%s: %s", problem.file, problem.line or "", problem.message)
+        errlogs = {
+            name: stack.enter_context(_errlog(log_dir, name, servers[name])) for name in servers
+        }
+        gateway = Gateway(
+            servers,
+            guard=guard,
+            health=health,
+            errlogs=errlogs,
+            env={**env, "CLAUDE_PROJECT_DIR": str(paths.project_dir)},
+            cwd=paths.project_dir,
+            auth_for=authorizer(paths, env),
+            shared=headers.shared(resolved.servers),
+            memory=Memory(paths.state_dir / FILE),
+        )
+        log.info("serving %d servers over %s", len(servers), options.transport)
+        if sock is None or address is None:
+            anyio.run(_stdio, gateway, backend_options=LOOP)
+        else:
+            stack.callback(sock.close)
+            _serve_http(gateway, address, sock, options.stateless, token, announce)
+        log.info("stopped")
+
+
+async def _stdio(gateway: Gateway) -> None:
+    # lazy: mcp takes ~881 ms to import, only this path needs it
+    from mcp.server.stdio import stdio_server
+
+    async with anyio.create_task_group() as group:
+        gateway.start(group)
+        group.start_soon(_on_signal, group.cancel_scope.cancel)
+        async with stdio_streams() as native:
+            stdin, stdout = native or (None, None)
+            async with stdio_server(cast(Any, stdin), cast(Any, stdout)) as (read, write):
+                options = gateway.server.create_initialization_options()
+                await gateway.server.run(read, write, options)
+        group.cancel_scope.cancel()
+
+
+def _serve_http(
+    gateway: Gateway,
+    address: Address,
+    sock: socket.socket,
+    stateless: bool,
+    token: gateway_token.Token | None,
+    announce: Announce | None,
+) -> None:
+    gateway.stateless = stateless
+    web = http_app(gateway, address, token.value if token else None, stateless)
+    lines = [f"clients must send a bearer token ({token.fingerprint})"] if token else []
+    said = announce or (lambda _: None)
+    anyio.run(_http, gateway, web, sock, said, lines, backend_options=LOOP)
+
+
+def _checked(options: Options) -> Address | None:
+    """The address to listen on (None over stdio), once the options are known to be safe."""
+    if options.transport not in TRANSPORTS:
+        raise UsageError(f"unknown transport {options.transport!r}", hint="use stdio or http")
+    if options.auth not in AUTH:
+        raise UsageError(f"unknown --auth {options.auth!r}", hint="use none or token")
+    if options.transport == "stdio":
+        if options.auth != "none" or options.stateless:
+            raise UsageError(
+                "--auth and --stateless apply only to --transport http",
+                hint="over stdio the gateway serves only the process that started it",
+            )
+        return None
+    address = listen_address(options.host, options.port)
+    if not address.loopback and options.auth == "none":
+        raise UsageError(
+            f"refusing to serve HTTP on {options.host} without authentication: it is not a "
+            "loopback address, so anyone who can reach it could call every tool",
+            where="--host",
+            hint="add --auth token (clients send `Authorization: Bearer <token>`; "
+            "`plugman mcp token --show` prints it), or listen on 127.0.0.1",
+        )
+    return address
+
+
+async def _http(
+    gateway: Gateway, web: Any, sock: socket.socket, announce: Announce, lines: list[str]
+) -> None:
+    import uvicorn  # lazy: uvicorn takes ~27 ms to import, only this path needs it
+
+    class Web(uvicorn.Server):
+        @contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            yield  # _on_signal stops it; uvicorn would re-raise the signal after shutdown
+
+    host, port = sock.getsockname()[:2]
+    config = uvicorn.Config(web, log_config=None, access_log=False, lifespan="on")
+    server = Web(config)
+
+    def stop() -> None:
+        server.should_exit = True
+
+    async with anyio.create_task_group() as group:
+        gateway.start(group)
+        group.start_soon(_on_signal, stop)
+        heard = [f"listening on {mcp_url(host, port)}", *lines]
+        group.start_soon(_announce, server, heard, announce)
+        await server.serve(sockets=[sock])
+        group.cancel_scope.cancel()
+
+
+async def _announce(web: Any, lines: list[str], announce: Announce) -> None:
+    while not web.started:
+        await anyio.sleep(0.02)
+    for line in lines:
+        log.info("%s", line)
+        announce(line)
+
+
+async def _on_signal(stop: Callable[[], None]) -> None:
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as received:
+        async for number in received:
+            log.info("signal %d: stopping", number)
+            stop()
+            return
+
+
+@contextmanager
+def _errlog(log_dir: Path, name: str, entry: Mapping[str, Any]) -> Iterator[Any]:
+    """Where a stdio server's stderr goes (appended to); nowhere for a remote one."""
+    try:
+        stdio = transport_of(entry) == "stdio"
+    except PlugmanError:
+        stdio = False  # its connection fails and says why
+    path = log_path(log_dir, name) if stdio else Path(os.devnull)
+    with path.open("a", encoding="utf-8", errors="replace") as file:
+        yield file
+
+
+class _Redacting(logging.Formatter):
+    """Log lines with every known sensitive value and URL credential masked: a backend's
+    error may quote its expanded entry (a URL with a key in it)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return message(super().format(record))
+
+
+@contextmanager
+def _logging_to(path: Path) -> Iterator[None]:
+    """Every log record (and warning) to `path` while serving; nothing to stdout or stderr."""
+    handler = logging.FileHandler(path, encoding="utf-8")
+    handler.setFormatter(_Redacting("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root, ours = logging.getLogger(), logging.getLogger("plugman.gateway")
+    levels = (root.level, ours.level)
+    root.addHandler(handler)
+    root.setLevel(logging.WARNING)
+    ours.setLevel(logging.INFO)
+    logging.captureWarnings(True)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="ping is removed")  # backends speak legacy
+        try:
+            yield
+        finally:
+            logging.captureWarnings(False)
+            root.removeHandler(handler)
+            handler.close()
+            root.setLevel(levels[0])
+            ours.setLevel(levels[1])
+
+
+# --- HTTP: where it listens, who may talk to it ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class Address:
+    family: int
+    sockaddr: tuple[Any, ...]
+
+    @property
+    def ip(self) -> str:
+        return str(self.sockaddr[0])
+
+    @property
+    def loopback(self) -> bool:
+        return ipaddress.ip_address(self.ip.split("%")[0]).is_loopback
+
+
+def listen_address(host: str, port: int) -> Address:
+    """The one address `host` names (IPv6 for a literal with ':', else IPv4)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        found = socket.getaddrinfo(host, port, family, socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as exc:
+        raise PlugmanError(
+            f"cannot listen on {host}: {getattr(exc, 'strerror', None) or exc}",
+            where="--host",
+            hint="give an IP address of this machine, or a name that resolves to one",
+        ) from None
+    return Address(found[0][0], found[0][4])
+
+
+def bind(address: Address) -> socket.socket:
+    sock = socket.socket(address.family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address.sockaddr)
+    except OSError as exc:
+        sock.close()
+        where = f"{address.ip}:{address.sockaddr[1]}"
+        raise PlugmanError(f"cannot listen on {where}: {exc.strerror or exc}") from exc
+    return sock
+
+
+def mcp_url(host: str, port: int) -> str:
+    return f"http://[{host}]:{port}/mcp" if ":" in host else f"http://{host}:{port}/mcp"
+
+
+def security(address: Address) -> TransportSecuritySettings:
+    """DNS-rebinding protection on a loopback address; none elsewhere (see above)."""
+    # lazy: mcp takes ~752 ms to import, only this path needs it
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    if not address.loopback:
+        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    own = f"[{address.ip}]" if ":" in address.ip else address.ip
+    names = list(dict.fromkeys((*LOOPBACK_NAMES, own)))
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[f"{name}:*" for name in names],
+        allowed_origins=[f"http://{name}:*" for name in names],
+    )
+
+
+def http_app(gateway: Gateway, address: Address, token: str | None, stateless: bool) -> Any:
+    """The ASGI app uvicorn serves: the SDK's streamable HTTP app, behind the token if any."""
+    web = gateway.server.streamable_http_app(
+        stateless_http=stateless, transport_security=security(address), host=address.ip
+    )
+    return web if token is None else BearerGate(web, token)
+
+
+class BearerGate:
+    """ASGI middleware: only requests carrying the bearer token reach `app` (lifespan events
+    always do)."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app = app
+        self.token = token.encode()
+
+    async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or self._carries_token(scope["headers"]):
+            await self.app(scope, receive, send)
+            return
+        await _unauthorized(send)
+
+    def _carries_token(self, headers: list[tuple[bytes, bytes]]) -> bool:
+        for name, value in headers:
+            if name == b"authorization":
+                scheme, _, given = value.partition(b" ")
+                return scheme.lower() == b"bearer" and hmac.compare_digest(given, self.token)
+        return False
+
+
+_BODY = json.dumps(
+    {"error": "invalid_token", "error_description": "a bearer token is required"}
+).encode()
+_HEADERS = [
+    (b"content-type", b"application/json"),
+    (b"content-length", str(len(_BODY)).encode()),
+    (b"www-authenticate", b'Bearer realm="plugman-gateway"'),
+]
+
+
+async def _unauthorized(send: Send) -> None:
+    await send({"type": "http.response.start", "status": 401, "headers": _HEADERS})
+    await send({"type": "http.response.body", "body": _BODY})

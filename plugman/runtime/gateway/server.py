@@ -1,0 +1,338 @@
+"""`plugman mcp serve`: one MCP server in front of every resolved MCP server.
+
+Each resolved server is a backend (plugman.runtime.gateway.backends), connected concurrently and
+kept up by its own task; the catalog (plugman.runtime.gateway.catalog) is rebuilt whenever one
+changes, and every client is told (`notifications/*/list_changed` on 2025-era connections, a
+`subscriptions/listen` event on 2026-era ones) when what it can list really changed. Calls go
+through plugman.runtime.gateway.calls (hooks, timeouts, cuts). Resource reads and prompt gets are
+routed to their backend as they are.
+
+The first list is complete for a client that lists once (Codex never lists again):
+
+- `initialize` is answered at once (its instructions: plugman.runtime.gateway.instructions).
+- A backend still starting that the gateway remembers (plugman.runtime.gateway.memory: its catalog
+  from an earlier session, with the same entry) is listed at once with that catalog. A call, read or
+  prompt get on it waits for the backend (at most the connect timeout), then goes by its real
+  catalog; when that differs from the remembered one, clients are told; when the backend fails its
+  first attempt, what was remembered is withdrawn (and clients told).
+- Every list asked within `Health.first_list_wait` seconds of the start waits (until then at
+  most) for the backends still starting that nothing is remembered of, answering as soon as
+  each is up or has failed once. What comes up later is announced as above.
+- A request naming what no backend offers yet (a client that knew the names from an earlier
+  session) waits, at most the connect timeout, until every backend is up or has failed once.
+
+Nothing is printed: logs go to `<state>/logs/gateway.log`, a stdio server's stderr to
+`<state>/logs/<name>.stderr` (both appended to); stdout is the protocol channel. The low-level
+MCP server in front of the Gateway (`mcp_server`: its handlers are the Gateway's methods) is
+built here and advertises `listChanged` for tools, prompts and resources on every transport;
+the transports (stdio, streamable HTTP) live in plugman.runtime.gateway.run. `mcp` is imported
+only inside functions, like the rest of plugman.runtime.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+import anyio
+
+from plugman import __version__
+from plugman.core.jsonvalue import JSONObject
+from plugman.runtime.gateway.backends import KINDS, Backend
+from plugman.runtime.gateway.calls import Guard, call_tool, refusal
+from plugman.runtime.gateway.catalog import Catalog, Route, build
+from plugman.runtime.gateway.forward import UnansweredError, send
+from plugman.runtime.gateway.health import Health
+from plugman.runtime.gateway.instructions import compose
+from plugman.runtime.gateway.memory import Memory, dumped
+from plugman.runtime.gateway.naming import gateway_prefix
+from plugman.runtime.oauth.provider import AuthFor
+
+if TYPE_CHECKING:
+    from mcp import types
+    from mcp.server.lowlevel.server import Server
+    from mcp.server.session import ServerSession
+
+log = logging.getLogger("plugman.gateway")
+
+NAME = "plugman-gateway"  # the server name clients see
+NOTIFY_TIMEOUT = 5.0
+MAX_SESSIONS = 1000
+LISTED = {"tools": ("tools",), "prompts": ("prompts",), "resources": ("resources", "templates")}
+Context = Any  # mcp.server.context.ServerRequestContext
+
+
+class Gateway:
+    def __init__(
+        self,
+        servers: Mapping[str, Mapping[str, Any]],
+        *,
+        guard: Guard,
+        health: Health,
+        errlogs: Mapping[str, TextIO],
+        env: Mapping[str, str],
+        cwd: Path,
+        auth_for: AuthFor | None = None,
+        shared: frozenset[str] = frozenset(),
+        memory: Memory | None = None,
+    ) -> None:
+        # lazy: mcp takes ~641 ms to import, only this path needs it
+        from mcp.server.subscriptions import InMemorySubscriptionBus
+
+        self.guard = guard
+        self.health = health
+        self.memory = memory or Memory()
+        self.backends = {
+            name: Backend(
+                name,
+                entry,
+                errlog=errlogs[name],
+                env=env,
+                cwd=cwd,
+                health=health,
+                on_change=self._changed,
+                auth_for=auth_for,
+                shared=name in shared,
+            )
+            for name, entry in servers.items()
+        }
+        recalled = {name: self.memory.recall(name, entry) for name, entry in servers.items()}
+        self.recalled = {name: found for name, found in recalled.items() if found is not None}
+        self.unknown = [b for b in self.backends.values() if b.name not in self.recalled]
+        self.catalog = build(self.backends.values(), self.recalled)
+        self.deadline = 0.0  # until then, a list waits for the `unknown` backends
+        self.sessions: list[ServerSession] = []
+        self.stateless = False  # HTTP --stateless: a session ends with its request
+        self.bus = InMemorySubscriptionBus()
+        self.server = mcp_server(self)
+
+    def start(self, group: anyio.abc.TaskGroup) -> None:
+        self.deadline = anyio.current_time() + self.health.first_list_wait
+        for backend in self.backends.values():
+            group.start_soon(backend.run, name=f"backend {backend.name}")
+            if backend.name in self.recalled:
+                group.start_soon(self._first_round, backend, name=f"recalled {backend.name}")
+
+    async def _first_round(self, backend: Backend) -> None:
+        """A remembered backend whose first attempt failed: what was remembered is withdrawn."""
+        await backend.first_round.wait()
+        if backend.client is None and self.recalled.pop(backend.name, None) is not None:
+            log.info("%s: not up; its remembered catalog is withdrawn", backend.name)
+            await self._changed(backend, KINDS)
+
+    async def ready(self) -> None:
+        """Within `first_list_wait` of the start, until every backend nothing is remembered of
+        is up or has failed once."""
+        left = self.deadline - anyio.current_time()
+        if left > 0:
+            with anyio.move_on_after(left):
+                for backend in self.unknown:
+                    await backend.first_round.wait()
+
+    async def up(self, route: Route) -> None:
+        """A route from a remembered catalog: until its backend is up or has failed once (at
+        most the connect timeout)."""
+        if route.recalled:
+            with anyio.move_on_after(self.health.connect_timeout + 5):
+                await route.backend.first_round.wait()
+
+    async def settling(self) -> None:
+        """Until every backend is up or has failed once (at most the connect timeout): for a
+        request naming what no backend offers yet, which may be one still connecting."""
+        with anyio.move_on_after(self.health.connect_timeout + 5):
+            for backend in self.backends.values():
+                await backend.first_round.wait()
+
+    def instructions(self) -> str:
+        """plugman.runtime.gateway.instructions: each backend's own, or what it said last time."""
+        return compose(
+            (b.name, b.instructions if b.client else self.memory.instructions(b.name, b.entry))
+            for b in self.backends.values()
+        )
+
+    # --- what clients can list changes ------------------------------------------------------
+
+    async def _changed(self, backend: Backend, kinds: frozenset[str]) -> None:
+        if backend.client is not None:
+            self.recalled.pop(backend.name, None)  # its real catalog from now on
+            self.memory.keep(backend.name, backend.entry, backend.instructions, backend)
+            self.server.instructions = self.instructions()  # for the next initialize
+        before, self.catalog = self.catalog, build(self.backends.values(), self.recalled)
+        for conflict in sorted(set(self.catalog.conflicts) - set(before.conflicts)):
+            log.warning("%s", conflict)
+        for kind in sorted(kinds):
+            if any(_listed(before, k) != _listed(self.catalog, k) for k in LISTED[kind]):
+                log.info(
+                    "%s: %s changed; telling %d clients", backend.name, kind, len(self.sessions)
+                )
+                await self.notify(kind)
+
+    async def notify(self, kind: str) -> None:
+        """Tell every client that the `kind` list (tools, prompts or resources) changed."""
+        # lazy: mcp takes ~798 ms to import, only this path needs it
+        from mcp.server import subscriptions as events
+
+        event: events.ServerEvent = events.ToolsListChanged()
+        if kind == "prompts":
+            event = events.PromptsListChanged()
+        elif kind == "resources":
+            event = events.ResourcesListChanged()
+        await self.bus.publish(event)
+        for session in list(self.sessions):
+            send = getattr(session, f"send_{kind.rstrip('s')}_list_changed")
+            try:
+                with anyio.fail_after(NOTIFY_TIMEOUT):
+                    await send()
+            except Exception as exc:  # a client gone: forget it
+                log.info("dropping a client session: %r", exc)
+                if session in self.sessions:
+                    self.sessions.remove(session)
+
+    async def joined(self, ctx: Context, params: Any) -> None:
+        """`notifications/initialized`: a 2025-era client to notify from now on (not when
+        stateless: its session ends with this request)."""
+        if self.stateless:
+            return
+        self.sessions.append(ctx.session)
+        del self.sessions[:-MAX_SESSIONS]
+
+    # --- requests -----------------------------------------------------------------------------
+
+    async def list_tools(self, ctx: Context, params: Any) -> types.ListToolsResult:
+        from mcp import types  # lazy: mcp takes ~1033 ms to import, only this path needs it
+
+        await self.ready()
+        return types.ListToolsResult(tools=self.catalog.listing("tools"))
+
+    async def call(self, ctx: Context, params: types.CallToolRequestParams) -> Any:
+        route = self.catalog.tools.get(params.name)  # the hot path: no await before the call
+        if route is None or route.recalled:
+            route = await self._route("tools", params.name)
+        if route is not None:
+            return await call_tool(route, dict(params.arguments or {}), self.guard)
+        down = self._down(params.name)
+        if down is None:
+            return refusal(f"Unknown tool: {params.name}")
+        down.call_failed(None, "not connected")  # a client still calling it hastens the retry
+        return refusal(f"{down.name} is not connected: {down.reason or down.state}")
+
+    def _down(self, tool: str) -> Backend | None:
+        """The backend, not connected now, whose tools `tool` would be one of."""
+        matching = [
+            (len(prefix), backend)
+            for backend in self.backends.values()
+            if backend.client is None and tool.startswith(prefix := gateway_prefix(backend.name))
+        ]
+        return max(matching, key=lambda pair: pair[0])[1] if matching else None
+
+    async def _route(self, kind: str, name: str) -> Route | None:
+        """The route of tool or prompt `name` (`kind`: tools or prompts), once its backend is up
+        if it was recalled; after the backends settled if nothing offers it yet."""
+        route: Route | None = getattr(self.catalog, kind).get(name)
+        if route is not None and route.recalled:
+            await self.up(route)
+            route = getattr(self.catalog, kind).get(name)
+        if route is None:
+            await self.settling()
+            route = getattr(self.catalog, kind).get(name)
+        return route
+
+    async def list_resources(self, ctx: Context, params: Any) -> types.ListResourcesResult:
+        from mcp import types  # lazy: mcp takes ~1033 ms to import, only this path needs it
+
+        await self.ready()
+        return types.ListResourcesResult(resources=self.catalog.listing("resources"))
+
+    async def list_templates(self, ctx: Context, params: Any) -> types.ListResourceTemplatesResult:
+        from mcp import types  # lazy: mcp takes ~1033 ms to import, only this path needs it
+
+        await self.ready()
+        return types.ListResourceTemplatesResult(
+            resource_templates=self.catalog.listing("templates")
+        )
+
+    async def read(self, ctx: Context, params: types.ReadResourceRequestParams) -> Any:
+        from mcp import MCPError  # lazy: mcp takes ~1033 ms to import, only this path needs it
+
+        uri = str(params.uri)
+        route = self.catalog.resource_route(uri)
+        if route is not None and route.recalled:
+            await self.up(route)
+            route = self.catalog.resource_route(uri)
+        if route is None:
+            await self.settling()
+            route = self.catalog.resource_route(uri)
+        if route is None:
+            raise MCPError(-32002, f"Resource not found: {uri}")
+        return await self._forward(
+            route, lambda client: client.read_resource(uri, cache_mode="bypass")
+        )
+
+    async def list_prompts(self, ctx: Context, params: Any) -> types.ListPromptsResult:
+        from mcp import types  # lazy: mcp takes ~1033 ms to import, only this path needs it
+
+        await self.ready()
+        return types.ListPromptsResult(prompts=self.catalog.listing("prompts"))
+
+    async def prompt(self, ctx: Context, params: types.GetPromptRequestParams) -> Any:
+        from mcp import MCPError  # lazy: mcp takes ~1033 ms to import, only this path needs it
+
+        route = await self._route("prompts", params.name)
+        if route is None:
+            raise MCPError(-32602, f"Unknown prompt: {params.name}")
+        arguments = dict(params.arguments or {})
+        return await self._forward(route, lambda client: client.get_prompt(route.name, arguments))
+
+    async def _forward(self, route: Route, request: Any) -> Any:
+        """A resource read or prompt get on the route's backend (plugman.runtime.gateway.forward);
+        failures as MCP errors."""
+        from mcp import MCPError  # lazy: mcp takes ~1033 ms to import, only this path needs it
+
+        backend, timeout = route.backend, self.guard.call_timeout
+        try:
+            return await send(backend, request, timeout)
+        except UnansweredError as exc:
+            raise MCPError(-32603, str(exc)) from None
+        except MCPError as exc:
+            raise MCPError(exc.code, f"{backend.name}: {exc.message}", exc.data) from exc
+        except TimeoutError:
+            raise MCPError(-32001, f"{backend.name} did not answer within {timeout:g} s") from None
+
+
+def _listed(catalog: Catalog, kind: str) -> list[JSONObject]:
+    """What a client lists of `kind`, as JSON: a remembered item equals the same one listed."""
+    return [dumped(item) for item in catalog.listing(kind)]
+
+
+def mcp_server(gateway: Gateway) -> Server[Any]:
+    """The low-level MCP server whose handlers are `gateway`'s methods, advertising
+    `listChanged` on every transport."""
+    from mcp import types  # lazy: mcp takes ~1033 ms to import, only this path needs it
+    from mcp.server.lowlevel.server import NotificationOptions, Server
+    from mcp.server.subscriptions import ListenHandler
+
+    class GatewayServer(Server[Any]):
+        def create_initialization_options(self, *args: Any, **kwargs: Any) -> Any:
+            options = args[0] if args else kwargs.pop("notification_options", None)
+            changed = options or NotificationOptions(True, True, True)
+            return super().create_initialization_options(changed, *args[1:], **kwargs)
+
+    server = GatewayServer(
+        NAME,
+        version=__version__,
+        instructions=gateway.instructions(),
+        on_list_tools=gateway.list_tools,
+        on_call_tool=gateway.call,
+        on_list_resources=gateway.list_resources,
+        on_list_resource_templates=gateway.list_templates,
+        on_read_resource=gateway.read,
+        on_list_prompts=gateway.list_prompts,
+        on_get_prompt=gateway.prompt,
+        on_subscriptions_listen=ListenHandler(gateway.bus),
+    )
+    server.add_notification_handler(
+        "notifications/initialized", types.NotificationParams, gateway.joined
+    )
+    return server
