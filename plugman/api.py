@@ -68,10 +68,10 @@ if TYPE_CHECKING:  # what a type checker sees; at run time `__getattr__` imports
     from plugman.agents.targets import in_home as in_home
     from plugman.agents.targets import one_file as one_file
     from plugman.agents.targets import with_hooks as with_hooks
-    from plugman.agents.translate import Refused as Refused
-    from plugman.agents.translate import Source as Source
-    from plugman.agents.translate import Translate as Translate
-    from plugman.agents.translate import Translated as Translated
+    from plugman.agents.translate.common import Refused as Refused
+    from plugman.agents.translate.common import Source as Source
+    from plugman.agents.translate.common import Translate as Translate
+    from plugman.agents.translate.common import Translated as Translated
     from plugman.core.errors import FetchError as FetchError
     from plugman.core.errors import PlugmanError as PlugmanError
     from plugman.core.errors import UsageError as UsageError
@@ -121,7 +121,9 @@ WHERE = {
         ),
         "plugman.agents.targets",
     ),
-    **dict.fromkeys(("Refused", "Source", "Translate", "Translated"), "plugman.agents.translate"),
+    **dict.fromkeys(
+        ("Refused", "Source", "Translate", "Translated"), "plugman.agents.translate.common"
+    ),
     **dict.fromkeys(("FetchError", "PlugmanError", "UsageError"), "plugman.core.errors"),
     "LockedSource": "plugman.core.sources",
     "HOOKS": "plugman.extensions",

@@ -16,14 +16,7 @@ import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from plugman.agents import (
-    claude_own,
-    claude_plugin,
-    claude_secrets,
-    export,
-    export_record,
-    links,
-)
+from plugman.agents import claude_own, claude_plugin, claude_secrets, export, export_record, links
 from plugman.agents.artifacts import Artifact, Ledger
 from plugman.agents.claude_plugin import NativePlan, NativePlugin
 from plugman.agents.links import Link

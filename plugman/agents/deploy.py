@@ -18,15 +18,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from plugman import extensions
-from plugman.agents import (
-    claude_native,
-    delivered,
-    export,
-    export_record,
-    files,
-    links,
-    warnings,
-)
+from plugman.agents import claude_native, delivered, export, export_record, files, links, warnings
 from plugman.agents.artifacts import Artifact, Ledger
 from plugman.agents.export import Outcome
 from plugman.agents.gating import Gating

@@ -20,11 +20,13 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from plugman.agents import skill_names, translate_agents, translate_commands
+from plugman.agents import skill_names
 from plugman.agents.artifacts import Artifact, Ledger
 from plugman.agents.targets.components import KINDS, Component, Kind, missing
 from plugman.agents.targets.spec import AgentSpec
-from plugman.agents.translate import (
+from plugman.agents.translate import commands as translate_commands
+from plugman.agents.translate import subagents as translate_agents
+from plugman.agents.translate.common import (
     Refused,
     Translate,
     Translated,

@@ -14,7 +14,7 @@ import hashlib
 import re
 from typing import NamedTuple
 
-from plugman.agents.translate import NAME_MAX, Refused, skill_name
+from plugman.agents.translate.common import NAME_MAX, Refused, skill_name
 from plugman.manifest import frontmatter
 from plugman.manifest.model import Skill
 

@@ -37,7 +37,8 @@ def add(
 ) -> None:
     """Add a server: `plugman mcp add NAME URL` or `plugman mcp add NAME -- CMD [ARGS...]`."""
     from plugman.commands import servers
-    from plugman.config import registry_entry, server_entries
+    from plugman.config.servers import entries as server_entries
+    from plugman.config.servers import registry_entry
 
     picks = (package, remote, prefer)
     if source is None:
@@ -78,7 +79,7 @@ def add_json(
 ) -> None:
     """Add a server from its JSON entry, checked like any MCP config."""
     from plugman.commands import servers
-    from plugman.config import server_entries
+    from plugman.config.servers import entries as server_entries
 
     parsed = server_entries.parse_json(name, entry)
     change = servers.add(paths_of(ctx), name, parsed, scope, os.environ)
@@ -104,7 +105,7 @@ def listing(ctx: Context, as_json: bool = False, show_secrets: bool = False) -> 
     """Every scope's servers and their status (active, shadowed, or why dropped), plugins'
     included; exit 1 when a file of yours they are read from is broken (its problems are shown:
     where, and what it leaves out)."""
-    from plugman.config import server_list
+    from plugman.config.servers import listing as server_list
 
     found = server_list.listing(paths_of(ctx), os.environ)
     errors = found.broken
@@ -127,7 +128,7 @@ def get(
     show_secrets: bool = False,
 ) -> None:
     """Every scope's entry called NAME, and what resolution made of it."""
-    from plugman.config import server_list
+    from plugman.config.servers import listing as server_list
 
     rows = server_list.get(paths_of(ctx), os.environ, name)
     entries = [output.status_row(row, show_secrets) for row in rows]

@@ -3,9 +3,9 @@ the linked agents brought up to date in the same transaction.
 
 user and local servers are `[mcp_servers.<name>]` tables in their plugman.toml (edited through
 plugman.config.declarations, so comments survive and removing restores the bytes); project
-servers go in `<project>/.mcp.json` (plugman.config.mcp_json). A present managed-mcp.json refuses
-every change (docs/claude-format.md#mcp-policy); bad or reserved names
-(plugman.config.server_entries) and duplicates are refused as `claude mcp add` does
+servers go in `<project>/.mcp.json` (plugman.config.servers.mcp_json). A present managed-mcp.json
+refuses every change (docs/claude-format.md#mcp-policy); bad or reserved names
+(plugman.config.servers.entries) and duplicates are refused as `claude mcp add` does
 (docs/claude-format.md#mcp-server-entries).
 """
 
@@ -18,9 +18,10 @@ import tomlkit
 
 from plugman.agents import deploy
 from plugman.commands import server_vars
-from plugman.config import declarations, mcp_json
-from plugman.config.server_entries import check_entry, check_name, refuse_literal_secrets
-from plugman.config.server_list import TABLE, files_of, locate
+from plugman.config import declarations
+from plugman.config.servers import mcp_json
+from plugman.config.servers.entries import check_entry, check_name, refuse_literal_secrets
+from plugman.config.servers.listing import TABLE, files_of, locate
 from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
 from plugman.core.session import session

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from plugman.config.contribute import Installed
     from plugman.config.merge import Dropped, Hook, Origin, Server
     from plugman.config.resolution import About, PluginAbout, Resolution
-    from plugman.config.server_list import Status
+    from plugman.config.servers.listing import Status
     from plugman.manifest.diagnostics import Diagnostic
 
 FORMAT = 1

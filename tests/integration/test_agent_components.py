@@ -26,9 +26,9 @@ import pytest
 
 from plugman import extensions
 from plugman.agents.targets.components import Component
-from plugman.agents.translate import Translated
-from plugman.agents.translate_agents import agent
-from plugman.agents.translate_commands import command
+from plugman.agents.translate.commands import command
+from plugman.agents.translate.common import Translated
+from plugman.agents.translate.subagents import agent
 from tests.integration.agents import (
     agent_env,
     codex_bin,

@@ -170,7 +170,7 @@ class Escaping:
     def plugman_targets(self) -> list[Any]:
         from plugman_example.target import EXAMPLE_AGENT
 
-        from plugman.agents.translate import Source, Translated
+        from plugman.agents.translate.common import Source, Translated
 
         def outside(source: Source, plugin: str) -> Translated:
             return Translated(f"../{source.name}.prompt", b"x")

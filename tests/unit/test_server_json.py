@@ -10,9 +10,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plugman.config.registry_entry import Pick, entry_from
-from plugman.config.server_entries import check_entry
-from plugman.config.server_json import load
+from plugman.config.servers.entries import check_entry
+from plugman.config.servers.registry_entry import Pick, entry_from
+from plugman.config.servers.server_json import load
 from plugman.core.errors import PlugmanError
 from tests.conftest import examples
 

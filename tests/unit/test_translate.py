@@ -13,11 +13,11 @@ import yaml
 from plugman import extensions
 from plugman.agents.skill_names import Deployed, deployed, namespaced, renamed
 from plugman.agents.targets.components import Presence, home, missing, present, shared
-from plugman.agents.translate import Refused, Translated, body, toml_string, yaml_string
-from plugman.agents.translate_agents import FORMATS as AGENT_FORMATS
-from plugman.agents.translate_agents import agent
-from plugman.agents.translate_commands import FORMATS as COMMAND_FORMATS
-from plugman.agents.translate_commands import command
+from plugman.agents.translate.commands import FORMATS as COMMAND_FORMATS
+from plugman.agents.translate.commands import command
+from plugman.agents.translate.common import Refused, Translated, body, toml_string, yaml_string
+from plugman.agents.translate.subagents import FORMATS as AGENT_FORMATS
+from plugman.agents.translate.subagents import agent
 from plugman.manifest.model import Skill
 
 SPECS = tuple(extensions.targets(entry_points=False).values())  # the built-in agents

@@ -25,7 +25,7 @@ fields (the `AgentSpec` docstring says each):
   reads there (`Component`: `folder` for SKILL.md folders; `claude-md` or `markdown` for
   commands; `claude-md` for subagents; the other forms are those of the built-in agents). A
   form of the agent's own is `format="own"` with `translate`, a function from the Claude-format
-  file (`plugman.agents.translate.Source`) to the file written (`Translated`) or `Refused`:
+  file (`plugman.agents.translate.common.Source`) to the file written (`Translated`) or `Refused`:
   Example Agent reads its commands as `.prompt` files (`prompt_file` below).
 - `presence`: how `plugman agents list` tells it is installed (`Presence`: binaries on PATH or
   folders); `ask`: how `plugman doctor` asks its own CLI what it loaded (`Ask`; None here).

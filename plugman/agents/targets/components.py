@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 if TYPE_CHECKING:
-    from plugman.agents.translate import Translate
+    from plugman.agents.translate.common import Translate
 
 # skills: `folder`, the SKILL.md folder as is (the Agent Skills standard).
 # commands: `claude-md` (as is), `gemini-toml`, `markdown` (plain Markdown: Cursor commands,
@@ -90,7 +90,7 @@ class Component:
     """Where an agent reads one kind of component, per scope, and the form it reads: one of
     plugman's (`format`), or, for commands and subagents, one of the agent's own (`format="own"`
     and `translate`, a function from the Claude-format file read to the file the agent reads:
-    `plugman.agents.translate.Translate`)."""
+    `plugman.agents.translate.common.Translate`)."""
 
     format: Format
     user: UserDir | None = None  # None: no user-scope folder

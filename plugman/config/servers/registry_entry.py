@@ -1,5 +1,5 @@
 """`plugman mcp add NAME --from SERVER_JSON`: one package or remote of an MCP Registry
-server.json (plugman.config.server_json) as a server entry of the scope.
+server.json (plugman.config.servers.server_json) as a server entry of the scope.
 
 A package runs through its ecosystem's runner, pinned to its exact version: npm as
 `npx -y ID@VERSION`, PyPI as `uvx ID==VERSION`, NuGet as `dnx ID@VERSION --yes`, OCI as
@@ -22,7 +22,7 @@ import re
 from pathlib import Path
 from typing import NamedTuple
 
-from plugman.config.server_json import Argument, Input, Package, ServerJson, Transport, load
+from plugman.config.servers.server_json import Argument, Input, Package, ServerJson, Transport, load
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.jsonvalue import ServerEntry
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from plugman.agents.translate import (
+from plugman.agents.translate.common import (
     SHELL,
     Refused,
     Result,

@@ -16,9 +16,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from plugman.config import declarations, mcp_json
+from plugman.config import declarations
 from plugman.config.merge import Dropped, Origin, Server, rank
 from plugman.config.resolution import Resolution, resolve
+from plugman.config.servers import mcp_json
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
 from plugman.core.state import SCOPES, Scope

@@ -27,7 +27,7 @@ import json
 import re
 from pathlib import Path
 
-from plugman.agents.translate import (
+from plugman.agents.translate.common import (
     Refused,
     Result,
     Source,
