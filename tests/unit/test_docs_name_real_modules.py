@@ -43,8 +43,9 @@ def _docs() -> list[Path]:
 
 
 def _path_exists(relative: str) -> bool:
-    """`relative` (under plugman/) names a file or folder, or a glob matches one; a module may be
-    named without `.py` and with a name it defines after a dot (`plugins/lifecycle/updates.outdated`)."""
+    """`relative` (under plugman/) names a file or folder, or a glob matches one; a module may
+    be named without `.py`, and with a name it defines after a dot (`plugins/lifecycle/updates.
+    outdated`)."""
     relative = relative.rstrip(".").rstrip("/")
     if "*" in relative:
         return any(ROOT.glob(relative))
@@ -88,7 +89,11 @@ def _top_names(file: Path) -> frozenset[str]:
             if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
                 value = node.value
                 if isinstance(value, ast.List | ast.Tuple):
-                    names.update(e.value for e in value.elts if isinstance(e, ast.Constant))
+                    names.update(
+                        e.value
+                        for e in value.elts
+                        if isinstance(e, ast.Constant) and isinstance(e.value, str)
+                    )
         elif isinstance(node, ast.If | ast.Try):
             body += [*node.body, *node.orelse, *getattr(node, "finalbody", [])]
             body += [n for h in getattr(node, "handlers", []) for n in h.body]
