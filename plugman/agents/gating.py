@@ -39,6 +39,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from plugman.core.errors import PlugmanError, UsageError
+from plugman.core.state import as_scope
 from plugman.runtime.launch import agent_facts
 
 if TYPE_CHECKING:
@@ -88,7 +90,6 @@ class Gating:
         found = self.agents.get(agent)
         if found is None:
             from plugman import extensions
-            from plugman.core.errors import UsageError
 
             try:
                 found = extensions.target(agent).facts()
@@ -236,7 +237,6 @@ class Gating:
         """Claude Code's own install that holds `name` against plugman's copy delivered in
         `scope` (`claude_own.taking`): plugman leaves the name to it (`claude_native`)."""
         from plugman.agents import claude_own
-        from plugman.core.state import as_scope
 
         at = as_scope(scope)
         own = claude_own.taking(self._claude_installs, name, at) if at else None
@@ -300,7 +300,6 @@ def _json(file: Path) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except ValueError:
-        from plugman.core.errors import PlugmanError
         from plugman.manifest.edit import jsonc
 
         try:

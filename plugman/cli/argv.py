@@ -14,6 +14,7 @@ for '--scope' / '-s': 'x' is not one of ...`), as UsageErrors with a hint to the
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from importlib import import_module
 
 FLAG, VALUE, MANY = "flag", "value", "many"  # an option is a switch, takes a value, or repeats
 Value = object  # a parsed value: bool, str, int, float, Path, a list of str, or None
@@ -153,7 +154,6 @@ class Command:
         """The function that runs this command (its module imported now)."""
         if not isinstance(self.runs, str):
             return self.runs
-        from importlib import import_module
 
         module, _, name = self.runs.partition(":")
         found: Callable[..., int | None] = getattr(import_module(f"plugman.cli.{module}"), name)

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from plugman.cli.argv import FLAG, Argument, Command, Group, Option
+from plugman.cli.commands import OPTIONS, TOP_LEVEL
 
 if TYPE_CHECKING:
     from plugman.core.paths import Paths
@@ -184,8 +185,6 @@ def complete(words: list[str]) -> list[str]:
 
 
 def _candidates(words: list[str]) -> list[str]:
-    from plugman.cli.commands import OPTIONS, TOP_LEVEL
-
     *before, current = _joined(words)
     project, at = None, 0
     while at < len(before) and before[at].startswith("-"):  # the root options

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+from plugman import output
 from plugman.cli.running import paths_for
 from plugman.core.errors import UsageError
 
@@ -34,7 +35,6 @@ def run_install(
     allow_hidden_text: bool,
     as_json: bool,
 ) -> None:
-    from plugman import output
     from plugman.commands import install as installer
 
     ask = _ask if sys.stdin.isatty() and not as_json and not dry_run else None
@@ -52,8 +52,6 @@ def run_install(
 
 def _ask(plugin_id: str, option: UserOption) -> str | None:
     """Ask a terminal for a required userConfig value (hidden when sensitive)."""
-    from plugman import output
-
     about = f" ({option.description})" if option.description else ""
     question = f"{plugin_id}: {option.title}{about} [{option.key}, {option.type}]: "
     return output.ask(question, hidden=option.sensitive) or None
@@ -62,7 +60,6 @@ def _ask(plugin_id: str, option: UserOption) -> str | None:
 def run_uninstall(
     ctx: Context, names: list[str], scope: str, keep_data: bool, force: bool, as_json: bool
 ) -> None:
-    from plugman import output
     from plugman.commands.uninstall import uninstall
 
     changes = uninstall(
@@ -73,7 +70,6 @@ def run_uninstall(
 
 def run_list(ctx: Context, check: bool, as_json: bool) -> int:
     """Every installed plugin; exit 1 when a scope's plugman.toml is broken (stderr says it)."""
-    from plugman import output
     from plugman.config.declarations import problems
     from plugman.plugins.catalog.listings import listing
 
@@ -91,7 +87,6 @@ def run_list(ctx: Context, check: bool, as_json: bool) -> int:
 
 
 def run_paths(ctx: Context, as_json: bool) -> None:
-    from plugman import output
     from plugman.core import secrets
     from plugman.core.paths import project_marker
 
@@ -109,8 +104,6 @@ def run_resolve(
     ctx: Context, as_json: bool, explain: bool, show_secrets: bool, target: str | None
 ) -> int:
     """The resolved config; exit 1 when a file of yours it reads is broken, as mcp list."""
-    from plugman import output
-
     secret, paths = show_secrets, paths_for(ctx.project)
     if target is not None:
         from plugman.agents.export import native
@@ -134,7 +127,6 @@ def run_resolve(
 
 
 def run_validate(_ctx: Context, paths: list[str], strict: bool, format: str, as_json: bool) -> int:
-    from plugman import output
     from plugman.manifest.validate import validate
 
     fmt = "json" if as_json else format

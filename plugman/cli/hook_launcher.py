@@ -14,8 +14,14 @@ on, stderr says why.
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import TYPE_CHECKING
+
+from plugman.cli.argv import Command
+from plugman.cli.commands import COMMANDS
+from plugman.cli.running import paths_for
+from plugman.core.errors import PlugmanError
 
 if TYPE_CHECKING:
     from plugman.cli.argv import Context
@@ -24,18 +30,11 @@ if TYPE_CHECKING:
 
 
 def run(ctx: Context, words: list[str]) -> int:
-    import os
-
-    from plugman.cli.running import paths_for
     from plugman.runtime.launch import hook as hook_exec
 
     stdin = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
     agent, event, ref = words if len(words) == 3 else ("", "", "")
     if not agent:
-        from plugman.cli.argv import Command
-        from plugman.cli.commands import COMMANDS
-        from plugman.core.errors import PlugmanError
-
         declared = COMMANDS["hooks exec"]  # words, help, epilog
         hint = declared.epilog if isinstance(declared, Command) else None
         raise PlugmanError("hooks exec takes AGENT EVENT HOOK-ID", hint=hint)
@@ -56,7 +55,6 @@ def notify(ctx: Context, agent: str | None) -> int:
     agent's SessionStart output form; exit 0 whatever happens, so the session never fails for
     it (a failure is one line on stderr)."""
     try:
-        from plugman.cli.running import paths_for
         from plugman.runtime.launch import notices
 
         paths = paths_for(ctx.project)
@@ -78,7 +76,6 @@ def launching_of(paths: Paths, agent: str) -> Launching:
     if written is not None:
         return written
     from plugman import extensions
-    from plugman.core.errors import PlugmanError
 
     words: dict[str, Launching] = {}
     for entry_points in (False, True):

@@ -17,6 +17,7 @@ from plugman import output
 from plugman.cli.argv import JSON, Argument, Command, Context, Group
 from plugman.cli.common import paths_of
 from plugman.cli.running import Exit
+from plugman.core.errors import UsageError
 
 BLOCKED = 2
 
@@ -34,7 +35,6 @@ def run_command(
     as_json: bool = False,
 ) -> None:
     """Run EVENT's hooks with the event JSON read from stdin; exit 2 when they block."""
-    from plugman.core.errors import UsageError
     from plugman.runtime.hooks.run import check_event, run_here
     from plugman.runtime.launch.hook import read_payload
 

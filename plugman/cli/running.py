@@ -4,6 +4,8 @@ when JSON was asked for, an error envelope on stdout."""
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -109,9 +111,6 @@ def reader_gone() -> int:
     """The exit code when whoever read the output stopped reading (`plugman list | head -1`):
     not an error of the command (whose changes are committed by then), so nothing is said, as
     click did; the rest of the output goes nowhere."""
-    import os
-    import sys
-
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

@@ -15,6 +15,7 @@ from plugman.core.errors import InputError, PlugmanError
 from plugman.core.fs import current, present, staged
 from plugman.core.paths import Paths
 from plugman.core.state import SCOPES, Scope
+from plugman.manifest.diagnostics import ERROR, WARNING, Diagnostic
 
 if TYPE_CHECKING:
     from tomlkit import TOMLDocument
@@ -209,8 +210,6 @@ _AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
 def broken(path: Path, exc: Exception) -> list[Diagnostic]:
     """What `read`'s error means to a command that reads every scope: the problem, located,
     and what is left out (everything the file declares; the rest is read without it)."""
-    from plugman.manifest.diagnostics import ERROR, WARNING, Diagnostic
-
     message = str(exc).splitlines()[0].removeprefix(f"{path} is ")  # the file is its place
     message = message or f"cannot be read ({type(exc).__name__})"
     at = _AT.search(message)
