@@ -89,6 +89,7 @@ class Gating:
         """The agent's label and folder trust (`AgentSpec.folder_trust`)."""
         found = self.agents.get(agent)
         if found is None:
+            # lazy: extensions not loaded by plugman list (<1 ms)
             from plugman import extensions
 
             try:
@@ -236,6 +237,7 @@ class Gating:
     def shadowed(self, name: str, scope: str) -> Loading | None:
         """Claude Code's own install that holds `name` against plugman's copy delivered in
         `scope` (`claude_own.taking`): plugman leaves the name to it (`claude_native`)."""
+        # lazy: agents.claude_own not loaded by plugman list (<1 ms)
         from plugman.agents import claude_own
 
         at = as_scope(scope)
@@ -250,6 +252,7 @@ class Gating:
 
     @cached_property
     def _claude_installs(self) -> list[claude_own.OwnInstall]:
+        # lazy: agents.claude_own not loaded by plugman list (<1 ms)
         from plugman.agents import claude_own
 
         given = self.env.get("CLAUDE_CONFIG_DIR")  # as claude_plugin.config_dir
@@ -300,6 +303,7 @@ def _json(file: Path) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except ValueError:
+        # lazy: manifest.edit.jsonc not loaded by plugman list (+1 ms)
         from plugman.manifest.edit import jsonc
 
         try:

@@ -105,6 +105,7 @@ class _Answer(Exception):  # noqa: N818 (not an error: the root help or version)
 
 def _loudness(level: int) -> None:
     if level or "plugman.output.common" in sys.modules:  # (set again: main runs in tests too)
+        # lazy: output.common not loaded by plugman __complete (+1 ms)
         from plugman.output.common import set_verbosity
 
         set_verbosity(level)
@@ -162,6 +163,7 @@ def _no_such(word: str, path: list[str], group: Group | None) -> UsageError:
 
 def did_you_mean(typo: str, names: list[str]) -> str:
     """`. Did you mean 'install'?` (the closest names), or nothing when none is close."""
+    # lazy: difflib not loaded by plugman list (+5 ms)
     from difflib import get_close_matches
 
     matches = get_close_matches(typo, names)
@@ -169,6 +171,7 @@ def did_you_mean(typo: str, names: list[str]) -> str:
 
 
 def _help(path: list[str], node: Node | None, code: int) -> int:
+    # lazy: output not loaded by plugman __complete (<1 ms)
     from plugman import output
 
     output.emit(help_of(path, node))

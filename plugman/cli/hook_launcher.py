@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 
 def run(ctx: Context, words: list[str]) -> int:
+    # lazy: runtime.launch.hook not loaded by plugman hooks notify (+109 ms)
     from plugman.runtime.launch import hook as hook_exec
 
     stdin = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
@@ -55,6 +56,7 @@ def notify(ctx: Context, agent: str | None) -> int:
     agent's SessionStart output form; exit 0 whatever happens, so the session never fails for
     it (a failure is one line on stderr)."""
     try:
+        # lazy: runtime.launch.notices not loaded by plugman hooks exec (+3 ms)
         from plugman.runtime.launch import notices
 
         paths = paths_for(ctx.project)
@@ -70,11 +72,13 @@ def launching_of(paths: Paths, agent: str) -> Launching:
     """What the launcher needs of the agent whose hooks file names it by the word `agent`
     (`HookSpelling.launcher`): as the deployment wrote it (`runtime.agent_facts`), else from the
     registered targets' specs, a built-in first (no extension loaded for one)."""
+    # lazy: runtime.launch.agent_facts not loaded by plugman hooks notify (+1 ms)
     from plugman.runtime.launch import agent_facts
 
     written = agent_facts.load(paths).launchers.get(agent)
     if written is not None:
         return written
+    # lazy: extensions not loaded by plugman hooks exec (<1 ms)
     from plugman import extensions
 
     words: dict[str, Launching] = {}
@@ -94,11 +98,13 @@ def launching_of(paths: Paths, agent: str) -> Launching:
 def form_of(paths: Paths, agent: str) -> str:
     """The notice form of the target named `agent` (`AgentSpec.notice`): as the deployment
     wrote it, else from its spec; plain for a name no target has."""
+    # lazy: runtime.launch.agent_facts not loaded by plugman hooks notify (+1 ms)
     from plugman.runtime.launch import agent_facts
 
     written = agent_facts.load(paths).agents.get(agent)
     if written is not None:
         return written.notice
+    # lazy: extensions not loaded by plugman hooks exec (<1 ms)
     from plugman import extensions
 
     for entry_points in (False, True):

@@ -24,6 +24,7 @@ BLOCKED = 2
 
 def list_command(ctx: Context, as_json: bool = False) -> None:
     """Every resolved hook, in the order it runs: event, matcher, type, command and origin."""
+    # lazy: config.resolution not loaded by plugman hooks notify (+86 ms)
     from plugman.config.resolution import resolve
 
     output.emit(output.hooks_listed(resolve(paths_of(ctx), os.environ), as_json))
@@ -35,6 +36,7 @@ def run_command(
     as_json: bool = False,
 ) -> None:
     """Run EVENT's hooks with the event JSON read from stdin; exit 2 when they block."""
+    # lazy: runtime.hooks.run, runtime.launch.hook not loaded by plugman hooks notify (+147 ms)
     from plugman.runtime.hooks.run import check_event, run_here
     from plugman.runtime.launch.hook import read_payload
 

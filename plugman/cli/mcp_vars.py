@@ -21,6 +21,7 @@ def listing(ctx: Context, as_json: bool = False) -> None:
 
 def set_value(ctx: Context, name: str, as_json: bool = False) -> None:
     """Keep a value for ${NAME} (from stdin, or asked without echo on a terminal)."""
+    # lazy: commands.server_vars not loaded by plugman mcp run (+198 ms)
     from plugman.commands import server_vars as changing
 
     server_vars.check(name)
@@ -34,6 +35,7 @@ def set_value(ctx: Context, name: str, as_json: bool = False) -> None:
 
 def unset(ctx: Context, name: str, as_json: bool = False) -> None:
     """Forget the value kept for ${NAME}."""
+    # lazy: commands.server_vars not loaded by plugman mcp run (+198 ms)
     from plugman.commands import server_vars
 
     had = server_vars.unset(paths_of(ctx), os.environ, name)

@@ -52,6 +52,7 @@ def fetch(
     parent exists). `base` is the marketplace root for relative `path` sources; without it a
     `path` location is used as given. Raises PlugmanError (with a hint) on any failure, and
     then leaves nothing behind in `dest`."""
+    # lazy: plugins.sources.common not loaded by plugman list --json (+37 ms)
     from plugman.plugins.sources.common import remove
 
     if os.path.lexists(dest):

@@ -71,6 +71,7 @@ def save(paths: Paths, rows: Iterable[Row], now: float | None = None) -> None:
 def prune(paths: Paths) -> None:
     """Drop the rows of this project and the user whose plugin is no longer installed with the
     content it was checked with (updated, synced to another version, uninstalled)."""
+    # lazy: core.state not loaded by plugman hooks notify (+1 ms)
     from plugman.core.state import SCOPES, InstallRecord
 
     file = path(paths)
