@@ -39,6 +39,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from plugman.core.errors import PlugmanError, UsageError
+from plugman.core.state import as_scope
 from plugman.runtime.launch import agent_facts
 
 if TYPE_CHECKING:
@@ -87,8 +89,8 @@ class Gating:
         """The agent's label and folder trust (`AgentSpec.folder_trust`)."""
         found = self.agents.get(agent)
         if found is None:
+            # lazy: extensions not loaded by plugman list (<1 ms)
             from plugman import extensions
-            from plugman.core.errors import UsageError
 
             try:
                 found = extensions.target(agent).facts()
@@ -235,8 +237,8 @@ class Gating:
     def shadowed(self, name: str, scope: str) -> Loading | None:
         """Claude Code's own install that holds `name` against plugman's copy delivered in
         `scope` (`claude_own.taking`): plugman leaves the name to it (`claude_native`)."""
+        # lazy: agents.claude_own not loaded by plugman list (<1 ms)
         from plugman.agents import claude_own
-        from plugman.core.state import as_scope
 
         at = as_scope(scope)
         own = claude_own.taking(self._claude_installs, name, at) if at else None
@@ -250,6 +252,7 @@ class Gating:
 
     @cached_property
     def _claude_installs(self) -> list[claude_own.OwnInstall]:
+        # lazy: agents.claude_own not loaded by plugman list (<1 ms)
         from plugman.agents import claude_own
 
         given = self.env.get("CLAUDE_CONFIG_DIR")  # as claude_plugin.config_dir
@@ -300,7 +303,7 @@ def _json(file: Path) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except ValueError:
-        from plugman.core.errors import PlugmanError
+        # lazy: manifest.edit.jsonc not loaded by plugman list (+1 ms)
         from plugman.manifest.edit import jsonc
 
         try:

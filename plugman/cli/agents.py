@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import os
 
-from plugman import output
+from plugman import extensions, output
+from plugman.agents.export import home_of
+from plugman.agents.links import listing as agents
+from plugman.agents.warnings import standing
 from plugman.cli.argv import JSON, VALUE, Argument, Command, Context, Group, Option
 from plugman.cli.common import paths_of
+from plugman.commands.agents import link, unlink
 from plugman.core.state import Scope
 
 
@@ -19,8 +23,6 @@ def add(
     as_json: bool = False,
 ) -> None:
     """Link agents to a scope (in its plugman.toml) and deploy what is resolved to them."""
-    from plugman.commands.agents import link
-
     done = link(paths_of(ctx), names, scope, os.environ, via_gateway, notify_updates)
     output.emit(output.deployed("agents add", done, as_json))
 
@@ -33,8 +35,6 @@ def remove(
     as_json: bool = False,
 ) -> None:
     """Unlink agents from a scope, taking out everything plugman deployed to them there."""
-    from plugman.commands.agents import unlink
-
     done = unlink(paths_of(ctx), names, scope, os.environ, force)
     output.emit(output.deployed("agents remove", done, as_json))
 
@@ -42,11 +42,6 @@ def remove(
 def listing(ctx: Context, as_json: bool = False) -> None:
     """Every agent plugman can feed: whether it is on this machine, where it is linked, and
     what the linked agents cannot take (the warnings that stand)."""
-    from plugman import extensions
-    from plugman.agents.export import home_of
-    from plugman.agents.links import listing as agents
-    from plugman.agents.warnings import standing
-
     paths, home = paths_of(ctx), home_of(os.environ)
     found = agents(paths, home, os.environ)
     lost = extensions.shadowed()

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from importlib import import_module
 
-from plugman.cli.argv import Command, Context, Group, help_text, parse
+from plugman import __version__
+from plugman.cli.argv import Command, Context, Group, _possible, help_text, parse
 from plugman.cli.commands import COMMANDS, OPTIONS, TOP_LEVEL, Lazy, root_help
 from plugman.cli.running import Exit, interrupted, listening, reader_gone, report
 from plugman.core.errors import PlugmanError, UsageError, from_os_error
@@ -84,12 +86,8 @@ def _root(args: list[str]) -> tuple[str | None, int, list[str]]:
         elif arg in HELP:
             raise _Answer(root_help(), 0)
         elif arg == "--version":
-            from plugman import __version__
-
             raise _Answer(f"plugman {__version__}", 0)
         else:
-            from plugman.cli.argv import _possible
-
             name = arg.partition("=")[0]
             near = _possible(name, dict.fromkeys(ROOT_OPTIONS))  # type: ignore[arg-type]
             raise UsageError(f"no such option: {name}{near}", hint="see: plugman --help")
@@ -107,6 +105,7 @@ class _Answer(Exception):  # noqa: N818 (not an error: the root help or version)
 
 def _loudness(level: int) -> None:
     if level or "plugman.output.common" in sys.modules:  # (set again: main runs in tests too)
+        # lazy: output.common not loaded by plugman __complete (+1 ms)
         from plugman.output.common import set_verbosity
 
         set_verbosity(level)
@@ -117,7 +116,6 @@ def top(word: str) -> Node | None:
     declared = COMMANDS.get(word) if word in TOP_LEVEL else None
     if not isinstance(declared, Lazy):
         return declared
-    from importlib import import_module
 
     found: Node = getattr(import_module(f"plugman.cli.{declared.module}"), declared.attribute)
     return found
@@ -165,6 +163,7 @@ def _no_such(word: str, path: list[str], group: Group | None) -> UsageError:
 
 def did_you_mean(typo: str, names: list[str]) -> str:
     """`. Did you mean 'install'?` (the closest names), or nothing when none is close."""
+    # lazy: difflib not loaded by plugman list (+5 ms)
     from difflib import get_close_matches
 
     matches = get_close_matches(typo, names)
@@ -172,6 +171,7 @@ def did_you_mean(typo: str, names: list[str]) -> str:
 
 
 def _help(path: list[str], node: Node | None, code: int) -> int:
+    # lazy: output not loaded by plugman __complete (<1 ms)
     from plugman import output
 
     output.emit(help_of(path, node))

@@ -14,6 +14,7 @@ for '--scope' / '-s': 'x' is not one of ...`), as UsageErrors with a hint to the
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from importlib import import_module
 
 FLAG, VALUE, MANY = "flag", "value", "many"  # an option is a switch, takes a value, or repeats
 Value = object  # a parsed value: bool, str, int, float, Path, a list of str, or None
@@ -153,7 +154,6 @@ class Command:
         """The function that runs this command (its module imported now)."""
         if not isinstance(self.runs, str):
             return self.runs
-        from importlib import import_module
 
         module, _, name = self.runs.partition(":")
         found: Callable[..., int | None] = getattr(import_module(f"plugman.cli.{module}"), name)
@@ -212,6 +212,7 @@ class Values(dict[str, Value]):
 def wrong(words: str, message: str) -> Exception:
     """The UsageError of a command line `plugman WORDS` does not take (plugman.core.errors is
     imported here: `plugman --help` needs none of it)."""
+    # lazy: core.errors not loaded by plugman --help (+21 ms)
     from plugman.core.errors import UsageError
 
     return UsageError(message, hint=f"see: plugman {words} --help".replace("  ", " "))
@@ -247,6 +248,7 @@ def parse(command: Command | Group, words: str, args: list[str]) -> tuple[Values
 
 def _possible(name: str, named: dict[str, Option]) -> str:
     """` (Possible options: --scope)`: the close names, as click said it."""
+    # lazy: difflib not loaded by plugman list (+5 ms)
     from difflib import get_close_matches
 
     close = get_close_matches(name, [n for n in named if n.startswith("--")])
@@ -359,6 +361,7 @@ def layout(
 ) -> str:
     """Every command's help, one style: the usage line, each paragraph wrapped whole, then
     each section that has rows as a table (`Options:`, name and text)."""
+    # lazy: textwrap not loaded by plugman list (<1 ms)
     from textwrap import wrap
 
     lines = [usage]
@@ -393,6 +396,7 @@ def _option_help(option: Option) -> str:
 
 def table(rows: list[tuple[str, str]], columns: int) -> list[str]:
     """Rows of name and text, the text wrapped in `columns` beside the widest name."""
+    # lazy: textwrap not loaded by plugman list (<1 ms)
     from textwrap import wrap
 
     width = min(max(len(name) for name, _ in rows), NAME_WIDTH)

@@ -10,6 +10,7 @@ from plugman.cli.common import paths_of
 from plugman.cli.running import Exit
 from plugman.core import state
 from plugman.core.errors import UsageError
+from plugman.doctor.audit import audit as run
 
 
 def audit(
@@ -26,8 +27,6 @@ def audit(
 
     Exit codes: 0 clean, 1 a finding (or a file the audit needs cannot be read), 2 usage
     error (an unknown format or scope, no project)."""
-    from plugman.doctor.audit import audit as run
-
     if fmt not in output.FORMATS:
         raise UsageError(
             f"invalid value for '--format': {fmt!r} is not one of "

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from plugman import output
 from plugman.cli.argv import JSON, MANY, VALUE, Argument, Command, Context, Option
+from plugman.cli.common import paths_of
 from plugman.core.errors import UsageError
+from plugman.plugins.authoring import scaffold
+from plugman.plugins.authoring.pack import pack_to
+from plugman.plugins.authoring.publish import publish as push
+from plugman.plugins.authoring.tagging import tag as make_tag
 
 if TYPE_CHECKING:
     from plugman.manifest.diagnostics import Diagnostic
@@ -23,8 +29,6 @@ def new(
     author: str | None = None,
     as_json: bool = False,
 ) -> None:
-    from plugman.plugins.authoring import scaffold
-
     if marketplace and with_:
         raise UsageError(
             "--with adds components to a plugin, not to a marketplace",
@@ -46,8 +50,6 @@ def pack(
     strict: bool = False,
     as_json: bool = False,
 ) -> None:
-    from plugman.plugins.authoring.pack import pack_to
-
     packed = pack_to(directory, to, strict=strict)
     _emit(packed.warnings, output.packed(packed, as_json), as_json)
 
@@ -61,11 +63,6 @@ def publish(
     force: bool = False,
     as_json: bool = False,
 ) -> None:
-    import os
-
-    from plugman.cli.common import paths_of
-    from plugman.plugins.authoring.publish import publish as push
-
     paths = paths_of(ctx)
     done = push(directory, target, paths, os.environ, strict=strict, sign=sign, force=force)
     _emit(done.packed.warnings, output.published(done, as_json), as_json)
@@ -79,8 +76,6 @@ def tag(
     strict: bool = False,
     as_json: bool = False,
 ) -> None:
-    from plugman.plugins.authoring.tagging import tag as make_tag
-
     if message is not None and lightweight:
         raise UsageError(
             "--message and --lightweight do not go together",

@@ -16,7 +16,7 @@ This module imports nothing heavy (plugman.cli.argv lays out the help): `plugman
 
 from __future__ import annotations
 
-from plugman.cli.argv import JSON, MANY, SCOPE, VALUE, Argument, Command, Option
+from plugman.cli.argv import JSON, MANY, SCOPE, VALUE, Argument, Command, Option, layout
 
 
 class Lazy:
@@ -351,8 +351,6 @@ OPTIONS = (
 
 def root_help(columns: int = 80) -> str:
     """`plugman --help`: usage, options and commands, each with its summary, in `columns`."""
-    from plugman.cli.argv import layout
-
     commands = [(name, COMMANDS[name].summary) for name in TOP_LEVEL]
     usage = "Usage: plugman [OPTIONS] COMMAND [ARGS]..."
     sections = [("Options", list(OPTIONS)), ("Commands", commands)]

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from plugman.cli.argv import FLAG, Argument, Command, Group, Option
+from plugman.cli.commands import OPTIONS, TOP_LEVEL
 
 if TYPE_CHECKING:
     from plugman.core.paths import Paths
@@ -112,6 +113,7 @@ COMPLETION = Command(
 
 
 def _scopes(scope: str | None) -> tuple[Scope, ...]:
+    # lazy: core.state not loaded by plugman __complete (+31 ms)
     from plugman.core.state import SCOPES
 
     return tuple(s for s in SCOPES if scope in (None, s))
@@ -119,6 +121,7 @@ def _scopes(scope: str | None) -> tuple[Scope, ...]:
 
 def installed(paths: Paths, scope: str | None) -> list[str]:
     """The ids of the plugins installed in the scope (every scope: None) of this project."""
+    # lazy: core.state not loaded by plugman __complete (+31 ms)
     from plugman.core.state import read_record, record_path
 
     found: list[str] = []
@@ -130,6 +133,7 @@ def installed(paths: Paths, scope: str | None) -> list[str]:
 
 def marketplaces(paths: Paths, _scope: str | None) -> list[str]:
     """The names of the registered marketplaces."""
+    # lazy: config.policy_plugins, core.state not loaded by plugman __complete (+43 ms)
     from plugman.config.policy_plugins import registry_path
     from plugman.core.state import read_state
 
@@ -139,6 +143,7 @@ def marketplaces(paths: Paths, _scope: str | None) -> list[str]:
 
 def linked(paths: Paths, scope: str | None) -> list[str]:
     """The agents the scope (every scope: None) feeds."""
+    # lazy: agents.links not loaded by plugman __complete (+2 ms)
     from plugman.agents.links import linked as links
 
     return [link.agent for each in _scopes(scope) for link in links(paths, each)]
@@ -184,8 +189,6 @@ def complete(words: list[str]) -> list[str]:
 
 
 def _candidates(words: list[str]) -> list[str]:
-    from plugman.cli.commands import OPTIONS, TOP_LEVEL
-
     *before, current = _joined(words)
     project, at = None, 0
     while at < len(before) and before[at].startswith("-"):  # the root options
@@ -214,6 +217,7 @@ def _joined(words: list[str]) -> list[str]:
 
 def _walk(words: list[str]) -> tuple[list[str], Command | Group, list[str]] | None:
     """The command the words name (as plugman.cli.app walks them), and the words after it."""
+    # lazy: cli.app not loaded by plugman __complete (+2 ms)
     from plugman.cli.app import children, top
 
     node = top(words[0])
@@ -247,6 +251,7 @@ def _at(
             return [f"{name}={value}" for value in _matching(values, given)]
         return _matching(list(named), current)
     if isinstance(node, Group):
+        # lazy: cli.app not loaded by plugman __complete (+2 ms)
         from plugman.cli.app import children
 
         return _matching([name for name, _ in children(words.split(), node)], current)
@@ -281,6 +286,7 @@ def _values(
     source = VALUES.get((words, key))
     if source is None:
         return []
+    # lazy: core.paths not loaded by plugman __complete (+2 ms)
     from plugman.core.paths import Paths
 
     paths = Paths.from_env(project=Path(project) if project else None)

@@ -16,6 +16,7 @@ def explain_command(
 
     NAME may be an installed plugin (NAME or NAME@MARKETPLACE): then each of its servers.
     """
+    # lazy: config.resolution not loaded by plugman __complete (+221 ms)
     from plugman.config.resolution import resolve
 
     found = resolve(paths_of(ctx), os.environ).explain(name)
@@ -26,6 +27,7 @@ def trust_list(ctx: Context, as_json: bool = False) -> None:
     """What needs approval here: the project's servers and hooks and those of plugins `sync`
     installed, approved or pending, with what each approval covers: this project, the command,
     args or URL, and the files the command runs (with their digests)."""
+    # lazy: config.trust not loaded by plugman __complete (+136 ms)
     from plugman.config import trust
 
     paths = paths_of(ctx)
@@ -40,6 +42,7 @@ def trust_approve(
 ) -> None:
     """Approve entries as they are now (a later change needs approval again). Without NAME or
     --all, nothing is approved: the pending entries are listed and the exit code is 2."""
+    # lazy: commands.trust not loaded by plugman config resolve (+97 ms)
     from plugman.commands import trust
 
     rows = trust.approve(paths_of(ctx), names or [], everything, os.environ)
@@ -53,6 +56,7 @@ def trust_revoke(
     as_json: bool = False,
 ) -> None:
     """Withdraw approvals (without NAME or --all: list the approved entries, exit code 2)."""
+    # lazy: commands.trust not loaded by plugman config resolve (+97 ms)
     from plugman.commands import trust
 
     rows = trust.revoke(paths_of(ctx), names or [], everything, os.environ)

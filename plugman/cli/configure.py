@@ -5,6 +5,7 @@ from __future__ import annotations
 from plugman import output
 from plugman.cli.argv import JSON, MANY, VALUE, Argument, Command, Context, Option
 from plugman.cli.common import paths_of
+from plugman.commands import configure as configuring
 from plugman.core import state
 
 
@@ -17,8 +18,6 @@ def configure(
     as_json: bool = False,
 ) -> None:
     """Sensitive ones go to the secret store and are shown only as set or unset."""
-    from plugman.commands import configure as configuring
-
     rows = configuring.run(paths_of(ctx), plugin, scope, pairs or [], unset or [])
     output.emit(output.configured(rows, as_json))
 

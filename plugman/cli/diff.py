@@ -8,6 +8,7 @@ from plugman import output
 from plugman.cli.argv import JSON, VALUE, Argument, Command, Context, Option
 from plugman.cli.common import paths_of
 from plugman.core import state
+from plugman.plugins.lifecycle import updates
 
 
 def diff(
@@ -23,8 +24,6 @@ def diff(
     files). The marketplace is refreshed first, as `plugman outdated` does.
 
     Exit codes: 0 shown, 1 the plugin cannot be compared, 2 usage error."""
-    from plugman.plugins.lifecycle import updates
-
     where, found = updates.diff(paths_of(ctx), plugin, scope, start, end)
     output.emit(output.capability_diff(where, found, start, end, as_json))
 

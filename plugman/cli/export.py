@@ -5,11 +5,15 @@ from __future__ import annotations
 import os
 
 from plugman import output
+from plugman.agents.export import export as run
+from plugman.agents.handedits import remove_export
 from plugman.cli.argv import JSON, VALUE, Command, Context, Option
 from plugman.cli.common import paths_of
 from plugman.cli.running import Exit
 from plugman.core.errors import UsageError
+from plugman.core.secrets import describe
 from plugman.core.state import Scope
+from plugman.doctor import diagnose
 
 
 def export(
@@ -23,16 +27,12 @@ def export(
     force: bool = False,
     as_json: bool = False,
 ) -> None:
-    from plugman.agents.export import export as run
-
     if (write and remove) or not (write or remove or dry_run):
         raise UsageError(
             "say --write or --remove (add --dry-run to see the diff first)",
             hint=f"plugman export --target {target} --write --dry-run",
         )
     if remove and not dry_run:
-        from plugman.agents.handedits import remove_export
-
         outcome = remove_export(paths_of(ctx), os.environ, target, scope, force)
     else:
         outcome = run(paths_of(ctx), os.environ, target, scope, remove=remove, dry_run=dry_run)
@@ -46,9 +46,6 @@ def doctor(
     no_check: bool = False,
     as_json: bool = False,
 ) -> None:
-    from plugman.core.secrets import describe
-    from plugman.doctor import diagnose
-
     paths = paths_of(ctx)
     found = diagnose(paths, os.environ, ask=not no_check)
     problems = found.problems

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+from plugman import output
 from plugman.cli.running import paths_for
 from plugman.core.errors import UsageError
 
@@ -34,7 +35,7 @@ def run_install(
     allow_hidden_text: bool,
     as_json: bool,
 ) -> None:
-    from plugman import output
+    # lazy: commands.install not loaded by plugman list (+106 ms)
     from plugman.commands import install as installer
 
     ask = _ask if sys.stdin.isatty() and not as_json and not dry_run else None
@@ -52,8 +53,6 @@ def run_install(
 
 def _ask(plugin_id: str, option: UserOption) -> str | None:
     """Ask a terminal for a required userConfig value (hidden when sensitive)."""
-    from plugman import output
-
     about = f" ({option.description})" if option.description else ""
     question = f"{plugin_id}: {option.title}{about} [{option.key}, {option.type}]: "
     return output.ask(question, hidden=option.sensitive) or None
@@ -62,7 +61,7 @@ def _ask(plugin_id: str, option: UserOption) -> str | None:
 def run_uninstall(
     ctx: Context, names: list[str], scope: str, keep_data: bool, force: bool, as_json: bool
 ) -> None:
-    from plugman import output
+    # lazy: commands.uninstall not loaded by plugman list (+22 ms)
     from plugman.commands.uninstall import uninstall
 
     changes = uninstall(
@@ -73,13 +72,14 @@ def run_uninstall(
 
 def run_list(ctx: Context, check: bool, as_json: bool) -> int:
     """Every installed plugin; exit 1 when a scope's plugman.toml is broken (stderr says it)."""
-    from plugman import output
+    # lazy: config.declarations, plugins.catalog.listings not loaded by plugman validate (+43 ms)
     from plugman.config.declarations import problems
     from plugman.plugins.catalog.listings import listing
 
     paths = paths_for(ctx.project)
     checked = None
     if check:  # opt-in: asking the agents' CLIs takes seconds
+        # lazy: agents.readback not loaded by plugman list (+148 ms)
         from plugman.agents.readback import ask
 
         checked = ask(paths, os.environ)
@@ -91,7 +91,7 @@ def run_list(ctx: Context, check: bool, as_json: bool) -> int:
 
 
 def run_paths(ctx: Context, as_json: bool) -> None:
-    from plugman import output
+    # lazy: core.secrets, core.paths not loaded by plugman list (+9 ms)
     from plugman.core import secrets
     from plugman.core.paths import project_marker
 
@@ -109,10 +109,9 @@ def run_resolve(
     ctx: Context, as_json: bool, explain: bool, show_secrets: bool, target: str | None
 ) -> int:
     """The resolved config; exit 1 when a file of yours it reads is broken, as mcp list."""
-    from plugman import output
-
     secret, paths = show_secrets, paths_for(ctx.project)
     if target is not None:
+        # lazy: agents.export not loaded by plugman list (+143 ms)
         from plugman.agents.export import native
 
         if as_json or explain:
@@ -124,6 +123,7 @@ def run_resolve(
         output.emit(text)
         output.emit(output.warnings(notes), err=True)
         return 0
+    # lazy: config.resolution not loaded by plugman list (+18 ms)
     from plugman.config.resolution import resolve
 
     resolution = resolve(paths, os.environ)
@@ -134,7 +134,7 @@ def run_resolve(
 
 
 def run_validate(_ctx: Context, paths: list[str], strict: bool, format: str, as_json: bool) -> int:
-    from plugman import output
+    # lazy: manifest.validate not loaded by plugman list (+11 ms)
     from plugman.manifest.validate import validate
 
     fmt = "json" if as_json else format
@@ -146,6 +146,7 @@ def run_validate(_ctx: Context, paths: list[str], strict: bool, format: str, as_
 def _source_keys(entry_points: bool = True) -> dict[str, str]:
     """The registered source kinds (the extensions' loaded only when a marketplace names a
     kind the built-ins lack: the plugin manager loads every entry point)."""
+    # lazy: extensions not loaded by plugman list (<1 ms)
     from plugman import extensions
 
     return extensions.source_locations(entry_points)

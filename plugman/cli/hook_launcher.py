@@ -14,8 +14,14 @@ on, stderr says why.
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import TYPE_CHECKING
+
+from plugman.cli.argv import Command
+from plugman.cli.commands import COMMANDS
+from plugman.cli.running import paths_for
+from plugman.core.errors import PlugmanError
 
 if TYPE_CHECKING:
     from plugman.cli.argv import Context
@@ -24,18 +30,12 @@ if TYPE_CHECKING:
 
 
 def run(ctx: Context, words: list[str]) -> int:
-    import os
-
-    from plugman.cli.running import paths_for
+    # lazy: runtime.launch.hook not loaded by plugman hooks notify (+109 ms)
     from plugman.runtime.launch import hook as hook_exec
 
     stdin = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
     agent, event, ref = words if len(words) == 3 else ("", "", "")
     if not agent:
-        from plugman.cli.argv import Command
-        from plugman.cli.commands import COMMANDS
-        from plugman.core.errors import PlugmanError
-
         declared = COMMANDS["hooks exec"]  # words, help, epilog
         hint = declared.epilog if isinstance(declared, Command) else None
         raise PlugmanError("hooks exec takes AGENT EVENT HOOK-ID", hint=hint)
@@ -56,7 +56,7 @@ def notify(ctx: Context, agent: str | None) -> int:
     agent's SessionStart output form; exit 0 whatever happens, so the session never fails for
     it (a failure is one line on stderr)."""
     try:
-        from plugman.cli.running import paths_for
+        # lazy: runtime.launch.notices not loaded by plugman hooks exec (+3 ms)
         from plugman.runtime.launch import notices
 
         paths = paths_for(ctx.project)
@@ -72,13 +72,14 @@ def launching_of(paths: Paths, agent: str) -> Launching:
     """What the launcher needs of the agent whose hooks file names it by the word `agent`
     (`HookSpelling.launcher`): as the deployment wrote it (`runtime.agent_facts`), else from the
     registered targets' specs, a built-in first (no extension loaded for one)."""
+    # lazy: runtime.launch.agent_facts not loaded by plugman hooks notify (+1 ms)
     from plugman.runtime.launch import agent_facts
 
     written = agent_facts.load(paths).launchers.get(agent)
     if written is not None:
         return written
+    # lazy: extensions not loaded by plugman hooks exec (<1 ms)
     from plugman import extensions
-    from plugman.core.errors import PlugmanError
 
     words: dict[str, Launching] = {}
     for entry_points in (False, True):
@@ -97,11 +98,13 @@ def launching_of(paths: Paths, agent: str) -> Launching:
 def form_of(paths: Paths, agent: str) -> str:
     """The notice form of the target named `agent` (`AgentSpec.notice`): as the deployment
     wrote it, else from its spec; plain for a name no target has."""
+    # lazy: runtime.launch.agent_facts not loaded by plugman hooks notify (+1 ms)
     from plugman.runtime.launch import agent_facts
 
     written = agent_facts.load(paths).agents.get(agent)
     if written is not None:
         return written.notice
+    # lazy: extensions not loaded by plugman hooks exec (<1 ms)
     from plugman import extensions
 
     for entry_points in (False, True):

@@ -8,8 +8,10 @@ import os
 from plugman import output
 from plugman.cli.argv import JSON, VALUE, Command, Context, Group, Option
 from plugman.cli.common import paths_of
+from plugman.commands import claude_import as command
 from plugman.core.errors import UsageError
 from plugman.core.state import SCOPES, as_scope
+from plugman.plugins.importing import claude as claude_import
 
 CLAUDE_HELP = (
     "Bring Claude Code's marketplaces and installed plugins (per scope, with their enabled "
@@ -37,9 +39,6 @@ def claude(
     keep: bool = False,
     as_json: bool = False,
 ) -> None:
-    from plugman.commands import claude_import as command
-    from plugman.plugins.importing import claude as claude_import
-
     if apply and undo:
         raise UsageError("--apply and --undo exclude each other", hint="pass one of them")
     if keep and undo:

@@ -7,15 +7,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from plugman import output
+from plugman.cli import plugins
 from plugman.cli.argv import JSON, VALUE, Command, Context, Group, Option
 from plugman.cli.common import paths_of
 from plugman.core.errors import UsageError
+from plugman.plugins.supply_chain import sbom
 
 
 def lock(ctx: Context, as_json: bool = False) -> None:
     """With no subcommand: resolve plugman.toml (installing nothing) and write plugman.lock."""
-    from plugman.cli import plugins
-
     plugins.lock(ctx, as_json)
 
 
@@ -38,8 +38,6 @@ def export(
     to: Path | None = None,
     as_json: bool = False,
 ) -> None:
-    from plugman.plugins.supply_chain import sbom
-
     chosen = form.lower()
     if chosen not in sbom.FORMATS:
         raise UsageError(

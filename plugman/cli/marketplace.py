@@ -9,6 +9,9 @@ from plugman.cli.argv import JSON, VALUE, Argument, Command, Context, Group, Opt
 from plugman.cli.common import paths_of
 from plugman.cli.running import Exit
 from plugman.core.state import Scope
+from plugman.plugins.authoring.market_build import build as build_catalog
+from plugman.plugins.catalog import marketplaces, registry
+from plugman.plugins.catalog.failed import Failed
 
 
 def add(
@@ -20,16 +23,12 @@ def add(
     as_json: bool = False,
 ) -> None:
     """Add a marketplace (project and local scope also name it in that scope's plugman.toml)."""
-    from plugman.plugins.catalog import marketplaces
-
     market = marketplaces.add(paths_of(ctx), source, name, scope, headers_helper)
     output.emit(output.markets("marketplace add", [market], as_json, verb="added"))
 
 
 def listing(ctx: Context, as_json: bool = False) -> None:
     """List known marketplaces."""
-    from plugman.plugins.catalog import registry
-
     found = list(registry.known(paths_of(ctx)).values())
     output.emit(output.markets("marketplace list", found, as_json))
 
@@ -40,9 +39,6 @@ def update(
     as_json: bool = False,
 ) -> None:
     """Fetch marketplaces again (all, or the named ones)."""
-    from plugman.plugins.catalog import marketplaces
-    from plugman.plugins.catalog.failed import Failed
-
     failed: list[Failed] = []
     found = marketplaces.update(paths_of(ctx), names or [], failed)
     output.emit(output.markets("marketplace update", found, as_json, "updated", failed))
@@ -57,8 +53,6 @@ def remove(
     as_json: bool = False,
 ) -> None:
     """Forget a marketplace."""
-    from plugman.plugins.catalog import marketplaces
-
     market = marketplaces.remove(paths_of(ctx), name, force=force)
     output.emit(output.markets("marketplace remove", [market], as_json, verb="removed"))
 
@@ -69,8 +63,6 @@ def build(
     as_json: bool = False,
 ) -> None:
     """List every plugin folder in marketplace.json (name, source, description, version)."""
-    from plugman.plugins.authoring.market_build import build as build_catalog
-
     output.emit(output.built(build_catalog(directory, check=check), as_json))
 
 

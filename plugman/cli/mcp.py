@@ -36,6 +36,7 @@ def add(
     as_json: bool = False,
 ) -> None:
     """Add a server: `plugman mcp add NAME URL` or `plugman mcp add NAME -- CMD [ARGS...]`."""
+    # lazy: commands.servers and the rest not loaded by plugman mcp run (+121 ms)
     from plugman.commands import servers
     from plugman.config.servers import entries as server_entries
     from plugman.config.servers import registry_entry
@@ -78,6 +79,7 @@ def add_json(
     as_json: bool = False,
 ) -> None:
     """Add a server from its JSON entry, checked like any MCP config."""
+    # lazy: commands.servers, config.servers.entries not loaded by plugman mcp run (+115 ms)
     from plugman.commands import servers
     from plugman.config.servers import entries as server_entries
 
@@ -95,6 +97,7 @@ def remove(
     as_json: bool = False,
 ) -> None:
     """Remove a server from the scope that has it."""
+    # lazy: commands.servers not loaded by plugman mcp run (+114 ms)
     from plugman.commands import servers
 
     change = servers.remove(paths_of(ctx), name, scope, os.environ)
@@ -105,6 +108,7 @@ def listing(ctx: Context, as_json: bool = False, show_secrets: bool = False) -> 
     """Every scope's servers and their status (active, shadowed, or why dropped), plugins'
     included; exit 1 when a file of yours they are read from is broken (its problems are shown:
     where, and what it leaves out)."""
+    # lazy: config.servers.listing not loaded by plugman mcp run (+7 ms)
     from plugman.config.servers import listing as server_list
 
     found = server_list.listing(paths_of(ctx), os.environ)
@@ -128,6 +132,7 @@ def get(
     show_secrets: bool = False,
 ) -> None:
     """Every scope's entry called NAME, and what resolution made of it."""
+    # lazy: config.servers.listing not loaded by plugman mcp run (+7 ms)
     from plugman.config.servers import listing as server_list
 
     rows = server_list.get(paths_of(ctx), os.environ, name)
@@ -147,6 +152,7 @@ def login(
     as_json: bool = False,
 ) -> None:
     """Log in to a remote server with OAuth; its tokens go to the secret store."""
+    # lazy: runtime.oauth.login not loaded by plugman mcp run (+200 ms)
     from plugman.runtime.oauth import login as oauth
 
     result = oauth.login(
@@ -161,6 +167,7 @@ def logout(
     as_json: bool = False,
 ) -> None:
     """Forget a remote server's stored OAuth tokens."""
+    # lazy: runtime.oauth.login not loaded by plugman mcp run (+200 ms)
     from plugman.runtime.oauth import login as oauth
 
     output.emit(output.logged_out(oauth.logout(paths_of(ctx), name), as_json))
@@ -173,6 +180,7 @@ def token(
     as_json: bool = False,
 ) -> None:
     """The bearer token HTTP clients send to `mcp serve --auth token` (made when missing)."""
+    # lazy: runtime.gateway.token not loaded by plugman mcp run (+15 ms)
     from plugman.runtime.gateway import token as gateway_token
 
     found = gateway_token.obtain(paths_of(ctx), os.environ, rotate=rotate)
@@ -188,6 +196,7 @@ def sync(
     as_json: bool = False,
 ) -> None:
     """Replace the cached claude.ai connectors with the list in SOURCE."""
+    # lazy: config.connectors not loaded by plugman mcp run (+151 ms)
     from plugman.config import connectors
 
     cache = connectors.sync(paths_of(ctx), source)

@@ -10,20 +10,19 @@ import sys
 from plugman import output
 from plugman.cli.argv import Context
 from plugman.cli.common import paths_of
+from plugman.config import server_vars
 
 
 def listing(ctx: Context, as_json: bool = False) -> None:
     """The variables plugman keeps a value for (names only), and which the environment sets."""
-    from plugman.config import server_vars
-
     names = server_vars.names(paths_of(ctx))
     output.emit(output.vars_listed(names, [n for n in names if n in os.environ], as_json))
 
 
 def set_value(ctx: Context, name: str, as_json: bool = False) -> None:
     """Keep a value for ${NAME} (from stdin, or asked without echo on a terminal)."""
+    # lazy: commands.server_vars not loaded by plugman mcp run (+198 ms)
     from plugman.commands import server_vars as changing
-    from plugman.config import server_vars
 
     server_vars.check(name)
     if sys.stdin.isatty():
@@ -36,6 +35,7 @@ def set_value(ctx: Context, name: str, as_json: bool = False) -> None:
 
 def unset(ctx: Context, name: str, as_json: bool = False) -> None:
     """Forget the value kept for ${NAME}."""
+    # lazy: commands.server_vars not loaded by plugman mcp run (+198 ms)
     from plugman.commands import server_vars
 
     had = server_vars.unset(paths_of(ctx), os.environ, name)
@@ -46,8 +46,6 @@ def ask_for(ctx: Context, needs: list[str]) -> dict[str, str]:
     """On a terminal, ask for each variable in `needs` that neither the environment nor the
     secret store has (an empty answer leaves it to the environment); the values given, which
     `mcp add --from` keeps in the session that adds the server (plugman.commands.servers)."""
-    from plugman.config import server_vars
-
     kept = set(server_vars.names(paths_of(ctx)))
     asked = [n for n in needs if n not in os.environ and n not in kept]
     if not asked or not sys.stdin.isatty():

@@ -3,30 +3,36 @@ uninstall and list are fast commands: plugman.cli.fast)."""
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from plugman import output
+from plugman.agents.readback import ask
 from plugman.cli.argv import JSON, VALUE, Argument, Command, Context, Option
 from plugman.cli.common import paths_of
 from plugman.cli.running import Exit
+from plugman.commands import enable as enabling
+from plugman.commands import sync as syncing
+from plugman.commands import update as updates
 from plugman.core import state
 from plugman.core.errors import UsageError
 from plugman.core.state import Scope
+from plugman.plugins.catalog import mcp_registry
+from plugman.plugins.catalog.failed import Failed
+from plugman.plugins.lifecycle import lookup
+from plugman.plugins.lifecycle import sync as locking
+from plugman.plugins.lifecycle import updates as outdating
 
 if TYPE_CHECKING:
     pass
 
 
 def enable(ctx: Context, name: str, scope: Scope = "user", as_json: bool = False) -> None:
-    from plugman.commands import enable as enabling
-
     change = enabling.set_enabled(paths_of(ctx), name, scope, True)
     output.emit(output.changes("enable", [change], as_json))
 
 
 def disable(ctx: Context, name: str, scope: Scope = "user", as_json: bool = False) -> None:
-    from plugman.commands import enable as enabling
-
     change = enabling.set_enabled(paths_of(ctx), name, scope, False)
     output.emit(output.changes("disable", [change], as_json))
 
@@ -44,8 +50,6 @@ def sync(
     settings, always-on text) that it could not before. A plugin its source now offers at an
     older release than the installed one is refused (unless --allow-downgrade), except where
     plugman.lock pins that exact release: the project's explicit request."""
-    from plugman.commands import sync as syncing
-
     if frozen and locked:
         raise UsageError("--frozen and --locked exclude each other", hint="pass one of them")
     mode = "frozen" if frozen else "locked" if locked else "default"
@@ -62,9 +66,7 @@ def sync(
 
 
 def lock(ctx: Context, as_json: bool = False) -> None:
-    from plugman.plugins.lifecycle import sync as syncing
-
-    output.emit(output.locked(syncing.lock(paths_of(ctx)), as_json))
+    output.emit(output.locked(locking.lock(paths_of(ctx)), as_json))
 
 
 def update(
@@ -81,8 +83,6 @@ def update(
     """Each updated plugin is shown with what it can now do (hooks, MCP servers, executables,
     settings, always-on text) that it could not before. An older release than the installed
     one (a tag or catalog gone back) is refused unless --allow-downgrade."""
-    from plugman.commands import update as updates
-
     paths = paths_of(ctx)
     refresh = not no_refresh
     done = updates.update(
@@ -101,9 +101,7 @@ def update(
 
 
 def outdated(ctx: Context, no_refresh: bool = False, as_json: bool = False) -> None:
-    from plugman.plugins.lifecycle import updates
-
-    found = updates.outdated(paths_of(ctx), fetch_catalogs=not no_refresh)
+    found = outdating.outdated(paths_of(ctx), fetch_catalogs=not no_refresh)
     output.emit(output.outdated(found, as_json))
     if any(row.failed for row in found):  # each is its own row; exit 1 says some were not checked
         raise Exit(1)
@@ -117,13 +115,9 @@ def search(
     as_json: bool = False,
 ) -> None:
     if registry is not None:
-        from plugman.plugins.catalog import mcp_registry
-
         found = mcp_registry.search(registry, query, limit)
         output.emit(output.registry_searched(found, query, registry, as_json))
         return
-    from plugman.plugins.catalog.failed import Failed
-    from plugman.plugins.lifecycle import lookup
 
     failed: list[Failed] = []
     hits = lookup.search(paths_of(ctx), query, failed)
@@ -138,16 +132,10 @@ def info(
     check: bool = False,
     as_json: bool = False,
 ) -> None:
-    import os
-
-    from plugman.plugins.lifecycle import lookup
-
     paths = paths_of(ctx)
     found = lookup.info(paths, plugin)
     checked = None
     if check:
-        from plugman.agents.readback import ask
-
         checked = ask(paths, os.environ)
     output.emit(output.plugin_info(found, as_json, checked))
 

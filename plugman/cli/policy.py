@@ -7,6 +7,7 @@ from plugman import output
 from plugman.cli.argv import JSON, Argument, Command, Context, Group
 from plugman.cli.common import paths_of
 from plugman.cli.running import Exit
+from plugman.plugins.catalog import policy_explain
 
 EXPLAIN_HELP = (
     "Say whether managed policy (plugman's managed-settings.toml and Claude Code's "
@@ -22,8 +23,6 @@ def explain(
     subject: str,
     as_json: bool = False,
 ) -> None:
-    from plugman.plugins.catalog import policy_explain
-
     found = policy_explain.explain(paths_of(ctx), subject)
     output.emit(output.policy_explained(found, as_json))
     if not found.allowed:

@@ -13,6 +13,7 @@ from plugman import output
 from plugman.cli.argv import JSON, VALUE, Argument, Command, Context, Group, Option
 from plugman.cli.common import paths_of
 from plugman.core.errors import UsageError
+from plugman.core.oci import login as logins
 
 
 def login(
@@ -25,8 +26,6 @@ def login(
     """Check a user name and password (or token) with REGISTRY, then store them.
 
     They go to plugman's secret store (the OS keychain, else a 0600 file), nowhere else."""
-    from plugman.core.oci import login as logins
-
     terminal = sys.stdin.isatty()
     if username is None:
         if not terminal:
@@ -42,8 +41,6 @@ def login(
 
 def logout(ctx: Context, registry: str, as_json: bool = False) -> None:
     """Forget the credentials `plugman registry login` stored for REGISTRY."""
-    from plugman.core.oci import login as logins
-
     output.emit(output.registry_logged_out(logins.logout(paths_of(ctx), registry), as_json))
 
 

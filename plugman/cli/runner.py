@@ -10,6 +10,8 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from plugman.cli.app import run
+
 
 @dataclass(frozen=True)
 class Result:
@@ -40,8 +42,6 @@ def invoke(
 ) -> Result:
     """Run `plugman ARGV` with `input` on stdin and `env` over this process's environment (a
     None value unsets that variable)."""
-    from plugman.cli.app import run
-
     both = io.StringIO()
     out, err = _Tee(both), _Tee(both)
     saved = sys.stdin, sys.stdout, sys.stderr

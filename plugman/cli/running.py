@@ -4,6 +4,8 @@ when JSON was asked for, an error envelope on stdout."""
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,6 +28,7 @@ class Exit(Exception):  # noqa: N818 (as typer named it: not an error, an exit c
 def paths_for(project: str | None) -> Paths:
     """The paths of this run: the --project folder (which must exist), or the project found
     from the working directory upward."""
+    # lazy: core.paths not loaded by plugman validate (+9 ms)
     from plugman.core.paths import Paths
 
     if project is not None and not Path(project).is_dir():
@@ -34,10 +37,12 @@ def paths_for(project: str | None) -> Paths:
             hint="pass an existing project folder (or leave --project out: plugman finds the "
             "project from the current folder upward)",
         )
+    # lazy: core.fs not loaded by plugman validate (+14 ms)
     from plugman.core.fs import journal_left
 
     paths = Paths.from_env(project=Path(project) if project else None)
     if journal_left(paths.journal_dir):  # left by a killed command, or one running now
+        # lazy: core.store, core.transaction not loaded by plugman hooks notify (+8 ms)
         from plugman.core.store import Store
         from plugman.core.transaction import hot
 
@@ -48,6 +53,7 @@ def paths_for(project: str | None) -> Paths:
 @contextmanager
 def listening() -> Iterator[None]:
     """Progress (on a terminal) and warnings (always) shown while a command runs."""
+    # lazy: output, core.progress not loaded by plugman __complete (+1 ms)
     from plugman import output
     from plugman.core import progress
 
@@ -69,6 +75,7 @@ def listening() -> Iterator[None]:
 def report(failure: PlugmanError, args: list[str], command: str | None) -> int:
     """`error:` and `hint:` on stderr, an error envelope on stdout when JSON was asked for;
     the failure's exit code."""
+    # lazy: output not loaded by plugman __complete (<1 ms)
     from plugman import output
 
     output.emit(output.error(failure), err=True)
@@ -81,6 +88,7 @@ def interrupted() -> InterruptError:
     """Ctrl-C, said in one line: by the time the interrupt reaches here the open transaction
     has rolled back (a second Ctrl-C in between leaves its journal, which the next command
     rolls back), so only what an earlier transaction of this command committed stands."""
+    # lazy: core.transaction not loaded by plugman config resolve (<1 ms)
     from plugman.core.transaction import commits
 
     if not commits():
@@ -109,9 +117,6 @@ def reader_gone() -> int:
     """The exit code when whoever read the output stopped reading (`plugman list | head -1`):
     not an error of the command (whose changes are committed by then), so nothing is said, as
     click did; the rest of the output goes nowhere."""
-    import os
-    import sys
-
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

@@ -26,6 +26,7 @@ def probe_command(
     remote_batch: int = 20,
 ) -> None:
     """Connect to each server, list its tools, resources and prompts, and disconnect."""
+    # lazy: runtime.gateway.probe not loaded by plugman mcp run (+133 ms)
     from plugman.runtime.gateway import probe
 
     wanted = names or []
@@ -48,6 +49,7 @@ def tools_command(
     timeout: float = 30.0,
 ) -> None:
     """The namespaced tool pool an agent would see, its collisions and its token cost."""
+    # lazy: runtime.gateway.pool not loaded by plugman mcp run (+97 ms)
     from plugman.runtime.gateway import pool, probe
 
     results = probe.probe_paths(paths_of(ctx), timeout=timeout)

@@ -34,6 +34,7 @@ def serve(
     and PostToolUse hooks see mcp__<server>__<tool> and run around calls. Servers still
     starting are listed with what they offered last time. Logs: <state>/logs/gateway.log.
     """
+    # lazy: runtime.gateway.run not loaded by plugman mcp run (+255 ms)
     from plugman.runtime.gateway.run import Options, serve_paths
 
     options = Options(

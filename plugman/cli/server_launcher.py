@@ -13,15 +13,15 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from plugman.cli.running import paths_for
+from plugman.runtime.launch import server as launch
+
 if TYPE_CHECKING:
     from plugman.cli.argv import Context
 
 
 def run(ctx: Context, name: str) -> int:
     """Become NAME's stdio server (plugman.runtime.launch.server); returns only when it cannot."""
-    from plugman.cli.running import paths_for
-    from plugman.runtime.launch import server as launch
-
     paths = paths_for(ctx.project)
     ready = launch.prepare(paths, name, os.environ)
     if ready.remote is not None:

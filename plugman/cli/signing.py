@@ -8,6 +8,8 @@ from pathlib import Path
 from plugman import output
 from plugman.cli.argv import JSON, VALUE, Argument, Command, Context, Group, Option
 from plugman.cli.common import paths_of
+from plugman.plugins.supply_chain.keys import generate as make
+from plugman.plugins.supply_chain.signing import sign as sign_it
 
 
 def generate(
@@ -16,8 +18,6 @@ def generate(
 ) -> None:
     """Make an ECDSA P-256 key pair: PREFIX.key (mode 0600; encrypted when
     PLUGMAN_SIGNING_PASSWORD is set) and PREFIX.pub. An existing file is never overwritten."""
-    from plugman.plugins.supply_chain.keys import generate as make
-
     output.emit(output.key_generated(make(prefix, os.environ), as_json))
 
 
@@ -30,8 +30,6 @@ def sign(
     """The signature is a Sigstore bundle attached to the artifact as an OCI referrer (the
     referrers API, or the sha256-<hex> tag where the registry has none). An encrypted key is
     opened with PLUGMAN_SIGNING_PASSWORD."""
-    from plugman.plugins.supply_chain.signing import sign as sign_it
-
     output.emit(output.signed(sign_it(target, key, paths_of(ctx), os.environ), as_json))
 
 

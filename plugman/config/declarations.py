@@ -15,6 +15,7 @@ from plugman.core.errors import InputError, PlugmanError
 from plugman.core.fs import current, present, staged
 from plugman.core.paths import Paths
 from plugman.core.state import SCOPES, Scope
+from plugman.manifest.diagnostics import ERROR, WARNING, Diagnostic
 
 if TYPE_CHECKING:
     from tomlkit import TOMLDocument
@@ -106,6 +107,7 @@ def write(
 def load(path: Path) -> TOMLDocument:
     """The file as tomlkit reads it, to edit with its layout kept (tomlkit is imported here:
     commands that only read declarations never load it)."""
+    # lazy: tomlkit, tomlkit.exceptions not loaded by plugman list (+48 ms)
     import tomlkit
     from tomlkit.exceptions import TOMLKitError
 
@@ -128,6 +130,7 @@ def _text(path: Path) -> str:
     except UnicodeDecodeError as exc:
         raise InputError(f"{path} is not valid TOML: {exc}", hint=FIX) from None
     if "<<<<<<<" in text or ">>>>>>>" in text:
+        # lazy: manifest.tomlloc not loaded by plugman list (+2 ms)
         from plugman.manifest import tomlloc
 
         line = tomlloc.conflict_line(text)
@@ -155,6 +158,7 @@ def read_located(path: Path, hint: str) -> tuple[dict[str, Any], str]:
     """A project file plugman acts on (plugman.toml for sync, plugman.lock) and its text;
     `{}` when missing. A merge left unresolved, text that is not UTF-8 or not TOML is an
     `InputError` at its line (exit 2), nothing read from it."""
+    # lazy: manifest.tomlloc not loaded by plugman list (+2 ms)
     from plugman.manifest import tomlloc
 
     data = current(path)
@@ -185,6 +189,7 @@ def checked(path: Path) -> dict[str, Any]:
     `marketplaces` tables checked against the published schema (a plugin's version that is
     not a string, a marketplace without a source, a key plugman does not know there), each
     finding an `InputError` at its line and key path, exit 2."""
+    # lazy: manifest.schema not loaded by plugman list (+3 ms)
     from plugman.manifest import schema, tomlloc
 
     hint = f"fix {path.name} (plugman leaves it as it is), then run the command again"
@@ -209,8 +214,6 @@ _AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
 def broken(path: Path, exc: Exception) -> list[Diagnostic]:
     """What `read`'s error means to a command that reads every scope: the problem, located,
     and what is left out (everything the file declares; the rest is read without it)."""
-    from plugman.manifest.diagnostics import ERROR, WARNING, Diagnostic
-
     message = str(exc).splitlines()[0].removeprefix(f"{path} is ")  # the file is its place
     message = message or f"cannot be read ({type(exc).__name__})"
     at = _AT.search(message)
@@ -289,6 +292,7 @@ def check_project_file(paths: Paths, target: Path) -> None:
     reached through a symbolic link (`origins.link_on_path`, the rule resolve keeps): a cloned
     repository could make `.plugman` or `plugman.toml` a link to any file or folder on this
     machine, and plugman would read and write there."""
+    # lazy: config.origins not loaded by plugman list (<1 ms)
     from plugman.config import origins
 
     link = origins.link_on_path(paths.project_dir, target)
@@ -316,10 +320,12 @@ def project_entries(paths: Paths, table: str) -> dict[str, Any]:
 def toml_parser() -> Any:
     """tomli where it is installed (a compiled build of the stdlib's parser), else tomllib."""
     try:
+        # lazy: the parser is chosen on the first read of a plugman.toml
         import tomli
 
         return tomli
     except ImportError:  # pragma: no cover - tomli is a dependency; a platform without a wheel
+        # lazy: the fallback, imported only where tomli is missing
         import tomllib
 
         return tomllib

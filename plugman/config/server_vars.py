@@ -20,6 +20,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from plugman.config import redact
 from plugman.core import secrets
 from plugman.core.errors import UsageError
 from plugman.core.fs import read_bytes
@@ -60,8 +61,6 @@ def check(name: str) -> str:
 
 def values(paths: Paths, env: Mapping[str, str]) -> dict[str, str]:
     """The stored values of the variables `env` does not set, each registered as sensitive."""
-    from plugman.config import redact
-
     wanted = [name for name in names(paths) if name not in env]
     if not wanted:
         return {}

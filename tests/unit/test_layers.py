@@ -329,28 +329,10 @@ def test_the_cycle_rule_finds_a_cycle() -> None:
     assert [_path(edges, c) for c in _cycles(edges)] == ["a -> b -> c -> a"]
 
 
-# Modules whose imports inside functions are not reviewed yet: other issue-35 work is rewriting
-# them now (drop each from here as it lands).
-UNREVIEWED = (
-    "plugman/agents/gating.py",
-    "plugman/agents/targets/",
-    "plugman/cli/",
-    "plugman/config/declarations.py",
-    "plugman/config/server_vars.py",
-    "plugman/config/servers.py",
-    "plugman/config/trust.py",
-    "plugman/plugins/sources/",
-    "plugman/runtime/launch/hook.py",
-    "plugman/runtime/launch/notices.py",
-)
-
-
 def test_an_import_inside_a_function_says_why() -> None:
     silent = set()
     for name in MODULES:
         source = _source(name)
-        if str(source.file.relative_to(ROOT.parent)).startswith(UNREVIEWED):
-            continue
         imports = _imports(name)
         starts = {i.end + 1: i.line for i in imports}  # a run of imports: one comment says why
         for found in imports:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
+from plugman import extensions
 from plugman.core.errors import FetchError, PlugmanError
 from plugman.manifest.model import PluginSource
 from plugman.plugins.sources.kind import Fetcher, Progress, SourceKind
@@ -51,6 +52,7 @@ def fetch(
     parent exists). `base` is the marketplace root for relative `path` sources; without it a
     `path` location is used as given. Raises PlugmanError (with a hint) on any failure, and
     then leaves nothing behind in `dest`."""
+    # lazy: plugins.sources.common not loaded by plugman list --json (+37 ms)
     from plugman.plugins.sources.common import remove
 
     if os.path.lexists(dest):
@@ -76,8 +78,6 @@ def fetch(
 
 
 def _dispatch(source: PluginSource, dest: Path, base: Path | None, progress: Progress) -> Fetched:
-    from plugman import extensions
-
     root, pin = extensions.source_kind(source.kind).fetch(source, dest, base, progress)
     return Fetched(root, pin, source.kind)
 
@@ -86,8 +86,6 @@ def claim(text: str, cwd: Path, *, entry_points: bool = False) -> PluginSource |
     """The source the install spec `text` names, as the first kind that claims it says: the
     built-in kinds, in their order (with `entry_points`: the extensions' kinds instead). None
     when none claims it."""
-    from plugman import extensions
-
     own = extensions.source_kinds(entry_points=False)
     kinds = own
     if entry_points:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 from plugman.core.download import download
 from plugman.core.errors import FetchError
@@ -42,7 +43,6 @@ def _local_path(location: str) -> str | None:
     """The file a file:// archive URL names (a local archive), else None."""
     if not location.startswith("file:"):
         return None
-    from urllib.parse import unquote, urlsplit
 
     return unquote(urlsplit(location).path)
 

@@ -143,6 +143,7 @@ class Git(Builtin):
     def follow(self, locked: LockedSource, paths: Paths) -> Followed | None:
         """The commit the branch or tag `ref` (the default branch, without one) names now, by
         `git ls-remote`; None for a source pinned to a commit."""
+        # lazy: plugins.sources.git not loaded by plugman list --json (+31 ms)
         from plugman.plugins.sources.git import follow
 
         return follow(locked, self.from_lock(locked))
@@ -160,6 +161,7 @@ class Git(Builtin):
         if self.location == "repo" or SCHEMED.match(text):
             return None
         if base.startswith((*GIT_PREFIXES, "https://", "http://")) or base.endswith(".git"):
+            # lazy: plugins.sources.giturl not loaded by plugman list --json (+19 ms)
             from plugman.plugins.sources.giturl import SHA
 
             # `#COMMIT` pins that commit (recorded as the ref too: a pin, never followed)
@@ -220,6 +222,7 @@ class Oci(Builtin):
     def follow(self, locked: LockedSource, paths: Paths) -> Followed | None:
         """The manifest digest the tag names now (one HEAD request); None for an artifact
         installed by digest."""
+        # lazy: plugins.sources.oci not loaded by plugman list --json (+54 ms)
         from plugman.plugins.sources.oci import follow
 
         return follow(locked, paths)
@@ -228,6 +231,7 @@ class Oci(Builtin):
         return False  # a registry reference
 
     def plugin_name(self, source: PluginSource) -> str:
+        # lazy: core.oci.reference not loaded by plugman list --json (+11 ms)
         from plugman.core.oci import reference
 
         return reference.parse(source.location).repository.rsplit("/", 1)[-1]
@@ -235,6 +239,7 @@ class Oci(Builtin):
     def claim(self, text: str, cwd: Path) -> PluginSource | None:
         if not text.startswith(OCI):
             return None
+        # lazy: core.oci.reference not loaded by plugman list --json (+11 ms)
         from plugman.core.oci import reference
 
         return PluginSource("oci", str(reference.parse(text)))
@@ -246,11 +251,13 @@ class Npm(Builtin):
     def lock_fields(
         self, source: PluginSource, pin: str | None, marketplace_commit: str | None
     ) -> LockFields:
+        # lazy: plugins.sources.npm not loaded by plugman list --json (+140 ms)
         from plugman.plugins.sources.npm import lock_fields
 
         return lock_fields(source, pin)
 
     def from_lock(self, locked: LockedSource) -> PluginSource:
+        # lazy: plugins.sources.npm not loaded by plugman list --json (+140 ms)
         from plugman.plugins.sources.npm import from_lock
 
         return from_lock(locked)
@@ -265,6 +272,7 @@ class Npm(Builtin):
     def follow(self, locked: LockedSource, paths: Paths) -> Followed | None:
         """The version (and integrity) the dist-tag `version` names now, from the registry's
         packument; None for an exact version or a range."""
+        # lazy: plugins.sources.npm not loaded by plugman list --json (+140 ms)
         from plugman.plugins.sources.npm import follow
 
         return follow(locked)
@@ -294,6 +302,7 @@ class Command(Builtin):
 def _path(
     source: PluginSource, dest: Path, base: Path | None, _progress: Progress
 ) -> tuple[Path, str | None]:
+    # lazy: plugins.sources.local not loaded by plugman list --json (+11 ms)
     from plugman.plugins.sources.local import copy_plugin
 
     return copy_plugin(source.location, base, dest), None
@@ -302,6 +311,7 @@ def _path(
 def _git(
     source: PluginSource, dest: Path, _base: Path | None, progress: Progress
 ) -> tuple[Path, str | None]:
+    # lazy: plugins.sources.git not loaded by plugman list --json (+31 ms)
     from plugman.plugins.sources.git import fetch_git
 
     return fetch_git(source, dest, progress)
@@ -310,6 +320,7 @@ def _git(
 def _archive(
     source: PluginSource, dest: Path, _base: Path | None, progress: Progress
 ) -> tuple[Path, str | None]:
+    # lazy: plugins.sources.archive not loaded by plugman list --json (+130 ms)
     from plugman.plugins.sources.archive import fetch_archive
 
     return fetch_archive(source, dest, progress)
@@ -318,6 +329,7 @@ def _archive(
 def _oci(
     source: PluginSource, dest: Path, _base: Path | None, progress: Progress
 ) -> tuple[Path, str | None]:
+    # lazy: plugins.sources.oci not loaded by plugman list --json (+54 ms)
     from plugman.plugins.sources.oci import fetch_oci
 
     return fetch_oci(source, dest, progress)
@@ -326,6 +338,7 @@ def _oci(
 def _npm(
     source: PluginSource, dest: Path, _base: Path | None, progress: Progress
 ) -> tuple[Path, str | None]:
+    # lazy: plugins.sources.npm not loaded by plugman list --json (+140 ms)
     from plugman.plugins.sources.npm import fetch_npm
 
     return fetch_npm(source, dest, progress)

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from plugman.core.sources import LockedSource
 from plugman.manifest.model import PluginSource
+from plugman.plugins.sources import purls
 
 if TYPE_CHECKING:
     from plugman.core.paths import Paths
@@ -133,8 +134,6 @@ class SourceKind:
     def package_ref(self, locked: LockedSource, name: str, version: str) -> PackageRef:
         """How an SBOM names the locked source `locked` of the plugin `name` at `version`
         (plugman.plugins.sources.purls). Default: the plugin itself, `pkg:generic`."""
-        from plugman.plugins.sources import purls
-
         return purls.generic(name, version)
 
 

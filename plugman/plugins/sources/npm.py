@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+from packaging.version import InvalidVersion, Version
+
 from plugman.core import progress as notes
 from plugman.core import versions
 from plugman.core.download import check_url, download, read
@@ -170,8 +172,6 @@ def _offered(version: str, wanted: str) -> bool:
 
 
 def _order(version: str) -> tuple[int, Any]:
-    from packaging.version import InvalidVersion, Version
-
     try:
         return (1, Version(version))
     except InvalidVersion:

@@ -25,12 +25,14 @@ class PackageRef(NamedTuple):
 
 
 def generic(name: str, version: str) -> PackageRef:
+    # lazy: packageurl not loaded by plugman list --json (+47 ms)
     from packageurl import PackageURL
 
     return PackageRef(str(PackageURL("generic", None, name, version)))
 
 
 def github(fields: LockFields) -> PackageRef:
+    # lazy: packageurl not loaded by plugman list --json (+47 ms)
     from packageurl import PackageURL
 
     repo = str(fields.get("repo") or "")
@@ -40,6 +42,7 @@ def github(fields: LockFields) -> PackageRef:
 
 
 def git(fields: LockFields, name: str, version: str) -> PackageRef:
+    # lazy: packageurl not loaded by plugman list --json (+47 ms)
     from packageurl import PackageURL
 
     url, commit = str(fields.get("url") or ""), _text(fields, "commit")
@@ -49,8 +52,10 @@ def git(fields: LockFields, name: str, version: str) -> PackageRef:
 
 
 def oci(fields: LockFields) -> PackageRef:
+    # lazy: packageurl not loaded by plugman list --json (+47 ms)
     from packageurl import PackageURL
 
+    # lazy: core.oci.reference not loaded by plugman list --json (+11 ms)
     from plugman.core.oci import reference
 
     location = str(fields.get("ref") or "")
@@ -65,6 +70,7 @@ def oci(fields: LockFields) -> PackageRef:
 def npm(fields: LockFields) -> PackageRef:
     """The package, and its tarball where npm's registry layout puts it (package-lock's
     `resolved`), with its integrity."""
+    # lazy: packageurl not loaded by plugman list --json (+47 ms)
     from packageurl import PackageURL
 
     package = str(fields.get("package") or "")
@@ -78,6 +84,7 @@ def npm(fields: LockFields) -> PackageRef:
 
 
 def archive(fields: LockFields, name: str, version: str) -> PackageRef:
+    # lazy: packageurl not loaded by plugman list --json (+47 ms)
     from packageurl import PackageURL
 
     url, sha = str(fields.get("url") or ""), _text(fields, "sha256")
@@ -97,6 +104,7 @@ def _sha256(text: str | None) -> tuple[tuple[str, str], ...]:
 
 def _integrity(text: str) -> tuple[tuple[str, str], ...]:
     """An npm integrity (`sha512-BASE64`) as (algorithm, hex)."""
+    # lazy: base64, binascii not loaded by plugman list --json (+1 ms)
     import base64
     import binascii
 

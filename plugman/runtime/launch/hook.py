@@ -34,9 +34,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from plugman.config.merge import Dropped, Hook
+from plugman.config.redact import message
+from plugman.config.resolution import resolve
 from plugman.core.errors import PlugmanError
 from plugman.runtime.hooks.outcome import Raw
 from plugman.runtime.hooks.run import (
+    check_event,
     env_of,
     handler_argv,
     run_command,
@@ -210,9 +213,6 @@ def run_here(
     """`hooks exec`: the handler `ref` names in the config resolved in this project, run for
     the agent's event JSON `stdin` (`tools`: the agent's tool renames). A PlugmanError (exit 1)
     for a bad id or input, or a handler that waits for approval."""
-    from plugman.config.resolution import resolve
-    from plugman.runtime.hooks.run import check_event
-
     try:
         check_event(event)
     except PlugmanError as exc:  # a usage error exits 2, which blocks in the agent: not here
@@ -271,6 +271,5 @@ def failure(raw: Raw, timeout: float | None = None) -> str:
     """The line the launcher adds on stderr when the handler did not end by itself."""
     if raw.timed_out:
         return f"plugman hooks exec: the hook timed out{f' after {timeout:g}s' if timeout else ''}"
-    from plugman.config.redact import message
 
     return message(f"plugman hooks exec: {raw.error}") if raw.error else ""

@@ -31,6 +31,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
+from plugman.core.fs import atomic_write
+
 if TYPE_CHECKING:
     from plugman.core.paths import Paths
 
@@ -59,8 +61,6 @@ def path(paths: Paths) -> Path:
 def save(paths: Paths, rows: Iterable[Row], now: float | None = None) -> None:
     """Record a check made now: `rows` replace this project's and the user's rows; other
     projects' rows stay."""
-    from plugman.core.fs import atomic_write
-
     here = str(paths.project_dir)
     kept = [r for r in _rows(_load(path(paths))) if r.scope != "user" and r.project != here]
     fresh = [r._replace(project=None if r.scope == "user" else here) for r in rows]
@@ -71,7 +71,7 @@ def save(paths: Paths, rows: Iterable[Row], now: float | None = None) -> None:
 def prune(paths: Paths) -> None:
     """Drop the rows of this project and the user whose plugin is no longer installed with the
     content it was checked with (updated, synced to another version, uninstalled)."""
-    from plugman.core.fs import atomic_write
+    # lazy: core.state not loaded by plugman hooks notify (+1 ms)
     from plugman.core.state import SCOPES, InstallRecord
 
     file = path(paths)
