@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
 
 from plugman.agents import deploy
 from plugman.config import trust
@@ -43,7 +42,8 @@ def _change(
                 known[row.entry.hash] = _stored(paths, row.entry)
             elif not approving:
                 known.pop(row.entry.hash, None)
-        body = {"format": trust.FORMAT, "approvals": dict(sorted(known.items()))}
+        kept = {key: approval.fields for key, approval in sorted(known.items())}
+        body = {"format": trust.FORMAT, "approvals": kept}
         data = (json.dumps(body, indent=2) + "\n").encode() if known else None
         work.tx.write(trust.trust_path(paths), data)
         deploy.refresh(work, env)  # the linked agents follow, in the same transaction
@@ -98,9 +98,9 @@ def _nothing_named(rows: list[Approval], verb: str, state: State) -> UsageError:
     )
 
 
-def _stored(paths: Paths, entry: Entry) -> dict[str, Any]:
+def _stored(paths: Paths, entry: Entry) -> trust.Stored:
     """What trust.json keeps of an approval: where it came from, never the entry's values."""
-    found = {
+    found: dict[str, object] = {
         "kind": entry.kind,
         "name": entry.name,
         "file": entry.origin.file,
@@ -111,4 +111,7 @@ def _stored(paths: Paths, entry: Entry) -> dict[str, Any]:
     }
     if entry.origin.plugin:
         found["plugin"] = entry.origin.plugin
-    return found
+    plugin, project = entry.origin.plugin, str(paths.project_dir)
+    return trust.Stored(
+        entry.kind, entry.name, plugin, project, entry.project, dict(entry.runs), found
+    )

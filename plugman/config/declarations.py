@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from plugman.core.errors import InputError, PlugmanError
 from plugman.core.fs import current, present, staged
+from plugman.core.owned import Owned, TomlOwned
 from plugman.core.paths import Paths
 from plugman.core.state import SCOPES, Scope
 from plugman.manifest.diagnostics import ERROR, WARNING, Diagnostic
@@ -245,16 +246,16 @@ def entries(path: Path, table: str) -> dict[str, Any]:
     return found if isinstance(found, dict) else {}
 
 
-def add(path: Path, table: str, values: dict[str, Any], owned: dict[str, Any]) -> bytes:
+def add(path: Path, table: str, values: dict[str, Any], owned: Owned) -> bytes:
     """The file's bytes with `[table] key = value` set for each of `values`; notes in `owned`
     what it creates."""
     text = (current(path) or b"").decode("utf-8")
-    mine = owned.setdefault(str(path), {"file": not present(path), "tables": {}})
+    mine = owned.toml(str(path), not present(path))
     import tomlkit  # ~10 ms: only a command that writes a declaration loads it
 
     doc = load(path)
     if table not in doc:
-        mine["tables"][table] = text[len(text.rstrip("\n")) :]  # the ending to restore later
+        mine.tables[table] = text[len(text.rstrip("\n")) :]  # the ending to restore later
         doc.add(table, tomlkit.table())
     elif not isinstance(doc[table], dict):
         raise InputError(
@@ -267,9 +268,9 @@ def add(path: Path, table: str, values: dict[str, Any], owned: dict[str, Any]) -
     return tomlkit.dumps(doc).encode()
 
 
-def remove(path: Path, table: str, key: str, owned: dict[str, Any]) -> bytes | None:
+def remove(path: Path, table: str, key: str, owned: Owned) -> bytes | None:
     """The file's bytes without `[table] key`; None when plugman made the file and it is empty."""
-    mine = owned.get(str(path), {"file": False, "tables": {}})
+    mine = owned.toml(str(path), False) if owned.get(str(path)) else TomlOwned(False, {})
     import tomlkit  # ~10 ms: only a command that writes a declaration loads it
 
     doc = load(path)
@@ -277,12 +278,12 @@ def remove(path: Path, table: str, key: str, owned: dict[str, Any]) -> bytes | N
     if isinstance(section, tomlkit.items.Table) and key in section:
         del section[key]
     text = tomlkit.dumps(doc)
-    if table in mine["tables"] and isinstance(section, tomlkit.items.Table) and not section:
+    if table in mine.tables and isinstance(section, tomlkit.items.Table) and not section:
         del doc[table]
-        text = tomlkit.dumps(doc).rstrip("\n") + mine["tables"].pop(table)
-    if not mine["tables"]:
-        owned.pop(str(path), None)
-        if mine["file"] and not text.strip():
+        text = tomlkit.dumps(doc).rstrip("\n") + mine.tables.pop(table)
+    if not mine.tables:
+        owned.drop(str(path))
+        if mine.file and not text.strip():
             return None
     return text.encode()
 

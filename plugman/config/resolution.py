@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from plugman.config import merge, scopes, server_vars, trust
 from plugman.config.contribute import Installed
@@ -113,7 +113,7 @@ class Resolution(NamedTuple):
 
 
 def _why_pending(
-    dropped: list[Dropped], layers: Layers, known: dict[str, dict[str, Any]]
+    dropped: list[Dropped], layers: Layers, known: dict[str, trust.Stored]
 ) -> list[Dropped]:
     """`dropped` with each pending entry's detail saying why it waits (`trust.why_pending`):
     never approved, approved in another project, or a file it runs changed since."""

@@ -23,6 +23,8 @@ from typing import Any, Literal, NamedTuple
 from plugman.config import scopes
 from plugman.config.binding import project_key
 from plugman.config.merge import Layers, Origin, Runs, approval_key
+from plugman.core.errors import PlugmanError
+from plugman.core.jsonvalue import JSONObject
 from plugman.core.paths import Paths
 from plugman.core.state import read_state
 
@@ -62,12 +64,50 @@ def trust_path(paths: Paths) -> Path:
     return paths.state_dir / "trust.json"
 
 
-def approvals(paths: Paths) -> dict[str, dict[str, Any]]:
-    data = read_state(
-        trust_path(paths), "move it away; approve the project's entries again", FORMAT
-    )
-    found: dict[str, dict[str, Any]] = (data or {}).get("approvals", {})
-    return found
+class Stored(NamedTuple):
+    """One approval as trust.json keeps it (plugman.commands.trust writes it): what it approved
+    and where, read once and checked; `fields`, the approval as written, given back as it was."""
+
+    kind: str
+    name: str
+    plugin: str | None
+    project: str | None  # the project folder
+    project_key: str | None  # what the approval is bound to (config.binding.project_key)
+    files: dict[str, str] | None  # the files its command runs -> digest; None: an older plugman's
+    fields: JSONObject
+
+    @classmethod
+    def parse(cls, data: object, where: str) -> Stored:
+        if not isinstance(data, dict):
+            raise _bad(where, "an approval is not a JSON object")
+        kind, name, files = data.get("kind"), data.get("name"), data.get("files")
+        words = [data.get(key) for key in ("plugin", "project", "project_key")]
+        if not (isinstance(kind, str) and isinstance(name, str)):
+            raise _bad(where, "an approval lacks its kind or name")
+        if not all(word is None or isinstance(word, str) for word in words):
+            raise _bad(where, "an approval's plugin or project is not a string")
+        if files is not None and not (
+            isinstance(files, dict) and all(isinstance(v, str) for v in files.values())
+        ):
+            raise _bad(where, "an approval's 'files' has the wrong type")
+        plugin, project, key = (word if isinstance(word, str) else None for word in words)
+        return cls(kind, name, plugin, project, key, files, data)
+
+
+HINT = "move it away; approve the project's entries again"
+
+
+def _bad(where: str, message: str) -> PlugmanError:
+    return PlugmanError(f"not a plugman trust file: {message}", hint=HINT, where=where)
+
+
+def approvals(paths: Paths) -> dict[str, Stored]:
+    """The stored approvals, by the key they approve (`merge.approval_key`)."""
+    path = trust_path(paths)
+    found = (read_state(path, HINT, FORMAT) or {}).get("approvals", {})
+    if not isinstance(found, dict):
+        raise _bad(str(path), "'approvals' is not a JSON object")
+    return {str(key): Stored.parse(value, str(path)) for key, value in found.items()}
 
 
 def approved(paths: Paths) -> frozenset[str]:
@@ -106,33 +146,27 @@ def stale(paths: Paths) -> int:
     """How many approvals of this project an older plugman stored (keyed to the entry alone):
     they approve nothing now, and their entries are pending again."""
     here = {str(paths.project_dir), project_key(paths.project_dir)}
-    return sum(
-        1 for a in approvals(paths).values() if "files" not in a and a.get("project") in here
-    )
+    return sum(1 for a in approvals(paths).values() if a.files is None and a.project in here)
 
 
 def why_pending(
-    known: dict[str, dict[str, Any]], project: str, kind: str, name: str, origin: Origin, runs: Runs
+    known: dict[str, Stored], project: str, kind: str, name: str, origin: Origin, runs: Runs
 ) -> str:
     """Why an entry is pending, in words: never approved, approved in another project only, or
     approved here before the entry or a file it runs changed (the files named)."""
-    same = [
-        a
-        for a in known.values()
-        if (a.get("kind"), a.get("name"), a.get("plugin")) == (kind, name, origin.plugin)
-    ]
+    same = [a for a in known.values() if (a.kind, a.name, a.plugin) == (kind, name, origin.plugin)]
     if not same:
         return "never approved"
-    mine = [a for a in same if project == a.get("project_key")]
+    mine = [a for a in same if project == a.project_key]
     if not mine:
-        if any("files" not in a for a in same):
+        if any(a.files is None for a in same):
             return (
                 "approved by an older plugman, before an approval covered the project and "
                 "the files an entry runs"
             )
         return "approved in another project only (an approval holds in its own project)"
     now = dict(runs)
-    before = [a["files"] for a in mine if isinstance(a.get("files"), dict)]
+    before = [a.files for a in mine if a.files is not None]
     changed = sorted({f for was in before for f in {*was, *now} if was.get(f) != now.get(f)})
     if changed:
         return "approved before these files it runs changed: " + ", ".join(changed)

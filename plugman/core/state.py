@@ -19,6 +19,7 @@ from typing import Any, Literal, NamedTuple, get_args
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import current
 from plugman.core.jsonvalue import PluginFields
+from plugman.core.owned import Owned
 from plugman.core.paths import Paths
 from plugman.core.sources import LockedSource
 
@@ -211,7 +212,8 @@ def _table(data: Mapping[str, Any], key: str, kind: type, where: str) -> dict[st
 
 class InstallRecord:
     """The installed plugins of one scope, their userConfig values, and what plugman declared
-    for them; `data` is the rest of the file (`owned`, the scope), kept as read."""
+    for them, what it created in files it shares with the user (`owned`); `data` is the rest of
+    the file (the scope), kept as read."""
 
     def __init__(self, path: Path, scope: Scope, project: Path | None, data: dict[str, Any]):
         where = str(path)
@@ -228,6 +230,7 @@ class InstallRecord:
             raise _bad(where, "'declared_marketplaces' has the wrong type")
         # the marketplaces plugman named in the project's plugman.toml for these plugins
         self.declared_marketplaces: list[str] = list(marketplaces)
+        self._owned = Owned.parse(data.get("owned", {}), where)
         self.data = data
 
     @classmethod
@@ -240,16 +243,19 @@ class InstallRecord:
         return cls(path, scope, project, data)
 
     @property
-    def owned(self) -> dict[str, Any]:
-        """What plugman created in declaration files: {file: {"file": bool, "tables": {..}}}."""
-        owned: dict[str, Any] = self.data.setdefault("owned", {})
-        return owned
+    def owned(self) -> Owned:
+        """What plugman created in declaration files and `.mcp.json` (plugman.core.owned); the
+        file keeps an `owned` table from the first time it is asked for."""
+        self.data.setdefault("owned", {})
+        return self._owned
 
     def to_bytes(self) -> bytes | None:
         """The file's new content; None (delete it) when nothing is installed in the scope."""
         if not self.plugins and not self.owned:
             return None
         self.data["plugins"] = {key: value.to_json() for key, value in self.plugins.items()}
+        if "owned" in self.data:
+            self.data["owned"] = self._owned.to_json()
         tables = {
             "config": {k: v for k, v in self.config.items() if v},
             "secrets": {k: v for k, v in self.secrets.items() if v},

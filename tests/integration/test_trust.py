@@ -295,3 +295,21 @@ def test_a_marketplace_with_a_duplicate_key_is_refused(tmp_path: Path) -> None:
     )
     said = fails("marketplace", "add", str(market), project=tmp_path)
     assert "duplicate key 'source' (line 2 and line 3)" in said, said
+
+
+def test_approvals_are_written_back_as_they_were_and_a_damaged_one_is_located(
+    cloned: Path, tmp_path: Path
+) -> None:
+    """Each stored approval is read once, typed (config.trust.Stored): approving more keeps the
+    others' bytes; an approval that is not what plugman writes is an error naming trust.json."""
+    run("trust", "approve", NOTES, project=cloned)
+    store = tmp_path / "other-machine" / "state" / "trust.json"
+    first = json.loads(store.read_text())["approvals"]
+    run("trust", "approve", "--all", project=cloned)
+    after = json.loads(store.read_text())["approvals"]
+    assert len(after) > len(first)
+    assert all(list(after[k].items()) == list(first[k].items()) for k in first)  # in order
+    for damaged in ("yes", {"kind": "server"}, {"kind": "hook", "name": "x", "files": ["a"]}):
+        store.write_text(json.dumps({"format": 2, "approvals": {"sha256:1": damaged}}))
+        said = fails("config", "resolve", project=cloned)
+        assert "not a plugman trust file" in said and str(store) in said

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from plugman.core.errors import PlugmanError
+from plugman.core.owned import McpBefore, McpOwned, TomlOwned
 from plugman.core.paths import Paths
 from plugman.core.state import InstalledPlugin, InstallRecord, installed_ids, record_path
 
@@ -134,3 +135,53 @@ def test_a_damaged_table_of_the_record_is_a_located_error(paths: Paths) -> None:
         InstallRecord.load(paths, "project")
     assert "'secrets'" in caught.value.message
     assert caught.value.where == str(path)
+
+
+# the `owned` table as plugman writes it: a plugman.toml it created with a table, the project's
+# .mcp.json with a server's inserted block, and an .mcp.json under a record from before blocks
+OWNED: dict[str, Any] = {
+    "/p/.plugman/local.toml": {"file": True, "tables": {"mcp_servers": ""}},
+    "/p/plugman.toml": {"file": False, "tables": {"plugins": "\n"}},
+    "/p/.mcp.json": {
+        "blocks": {"db": [["{}", '{"mcpServers": {"db": {}}}', ["mcpServers"]], ["a", "b", None]]},
+        "created": True,
+    },
+    "/q/.mcp.json": {"added": ["db"], "before": None},
+}
+
+
+def test_the_owned_table_reads_typed_and_is_written_back_byte_for_byte(paths: Paths) -> None:
+    path = _file(paths, {"kit@shelf": INSTALLED}, owned=OWNED)
+    before = path.read_bytes()
+    record = InstallRecord.load(paths, "project")
+    assert record.owned.toml("/p/plugman.toml", True) == TomlOwned(False, {"plugins": "\n"})
+    mcp = record.owned.mcp("/p/.mcp.json", False)
+    assert isinstance(mcp, McpOwned) and mcp.blocks["db"][0][2] == ("mcpServers",)
+    assert record.owned.get("/q/.mcp.json") == McpBefore(None, ["db"])
+    assert record.to_bytes() == before
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        "yes",
+        {"file": "yes", "tables": {}},
+        {"file": True, "tables": {"plugins": 1}},
+        {"created": True, "blocks": {"db": [["a", "b"]]}},
+        {"created": True, "blocks": {"db": [["a", "b", "mcpServers"]]}},
+        {"before": None, "added": "db"},
+    ],
+)
+def test_a_damaged_owned_entry_is_a_located_error(paths: Paths, entry: object) -> None:
+    path = _file(paths, {"kit@shelf": INSTALLED}, owned={"/p/plugman.toml": entry})
+    with pytest.raises(PlugmanError) as caught:
+        InstallRecord.load(paths, "project")
+    assert "owned" in caught.value.message
+    assert caught.value.where == str(path)
+
+
+def test_an_owned_entry_of_the_other_kind_is_refused_not_a_traceback(paths: Paths) -> None:
+    _file(paths, {"kit@shelf": INSTALLED}, owned={"/p/plugman.toml": OWNED["/q/.mcp.json"]})
+    owned = InstallRecord.load(paths, "project").owned
+    with pytest.raises(PlugmanError, match="not a declaration file's"):
+        owned.toml("/p/plugman.toml", False)

@@ -2,11 +2,11 @@
 
 `add` splices one block of text into the file (`plugman.manifest.edit`), so every byte of the
 user's (and of what `plugman export` wrote there for Claude Code) stays as it was. The block is
-kept in the project record (`owned[<path>]["blocks"][<name>]`, and whether plugman created the
-file), so `remove` takes out exactly that block, and deletes the file when plugman created it
-and nothing else is left. A server plugman did not add is taken out structurally (the file is
-written back with its own indentation). A record from before blocks (`before`/`added`) is still
-read the way it was written.
+kept in the project record (`McpOwned.blocks[<name>]` of plugman.core.owned, and whether
+plugman created the file), so `remove` takes out exactly that block, and deletes the file when
+plugman created it and nothing else is left. A server plugman did not add is taken out
+structurally (the file is written back with its own indentation). A record from before blocks
+(`McpBefore`: `before`/`added`) is still read the way it was written.
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ from typing import Any
 
 from plugman.core.errors import PlugmanError
 from plugman.core.fs import read_bytes
+from plugman.core.jsonvalue import ServerEntry
+from plugman.core.owned import McpBefore, McpOwned, Owned
 from plugman.manifest import edit
 from plugman.manifest.edit import Block, Part
 
@@ -46,37 +48,34 @@ def servers(path: Path) -> dict[str, Any]:
     return found
 
 
-def add(path: Path, name: str, entry: dict[str, Any], owned: dict[str, Any]) -> bytes:
+def add(path: Path, name: str, entry: ServerEntry, owned: Owned) -> bytes:
     """The file's bytes with server `name` added last; the block inserted noted in `owned`."""
     text, _doc = read(path)
     edited = edit.add("json", text or edit.module("json").BASE, [_part(name, entry)], str(path))
-    mine = owned.setdefault(str(path), {"created": text is None, "blocks": {}})
-    if "blocks" in mine:
-        mine["blocks"][name] = [list(block) for block in edited.blocks]
-    elif name not in mine["added"]:  # a record from before blocks
-        mine["added"].append(name)
+    mine = owned.mcp(str(path), text is None)
+    if isinstance(mine, McpOwned):
+        mine.blocks[name] = [(b.before, b.after, b.created) for b in edited.blocks]
+    elif name not in mine.added:  # a record from before blocks
+        mine.added.append(name)
     return edited.text.encode("utf-8")
 
 
-def remove(path: Path, name: str, owned: dict[str, Any]) -> bytes | None:
+def remove(path: Path, name: str, owned: Owned) -> bytes | None:
     """The file's bytes without server `name`: plugman's block taken out exactly (None, delete,
     when plugman created the file and nothing else is in it)."""
     text, doc = read(path)
-    mine = owned.get(str(path))
-    if mine is not None and "blocks" in mine and name in mine["blocks"]:
-        blocks = [
-            Block(b[0], b[1], tuple(b[2]) if b[2] else None) for b in mine["blocks"].pop(name)
-        ]
+    mine = owned.mcp(str(path), False) if owned.get(str(path)) else None
+    if isinstance(mine, McpOwned) and name in mine.blocks:
+        blocks = [Block(b, a, c or None) for b, a, c in mine.blocks.pop(name)]
         entry = doc.get(WRAPPER, {}).get(name)
         left = edit.take_out("json", text or "", blocks, [_part(name, entry)], str(path))
-        created = mine["created"]
-        if not mine["blocks"]:
-            owned.pop(str(path))
-        if created and json.loads(left) in ({}, {WRAPPER: {}}):
+        if not mine.blocks:
+            owned.drop(str(path))
+        if mine.created and json.loads(left) in ({}, {WRAPPER: {}}):
             return None
         return left.encode("utf-8")
     doc.get(WRAPPER, {}).pop(name, None)
-    if mine is None or "blocks" in mine:
+    if not isinstance(mine, McpBefore):
         return _dump(doc, text)
     return _remove_before_blocks(doc, text, name, mine, owned, path)
 
@@ -89,20 +88,20 @@ def _remove_before_blocks(
     doc: dict[str, Any],
     text: str | None,
     name: str,
-    mine: dict[str, Any],
-    owned: dict[str, Any],
+    mine: McpBefore,
+    owned: Owned,
     path: Path,
 ) -> bytes | None:
     """Removal under a record from before blocks: the file's old bytes when that is what is
     left, else the file written back with its own indentation."""
-    if name in mine["added"]:
-        mine["added"].remove(name)
-    before = mine["before"]
+    if name in mine.added:
+        mine.added.remove(name)
+    before = mine.before
     if _same(doc, json.loads(before) if before and before.strip() else {}):
-        owned.pop(str(path))
+        owned.drop(str(path))
         return None if before is None else before.encode("utf-8")
-    if not mine["added"]:
-        owned.pop(str(path))  # nothing of plugman's is left; the rest is the user's
+    if not mine.added:
+        owned.drop(str(path))  # nothing of plugman's is left; the rest is the user's
     return _dump(doc, text)
 
 
