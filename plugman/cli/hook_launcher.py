@@ -1,6 +1,6 @@
 """`plugman hooks exec AGENT EVENT HOOK-ID`: the hook launcher an agent's hooks file names
 (plugman.runtime.launch.hook), and `plugman hooks notify AGENT`, the update notice its
-SessionStart hook names (plugman.runtime.launch.notices), run without typer, as hot commands
+SessionStart hook names (plugman.runtime.launch.notices), hot commands
 (plugman.cli.fast; declared in plugman.cli.commands).
 
 The event JSON comes on stdin; what the handler prints goes to stdout and stderr as it printed

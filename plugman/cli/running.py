@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from plugman.core.paths import Paths
 
 
-class Exit(Exception):  # noqa: N818 (as typer named it: not an error, an exit code)
+class Exit(Exception):  # noqa: N818 (not an error: an exit code)
     """Ends a command with `code` (its output so far stands)."""
 
     def __init__(self, code: int = 0) -> None:

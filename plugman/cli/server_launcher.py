@@ -1,5 +1,5 @@
 """`plugman mcp run NAME`: the server launcher an agent's file names in place of a plugin's stdio
-server or a secret-bearing entry (plugman.runtime.launch.server), run without typer, as a hot
+server or a secret-bearing entry (plugman.runtime.launch.server), a hot
 command (plugman.cli.fast; declared in plugman.cli.commands): an agent starts every such server
 through it.
 

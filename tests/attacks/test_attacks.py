@@ -1,6 +1,6 @@
 """Run every case of the attack corpus (tests/attacks/build.py) through the real CLI.
 
-Each case is built in its own folder; its steps run in-process (typer's CliRunner) or, when the
+Each case is built in its own folder; its steps run in-process (plugman.cli.invoke) or, when the
 input might hang or crash plugman, as `python -m plugman` with a timeout. A refused step exits
 1 or 2 with an `error:` naming the problem and no traceback; a neutralized step succeeds and its
 check shows the dangerous part did not happen. Afterwards the canary holds its bytes and nothing

@@ -148,8 +148,8 @@ def test_validate_help(capsys: pytest.CaptureFixture[str]) -> None:
     assert "Exit codes: 0 no errors, 1 errors found, 2 usage error." in out
 
 
-def test_typer_app_forwards_validate(tmp_path: Path) -> None:
-    """Through the typer group (as with a root option first) validate behaves the same."""
+def test_a_root_option_first_forwards_validate(tmp_path: Path) -> None:
+    """With a root option first validate behaves the same."""
     result = invoke(["--project", str(tmp_path), "validate", str(SAMPLES)])
     assert result.exit_code == 0
     assert "0 errors, 0 warnings" in result.output

@@ -83,7 +83,7 @@ def _loaded_by(args: list[str], env: dict[str, str]) -> tuple[int, list[str]]:
     return done.returncode, json.loads(done.stderr.strip().splitlines()[-1])
 
 
-def test_the_fast_commands_run_without_typer(tmp_path: Path) -> None:
+def test_the_hot_commands_import_nothing_heavy(tmp_path: Path) -> None:
     """install, uninstall, list, paths, config resolve and validate never import typer (nor
     click, rich, mcp or the SBOM libraries), and uninstall loads nothing of planning, fetching
     or validating."""
@@ -158,7 +158,7 @@ def test_a_fast_command_ends_the_process_with_its_output_flushed(tmp_path: Path)
 
 def test_a_reader_that_leaves_early_ends_a_command_quietly(tmp_path: Path) -> None:
     """`plugman paths | head -0`: no `error:` about a broken pipe (an install's changes are
-    committed by the time it prints), exit 1 as click gives the typer commands. The pipe's
+    committed by the time it prints), exit 1 as every other command gives. The pipe's
     reading end is closed before plugman starts, so every write fails."""
     env = {**os.environ, "PLUGMAN_HOME": str(tmp_path / "home")}
     for args in (["paths"], ["mcp", "list"]):

@@ -29,7 +29,7 @@ def helped(words: list[str], capsys: pytest.CaptureFixture[str]) -> str:
 
 
 def test_every_command_s_help_is_one_plain_style(capsys: pytest.CaptureFixture[str]) -> None:
-    """Fast or typer's, a command or a group: `Usage: plugman WORDS`, its text, then plain
+    """Hot or not, a command or a group: `Usage: plugman WORDS`, its text, then plain
     `Options:` tables; no box, no `<str>`-like type names, no line past 80 columns, and every
     paragraph wrapped whole (no line ends where the next word would still have fit: a
     docstring's own line breaks are gone)."""
@@ -207,5 +207,5 @@ def test_quiet_and_verbose_are_global(twelve: Path) -> None:
     assert code == 0
     assert "… [1/9] fetching p03\n" in err and "… [9/9] fetching p11\n" in err  # piped too
     assert len(out.splitlines()) == 9  # each plugin a line
-    code, out, err = plugman(twelve, "-q", "marketplace", "list")  # a typer command takes it
+    code, out, err = plugman(twelve, "-q", "marketplace", "list")  # any other command takes it
     assert code == 0 and "twelve" in out

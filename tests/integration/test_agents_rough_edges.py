@@ -87,7 +87,7 @@ def _interrupted(
 @pytest.mark.parametrize(
     "args",
     [("install", "writing-skills"), ("agents", "add", "gemini")],
-    ids=["install", "agents-add"],  # a fast command, a typer one
+    ids=["install", "agents-add"],  # a hot command, another
 )
 def test_ctrl_c_is_one_line_exit_130_and_nothing_changed(
     project: Path, home: Path, isolated_home: Path, tmp_path: Path, args: tuple[str, ...]

@@ -9,7 +9,7 @@
   a cycle it avoids): imports belong at the top of a module, so each exception is deliberate;
 - a module holds one idea (a guide, not a cap: one over 500 lines fails, as a sign that it holds
   more than one);
-- nothing below `cli/` and `output/` prints, exits or imports typer.
+- nothing below `cli/` and `output/` prints, exits or imports rich.
 """
 
 from __future__ import annotations
@@ -365,7 +365,7 @@ def test_modules_hold_one_idea() -> None:
     )
 
 
-def test_only_cli_and_output_print_exit_or_import_typer() -> None:
+def test_only_cli_and_output_print_exit_or_import_rich() -> None:
     leaks = []
     for name in MODULES:
         source = _source(name)
