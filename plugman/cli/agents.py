@@ -8,7 +8,7 @@ from plugman import extensions, output
 from plugman.agents.export import home_of
 from plugman.agents.links import listing as agents
 from plugman.agents.warnings import standing
-from plugman.cli.argv import JSON, VALUE, Argument, Command, Context, Group, Option
+from plugman.cli.argv import JSON, SCOPE, Argument, Command, Context, Group, Option
 from plugman.cli.common import paths_of
 from plugman.commands.agents import link, unlink
 from plugman.core.state import Scope
@@ -58,13 +58,7 @@ AGENTS_APP = Group(
             add,
             (Argument("names", "Agents, e.g. claude-code gemini codex.", many=True),),
             (
-                Option(
-                    ("--scope", "-s"),
-                    "user, project or local.",
-                    VALUE,
-                    choices=("user", "project", "local"),
-                    default="user",
-                ),
+                SCOPE,
                 Option(
                     ("--via-gateway",),
                     "One MCP entry running `plugman mcp serve` instead of each "
@@ -85,13 +79,7 @@ AGENTS_APP = Group(
             remove,
             (Argument("names", "Agents, e.g. claude-code gemini codex.", many=True),),
             (
-                Option(
-                    ("--scope", "-s"),
-                    "user, project or local.",
-                    VALUE,
-                    choices=("user", "project", "local"),
-                    default="user",
-                ),
+                SCOPE,
                 Option(("--force",), "Go on when an entry plugman wrote was edited by hand."),
                 JSON,
             ),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from plugman import output
-from plugman.cli.argv import JSON, VALUE, Argument, Command, Context, Group, Option
+from plugman.cli.argv import JSON, SCOPE, VALUE, Argument, Command, Context, Group, Option
 from plugman.cli.common import paths_of
 from plugman.cli.running import Exit
 from plugman.core.state import Scope
@@ -81,13 +81,7 @@ APP = Group(
             ),
             (
                 Option(("--name",), "Register it under this name.", VALUE),
-                Option(
-                    ("--scope", "-s"),
-                    "user, project or local.",
-                    VALUE,
-                    choices=("user", "project", "local"),
-                    default="user",
-                ),
+                SCOPE,
                 Option(
                     ("--headers-helper",),
                     "For a marketplace.json URL: a command printing a JSON object of HTTP "

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from plugman import output
 from plugman.agents.readback import ask
-from plugman.cli.argv import JSON, VALUE, Argument, Command, Context, Option
+from plugman.cli.argv import JSON, SCOPE, VALUE, Argument, Command, Context, Option
 from plugman.cli.common import paths_of
 from plugman.cli.running import Exit
 from plugman.commands import enable as enabling
@@ -146,13 +146,7 @@ ENABLE = Command(
     enable,
     (Argument("name"),),
     (
-        Option(
-            ("--scope", "-s"),
-            "user, project or local.",
-            VALUE,
-            choices=("user", "project", "local"),
-            default="user",
-        ),
+        SCOPE,
         JSON,
     ),
 )
@@ -163,13 +157,7 @@ DISABLE = Command(
     disable,
     (Argument("name"),),
     (
-        Option(
-            ("--scope", "-s"),
-            "user, project or local.",
-            VALUE,
-            choices=("user", "project", "local"),
-            default="user",
-        ),
+        SCOPE,
         JSON,
     ),
 )
