@@ -106,6 +106,7 @@ class Argument:
 
 HELP = Option(("--help", "-h"), "Show this message and exit.")
 JSON = Option(("--json",), "Print a JSON document.", dest="as_json")
+SHOW_SECRETS = Option(("--show-secrets",), "Show secret values unmasked.")
 SCOPE = Option(
     ("--scope", "-s"),
     "user, project or local.",

@@ -16,7 +16,17 @@ This module imports nothing heavy (plugman.cli.argv lays out the help): `plugman
 
 from __future__ import annotations
 
-from plugman.cli.argv import JSON, MANY, SCOPE, VALUE, Argument, Command, Option, layout
+from plugman.cli.argv import (
+    JSON,
+    MANY,
+    SCOPE,
+    SHOW_SECRETS,
+    VALUE,
+    Argument,
+    Command,
+    Option,
+    layout,
+)
 
 
 class Lazy:
@@ -33,7 +43,6 @@ class Lazy:
         self.summary = summary
 
 
-SHOW_SECRETS = Option(("--show-secrets",), "Show secret values unmasked.")
 HOOK_WORDS = Argument(
     "words",
     "AGENT (codex, copilot, cursor, gemini, or an extension's agent), EVENT and HOOK-ID.",

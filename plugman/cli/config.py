@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from plugman import output
-from plugman.cli.argv import JSON, Argument, Command, Context, Group, Option
+from plugman.cli.argv import JSON, SHOW_SECRETS, Argument, Command, Context, Group, Option
 from plugman.cli.common import paths_of
 
 
@@ -74,7 +74,7 @@ CONFIG_APP = Group(
             (Argument("name"),),
             (
                 JSON,
-                Option(("--show-secrets",), "Show secret values unmasked."),
+                SHOW_SECRETS,
             ),
         ),
     ),

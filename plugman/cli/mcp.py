@@ -14,7 +14,17 @@ import os
 
 from plugman import output
 from plugman.cli import mcp_vars, runtime, serve
-from plugman.cli.argv import JSON, MANY, VALUE, Argument, Command, Context, Group, Option
+from plugman.cli.argv import (
+    JSON,
+    MANY,
+    SHOW_SECRETS,
+    VALUE,
+    Argument,
+    Command,
+    Context,
+    Group,
+    Option,
+)
 from plugman.cli.common import paths_of
 from plugman.cli.running import Exit
 from plugman.core.errors import UsageError
@@ -288,7 +298,7 @@ MCP_APP = Group(
             (),
             (
                 JSON,
-                Option(("--show-secrets",), "Show secret values unmasked."),
+                SHOW_SECRETS,
             ),
         ),
         Command(
@@ -298,7 +308,7 @@ MCP_APP = Group(
             (Argument("name", "Server name."),),
             (
                 JSON,
-                Option(("--show-secrets",), "Show secret values unmasked."),
+                SHOW_SECRETS,
             ),
         ),
         Command(
