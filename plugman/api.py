@@ -44,6 +44,10 @@ if TYPE_CHECKING:  # what a type checker sees; at run time `__getattr__` imports
     from typing import Any
 
     from plugman.agents.targets import AGENTS_SKILLS as AGENTS_SKILLS
+    from plugman.agents.targets import AS_GIVEN as AS_GIVEN
+    from plugman.agents.targets import NO_SSE as NO_SSE
+    from plugman.agents.targets import VALUES as VALUES
+    from plugman.agents.targets import WITH_SSE as WITH_SSE
     from plugman.agents.targets import AgentSpec as AgentSpec
     from plugman.agents.targets import Ask as Ask
     from plugman.agents.targets import Component as Component
@@ -75,6 +79,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time `__getattr__` imports
     from plugman.core.errors import FetchError as FetchError
     from plugman.core.errors import PlugmanError as PlugmanError
     from plugman.core.errors import UsageError as UsageError
+    from plugman.core.paths import Paths as Paths
     from plugman.core.sources import LockedSource as LockedSource
     from plugman.extensions import HOOKS as HOOKS
     from plugman.hookspecs import hookimpl as hookimpl
@@ -94,6 +99,10 @@ WHERE = {
     **dict.fromkeys(
         (
             "AGENTS_SKILLS",
+            "AS_GIVEN",
+            "NO_SSE",
+            "VALUES",
+            "WITH_SSE",
             "AgentSpec",
             "Ask",
             "Component",
@@ -126,6 +135,7 @@ WHERE = {
     ),
     **dict.fromkeys(("FetchError", "PlugmanError", "UsageError"), "plugman.core.errors"),
     "LockedSource": "plugman.core.sources",
+    "Paths": "plugman.core.paths",
     "HOOKS": "plugman.extensions",
     "hookimpl": "plugman.hookspecs",
     "PluginSource": "plugman.manifest.model",
@@ -139,8 +149,12 @@ WHERE = {
 __all__ = [
     "AGENTS_SKILLS",
     "API_VERSION",
+    "AS_GIVEN",
     "ENTRY_POINTS",
     "HOOKS",
+    "NO_SSE",
+    "VALUES",
+    "WITH_SSE",
     "AgentSpec",
     "Ask",
     "Component",
@@ -156,6 +170,7 @@ __all__ = [
     "Mcp",
     "PackageRef",
     "Part",
+    "Paths",
     "Place",
     "PluginSource",
     "PlugmanError",

@@ -44,6 +44,8 @@ from plugman.agents.targets.places import (
     with_hooks,
 )
 from plugman.agents.targets.refs import (
+    AS_GIVEN,
+    VALUES,
     Form,
     Refs,
     Unwritable,
@@ -53,12 +55,16 @@ from plugman.agents.targets.refs import (
     syntax,
 )
 from plugman.agents.targets.render import extras, target
-from plugman.agents.targets.spec import AgentSpec, HookSpelling, Mcp, SecretRefs
+from plugman.agents.targets.spec import NO_SSE, WITH_SSE, AgentSpec, HookSpelling, Mcp, SecretRefs
 from plugman.manifest.edit import Part
 from plugman.runtime.launch.agent_facts import FolderTrust
 
 __all__ = [
     "AGENTS_SKILLS",
+    "AS_GIVEN",
+    "NO_SSE",
+    "VALUES",
+    "WITH_SSE",
     "AgentSpec",
     "Ask",
     "Component",

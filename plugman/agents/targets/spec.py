@@ -45,6 +45,11 @@ class SecretRefs(NamedTuple):
     form: Callable[[dict[str, Entry]], Form]
 
 
+# the MCP transports an agent takes, the two common sets
+WITH_SSE = ("stdio", "http", "sse")
+NO_SSE = ("stdio", "http")
+
+
 @dataclass(frozen=True, kw_only=True)
 class Mcp:
     """How an agent spells its MCP servers. A server it cannot take, a field it has no place

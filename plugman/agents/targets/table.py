@@ -24,12 +24,10 @@ from plugman.agents.targets.components import (
 )
 from plugman.agents.targets.places import in_config_home, in_env_dir, in_home, with_hooks
 from plugman.agents.targets.refs import AS_GIVEN, VALUES, Refs
-from plugman.agents.targets.spec import AgentSpec, Mcp, SecretRefs
+from plugman.agents.targets.spec import NO_SSE, WITH_SSE, AgentSpec, Mcp, SecretRefs
 from plugman.core.state import SCOPES
 from plugman.runtime.launch.agent_facts import EVERY, FolderTrust
 
-WITH_SSE = ("stdio", "http", "sse")
-NO_SSE = ("stdio", "http")
 ENV_SYNTAX = Refs(spelling="${env:VAR}")
 _CODEX = ("CODEX_HOME", ".codex")
 _COPILOT = ("COPILOT_HOME", ".copilot")
