@@ -4,6 +4,9 @@ into a temporary folder, and no way out to the network."""
 from __future__ import annotations
 
 import os
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +40,18 @@ class PlugmanEnv:
     project: Path  # the project the CLI runner passes as `--project`
     site: Path  # where `plugman_extension.entry_points` writes entry points (on the path)
     variables: dict[str, str]  # what the environment was given (besides the ones cleared)
+
+
+@contextmanager
+def isolated(root: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[PlugmanEnv]:
+    """`isolate`, with urllib's process-wide opener dropped on the way in and out: urllib builds
+    it once, from the proxy variables of the moment, and would keep this test's closed-port
+    proxy for every later request of the process (or the process's own for this test's)."""
+    urllib.request.install_opener(None)  # None: built again on the next urlopen
+    try:
+        yield isolate(root, monkeypatch)
+    finally:
+        urllib.request.install_opener(None)
 
 
 def isolate(root: Path, monkeypatch: pytest.MonkeyPatch) -> PlugmanEnv:

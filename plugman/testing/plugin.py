@@ -9,15 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from plugman.testing.env import PlugmanEnv, isolate
+from plugman.testing.env import PlugmanEnv, isolated
 from plugman.testing.installed import Extensions
 from plugman.testing.runner import Runner
 
 
 @pytest.fixture
-def plugman_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> PlugmanEnv:
+def plugman_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[PlugmanEnv]:
     """An isolated machine for this test (plugman.testing.env)."""
-    return isolate(tmp_path / "plugman-env", monkeypatch)
+    with isolated(tmp_path / "plugman-env", monkeypatch) as env:
+        yield env
 
 
 @pytest.fixture

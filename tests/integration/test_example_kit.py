@@ -18,6 +18,7 @@ import pytest
 
 from plugman.api import AgentSpec, Mcp, Refs, hookimpl
 from plugman.testing import Extensions, PlugmanEnv, Runner
+from plugman.testing.env import isolated
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 EXAMPLE = EXAMPLES / "plugman-example"
@@ -139,3 +140,32 @@ def test_the_example_passes_its_own_tests_with_the_kit() -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert " passed" in done.stdout and "failed" not in done.stdout, done.stdout
+
+
+def test_the_closed_port_proxy_does_not_outlive_the_environment(tmp_path: Path) -> None:
+    """urllib keeps one opener per process, built from the proxy variables of its first request:
+    one made inside the isolated environment must not send a later test's local request to the
+    closed port (it did: test_oauth, test_remote and the http hook handler failed in CI after a
+    kit test ran in the same worker)."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from threading import Thread
+    from urllib.request import urlopen
+
+    class Ok(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Ok)
+    Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    try:
+        with pytest.MonkeyPatch.context() as patch, isolated(tmp_path / "env", patch):
+            assert urlopen(url, timeout=5).read() == b"ok"  # built with the closed port
+        assert urlopen(url, timeout=5).read() == b"ok"  # the process's own proxies again
+    finally:
+        server.shutdown()
