@@ -63,6 +63,14 @@ def trust_revoke(
     output.emit(output.trust_changed(rows, "revoke", as_json))
 
 
+# what `trust approve` and `trust revoke` name
+TRUSTED = Argument(
+    "names",
+    "Server names, hook EVENT:MATCHER names, or plugins (all they bring).",
+    many=True,
+    required=False,
+)
+
 CONFIG_APP = Group(
     "config",
     "",
@@ -89,14 +97,7 @@ TRUST_APP = Group(
             "approve",
             "",
             trust_approve,
-            (
-                Argument(
-                    "names",
-                    "Server names, hook EVENT:MATCHER names, or plugins (all they bring).",
-                    many=True,
-                    required=False,
-                ),
-            ),
+            (TRUSTED,),
             (
                 Option(("--all",), "Every pending entry.", dest="everything"),
                 JSON,
@@ -106,14 +107,7 @@ TRUST_APP = Group(
             "revoke",
             "",
             trust_revoke,
-            (
-                Argument(
-                    "names",
-                    "Server names, hook EVENT:MATCHER names, or plugins (all they bring).",
-                    many=True,
-                    required=False,
-                ),
-            ),
+            (TRUSTED,),
             (
                 Option(("--all",), "Every approval here.", dest="everything"),
                 JSON,

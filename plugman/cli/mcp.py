@@ -215,6 +215,16 @@ def sync(
     )
 
 
+# how long `mcp probe` and `mcp tools` give each server
+TIMEOUT = Option(
+    ("--timeout",),
+    "Seconds each server may take to answer.",
+    VALUE,
+    default=30.0,
+    type="float",
+    low=0.1,
+)
+
 MCP_APP = Group(
     "mcp",
     "",
@@ -350,14 +360,7 @@ MCP_APP = Group(
             (Argument("names", "Servers to probe (default: all).", many=True, required=False),),
             (
                 JSON,
-                Option(
-                    ("--timeout",),
-                    "Seconds each server may take to answer.",
-                    VALUE,
-                    default=30.0,
-                    type="float",
-                    low=0.1,
-                ),
+                TIMEOUT,
                 Option(
                     ("--local-batch",),
                     "stdio servers started at once.",
@@ -384,14 +387,7 @@ MCP_APP = Group(
             (
                 JSON,
                 Option(("--builtin",), "A built-in tool name that wins over MCP tools.", MANY),
-                Option(
-                    ("--timeout",),
-                    "Seconds each server may take to answer.",
-                    VALUE,
-                    default=30.0,
-                    type="float",
-                    low=0.1,
-                ),
+                TIMEOUT,
             ),
         ),
         Command(
