@@ -30,7 +30,7 @@ from plugman.core import progress
 from plugman.core.folders import Folders
 from plugman.core.paths import Paths
 from plugman.core.session import Session
-from plugman.runtime.launch import agent_facts, notices
+from plugman.runtime.launch import agent_facts, notices, plans
 
 
 class Deployed(NamedTuple):
@@ -88,6 +88,7 @@ def refresh(work: Session, env: Mapping[str, str], unlink: Iterable[Link] = ()) 
         artifacts += [(_key(link, paths), artifact) for artifact in mine]
         done.append(Deployed(link, outcome, [a.path for a in mine], notes))
     _write_facts(work, specs)
+    _write_plans(work, env, specs)
     ledger.apply(artifacts, {_key(link, paths) for link, _ in wanted})
     ledger.save()
     folders.save(work.tx)
@@ -108,6 +109,20 @@ def _write_facts(work: Session, specs: list[AgentSpec]) -> None:
     fresh = agent_facts.Facts(launchers, agents)
     if fresh != facts:
         work.tx.write(agent_facts.path(work.paths), agent_facts.dump(fresh), private=True)
+
+
+def _write_plans(work: Session, env: Mapping[str, str], specs: list[AgentSpec]) -> None:
+    """The launch plans of this project's hooks for the linked agents' launchers
+    (`runtime.launch.plans`), in this transaction; the ones no agent names any more go."""
+    launchers = {
+        spec.hooks.launcher: spec.hooks.launching()
+        for spec in specs
+        if spec.hooks is not None and spec.hooks.launcher
+    }
+    folder = plans.project_folder(work.paths)
+    if not launchers and not folder.exists():
+        return
+    plans.deploy(work, env, resolve(work.paths, env) if launchers else None, launchers)
 
 
 def _held(gating: Gating, plugins: list[Artifact]) -> list[str]:

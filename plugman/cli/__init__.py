@@ -26,6 +26,13 @@ def main(argv: list[str] | None = None) -> int:
     Run as the program itself (no `argv`), a hot command ends the process at once (`done`).
     Ctrl-C is one line on stderr and exit code 130, whenever it comes."""
     args = sys.argv[1:] if argv is None else argv
+    if argv is None and args[:2] in (["hooks", "exec"], ["mcp", "run"]):
+        # lazy: the launchers' fast path, ahead of every other import (plugman.cli.fast_launch)
+        from plugman.cli.fast_launch import launch
+
+        code = launch(args)
+        if code is not None:
+            return done(code)
     try:
         return _main(args, argv is None)
     except KeyboardInterrupt:  # outside a command's own handling (while starting, say)

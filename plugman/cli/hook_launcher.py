@@ -25,6 +25,7 @@ from plugman.core.errors import PlugmanError
 
 if TYPE_CHECKING:
     from plugman.cli.argv import Context
+    from plugman.config.merge import Hook
     from plugman.core.paths import Paths
     from plugman.runtime.launch.agent_facts import Launching
 
@@ -42,7 +43,18 @@ def run(ctx: Context, words: list[str]) -> int:
     paths = paths_for(ctx.project)
     launching = launching_of(paths, agent)
     background = not launching.async_itself
-    raw = hook_exec.run_here(paths, launching.tools, event, ref, stdin, os.environ, background)
+    # lazy: runtime.launch.plans, planfile not loaded by plugman hooks notify (+1 ms)
+    from plugman.runtime.launch import planfile, plans
+
+    planfile.trace(os.environ, "full", ["hooks", "exec", *words])
+
+    def planned(hook: Hook) -> None:
+        if ctx.project is None:  # the plan the fast path finds from the working folder
+            plans.write_miss(paths, os.environ, agent, launching, ref, hook)
+
+    raw = hook_exec.run_here(
+        paths, launching.tools, event, ref, stdin, os.environ, background, planned
+    )
     sys.stdout.write(raw.stdout)
     sys.stderr.write(raw.stderr)
     said = hook_exec.failure(raw)

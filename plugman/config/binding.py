@@ -72,6 +72,22 @@ def files_run(
     return tuple(sorted(found.items()))
 
 
+def candidates(
+    entry: ServerEntry, project: str, plugin_root: str | None = None, shell: bool = False
+) -> list[str]:
+    """Every path inside the project or the plugin a word of `entry` could name, present or
+    not, as `files_run` looks for them (a launch plan watches them: runtime.launch.plans)."""
+    roots = [project] if plugin_root is None else [project, plugin_root]
+    cwd = entry.get("cwd")
+    base = os.path.join(roots[0], cwd) if isinstance(cwd, str) else roots[0]  # noqa: PTH118
+    found = []
+    for word in _candidates(words(entry, shell), roots[0], plugin_root):
+        path = os.path.normpath(os.path.join(base, word))  # noqa: PTH118
+        if any(path.startswith(r + os.sep) for r in roots):
+            found.append(path)
+    return found
+
+
 def _candidates(given: Iterable[str], project: str, plugin_root: str | None) -> list[str]:
     found = []
     for word in given:

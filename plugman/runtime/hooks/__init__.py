@@ -5,6 +5,7 @@ The face: the modules other packages may import (`__all__`); the rest are this
 package's own."""
 
 __all__ = [
+    "match",
     "outcome",
     "run",
 ]

@@ -163,3 +163,43 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
     body = pattern[:-2] if optional_tail else pattern
     text = ".*".join(re.escape(part) for part in re.split(r"\*+", body))
     return re.compile(text + ("(?: .*)?" if optional_tail else ""), re.DOTALL)
+
+
+# Precompiled forms for a launch plan (plugman.runtime.launch.plans), which the launcher's fast
+# path (plugman.cli.fast_launch) tests with no import of this module: same rules, as data.
+Compiled = bool | dict[str, Any]
+
+
+def compiled_matcher(event: str, matcher: str | None) -> Compiled:
+    """`matches` as data: True (every event), False (none), or the fields tested with the
+    `names` it takes or the `regex` (Python's dialect) it searches for."""
+    if matcher in (None, "", "*") or event in NO_MATCHER or event not in MATCH_FIELDS:
+        return True
+    assert matcher is not None
+    found: dict[str, Any] = {
+        "fields": list(MATCH_FIELDS[event]),
+        "basename": event == "FileChanged",
+    }
+    if event in LITERAL_ONLY:
+        return {**found, "names": sorted(_names(matcher, "|"))}
+    if PLAIN_MATCHER.match(matcher):
+        return {**found, "names": sorted(_names(matcher, "|,"))}
+    regex = _regex(matcher)
+    return False if regex is None else {**found, "regex": regex.pattern}
+
+
+def compiled_if(event: str, rule: Any) -> Compiled:
+    """`if_matches` as data: False (never admits), or the tool's glob as a regex, the pattern
+    (`prefix` or `glob` regex; none: any call) and the primary inputs."""
+    if event not in TOOL_EVENTS or not isinstance(rule, str):
+        return False
+    parsed = _RULE.match(rule)
+    if not parsed:
+        return False
+    tool, pattern = parsed.group(1), parsed.group(2)
+    found: dict[str, Any] = {"tool": _glob_regex(tool).pattern, "inputs": PRIMARY_INPUT}
+    if pattern is None or pattern.strip() in ("", "*"):
+        return {**found, "pattern": None}
+    if pattern.strip().endswith(":*"):
+        return {**found, "pattern": {"prefix": pattern.strip()[:-2]}}
+    return {**found, "pattern": {"glob": _glob_regex(pattern.strip()).pattern}}

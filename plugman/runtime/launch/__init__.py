@@ -9,5 +9,7 @@ __all__ = [
     "agent_facts",
     "hook",
     "notices",
+    "planfile",
+    "plans",
     "server",
 ]

@@ -209,10 +209,12 @@ def run_here(
     stdin: str,
     env: Mapping[str, str],
     background: bool = True,
+    found: Callable[[Hook], None] | None = None,
 ) -> Raw:
     """`hooks exec`: the handler `ref` names in the config resolved in this project, run for
     the agent's event JSON `stdin` (`tools`: the agent's tool renames). A PlugmanError (exit 1)
-    for a bad id or input, or a handler that waits for approval."""
+    for a bad id or input, or a handler that waits for approval. `found` is told the handler
+    before it runs (the launch plan for the next call: runtime.launch.plans)."""
     try:
         check_event(event)
     except PlugmanError as exc:  # a usage error exits 2, which blocks in the agent: not here
@@ -231,6 +233,8 @@ def run_here(
     except PlugmanError:
         waiting(resolution.pending(), event, wanted)
         raise
+    if found is not None:
+        found(hook)
     given = payload.get("cwd")
     cwd = Path(given) if isinstance(given, str) and Path(given).is_dir() else Path.cwd()
     return launch(
