@@ -94,6 +94,8 @@ def copilot_turn(home: Path, project: Path, command: str) -> str:
 
 
 def agent_turn(argv: list[str], project: Path, env: dict[str, str]) -> str:
+    trace = os.environ.get("PLUGMAN_LAUNCH_TRACE")  # which path each launcher call took
+    env = {**env, "PLUGMAN_LAUNCH_TRACE": trace} if trace else env
     done = subprocess.run(
         argv, cwd=project, env=env, capture_output=True, text=True, timeout=180, check=False
     )
@@ -130,8 +132,10 @@ def marks() -> Path:
 
 
 def test_codex_runs_a_conditional_plugin_hook_only_for_its_command(
-    home: Path, tmp_path: Path
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    trace = tmp_path / "trace"
+    monkeypatch.setenv("PLUGMAN_LAUNCH_TRACE", str(trace))
     project = guarded_project(home, tmp_path, "codex")
     written = (project / ".codex" / "hooks.json").read_text()
     assert launchers(written, "codex", "PostToolUse") == ["Bash", "Bash"]  # Claude's, a pre-filter
@@ -149,6 +153,11 @@ def test_codex_runs_a_conditional_plugin_hook_only_for_its_command(
 
     codex_turn(home, project, "git status")
     assert marks().read_text().splitlines() == [f"commit {root}"]
+    # which path each call took: Codex runs hooks with HOME and XDG folders of its own here
+    # (agent_env), not those the deployment ran with, so the first call of each hook misses
+    # (its plan is keyed by them) and writes the plan every later call takes
+    taken = [line.split()[0] for line in trace.read_text().splitlines()]
+    assert taken == ["full", "full", "plan", "plan", "plan", "plan"], taken
 
 
 def test_gemini_runs_a_conditional_plugin_hook_only_for_its_command(
