@@ -1,7 +1,9 @@
 """Wall-clock speed of ``plugman validate`` against ``claude plugin validate``.
 
 Each case is timed as the median of N runs (default 5) of a fresh process, after one untimed
-warm-up run (the corpus sweeps, which run one process per target, get no warm-up). Cases:
+warm-up run (the corpus sweeps, which run one process per target, get no warm-up). The one-plugin
+cases run plugman and Claude Code interleaved (the order reversed every other round), so both
+see the same load: a ratio of timings taken minutes apart on a shared machine is noise. Cases:
 
 * floors: ``python -c pass`` and ``python -c "import typer"`` in the venv, ``claude --version``;
 * one plugin: the sample ``writing-skills`` plugin and ``hookify`` from
@@ -13,7 +15,7 @@ Every run's exit code is recorded and checked: it must be the expected one (0 fo
 plugins, the same code in every run for the corpus), stderr must hold no traceback, and stdout must
 hold the tool's final summary line, so a crash can never be timed as a fast run.
 
-Goals: one plugin >= 4x faster than Claude Code; the whole corpus in one process < 5 s.
+Goals: one plugin >= 6x faster than Claude Code; the whole corpus in one process < 5 s.
 Results go to ``bench/results/validate-speed.json``.
 
 Usage: ``.venv/bin/python bench/validate_speed.py [--runs N] [--quick]``
@@ -54,7 +56,7 @@ SAMPLE_PLUGIN = REPO_ROOT / "sample-plugins" / "plugins" / "writing-skills"
 CORPUS_PLUGIN_REL = Path("anthropics__claude-plugins-official/plugins/hookify")
 QUICK_SAMPLE = 20
 TIMEOUT_S = 300
-GOAL_PLUGIN_RATIO = 4.0
+GOAL_PLUGIN_RATIO = 6.0  # issue 36
 GOAL_CORPUS_MS = 5000.0
 
 # What a run that really validated prints last (a crash never prints it).
@@ -141,6 +143,25 @@ def time_command(
         timing.seconds.append(seconds)
         timing.exit_codes.append(code)
     return timing
+
+
+def time_interleaved(
+    cases: Sequence[tuple[Sequence[str], Check, dict[str, str] | None]], runs: int
+) -> list[Timing]:
+    """Each (command, check, environment) once untimed, then ``runs`` rounds running each once,
+    the order reversed every other round; the exit code must not change."""
+    firsts = [run_once(cmd, env, check)[1] for cmd, check, env in cases]
+    timings = [Timing() for _ in cases]
+    for round_ in range(runs):
+        order = range(len(cases)) if round_ % 2 == 0 else reversed(range(len(cases)))
+        for i in order:
+            cmd, check, env = cases[i]
+            seconds, code = run_once(cmd, env, check)
+            if code != firsts[i]:
+                raise BenchError(f"exit code changed from {firsts[i]} to {code}: {' '.join(cmd)}")
+            timings[i].seconds.append(seconds)
+            timings[i].exit_codes.append(code)
+    return timings
 
 
 def time_sweep(
@@ -271,12 +292,14 @@ def main(argv: list[str] | None = None) -> int:
             ("plugin: sample writing-skills", SAMPLE_PLUGIN),
             ("plugin: official hookify", corpus_plugin),
         ):
-            add(
-                label,
-                time_command([plugman, "validate", str(plugin)], runs, plugman_ok, py_env),
-                time_command([claude, "plugin", "validate", str(plugin)], runs, claude_ok, env),
-                kind="plugin",
+            plugman_t, claude_t = time_interleaved(
+                [
+                    ([plugman, "validate", str(plugin)], plugman_ok, py_env),
+                    ([claude, "plugin", "validate", str(plugin)], claude_ok, env),
+                ],
+                runs,
             )
+            add(label, plugman_t, claude_t, kind="plugin")
 
         n = len(targets)
         one_process = time_command([plugman, "validate", *targets], runs, plugman_any, py_env)
@@ -315,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
     one_row = next(r for r in rows if r["case"].startswith("corpus: plugman 1 process"))
     corpus_ms = one_row["plugman_ms"]
     goals = {
-        "plugin_4x_faster": all(
+        "plugin_6x_faster": all(
             r["ratio"] is not None and r["ratio"] >= GOAL_PLUGIN_RATIO for r in plugin_rows
         ),
         "corpus_one_process_under_5s": corpus_ms is not None and corpus_ms < GOAL_CORPUS_MS,
@@ -348,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
     worst = min((r["ratio"] for r in plugin_rows if r["ratio"] is not None), default=0.0)
     print(
         f"goal: one plugin >= {GOAL_PLUGIN_RATIO:.0f}x faster than Claude Code: "
-        f"{'PASS' if goals['plugin_4x_faster'] else 'FAIL'} (worst {worst:.1f}x)"
+        f"{'PASS' if goals['plugin_6x_faster'] else 'FAIL'} (worst {worst:.1f}x)"
     )
     print(
         f"goal: whole corpus in one process < {GOAL_CORPUS_MS / 1000:.0f} s: "

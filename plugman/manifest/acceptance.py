@@ -65,8 +65,9 @@ IGNORED_FIELDS = frozenset(
 )
 # Missing marketplace fields Claude Code does without (none in 2.1.328: `owner` is required).
 OPTIONAL_KEYS: frozenset[str] = frozenset()
-ENTRY = re.compile(r"^plugins\[(\d+)\]")
-FIELD = re.compile(r"^(?:\[\"(?P<quoted>[^\"]+)\"\]|(?P<plain>[^.\[]+))")
+# Compiled when first used (re's cache): `plugman validate` never sorts findings.
+ENTRY = r"^plugins\[(\d+)\]"
+FIELD = r"^(?:\[\"(?P<quoted>[^\"]+)\"\]|(?P<plain>[^.\[]+))"
 
 
 class Sorted(NamedTuple):
@@ -77,7 +78,7 @@ class Sorted(NamedTuple):
 
 def _ignored(finding: Diagnostic) -> bool:
     """A malformed plugin.json field Claude Code ignores (IGNORED_FIELDS)."""
-    field = FIELD.match(finding.path)
+    field = re.match(FIELD, finding.path)
     if field is None or Path(finding.file).name != "plugin.json":
         return False
     return (field["quoted"] or field["plain"]) in IGNORED_FIELDS
@@ -129,7 +130,7 @@ def tolerated(finding: Diagnostic, root: Path | None = None) -> str:
 
 def entry_index(finding: Diagnostic) -> int | None:
     """The marketplace entry a finding is in (`plugins[3].source` → 3)."""
-    match = ENTRY.match(finding.path)
+    match = re.match(ENTRY, finding.path)
     return int(match[1]) if match else None
 
 

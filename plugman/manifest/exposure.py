@@ -40,7 +40,7 @@ from plugman.manifest.reader import Report
 # Markdown links and images `[text](target)` / `![alt](<target>)`, and skill-relative references
 LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'][^)]*)?\)")
 SKILL_REFERENCE = re.compile(r"\$\{?CLAUDE_SKILL_DIR\}?/([^\s\"'`)<>|;&$]+)")
-ROOT_REFERENCE = re.compile(r"\$\{?CLAUDE_PLUGIN_ROOT\}?/([^\s\"'`)<>|;&$]+)")
+ROOT_REFERENCE = r"\$\{?CLAUDE_PLUGIN_ROOT\}?/([^\s\"'`)<>|;&$]+)"  # hooks, servers: compiled then
 SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 STYLES = "output-styles"
 
@@ -219,7 +219,7 @@ def linked(
         if "CLAUDE_PLUGIN_ROOT" in text:
             found += [
                 p
-                for rel in set(ROOT_REFERENCE.findall(text))
+                for rel in set(re.findall(ROOT_REFERENCE, text))
                 if (p := within.file(within.base, rel)) is not None
             ]
     return found
@@ -234,7 +234,7 @@ def scripts(within: _Within, handlers: Iterable[HookEntry]) -> list[Path]:
             if isinstance(word, str) and "CLAUDE_PLUGIN_ROOT" in word:
                 found += [
                     p
-                    for rel in ROOT_REFERENCE.findall(word)
+                    for rel in re.findall(ROOT_REFERENCE, word)
                     if (p := within.file(within.base, rel)) is not None
                 ]
     return found

@@ -16,7 +16,7 @@ _SIMPLE_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):[ ]+(.*?)[ ]*")
 _QUOTED = re.compile(r'"([^"\\]*)"|\'([^\']*)\'')
 _PLAIN_START = re.compile(r"[^-?:,\[\]{}#&*!|>'\"%@`~=<\s]")
 _NOT_PLAIN = re.compile(r": |:$| #|\t")
-_FLOW_INDICATOR = re.compile(r"[\[\]{},:#?]")
+_FLOW_INDICATOR = r"[\[\]{},:#?]"  # compiled when a flow value is first seen
 # PyYAML's implicit int, float and timestamp resolvers (yaml/resolver.py), for values that start
 # with a digit, '+' or '.' (compiled when one is first seen: ~0.5 ms, a tenth of a validation).
 _NUMBER = r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?
@@ -205,7 +205,7 @@ def _text(value: str, *, flow: bool = False) -> str | None:
         return quoted.group(1) if quoted.group(1) is not None else quoted.group(2)
     if not _PLAIN_START.match(value) or _NOT_PLAIN.search(value):
         return None
-    if (flow and _FLOW_INDICATOR.search(value)) or value.lower() in _YAML_WORDS:
+    if (flow and re.search(_FLOW_INDICATOR, value)) or value.lower() in _YAML_WORDS:
         return None
     if value[0] in "0123456789+." and re.match(_NUMBER, value, re.VERBOSE):
         return None

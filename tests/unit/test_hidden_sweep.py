@@ -7,6 +7,8 @@ characters and edges that matter, to the straightforward sweep (a regex over eve
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -27,8 +29,8 @@ TEXTS = st.lists(CHARS, max_size=40).map("".join)
 def plain_runs(text: str) -> list[tuple[int, str]]:
     """Every run of reported characters and of carriage returns inside a line: one regex over
     the whole text."""
-    found = [(m.start(), m.group()) for m in hidden.RUN.finditer(text)]
-    found += [(m.start(), m.group()) for m in hidden.CARRIAGE.finditer(text)]
+    found = [(m.start(), m.group()) for m in re.finditer(hidden.RUN, text)]
+    found += [(m.start(), m.group()) for m in re.finditer(hidden.CARRIAGE, text)]
     return sorted(found)
 
 
