@@ -26,11 +26,11 @@ from plugman.agents.links import Link
 from plugman.agents.targets import AgentSpec, Place, target
 from plugman.config import declarations
 from plugman.config.resolution import resolve
-from plugman.core import progress
+from plugman.core import progress, secrets
 from plugman.core.folders import Folders
 from plugman.core.paths import Paths
 from plugman.core.session import Session
-from plugman.runtime.launch import agent_facts, notices, plans
+from plugman.runtime.launch import agent_facts, notices, plans, server_plans
 
 
 class Deployed(NamedTuple):
@@ -113,16 +113,20 @@ def _write_facts(work: Session, specs: list[AgentSpec]) -> None:
 
 def _write_plans(work: Session, env: Mapping[str, str], specs: list[AgentSpec]) -> None:
     """The launch plans of this project's hooks for the linked agents' launchers
-    (`runtime.launch.plans`), in this transaction; the ones no agent names any more go."""
+    (`runtime.launch.plans`) and of its servers (`runtime.launch.server_plans`), in this
+    transaction; the ones no agent names any more go."""
     launchers = {
         spec.hooks.launcher: spec.hooks.launching()
         for spec in specs
         if spec.hooks is not None and spec.hooks.launcher
     }
     folder = plans.project_folder(work.paths)
-    if not launchers and not folder.exists():
+    if not specs and not folder.exists():
         return
-    plans.deploy(work, env, resolve(work.paths, env) if launchers else None, launchers)
+    with secrets.recording() as reads:  # the store keys a server plan names (never values)
+        resolution = resolve(work.paths, env) if specs else None
+    plans.deploy(work, env, resolution if launchers else None, launchers)
+    server_plans.deploy(work, env, resolution, reads)
 
 
 def _held(gating: Gating, plugins: list[Artifact]) -> list[str]:

@@ -282,7 +282,9 @@ def _report(
 
 
 def _server(name: str, env: Mapping[str, str]) -> int | None:
-    """`mcp run NAME` from its plan: exec the server; None (the full launcher) on any doubt."""
+    """`mcp run NAME` from its plan (plugman.runtime.launch.server_start: the entry expanded,
+    the secrets read from the file store now): exec the server; None (the full launcher) on
+    any doubt."""
     where = _where(env)
     if where is None:
         return None
@@ -297,22 +299,20 @@ def _server(name: str, env: Mapping[str, str]) -> int | None:
     plan = planfile.load(file, key)
     if plan is None:
         return None
-    command, args, added, cwd = (
-        plan.get("command"),
-        plan.get("args"),
-        plan.get("env"),
-        plan.get("cwd"),
-    )
-    if not isinstance(command, str) or not isinstance(args, list) or not isinstance(added, dict):
+    from plugman.runtime.launch import server_start  # lazy: only a planned server start
+
+    ready = server_start.prepared(plan, env)
+    if ready is None:
         return None
+    command, args, full, cwd = ready
     planfile.trace(env, "plan", ["mcp", "run", name])
-    full = {**env, **added}
+    here = os.getcwd()
     try:
-        if isinstance(cwd, str):
+        if cwd is not None:
             os.chdir(cwd)
         sys.stdout.flush()
         sys.stderr.flush()
         os.execvpe(command, [command, *args], full)
     except OSError:
-        return None  # the full launcher says why, as it always has
+        os.chdir(here)  # the full launcher finds the project from here and says why
     return None

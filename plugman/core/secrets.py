@@ -15,10 +15,11 @@ when a secret is read or written, never on plugman's start-up path.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -31,6 +32,26 @@ VARIABLE = "PLUGMAN_SECRETS"
 Kind = Literal["keyring", "file"]
 # Backends that store nothing safely, by module: keyring's "fail" and keyrings.alt's files.
 _UNSAFE = ("keyring.backends.fail", "keyring.backends.null", "keyrings.alt")
+# While `recording()` is on: each key read from a store, with whether it held a value (never
+# the value): a server's launch plan names the keys its start reads (runtime.launch.server_plans).
+_recorders: list[dict[str, bool]] = []
+
+
+@contextlib.contextmanager
+def recording() -> Iterator[dict[str, bool]]:
+    """Every key read from a store in this block, and whether it held a value."""
+    seen: dict[str, bool] = {}
+    _recorders.append(seen)
+    try:
+        yield seen
+    finally:
+        _recorders.remove(seen)
+
+
+def _noted(key: str, value: str | None) -> str | None:
+    for seen in _recorders:
+        seen[key] = bool(value)
+    return value
 
 
 class SecretError(PlugmanError):
@@ -75,7 +96,7 @@ class FileStore:
         self.path.chmod(0o600)  # also when someone loosened it
 
     def get(self, key: str) -> str | None:
-        return self._load().get(key)
+        return _noted(key, self._load().get(key))
 
     def set(self, key: str, value: str) -> None:
         data = self._load()
@@ -100,7 +121,7 @@ class KeyringStore:
 
     def get(self, key: str) -> str | None:
         found = self.backend.get_password(SERVICE, key)
-        return None if found is None else str(found)
+        return _noted(key, None if found is None else str(found))
 
     def set(self, key: str, value: str) -> None:
         self.backend.set_password(SERVICE, key, value)

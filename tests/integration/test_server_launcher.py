@@ -181,6 +181,25 @@ def clone(origin: Path, where: Path) -> Path:
     return where
 
 
+def traced(machine: Machine, tmp_path: Path) -> Path:
+    """Put a `plugman` first on the agent's PATH that is the real one with
+    PLUGMAN_LAUNCH_TRACE set (Codex passes its servers only some variables): the file each
+    server start appends the path it took to (`plan` or `full`)."""
+    trace, shim = tmp_path / "trace", tmp_path / "shim"
+    shim.mkdir()
+    script = shim / "plugman"
+    script.write_text(f'#!/bin/sh\nPLUGMAN_LAUNCH_TRACE="{trace}" exec "{BIN}/plugman" "$@"\n')
+    script.chmod(0o755)
+    machine.env["PATH"] = f"{shim}:{machine.env['PATH']}"
+    return trace
+
+
+def paths_taken(trace: Path) -> list[str]:
+    """The paths the server starts took, `mcp run` ones only, in order."""
+    lines = trace.read_text().splitlines() if trace.exists() else []
+    return [line.split()[0] for line in lines if " mcp run " in f" {line} "]
+
+
 @pytest.mark.slow
 def test_codex_starts_the_plugin_server_with_its_secret(tmp_path: Path, origin: Path) -> None:
     me = Machine(tmp_path / "home", clone(origin, tmp_path / "project"))
@@ -189,14 +208,21 @@ def test_codex_starts_the_plugin_server_with_its_secret(tmp_path: Path, origin: 
     me.plugman("install", f"{PLUGIN}@wx", "--scope", "project", "--config", "api_key=first")
     done = me.plugman("configure", PLUGIN, f"api_key={KEY}", "units=metric", "--scope", "project")
     assert "PLUGMAN_OPT" not in done.stderr and "cannot" not in done.stderr, done.stderr
-    # the real Codex starts the server through the launcher, with the values set now
+    # the real Codex starts the server through the launcher, with the values set now: the
+    # first start on Codex's own environment (it passes few variables) misses and writes the
+    # plan for it, the next one starts from that plan, its key read from the store at start
+    trace = traced(me, tmp_path)
     assert {f"key_{digest(KEY)}", "units_metric"} <= me.tools(EXPORTED)
+    assert {f"key_{digest(KEY)}", "units_metric"} <= me.tools(EXPORTED)
+    assert paths_taken(trace)[-1:] == ["plan"]
     # configure again: Codex's file is not rewritten, the next start gets the new value
     config = me.project / ".codex" / "config.toml"
     before = config.read_bytes()
     me.plugman("configure", PLUGIN, f"api_key={KEY2}", "--scope", "project")
     assert config.read_bytes() == before
     assert f"key_{digest(KEY2)}" in me.tools(EXPORTED)
+    assert f"key_{digest(KEY2)}" in me.tools(EXPORTED)
+    assert paths_taken(trace)[-1:] == ["plan"]
     # the secret is in no file plugman wrote but the secret store
     for key in (KEY, KEY2):
         assert me.files_holding(key, me.home, me.project) == []

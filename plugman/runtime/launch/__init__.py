@@ -12,4 +12,6 @@ __all__ = [
     "planfile",
     "plans",
     "server",
+    "server_plans",
+    "server_start",
 ]

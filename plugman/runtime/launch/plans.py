@@ -37,6 +37,8 @@ if TYPE_CHECKING:
     from plugman.core.session import Session
     from plugman.runtime.launch.agent_facts import Launching
 
+SERVER = "server."  # a server's plan (runtime.launch.server_plans keeps those)
+
 
 def watched(paths: Paths, hooks: Iterable[Hook] = ()) -> list[tuple[Path, bool]]:
     """What a resolution of `paths.project_dir` reads or probes, each with whether its listing
@@ -195,7 +197,7 @@ def deploy(
     folder = project_folder(paths)
     with contextlib.suppress(OSError):
         for file in sorted(folder.iterdir()):
-            if file not in wanted:
+            if file not in wanted and not file.name.startswith(SERVER):
                 work.tx.write(file, None, prune_to=paths.state_dir)
     for file, data in wanted.items():
         if fs.current(file) != data:

@@ -66,9 +66,12 @@ class NotStartedError(PlugmanError):
     """NAME cannot be started here (exit 1); nothing was started."""
 
 
-def prepare(paths: Paths, name: str, env: Mapping[str, str]) -> Launch:
-    """NAME's stdio server as the config resolved in `paths.project_dir` has it."""
-    resolution = resolve(paths, env)
+def prepare(
+    paths: Paths, name: str, env: Mapping[str, str], resolution: Resolution | None = None
+) -> Launch:
+    """NAME's stdio server as the config resolved in `paths.project_dir` has it (`resolution`,
+    when the caller has resolved it already)."""
+    resolution = resolve(paths, env) if resolution is None else resolution
     server = resolution.servers.get(name)
     if server is None:
         raise why(resolution, name, str(paths.project_dir))
