@@ -30,7 +30,7 @@ from plugman.manifest import edit
 from plugman.runtime.gateway.naming import split_server
 
 STORE_GONE = "a store folder that no longer exists"
-HOOK_LAUNCHER = re.compile(r"\bhooks exec \S+ \S+ '?([^'\s]+@[^'\s]+)#(\d+)'?")
+HOOK_LAUNCHER = re.compile(r"(?:\bhooks exec|plugman-hook'?) \S+ \S+ '?([^'\s]+@[^'\s]+)#(\d+)'?")
 
 
 class Dangling(NamedTuple):

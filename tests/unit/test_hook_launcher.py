@@ -180,11 +180,38 @@ def test_no_field_is_dropped_in_a_way_that_widens_what_runs(
     assert field not in handlers[0] and "check.sh" not in json.dumps(handlers)
 
 
+DIRECT = {"codex", "copilot-cli"}  # HookSpelling.direct
+
+
+@pytest.mark.parametrize("target", sorted(DIRECT))
+@pytest.mark.parametrize(
+    ("matcher", "extra", "mark"),
+    [
+        ("Bash", {}, {}),  # a matcher the agent may read in another dialect
+        (None, {"if": "Bash(git *)"}, {}),
+        (None, {"async": True}, {}),
+        (None, {}, {"approval": True}),
+        (None, {}, {"plugin": False}),
+    ],
+)
+def test_the_direct_form_only_where_the_launcher_would_translate_nothing(
+    target: str, matcher: str | None, extra: dict[str, object], mark: dict[str, object]
+) -> None:
+    handler = {"type": "command", "command": "check.sh", **extra}
+    group: dict[str, object] = {"hooks": [handler], MARK: {"id": "p@m#3", "plugin": True, **mark}}
+    if matcher:
+        group["matcher"] = matcher
+    launched, _ = rendered(target, group)
+    assert not launched or not launched[0]["command"].startswith("plugman-hook"), launched
+
+
 @pytest.mark.parametrize("target", sorted(LAUNCHERS))
 def test_a_plugins_plain_handler_is_launched_and_an_own_one_written_as_given(target: str) -> None:
     handler = {"type": "command", "command": "check.sh", "timeout": 7}
     launched, _ = rendered(target, {"hooks": [handler], MARK: {"id": "p@m#3", "plugin": True}})
-    assert "hooks exec" in launched[0]["command"] and "p@m#3" in launched[0]["command"]
+    # an agent sending Claude's own event JSON gets the direct form (nothing to translate)
+    head = "plugman-hook" if target in DIRECT else "plugman hooks exec"
+    assert launched[0]["command"] == f"{head} {LAUNCHERS[target]} PostToolUse 'p@m#3'"
     scale = 1000 if target == "gemini" else 1
     assert launched[0]["timeout"] == (7 + hook_exec.LAUNCH_MARGIN) * scale
     own, _ = rendered(target, {"hooks": [handler], MARK: {"id": "user#0", "plugin": False}})
