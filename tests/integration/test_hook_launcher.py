@@ -127,6 +127,11 @@ def launchers(written: str, agent: str, event: str) -> list[str]:
     return [g["matcher"] for g in found]
 
 
+def paths_taken(trace: Path) -> list[str]:
+    """Which path each launcher call took (PLUGMAN_LAUNCH_TRACE), in order."""
+    return [line.split()[0] for line in trace.read_text().splitlines()]
+
+
 def marks() -> Path:
     return Path(os.environ["PLUGMAN_HOME"]) / "data" / "plugins" / "guard-guards" / "marks"
 
@@ -161,8 +166,10 @@ def test_codex_runs_a_conditional_plugin_hook_only_for_its_command(
 
 
 def test_gemini_runs_a_conditional_plugin_hook_only_for_its_command(
-    home: Path, tmp_path: Path
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    trace = tmp_path / "trace"
+    monkeypatch.setenv("PLUGMAN_LAUNCH_TRACE", str(trace))
     project = guarded_project(home, tmp_path, "gemini")
     written = (project / ".gemini" / "settings.json").read_text()
     assert launchers(written, "gemini", "AfterTool") == ["run_shell_command"] * 2
@@ -177,11 +184,14 @@ def test_gemini_runs_a_conditional_plugin_hook_only_for_its_command(
     assert marks().read_text().splitlines() == [f"commit {root}"]
     log = subprocess.run(["git", "log", "--oneline"], cwd=project, capture_output=True, text=True)
     assert log.stdout.count("first") == 1  # Gemini really ran the commit
+    assert paths_taken(trace) == ["full", "full", "plan", "plan"]  # as Codex's: see there
 
 
 def test_copilot_runs_a_conditional_plugin_hook_only_for_its_command(
-    home: Path, tmp_path: Path
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    trace = tmp_path / "trace"
+    monkeypatch.setenv("PLUGMAN_LAUNCH_TRACE", str(trace))
     project = guarded_project(home, tmp_path, "copilot-cli")
     written = (project / ".github" / "hooks" / "plugman.json").read_text()
     assert launchers(written, "copilot", "PostToolUse") == ["Bash", "Bash"]
@@ -195,3 +205,4 @@ def test_copilot_runs_a_conditional_plugin_hook_only_for_its_command(
     assert marks().read_text().splitlines() == [f"commit {root}"]
     log = subprocess.run(["git", "log", "--oneline"], cwd=project, capture_output=True, text=True)
     assert log.stdout.count("first") == 1  # Copilot really ran the commit
+    assert paths_taken(trace) == ["full", "full", "plan", "plan"]  # as Codex's: see there
