@@ -5,7 +5,8 @@ A store tree goes when no install record refers to it any more (uninstall, updat
 own entries in agents other than Claude Code name no store path (they name the launchers,
 `plugman hooks exec AGENT EVENT 'OWNER#N'` or its direct form `plugman-hook AGENT EVENT
 'OWNER#N'`, and `plugman mcp run plugin:NAME:SERVER`), but the user's own entries may, and
-so may one written by an older plugman or copied by hand: every string in each agent file plugman exported to or feeds (a linked agent's files) that names
+so may one written by an older plugman or copied by hand: every string in each agent file
+plugman exported to or feeds (a linked agent's files) that names
 `<store>/<hash>` is checked, with its key path. A launcher entry naming a plugin that is not
 installed (one the user edited by hand, so it stayed when the plugin was uninstalled) fails at
 each hook call or server start, and is reported too, as is a link plugman deployed (a Claude
