@@ -28,7 +28,7 @@ from plugman.core import fs
 from plugman.core.fs import atomic_write
 from plugman.runtime.hooks.match import compiled_if, compiled_matcher
 from plugman.runtime.hooks.run import handler_argv, timeout_of
-from plugman.runtime.launch import planfile, shplan
+from plugman.runtime.launch import agent_facts, planfile, shplan
 from plugman.runtime.launch.hook import refs
 
 if TYPE_CHECKING:
@@ -61,6 +61,7 @@ def watched(paths: Paths, hooks: Iterable[Hook] = ()) -> list[tuple[Path, bool]]
         state / "server-vars.json",
         state / "connectors.json",
         state / "marketplaces.json",
+        state / agent_facts.FILE,  # the agents' tool names the plan holds reversed
     ]
     found = [(file, False) for file in files]
     for folder in (state / "installed", paths.claude_managed_dropins):
