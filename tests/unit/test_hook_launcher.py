@@ -279,3 +279,25 @@ def test_bad_input_is_a_clear_non_blocking_error(
     assert done.returncode == 1, done.stderr
     assert done.stderr.startswith("error: ") and said in done.stderr, done.stderr
     assert "Traceback" not in done.stderr and done.stdout == ""
+
+
+def test_a_user_file_names_the_dispatcher_beside_this_interpreter_where_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The direct form in a user file is the dispatcher by its path beside `sys.executable`
+    (the wheel's shared script); where this install has none, the launcher as before."""
+    from plugman.agents.targets.hooks import launcher
+
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "bin" / "python"))
+    (tmp_path / "bin").mkdir()
+    before = launcher("user", "codex", "Stop", "p@m#0", fast=True)
+    assert before == f"{tmp_path}/bin/python -m plugman hooks exec codex Stop 'p@m#0'"
+    (tmp_path / "bin" / "plugman-hook").write_text("#!/bin/sh\n")
+    assert launcher("user", "codex", "Stop", "p@m#0", fast=True) == (
+        f"{tmp_path}/bin/plugman-hook codex Stop 'p@m#0'"
+    )
+    assert (
+        launcher("project", "codex", "Stop", "p@m#0", fast=True)
+        == "plugman-hook codex Stop 'p@m#0'"
+    )
+    assert launcher("project", "codex", "Stop", "p@m#0") == "plugman hooks exec codex Stop 'p@m#0'"
