@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -58,7 +59,9 @@ def market(root: Path) -> Path:
     manifest = {"name": "bench-hook", "version": "1.0.0"}
     (plugin / ".claude-plugin" / "plugin.json").write_text(json.dumps(manifest))
     group = {"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}
-    (plugin / "hooks" / "hooks.json").write_text(json.dumps({"hooks": {"PostToolUse": [group]}}))
+    plain = {"hooks": [{"type": "command", "command": "true"}]}  # no matcher: the direct form
+    hooks = {"hooks": {"PostToolUse": [group, plain]}}
+    (plugin / "hooks" / "hooks.json").write_text(json.dumps(hooks))
     entry = {"name": "bench-hook", "source": "./bench-hook"}
     catalog = {"name": "bench-market", "owner": {"name": "bench"}, "plugins": [entry]}
     (root / ".claude-plugin").mkdir()
@@ -68,22 +71,33 @@ def market(root: Path) -> Path:
 
 def timed(argv: list[str], cwd: Path, env: dict[str, str], cpu: list[float] | None = None) -> float:
     """Wall ms of one run; its CPU ms (user + system, the child's) appended to `cpu`."""
-    before = os.times()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)  # (os.times: 10 ms steps)
     started = time.perf_counter()
     done = subprocess.run(argv, cwd=cwd, env=env, input=PAYLOAD.encode(), capture_output=True)
     ms = (time.perf_counter() - started) * 1000
-    after = os.times()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)} exited {done.returncode}: {done.stderr.decode()}")
     if cpu is not None:
-        used = after.children_user + after.children_system
-        cpu.append((used - before.children_user - before.children_system) * 1000)
+        used = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+        cpu.append(used * 1000)
     return ms
 
 
+VARIANTS = ("direct", "direct_form", "plan", "full")
+
+
 def measure(plugman: str, runs: int) -> dict[str, Any]:
-    """Median ms of the direct handler and of the launcher, and what the launcher adds."""
+    """Median ms of four ways to run the same `true` handler, interleaved run after run (the
+    order reversed every other round): the handler run directly (`sh -c true`); the direct
+    form (`plugman-hook codex PostToolUse ID#1`, the handler with no matcher: its sh plan
+    execs it); the plan path (`plugman hooks exec codex PostToolUse ID#0`, the `Bash` one:
+    its JSON plan, no resolve); the full launcher (the same with PLUGMAN_NO_PLANS=1). Each
+    `*_ms` is a median, each `added_*` that minus the direct median (wall, and CPU of the
+    children). `launcher_ms`/`added_ms`/`added_cpu_ms` are the plan path's: what `plugman
+    hooks exec` costs as agents' files name it (bench/table.py's row)."""
     plugman = str(Path(plugman).absolute()) if os.sep in plugman else plugman
+    dispatcher = str(Path(plugman).parent / "plugman-hook")
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch)
         project = root / "project"
@@ -94,22 +108,53 @@ def measure(plugman: str, runs: int) -> dict[str, Any]:
             ["install", "bench-hook", "--scope", "user"],
         ):
             subprocess.run([plugman, *args], cwd=project, env=env, check=True, capture_output=True)
-        direct_argv = ["sh", "-c", "true"]
-        launcher_argv = [plugman, "hooks", "exec", "codex", "PostToolUse", HOOK_ID]
-        timed(launcher_argv, project, env)  # warm-up (and a check that the id is found)
-        direct, launcher, cpu_direct, cpu_launcher = [], [], [], []
-        for _ in range(runs):
-            direct.append(timed(direct_argv, project, env, cpu_direct))
-            launcher.append(timed(launcher_argv, project, env, cpu_launcher))
-    d, lch = statistics.median(direct), statistics.median(launcher)
-    cpu = statistics.median(cpu_launcher) - statistics.median(cpu_direct)
-    return {
-        "runs": runs,
-        "direct_ms": d,
-        "launcher_ms": lch,
-        "added_ms": lch - d,
-        "added_cpu_ms": cpu,
-    }
+        plain = HOOK_ID.replace("#0", "#1")
+        argvs = {
+            "direct": (["sh", "-c", "true"], env),
+            "direct_form": ([dispatcher, "codex", "PostToolUse", plain], env),
+            "plan": ([plugman, "hooks", "exec", "codex", "PostToolUse", HOOK_ID], env),
+            "full": (
+                [plugman, "hooks", "exec", "codex", "PostToolUse", HOOK_ID],
+                {**env, "PLUGMAN_NO_PLANS": "1"},
+            ),
+        }
+        warm_up(argvs, project, root / "trace")
+        wall: dict[str, list[float]] = {v: [] for v in VARIANTS}
+        cpu: dict[str, list[float]] = {v: [] for v in VARIANTS}
+        for round_ in range(runs):
+            for variant in VARIANTS if round_ % 2 == 0 else reversed(VARIANTS):
+                argv, variant_env = argvs[variant]
+                wall[variant].append(timed(argv, project, variant_env, cpu[variant]))
+    med = {v: statistics.median(wall[v]) for v in VARIANTS}
+    cpu_med = {v: statistics.median(cpu[v]) for v in VARIANTS}
+    result: dict[str, Any] = {"runs": runs, "direct_ms": med["direct"]}
+    for variant in VARIANTS[1:]:
+        result[f"{variant}_ms"] = med[variant]
+        result[f"{variant}_added_ms"] = med[variant] - med["direct"]
+        result[f"{variant}_added_cpu_ms"] = cpu_med[variant] - cpu_med["direct"]
+    result["launcher_ms"] = med["plan"]
+    result["added_ms"] = result["plan_added_ms"]
+    result["added_cpu_ms"] = result["plan_added_cpu_ms"]
+    return result
+
+
+def warm_up(argvs: dict[str, tuple[list[str], dict[str, str]]], cwd: Path, trace: Path) -> None:
+    """Run each variant until it takes its path (the first calls miss and write the plans; the
+    sh plan is written once the files it watches are 2 s old), and check it does."""
+    for variant in ("plan", "direct_form", "direct_form"):
+        argv, env = argvs[variant]
+        timed(argv, cwd, env)
+    time.sleep(2.1)
+    argv, env = argvs["direct_form"]
+    timed(argv, cwd, env)  # through the JSON plan, which writes the sh plan
+    expected = {"direct_form": "direct", "plan": "plan", "full": "full"}
+    for variant, path in expected.items():
+        argv, env = argvs[variant]
+        trace.unlink(missing_ok=True)
+        timed(argv, cwd, {**env, "PLUGMAN_LAUNCH_TRACE": str(trace)})
+        taken = trace.read_text().split()[0] if trace.exists() else "none"
+        if taken != path:
+            raise RuntimeError(f"{variant}: took the {taken} path, not {path}")
 
 
 PROJECT_TOML = (
@@ -158,6 +203,12 @@ def main(argv: list[str] | None = None) -> int:
         f"added {result['added_ms']:.1f} ms wall, {result['added_cpu_ms']:.1f} ms CPU "
         f"(median of {args.runs} each)"
     )
+    for variant in VARIANTS[1:] if not args.project_hook else ():
+        print(
+            f"  {variant:12} {result[f'{variant}_ms']:7.1f} ms, added "
+            f"{result[f'{variant}_added_ms']:+7.1f} ms wall, "
+            f"{result[f'{variant}_added_cpu_ms']:+7.1f} ms CPU"
+        )
     return 0
 
 

@@ -3,9 +3,10 @@ tree, or a plugin a launcher names.
 
 A store tree goes when no install record refers to it any more (uninstall, update). plugman's
 own entries in agents other than Claude Code name no store path (they name the launchers,
-`plugman hooks exec AGENT EVENT 'OWNER#N'` and `plugman mcp run plugin:NAME:SERVER`), but the
-user's own entries may, and so may one written by an older plugman or copied by hand: every
-string in each agent file plugman exported to or feeds (a linked agent's files) that names
+`plugman hooks exec AGENT EVENT 'OWNER#N'` or its direct form `plugman-hook AGENT EVENT
+'OWNER#N'`, and `plugman mcp run plugin:NAME:SERVER`), but the user's own entries may, and
+so may one written by an older plugman or copied by hand: every string in each agent file
+plugman exported to or feeds (a linked agent's files) that names
 `<store>/<hash>` is checked, with its key path. A launcher entry naming a plugin that is not
 installed (one the user edited by hand, so it stayed when the plugin was uninstalled) fails at
 each hook call or server start, and is reported too, as is a link plugman deployed (a Claude
@@ -30,7 +31,9 @@ from plugman.manifest import edit
 from plugman.runtime.gateway.naming import split_server
 
 STORE_GONE = "a store folder that no longer exists"
-HOOK_LAUNCHER = re.compile(r"\bhooks exec \S+ \S+ '?([^'\s]+@[^'\s]+)#(\d+)'?")
+HOOK_LAUNCHER = re.compile(  # the launcher, or its direct form (runtime.launch.shplan)
+    r"(?:\bhooks exec|(?:^|[/'\s])plugman-hook'?) \S+ \S+ '?([^'\s]+@[^'\s]+)#(\d+)'?"
+)
 
 
 class Dangling(NamedTuple):

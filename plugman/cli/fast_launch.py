@@ -21,7 +21,7 @@ import json
 import os
 import sys
 
-from plugman.runtime.launch import planfile
+from plugman.runtime.launch import planfile, shplan
 
 TYPE_CHECKING = False  # (not typing's: importing typing costs ~5 ms on the fast path)
 if TYPE_CHECKING:
@@ -80,6 +80,7 @@ def _hook(agent: str, event: str, ref: str, env: Mapping[str, str]) -> int | Non
     plan = planfile.load(file, key)
     if plan is None:
         return None
+    shplan.refresh(plan, state, project, env)  # the direct form's plan, for the next call
     text = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
     payload = _payload(text)
     if payload is None:

@@ -4,6 +4,7 @@ Codex's `app-server` listing plugman's hooks as trusted."""
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import subprocess
 import sys
@@ -189,8 +190,9 @@ def test_codex_trusts_the_hooks_left_after_an_uninstall(home: Path, tmp_path: Pa
     cli(project, "install", *names, "--scope", "user")
     env = agent_env(home, Path(sys.executable).parent)
     listed = {h["command"]: h["trustStatus"] for h in rpc_hooks(codex, project, env)}
-    # Plugin hooks reach Codex through the launcher (plugman.runtime.launch.hook).
-    launcher = f"{sys.executable} -m plugman hooks exec codex Stop"
+    # Plugin hooks reach Codex through the launcher (plugman.runtime.launch.hook), a Stop hook
+    # with nothing to translate through its direct form (runtime.launch.shplan), by its path.
+    launcher = shlex.quote(str(Path(sys.executable).parent / "plugman-hook")) + " codex Stop"
     assert listed == {f"{launcher} '{n}@hooked#0'": "trusted" for n in names}
     order = [
         g["hooks"][0]["command"]

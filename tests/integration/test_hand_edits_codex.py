@@ -1,6 +1,6 @@
 """Hand edits, in Codex's own view (`codex app-server` `hooks/list`): after the user edits the
-hook launcher plugman wrote into `~/.codex/hooks.json` (`plugman hooks exec codex Stop
-'first@hooked#0'`), `uninstall` refuses and Codex still has the plugin's hook as the user left
+hook launcher plugman wrote into `~/.codex/hooks.json` (its direct form, `…/plugman-hook codex
+Stop 'first@hooked#0'`), `uninstall` refuses and Codex still has the plugin's hook as the user left
 it, which runs the plugin's handler; with `--force` the plugin goes, Codex keeps the edited hook
 (the warning said so), whose launcher now fails (exit 1, a non-blocking error for Codex) naming
 the hook it cannot find, and `doctor` reports it naming a plugin that is not installed."""
@@ -51,7 +51,7 @@ def test_codex_keeps_running_the_edited_hook_until_the_user_forces_the_uninstall
     env = agent_env(home, Path(sys.executable).parent)
     hooks = home / ".codex" / "hooks.json"
     (written,) = [h["command"] for h in rpc_hooks(codex, project, env)]
-    assert written.endswith(" -m plugman hooks exec codex Stop 'first@hooked#0'")
+    assert written.endswith("/plugman-hook codex Stop 'first@hooked#0'")  # the direct form
     hooks.write_text(hooks.read_text().replace(json.dumps(written)[1:-1], f"nice -n 5 {written}"))
     (edited,) = [h["command"] for h in rpc_hooks(codex, project, env)]
     assert edited == f"nice -n 5 {written}"  # the user's edit, as Codex reads it

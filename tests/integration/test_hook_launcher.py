@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -127,6 +128,11 @@ def launchers(written: str, agent: str, event: str) -> list[str]:
     return [g["matcher"] for g in found]
 
 
+def paths_taken(trace: Path) -> list[str]:
+    """Which path each launcher call took (PLUGMAN_LAUNCH_TRACE), in order."""
+    return [line.split()[0] for line in trace.read_text().splitlines()]
+
+
 def marks() -> Path:
     return Path(os.environ["PLUGMAN_HOME"]) / "data" / "plugins" / "guard-guards" / "marks"
 
@@ -161,8 +167,10 @@ def test_codex_runs_a_conditional_plugin_hook_only_for_its_command(
 
 
 def test_gemini_runs_a_conditional_plugin_hook_only_for_its_command(
-    home: Path, tmp_path: Path
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    trace = tmp_path / "trace"
+    monkeypatch.setenv("PLUGMAN_LAUNCH_TRACE", str(trace))
     project = guarded_project(home, tmp_path, "gemini")
     written = (project / ".gemini" / "settings.json").read_text()
     assert launchers(written, "gemini", "AfterTool") == ["run_shell_command"] * 2
@@ -177,11 +185,14 @@ def test_gemini_runs_a_conditional_plugin_hook_only_for_its_command(
     assert marks().read_text().splitlines() == [f"commit {root}"]
     log = subprocess.run(["git", "log", "--oneline"], cwd=project, capture_output=True, text=True)
     assert log.stdout.count("first") == 1  # Gemini really ran the commit
+    assert paths_taken(trace) == ["full", "full", "plan", "plan"]  # as Codex's: see there
 
 
 def test_copilot_runs_a_conditional_plugin_hook_only_for_its_command(
-    home: Path, tmp_path: Path
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    trace = tmp_path / "trace"
+    monkeypatch.setenv("PLUGMAN_LAUNCH_TRACE", str(trace))
     project = guarded_project(home, tmp_path, "copilot-cli")
     written = (project / ".github" / "hooks" / "plugman.json").read_text()
     assert launchers(written, "copilot", "PostToolUse") == ["Bash", "Bash"]
@@ -195,3 +206,44 @@ def test_copilot_runs_a_conditional_plugin_hook_only_for_its_command(
     assert marks().read_text().splitlines() == [f"commit {root}"]
     log = subprocess.run(["git", "log", "--oneline"], cwd=project, capture_output=True, text=True)
     assert log.stdout.count("first") == 1  # Copilot really ran the commit
+    assert paths_taken(trace) == ["full", "full", "plan", "plan"]  # as Codex's: see there
+
+
+def plain_market(root: Path) -> Path:
+    """A marketplace with `guard` whose one PostToolUse handler has no matcher and no `if`:
+    nothing for the launcher to translate (the direct form)."""
+    guard_market(root)
+    plain = {"hooks": [{"type": "command", "command": 'sh "${CLAUDE_PLUGIN_ROOT}/mark.sh" any'}]}
+    (root / "guard" / "hooks" / "hooks.json").write_text(
+        json.dumps({"hooks": {"PostToolUse": [plain]}})
+    )
+    return root
+
+
+def test_codex_runs_a_plain_plugin_hook_through_the_direct_form(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Codex's project file names `plugman-hook` for a plugin hook with nothing to translate;
+    in real Codex turns the first call misses (Codex's own HOME and XDG folders), the second
+    takes the JSON plan and writes the sh plan, the third runs the handler from it (`direct`),
+    each time with the plugin's environment."""
+    trace = tmp_path / "trace"
+    monkeypatch.setenv("PLUGMAN_LAUNCH_TRACE", str(trace))
+    project = tmp_path / "project"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    cli(project, "marketplace", "add", str(plain_market(tmp_path / "market")))
+    cli(project, "agents", "add", "codex", "--scope", "project")
+    cli(project, "install", "guard", "--scope", "project")
+    written = json.loads((project / ".codex" / "hooks.json").read_text())["hooks"]
+    commands = [h["command"] for g in written["PostToolUse"] for h in g["hooks"]]
+    assert commands == ["plugman-hook codex PostToolUse 'guard@guards#0'"]
+    config = home / ".codex" / "config.toml"
+    config.write_text(config.read_text() + f'\n[projects."{project}"]\ntrust_level = "trusted"\n')
+    time.sleep(2.1)  # an sh plan is written once the files it watches are 2 s old
+    for _ in range(3):
+        said = codex_turn(home, project, "echo hello")
+        assert "hook: PostToolUse Completed" in said, said
+    root = marks().read_text().split()[1]
+    assert marks().read_text().splitlines() == [f"any {root}"] * 3
+    assert paths_taken(trace) == ["full", "sh-plan", "plan", "direct"]

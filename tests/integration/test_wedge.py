@@ -11,6 +11,7 @@ list` and `hooks/list` through `codex app-server`."""
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -113,7 +114,8 @@ def test_the_real_codex_reads_back_each_state(home: Path, tmp_path: Path) -> Non
     codex = codex_bin()
     project, config = wedge(home, tmp_path)
     env = agent_env(home, Path(sys.executable).parent)
-    launcher = f"{sys.executable} -m plugman hooks exec codex"
+    # a plugin's Stop hook has nothing to translate: the direct form, by its path in a user file
+    direct = shlex.quote(str(Path(sys.executable).parent / "plugman-hook")) + " codex"
 
     def hooks() -> dict[str, str]:
         return {f"{h['key']}": h["trustStatus"] for h in rpc_hooks(codex, project, env)}
@@ -127,7 +129,7 @@ def test_the_real_codex_reads_back_each_state(home: Path, tmp_path: Path) -> Non
     assert len(both) == 4  # Stop and PreToolUse, at each scope
     assert codex_mcp_list(codex, project, env) == ["plugin_first_notes"]
     commands = {h["command"] for h in rpc_hooks(codex, project, env)}
-    assert f"{launcher} Stop 'first@hooked#0'" in commands
+    assert f"{direct} Stop 'first@hooked#0'" in commands
 
     cli(project, "uninstall", "first", "--scope", "project")
     after = hooks()

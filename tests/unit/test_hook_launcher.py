@@ -180,11 +180,38 @@ def test_no_field_is_dropped_in_a_way_that_widens_what_runs(
     assert field not in handlers[0] and "check.sh" not in json.dumps(handlers)
 
 
+DIRECT = {"codex", "copilot-cli"}  # HookSpelling.direct
+
+
+@pytest.mark.parametrize("target", sorted(DIRECT))
+@pytest.mark.parametrize(
+    ("matcher", "extra", "mark"),
+    [
+        ("Bash", {}, {}),  # a matcher the agent may read in another dialect
+        (None, {"if": "Bash(git *)"}, {}),
+        (None, {"async": True}, {}),
+        (None, {}, {"approval": True}),
+        (None, {}, {"plugin": False}),
+    ],
+)
+def test_the_direct_form_only_where_the_launcher_would_translate_nothing(
+    target: str, matcher: str | None, extra: dict[str, object], mark: dict[str, object]
+) -> None:
+    handler = {"type": "command", "command": "check.sh", **extra}
+    group: dict[str, object] = {"hooks": [handler], MARK: {"id": "p@m#3", "plugin": True, **mark}}
+    if matcher:
+        group["matcher"] = matcher
+    launched, _ = rendered(target, group)
+    assert not launched or not launched[0]["command"].startswith("plugman-hook"), launched
+
+
 @pytest.mark.parametrize("target", sorted(LAUNCHERS))
 def test_a_plugins_plain_handler_is_launched_and_an_own_one_written_as_given(target: str) -> None:
     handler = {"type": "command", "command": "check.sh", "timeout": 7}
     launched, _ = rendered(target, {"hooks": [handler], MARK: {"id": "p@m#3", "plugin": True}})
-    assert "hooks exec" in launched[0]["command"] and "p@m#3" in launched[0]["command"]
+    # an agent sending Claude's own event JSON gets the direct form (nothing to translate)
+    head = "plugman-hook" if target in DIRECT else "plugman hooks exec"
+    assert launched[0]["command"] == f"{head} {LAUNCHERS[target]} PostToolUse 'p@m#3'"
     scale = 1000 if target == "gemini" else 1
     assert launched[0]["timeout"] == (7 + hook_exec.LAUNCH_MARGIN) * scale
     own, _ = rendered(target, {"hooks": [handler], MARK: {"id": "user#0", "plugin": False}})
@@ -252,3 +279,25 @@ def test_bad_input_is_a_clear_non_blocking_error(
     assert done.returncode == 1, done.stderr
     assert done.stderr.startswith("error: ") and said in done.stderr, done.stderr
     assert "Traceback" not in done.stderr and done.stdout == ""
+
+
+def test_a_user_file_names_the_dispatcher_beside_this_interpreter_where_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The direct form in a user file is the dispatcher by its path beside `sys.executable`
+    (the wheel's shared script); where this install has none, the launcher as before."""
+    from plugman.agents.targets.hooks import launcher
+
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "bin" / "python"))
+    (tmp_path / "bin").mkdir()
+    before = launcher("user", "codex", "Stop", "p@m#0", fast=True)
+    assert before == f"{tmp_path}/bin/python -m plugman hooks exec codex Stop 'p@m#0'"
+    (tmp_path / "bin" / "plugman-hook").write_text("#!/bin/sh\n")
+    assert launcher("user", "codex", "Stop", "p@m#0", fast=True) == (
+        f"{tmp_path}/bin/plugman-hook codex Stop 'p@m#0'"
+    )
+    assert (
+        launcher("project", "codex", "Stop", "p@m#0", fast=True)
+        == "plugman-hook codex Stop 'p@m#0'"
+    )
+    assert launcher("project", "codex", "Stop", "p@m#0") == "plugman hooks exec codex Stop 'p@m#0'"

@@ -26,14 +26,17 @@ import math
 import re
 import shlex
 import sys
+from pathlib import Path
 from typing import Any
 
 from plugman.agents.targets.model import Place, hook_id
 from plugman.agents.targets.spec import Entry, HookSpelling
 from plugman.core.state import Scope
 from plugman.manifest.edit import Part
+from plugman.runtime.hooks.match import compiled_matcher
 from plugman.runtime.hooks.run import timeout_of
 from plugman.runtime.launch.hook import COSMETIC, DELIVERED, LAUNCH_MARGIN
+from plugman.runtime.launch.shplan import DISPATCHER
 
 MARK = "plugman:hook"  # {"id": HOOK-ID, "plugin": bool, "approval": bool}; never in a file
 
@@ -77,7 +80,8 @@ def entries(
     handlers = []
     for given in group.get("hooks", []):
         if spec.launcher and isinstance(mark, dict) and launched(spec, given, mark):
-            command = launcher(scope, spec.launcher, event, str(mark["id"]))
+            fast = direct(spec, event, group.get("matcher"), given, mark)
+            command = launcher(scope, spec.launcher, event, str(mark["id"]), fast)
             found = through(spec, agent, event, given, command, notes)
         else:
             found = handler(spec, agent, event, given, notes)
@@ -112,11 +116,31 @@ def launched(spec: HookSpelling, given: Any, mark: dict[str, Any]) -> bool:
     return plugin or bool(set(given) - keep - COSMETIC)
 
 
-def launcher(scope: Scope, agent: str, event: str, ref: str) -> str:
+def direct(spec: HookSpelling, event: str, matcher: Any, given: Any, mark: dict[str, Any]) -> bool:
+    """Whether the launcher would only pass the event through (runtime.launch.shplan): an agent
+    sending Claude's own event JSON, a plugin's handler needing no approval, no `if`, in the
+    foreground, selecting every call of its event."""
+    if not spec.direct or not isinstance(given, dict) or not mark.get("plugin"):
+        return False
+    if mark.get("approval") or "if" in given or given.get("async"):
+        return False
+    return compiled_matcher(event, matcher if isinstance(matcher, str) else None) is True
+
+
+def launcher(scope: Scope, agent: str, event: str, ref: str, fast: bool = False) -> str:
     """The launcher's command line, spelled as `export_entries.gateway_entry` spells plugman:
-    `plugman` on PATH in a project file (a teammate's clone), this interpreter elsewhere."""
+    `plugman` on PATH in a project file (a teammate's clone), this interpreter elsewhere. The
+    direct form (`fast`) is the `plugman-hook` dispatcher installed beside `plugman`: on PATH in
+    a project file, by its path beside this interpreter elsewhere (where it is not there, the
+    launcher itself)."""
+    words = f"{agent} {event} {shlex.quote(ref)}"
+    if fast and scope == "project":
+        return f"{DISPATCHER} {words}"
+    beside = Path(sys.executable).parent / DISPATCHER
+    if fast and beside.is_file():
+        return f"{shlex.quote(str(beside))} {words}"
     head = "plugman" if scope == "project" else f"{shlex.quote(sys.executable)} -m plugman"
-    return f"{head} hooks exec {agent} {event} {shlex.quote(ref)}"
+    return f"{head} hooks exec {words}"
 
 
 def through(

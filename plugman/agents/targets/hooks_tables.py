@@ -80,6 +80,7 @@ CODEX = HookSpelling(
     handler=("type", "command", "timeout", "async", "statusMessage"),
     trust=codex.trust,
     launcher="codex",
+    direct=True,
 )
 
 # Cursor (docs only, no binary here): `{"version": 1, "hooks": {"<camelEvent>": [{"command",
@@ -133,4 +134,5 @@ COPILOT = HookSpelling(
     handler=("type", "command", "timeout"),
     top={"version": 1},
     launcher="copilot",
+    direct=True,
 )

@@ -108,6 +108,9 @@ class HookSpelling:
     launcher: str | None = None  # AGENT of `plugman hooks exec` (None: handlers as given)
     launches_plugins: bool = True  # False: plugin hooks as given (the agent loads plugins)
     async_itself: bool = False  # it runs an `async` handler's launcher in the background itself
+    # it sends Claude Code's own event JSON (events and tool names, `hook_event_name`, `cwd`):
+    # a plugin hook it would only pass through gets the direct form (runtime.launch.shplan)
+    direct: bool = False
     top: Mapping[str, Any] = field(default_factory=dict)  # top-level keys the file needs
 
     def launching(self) -> Launching:

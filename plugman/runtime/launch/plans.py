@@ -28,7 +28,7 @@ from plugman.core import fs
 from plugman.core.fs import atomic_write
 from plugman.runtime.hooks.match import compiled_if, compiled_matcher
 from plugman.runtime.hooks.run import handler_argv, timeout_of
-from plugman.runtime.launch import planfile
+from plugman.runtime.launch import agent_facts, planfile, shplan
 from plugman.runtime.launch.hook import refs
 
 if TYPE_CHECKING:
@@ -63,6 +63,7 @@ def watched(paths: Paths, hooks: Iterable[Hook] = ()) -> list[tuple[Path, bool]]
         state / "server-vars.json",
         state / "connectors.json",
         state / "marketplaces.json",
+        state / agent_facts.FILE,  # the agents' tool names the plan holds reversed
     ]
     found = [(file, False) for file in files]
     for folder in (state / "installed", paths.claude_managed_dropins):
@@ -176,6 +177,17 @@ def write_miss(
         atomic_write(hook_file(paths, word, hook.event, ref), dump(plan), private=True)
 
 
+def prune_direct(work: Session, kept: set[str | None]) -> None:
+    """Delete the project's sh plans (runtime.launch.shplan) whose hook has no JSON plan any
+    more; the fast path writes the others again from their JSON plans when stale."""
+    paths = work.paths
+    folder = Path(shplan.folder(str(paths.state_dir), str(paths.project_dir)))
+    with contextlib.suppress(OSError):
+        for file in sorted(folder.iterdir()):
+            if file.is_file() and file.suffix == ".sh" and file.name not in kept:
+                work.tx.write(file, None, prune_to=paths.state_dir)
+
+
 def deploy(
     work: Session,
     env: Mapping[str, str],
@@ -186,6 +198,7 @@ def deploy(
     their word) can name, and delete the project's plans no deployment wants any more."""
     paths = work.paths
     wanted: dict[Path, bytes] = {}
+    direct: set[str | None] = set()
     if resolution is not None and planfile.usable(env):
         ids = refs(resolution.hooks)
         for word, launching in launchers.items():
@@ -194,6 +207,8 @@ def deploy(
                 plan = hook_plan(paths, env, word, launching, ref, hook)
                 if plan is not None:
                     wanted[hook_file(paths, word, hook.event, ref)] = dump(plan)
+                    direct.add(shplan.name(word, hook.event, ref))
+    prune_direct(work, direct)
     folder = project_folder(paths)
     with contextlib.suppress(OSError):
         for file in sorted(folder.iterdir()):
