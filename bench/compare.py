@@ -3,7 +3,8 @@
 ``bench/table.py`` measures every row twice in the same run: on the **head** (this checkout's
 ``plugman/``, uncommitted changes included) and on a **base** tree, by default the previous
 commit (``HEAD~1``; ``--base REV`` for another, e.g. the commit before an issue's work). The
-base is ``git archive REV plugman`` unpacked into a temp dir; both trees run on the same venv
+base is ``git archive REV plugman`` unpacked into a temp dir, the head a copy beside it (so both
+trees sit alike); both trees run on the same venv
 (its interpreter, its dependencies, its ``plugman`` console script), chosen by ``PYTHONPATH``,
 and both are byte-compiled first, so neither pays for compiling. ``--base DIR`` takes a
 directory holding a ``plugman/`` package instead (a release unpacked where there is no git
@@ -12,14 +13,17 @@ why: figures recorded at another time are not comparable on a shared machine (lo
 2-4x), so no baseline file is kept in the repository.
 
 A difference is a **regression** when the head is slower than the base by more than the row's
-band, both in percent and in milliseconds, in the median **and** in the best run (so one
-load spike in a few runs does not make one); ``Band`` says how much, per row.
+band, both in percent and in milliseconds, run for run (the median of the per-round ratios and
+differences of interleaved runs: a load change between rounds hits both sides of a round) **and**
+in the best run of each (so a few load spikes do not make one); ``Band`` says how much, per row.
 """
 
 from __future__ import annotations
 
 import io
 import os
+import shutil
+import statistics
 import subprocess
 import sys
 import tarfile
@@ -88,24 +92,36 @@ class Band:
 
 @dataclass(frozen=True)
 class Figure:
-    """One tree's figure for a row: the median, and the best run where there are several."""
+    """One tree's figure for a row: the median, the best run, and the runs themselves where
+    they were interleaved with the other tree's (run i of each tree taken side by side)."""
 
     median_ms: float
     best_ms: float
+    samples: tuple[float, ...] = ()
 
     @staticmethod
     def of(samples_ms: Sequence[float]) -> Figure:
         ordered = sorted(samples_ms)
-        mid = len(ordered) // 2
-        median = ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
-        return Figure(median, ordered[0])
+        return Figure(statistics.median(ordered), ordered[0], tuple(samples_ms))
+
+
+def paired(base: Figure, head: Figure) -> tuple[float, float]:
+    """(the head over the base as a ratio, the difference in ms): medians of the per-round
+    ratios and differences when the runs were interleaved (a load change between rounds hits
+    both sides of a pair alike), else of the two medians."""
+    if base.samples and len(base.samples) == len(head.samples):
+        pairs = list(zip(base.samples, head.samples, strict=True))
+        ratio = statistics.median(h / b for b, h in pairs if b > 0)
+        return ratio, statistics.median(h - b for b, h in pairs)
+    ratio = head.median_ms / base.median_ms if base.median_ms > 0 else float("inf")
+    return ratio, head.median_ms - base.median_ms
 
 
 def regressed(base: Figure, head: Figure, band: Band) -> bool:
-    """Slower beyond the band in the median and in the best run."""
-    return band.exceeded(base.median_ms, head.median_ms) and band.exceeded(
-        base.best_ms, head.best_ms
-    )
+    """Slower beyond the band run for run (or in the medians) and in the best run."""
+    ratio, diff = paired(base, head)
+    over = diff > band.ms and ratio > 1 + band.pct
+    return over and band.exceeded(base.best_ms, head.best_ms)
 
 
 def delta(base_ms: float, head_ms: float) -> str:
@@ -148,7 +164,10 @@ def head_name(repo: Path) -> str:
 def open_trees(spec: str | None, scratch: Path, repo: Path = REPO_ROOT) -> Trees:
     """The head and the base ``spec`` names (a revision or a directory; None: no base),
     both byte-compiled."""
-    head = Tree("head", repo, head_name(repo))
+    head = Tree("head", scratch / "head", head_name(repo))  # a copy: both trees alike
+    shutil.copytree(
+        repo / PACKAGE, head.path / PACKAGE, ignore=shutil.ignore_patterns("__pycache__")
+    )
     base: Tree | None = None
     why = "not asked for (--base none)"
     if spec is not None:

@@ -101,7 +101,7 @@ class Mode:
 
     quick: bool
     runs: int  # validate, install + uninstall cycles, resolve
-    startup_runs: int
+    paired_runs: int  # resolve and start-up, base and head interleaved
     claude_corpus_sample: int | None  # corpus targets timed with Claude Code; None: all
     claude_sweeps: int
     plugins: tuple[str, ...]
@@ -111,7 +111,7 @@ class Mode:
     resolve_sizes: tuple[int, ...] = resolve_speed.SIZES
 
 
-QUICK = Mode(True, 3, 5, 20, 1, ("guardrails",), 1, 1, ("--quick",))
+QUICK = Mode(True, 3, 7, 20, 1, ("guardrails",), 1, 1, ("--quick",))
 FULL = Mode(False, 5, 10, None, 1, PLUGINS, 3, 3, ())
 # The noise bands (see bench/README.md, "Against the previous commit"): how much slower than
 # the base a row may be before it is a regression. Start-up, resolve and validate rows are
@@ -492,7 +492,7 @@ def resolve_row(ctx: Context, n: int, workdir: Path, note: str) -> Row:
             why = f"n/a ({first_line(exc)})"
             continue
         prepared[tree.label] = (cmd, env)
-    samples = interleaved(ctx.trees, prepared, ctx.mode.runs)
+    samples = interleaved(ctx.trees, prepared, ctx.mode.paired_runs)
     head = Figure.of(samples["head"])
     wanted = n == resolve_speed.GOAL_SERVERS
     row = Row(
@@ -734,7 +734,7 @@ def launcher_rows(ctx: Context) -> list[Row]:
 
 
 def startup_rows(ctx: Context) -> list[Row]:
-    runs = ctx.mode.startup_runs
+    runs = ctx.mode.paired_runs
     found = startup_speed.time_trees(ctx.plugman, runs, ctx.trees.all())
     head, base = found["head"], found.get("base")
     floor = head.floor.median_ms
@@ -934,7 +934,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def mode_of(args: argparse.Namespace) -> Mode:
     mode = QUICK if args.quick else FULL
     if args.runs:
-        mode = replace(mode, runs=args.runs, startup_runs=args.runs)
+        mode = replace(mode, runs=args.runs, paired_runs=args.runs)
     if args.resolve_sizes:
         mode = replace(mode, resolve_sizes=args.resolve_sizes)
     return mode
