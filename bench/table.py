@@ -100,7 +100,7 @@ class Mode:
     """How much of each benchmark to run."""
 
     quick: bool
-    runs: int  # validate, install + uninstall cycles, resolve
+    runs: int  # validate, install + uninstall cycles
     paired_runs: int  # resolve and start-up, base and head interleaved
     claude_corpus_sample: int | None  # corpus targets timed with Claude Code; None: all
     claude_sweeps: int
