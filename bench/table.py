@@ -808,13 +808,38 @@ def run_sections(
     for i, section in enumerate(chosen):
         progress(started, f"{section.title} ...")
         try:
-            if section.paired:
-                rows += section.rows(ctx)
-            else:
-                rows += per_tree(ctx, section, argv, reverse=i % 2 == 1)
+            found = measure_section(ctx, section, argv, reverse=i % 2 == 1)
+            if any(row.regression for row in found):
+                progress(started, f"{section.title}: a regression; measuring again to confirm")
+                again = measure_section(ctx, section, argv, reverse=i % 2 == 0)
+                found = confirmed(found, again)
+            rows += found
         except Exception as exc:  # a plugman failure: stop, but keep what was measured
             return rows, f"{section.title}: {first_line(exc)}"
     return rows, None
+
+
+def measure_section(ctx: Context, section: Section, argv: list[str], reverse: bool) -> list[Row]:
+    if section.paired:
+        return section.rows(ctx)
+    return per_tree(ctx, section, argv, reverse)
+
+
+def confirmed(first: list[Row], again: list[Row]) -> list[Row]:
+    """``first``, each regression kept only when the second measurement shows it too (a load
+    spike rarely hits the same row twice; a real slowdown always does)."""
+    second = {row.benchmark: row for row in again}
+    for row in first:
+        if not row.regression:
+            continue
+        other = second.get(row.benchmark)
+        if other is not None and other.regression:
+            again_delta = other.delta.replace(" REGRESSION", "")
+            row.regression += f"; again: {other.plugman} vs {other.base} ({again_delta})"
+        else:
+            row.regression = ""
+            row.delta = row.delta.replace(" REGRESSION", "") + " (noise: not again)"
+    return first
 
 
 def per_tree(ctx: Context, section: Section, argv: list[str], reverse: bool) -> list[Row]:
