@@ -6,10 +6,20 @@ against sequential; the CLI against ``claude mcp list``), the gateway (added lat
 lists), the hook launcher (added per hook call), the update notice (per agent start), the server
 launcher (added per server start), start-up (the python floor, ``--version``, ``--help``,
 ``list``, ``paths``, ``config resolve`` on an empty config).
-Columns: benchmark | plugman | reference | ratio | goal, where the reference is Claude Code
-unless the cell says otherwise, the ratio is the reference's time over plugman's (how many
-times faster plugman is), and the goal is issue 15's with whether this run met it; footnotes
-say what each row measures.
+Columns: benchmark | plugman (the head) | base | Δ | reference | ratio | goal, where the base is
+the same row on the previous commit's ``plugman/`` (``--base``, see ``compare.py``) measured in
+the same run, Δ the head over the base, the reference Claude Code unless the cell says
+otherwise, the ratio the reference's time over plugman's (how many times faster plugman is),
+and the goal the issue's with whether this run met it; footnotes say what each row measures.
+Below the notes, a ``REGRESSION: row: head vs base at REV (+N %; band)`` line for each row
+slower than its base beyond its noise band (``Band``: per row, below) in a first measurement
+**and** in a second one taken to confirm it, or a line saying there is none.
+
+Against the base: start-up, resolve and the hidden-text scan time both trees themselves, base
+and head alternating run after run (the order reversed every other round); every other section
+runs once per tree in a child process importing plugman from that tree (``--worker``), base and
+head alternating section by section, and its rows are matched by name. A row the base cannot
+run (a command it lacks, a dependency the venv lacks) says "n/a (why)" in the base column.
 
 Each row calls the function of the script that owns it (``validate_speed.py``,
 ``validate_scan.py``, ``install_speed.py``, ``resolve_speed.py``, ``probe_speed.py``,
@@ -23,9 +33,12 @@ it cannot be installed (npm missing or its registry unreachable) or a Claude Cod
 cells say "not available" and the plugman columns are still filled. The table (and its notes)
 goes to stdout and ``bench/results/table.md``; progress goes to stderr.
 
-Exit status: 0, or 1 when a plugman run fails (the rows done so far are still printed).
+Exit status: 0, or 1 when a plugman run fails (the rows done so far are still printed), or with
+``--gate`` when a row regressed. ``make bench`` and CI do not gate (the machine is shared and
+noisy): they print the table, regressions included, as a report.
 
-Usage: ``.venv/bin/python bench/table.py [--quick] [--tools-dir DIR]``
+Usage: ``.venv/bin/python bench/table.py [--quick] [--base REV|DIR|none] [--gate]
+[--only resolve,startup,...] [--runs N] [--resolve-sizes 1000] [--no-claude] [--tools-dir DIR]``
 """
 
 from __future__ import annotations
@@ -113,7 +126,7 @@ class Mode:
 
 QUICK = Mode(True, 3, 7, 20, 1, ("guardrails",), 1, 1, ("--quick",))
 FULL = Mode(False, 5, 10, None, 1, PLUGINS, 3, 3, ())
-# The noise bands (see bench/README.md, "Against the previous commit"): how much slower than
+# The noise bands (bench/README.md): how much slower than
 # the base a row may be before it is a regression. Start-up, resolve and validate rows are
 # medians of interleaved runs; the launcher rows are a difference with a reference measured in
 # the same call; the probe and gateway rows wait on servers that sleep, so only a large change
