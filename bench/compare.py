@@ -12,28 +12,46 @@ history). Without either (no git, REV unknown) the table has no base column figu
 why: figures recorded at another time are not comparable on a shared machine (load swings them
 2-4x), so no baseline file is kept in the repository.
 
-A difference is a **regression** when the head is slower than the base by more than the row's
-band, both in percent and in milliseconds, run for run (the median of the per-round ratios and
-differences of interleaved runs: a load change between rounds hits both sides of a round) **and**
-in the best run of each (so a few load spikes do not make one); ``Band`` says how much, per row.
+Rows timed here run by run (start-up, resolve) time each run three ways (``Run``): wall time,
+CPU time, and **own time**: the wall time less the time the process sat runnable waiting for a
+CPU (Linux's ``/proc/PID/schedstat``, read before the child is reaped). Load on a shared machine
+stretches the wall time of a run by that wait, nothing else; own time keeps what the code costs,
+sleeps and I/O included (a ``time.sleep`` in resolve shows in it in full, where CPU time misses
+it). Where schedstat is missing own time is the wall time.
+
+A difference is a **regression** when the head is slower than the base beyond the row's band
+(``Band``): for rows timed run by run, the median of the per-round own-time differences (head
+minus base, the two runs of a round taken side by side) is more than ``band.ms`` and more than
+``band.pct`` of the base's median own time, **and** the sign test's lower confidence bound of
+that median (``CONFIDENCE``) is above ``band.ms``: a slowdown large enough to matter and too
+consistent, round after round, to be chance. For rows measured once per tree (a figure a script
+reports), the two figures are compared with the band, and ``bench/table.py`` measures such a
+section a second time before it reports it.
 """
 
 from __future__ import annotations
 
 import io
+import math
 import os
 import shutil
 import statistics
 import subprocess
 import sys
 import tarfile
+import tempfile
+import threading
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from validate_speed import TIMEOUT_S, BenchError, Check, misbehaved
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_BASE = "HEAD~1"
 PACKAGE = "plugman"
+CONFIDENCE = 0.95  # of the lower bound a regression's median difference must clear
 
 
 class BaseError(RuntimeError):
@@ -91,40 +109,89 @@ class Band:
 
 
 @dataclass(frozen=True)
+class Run:
+    """One timed run: wall, own (wall less the wait for a CPU) and CPU milliseconds."""
+
+    wall_ms: float
+    own_ms: float
+    cpu_ms: float
+
+
+@dataclass(frozen=True)
 class Figure:
-    """One tree's figure for a row: the median, the best run, and the runs themselves where
-    they were interleaved with the other tree's (run i of each tree taken side by side)."""
+    """One tree's figure for a row: the median and best wall time, and the own times of its
+    runs where they were interleaved with the other tree's (run i of each taken side by side)."""
 
     median_ms: float
     best_ms: float
-    samples: tuple[float, ...] = ()
+    own: tuple[float, ...] = ()
 
     @staticmethod
-    def of(samples_ms: Sequence[float]) -> Figure:
-        ordered = sorted(samples_ms)
-        return Figure(statistics.median(ordered), ordered[0], tuple(samples_ms))
+    def of(runs: Sequence[Run]) -> Figure:
+        walls = [run.wall_ms for run in runs]
+        return Figure(statistics.median(walls), min(walls), tuple(run.own_ms for run in runs))
 
 
-def paired(base: Figure, head: Figure) -> tuple[float, float]:
-    """(the head over the base as a ratio, the difference in ms): medians of the per-round
-    ratios and differences when the runs were interleaved (a load change between rounds hits
-    both sides of a pair alike), else of the two medians."""
-    if base.samples and len(base.samples) == len(head.samples):
-        pairs = list(zip(base.samples, head.samples, strict=True))
-        ratio = statistics.median(h / b for b, h in pairs if b > 0)
-        return ratio, statistics.median(h - b for b, h in pairs)
-    ratio = head.median_ms / base.median_ms if base.median_ms > 0 else float("inf")
-    return ratio, head.median_ms - base.median_ms
+@dataclass(frozen=True)
+class Change:
+    """The head against the base over paired rounds: the median per-round own-time difference
+    (ms), that over the base's median own time, and the lower bound of the median difference
+    at ``confidence`` (sign test)."""
+
+    diff_ms: float
+    ratio: float
+    low_ms: float
+    confidence: float
+    rounds: int
+
+    def describe(self) -> str:
+        return (
+            f"{self.diff_ms:+.0f} ms own time per round, median of {self.rounds}; "
+            f"≥ {self.low_ms:+.0f} ms at {self.confidence:.0%}"
+        )
+
+
+def change(base: Figure, head: Figure) -> Change | None:
+    """The paired change, or None when the figures were not taken run by run side by side."""
+    if not base.own or len(base.own) != len(head.own):
+        return None
+    diffs = [h - b for b, h in zip(base.own, head.own, strict=True)]
+    own = statistics.median(base.own)
+    diff = statistics.median(diffs)
+    low, confidence = lower_bound(diffs)
+    return Change(diff, diff / own if own > 0 else math.inf, low, confidence, len(diffs))
+
+
+def lower_bound(values: Sequence[float], confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """A lower confidence bound of the median of ``values`` by the sign test (no assumption
+    on their spread): the k-th smallest, k the largest with P(Binomial(n, 1/2) < k) at most
+    1 - ``confidence``; with the confidence it has. -inf when there are too few values."""
+    n, ordered = len(values), sorted(values)
+    below, k = 0.0, 0
+    while k < n and below + math.comb(n, k) / 2**n <= 1 - confidence:
+        below += math.comb(n, k) / 2**n
+        k += 1
+    return (ordered[k - 1], 1 - below) if k else (-math.inf, 0.0)
 
 
 def regressed(base: Figure, head: Figure, band: Band) -> bool:
-    """Slower beyond the band run for run (or in the medians) and in the best run."""
-    ratio, diff = paired(base, head)
-    over = diff > band.ms and ratio > 1 + band.pct
-    return over and band.exceeded(base.best_ms, head.best_ms)
+    """Slower than the band: paired (see the module's doc), else in the two medians."""
+    found = change(base, head)
+    if found is None:
+        return band.exceeded(base.median_ms, head.median_ms)
+    over = found.diff_ms > band.ms and found.ratio > band.pct
+    return over and found.low_ms > band.ms
 
 
-def delta(base_ms: float, head_ms: float) -> str:
+def delta(base: Figure, head: Figure) -> str:
+    """The head's change over the base: per round in own time when paired, else the medians'."""
+    found = change(base, head)
+    if found is not None:
+        return f"{found.diff_ms:+.0f} ms ({found.ratio:+.0%})".replace("%", " %")
+    return percent(base.median_ms, head.median_ms)
+
+
+def percent(base_ms: float, head_ms: float) -> str:
     """The head's change over the base, in percent."""
     if base_ms <= 0:
         return f"{head_ms - base_ms:+.1f} ms"
@@ -190,3 +257,64 @@ def compile_tree(tree: Tree) -> None:
     """Byte-compile the tree's plugman/ with the interpreter that runs it."""
     cmd = [sys.executable, "-m", "compileall", "-q", PACKAGE]
     subprocess.run(cmd, cwd=tree.path, env=tree.env(), capture_output=True, check=True)
+
+
+def run_measured(
+    cmd: Sequence[str], env: Mapping[str, str], check: Check, cwd: Path | None = None
+) -> Run:
+    """Run ``cmd`` once as ``validate_speed.run_once`` does (the same checks, BenchError when
+    it misbehaved) and time it three ways: wall, own (wall less the time it waited for a CPU,
+    from its schedstat while it is a zombie, before it is reaped) and CPU (its rusage)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
+        proc = subprocess.Popen(
+            list(cmd), stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env, cwd=cwd
+        )
+        timer = threading.Timer(TIMEOUT_S, proc.kill)
+        timer.start()
+        try:
+            os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
+            wall = time.perf_counter() - started
+            queued = cpu_wait(proc.pid)
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            timer.cancel()
+        proc.returncode = code = os.waitstatus_to_exitcode(status)
+        if code == -9 and wall >= TIMEOUT_S:
+            raise BenchError(f"timed out after {TIMEOUT_S}s: {' '.join(cmd)}")
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = (f.read().decode(errors="replace") for f in (out, err))
+    failed = misbehaved(cmd, code, stdout, stderr, check)
+    if failed is not None:
+        raise failed
+    cpu = usage.ru_utime + usage.ru_stime
+    return Run(wall * 1000, (wall - (queued or 0.0)) * 1000, cpu * 1000)
+
+
+def cpu_wait(pid: int) -> float | None:
+    """Seconds the process waited runnable for a CPU (``/proc/PID/schedstat``'s second field),
+    None where the kernel does not say."""
+    try:
+        fields = Path(f"/proc/{pid}/schedstat").read_text(encoding="ascii").split()
+        return int(fields[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def ignores_pythonpath(cmd: Sequence[str]) -> str | None:
+    """Why ``cmd`` would run plugman from somewhere else than the tree ``PYTHONPATH`` names (a
+    Python run with ``-I`` or ``-E``, directly or by its script's ``#!`` line), else None: a
+    base timed that way would silently measure the head's code."""
+    argv = list(cmd)
+    try:
+        with Path(argv[0]).open("rb") as script:
+            first = script.readline(200)
+        if first.startswith(b"#!"):
+            argv = [*first[2:].decode(errors="replace").split(), *argv]
+    except OSError:
+        pass
+    for arg in argv[1:]:
+        if arg.startswith("-") and not arg.startswith("--") and set(arg[1:]) & {"I", "E"}:
+            return f"{arg} in {' '.join(cmd[:3])}: Python ignores PYTHONPATH"
+    return None

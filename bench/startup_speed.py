@@ -30,7 +30,7 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from claude_code import (
@@ -43,7 +43,7 @@ from claude_code import (
     ensure_plugman,
     results_dir,
 )
-from compare import Tree
+from compare import Run, Tree, ignores_pythonpath, run_measured
 from validate_speed import (
     CLAUDE_VERSION_DONE,
     SAMPLE_PLUGIN,
@@ -91,11 +91,13 @@ FLOOR = "python -c pass (floor)"
 @dataclass
 class TreeTimings:
     """One tree's runs: the floor, each of COMMANDS by label, and the commands it could not
-    run (a base tree that lacks one) with why."""
+    run (a base tree that lacks one) with why; ``runs``: each command's runs timed three ways
+    (``compare.Run``: wall, own, CPU), by label."""
 
     floor: Timing
     timed: dict[str, Timing]
     missing: dict[str, str]
+    runs: dict[str, list[Run]] = field(default_factory=dict)
 
 
 def argvs(plugman: str, project: Path) -> dict[str, tuple[list[str], Check]]:
@@ -127,6 +129,9 @@ def time_trees(plugman: str, runs: int, trees: Sequence[Tree]) -> dict[str, Tree
         }
         for tree in trees:
             for label, (argv, check) in cmds[tree.label].items():
+                why = ignores_pythonpath(argv) if label != FLOOR else None
+                if why:
+                    raise BenchError(f"cannot time {tree.name} that way: {why}")
                 try:
                     run_once(argv, envs[tree.label], check)
                 except BenchError as exc:
@@ -140,11 +145,12 @@ def time_trees(plugman: str, runs: int, trees: Sequence[Tree]) -> dict[str, Tree
                     if label in found[tree.label].missing:
                         continue
                     argv, check = cmds[tree.label][label]
-                    seconds, code = run_once(argv, envs[tree.label], check)
+                    run = run_measured(argv, envs[tree.label], check)
                     timing = found[tree.label]
                     target = timing.floor if label == FLOOR else timing.timed[label]
-                    target.seconds.append(seconds)
-                    target.exit_codes.append(code)
+                    target.seconds.append(run.wall_ms / 1000)
+                    target.exit_codes.append(0)
+                    timing.runs.setdefault(label, []).append(run)
         return found
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

@@ -8,12 +8,17 @@ launcher (added per server start), start-up (the python floor, ``--version``, ``
 ``list``, ``paths``, ``config resolve`` on an empty config).
 Columns: benchmark | plugman (the head) | base | Δ | reference | ratio | goal, where the base is
 the same row on the previous commit's ``plugman/`` (``--base``, see ``compare.py``) measured in
-the same run, Δ the head over the base, the reference Claude Code unless the cell says
+the same run, Δ the head over the base (for start-up and resolve: the median per-round
+difference of own time, the wall time less the wait for a CPU, see ``compare.py``; else the two
+figures'), the reference Claude Code unless the cell says
 otherwise, the ratio the reference's time over plugman's (how many times faster plugman is),
 and the goal the issue's with whether this run met it; footnotes say what each row measures.
-Below the notes, a ``REGRESSION: row: head vs base at REV (+N %; band)`` line for each row
-slower than its base beyond its noise band (``Band``: per row, below) in a first measurement
-**and** in a second one taken to confirm it, or a line saying there is none.
+Below the notes, a ``REGRESSION: row: head vs base at REV (how much; band)`` line for each row
+slower than its base beyond its noise band (``Band``: per row, below), or a line saying there is
+none. Start-up and resolve decide over their interleaved rounds (``compare.regressed``: the
+median difference beyond the band and its sign-test lower bound above the band's ms); a row
+measured once per tree is reported only when a second measurement of its section (without
+Claude Code) shows it too.
 
 Against the base: start-up, resolve and the hidden-text scan time both trees themselves, base
 and head alternating run after run (the order reversed every other round); every other section
@@ -80,7 +85,21 @@ from claude_code import (
     installed_claude_version,
     results_dir,
 )
-from compare import DEFAULT_BASE, Band, Figure, Tree, Trees, delta, open_trees, regressed
+from compare import (
+    DEFAULT_BASE,
+    Band,
+    Figure,
+    Run,
+    Tree,
+    Trees,
+    change,
+    delta,
+    ignores_pythonpath,
+    open_trees,
+    percent,
+    regressed,
+    run_measured,
+)
 from install_speed import (
     PLUGINS,
     ClaudeRunner,
@@ -124,7 +143,7 @@ class Mode:
     resolve_sizes: tuple[int, ...] = resolve_speed.SIZES
 
 
-QUICK = Mode(True, 3, 7, 20, 1, ("guardrails",), 1, 1, ("--quick",))
+QUICK = Mode(True, 3, 10, 20, 1, ("guardrails",), 1, 1, ("--quick",), (10, 100, 1000))
 FULL = Mode(False, 5, 10, None, 1, PLUGINS, 3, 3, ())
 # The noise bands (bench/README.md): how much slower than
 # the base a row may be before it is a regression. Start-up, resolve and validate rows are
@@ -281,12 +300,14 @@ def compare_row(row: Row, base: Figure | None, head: Figure, trees: Trees, cell:
     if base is None:
         row.base = row.base or "n/a"
         return row
-    row.base, row.delta = cell, delta(base.median_ms, head.median_ms)
+    row.base, row.delta = cell, delta(base, head)
     if row.band is not None and regressed(base, head, row.band):
         row.delta += " REGRESSION"
+        paired = change(base, head)
+        how = paired.describe() if paired else percent(base.median_ms, head.median_ms)
         row.regression = (
             f"REGRESSION: {row.benchmark}: {row.plugman} vs {cell} at {trees.base.name} "
-            f"({delta(base.median_ms, head.median_ms)}; band {row.band.describe()})"
+            f"({how}; band {row.band.describe()})"
         )
     return row
 
@@ -526,18 +547,21 @@ def resolve_row(ctx: Context, n: int, workdir: Path, note: str) -> Row:
 
 def interleaved(
     trees: Trees, commands: dict[str, tuple[list[str], dict[str, str]]], runs: int
-) -> dict[str, list[float]]:
+) -> dict[str, list[Run]]:
     """Each tree's command (by label; a tree without one is skipped) once untimed, then
-    ``runs`` rounds of each in turn, the order reversed every other round: ms per run."""
+    ``runs`` rounds of each in turn, the order reversed every other round: the runs of each."""
     check = Check(PASSING, None)
     chosen = [tree for tree in trees.all() if tree.label in commands]
     for tree in chosen:
+        cmd, _ = commands[tree.label]
+        why = ignores_pythonpath(cmd)
+        if why:
+            raise PlugmanError(f"cannot time {tree.name} that way: {why}")
         run_once(*commands[tree.label], check)
-    samples: dict[str, list[float]] = {tree.label: [] for tree in chosen}
+    samples: dict[str, list[Run]] = {tree.label: [] for tree in chosen}
     for order in Trees(trees.head, trees.base if "base" in commands else None).rounds(runs):
         for tree in order:
-            seconds, _ = run_once(*commands[tree.label], check)
-            samples[tree.label].append(seconds * 1000)
+            samples[tree.label].append(run_measured(*commands[tree.label], check))
     return samples
 
 
@@ -776,8 +800,8 @@ def startup_rows(ctx: Context) -> list[Row]:
         if base is not None and label in base.missing:
             row.base = f"n/a ({base.missing[label]})"
         elif base is not None:
-            figure = Figure.of([s * 1000 for s in base.timed[label].seconds])
-        head_figure = Figure.of([s * 1000 for s in head.timed[label].seconds])
+            figure = Figure.of(base.runs[label])
+        head_figure = Figure.of(head.runs[label])
         cell = fmt_ms(figure.median_ms) if figure else ""
         rows.append(compare_row(row, figure, head_figure, ctx.trees, cell))
     return rows
@@ -822,9 +846,10 @@ def run_sections(
         progress(started, f"{section.title} ...")
         try:
             found = measure_section(ctx, section, argv, reverse=i % 2 == 1)
-            if any(row.regression for row in found):
+            if not section.paired and any(row.regression for row in found):
                 progress(started, f"{section.title}: a regression; measuring again to confirm")
-                again = measure_section(ctx, section, argv, reverse=i % 2 == 0)
+                alone = replace(ctx, claude=Claude(None, "not timed again"))
+                again = measure_section(alone, section, argv, reverse=i % 2 == 0)
                 found = confirmed(found, again)
             rows += found
         except Exception as exc:  # a plugman failure: stop, but keep what was measured
@@ -840,7 +865,8 @@ def measure_section(ctx: Context, section: Section, argv: list[str], reverse: bo
 
 def confirmed(first: list[Row], again: list[Row]) -> list[Row]:
     """``first``, each regression kept only when the second measurement shows it too (a load
-    spike rarely hits the same row twice; a real slowdown always does)."""
+    spike rarely hits the same row twice; a real slowdown always does). Only for sections
+    measured once per tree: the paired ones decide over their rounds (``compare``)."""
     second = {row.benchmark: row for row in again}
     for row in first:
         if not row.regression:
@@ -887,6 +913,7 @@ def run_worker(ctx: Context, section: Section, tree: Tree, argv: list[str]) -> l
     """``section`` run by a child importing plugman from ``tree``; Claude Code is timed only
     in the head's."""
     cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", section.key, *argv]
+    cmd += ["--tree", str(tree.path)]
     if tree.label == "head" and ctx.claude.binary is not None:
         cmd += ["--claude-binary", ctx.claude.binary]
     done = subprocess.run(cmd, env=tree.env(), capture_output=True, text=True, check=False)
@@ -928,8 +955,9 @@ def footer(ctx: Context, seconds: float, load: tuple[float, float], failure: str
     if ctx.trees.base is not None:
         parts.append(
             f"base: plugman/ of {ctx.trees.base.name}, same venv, in the same run; Δ: the "
-            "head over the base; a regression: slower than the row's band in the median and "
-            "in the best run"
+            "head over the base (start-up, resolve: median per-round difference in own time, "
+            "the wall time less the wait for a CPU); a regression: slower than the row's band, "
+            "consistently over the rounds (bench/README.md)"
         )
     cpus = os.cpu_count() or 1
     if max(load) > cpus:
@@ -962,6 +990,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--no-claude", action="store_true", help="time plugman only")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--claude-binary", help=argparse.SUPPRESS)
+    parser.add_argument("--tree", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     unknown = set((args.only or keys).split(",")) - set(keys.split(","))
     if unknown:
@@ -985,6 +1014,13 @@ def worker_argv(args: argparse.Namespace) -> list[str]:
     return [*found, "--tools-dir", str(args.tools_dir)]
 
 
+def imported_from(tree: Path) -> bool:
+    """Whether this process's plugman is the one under ``tree`` (a worker must time its own)."""
+    import plugman
+
+    return Path(plugman.__file__).resolve().is_relative_to(tree.resolve())
+
+
 def plugman_binary() -> str:
     """The ``plugman`` console script of the venv running this (the same for every tree: its
     imports follow PYTHONPATH)."""
@@ -997,7 +1033,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.worker:
         binary = args.claude_binary
         claude = Claude(binary) if binary else Claude(None, "not timed on this tree")
-        here = Tree("head", Path.cwd(), "worker")
+        here = Tree("head", args.tree or Path.cwd(), "worker")
+        if args.tree and not imported_from(args.tree):
+            print(f"plugman is not imported from {args.tree}: PYTHONPATH lost", file=sys.stderr)
+            return 1
         return worker(
             Context(plugman_binary(), claude, mode_of(args), Trees(here, None)), args.worker
         )
