@@ -43,7 +43,10 @@ def bench(repo: Path) -> subprocess.CompletedProcess[str]:
     cmd = [sys.executable, str(repo / "bench" / "table.py"), "--quick", "--no-claude", "--gate"]
     cmd += ["--only", "resolve,startup", "--resolve-sizes", "1000"]
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    return subprocess.run(cmd, cwd=repo, env=env, capture_output=True, text=True, timeout=900)
+    done = subprocess.run(cmd, cwd=repo, env=env, capture_output=True, text=True, timeout=900)
+    shown = ("| ", "REGRESSION", "no ", "quick run")
+    print("\n".join(line for line in done.stdout.splitlines() if line.startswith(shown)))  # -s
+    return done
 
 
 def regressions(done: subprocess.CompletedProcess[str]) -> list[str]:
