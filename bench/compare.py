@@ -183,6 +183,14 @@ def regressed(base: Figure, head: Figure, band: Band) -> bool:
     return over and found.low_ms > band.ms
 
 
+def unsettled(base: Figure, head: Figure, band: Band) -> bool:
+    """Paired figures whose median difference is beyond the band but whose lower bound is not:
+    more rounds of that row decide (a real slowdown stays consistent, a spike does not)."""
+    found = change(base, head)
+    over = found is not None and found.diff_ms > band.ms and found.ratio > band.pct
+    return over and found is not None and found.low_ms <= band.ms
+
+
 def delta(base: Figure, head: Figure) -> str:
     """The head's change over the base: per round in own time when paired, else the medians'."""
     found = change(base, head)

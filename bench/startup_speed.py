@@ -29,7 +29,7 @@ import re
 import shutil
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -109,11 +109,13 @@ def argvs(plugman: str, project: Path) -> dict[str, tuple[list[str], Check]]:
     return found
 
 
-def time_trees(plugman: str, runs: int, trees: Sequence[Tree]) -> dict[str, TreeTimings]:
-    """Every command on every tree (by label), interleaved: run after run each command runs on
-    each tree in turn, the order of the trees reversed every other run; after one untimed
-    warm-up each, which also finds what a base tree cannot run. Each tree has its own empty
-    PLUGMAN_HOME, HOME and project."""
+def time_trees(
+    plugman: str, runs: int, trees: Sequence[Tree], only: Collection[str] | None = None
+) -> dict[str, TreeTimings]:
+    """Every command on every tree (by label; ``only``: these labels and the floor),
+    interleaved: run after run each command runs on each tree in turn, the order of the trees
+    reversed every other run; after one untimed warm-up each, which also finds what a base tree
+    cannot run. Each tree has its own empty PLUGMAN_HOME, HOME and project."""
     workdir = Path(tempfile.mkdtemp(prefix="plugman-startup-bench-"))
     try:
         envs, cmds = {}, {}
@@ -123,7 +125,10 @@ def time_trees(plugman: str, runs: int, trees: Sequence[Tree]) -> dict[str, Tree
             env = plugman_env(root / "home")
             env["HOME"] = str(root)
             envs[tree.label] = tree.env(env)
-            cmds[tree.label] = argvs(plugman, root / "project")
+            chosen = argvs(plugman, root / "project")
+            cmds[tree.label] = {
+                k: v for k, v in chosen.items() if only is None or k in only or k == FLOOR
+            }
         found = {
             t.label: TreeTimings(Timing(), {c[0]: Timing() for c in COMMANDS}, {}) for t in trees
         }

@@ -99,6 +99,7 @@ from compare import (
     percent,
     regressed,
     run_measured,
+    unsettled,
 )
 from install_speed import (
     PLUGINS,
@@ -527,6 +528,12 @@ def resolve_row(ctx: Context, n: int, workdir: Path, note: str) -> Row:
             continue
         prepared[tree.label] = (cmd, env)
     samples = interleaved(ctx.trees, prepared, ctx.mode.paired_runs)
+    if samples.get("base") and unsettled(
+        Figure.of(samples["base"]), Figure.of(samples["head"]), BAND
+    ):
+        more = interleaved(ctx.trees, prepared, ctx.mode.paired_runs)  # as many rounds again
+        for label, runs in more.items():
+            samples[label] += runs
     head = Figure.of(samples["head"])
     wanted = n == resolve_speed.GOAL_SERVERS
     row = Row(
@@ -774,6 +781,19 @@ def startup_rows(ctx: Context) -> list[Row]:
     runs = ctx.mode.paired_runs
     found = startup_speed.time_trees(ctx.plugman, runs, ctx.trees.all())
     head, base = found["head"], found.get("base")
+    if base is not None:  # rows the rounds left unsettled get as many rounds again
+        again = [
+            label
+            for label in head.runs
+            if label in base.runs
+            and label != startup_speed.FLOOR
+            and unsettled(Figure.of(base.runs[label]), Figure.of(head.runs[label]), BAND)
+        ]
+        if again:
+            more = startup_speed.time_trees(ctx.plugman, runs, ctx.trees.all(), only=again)
+            for label in again:
+                base.runs[label] += more["base"].runs[label]
+                head.runs[label] += more["head"].runs[label]
     floor = head.floor.median_ms
     claude = ctx.claude.run(
         "claude --version", lambda binary: startup_speed.time_claude(binary, runs)

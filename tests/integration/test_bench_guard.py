@@ -4,10 +4,12 @@ change that costs nothing reports none."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -80,3 +82,42 @@ def test_a_change_that_costs_nothing_reports_no_regression(tmp_path: Path) -> No
         assert done.returncode == 0, done.stdout + done.stderr
         assert regressions(done) == [], done.stdout
         assert "no regression against HEAD~1 (" in done.stdout
+
+
+def bench_module(name: str) -> Any:
+    sys.path.insert(0, str(REPO / "bench"))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(REPO / "bench"))
+
+
+def test_the_paired_decision_wants_a_large_and_consistent_slowdown() -> None:
+    compare = bench_module("compare")
+    base = compare.Figure(100.0, 90.0, (70.0,) * 10)
+    band = compare.Band(0.10, 5.0)
+    assert compare.lower_bound(list(range(10))) == (1, pytest.approx(0.989, abs=0.001))
+    slept = compare.Figure(150.0, 140.0, tuple(120.0 + i for i in range(10)))
+    assert compare.regressed(base, slept, band)
+    # as large in the median, but the head faster in 2 rounds of 10: not consistent
+    spiky = compare.Figure(150.0, 80.0, (60.0, 65.0) + (120.0,) * 8)
+    assert not compare.regressed(base, spiky, band)
+    assert compare.unsettled(base, spiky, band)  # so it gets as many rounds again
+    assert not compare.unsettled(base, slept, band)
+    # consistent but within the band (6 ms is under 10 % of 70 ms)
+    assert not compare.regressed(base, compare.Figure(0, 0, (76.0,) * 10), band)
+
+
+def test_own_time_keeps_a_sleep_and_a_tree_is_not_lost_to_minus_i(tmp_path: Path) -> None:
+    compare, speed = bench_module("compare"), bench_module("validate_speed")
+    sleep = [sys.executable, "-c", "import time; time.sleep(0.05)"]
+    run = compare.run_measured(sleep, dict(os.environ), speed.Check(frozenset({0}), None))
+    assert 50 <= run.own_ms <= run.wall_ms
+    assert run.cpu_ms < run.own_ms
+    with pytest.raises(speed.BenchError, match="exit code 3"):
+        compare.run_measured([*sleep[:2], "raise SystemExit(3)"], None, speed.Check(None, None))
+    assert compare.ignores_pythonpath([sys.executable, "-I", "-m", "plugman"])
+    script = tmp_path / "plugman"
+    script.write_text(f"#!{sys.executable} -I\n", encoding="utf-8")
+    assert compare.ignores_pythonpath([str(script), "--version"])
+    assert compare.ignores_pythonpath([sys.executable, "-c", "pass"]) is None
