@@ -94,8 +94,9 @@ QUICK := -m "not slow" --hypothesis-profile=quick \
 test-quick: setup
 	$(BIN)/python -m pytest -n 2 -q $(QUICK) $(ARGS)
 
-bench: setup  # every benchmark, quick mode, as one table (CI prints it after the tests)
-	$(BIN)/python bench/table.py --quick
+BASE ?= HEAD~1
+bench: setup  # every benchmark, quick mode, one table beside BASE's tree (default HEAD~1; BASE=REV)
+	$(BIN)/python bench/table.py --quick --base '$(BASE)'
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -209,11 +209,24 @@ def check_resolved(stdout: str, shape: Layout) -> int:
 
 def time_size(plugman: str, n: int, runs: int, workdir: Path) -> SizeResult:
     """Build the config of size ``n`` under ``workdir``, check it, then time it."""
+    cmd, env, shape, resolved = prepare_size(plugman, n, workdir)
+    timing = time_command(cmd, runs, Check(frozenset({0}), None), env)
+    return SizeResult(n, resolved, shape.hooks, shape.plugins, timing)
+
+
+def prepare_size(
+    plugman: str, n: int, workdir: Path, pythonpath: str | None = None
+) -> tuple[list[str], dict[str, str], Layout, int]:
+    """Build the config of size ``n`` under ``workdir`` and check it: the command to time, its
+    environment (plugman imported from ``pythonpath`` when given), the layout and the number
+    of servers resolved."""
     shape = layout(n)
     home, project = workdir / f"home-{n}", workdir / f"project-{n}"
-    project.mkdir()
+    project.mkdir(parents=True)
     env = plugman_env(home)
     env["HOME"] = str(workdir)
+    if pythonpath is not None:
+        env["PYTHONPATH"] = pythonpath
     if shape.plugins:  # first, into an empty config: the install itself is not what is timed
         market = workdir / f"market-{n}"
         write_market(shape, market)
@@ -223,9 +236,7 @@ def time_size(plugman: str, n: int, runs: int, workdir: Path) -> SizeResult:
     write_layout(shape, home, project)
     run_checked([plugman, "--project", str(project), "trust", "approve", "--all"], env)
     cmd = [plugman, "--project", str(project), "config", "resolve", "--json"]
-    resolved = check_resolved(run_checked(cmd, env), shape)
-    timing = time_command(cmd, runs, Check(frozenset({0}), None), env)
-    return SizeResult(n, resolved, shape.hooks, shape.plugins, timing)
+    return cmd, env, shape, check_resolved(run_checked(cmd, env), shape)
 
 
 def measure(plugman: str, runs: int, sizes: tuple[int, ...] = SIZES) -> list[SizeResult]:

@@ -29,25 +29,28 @@ import re
 import shutil
 import sys
 import tempfile
-from dataclasses import asdict, dataclass
+from collections.abc import Collection, Sequence
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from claude_code import (
     CLAUDE_VERSION,
     DEFAULT_TOOLS_DIR,
-    VENV_PYTHON,
+    REPO_ROOT,
     ToolError,
     claude_env,
     ensure_claude,
     ensure_plugman,
     results_dir,
 )
+from compare import Run, Tree, ignores_pythonpath, run_measured
 from validate_speed import (
     CLAUDE_VERSION_DONE,
     SAMPLE_PLUGIN,
     BenchError,
     Check,
     Timing,
+    run_once,
     time_command,
 )
 
@@ -82,28 +85,87 @@ def plugman_env(home: Path) -> dict[str, str]:
     return env
 
 
-def time_plugman(plugman: str, runs: int) -> tuple[Timing, dict[str, Timing]]:
-    """(the floor, each of COMMANDS by label), in a temp home and an empty project."""
+FLOOR = "python -c pass (floor)"
+
+
+@dataclass
+class TreeTimings:
+    """One tree's runs: the floor, each of COMMANDS by label, and the commands it could not
+    run (a base tree that lacks one) with why; ``runs``: each command's runs timed three ways
+    (``compare.Run``: wall, own, CPU), by label."""
+
+    floor: Timing
+    timed: dict[str, Timing]
+    missing: dict[str, str]
+    runs: dict[str, list[Run]] = field(default_factory=dict)
+
+
+def argvs(plugman: str, project: Path) -> dict[str, tuple[list[str], Check]]:
+    """The floor and each of COMMANDS: its argv and what a run must look like."""
+    found = {FLOOR: ([sys.executable, "-c", "pass"], Check(PASSING, None))}
+    for label, args, done, _ in COMMANDS:
+        project_args = ["--project", str(project)] if args[0][0] != "-" else []
+        found[label] = ([plugman, *project_args, *args], Check(PASSING, re.compile(done)))
+    return found
+
+
+def time_trees(
+    plugman: str, runs: int, trees: Sequence[Tree], only: Collection[str] | None = None
+) -> dict[str, TreeTimings]:
+    """Every command on every tree (by label; ``only``: these labels and the floor),
+    interleaved: run after run each command runs on each tree in turn, the order of the trees
+    reversed every other run; after one untimed warm-up each, which also finds what a base tree
+    cannot run. Each tree has its own empty PLUGMAN_HOME, HOME and project."""
     workdir = Path(tempfile.mkdtemp(prefix="plugman-startup-bench-"))
     try:
-        project = workdir / "project"
-        project.mkdir()
-        env = plugman_env(workdir / "home")
-        env["HOME"] = str(workdir)
-        python = str(VENV_PYTHON)
-        floor = time_command([python, "-c", "pass"], runs, Check(PASSING, None), env)
-        timed = {
-            label: time_command(
-                [plugman, *(["--project", str(project)] if args[0][0] != "-" else []), *args],
-                runs,
-                Check(PASSING, re.compile(done)),
-                env,
-            )
-            for label, args, done, _ in COMMANDS
+        envs, cmds = {}, {}
+        for tree in trees:
+            root = workdir / tree.label
+            (root / "project").mkdir(parents=True)
+            env = plugman_env(root / "home")
+            env["HOME"] = str(root)
+            envs[tree.label] = tree.env(env)
+            chosen = argvs(plugman, root / "project")
+            cmds[tree.label] = {
+                k: v for k, v in chosen.items() if only is None or k in only or k == FLOOR
+            }
+        found = {
+            t.label: TreeTimings(Timing(), {c[0]: Timing() for c in COMMANDS}, {}) for t in trees
         }
-        return floor, timed
+        for tree in trees:
+            for label, (argv, check) in cmds[tree.label].items():
+                why = ignores_pythonpath(argv) if label != FLOOR else None
+                if why:
+                    raise BenchError(f"cannot time {tree.name} that way: {why}")
+                try:
+                    run_once(argv, envs[tree.label], check)
+                except BenchError as exc:
+                    if tree.label == "head":
+                        raise
+                    found[tree.label].missing[label] = str(exc).splitlines()[0]
+        for i in range(runs):
+            order = trees if i % 2 == 0 else trees[::-1]
+            for label in cmds[trees[0].label]:
+                for tree in order:
+                    if label in found[tree.label].missing:
+                        continue
+                    argv, check = cmds[tree.label][label]
+                    run = run_measured(argv, envs[tree.label], check)
+                    timing = found[tree.label]
+                    target = timing.floor if label == FLOOR else timing.timed[label]
+                    target.seconds.append(run.wall_ms / 1000)
+                    target.exit_codes.append(0)
+                    timing.runs.setdefault(label, []).append(run)
+        return found
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def time_plugman(plugman: str, runs: int) -> tuple[Timing, dict[str, Timing]]:
+    """(the floor, each of COMMANDS by label) of this tree, in a temp home and an empty
+    project."""
+    found = time_trees(plugman, runs, [Tree("head", REPO_ROOT, "head")])["head"]
+    return found.floor, found.timed
 
 
 def time_claude(claude: str, runs: int) -> Timing:

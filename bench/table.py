@@ -6,10 +6,25 @@ against sequential; the CLI against ``claude mcp list``), the gateway (added lat
 lists), the hook launcher (added per hook call), the update notice (per agent start), the server
 launcher (added per server start), start-up (the python floor, ``--version``, ``--help``,
 ``list``, ``paths``, ``config resolve`` on an empty config).
-Columns: benchmark | plugman | reference | ratio | goal, where the reference is Claude Code
-unless the cell says otherwise, the ratio is the reference's time over plugman's (how many
-times faster plugman is), and the goal is issue 15's with whether this run met it; footnotes
-say what each row measures.
+Columns: benchmark | plugman (the head) | base | Δ | reference | ratio | goal, where the base is
+the same row on the previous commit's ``plugman/`` (``--base``, see ``compare.py``) measured in
+the same run, Δ the head over the base (for start-up and resolve: the median per-round
+difference of own time, the wall time less the wait for a CPU, see ``compare.py``; else the two
+figures'), the reference Claude Code unless the cell says
+otherwise, the ratio the reference's time over plugman's (how many times faster plugman is),
+and the goal the issue's with whether this run met it; footnotes say what each row measures.
+Below the notes, a ``REGRESSION: row: head vs base at REV (how much; band)`` line for each row
+slower than its base beyond its noise band (``Band``: per row, below), or a line saying there is
+none. Start-up and resolve decide over their interleaved rounds (``compare.regressed``: the
+median difference beyond the band and its sign-test lower bound above the band's ms); a row
+measured once per tree is reported only when a second measurement of its section (without
+Claude Code) shows it too.
+
+Against the base: start-up, resolve and the hidden-text scan time both trees themselves, base
+and head alternating run after run (the order reversed every other round); every other section
+runs once per tree in a child process importing plugman from that tree (``--worker``), base and
+head alternating section by section, and its rows are matched by name. A row the base cannot
+run (a command it lacks, a dependency the venv lacks) says "n/a (why)" in the base column.
 
 Each row calls the function of the script that owns it (``validate_speed.py``,
 ``validate_scan.py``, ``install_speed.py``, ``resolve_speed.py``, ``probe_speed.py``,
@@ -23,14 +38,18 @@ it cannot be installed (npm missing or its registry unreachable) or a Claude Cod
 cells say "not available" and the plugman columns are still filled. The table (and its notes)
 goes to stdout and ``bench/results/table.md``; progress goes to stderr.
 
-Exit status: 0, or 1 when a plugman run fails (the rows done so far are still printed).
+Exit status: 0, or 1 when a plugman run fails (the rows done so far are still printed), or with
+``--gate`` when a row regressed. ``make bench`` and CI do not gate (the machine is shared and
+noisy): they print the table, regressions included, as a report.
 
-Usage: ``.venv/bin/python bench/table.py [--quick] [--tools-dir DIR]``
+Usage: ``.venv/bin/python bench/table.py [--quick] [--base REV|DIR|none] [--gate]
+[--only resolve,startup,...] [--runs N] [--resolve-sizes 1000] [--no-claude] [--tools-dir DIR]``
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import shutil
@@ -39,7 +58,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -66,6 +85,22 @@ from claude_code import (
     installed_claude_version,
     results_dir,
 )
+from compare import (
+    DEFAULT_BASE,
+    Band,
+    Figure,
+    Run,
+    Tree,
+    Trees,
+    change,
+    delta,
+    ignores_pythonpath,
+    open_trees,
+    percent,
+    regressed,
+    run_measured,
+    unsettled,
+)
 from install_speed import (
     PLUGINS,
     ClaudeRunner,
@@ -78,8 +113,10 @@ from validate_speed import (
     CLAUDE_DONE,
     PLUGMAN_DONE,
     SAMPLE_PLUGIN,
+    BenchError,
     Check,
     Timing,
+    run_once,
     time_command,
     time_sweep,
 )
@@ -96,18 +133,29 @@ class Mode:
     """How much of each benchmark to run."""
 
     quick: bool
-    runs: int  # validate, install + uninstall cycles, resolve
-    startup_runs: int
+    runs: int  # validate, install + uninstall cycles
+    paired_runs: int  # resolve and start-up, base and head interleaved
     claude_corpus_sample: int | None  # corpus targets timed with Claude Code; None: all
     claude_sweeps: int
     plugins: tuple[str, ...]
     probe_runs: int
     probe_cli_runs: int
     gateway_argv: tuple[str, ...]
+    resolve_sizes: tuple[int, ...] = resolve_speed.SIZES
 
 
-QUICK = Mode(True, 3, 5, 20, 1, ("guardrails",), 1, 1, ("--quick",))
+QUICK = Mode(True, 3, 10, 20, 1, ("guardrails",), 1, 1, ("--quick",), (10, 100, 1000))
 FULL = Mode(False, 5, 10, None, 1, PLUGINS, 3, 3, ())
+# The noise bands (bench/README.md): how much slower than
+# the base a row may be before it is a regression. Start-up, resolve and validate rows are
+# medians of interleaved runs; the launcher rows are a difference with a reference measured in
+# the same call; the probe and gateway rows wait on servers that sleep, so only a large change
+# there is more than noise; a p99 of a few dozen calls is only reported.
+BAND = Band(0.10, 5.0)
+BAND_LAUNCHER = Band(0.15, 10.0)
+BAND_SLEEPING = Band(0.25, 150.0)
+BAND_GATEWAY_CALL = Band(0.50, 2.0)
+REPORT_ONLY = None
 
 
 @dataclass
@@ -140,6 +188,11 @@ class Row:
     ratio: str
     note: str = ""
     goal: str = ""  # the issue's goal for this row, and whether this run met it
+    value_ms: float | None = None  # the figure compared with the base tree's
+    band: Band | None = BAND  # None: reported, never a regression
+    base: str = ""  # the base tree's cell, or "n/a (why)"
+    delta: str = ""
+    regression: str = ""  # the REGRESSION line, when there is one
 
 
 @dataclass
@@ -147,6 +200,7 @@ class Context:
     plugman: str
     claude: Claude
     mode: Mode
+    trees: Trees
 
 
 class PlugmanError(RuntimeError):
@@ -188,28 +242,32 @@ def compared(
     claude_ms: float | None,
     note: str = "",
     at_least: float | None = None,
+    band: Band | None = BAND,
 ) -> Row:
     """A row timed with both tools (Claude Code's cell "not available" when it was not);
     `at_least`: the ratio the issue asks for."""
     wanted = "" if at_least is None else f"≥ {at_least:g}x"
     if claude_ms is None:
-        return Row(benchmark, fmt_ms(plugman_ms), NOT_AVAILABLE, "", note, goal(wanted, None))
+        alone = (fmt_ms(plugman_ms), NOT_AVAILABLE, "", note, goal(wanted, None))
+        return Row(benchmark, *alone, value_ms=plugman_ms, band=band)
     ratio = claude_ms / plugman_ms
     met = None if at_least is None else ratio >= at_least
     cells = (fmt_ms(plugman_ms), fmt_ms(claude_ms), fmt_ratio(ratio))
-    return Row(benchmark, *cells, note, goal(wanted, met) if wanted else "")
+    return Row(benchmark, *cells, note, goal(wanted, met) if wanted else "", plugman_ms, band)
 
 
 def median_ms(timing: Timing | None) -> float | None:
     return None if timing is None else timing.median_ms
 
 
-def render(rows: list[Row]) -> list[str]:
-    """The Markdown table, then its numbered notes."""
+def render(rows: list[Row], trees: Trees) -> list[str]:
+    """The Markdown table, then its numbered notes, then the regressions."""
     notes: list[str] = []
+    base = trees.base.name if trees.base else "base"
     lines = [
-        "| benchmark | plugman | reference (Claude Code unless noted) | ratio | goal |",
-        "|---|---:|---:|---:|---|",
+        f"| benchmark | plugman ({trees.head.name}) | {base} | Δ | "
+        "reference (Claude Code unless noted) | ratio | goal |",
+        "|---|---:|---:|---:|---:|---:|---|",
     ]
     for row in rows:
         name = row.benchmark
@@ -217,10 +275,42 @@ def render(rows: list[Row]) -> list[str]:
             if row.note not in notes:
                 notes.append(row.note)
             name += f" [{notes.index(row.note) + 1}]"
-        lines.append(f"| {name} | {row.plugman} | {row.claude} | {row.ratio} | {row.goal} |")
+        cells = (name, row.plugman, row.base, row.delta, row.claude, row.ratio, row.goal)
+        lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     lines += [f"[{i}] {note}" for i, note in enumerate(notes, 1)]
-    return lines
+    return [*lines, "", *verdict(rows, trees)]
+
+
+def verdict(rows: list[Row], trees: Trees) -> list[str]:
+    """A REGRESSION line per row slower than its base beyond its band, or that there is none."""
+    if trees.base is None:
+        return [f"no comparison: {trees.why}"]
+    found = [row.regression for row in rows if row.regression]
+    if found:
+        return found
+    return [f"no regression against {trees.base.name} beyond each row's noise band"]
+
+
+def compare_row(row: Row, base: Figure | None, head: Figure, trees: Trees, cell: str) -> Row:
+    """``row`` with its base cell, Δ and regression filled from the two figures (``cell``: the
+    base figure as the plugman cell shows it)."""
+    if trees.base is None:
+        row.base = "n/a"
+        return row
+    if base is None:
+        row.base = row.base or "n/a"
+        return row
+    row.base, row.delta = cell, delta(base, head)
+    if row.band is not None and regressed(base, head, row.band):
+        row.delta += " REGRESSION"
+        paired = change(base, head)
+        how = paired.describe() if paired else percent(base.median_ms, head.median_ms)
+        row.regression = (
+            f"REGRESSION: {row.benchmark}: {row.plugman} vs {cell} at {trees.base.name} "
+            f"({how}; band {row.band.describe()})"
+        )
+    return row
 
 
 # Claude Code ---------------------------------------------------------------------------------
@@ -274,7 +364,7 @@ def python_env() -> dict[str, str]:
 
 
 def validate_rows(ctx: Context) -> list[Row]:
-    return [validate_one(ctx), validate_corpus(ctx), validate_scan_cost(ctx)]
+    return [validate_one(ctx), validate_corpus(ctx)]
 
 
 def validate_one(ctx: Context) -> Row:
@@ -331,7 +421,13 @@ def validate_scan_cost(ctx: Context) -> Row:
     if not corpus_targets(DEFAULT_CORPUS):
         return Row(benchmark, "corpus not found", "", "", f"no manifests under {DEFAULT_CORPUS}")
     rounds, sweeps = (2, 3) if ctx.mode.quick else (3, 5)
-    found = validate_scan.measure(rounds, sweeps)
+    base, why = ctx.trees.base, ""
+    try:
+        found = validate_scan.measure(rounds, sweeps, base=None if base is None else base.path)
+    except RuntimeError as exc:  # the base cannot run the worker: measure the head alone
+        if base is None or str(base.path) not in str(exc):
+            raise
+        found, why = validate_scan.measure(rounds, sweeps), f"n/a ({first_line(exc)})"
     scan, floor = found["scan"]["ms"], found["floor"]["ms"]
     over = scan / floor - 1.0
     note = (
@@ -340,14 +436,19 @@ def validate_scan_cost(ctx: Context) -> Row:
         "with the hidden-text scan's entry points stubbed out (the floor), in the same run"
     )
     wanted = f"≤ floor + {validate_scan.GOAL_OVER_FLOOR:.0%}"
-    return Row(
+    row = Row(
         benchmark,
         fmt_ms(scan),
         f"{fmt_ms(floor)} (floor)",
         f"floor {'+' if over >= 0 else '-'} {abs(over):.0%}",
         note,
         goal(wanted, over <= validate_scan.GOAL_OVER_FLOOR),
+        scan,
+        base=why,
     )
+    base_ms = found["base"]["ms"] if "base" in found else None
+    figure = None if base_ms is None else Figure(base_ms, base_ms)
+    return compare_row(row, figure, Figure(scan, scan), ctx.trees, fmt_ms(base_ms or 0))
 
 
 def install_rows(ctx: Context) -> list[Row]:
@@ -395,27 +496,80 @@ def resolve_rows(ctx: Context) -> list[Row]:
     note = (
         "`plugman config resolve --json`, servers spread over user/project/local plugman.toml "
         "and .mcp.json (some shadowed), project entries approved; no Claude Code equivalent: "
-        "`claude mcp list` starts and health-checks every server"
+        "`claude mcp list` starts and health-checks every server; head and base alternate run "
+        "after run, each tree on a config it installed itself"
     )
-    results = resolve_speed.measure(ctx.plugman, ctx.mode.runs, resolve_speed.SIZES)
-    smallest = results[0].median_ms
-    rows = []
-    for r in results:
-        wanted = r.servers_written == resolve_speed.GOAL_SERVERS
-        per = (r.median_ms - smallest) / max(r.servers_written - results[0].servers_written, 1)
-        rows.append(
-            Row(
-                f"resolve {r.servers_written} servers, {r.hooks} hooks, {r.plugins} plugins",
-                fmt_ms(r.median_ms),
-                NO_EQUIVALENT,
-                f"{per * 1000:.0f} µs/server" if r is not results[0] else "",
-                note,
-                goal(f"≤ {resolve_speed.GOAL_MS} ms", r.median_ms <= resolve_speed.GOAL_MS)
-                if wanted
-                else "",
-            )
-        )
+    workdir = Path(tempfile.mkdtemp(prefix="plugman-table-resolve-"))
+    try:
+        rows = [resolve_row(ctx, n, workdir / str(n), note) for n in ctx.mode.resolve_sizes]
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    smallest = rows[0]
+    for row, n in zip(rows[1:], ctx.mode.resolve_sizes[1:], strict=True):
+        assert row.value_ms is not None and smallest.value_ms is not None
+        per = (row.value_ms - smallest.value_ms) / max(n - ctx.mode.resolve_sizes[0], 1)
+        row.ratio = f"{per * 1000:.0f} µs/server"
     return rows
+
+
+def resolve_row(ctx: Context, n: int, workdir: Path, note: str) -> Row:
+    """One size: both trees set up, then timed interleaved."""
+    prepared: dict[str, tuple[list[str], dict[str, str]]] = {}
+    why = ""
+    for tree in ctx.trees.all():
+        try:
+            cmd, env, shape, _ = resolve_speed.prepare_size(
+                ctx.plugman, n, workdir / tree.label, str(tree.path)
+            )
+        except BenchError as exc:
+            if tree.label == "head":
+                raise
+            why = f"n/a ({first_line(exc)})"
+            continue
+        prepared[tree.label] = (cmd, env)
+    samples = interleaved(ctx.trees, prepared, ctx.mode.paired_runs)
+    if samples.get("base") and unsettled(
+        Figure.of(samples["base"]), Figure.of(samples["head"]), BAND
+    ):
+        more = interleaved(ctx.trees, prepared, ctx.mode.paired_runs)  # as many rounds again
+        for label, runs in more.items():
+            samples[label] += runs
+    head = Figure.of(samples["head"])
+    wanted = n == resolve_speed.GOAL_SERVERS
+    row = Row(
+        f"resolve {n} servers, {shape.hooks} hooks, {shape.plugins} plugins",
+        fmt_ms(head.median_ms),
+        NO_EQUIVALENT,
+        "",
+        note,
+        goal(f"≤ {resolve_speed.GOAL_MS} ms", head.median_ms <= resolve_speed.GOAL_MS)
+        if wanted
+        else "",
+        head.median_ms,
+        base=why,
+    )
+    base = Figure.of(samples["base"]) if samples.get("base") else None
+    return compare_row(row, base, head, ctx.trees, fmt_ms(base.median_ms) if base else "")
+
+
+def interleaved(
+    trees: Trees, commands: dict[str, tuple[list[str], dict[str, str]]], runs: int
+) -> dict[str, list[Run]]:
+    """Each tree's command (by label; a tree without one is skipped) once untimed, then
+    ``runs`` rounds of each in turn, the order reversed every other round: the runs of each."""
+    check = Check(PASSING, None)
+    chosen = [tree for tree in trees.all() if tree.label in commands]
+    for tree in chosen:
+        cmd, _ = commands[tree.label]
+        why = ignores_pythonpath(cmd)
+        if why:
+            raise PlugmanError(f"cannot time {tree.name} that way: {why}")
+        run_once(*commands[tree.label], check)
+    samples: dict[str, list[Run]] = {tree.label: [] for tree in chosen}
+    for order in Trees(trees.head, trees.base if "base" in commands else None).rounds(runs):
+        for tree in order:
+            samples[tree.label].append(run_measured(*commands[tree.label], check))
+    return samples
 
 
 def probe_rows(ctx: Context) -> list[Row]:
@@ -444,6 +598,8 @@ def probe_in_process_rows(ctx: Context) -> list[Row]:
                 NO_EQUIVALENT,
                 f"{fmt_ratio(seconds[sequential] / seconds[default])} vs sequential",
                 note,
+                value_ms=seconds[default] * 1000,
+                band=BAND_SLEEPING,
             )
         )
     return rows
@@ -462,7 +618,8 @@ def probe_cli_row(ctx: Context) -> Row:
         "(~0.6 s) first"
     )
     label = f"probe CLI ({probe_speed.COPIES} servers)"
-    return compared(label, plugman.median_ms, median_ms(claude), note, at_least=1.5)
+    ms = plugman.median_ms
+    return compared(label, ms, median_ms(claude), note, at_least=1.5, band=BAND_SLEEPING)
 
 
 def gateway_rows(ctx: Context) -> list[Row]:
@@ -502,6 +659,8 @@ def gateway_rows(ctx: Context) -> list[Row]:
             "",
             note,
             goal(f"≤ {p50:g} ms", added["p50_ms"] <= p50),
+            added["p50_ms"],
+            BAND_GATEWAY_CALL,
         ),
         Row(
             "gateway: added per call, p99",
@@ -510,6 +669,8 @@ def gateway_rows(ctx: Context) -> list[Row]:
             "",
             note,
             goal(f"≤ {p99:g} ms", added["p99_ms"] <= p99),
+            added["p99_ms"],
+            REPORT_ONLY,
         ),
         Row(
             "gateway: first tools/list",
@@ -518,6 +679,8 @@ def gateway_rows(ctx: Context) -> list[Row]:
             "",
             first_note,
             goal("before the slow backend", answered < slow * 1000),
+            answered,
+            BAND_SLEEPING,
         ),
         Row(
             f"gateway: first list, first session ({lasting:g} s server)",
@@ -526,6 +689,8 @@ def gateway_rows(ctx: Context) -> list[Row]:
             "",
             lists_note,
             goal("every server up by 5 s listed", cold.tools >= cold.of - 1),
+            cold.seconds * 1000,
+            REPORT_ONLY,  # waits for the slow server by design
         ),
         Row(
             "gateway: first list, remembered",
@@ -534,6 +699,8 @@ def gateway_rows(ctx: Context) -> list[Row]:
             "",
             lists_note,
             goal("every tool, at once", warm.tools == warm.of and warm.seconds < lasting),
+            warm.seconds * 1000,
+            BAND_SLEEPING,
         ),
     ]
 
@@ -555,6 +722,8 @@ def hook_launcher_rows(ctx: Context) -> list[Row]:
             f"{fmt_ms(found['direct_ms'])} (direct)",
             "",
             note,
+            value_ms=found["added_ms"],
+            band=BAND_LAUNCHER,
         )
     ]
 
@@ -578,6 +747,8 @@ def notice_rows(ctx: Context) -> list[Row]:
             f"floor + {found['added_ms']:.0f} ms",
             note,
             goal(f"< {limit} ms", ms < limit),
+            found["added_ms"],
+            BAND_LAUNCHER,
         )
     ]
 
@@ -599,64 +770,199 @@ def launcher_rows(ctx: Context) -> list[Row]:
                 f"{fmt_ms(row['direct_ms'])} (direct)",
                 "",
                 note,
+                value_ms=row["added_ms"],
+                band=BAND_LAUNCHER,
             )
         )
     return rows
 
 
 def startup_rows(ctx: Context) -> list[Row]:
-    runs = ctx.mode.startup_runs
-    floor, timed = startup_speed.time_plugman(ctx.plugman, runs)
+    runs = ctx.mode.paired_runs
+    found = startup_speed.time_trees(ctx.plugman, runs, ctx.trees.all())
+    head, base = found["head"], found.get("base")
+    if base is not None:  # rows the rounds left unsettled get as many rounds again
+        again = [
+            label
+            for label in head.runs
+            if label in base.runs
+            and label != startup_speed.FLOOR
+            and unsettled(Figure.of(base.runs[label]), Figure.of(head.runs[label]), BAND)
+        ]
+        if again:
+            more = startup_speed.time_trees(ctx.plugman, runs, ctx.trees.all(), only=again)
+            for label in again:
+                base.runs[label] += more["base"].runs[label]
+                head.runs[label] += more["head"].runs[label]
+    floor = head.floor.median_ms
     claude = ctx.claude.run(
         "claude --version", lambda binary: startup_speed.time_claude(binary, runs)
     )
     note = (
         "a fresh process each, in an empty PLUGMAN_HOME and project; reference: `python -c pass` "
-        "with the same interpreter (the floor), measured in the same run; `claude --version` "
+        "with the same interpreter (the floor), measured in the same run; head and base "
+        "alternate run after run; `claude --version` "
         f"(a native executable) took {fmt_ms(claude.median_ms) if claude else NOT_AVAILABLE}"
     )
     rows = []
     for label, _, _, over in startup_speed.COMMANDS:
-        ms, limit = timed[label].median_ms, floor.median_ms + over
-        rows.append(
-            Row(
-                f"start-up: {label}",
-                fmt_ms(ms),
-                f"{fmt_ms(floor.median_ms)} (floor)",
-                f"floor {'+' if ms >= floor.median_ms else '-'} {abs(ms - floor.median_ms):.0f} ms",
-                note,
-                goal(f"≤ floor + {over} ms", ms <= limit),
-            )
+        ms, limit = head.timed[label].median_ms, floor + over
+        row = Row(
+            f"start-up: {label}",
+            fmt_ms(ms),
+            f"{fmt_ms(floor)} (floor)",
+            f"floor {'+' if ms >= floor else '-'} {abs(ms - floor):.0f} ms",
+            note,
+            goal(f"≤ floor + {over} ms", ms <= limit),
+            ms,
         )
+        figure = None
+        if base is not None and label in base.missing:
+            row.base = f"n/a ({base.missing[label]})"
+        elif base is not None:
+            figure = Figure.of(base.runs[label])
+        head_figure = Figure.of(head.runs[label])
+        cell = fmt_ms(figure.median_ms) if figure else ""
+        rows.append(compare_row(row, figure, head_figure, ctx.trees, cell))
     return rows
 
 
-SECTIONS: tuple[tuple[str, Callable[[Context], list[Row]]], ...] = (
-    ("validate", validate_rows),
-    ("install + uninstall", install_rows),
-    ("resolve", resolve_rows),
-    ("probe", probe_rows),
-    ("gateway overhead", gateway_rows),
-    ("hook launcher", hook_launcher_rows),
-    ("update notice", notice_rows),
-    ("server launcher", launcher_rows),
-    ("start-up", startup_rows),
+@dataclass(frozen=True)
+class Section:
+    """A group of rows. ``paired``: its function times both trees itself, interleaved run after
+    run; otherwise it runs once per tree in a child process importing plugman from that tree
+    (``--worker KEY``), base and head alternating, and its rows are compared by name."""
+
+    key: str
+    title: str
+    rows: Callable[[Context], list[Row]]
+    paired: bool = False
+
+
+SECTIONS = (
+    Section("validate", "validate", validate_rows),
+    Section("scan", "validate: hidden-text scan", lambda ctx: [validate_scan_cost(ctx)], True),
+    Section("install", "install + uninstall", install_rows),
+    Section("resolve", "resolve", resolve_rows, paired=True),
+    Section("probe", "probe", probe_rows),
+    Section("gateway", "gateway overhead", gateway_rows),
+    Section("hooks", "hook launcher", hook_launcher_rows),
+    Section("notice", "update notice", notice_rows),
+    Section("launcher", "server launcher", launcher_rows),
+    Section("startup", "start-up", startup_rows, paired=True),
 )
 
 
 # Driver --------------------------------------------------------------------------------------
 
 
-def run_sections(ctx: Context, started: float) -> tuple[list[Row], str | None]:
-    """Every section's rows, stopping at the first plugman failure (returned as text)."""
+def run_sections(
+    ctx: Context, started: float, chosen: list[Section], argv: list[str]
+) -> tuple[list[Row], str | None]:
+    """Every chosen section's rows, stopping at the first plugman failure (returned as text);
+    ``argv``: the mode's options, passed on to the per-tree children."""
     rows: list[Row] = []
-    for name, section in SECTIONS:
-        progress(started, f"{name} ...")
+    for i, section in enumerate(chosen):
+        progress(started, f"{section.title} ...")
         try:
-            rows += section(ctx)
+            found = measure_section(ctx, section, argv, reverse=i % 2 == 1)
+            if not section.paired and any(row.regression for row in found):
+                progress(started, f"{section.title}: a regression; measuring again to confirm")
+                alone = replace(ctx, claude=Claude(None, "not timed again"))
+                again = measure_section(alone, section, argv, reverse=i % 2 == 0)
+                found = confirmed(found, again)
+            rows += found
         except Exception as exc:  # a plugman failure: stop, but keep what was measured
-            return rows, f"{name}: {exc}"
+            return rows, f"{section.title}: {first_line(exc)}"
     return rows, None
+
+
+def measure_section(ctx: Context, section: Section, argv: list[str], reverse: bool) -> list[Row]:
+    if section.paired:
+        return section.rows(ctx)
+    return per_tree(ctx, section, argv, reverse)
+
+
+def confirmed(first: list[Row], again: list[Row]) -> list[Row]:
+    """``first``, each regression kept only when the second measurement shows it too (a load
+    spike rarely hits the same row twice; a real slowdown always does). Only for sections
+    measured once per tree: the paired ones decide over their rounds (``compare``)."""
+    second = {row.benchmark: row for row in again}
+    for row in first:
+        if not row.regression:
+            continue
+        other = second.get(row.benchmark)
+        if other is not None and other.regression:
+            again_delta = other.delta.replace(" REGRESSION", "")
+            row.regression += f"; again: {other.plugman} vs {other.base} ({again_delta})"
+        else:
+            row.regression = ""
+            row.delta = row.delta.replace(" REGRESSION", "") + " (noise: not again)"
+    return first
+
+
+def per_tree(ctx: Context, section: Section, argv: list[str], reverse: bool) -> list[Row]:
+    """The section's rows on the head, compared with the same rows on the base: one child
+    process per tree, the base first or (``reverse``) last."""
+    trees = ctx.trees.all()
+    found: dict[str, list[Row]] = {}
+    base_why = ""
+    for tree in trees[::-1] if reverse else trees:
+        try:
+            found[tree.label] = run_worker(ctx, section, tree, argv)
+        except PlugmanError as exc:
+            if tree.label == "head":
+                raise
+            base_why = f"n/a ({first_line(exc)})"
+    base_rows = {row.benchmark: row for row in found.get("base", [])}
+    rows = []
+    for row in found["head"]:
+        base = base_rows.get(row.benchmark)
+        row.base = base_why or ("" if base else "n/a (no such row)")
+        figure = None
+        if base is not None and base.value_ms is not None:
+            figure = Figure(base.value_ms, base.value_ms)
+        head = Figure(row.value_ms or 0.0, row.value_ms or 0.0)
+        if row.value_ms is None:
+            figure = None
+        rows.append(compare_row(row, figure, head, ctx.trees, base.plugman if base else ""))
+    return rows
+
+
+def run_worker(ctx: Context, section: Section, tree: Tree, argv: list[str]) -> list[Row]:
+    """``section`` run by a child importing plugman from ``tree``; Claude Code is timed only
+    in the head's."""
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", section.key, *argv]
+    cmd += ["--tree", str(tree.path)]
+    if tree.label == "head" and ctx.claude.binary is not None:
+        cmd += ["--claude-binary", ctx.claude.binary]
+    done = subprocess.run(cmd, env=tree.env(), capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        tail = done.stderr.strip().splitlines()
+        raise PlugmanError(f"{tree.name}: {tail[-1] if tail else f'exit {done.returncode}'}")
+    answer = json.loads(done.stdout)
+    ctx.claude.failures += answer["claude_failures"]
+    return [row_from_json(item) for item in answer["rows"]]
+
+
+def row_from_json(item: dict[str, object]) -> Row:
+    band = item.pop("band")
+    row = Row(**item)  # type: ignore[arg-type]
+    row.band = Band(**band) if isinstance(band, dict) else None
+    return row
+
+
+def worker(ctx: Context, key: str) -> int:
+    """One section's rows as JSON on stdout (the child side of ``per_tree``)."""
+    section = next(section for section in SECTIONS if section.key == key)
+    try:
+        rows = section.rows(ctx)
+    except Exception as exc:
+        print(f"{section.title}: {first_line(exc)}", file=sys.stderr)
+        return 1
+    answer = {"rows": [asdict(row) for row in rows], "claude_failures": ctx.claude.failures}
+    print(json.dumps(answer))
+    return 0
 
 
 def footer(ctx: Context, seconds: float, load: tuple[float, float], failure: str | None) -> str:
@@ -666,6 +972,13 @@ def footer(ctx: Context, seconds: float, load: tuple[float, float], failure: str
         f"{platform.python_version()}, {os.cpu_count()} CPUs, load (1 min) "
         f"{load[0]:.2f} -> {load[1]:.2f}; Claude Code {CLAUDE_VERSION}"
     ]
+    if ctx.trees.base is not None:
+        parts.append(
+            f"base: plugman/ of {ctx.trees.base.name}, same venv, in the same run; Δ: the "
+            "head over the base (start-up, resolve: median per-round difference in own time, "
+            "the wall time less the wait for a CPU); a regression: slower than the row's band, "
+            "consistently over the rounds (bench/README.md)"
+        )
     cpus = os.cpu_count() or 1
     if max(load) > cpus:
         parts.append(f"a load above {cpus} (other processes) makes every figure noisier")
@@ -679,32 +992,110 @@ def footer(ctx: Context, seconds: float, load: tuple[float, float], failure: str
     return "\n".join(parts)
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="few repetitions, small samples (CI)")
     parser.add_argument("--tools-dir", type=Path, default=DEFAULT_TOOLS_DIR)
+    parser.add_argument(
+        "--base",
+        default=DEFAULT_BASE,
+        help=f"the tree to compare with: a git revision (default {DEFAULT_BASE}), a directory "
+        "holding a plugman/ package, or `none`",
+    )
+    parser.add_argument("--gate", action="store_true", help="exit 1 when a row regressed")
+    keys = ",".join(section.key for section in SECTIONS)
+    parser.add_argument("--only", help=f"comma-separated sections, of {keys}")
+    parser.add_argument("--runs", type=int, help="timed runs of validate, resolve and start-up")
+    parser.add_argument("--resolve-sizes", type=resolve_speed.parse_sizes)
+    parser.add_argument("--no-claude", action="store_true", help="time plugman only")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--claude-binary", help=argparse.SUPPRESS)
+    parser.add_argument("--tree", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    unknown = set((args.only or keys).split(",")) - set(keys.split(","))
+    if unknown:
+        parser.error(f"unknown sections: {', '.join(sorted(unknown))} (of {keys})")
+    return args
+
+
+def mode_of(args: argparse.Namespace) -> Mode:
+    mode = QUICK if args.quick else FULL
+    if args.runs:
+        mode = replace(mode, runs=args.runs, paired_runs=args.runs)
+    if args.resolve_sizes:
+        mode = replace(mode, resolve_sizes=args.resolve_sizes)
+    return mode
+
+
+def worker_argv(args: argparse.Namespace) -> list[str]:
+    """The options a per-tree child needs to measure as this run does."""
+    found = ["--quick"] if args.quick else []
+    found += ["--runs", str(args.runs)] if args.runs else []
+    return [*found, "--tools-dir", str(args.tools_dir)]
+
+
+def imported_from(tree: Path) -> bool:
+    """Whether this process's plugman is the one under ``tree`` (a worker must time its own)."""
+    import plugman
+
+    return Path(plugman.__file__).resolve().is_relative_to(tree.resolve())
+
+
+def plugman_binary() -> str:
+    """The ``plugman`` console script of the venv running this (the same for every tree: its
+    imports follow PYTHONPATH)."""
+    beside = Path(sys.executable).parent / "plugman"
+    return str(beside) if beside.exists() else str(ensure_plugman())
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.worker:
+        binary = args.claude_binary
+        claude = Claude(binary) if binary else Claude(None, "not timed on this tree")
+        here = Tree("head", args.tree or Path.cwd(), "worker")
+        if args.tree and not imported_from(args.tree):
+            print(f"plugman is not imported from {args.tree}: PYTHONPATH lost", file=sys.stderr)
+            return 1
+        return worker(
+            Context(plugman_binary(), claude, mode_of(args), Trees(here, None)), args.worker
+        )
     started = time.perf_counter()
     load_before = os.getloadavg()[0]
     try:
-        plugman = str(ensure_plugman())
+        plugman = plugman_binary()
     except ToolError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    progress(started, f"Claude Code {CLAUDE_VERSION} ...")
-    claude = find_claude(args.tools_dir.resolve())
+    if args.no_claude:
+        claude = Claude(None, "--no-claude")
+    else:
+        progress(started, f"Claude Code {CLAUDE_VERSION} ...")
+        claude = find_claude(args.tools_dir.resolve())
     if claude.binary is None:
         progress(started, f"Claude Code not available: {claude.why}")
-    ctx = Context(plugman, claude, QUICK if args.quick else FULL)
-    rows, failure = run_sections(ctx, started)
+    chosen = [s for s in SECTIONS if args.only is None or s.key in args.only.split(",")]
+    scratch = Path(tempfile.mkdtemp(prefix="plugman-table-base-"))
+    try:
+        spec = None if args.base == "none" else args.base
+        progress(started, f"trees: head and base {spec} ...")
+        trees = open_trees(spec, scratch)
+        if trees.base is None:
+            progress(started, f"no comparison: {trees.why}")
+        ctx = Context(plugman, claude, mode_of(args), trees)
+        rows, failure = run_sections(ctx, started, chosen, worker_argv(args))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     seconds = time.perf_counter() - started
     load = (load_before, os.getloadavg()[0])
-    text = "\n".join([*render(rows), "", footer(ctx, seconds, load, failure)]) + "\n"
+    text = "\n".join([*render(rows, trees), "", footer(ctx, seconds, load, failure)]) + "\n"
     print(text, end="")
     out = results_dir() / "table.md"
     out.write_text(text, encoding="utf-8")
     progress(started, f"wrote {out}")
-    return 1 if failure else 0
+    if failure:
+        return 1
+    return 1 if args.gate and any(row.regression for row in rows) else 0
 
 
 if __name__ == "__main__":

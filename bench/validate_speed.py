@@ -108,22 +108,32 @@ def run_once(
     except subprocess.TimeoutExpired as exc:
         raise BenchError(f"timed out after {TIMEOUT_S}s: {' '.join(cmd)}") from exc
     elapsed = time.perf_counter() - started
-    code = proc.returncode
+    failed = misbehaved(cmd, proc.returncode, proc.stdout, proc.stderr, check)
+    if failed is not None:
+        raise failed
+    return elapsed, proc.returncode
+
+
+def misbehaved(
+    cmd: Sequence[str], code: int, stdout: str, stderr: str, check: Check
+) -> BenchError | None:
+    """Why a finished run does not count (crash, usage error, wrong exit code, no summary
+    line), as the error to raise; None when it does."""
     problem = None
     if code == 2:
         problem = "exit code 2 (usage error)"
-    elif TRACEBACK in proc.stderr or TRACEBACK in proc.stdout:
+    elif TRACEBACK in stderr or TRACEBACK in stdout:
         problem = "traceback in output"
     elif check.expected is not None and code not in check.expected:
         problem = f"exit code {code}, expected {sorted(check.expected)}"
     elif check.expected is None and code not in (0, 1):
         problem = f"exit code {code}, expected 0 or 1"
-    elif check.done is not None and not check.done.search(proc.stdout):
+    elif check.done is not None and not check.done.search(stdout):
         problem = f"stdout lacks the summary line /{check.done.pattern}/"
-    if problem:
-        tail = "\n".join((proc.stderr.strip() or proc.stdout.strip()).splitlines()[-15:])
-        raise BenchError(f"{problem}: {' '.join(cmd)}\n{tail}")
-    return elapsed, code
+    if problem is None:
+        return None
+    tail = "\n".join((stderr.strip() or stdout.strip()).splitlines()[-15:])
+    return BenchError(f"{problem}: {' '.join(cmd)}\n{tail}")
 
 
 def time_command(
