@@ -96,9 +96,14 @@ def _check_type(
     expected = schema.get("type")
     if expected is None:
         return True
-    names = [expected] if isinstance(expected, str) else expected
-    if any(is_type(value, name) for name in names):
+    if isinstance(expected, str):
+        if is_type(value, expected):
+            return True
+        names = [expected]
+    elif any(is_type(value, name) for name in expected):
         return True
+    else:
+        names = expected
     wanted = " or ".join(names)
     message = f"expected {wanted}, got {type_name(value)}"
     out.append(Finding(severity, "schema-type", message, path, _hint(schema)))
@@ -166,7 +171,9 @@ def _check_object(
         where = (*path, key)
         if names is not None:
             out.extend(check(key, names, base, where, severity))
-        matched = [sub for pat, sub in patterns.items() if _pattern(pat).search(key)]
+        matched = (
+            [sub for pat, sub in patterns.items() if _pattern(pat).search(key)] if patterns else []
+        )
         if key in properties:
             matched.append(properties[key])
         for sub in matched:

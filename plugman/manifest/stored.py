@@ -58,7 +58,7 @@ def load(root: Path, report: Report, fields: PluginFields | None, folder: Path) 
         diagnostics, files = own.diagnostics, own.files
         write(file, header, encode(loaded, diagnostics, files))
     report.diagnostics.extend(diagnostics)
-    report.files.extend(name for name in files if name not in report.files)
+    report.add_files(files)
     return loaded
 
 
