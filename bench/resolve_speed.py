@@ -289,9 +289,11 @@ def side_by_side(trees: list[Tree], n: int, runs: int) -> None:
             own = workdir / f"tree-{i}"
             own.mkdir()
             pythonpath = {"PYTHONPATH": str(tree.path)}
-            subprocess.run([tree.python, "-m", "compileall", "-q", str(tree.path / "plugman")],
-                           check=True, capture_output=True)  # fmt: skip
-            tree.cmd, tree.env, _ = build_size([tree.python, "-m", "plugman"], n, own, pythonpath)
+            # -P: the current folder does not go before PYTHONPATH (it may hold another plugman)
+            compiling = [tree.python, "-P", "-m", "compileall", "-q", str(tree.path / "plugman")]
+            subprocess.run(compiling, check=True, capture_output=True)
+            plugman = [tree.python, "-P", "-m", "plugman"]
+            tree.cmd, tree.env, _ = build_size(plugman, n, own, pythonpath)
         for round_ in range(runs + 1):
             for tree in trees if round_ % 2 else trees[::-1]:
                 run_timed(tree)

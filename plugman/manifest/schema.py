@@ -72,13 +72,21 @@ def check(
     value: Any, schema: Schema, base: str, path: KeyPath, severity: str = ERROR
 ) -> list[Finding]:
     """Every finding for `value` against `schema` (located under `path`)."""
-    severity = WARNING if schema.get("x-plugman-severity") == WARNING else severity
     out: list[Finding] = []
+    _check(value, schema, base, path, severity, out)
+    return out
+
+
+def _check(
+    value: Any, schema: Schema, base: str, path: KeyPath, severity: str, out: list[Finding]
+) -> None:
+    """`check`, its findings added to `out` (no list per value)."""
+    severity = WARNING if schema.get("x-plugman-severity") == WARNING else severity
     if "$ref" in schema:
         target, target_base = resolve(schema["$ref"], base)
-        out.extend(check(value, target, target_base, path, severity))
+        _check(value, target, target_base, path, severity, out)
     if not _check_type(value, schema, path, severity, out):
-        return out
+        return
     _check_value(value, schema, path, severity, out)
     if isinstance(value, dict):
         _check_object(value, schema, base, path, severity, out)
@@ -87,7 +95,6 @@ def check(
     for keyword in ("anyOf", "oneOf"):
         if keyword in schema:
             out.extend(_best_branch(value, schema[keyword], base, path, severity))
-    return out
 
 
 def _check_type(
@@ -170,14 +177,14 @@ def _check_object(
     for key, item in value.items():
         where = (*path, key)
         if names is not None:
-            out.extend(check(key, names, base, where, severity))
+            _check(key, names, base, where, severity, out)
         matched = (
             [sub for pat, sub in patterns.items() if _pattern(pat).search(key)] if patterns else []
         )
         if key in properties:
             matched.append(properties[key])
         for sub in matched:
-            out.extend(check(item, sub, base, where, severity))
+            _check(item, sub, base, where, severity, out)
         if matched:
             continue
         if extra is False:
@@ -187,7 +194,7 @@ def _check_object(
                 )
             )
         elif isinstance(extra, dict):
-            out.extend(check(item, extra, base, where, severity))
+            _check(item, extra, base, where, severity, out)
 
 
 def _suggest(key: str, properties: Schema) -> str:
@@ -220,7 +227,7 @@ def _check_array(
         out.append(Finding(severity, "schema-unique", "items must be unique", path))
     if "items" in schema:
         for index, item in enumerate(value):
-            out.extend(check(item, schema["items"], base, (*path, index), severity))
+            _check(item, schema["items"], base, (*path, index), severity, out)
 
 
 def _has_duplicates(items: list[Any]) -> bool:
