@@ -31,6 +31,34 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
+# Every keyword `_check` reads besides `type`: a schema with none of them is a leaf, which only
+# a value of another type fails.
+CHECKED = frozenset(
+    {
+        "$ref",
+        "x-plugman-severity",
+        "const",
+        "enum",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "minimum",
+        "maximum",
+        "required",
+        "properties",
+        "patternProperties",
+        "additionalProperties",
+        "propertyNames",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "items",
+        "anyOf",
+        "oneOf",
+    }
+)
+
+
 class Finding(NamedTuple):
     severity: str
     code: str
@@ -81,6 +109,10 @@ def _check(
     value: Any, schema: Schema, base: str, path: KeyPath, severity: str, out: list[Finding]
 ) -> None:
     """`check`, its findings added to `out` (no list per value)."""
+    if CHECKED.isdisjoint(schema):  # a leaf: nothing but its type can give a finding
+        expected = schema.get("type")
+        if expected is None or (isinstance(expected, str) and is_type(value, expected)):
+            return
     severity = WARNING if schema.get("x-plugman-severity") == WARNING else severity
     if "$ref" in schema:
         target, target_base = resolve(schema["$ref"], base)
