@@ -15,7 +15,6 @@ from plugman.core.jsonvalue import HookEntry, JSONObject
 from plugman.core.paths import Paths
 from plugman.core.state import InstalledPlugin, Scope
 from plugman.core.store import Store
-from plugman.manifest import stored
 from plugman.manifest.reader import Report
 
 SHELL_SAFE = re.compile(r"^[\w@%+=:,./ -]*$")  # nothing a shell expands, quotes or runs
@@ -116,6 +115,9 @@ def contribute(
         report.sink(root).error(MISSING_COPY, message, (), hint)
         return
     # content-addressed and scanned at install: loaded through the cache of its load
+    # lazy: manifest.stored not loaded by plugman config resolve without plugins
+    from plugman.manifest import stored
+
     loaded = stored.load(root, report, entry.entry, store.loaded(entry.content_hash))
     if loaded is None:
         return

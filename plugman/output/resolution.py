@@ -8,7 +8,6 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from plugman.config import redact
-from plugman.output import jsontext
 from plugman.output.common import display_path, envelope
 
 if TYPE_CHECKING:
@@ -112,6 +111,9 @@ def _why(item: Dropped) -> str:
 def resolved(resolution: Resolution, as_json: bool, explain: bool, show_secrets: bool) -> str:
     """`plugman config resolve`: the document, or a summary (with `explain`, every note)."""
     if as_json:
+        # lazy: output.jsontext not loaded by plugman config resolve (text)
+        from plugman.output import jsontext
+
         return jsontext.dumps(document(resolution, show_secrets))  # json.dumps(…, indent=2)
     servers = resolution.servers
     lines = [f"MCP servers ({len(servers)}):"]
