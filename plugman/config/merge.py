@@ -172,10 +172,15 @@ def resolve(
     dropped: list[Dropped] = list(layers.dropped)
     candidates = _candidates(layers, policy, dropped)
     waiting = _Waiting(approved, layers.unconsented, layers.project)
-    eligible = [s for s in candidates if _eligible(s, policy, env, waiting, dropped, references)]
+    done: dict[int, ServerEntry] = {}  # id(server) -> its entry expanded (by _eligible)
+    eligible = [
+        s for s in candidates if _eligible(s, policy, env, waiting, dropped, references, done)
+    ]
     servers, shadowed = _by_precedence(eligible, dropped)
     expanded = {
-        name: s if references else s._replace(entry=expand_entry(s.entry, env)[0])
+        name: s
+        if references
+        else s._replace(entry=done.get(id(s)) or expand_entry(s.entry, env)[0])
         for name, s in servers.items()
     }
     hooks = _hooks(layers, policy, waiting, dropped)
@@ -222,10 +227,13 @@ def _eligible(
     waiting: _Waiting,
     dropped: list[Dropped],
     references: bool = False,
+    done: dict[int, ServerEntry] | None = None,
 ) -> bool:
     """Allowed by policy, approved if it must be, and (unless its references are kept for an
-    agent to expand) every variable it needs is set."""
+    agent to expand) every variable it needs is set. The expanded entry goes to `done`."""
     expanded, missing = expand_entry(server.entry, env)
+    if done is not None:
+        done[id(server)] = expanded
     reason = refusal(server.name, expanded, policy, env)
     if reason:
         dropped.append(Dropped("server", server.name, server.origin, "policy", reason))
