@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
+from itertools import groupby
 from types import MappingProxyType
 from typing import Literal, NamedTuple
 
@@ -153,10 +154,22 @@ def rank(origin: Origin) -> int:
     return PRECEDENCE.index(origin.scope)
 
 
-def _order(server: Server) -> tuple[int, str, str, str]:
-    """Precedence, then a fixed tie-break, so the order files were read in never matters."""
-    text = json.dumps(server.entry, sort_keys=True)
-    return rank(server.origin), server.name, server.origin.file, text
+def _head(server: Server) -> tuple[int, str, str]:
+    return rank(server.origin), server.name, server.origin.file
+
+
+def _ordered(servers: list[Server]) -> list[Server]:
+    """By precedence, name and file, then the entry's text: a fixed tie-break, so the order
+    files were read in never matters. The text is written only where the rest ties (rare):
+    the order is that of sorting by all four."""
+    ordered = sorted(servers, key=_head)
+    found: list[Server] = []
+    for _head_key, tied in groupby(ordered, key=_head):
+        group = list(tied)
+        if len(group) > 1:
+            group.sort(key=lambda s: json.dumps(s.entry, sort_keys=True))
+        found += group
+    return found
 
 
 def resolve(
@@ -272,7 +285,7 @@ def arguments(entry: ServerEntry) -> list[str]:
 def _by_precedence(
     servers: list[Server], dropped: list[Dropped]
 ) -> tuple[dict[str, Server], dict[str, list[Server]]]:
-    ordered = sorted(servers, key=_order)
+    ordered = _ordered(servers)
     manual = {endpoint(s.entry) for s in ordered if s.origin.scope in (*MANUAL, "managed")}
     winners: dict[str, Server] = {}
     shadowed: dict[str, list[Server]] = {}
