@@ -22,7 +22,15 @@ list``, starts and health-checks every server, so it measures the servers, not t
 Goal (issue 15): 1,000 servers / 100 hooks / 200 plugins in at most 150 ms for the whole
 process, growing linearly. Results go to ``bench/results/resolve-speed.json``.
 
-Usage: ``.venv/bin/python bench/resolve_speed.py [--runs N] [--quick] [--sizes 10,100,1000,10000]``
+Side by side: ``--tree PATH[:PYTHON]`` (repeatable) times several source trees of plugman in one
+run instead: each tree builds its own data with its own code (``PYTHON -m plugman`` with
+``PYTHONPATH=PATH``; PYTHON defaults to this interpreter), untimed, then the trees' ``config
+resolve --json`` run alternately, the order reversed every other round, and each tree's wall and
+child CPU (``getrusage(RUSAGE_CHILDREN)``) medians are printed beside the first tree's. Nothing is
+written to ``bench/results`` then.
+
+Usage: ``.venv/bin/python bench/resolve_speed.py [--runs N] [--quick] [--sizes 10,100,1000,10000]
+[--tree PATH[:PYTHON] ...]``
 """
 
 from __future__ import annotations
@@ -31,11 +39,14 @@ import argparse
 import json
 import os
 import platform
+import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
-from dataclasses import asdict, dataclass
+import time
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -207,36 +218,108 @@ def check_resolved(stdout: str, shape: Layout) -> int:
     return servers
 
 
-def time_size(plugman: str, n: int, runs: int, workdir: Path) -> SizeResult:
-    """Build the config of size ``n`` under ``workdir``, check it, then time it."""
-    cmd, env, shape, resolved = prepare_size(plugman, n, workdir)
-    timing = time_command(cmd, runs, Check(frozenset({0}), None), env)
-    return SizeResult(n, resolved, shape.hooks, shape.plugins, timing)
+def build_size(
+    plugman: list[str], n: int, workdir: Path, env: dict[str, str] | None = None
+) -> tuple[list[str], dict[str, str], int]:
+    """Build the config of size ``n`` under ``workdir`` with ``plugman`` (its argv) and check it:
+    the timed command, its environment and the number of servers resolved."""
+    shape = layout(n)
+    home, project = workdir / f"home-{n}", workdir / f"project-{n}"
+    project.mkdir(parents=True)
+    env = {**plugman_env(home), **(env or {}), "HOME": str(workdir)}
+    at = [*plugman, "--project", str(project)]
+    if shape.plugins:  # first, into an empty config: the install itself is not what is timed
+        market = workdir / f"market-{n}"
+        write_market(shape, market)
+        run_checked([*at, "marketplace", "add", str(market)], env)
+        run_checked([*at, "install", *[f"bench-{i:04d}" for i in range(shape.plugins)]], env)
+    write_layout(shape, home, project)
+    run_checked([*at, "trust", "approve", "--all"], env)
+    cmd = [*at, "config", "resolve", "--json"]
+    return cmd, env, check_resolved(run_checked(cmd, env), shape)
 
 
 def prepare_size(
     plugman: str, n: int, workdir: Path, pythonpath: str | None = None
 ) -> tuple[list[str], dict[str, str], Layout, int]:
-    """Build the config of size ``n`` under ``workdir`` and check it: the command to time, its
-    environment (plugman imported from ``pythonpath`` when given), the layout and the number
-    of servers resolved."""
+    """Build the config of size ``n`` under ``workdir`` and check it (bench/table.py's base and
+    head trees): the command to time, its environment (plugman imported from ``pythonpath``
+    when given), the layout and the number of servers resolved."""
+    env = None if pythonpath is None else {"PYTHONPATH": pythonpath}
+    cmd, env, resolved = build_size([plugman], n, workdir, env)
+    return cmd, env, layout(n), resolved
+
+
+def time_size(plugman: str, n: int, runs: int, workdir: Path) -> SizeResult:
+    """Build the config of size ``n`` under ``workdir``, check it, then time it."""
     shape = layout(n)
-    home, project = workdir / f"home-{n}", workdir / f"project-{n}"
-    project.mkdir(parents=True)
-    env = plugman_env(home)
-    env["HOME"] = str(workdir)
-    if pythonpath is not None:
-        env["PYTHONPATH"] = pythonpath
-    if shape.plugins:  # first, into an empty config: the install itself is not what is timed
-        market = workdir / f"market-{n}"
-        write_market(shape, market)
-        run_checked([plugman, "--project", str(project), "marketplace", "add", str(market)], env)
-        names = [f"bench-{i:04d}" for i in range(shape.plugins)]
-        run_checked([plugman, "--project", str(project), "install", *names], env)
-    write_layout(shape, home, project)
-    run_checked([plugman, "--project", str(project), "trust", "approve", "--all"], env)
-    cmd = [plugman, "--project", str(project), "config", "resolve", "--json"]
-    return cmd, env, shape, check_resolved(run_checked(cmd, env), shape)
+    cmd, env, resolved = build_size([plugman], n, workdir)
+    timing = time_command(cmd, runs, Check(frozenset({0}), None), env)
+    return SizeResult(n, resolved, shape.hooks, shape.plugins, timing)
+
+
+@dataclass
+class Tree:
+    """A source tree of plugman run side by side (``--tree PATH[:PYTHON]``) and its runs."""
+
+    path: Path
+    python: str
+    cmd: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+    wall_ms: list[float] = field(default_factory=list)
+    cpu_ms: list[float] = field(default_factory=list)
+
+
+def parse_tree(text: str) -> Tree:
+    path, _, python = text.partition(":")
+    if not (Path(path) / "plugman" / "__init__.py").is_file():
+        raise argparse.ArgumentTypeError(f"{path} is not a plugman source tree")
+    return Tree(Path(path).resolve(), python or sys.executable)
+
+
+def run_timed(tree: Tree) -> None:
+    """One run of ``tree``'s command: its wall time and its child CPU time, in ms."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.run(tree.cmd, env=tree.env, capture_output=True, timeout=TIMEOUT_S)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise BenchError(f"exit code {proc.returncode}: {tree.path}: {' '.join(tree.cmd)}")
+    tree.wall_ms.append(wall * 1000)
+    used = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    tree.cpu_ms.append(used * 1000)
+
+
+def side_by_side(trees: list[Tree], n: int, runs: int) -> None:
+    """Build each tree's data with its own code (untimed), then time the trees alternately (one
+    untimed round first; the order reversed every other round) and print the medians."""
+    workdir = Path(tempfile.mkdtemp(prefix="plugman-resolve-trees-"))
+    try:
+        for i, tree in enumerate(trees):
+            own = workdir / f"tree-{i}"
+            own.mkdir()
+            pythonpath = {"PYTHONPATH": str(tree.path)}
+            # -P: the current folder does not go before PYTHONPATH (it may hold another plugman)
+            compiling = [tree.python, "-P", "-m", "compileall", "-q", str(tree.path / "plugman")]
+            subprocess.run(compiling, check=True, capture_output=True)
+            plugman = [tree.python, "-P", "-m", "plugman"]
+            tree.cmd, tree.env, _ = build_size(plugman, n, own, pythonpath)
+        for round_ in range(runs + 1):
+            for tree in trees if round_ % 2 else trees[::-1]:
+                run_timed(tree)
+        for tree in trees:  # the first round was the warm-up
+            del tree.wall_ms[0], tree.cpu_ms[0]
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    first = trees[0]
+    print(f"\nconfig resolve --json, {n} servers; {runs} interleaved runs per tree; medians\n")
+    print(f"{'tree':<40} {'wall ms':>8} {'CPU ms':>8} {'first/this wall':>16} {'CPU':>6}")
+    for tree in trees:
+        wall, cpu = statistics.median(tree.wall_ms), statistics.median(tree.cpu_ms)
+        ratio_wall = statistics.median(first.wall_ms) / wall
+        ratio_cpu = statistics.median(first.cpu_ms) / cpu
+        print(f"{tree.path!s:<40} {wall:>8.1f} {cpu:>8.1f} {ratio_wall:>15.2f}x {ratio_cpu:>5.2f}x")
 
 
 def measure(plugman: str, runs: int, sizes: tuple[int, ...] = SIZES) -> list[SizeResult]:
@@ -296,10 +379,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--sizes", type=parse_sizes, default=SIZES, help="default 10,100,1000,10000"
     )
+    parser.add_argument(
+        "--tree",
+        type=parse_tree,
+        action="append",
+        default=[],
+        metavar="PATH[:PYTHON]",
+        help="time these source trees side by side (repeatable; ratios against the first)",
+    )
     args = parser.parse_args(argv)
     runs: int = 3 if args.quick else args.runs
     if runs < 1:
         parser.error("--runs must be at least 1")
+    if args.tree:
+        try:
+            for n in args.sizes:
+                side_by_side(args.tree, n, runs)
+        except (BenchError, subprocess.SubprocessError) as exc:
+            print(f"FAILED: {exc}", file=sys.stderr)
+            return 1
+        return 0
     try:
         plugman = str(ensure_plugman())
         results = measure(plugman, runs, args.sizes)

@@ -26,6 +26,7 @@ from plugman.core.jsonvalue import ServerEntry
 Runs = tuple[tuple[str, str], ...]  # (path relative to the project or plugin, "sha256:...")
 PROJECT_VARIABLES = ("${CLAUDE_PROJECT_DIR}", "$CLAUDE_PROJECT_DIR")
 PLUGIN_VARIABLES = ("${CLAUDE_PLUGIN_ROOT}", "$CLAUDE_PLUGIN_ROOT")
+SHELL_QUOTING = "'\"\\#"  # what makes shlex.split(…, comments=True) more than a split
 
 
 def project_key(project_dir: Path) -> str:
@@ -44,7 +45,9 @@ def words(entry: ServerEntry, shell: bool) -> list[str]:
         return [command, *(str(a) for a in args)]
     if not shell:
         return [command]
-    import shlex  # only for a shell command line (a hook's)
+    if command.isprintable() and not any(char in command for char in SHELL_QUOTING):
+        return command.split()  # no quote, escape or comment, no space but " ": shlex's words
+    import shlex  # only for a shell command line (a hook's) that quotes, escapes or comments
 
     try:
         return shlex.split(command, comments=True)

@@ -15,8 +15,6 @@ from plugman.core.jsonvalue import HookEntry, JSONObject
 from plugman.core.paths import Paths
 from plugman.core.state import InstalledPlugin, Scope
 from plugman.core.store import Store
-from plugman.manifest import plugin
-from plugman.manifest.diagnostics import Sink
 from plugman.manifest.reader import Report
 
 SHELL_SAFE = re.compile(r"^[\w@%+=:,./ -]*$")  # nothing a shell expands, quotes or runs
@@ -110,14 +108,17 @@ def contribute(
     scope: Scope,
 ) -> None:
     """Add what one enabled plugin brings, its own variables and userConfig values put in."""
-    root = Store(paths.store_dir).path(entry.content_hash)
+    store = Store(paths.store_dir)
+    root = store.path(entry.content_hash)
     if not root.is_dir():  # removed by hand: nothing of it resolves, and this says why
         message, hint = missing_copy(plugin_id, scope)
         report.sink(root).error(MISSING_COPY, message, (), hint)
         return
-    fields = entry.entry
-    declaration = plugin.Declaration(fields, Sink(str(root))) if fields else None
-    loaded = plugin.load(root, report, declaration, strict=fields is None)
+    # content-addressed and scanned at install: loaded through the cache of its load
+    # lazy: manifest.stored not loaded by plugman config resolve without plugins
+    from plugman.manifest import stored
+
+    loaded = stored.load(root, report, entry.entry, store.loaded(entry.content_hash))
     if loaded is None:
         return
     env = {

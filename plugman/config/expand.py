@@ -16,6 +16,8 @@ FIELDS = ("command", "args", "env", "url", "headers")
 
 def expand(text: str, env: Mapping[str, str], missing: list[str]) -> str:
     """`text` with its variables replaced (once: a value is never expanded again)."""
+    if "${" not in text:  # nothing to replace (most values)
+        return text
 
     def replace(match: re.Match[str]) -> str:
         name, default = match.group(1), match.group(2)
@@ -32,6 +34,8 @@ def expand(text: str, env: Mapping[str, str], missing: list[str]) -> str:
 def substitute(text: str, env: Mapping[str, str]) -> str:
     """`text` with only the variables `env` names put in; every other reference stays as
     written, its default included, for whoever expands it later (resolve, an agent, a shell)."""
+    if "${" not in text:  # nothing to put in (most values)
+        return text
     return VARIABLE.sub(lambda match: env.get(match.group(1), match.group(0)), text)
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
+from itertools import groupby
 from types import MappingProxyType
 from typing import Literal, NamedTuple
 
@@ -153,10 +154,22 @@ def rank(origin: Origin) -> int:
     return PRECEDENCE.index(origin.scope)
 
 
-def _order(server: Server) -> tuple[int, str, str, str]:
-    """Precedence, then a fixed tie-break, so the order files were read in never matters."""
-    text = json.dumps(server.entry, sort_keys=True)
-    return rank(server.origin), server.name, server.origin.file, text
+def _head(server: Server) -> tuple[int, str, str]:
+    return rank(server.origin), server.name, server.origin.file
+
+
+def _ordered(servers: list[Server]) -> list[Server]:
+    """By precedence, name and file, then the entry's text: a fixed tie-break, so the order
+    files were read in never matters. The text is written only where the rest ties (rare):
+    the order is that of sorting by all four."""
+    ordered = sorted(servers, key=_head)
+    found: list[Server] = []
+    for _head_key, tied in groupby(ordered, key=_head):
+        group = list(tied)
+        if len(group) > 1:
+            group.sort(key=lambda s: json.dumps(s.entry, sort_keys=True))
+        found += group
+    return found
 
 
 def resolve(
@@ -172,10 +185,15 @@ def resolve(
     dropped: list[Dropped] = list(layers.dropped)
     candidates = _candidates(layers, policy, dropped)
     waiting = _Waiting(approved, layers.unconsented, layers.project)
-    eligible = [s for s in candidates if _eligible(s, policy, env, waiting, dropped, references)]
+    done: dict[int, ServerEntry] = {}  # id(server) -> its entry expanded (by _eligible)
+    eligible = [
+        s for s in candidates if _eligible(s, policy, env, waiting, dropped, references, done)
+    ]
     servers, shadowed = _by_precedence(eligible, dropped)
     expanded = {
-        name: s if references else s._replace(entry=expand_entry(s.entry, env)[0])
+        name: s
+        if references
+        else s._replace(entry=done.get(id(s)) or expand_entry(s.entry, env)[0])
         for name, s in servers.items()
     }
     hooks = _hooks(layers, policy, waiting, dropped)
@@ -222,10 +240,13 @@ def _eligible(
     waiting: _Waiting,
     dropped: list[Dropped],
     references: bool = False,
+    done: dict[int, ServerEntry] | None = None,
 ) -> bool:
     """Allowed by policy, approved if it must be, and (unless its references are kept for an
-    agent to expand) every variable it needs is set."""
+    agent to expand) every variable it needs is set. The expanded entry goes to `done`."""
     expanded, missing = expand_entry(server.entry, env)
+    if done is not None:
+        done[id(server)] = expanded
     reason = refusal(server.name, expanded, policy, env)
     if reason:
         dropped.append(Dropped("server", server.name, server.origin, "policy", reason))
@@ -264,7 +285,7 @@ def arguments(entry: ServerEntry) -> list[str]:
 def _by_precedence(
     servers: list[Server], dropped: list[Dropped]
 ) -> tuple[dict[str, Server], dict[str, list[Server]]]:
-    ordered = sorted(servers, key=_order)
+    ordered = _ordered(servers)
     manual = {endpoint(s.entry) for s in ordered if s.origin.scope in (*MANUAL, "managed")}
     winners: dict[str, Server] = {}
     shadowed: dict[str, list[Server]] = {}

@@ -124,11 +124,15 @@ def _why_pending(
         runs[("server", server.name, server.origin)] = server.runs
     for hook in layers.hooks:
         runs[("hook", f"{hook.event}:{hook.matcher or '*'}", hook.origin)] = hook.runs
+    alike: dict[tuple[str, str, str | None], dict[str, trust.Stored]] = {}
+    for key, approval in known.items():  # why_pending looks at these alone: found once
+        alike.setdefault((approval.kind, approval.name, approval.plugin), {})[key] = approval
     found = []
     for drop in dropped:
         if drop.reason == "pending-approval":
             had = runs.get((drop.kind, drop.name, drop.origin), ())
-            why = trust.why_pending(known, layers.project, drop.kind, drop.name, drop.origin, had)
+            same = alike.get((drop.kind, drop.name, drop.origin.plugin), {})
+            why = trust.why_pending(same, layers.project, drop.kind, drop.name, drop.origin, had)
             drop = drop._replace(why=why)
         found.append(drop)
     return found

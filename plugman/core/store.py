@@ -7,6 +7,8 @@ from pathlib import Path
 
 from plugman.core.fs import remove_tree
 
+LOADED = ".loaded"  # <store>/.loaded/<sha256>/: caches of each tree's load, outside the tree
+
 
 class Store:
     def __init__(self, root: Path):
@@ -21,6 +23,11 @@ class Store:
     def path(self, content_hash: str) -> Path:
         return self.root / content_hash.removeprefix("sha256:")
 
+    def loaded(self, content_hash: str) -> Path:
+        """The folder kept beside the tree `content_hash` for what loading it gives
+        (plugman.manifest.stored), outside the hashed tree; removed with the tree."""
+        return self.root / LOADED / content_hash.removeprefix("sha256:")
+
     def hashes(self) -> set[str]:
         if not self.root.is_dir():
             return set()
@@ -31,6 +38,10 @@ class Store:
         be removed stays (the next collection tries again); each such tree with its error."""
         unused = [self.path(h) for h in sorted(self.hashes() - keep)]
         leftovers = list(self.staging.iterdir()) if self.staging.is_dir() else []
+        loaded = self.root / LOADED
+        if loaded.is_dir():
+            kept = {h.removeprefix("sha256:") for h in keep}
+            leftovers += [p for p in loaded.iterdir() if p.name not in kept]
         failed: list[tuple[Path, OSError]] = []
         for folder in unused + leftovers:
             try:

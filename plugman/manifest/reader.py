@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from plugman.manifest import jsonloc
@@ -18,19 +19,26 @@ class Report:
     def __init__(self) -> None:
         self.diagnostics: list[Diagnostic] = []
         self.files: list[str] = []
+        self._files: set[str] = set()  # the same names, to look them up
         self.texts: dict[str, str] | None = None
 
     def sink(self, path: Path, doc: jsonloc.JsonDocument | None = None) -> Sink:
         """A sink for one file; the file is counted as checked."""
         name = str(path)
-        if name not in self.files:
-            self.files.append(name)
+        self.add_files((name,))
         sink = Sink(name, doc.locate if doc else None)
         sink.items = self.diagnostics
         return sink
 
+    def add_files(self, names: Iterable[str]) -> None:
+        """Count these files as checked (each once, in order)."""
+        for name in names:
+            if name not in self._files:
+                self._files.add(name)
+                self.files.append(name)
+
     def seen(self, path: Path) -> bool:
-        return str(path) in self.files
+        return str(path) in self._files
 
     def read_text(self, path: Path, sink: Sink) -> str | None:
         """`read_text`, the text kept in `texts` when they are kept."""

@@ -31,6 +31,34 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
+# Every keyword `_check` reads besides `type`: a schema with none of them is a leaf, which only
+# a value of another type fails.
+CHECKED = frozenset(
+    {
+        "$ref",
+        "x-plugman-severity",
+        "const",
+        "enum",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "minimum",
+        "maximum",
+        "required",
+        "properties",
+        "patternProperties",
+        "additionalProperties",
+        "propertyNames",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "items",
+        "anyOf",
+        "oneOf",
+    }
+)
+
+
 class Finding(NamedTuple):
     severity: str
     code: str
@@ -72,13 +100,25 @@ def check(
     value: Any, schema: Schema, base: str, path: KeyPath, severity: str = ERROR
 ) -> list[Finding]:
     """Every finding for `value` against `schema` (located under `path`)."""
-    severity = WARNING if schema.get("x-plugman-severity") == WARNING else severity
     out: list[Finding] = []
+    _check(value, schema, base, path, severity, out)
+    return out
+
+
+def _check(
+    value: Any, schema: Schema, base: str, path: KeyPath, severity: str, out: list[Finding]
+) -> None:
+    """`check`, its findings added to `out` (no list per value)."""
+    if CHECKED.isdisjoint(schema):  # a leaf: nothing but its type can give a finding
+        expected = schema.get("type")
+        if expected is None or (isinstance(expected, str) and is_type(value, expected)):
+            return
+    severity = WARNING if schema.get("x-plugman-severity") == WARNING else severity
     if "$ref" in schema:
         target, target_base = resolve(schema["$ref"], base)
-        out.extend(check(value, target, target_base, path, severity))
+        _check(value, target, target_base, path, severity, out)
     if not _check_type(value, schema, path, severity, out):
-        return out
+        return
     _check_value(value, schema, path, severity, out)
     if isinstance(value, dict):
         _check_object(value, schema, base, path, severity, out)
@@ -87,7 +127,6 @@ def check(
     for keyword in ("anyOf", "oneOf"):
         if keyword in schema:
             out.extend(_best_branch(value, schema[keyword], base, path, severity))
-    return out
 
 
 def _check_type(
@@ -96,9 +135,14 @@ def _check_type(
     expected = schema.get("type")
     if expected is None:
         return True
-    names = [expected] if isinstance(expected, str) else expected
-    if any(is_type(value, name) for name in names):
+    if isinstance(expected, str):
+        if is_type(value, expected):
+            return True
+        names = [expected]
+    elif any(is_type(value, name) for name in expected):
         return True
+    else:
+        names = expected
     wanted = " or ".join(names)
     message = f"expected {wanted}, got {type_name(value)}"
     out.append(Finding(severity, "schema-type", message, path, _hint(schema)))
@@ -165,12 +209,14 @@ def _check_object(
     for key, item in value.items():
         where = (*path, key)
         if names is not None:
-            out.extend(check(key, names, base, where, severity))
-        matched = [sub for pat, sub in patterns.items() if _pattern(pat).search(key)]
+            _check(key, names, base, where, severity, out)
+        matched = (
+            [sub for pat, sub in patterns.items() if _pattern(pat).search(key)] if patterns else []
+        )
         if key in properties:
             matched.append(properties[key])
         for sub in matched:
-            out.extend(check(item, sub, base, where, severity))
+            _check(item, sub, base, where, severity, out)
         if matched:
             continue
         if extra is False:
@@ -180,7 +226,7 @@ def _check_object(
                 )
             )
         elif isinstance(extra, dict):
-            out.extend(check(item, extra, base, where, severity))
+            _check(item, extra, base, where, severity, out)
 
 
 def _suggest(key: str, properties: Schema) -> str:
@@ -213,7 +259,7 @@ def _check_array(
         out.append(Finding(severity, "schema-unique", "items must be unique", path))
     if "items" in schema:
         for index, item in enumerate(value):
-            out.extend(check(item, schema["items"], base, (*path, index), severity))
+            _check(item, schema["items"], base, (*path, index), severity, out)
 
 
 def _has_duplicates(items: list[Any]) -> bool:

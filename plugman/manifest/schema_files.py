@@ -20,8 +20,10 @@ def load(name: str) -> Schema:
     return loaded
 
 
+@cache
 def resolve(ref: str, base: str) -> tuple[Schema, str]:
-    """Follow a `$ref` (`#/$defs/x` or `other.schema.json#/$defs/x`) from file `base`."""
+    """Follow a `$ref` (`#/$defs/x` or `other.schema.json#/$defs/x`) from file `base` (once:
+    the schema files do not change while plugman runs)."""
     file, _, pointer = ref.partition("#")
     file = file or base
     node: Any = load(file)

@@ -111,7 +111,10 @@ def _why(item: Dropped) -> str:
 def resolved(resolution: Resolution, as_json: bool, explain: bool, show_secrets: bool) -> str:
     """`plugman config resolve`: the document, or a summary (with `explain`, every note)."""
     if as_json:
-        return json.dumps(document(resolution, show_secrets), indent=2)
+        # lazy: output.jsontext not loaded by plugman config resolve (text)
+        from plugman.output import jsontext
+
+        return jsontext.dumps(document(resolution, show_secrets))  # json.dumps(…, indent=2)
     servers = resolution.servers
     lines = [f"MCP servers ({len(servers)}):"]
     for name, value in servers.items():
