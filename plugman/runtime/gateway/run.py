@@ -39,6 +39,7 @@ Over HTTP:
 from __future__ import annotations
 
 import hmac
+import importlib
 import ipaddress
 import json
 import logging
@@ -53,24 +54,34 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-import anyio
-
 from plugman.config.redact import message
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
+from plugman.runtime.gateway import early
 from plugman.runtime.gateway import token as gateway_token
-from plugman.runtime.gateway.calls import Guard
 from plugman.runtime.gateway.health import Health
-from plugman.runtime.gateway.memory import FILE, Memory
-from plugman.runtime.gateway.pipes import stdio_streams
-from plugman.runtime.gateway.probe import log_path
-from plugman.runtime.gateway.server import Gateway
-from plugman.runtime.oauth.provider import authorizer
-from plugman.runtime.transport import headers
-from plugman.runtime.transport.connect import transport_of
+from plugman.runtime.gateway.memory import FILE
 
 if TYPE_CHECKING:
     from mcp.server.transport_security import TransportSecuritySettings
+
+    from plugman.runtime.gateway.server import Gateway
+
+# What the full server imports, warmed in a thread while the early answers are given
+# (plugman.runtime.gateway.early): the SDK, pydantic and anyio, most of a second.
+WARM = (
+    "anyio",
+    "uvloop",
+    "mcp",
+    "mcp.server.stdio",
+    "mcp.server.lowlevel.server",
+    "mcp.server.subscriptions",
+    "mcp.client.stdio",
+    "plugman.runtime.gateway.server",
+    "plugman.runtime.gateway.pipes",
+    "plugman.runtime.gateway.probe",
+    "plugman.runtime.transport.connect",
+)
 
 log = logging.getLogger("plugman.gateway")
 
@@ -110,6 +121,20 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
     health = Health.from_env(env, options.connect_timeout, options.first_list_wait)
     resolved = resolve(paths, env)
     servers = {name: server.entry for name, server in resolved.servers.items()}
+    handover = None
+    if address is None and early.usable(env):  # before importing what it serves with
+        wait = health.first_list_wait > 0
+        handover = early.answer(servers, paths.state_dir / FILE, wait=wait, warm=_warm)
+    # lazy: the full server, the SDK, anyio: most of a second, after the early answers
+    import anyio  # lazy: see above
+
+    # lazy: the full server (calls, server, oauth, transport): after the early answers
+    from plugman.runtime.gateway.calls import Guard
+    from plugman.runtime.gateway.memory import Memory
+    from plugman.runtime.gateway.server import Gateway
+    from plugman.runtime.oauth.provider import authorizer
+    from plugman.runtime.transport import headers
+
     guard = Guard(
         hooks=tuple(resolved.hooks),
         project=paths.project_dir,
@@ -142,23 +167,52 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
             memory=Memory(paths.state_dir / FILE),
         )
         log.info("serving %d servers over %s", len(servers), options.transport)
+        if handover is not None:
+            _log_early(handover)
         if sock is None or address is None:
-            anyio.run(_stdio, gateway, backend_options=LOOP)
+            anyio.run(_stdio, gateway, handover, backend_options=LOOP)
         else:
             stack.callback(sock.close)
             _serve_http(gateway, address, sock, options.stateless, token, announce)
         log.info("stopped")
 
 
-async def _stdio(gateway: Gateway) -> None:
+def _warm() -> None:
+    """Import what the full server imports (WARM); a failure is left for it to meet."""
+    for name in WARM:
+        try:
+            importlib.import_module(name)
+        except Exception:  # the full server imports it again, and says why
+            return
+
+
+def _log_early(handover: early.Handover) -> None:
+    if handover.answered:
+        answered = ", ".join(handover.answered)
+        after = f"; the first list {handover.seconds * 1000:.0f} ms after the start"
+        log.info("answered from memory: %s%s", answered, after if handover.seconds else "")
+
+
+async def _stdio(gateway: Gateway, handover: early.Handover | None) -> None:
+    # lazy: anyio, the SDK and the pipes: after the early answers (plugman.runtime.gateway.early)
+    import anyio
+
     # lazy: mcp takes ~881 ms to import, only this path needs it
     from mcp.server.stdio import stdio_server
+
+    # lazy: asyncio's pipes (~13 ms): after the early answers
+    from plugman.runtime.gateway.pipes import Replayed, Unrepeated, stdio_streams
 
     async with anyio.create_task_group() as group:
         gateway.start(group)
         group.start_soon(_on_signal, group.cancel_scope.cancel)
         async with stdio_streams() as native:
+            stdin: Any
+            stdout: Any
             stdin, stdout = native or (None, None)
+            if native is not None and handover is not None:
+                stdin = Replayed(handover.replay, native[0])
+                stdout = Unrepeated(native[1].writer, early.REPLAY_ID)
             async with stdio_server(cast(Any, stdin), cast(Any, stdout)) as (read, write):
                 options = gateway.server.create_initialization_options()
                 await gateway.server.run(read, write, options)
@@ -177,6 +231,9 @@ def _serve_http(
     web = http_app(gateway, address, token.value if token else None, stateless)
     lines = [f"clients must send a bearer token ({token.fingerprint})"] if token else []
     said = announce or (lambda _: None)
+    # lazy: anyio: after the early answers (plugman.runtime.gateway.early)
+    import anyio
+
     anyio.run(_http, gateway, web, sock, said, lines, backend_options=LOOP)
 
 
@@ -215,6 +272,9 @@ async def _http(
         def capture_signals(self) -> Iterator[None]:
             yield  # _on_signal stops it; uvicorn would re-raise the signal after shutdown
 
+    # lazy: anyio: after the early answers (plugman.runtime.gateway.early)
+    import anyio
+
     host, port = sock.getsockname()[:2]
     config = uvicorn.Config(web, log_config=None, access_log=False, lifespan="on")
     server = Web(config)
@@ -232,6 +292,9 @@ async def _http(
 
 
 async def _announce(web: Any, lines: list[str], announce: Announce) -> None:
+    # lazy: anyio: after the early answers (plugman.runtime.gateway.early)
+    import anyio
+
     while not web.started:
         await anyio.sleep(0.02)
     for line in lines:
@@ -240,6 +303,9 @@ async def _announce(web: Any, lines: list[str], announce: Announce) -> None:
 
 
 async def _on_signal(stop: Callable[[], None]) -> None:
+    # lazy: anyio: after the early answers (plugman.runtime.gateway.early)
+    import anyio
+
     with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as received:
         async for number in received:
             log.info("signal %d: stopping", number)
@@ -250,6 +316,10 @@ async def _on_signal(stop: Callable[[], None]) -> None:
 @contextmanager
 def _errlog(log_dir: Path, name: str, entry: Mapping[str, Any]) -> Iterator[Any]:
     """Where a stdio server's stderr goes (appended to); nowhere for a remote one."""
+    # lazy: probe and transport import anyio: after the early answers
+    from plugman.runtime.gateway.probe import log_path
+    from plugman.runtime.transport.connect import transport_of
+
     try:
         stdio = transport_of(entry) == "stdio"
     except PlugmanError:
