@@ -28,6 +28,12 @@ Over HTTP:
   compared in constant time (`hmac.compare_digest`); any other answers 401 with
   `WWW-Authenticate: Bearer`. That compare is the only work added per request. No token, and
   no `Authorization` header, is ever logged.
+- Responses: each request POST is answered with one JSON body, not an SSE stream
+  (`json_response`): the gateway sends nothing scoped to a request before its answer (no
+  progress, no log message, no server-to-client request), and the SDK's per-request SSE
+  machinery cost about 1 ms a call on loopback (bench/gateway_overhead.py, issue 36).
+  `list_changed` notifications still go on the client's GET stream, and a 2026-era
+  `subscriptions/listen` is still answered as a stream (the SDK's carve-out).
 - Sessions: by default the SDK keeps each 2025-era client's session in this process
   (`Mcp-Session-Id`), which lets the gateway push `list_changed` notifications on the client's
   GET stream. `--stateless` serves every request on its own, so any process behind a load
@@ -426,7 +432,10 @@ def security(address: Address) -> TransportSecuritySettings:
 def http_app(gateway: Gateway, address: Address, token: str | None, stateless: bool) -> Any:
     """The ASGI app uvicorn serves: the SDK's streamable HTTP app, behind the token if any."""
     web = gateway.server.streamable_http_app(
-        stateless_http=stateless, transport_security=security(address), host=address.ip
+        stateless_http=stateless,
+        json_response=True,
+        transport_security=security(address),
+        host=address.ip,
     )
     return web if token is None else BearerGate(web, token)
 
