@@ -4,10 +4,11 @@ listens, and who may talk to it.
 - stdio (default): the MCP protocol on stdin/stdout until the client closes stdin, through
   `mcp.server.stdio.stdio_server()` (over event-loop pipes when it can:
   plugman.runtime.gateway.pipes).
-- http: uvicorn serves the low-level server's `streamable_http_app()` at
-  `http://HOST:PORT/mcp`; the socket is bound first, so a port in use is a plain error, and
-  port 0 picks a free one. Its address goes to `announce` once it accepts connections, then,
-  with `--auth token`, the token's fingerprint (never the token: plugman.runtime.gateway.token).
+- http: uvicorn serves the SDK's streamable HTTP session manager for the low-level server at
+  `http://HOST:PORT/mcp` (plugman.runtime.gateway.web); the socket is bound first, so a port
+  in use is a plain error, and port 0 picks a free one. Its address goes to `announce` once it
+  accepts connections, then, with `--auth token`, the token's fingerprint (never the token:
+  plugman.runtime.gateway.token).
 
 SIGTERM and SIGINT end either gracefully: backends are shut down (the SDK closes a stdio
 server's stdin, then signals its process group), so no server is left behind.
@@ -44,10 +45,7 @@ Over HTTP:
 
 from __future__ import annotations
 
-import hmac
 import importlib
-import ipaddress
-import json
 import logging
 import os
 import signal
@@ -67,10 +65,15 @@ from plugman.runtime.gateway import early
 from plugman.runtime.gateway import token as gateway_token
 from plugman.runtime.gateway.health import Health
 from plugman.runtime.gateway.memory import FILE
+from plugman.runtime.gateway.web import (
+    Address,
+    bind,
+    http_app,
+    listen_address,
+    mcp_url,
+)
 
 if TYPE_CHECKING:
-    from mcp.server.transport_security import TransportSecuritySettings
-
     from plugman.runtime.gateway.server import Gateway
 
 # What the full server imports, warmed in a thread while the early answers are given
@@ -97,9 +100,6 @@ AUTH = ("none", "token")
 # client out), and uvloop's wake-ups and pipes take ~0.1 ms off the gateway's added latency.
 LOOP = {"use_uvloop": sys.platform != "win32"}
 Announce = Callable[[str], None]
-Receive = Any  # ASGI
-Send = Any
-LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 
 @dataclass(frozen=True)
@@ -234,7 +234,7 @@ def _serve_http(
     announce: Announce | None,
 ) -> None:
     gateway.stateless = stateless
-    web = http_app(gateway, address, token.value if token else None, stateless)
+    web = http_app(gateway.server, address, token.value if token else None, stateless)
     lines = [f"clients must send a bearer token ({token.fingerprint})"] if token else []
     said = announce or (lambda _: None)
     # lazy: anyio: after the early answers (plugman.runtime.gateway.early)
@@ -282,7 +282,15 @@ async def _http(
     import anyio
 
     host, port = sock.getsockname()[:2]
-    config = uvicorn.Config(web, log_config=None, access_log=False, lifespan="on")
+    config = uvicorn.Config(
+        web,
+        log_config=None,
+        access_log=False,
+        lifespan="on",
+        proxy_headers=False,
+        server_header=False,
+        date_header=False,
+    )
     server = Web(config)
 
     def stop() -> None:
@@ -364,114 +372,3 @@ def _logging_to(path: Path) -> Iterator[None]:
             handler.close()
             root.setLevel(levels[0])
             ours.setLevel(levels[1])
-
-
-# --- HTTP: where it listens, who may talk to it ---------------------------------------------
-
-
-@dataclass(frozen=True)
-class Address:
-    family: int
-    sockaddr: tuple[Any, ...]
-
-    @property
-    def ip(self) -> str:
-        return str(self.sockaddr[0])
-
-    @property
-    def loopback(self) -> bool:
-        return ipaddress.ip_address(self.ip.split("%")[0]).is_loopback
-
-
-def listen_address(host: str, port: int) -> Address:
-    """The one address `host` names (IPv6 for a literal with ':', else IPv4)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    try:
-        found = socket.getaddrinfo(host, port, family, socket.SOCK_STREAM)
-    except (OSError, UnicodeError) as exc:
-        raise PlugmanError(
-            f"cannot listen on {host}: {getattr(exc, 'strerror', None) or exc}",
-            where="--host",
-            hint="give an IP address of this machine, or a name that resolves to one",
-        ) from None
-    return Address(found[0][0], found[0][4])
-
-
-def bind(address: Address) -> socket.socket:
-    sock = socket.socket(address.family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind(address.sockaddr)
-    except OSError as exc:
-        sock.close()
-        where = f"{address.ip}:{address.sockaddr[1]}"
-        raise PlugmanError(f"cannot listen on {where}: {exc.strerror or exc}") from exc
-    return sock
-
-
-def mcp_url(host: str, port: int) -> str:
-    return f"http://[{host}]:{port}/mcp" if ":" in host else f"http://{host}:{port}/mcp"
-
-
-def security(address: Address) -> TransportSecuritySettings:
-    """DNS-rebinding protection on a loopback address; none elsewhere (see above)."""
-    # lazy: mcp takes ~752 ms to import, only this path needs it
-    from mcp.server.transport_security import TransportSecuritySettings
-
-    if not address.loopback:
-        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
-    own = f"[{address.ip}]" if ":" in address.ip else address.ip
-    names = list(dict.fromkeys((*LOOPBACK_NAMES, own)))
-    return TransportSecuritySettings(
-        enable_dns_rebinding_protection=True,
-        allowed_hosts=[f"{name}:*" for name in names],
-        allowed_origins=[f"http://{name}:*" for name in names],
-    )
-
-
-def http_app(gateway: Gateway, address: Address, token: str | None, stateless: bool) -> Any:
-    """The ASGI app uvicorn serves: the SDK's streamable HTTP app, behind the token if any."""
-    web = gateway.server.streamable_http_app(
-        stateless_http=stateless,
-        json_response=True,
-        transport_security=security(address),
-        host=address.ip,
-    )
-    return web if token is None else BearerGate(web, token)
-
-
-class BearerGate:
-    """ASGI middleware: only requests carrying the bearer token reach `app` (lifespan events
-    always do)."""
-
-    def __init__(self, app: Any, token: str) -> None:
-        self.app = app
-        self.token = token.encode()
-
-    async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or self._carries_token(scope["headers"]):
-            await self.app(scope, receive, send)
-            return
-        await _unauthorized(send)
-
-    def _carries_token(self, headers: list[tuple[bytes, bytes]]) -> bool:
-        for name, value in headers:
-            if name == b"authorization":
-                scheme, _, given = value.partition(b" ")
-                return scheme.lower() == b"bearer" and hmac.compare_digest(given, self.token)
-        return False
-
-
-_BODY = json.dumps(
-    {"error": "invalid_token", "error_description": "a bearer token is required"}
-).encode()
-_HEADERS = [
-    (b"content-type", b"application/json"),
-    (b"content-length", str(len(_BODY)).encode()),
-    (b"www-authenticate", b'Bearer realm="plugman-gateway"'),
-]
-
-
-async def _unauthorized(send: Send) -> None:
-    await send({"type": "http.response.start", "status": 401, "headers": _HEADERS})
-    await send({"type": "http.response.body", "body": _BODY})
