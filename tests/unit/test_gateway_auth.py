@@ -13,8 +13,8 @@ import pytest
 from plugman.cli import invoke
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
-from plugman.runtime.gateway import web as gateway_web
 from plugman.runtime.gateway import token as gateway_token
+from plugman.runtime.gateway import web as gateway_web
 
 FILE = {"PLUGMAN_SECRETS": "file"}
 
