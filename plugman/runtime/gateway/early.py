@@ -15,7 +15,9 @@ JSON-RPC:
 
 Only servers of `servers` (the resolved config of this start) are listed: a remembered server
 that is no longer resolved (removed, disabled, denied by policy, its approval revoked) or whose
-entry changed lists nothing. Meanwhile `warm` imports the full server in a thread. The first
+entry changed lists nothing. Then `warm` imports the full server in a thread (once a list is
+answered, or after WARM_AFTER seconds with no message: not before, as it would slow the answers
+down on a busy machine). The first
 message it does not answer (a call, anything else), or the imports done with no message
 pending, hands over: the `Handover` holds what the full server must read first (the client's
 `initialize` under REPLAY_ID, whose answer is not sent again, and every message not answered,
@@ -62,6 +64,7 @@ LISTS = {
     "resources/templates/list": ("resourceTemplates", "templates"),
 }
 OFF_ENV = "PLUGMAN_GATEWAY_EARLY"
+WARM_AFTER = 0.05  # seconds without a message before the imports start anyway
 REPLAY_ID = "plugman-early-initialize"
 CHUNK = 1 << 16
 JSON = dict[str, Any]
@@ -190,7 +193,7 @@ class _Session:
         return self.handover
 
     def _converse(self) -> None:
-        first = self._line(block=True)
+        first = self._line()
         if first is None:
             return
         message = _parsed(first)
@@ -201,12 +204,17 @@ class _Session:
         self._send(message["id"], self._initialized(version))
         self.replay.append(_line({**message, "id": REPLAY_ID}))
         self.handover.answered.append("initialize")
-        self.thread.start()
-        self.started = True
-        while (line := self._line(block=not self.warmed)) is not None:
+        while (line := self._line()) is not None:
             if not self._answered(line):
                 self.replay.append(line)
                 return
+            if self.handover.seconds:  # a list answered: the imports may start
+                self._warming()
+
+    def _warming(self) -> None:
+        if not self.started:
+            self.thread.start()
+            self.started = True
 
     def _answered(self, line: bytes) -> bool:
         """Answer `line` here, or keep it as is (a notification) for the full server; False
@@ -247,15 +255,18 @@ class _Session:
                 os.write(self.wake_write, b".")
             os.close(self.wake_write)
 
-    def _line(self, *, block: bool) -> bytes | None:
-        """The next line from stdin: waiting for it while `block` and the imports are not
-        done; None at the end of stdin or when nothing is pending and the imports are done."""
+    def _line(self) -> bytes | None:
+        """The next line from stdin; None at its end, or when nothing is pending once the
+        imports are done. They start after the first list, or when no line came for WARM_AFTER
+        seconds (not before: a thread importing slows the answers down)."""
         while b"\n" not in self.buffer:
-            watched = [0] if self.warmed else [0, self.wake_read]
-            ready, _, _ = select.select(watched, [], [], None if block or not self.warmed else 0)
+            waiting = self.started and not self.warmed
+            timeout = 0 if self.warmed else None if waiting else WARM_AFTER
+            ready, _, _ = select.select([0, self.wake_read] if waiting else [0], [], [], timeout)
             if 0 not in ready:
                 if self.warmed:
                     return None
+                self._warming()
                 continue
             chunk = os.read(0, CHUNK)
             if not chunk:
