@@ -188,7 +188,10 @@ def test_the_early_answers_are_the_full_servers(
     listed = [gateway.answer(n) for n in range(2, 2 + len(LISTS))]
     gateway.send(echo(9), request(10, "tools/list"))
     called, again = gateway.answer(9), gateway.answer(10)
+    gateway.send(request(11, "ping"))
+    gateway.answer(11)
     gateway.close()
+    assert gateway.answers == {}  # initialize was answered once: the replayed one is not sent
 
     said = early_lines(isolated_home)[before:]
     assert len(said) == 1 and "initialize, tools/list, prompts/list, resources/list" in said[0]
