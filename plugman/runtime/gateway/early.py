@@ -9,9 +9,10 @@ JSON-RPC:
   capabilities, name and instructions, each served server's from plugman.runtime.gateway.memory
   (a record kept for this very entry), as the full server would;
 - `tools/list`, `prompts/list`, `resources/list` and `resources/templates/list` (no cursor),
-  when every served server has a catalog remembered for its entry (or the first list need not
-  wait: `--first-list-wait 0`): the remembered catalogs, named and cut as
-  plugman.runtime.gateway.catalog lists them.
+  when every served server has a catalog remembered for its entry: the remembered catalogs,
+  named and cut as plugman.runtime.gateway.catalog lists them. (When one has none, the full
+  server answers: it waits for that one, or with `--first-list-wait 0` lists what is up by
+  then, as it always did.)
 
 Only servers of `servers` (the resolved config of this start) are listed: a remembered server
 that is no longer resolved (removed, disabled, denied by policy, its approval revoked) or whose
@@ -98,16 +99,14 @@ def answer(
     servers: Mapping[str, Mapping[str, Any]],
     memory_path: Path,
     *,
-    wait: bool,
     warm: Callable[[], None],
 ) -> Handover:
-    """Answer the first messages on fds 0 and 1 (see the module docstring). `wait`: a first
-    list waits for servers nothing is remembered of (so it is not answered here when one is)."""
+    """Answer the first messages on fds 0 and 1 (see the module docstring)."""
     kept = memory.read(memory_path)
     records = {name: memory.record_of(kept, name, entry) for name, entry in servers.items()}
     said = compose((name, _text(record.get("instructions"))) for name, record in records.items())
     catalogs = {name: r for name, r in records.items() if _complete(r)}
-    lists = listings(catalogs) if catalogs.keys() == servers.keys() or not wait else None
+    lists = listings(catalogs) if catalogs.keys() == servers.keys() else None
     return _Session(said, lists, warm).run()
 
 

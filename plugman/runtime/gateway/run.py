@@ -129,8 +129,7 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
     servers = {name: server.entry for name, server in resolved.servers.items()}
     handover = None
     if address is None and early.usable(env):  # before importing what it serves with
-        wait = health.first_list_wait > 0
-        handover = early.answer(servers, paths.state_dir / FILE, wait=wait, warm=_warm)
+        handover = early.answer(servers, paths.state_dir / FILE, warm=_warm)
     # lazy: the full server, the SDK, anyio: most of a second, after the early answers
     import anyio  # lazy: see above
 
