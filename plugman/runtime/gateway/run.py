@@ -49,7 +49,6 @@ import importlib
 import logging
 import os
 import signal
-import socket
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Mapping
@@ -65,16 +64,12 @@ from plugman.runtime.gateway import early
 from plugman.runtime.gateway import token as gateway_token
 from plugman.runtime.gateway.health import Health
 from plugman.runtime.gateway.memory import FILE
-from plugman.runtime.gateway.web import (
-    Address,
-    bind,
-    http_app,
-    listen_address,
-    mcp_url,
-)
 
 if TYPE_CHECKING:
+    import socket
+
     from plugman.runtime.gateway.server import Gateway
+    from plugman.runtime.gateway.web import Address
 
 # What the full server imports, warmed in a thread while the early answers are given
 # (plugman.runtime.gateway.early): the SDK, pydantic and anyio, most of a second.
@@ -150,7 +145,11 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
     )
     log_dir = paths.state_dir / "logs"
     log_dir.mkdir(parents=True, exist_ok=True)
-    sock = bind(address) if address is not None else None
+    sock = None
+    if address is not None:
+        from plugman.runtime.gateway.web import bind  # lazy: socket, not before early answers
+
+        sock = bind(address)
     with _logging_to(log_dir / "gateway.log"), ExitStack() as stack:
         for item in resolved.dropped:
             if item.kind == "server" and item.name not in servers:
@@ -233,6 +232,8 @@ def _serve_http(
     announce: Announce | None,
 ) -> None:
     gateway.stateless = stateless
+    from plugman.runtime.gateway.web import http_app  # lazy: socket, not before early answers
+
     web = http_app(gateway.server, address, token.value if token else None, stateless)
     lines = [f"clients must send a bearer token ({token.fingerprint})"] if token else []
     said = announce or (lambda _: None)
@@ -255,6 +256,8 @@ def _checked(options: Options) -> Address | None:
                 hint="over stdio the gateway serves only the process that started it",
             )
         return None
+    from plugman.runtime.gateway.web import listen_address  # lazy: socket, only over HTTP
+
     address = listen_address(options.host, options.port)
     if not address.loopback and options.auth == "none":
         raise UsageError(
@@ -298,6 +301,8 @@ async def _http(
     async with anyio.create_task_group() as group:
         gateway.start(group)
         group.start_soon(_on_signal, stop)
+        from plugman.runtime.gateway.web import mcp_url  # lazy: socket, only over HTTP
+
         heard = [f"listening on {mcp_url(host, port)}", *lines]
         group.start_soon(_announce, server, heard, announce)
         await server.serve(sockets=[sock])
