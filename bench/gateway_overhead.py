@@ -1,10 +1,15 @@
 """Per-call latency that ``plugman mcp serve`` adds in front of an MCP server.
 
-Two client sessions stay open side by side, both over stdio:
+Four client sessions stay open side by side:
 
-* direct: the sample notes server (``notes_server.py``), tool ``echo``;
-* gateway: ``plugman mcp serve`` with that same server as its only backend (a user-scope
-  ``[mcp_servers.notes]`` entry under a throw-away ``PLUGMAN_HOME``), tool ``mcp__notes__echo``.
+* direct: the sample notes server (``notes_server.py``) over stdio, tool ``echo``;
+* gateway: ``plugman mcp serve`` over stdio with that same server as its only backend (a
+  user-scope ``[mcp_servers.notes]`` entry under a throw-away ``PLUGMAN_HOME``), tool
+  ``notes__echo``;
+* http: the same gateway served with ``--transport http`` on loopback (issue 36: its added cost
+  toward the stdio gateway's, +3 ms at p50), through the SDK's client;
+* http, raw: the same HTTP gateway through a minimal keep-alive client (``RawHttp``): what the
+  gateway itself adds, without the SDK client's own HTTP machinery.
 
 After an untimed warm-up of each, the timed calls alternate between the two paths in blocks of
 ``--block`` calls, so a load spike on the (busy, 2-core) machine hits both alike. Every call's
@@ -27,6 +32,13 @@ backends up by then), "first session" (nothing remembered, the default wait of 5
 the slow server takes), and "remembered" (after one session that saw every server up: the
 catalogs are listed from the gateway's memory while the slow server still starts).
 
+Then the remembered first list (issue 36): after one session that saw the notes server up, the
+time from spawning ``plugman mcp serve`` (over pipes, raw JSON-RPC) to its first ``tools/list``
+answer, beside the floor (``python -c pass``) and the same gateway with its early answers turned
+off (``PLUGMAN_GATEWAY_EARLY=0``: the full server, as before issue 36), interleaved round after
+round (order reversed every other round), medians and the children's CPU time. Goal: floor +
+150 ms.
+
 Results go to ``bench/results/gateway-overhead.json``.
 
 Usage: ``.venv/bin/python bench/gateway_overhead.py [--calls 1000] [--warmup 100] [--block 50]
@@ -39,11 +51,14 @@ import argparse
 import json
 import os
 import platform
+import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
-from contextlib import AsyncExitStack
+from collections.abc import Iterator
+from contextlib import AsyncExitStack, contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -56,6 +71,10 @@ NOTES = REPO_ROOT / "sample-plugins" / "plugins" / "notes-server" / "server" / "
 RESULTS = REPO_ROOT / "bench" / "results" / "gateway-overhead.json"
 GOAL_P50_MS = 1.0
 GOAL_P99_MS = 3.0
+GOAL_HTTP_P50_MS = 3.0  # issue 36: the HTTP gateway's added cost at p50
+GOAL_EARLY_MS = 150.0  # issue 36: the remembered first list, over the floor
+EARLY_ROUNDS = 10
+QUICK_EARLY_ROUNDS = 5
 SLOW_START = 3.0
 SLOW = f"""
 import time
@@ -143,15 +162,24 @@ async def measure(args: argparse.Namespace, home: Path, errlog: Any) -> list[Lan
     direct = StdioServerParameters(command=sys.executable, args=[str(NOTES)], env=env)
     argv = gateway_argv(project)
     through = StdioServerParameters(command=argv[0], args=argv[1:], env=env)
-    paths = [Lane("direct", "echo"), Lane("gateway", "notes__echo")]
+    paths = [
+        Lane("direct", "echo"),
+        Lane("gateway", "notes__echo"),
+        Lane("http", "notes__echo"),
+        Lane("http, raw", "notes__echo"),
+    ]
     async with AsyncExitStack() as stack:
-        for path, params in zip(paths, (direct, through), strict=True):
+        for path, params in zip(paths, (direct, through), strict=False):
             client = Client(
                 stdio_client(params, errlog=errlog),
                 mode="legacy",
                 read_timeout_seconds=READ_TIMEOUT,
             )
             path.client = await stack.enter_async_context(client)
+        url = stack.enter_context(http_gateway(project, env, errlog))
+        client = Client(url, mode="legacy", read_timeout_seconds=READ_TIMEOUT)
+        paths[2].client = await stack.enter_async_context(client)
+        paths[3].client = RawHttp(url)
         for path in paths:
             for _ in range(args.warmup):
                 await call(path)
@@ -164,17 +192,83 @@ async def measure(args: argparse.Namespace, home: Path, errlog: Any) -> list[Lan
     return paths
 
 
+class RawHttp:
+    """A minimal streamable-HTTP client on one keep-alive connection (http.client, blocking):
+    the HTTP gateway's own cost per call, without the SDK client's (httpx2, its tasks)."""
+
+    def __init__(self, url: str) -> None:
+        import http.client
+        from urllib.parse import urlsplit
+
+        where = urlsplit(url)
+        self.path = where.path
+        self.connection = http.client.HTTPConnection(where.hostname or "", where.port)
+        self.headers = {"Content-Type": "application/json", "Accept": ACCEPT}
+        _, session = self._post(INITIALIZE)
+        self.headers |= {"Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18"}
+        self._post(LIST_REQUESTS[0])
+        self.ident = 10
+
+    def _post(self, message: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        self.connection.request("POST", self.path, json.dumps(message), self.headers)
+        response = self.connection.getresponse()
+        body = response.read()
+        found = json.loads(body) if body and response.status == 200 else {}
+        return found, response.getheader("mcp-session-id") or ""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
+        from mcp.types import CallToolResult
+
+        self.ident += 1
+        params = {"name": name, "arguments": arguments}
+        request = {"jsonrpc": "2.0", "id": self.ident, "method": "tools/call", "params": params}
+        answer, _ = self._post(request)
+        if "result" not in answer:
+            raise BenchError(f"raw HTTP call failed: {answer!r}")
+        return CallToolResult.model_validate(answer["result"])
+
+
+ACCEPT = "application/json, text/event-stream"
+
+
+@contextmanager
+def http_gateway(project: Path, env: dict[str, str], errlog: Any) -> Iterator[str]:
+    """`plugman mcp serve --transport http` on a free loopback port: its URL, once it listens."""
+    argv = [*gateway_argv(project), "--transport", "http", "--port", "0"]
+    process = subprocess.Popen(argv, env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+        if "listening on " not in line:
+            raise BenchError(f"the HTTP gateway did not start: {line!r}")
+        yield line.split("listening on ", 1)[1].strip()
+    finally:
+        process.terminate()
+        process.wait(READ_TIMEOUT)
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=1000, help="timed calls per path")
     parser.add_argument("--warmup", type=int, default=100, help="untimed calls per path first")
     parser.add_argument("--block", type=int, default=50, help="calls per path before switching")
     parser.add_argument(
-        "--quick", action="store_true", help=f"{QUICK_CALLS} calls, {QUICK_WARMUP} warm-up"
+        "--rounds", type=int, default=EARLY_ROUNDS, help="rounds of the remembered first list"
+    )
+    parser.add_argument(
+        "--only",
+        choices=("calls", "early"),
+        help="only the per-call lanes, or only the remembered first list",
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"{QUICK_CALLS} calls, {QUICK_WARMUP} warm-up, {QUICK_EARLY_ROUNDS} rounds",
     )
     args = parser.parse_args(argv)
     if args.quick:
         args.calls, args.warmup = QUICK_CALLS, QUICK_WARMUP
+        args.rounds = min(args.rounds, QUICK_EARLY_ROUNDS)
     if min(args.calls, args.block) < 1 or args.warmup < 0:
         parser.error("--calls and --block must be at least 1, --warmup at least 0")
     return args
@@ -286,25 +380,117 @@ def run_first_lists() -> dict[str, FirstList]:
     return {label: FirstList(f.seconds, f.tools, every) for label, f in found.items()}
 
 
-def overhead_ms(paths: list[Lane]) -> dict[str, float]:
-    """What the gateway adds over the direct path: p50, p95 and mean, in ms."""
+def overhead_ms(paths: list[Lane], label: str = "gateway") -> dict[str, float]:
+    """What the gateway (`label`: gateway over stdio, http over HTTP) adds over the direct
+    path: p50, p95, p99 and mean, in ms."""
     rows = {path.label: path.summary() for path in paths}
     keys = ("p50_ms", "p95_ms", "p99_ms", "mean_ms")
-    return {key: rows["gateway"][key] - rows["direct"][key] for key in keys}
+    return {key: rows[label][key] - rows["direct"][key] for key in keys}
+
+
+def http_overhead_ms(paths: list[Lane], label: str = "http") -> dict[str, float]:
+    """What the gateway over HTTP adds over the direct path (as overhead_ms), called through the
+    SDK's client (`http`), or through a minimal one (`http, raw`: the gateway's own cost)."""
+    return overhead_ms(paths, label)
+
+
+@dataclass
+class Started:
+    """Medians over the rounds: seconds from the spawn to the answer, and the child's CPU for
+    its whole session (the imports after the answer and the backend's start included)."""
+
+    seconds: float
+    cpu: float
+
+
+FLOOR = "floor"
+EARLY = "remembered, early"
+FULL = "remembered, full server"
+
+
+def run_remembered_first_list(rounds: int = EARLY_ROUNDS) -> dict[str, Started]:
+    """The remembered first list beside the floor and the full server (module docstring)."""
+    with tempfile.TemporaryDirectory(prefix="plugman-bench-") as tmp:
+        home = Path(tmp)
+        (home / "project").mkdir()
+        write_config(home, notes=NOTES)
+        env = {**os.environ, "PLUGMAN_HOME": str(home), "PLUGMAN_MANAGED_DIR": f"{home}/managed"}
+        argv = gateway_argv(home / "project")
+        with (home / "servers.stderr").open("w") as errlog:
+            anyio.run(partial(first_list, home, errlog, until="notes__echo"))  # remembered
+        variants = {
+            FLOOR: ([sys.executable, "-c", "pass"], env),
+            EARLY: (argv, env),
+            FULL: (argv, {**env, "PLUGMAN_GATEWAY_EARLY": "0"}),
+        }
+        found: dict[str, list[tuple[float, float]]] = {label: [] for label in variants}
+        for turn in range(rounds):
+            order = list(variants) if turn % 2 == 0 else list(reversed(variants))
+            for label in order:
+                found[label].append(spawn_to_list(*variants[label], listing=label != FLOOR))
+    return {
+        label: Started(statistics.median(s for s, _ in runs), statistics.median(c for _, c in runs))
+        for label, runs in found.items()
+    }
+
+
+INITIALIZE: dict[str, Any] = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "bench", "version": "1"},
+    },
+}
+LIST_REQUESTS: list[dict[str, Any]] = [
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}},
+]
+
+
+def spawn_to_list(argv: list[str], env: dict[str, str], *, listing: bool) -> tuple[float, float]:
+    """(seconds from the spawn to the first tools/list answer, or to the exit of a command that
+    lists nothing; the child's CPU seconds)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        argv, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
+    assert process.stdin is not None and process.stdout is not None
+    if listing:
+        process.stdin.write(json.dumps(INITIALIZE).encode() + b"\n")
+        process.stdin.flush()
+        json.loads(process.stdout.readline())
+        process.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in LIST_REQUESTS))
+        process.stdin.flush()
+        answer = json.loads(process.stdout.readline())
+        if not any(t["name"] == "notes__echo" for t in answer.get("result", {}).get("tools", [])):
+            raise BenchError(f"the first list was not the remembered one: {answer!r}")
+    else:
+        process.wait()
+    took = time.perf_counter() - started
+    process.stdin.close()
+    process.wait(READ_TIMEOUT)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return took, cpu
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     load_before = os.getloadavg()
     try:
-        paths = run_lanes(args)
-        first = run_first_answers()
-        lists = run_first_lists()
+        paths = run_lanes(args) if args.only in (None, "calls") else []
+        first = run_first_answers() if args.only is None else {}
+        lists = run_first_lists() if args.only is None else {}
+        early = run_remembered_first_list(args.rounds) if args.only in (None, "early") else {}
     except BenchError as exc:
         print(f"FAILED: {exc}", file=sys.stderr)
         return 1
     load_after = os.getloadavg()
-    report(args, paths, (load_before[0], load_after[0]), first, lists)
+    report(args, paths, (load_before[0], load_after[0]), first, lists, early)
     return 0
 
 
@@ -314,28 +500,87 @@ def report(
     load: tuple[float, float],
     first: dict[str, float],
     lists: dict[str, FirstList],
+    early: dict[str, Started] | None = None,
 ) -> None:
-    rows = {path.label: path.summary() for path in paths}
-    overhead = overhead_ms(paths)
     print(
-        f"gateway overhead: {args.calls} calls of notes `echo` per path (after {args.warmup} "
-        f"warm-up), alternating blocks of {args.block}; {platform.python_implementation()} "
-        f"{platform.python_version()}; load (1 min) before/after {load[0]:.2f}/{load[1]:.2f} "
-        f"on {os.cpu_count()} CPUs\n"
+        f"gateway overhead: {platform.python_implementation()} {platform.python_version()}; "
+        f"load (1 min) before/after {load[0]:.2f}/{load[1]:.2f} on {os.cpu_count()} CPUs\n"
+    )
+    passed = report_calls(args, paths) if paths else None
+    if first:
+        report_first(first, lists)
+    if early:
+        report_early(early)
+    payload = {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "calls": args.calls,
+        "warmup": args.warmup,
+        "block": args.block,
+        "load_average_before_after": list(load),
+        "paths": {path.label: path.summary() for path in paths},
+        "overhead": overhead_ms(paths) if paths else {},
+        "http_overhead": http_overhead_ms(paths) if paths else {},
+        "http_raw_overhead": http_overhead_ms(paths, "http, raw") if paths else {},
+        "goal_p50_ms": GOAL_P50_MS,
+        "goal_p99_ms": GOAL_P99_MS,
+        "goal_http_p50_ms": GOAL_HTTP_P50_MS,
+        "first_answers": first,
+        "first_lists": {label: vars(found) for label, found in lists.items()},
+        "remembered_first_list": {label: vars(found) for label, found in (early or {}).items()},
+        "goal_met": passed,
+    }
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {RESULTS}")
+
+
+def report_early(early: dict[str, Started]) -> None:
+    floor = early[FLOOR].seconds * 1000
+    print("\nremembered first tools/list (from the spawn; medians, interleaved rounds):")
+    for label, found in early.items():
+        over = f"(floor {found.seconds * 1000 - floor:+6.1f} ms)" if label != FLOOR else ""
+        cpu = found.cpu * 1000
+        print(f"  {label:<24} {found.seconds * 1000:7.1f} ms {over:<22} session cpu {cpu:6.0f} ms")
+    added = early[EARLY].seconds * 1000 - floor
+    verdict = "PASS" if added <= GOAL_EARLY_MS else "FAIL"
+    print(f"goal: the remembered first list within floor + {GOAL_EARLY_MS:g} ms: {verdict}")
+
+
+def report_calls(args: argparse.Namespace, paths: list[Lane]) -> bool:
+    """The per-call table and its goals; whether the stdio goal was met."""
+    rows = {path.label: path.summary() for path in paths}
+    overhead, http = overhead_ms(paths), http_overhead_ms(paths)
+    print(
+        f"{args.calls} calls of notes `echo` per path (after {args.warmup} warm-up), "
+        f"alternating blocks of {args.block}\n"
     )
     keys = ("p50_ms", "p95_ms", "p99_ms", "mean_ms", "min_ms", "max_ms")
-    header = f"{'path':<10} " + " ".join(f"{key.removesuffix('_ms') + ' ms':>8}" for key in keys)
+    header = f"{'path':<14} " + " ".join(f"{key.removesuffix('_ms') + ' ms':>8}" for key in keys)
     print(header)
     print("-" * len(header))
     for label, row in rows.items():
-        print(f"{label:<10} " + " ".join(f"{row[key]:8.3f}" for key in keys))
-    print(f"{'overhead':<10} " + " ".join(f"{overhead[key]:8.3f}" for key in keys[:4]))
+        print(f"{label:<14} " + " ".join(f"{row[key]:8.3f}" for key in keys))
+    raw = http_overhead_ms(paths, "http, raw")
+    added = (("added (stdio)", overhead), ("added (http)", http), ("added (raw)", raw))
+    for label, added_ms in added:
+        print(f"{label:<14} " + " ".join(f"{added_ms[key]:8.3f}" for key in keys[:4]))
     passed = overhead["p50_ms"] <= GOAL_P50_MS and overhead["p99_ms"] <= GOAL_P99_MS
     print(
         f"\ngoal: the gateway adds at most {GOAL_P50_MS:g} ms at p50 and {GOAL_P99_MS:g} ms at "
         f"p99: {'PASS' if passed else 'FAIL'} ({overhead['p50_ms']:.3f} / "
         f"{overhead['p99_ms']:.3f} ms)"
     )
+    for label, found in (("SDK client", http), ("raw client", raw)):
+        verdict = "PASS" if found["p50_ms"] <= GOAL_HTTP_P50_MS else "FAIL"
+        print(
+            f"goal: over HTTP ({label}) it adds at most {GOAL_HTTP_P50_MS:g} ms at p50: "
+            f"{verdict} ({found['p50_ms']:.3f} ms)"
+        )
+    return passed
+
+
+def report_first(first: dict[str, float], lists: dict[str, FirstList]) -> None:
     print(
         f"\nfirst answers, notes + a server {SLOW_START:g} s slow to start: initialize "
         f"{first['initialize_s']:.2f} s, first tools/list {first['first_list_s']:.2f} s "
@@ -345,24 +590,6 @@ def report(
     print(f"\nfirst tools/list, notes + a server {SLOW_LIST:g} s slow to start:")
     for label, found in lists.items():
         print(f"  {label:<14} {found.seconds:5.2f} s, {found.tools} of {found.of} tools")
-    payload = {
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "calls": args.calls,
-        "warmup": args.warmup,
-        "block": args.block,
-        "load_average_before_after": list(load),
-        "paths": rows,
-        "overhead": overhead,
-        "goal_p50_ms": GOAL_P50_MS,
-        "goal_p99_ms": GOAL_P99_MS,
-        "first_answers": first,
-        "first_lists": {label: vars(found) for label, found in lists.items()},
-        "goal_met": passed,
-    }
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
-    print(f"wrote {RESULTS}")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import pytest
@@ -13,8 +13,8 @@ import pytest
 from plugman.cli import invoke
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
-from plugman.runtime.gateway import run as gateway_run
 from plugman.runtime.gateway import token as gateway_token
+from plugman.runtime.gateway import web as gateway_web
 
 FILE = {"PLUGMAN_SECRETS": "file"}
 
@@ -64,7 +64,7 @@ def gate(token: str, headers: list[tuple[bytes, bytes]], kind: str = "http") -> 
         return {"type": "http.request", "body": b""}
 
     scope = {"type": kind, "headers": headers}
-    anyio.run(gateway_run.BearerGate(inner, token), scope, receive, send)
+    anyio.run(gateway_web.BearerGate(inner, token), scope, receive, send)
     return sent
 
 
@@ -88,18 +88,18 @@ def test_the_gate_lets_through_only_the_token() -> None:
 
 def test_addresses_and_dns_rebinding_settings() -> None:
     for host in ("127.0.0.1", "127.0.0.2", "localhost", "::1"):
-        assert gateway_run.listen_address(host, 0).loopback, host
+        assert gateway_web.listen_address(host, 0).loopback, host
     for host in ("0.0.0.0", "::", "192.0.2.1"):
-        address = gateway_run.listen_address(host, 0)
+        address = gateway_web.listen_address(host, 0)
         assert not address.loopback, host
-        assert not gateway_run.security(address).enable_dns_rebinding_protection
+        assert not gateway_web.security(address).enable_dns_rebinding_protection
     with pytest.raises(PlugmanError, match=r"cannot listen on no such host\.invalid"):
-        gateway_run.listen_address("no such host.invalid", 0)
-    settings = gateway_run.security(gateway_run.listen_address("127.0.0.2", 0))
+        gateway_web.listen_address("no such host.invalid", 0)
+    settings = gateway_web.security(gateway_web.listen_address("127.0.0.2", 0))
     assert settings.enable_dns_rebinding_protection
     assert "127.0.0.2:*" in settings.allowed_hosts and "localhost:*" in settings.allowed_hosts
     assert "http://127.0.0.2:*" in settings.allowed_origins
-    assert "[::1]:*" in gateway_run.security(gateway_run.listen_address("::1", 0)).allowed_hosts
+    assert "[::1]:*" in gateway_web.security(gateway_web.listen_address("::1", 0)).allowed_hosts
 
 
 def test_mcp_token_command(isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -142,3 +142,32 @@ def test_serve_refuses_before_starting_anything(
     assert message in result.stderr and "hint:" in result.stderr
     assert not (isolated_home / "state").exists()
     assert not (isolated_home / "config" / "secrets.json").exists()
+
+
+def test_the_app_serves_only_the_mcp_path() -> None:
+    """McpApp: /mcp (and /mcp/) go to the session manager, any other path is a 404."""
+    handled: list[str] = []
+
+    class Manager:
+        async def handle_request(self, scope: Any, receive: Any, send: Any) -> None:
+            handled.append(scope["path"])
+
+    async def call(path: str) -> list[Any]:
+        sent: list[Any] = []
+
+        async def send(message: Any) -> None:
+            sent.append(message)
+
+        async def receive() -> Any:
+            return {"type": "http.request", "body": b""}
+
+        app = gateway_web.McpApp(cast(Any, Manager()))
+        await app({"type": "http", "path": path, "headers": []}, receive, send)
+        return sent
+
+    assert anyio.run(call, "/mcp") == [] and anyio.run(call, "/mcp/") == []
+    assert handled == ["/mcp", "/mcp/"]
+    for path in ("/", "/mcpx", "/other/mcp"):
+        sent = anyio.run(call, path)
+        assert sent[0]["status"] == 404 and sent[1]["body"] == b"Not Found", path
+    assert handled == ["/mcp", "/mcp/"]

@@ -25,7 +25,7 @@ from typing import Any
 
 from plugman.runtime.gateway.backends import Backend
 from plugman.runtime.gateway.memory import Offer, Recalled
-from plugman.runtime.gateway.naming import gateway_name, tool_name
+from plugman.runtime.gateway.naming import free_name, gateway_name, tool_name
 from plugman.runtime.gateway.pool import cut
 
 MAX_SALT = 1000
@@ -94,16 +94,13 @@ def build(backends: Iterable[Backend], recalled: Mapping[str, Recalled] | None =
 
 def _free(table: dict[str, Route], found: Catalog, backend: Backend, own: str, kind: str) -> str:
     """The name to list `own` of `backend` under: its gateway name, or a salted one if taken."""
-    plain = gateway_name(backend.name, own)
-    for salt in range(MAX_SALT):
-        name = gateway_name(backend.name, own, salt)
-        if name not in table:
-            if salt:
-                found.conflicts.append(
-                    f"{kind} {own} of {backend.name} is listed as {name}: {plain} was taken"
-                )
-            return name
-    raise RuntimeError(f"no free name for {kind} {own} of {backend.name}")  # pragma: no cover
+    name, salt = free_name(backend.name, own, table, MAX_SALT)
+    if salt:
+        plain = gateway_name(backend.name, own)
+        found.conflicts.append(
+            f"{kind} {own} of {backend.name} is listed as {name}: {plain} was taken"
+        )
+    return name
 
 
 def _claim(found: Catalog, table: dict[str, Route], key: str, route: Route) -> None:

@@ -59,7 +59,7 @@ class Memory:
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path
-        self._kept = _read(path)
+        self._kept = read(path)
 
     def instructions(self, name: str, entry: Mapping[str, Any]) -> str | None:
         """What server `name` said last time it was up with this entry, if anything."""
@@ -100,7 +100,7 @@ class Memory:
         if self._kept.get(name) == record:
             return
         if self.path is not None:
-            self._kept = _read(self.path)  # other gateways' records, as they are now
+            self._kept = read(self.path)  # other gateways' records, as they are now
         self._kept[name] = record
         if self.path is None:
             return
@@ -109,8 +109,14 @@ class Memory:
             fs.atomic_write(self.path, data.encode("utf-8"))
 
     def _record(self, name: str, entry: Mapping[str, Any]) -> JSONObject:
-        kept = self._kept.get(name)
-        return kept if isinstance(kept, dict) and kept.get("entry") == _key(entry) else {}
+        return record_of(self._kept, name, entry)
+
+
+def record_of(kept: Mapping[str, Any], name: str, entry: Mapping[str, Any]) -> JSONObject:
+    """Server `name`'s record in `kept` (a memory file's content) if it was kept for this very
+    entry; else an empty one."""
+    found = kept.get(name)
+    return found if isinstance(found, dict) and found.get("entry") == _key(entry) else {}
 
 
 def dumped(item: Any) -> dict[str, Any]:
@@ -119,7 +125,7 @@ def dumped(item: Any) -> dict[str, Any]:
     return found
 
 
-def _read(path: Path | None) -> dict[str, Any]:
+def read(path: Path | None) -> dict[str, Any]:
     try:
         found = json.loads(path.read_text(encoding="utf-8")) if path else {}
     except (OSError, ValueError):

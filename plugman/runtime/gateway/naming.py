@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Container
 
 MAX_LENGTH = 64
 AGENT_PREFIX = "mcp__plugman__"  # an agent linked --via-gateway puts it before the gateway's
@@ -71,6 +72,16 @@ def gateway_prefix(server: str) -> str:
 def gateway_name(server: str, tool: str, salt: int = 0) -> str:
     """The name the gateway lists for `tool` of `server` (at most GATEWAY_LENGTH characters)."""
     return shorten(gateway_prefix(server) + normalize(tool), GATEWAY_LENGTH, salt)
+
+
+def free_name(server: str, tool: str, taken: Container[str], tries: int = 1000) -> tuple[str, int]:
+    """The gateway name to list `tool` of `server` under when the names in `taken` are taken:
+    `gateway_name(server, tool)`, else the first free salted one; with the salt used (0: none)."""
+    for salt in range(tries):
+        name = gateway_name(server, tool, salt)
+        if name not in taken:
+            return name, salt
+    raise RuntimeError(f"no free name for {tool} of {server}")  # pragma: no cover
 
 
 def shorten(name: str, limit: int = MAX_LENGTH, salt: int = 0) -> str:

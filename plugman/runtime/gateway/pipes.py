@@ -15,6 +15,7 @@ streams are used.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import stat
 import sys
@@ -52,6 +53,46 @@ class Writer:
 
     async def flush(self) -> None:
         await self.writer.drain()
+
+
+class Replayed:
+    """`lines`, after the `replay` (plugman.runtime.gateway.early: what the early answers left
+    for the full server)."""
+
+    def __init__(self, replay: bytes, lines: Lines) -> None:
+        self.replay = replay.decode("utf-8", errors="replace").splitlines(keepends=True)
+        self.lines = lines
+
+    def __aiter__(self) -> Replayed:
+        return self
+
+    async def __anext__(self) -> str:
+        if self.replay:
+            return self.replay.pop(0)
+        return await self.lines.__anext__()
+
+
+class Unrepeated(Writer):
+    """A Writer that drops the full server's answer to the replayed `initialize` (`ident`):
+    the client had it from the early answers."""
+
+    def __init__(self, writer: asyncio.StreamWriter, ident: str) -> None:
+        super().__init__(writer)
+        self.mark: str | None = json.dumps(ident)
+
+    async def write(self, text: str) -> None:
+        if self.mark is not None and self.mark in text and _answers(text, self.mark):
+            self.mark = None
+            return
+        await super().write(text)
+
+
+def _answers(text: str, mark: str) -> bool:
+    try:
+        found = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(found, dict) and json.dumps(found.get("id")) == mark
 
 
 def _streamable(fd: int) -> bool:

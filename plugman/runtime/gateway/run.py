@@ -4,10 +4,11 @@ listens, and who may talk to it.
 - stdio (default): the MCP protocol on stdin/stdout until the client closes stdin, through
   `mcp.server.stdio.stdio_server()` (over event-loop pipes when it can:
   plugman.runtime.gateway.pipes).
-- http: uvicorn serves the low-level server's `streamable_http_app()` at
-  `http://HOST:PORT/mcp`; the socket is bound first, so a port in use is a plain error, and
-  port 0 picks a free one. Its address goes to `announce` once it accepts connections, then,
-  with `--auth token`, the token's fingerprint (never the token: plugman.runtime.gateway.token).
+- http: uvicorn serves the SDK's streamable HTTP session manager for the low-level server at
+  `http://HOST:PORT/mcp` (plugman.runtime.gateway.web); the socket is bound first, so a port
+  in use is a plain error, and port 0 picks a free one. Its address goes to `announce` once it
+  accepts connections, then, with `--auth token`, the token's fingerprint (never the token:
+  plugman.runtime.gateway.token).
 
 SIGTERM and SIGINT end either gracefully: backends are shut down (the SDK closes a stdio
 server's stdin, then signals its process group), so no server is left behind.
@@ -28,6 +29,12 @@ Over HTTP:
   compared in constant time (`hmac.compare_digest`); any other answers 401 with
   `WWW-Authenticate: Bearer`. That compare is the only work added per request. No token, and
   no `Authorization` header, is ever logged.
+- Responses: each request POST is answered with one JSON body, not an SSE stream
+  (`json_response`): the gateway sends nothing scoped to a request before its answer (no
+  progress, no log message, no server-to-client request), and the SDK's per-request SSE
+  machinery cost about 1 ms a call on loopback (bench/gateway_overhead.py, issue 36).
+  `list_changed` notifications still go on the client's GET stream, and a 2026-era
+  `subscriptions/listen` is still answered as a stream (the SDK's carve-out).
 - Sessions: by default the SDK keeps each 2025-era client's session in this process
   (`Mcp-Session-Id`), which lets the gateway push `list_changed` notifications on the client's
   GET stream. `--stateless` serves every request on its own, so any process behind a load
@@ -38,13 +45,10 @@ Over HTTP:
 
 from __future__ import annotations
 
-import hmac
-import ipaddress
-import json
+import importlib
 import logging
 import os
 import signal
-import socket
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Mapping
@@ -53,24 +57,35 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-import anyio
-
 from plugman.config.redact import message
 from plugman.core.errors import PlugmanError, UsageError
 from plugman.core.paths import Paths
+from plugman.runtime.gateway import early
 from plugman.runtime.gateway import token as gateway_token
-from plugman.runtime.gateway.calls import Guard
 from plugman.runtime.gateway.health import Health
-from plugman.runtime.gateway.memory import FILE, Memory
-from plugman.runtime.gateway.pipes import stdio_streams
-from plugman.runtime.gateway.probe import log_path
-from plugman.runtime.gateway.server import Gateway
-from plugman.runtime.oauth.provider import authorizer
-from plugman.runtime.transport import headers
-from plugman.runtime.transport.connect import transport_of
+from plugman.runtime.gateway.memory import FILE
 
 if TYPE_CHECKING:
-    from mcp.server.transport_security import TransportSecuritySettings
+    import socket
+
+    from plugman.runtime.gateway.server import Gateway
+    from plugman.runtime.gateway.web import Address
+
+# What the full server imports, warmed in a thread while the early answers are given
+# (plugman.runtime.gateway.early): the SDK, pydantic and anyio, most of a second.
+WARM = (
+    "anyio",
+    "uvloop",
+    "mcp",
+    "mcp.server.stdio",
+    "mcp.server.lowlevel.server",
+    "mcp.server.subscriptions",
+    "mcp.client.stdio",
+    "plugman.runtime.gateway.server",
+    "plugman.runtime.gateway.pipes",
+    "plugman.runtime.gateway.probe",
+    "plugman.runtime.transport.connect",
+)
 
 log = logging.getLogger("plugman.gateway")
 
@@ -80,9 +95,6 @@ AUTH = ("none", "token")
 # client out), and uvloop's wake-ups and pipes take ~0.1 ms off the gateway's added latency.
 LOOP = {"use_uvloop": sys.platform != "win32"}
 Announce = Callable[[str], None]
-Receive = Any  # ASGI
-Send = Any
-LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 
 @dataclass(frozen=True)
@@ -110,6 +122,19 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
     health = Health.from_env(env, options.connect_timeout, options.first_list_wait)
     resolved = resolve(paths, env)
     servers = {name: server.entry for name, server in resolved.servers.items()}
+    handover = None
+    if address is None and early.usable(env):  # before importing what it serves with
+        handover = early.answer(servers, paths.state_dir / FILE, warm=_warm)
+    # lazy: the full server, the SDK, anyio: most of a second, after the early answers
+    import anyio  # lazy: see above
+
+    # lazy: the full server (calls, server, oauth, transport): after the early answers
+    from plugman.runtime.gateway.calls import Guard
+    from plugman.runtime.gateway.memory import Memory
+    from plugman.runtime.gateway.server import Gateway
+    from plugman.runtime.oauth.provider import authorizer
+    from plugman.runtime.transport import headers
+
     guard = Guard(
         hooks=tuple(resolved.hooks),
         project=paths.project_dir,
@@ -120,7 +145,11 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
     )
     log_dir = paths.state_dir / "logs"
     log_dir.mkdir(parents=True, exist_ok=True)
-    sock = bind(address) if address is not None else None
+    sock = None
+    if address is not None:
+        from plugman.runtime.gateway.web import bind  # lazy: socket, not before early answers
+
+        sock = bind(address)
     with _logging_to(log_dir / "gateway.log"), ExitStack() as stack:
         for item in resolved.dropped:
             if item.kind == "server" and item.name not in servers:
@@ -142,23 +171,52 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
             memory=Memory(paths.state_dir / FILE),
         )
         log.info("serving %d servers over %s", len(servers), options.transport)
+        if handover is not None:
+            _log_early(handover)
         if sock is None or address is None:
-            anyio.run(_stdio, gateway, backend_options=LOOP)
+            anyio.run(_stdio, gateway, handover, backend_options=LOOP)
         else:
             stack.callback(sock.close)
             _serve_http(gateway, address, sock, options.stateless, token, announce)
         log.info("stopped")
 
 
-async def _stdio(gateway: Gateway) -> None:
+def _warm() -> None:
+    """Import what the full server imports (WARM); a failure is left for it to meet."""
+    for name in WARM:
+        try:
+            importlib.import_module(name)
+        except Exception:  # the full server imports it again, and says why
+            return
+
+
+def _log_early(handover: early.Handover) -> None:
+    if handover.answered:
+        answered = ", ".join(handover.answered)
+        after = f"; the first list {handover.seconds * 1000:.0f} ms after the start"
+        log.info("answered from memory: %s%s", answered, after if handover.seconds else "")
+
+
+async def _stdio(gateway: Gateway, handover: early.Handover | None) -> None:
+    # lazy: anyio, the SDK and the pipes: after the early answers (plugman.runtime.gateway.early)
+    import anyio
+
     # lazy: mcp takes ~881 ms to import, only this path needs it
     from mcp.server.stdio import stdio_server
+
+    # lazy: asyncio's pipes (~13 ms): after the early answers
+    from plugman.runtime.gateway.pipes import Replayed, Unrepeated, stdio_streams
 
     async with anyio.create_task_group() as group:
         gateway.start(group)
         group.start_soon(_on_signal, group.cancel_scope.cancel)
         async with stdio_streams() as native:
+            stdin: Any
+            stdout: Any
             stdin, stdout = native or (None, None)
+            if native is not None and handover is not None:
+                stdin = Replayed(handover.replay, native[0])
+                stdout = Unrepeated(native[1].writer, early.REPLAY_ID)
             async with stdio_server(cast(Any, stdin), cast(Any, stdout)) as (read, write):
                 options = gateway.server.create_initialization_options()
                 await gateway.server.run(read, write, options)
@@ -174,9 +232,14 @@ def _serve_http(
     announce: Announce | None,
 ) -> None:
     gateway.stateless = stateless
-    web = http_app(gateway, address, token.value if token else None, stateless)
+    from plugman.runtime.gateway.web import http_app  # lazy: socket, not before early answers
+
+    web = http_app(gateway.server, address, token.value if token else None, stateless)
     lines = [f"clients must send a bearer token ({token.fingerprint})"] if token else []
     said = announce or (lambda _: None)
+    # lazy: anyio: after the early answers (plugman.runtime.gateway.early)
+    import anyio
+
     anyio.run(_http, gateway, web, sock, said, lines, backend_options=LOOP)
 
 
@@ -193,6 +256,8 @@ def _checked(options: Options) -> Address | None:
                 hint="over stdio the gateway serves only the process that started it",
             )
         return None
+    from plugman.runtime.gateway.web import listen_address  # lazy: socket, only over HTTP
+
     address = listen_address(options.host, options.port)
     if not address.loopback and options.auth == "none":
         raise UsageError(
@@ -215,8 +280,19 @@ async def _http(
         def capture_signals(self) -> Iterator[None]:
             yield  # _on_signal stops it; uvicorn would re-raise the signal after shutdown
 
+    # lazy: anyio: after the early answers (plugman.runtime.gateway.early)
+    import anyio
+
     host, port = sock.getsockname()[:2]
-    config = uvicorn.Config(web, log_config=None, access_log=False, lifespan="on")
+    config = uvicorn.Config(
+        web,
+        log_config=None,
+        access_log=False,
+        lifespan="on",
+        proxy_headers=False,
+        server_header=False,
+        date_header=False,
+    )
     server = Web(config)
 
     def stop() -> None:
@@ -225,6 +301,8 @@ async def _http(
     async with anyio.create_task_group() as group:
         gateway.start(group)
         group.start_soon(_on_signal, stop)
+        from plugman.runtime.gateway.web import mcp_url  # lazy: socket, only over HTTP
+
         heard = [f"listening on {mcp_url(host, port)}", *lines]
         group.start_soon(_announce, server, heard, announce)
         await server.serve(sockets=[sock])
@@ -232,6 +310,9 @@ async def _http(
 
 
 async def _announce(web: Any, lines: list[str], announce: Announce) -> None:
+    # lazy: anyio: after the early answers (plugman.runtime.gateway.early)
+    import anyio
+
     while not web.started:
         await anyio.sleep(0.02)
     for line in lines:
@@ -240,6 +321,9 @@ async def _announce(web: Any, lines: list[str], announce: Announce) -> None:
 
 
 async def _on_signal(stop: Callable[[], None]) -> None:
+    # lazy: anyio: after the early answers (plugman.runtime.gateway.early)
+    import anyio
+
     with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as received:
         async for number in received:
             log.info("signal %d: stopping", number)
@@ -250,6 +334,10 @@ async def _on_signal(stop: Callable[[], None]) -> None:
 @contextmanager
 def _errlog(log_dir: Path, name: str, entry: Mapping[str, Any]) -> Iterator[Any]:
     """Where a stdio server's stderr goes (appended to); nowhere for a remote one."""
+    # lazy: probe and transport import anyio: after the early answers
+    from plugman.runtime.gateway.probe import log_path
+    from plugman.runtime.transport.connect import transport_of
+
     try:
         stdio = transport_of(entry) == "stdio"
     except PlugmanError:
@@ -288,111 +376,3 @@ def _logging_to(path: Path) -> Iterator[None]:
             handler.close()
             root.setLevel(levels[0])
             ours.setLevel(levels[1])
-
-
-# --- HTTP: where it listens, who may talk to it ---------------------------------------------
-
-
-@dataclass(frozen=True)
-class Address:
-    family: int
-    sockaddr: tuple[Any, ...]
-
-    @property
-    def ip(self) -> str:
-        return str(self.sockaddr[0])
-
-    @property
-    def loopback(self) -> bool:
-        return ipaddress.ip_address(self.ip.split("%")[0]).is_loopback
-
-
-def listen_address(host: str, port: int) -> Address:
-    """The one address `host` names (IPv6 for a literal with ':', else IPv4)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    try:
-        found = socket.getaddrinfo(host, port, family, socket.SOCK_STREAM)
-    except (OSError, UnicodeError) as exc:
-        raise PlugmanError(
-            f"cannot listen on {host}: {getattr(exc, 'strerror', None) or exc}",
-            where="--host",
-            hint="give an IP address of this machine, or a name that resolves to one",
-        ) from None
-    return Address(found[0][0], found[0][4])
-
-
-def bind(address: Address) -> socket.socket:
-    sock = socket.socket(address.family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind(address.sockaddr)
-    except OSError as exc:
-        sock.close()
-        where = f"{address.ip}:{address.sockaddr[1]}"
-        raise PlugmanError(f"cannot listen on {where}: {exc.strerror or exc}") from exc
-    return sock
-
-
-def mcp_url(host: str, port: int) -> str:
-    return f"http://[{host}]:{port}/mcp" if ":" in host else f"http://{host}:{port}/mcp"
-
-
-def security(address: Address) -> TransportSecuritySettings:
-    """DNS-rebinding protection on a loopback address; none elsewhere (see above)."""
-    # lazy: mcp takes ~752 ms to import, only this path needs it
-    from mcp.server.transport_security import TransportSecuritySettings
-
-    if not address.loopback:
-        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
-    own = f"[{address.ip}]" if ":" in address.ip else address.ip
-    names = list(dict.fromkeys((*LOOPBACK_NAMES, own)))
-    return TransportSecuritySettings(
-        enable_dns_rebinding_protection=True,
-        allowed_hosts=[f"{name}:*" for name in names],
-        allowed_origins=[f"http://{name}:*" for name in names],
-    )
-
-
-def http_app(gateway: Gateway, address: Address, token: str | None, stateless: bool) -> Any:
-    """The ASGI app uvicorn serves: the SDK's streamable HTTP app, behind the token if any."""
-    web = gateway.server.streamable_http_app(
-        stateless_http=stateless, transport_security=security(address), host=address.ip
-    )
-    return web if token is None else BearerGate(web, token)
-
-
-class BearerGate:
-    """ASGI middleware: only requests carrying the bearer token reach `app` (lifespan events
-    always do)."""
-
-    def __init__(self, app: Any, token: str) -> None:
-        self.app = app
-        self.token = token.encode()
-
-    async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or self._carries_token(scope["headers"]):
-            await self.app(scope, receive, send)
-            return
-        await _unauthorized(send)
-
-    def _carries_token(self, headers: list[tuple[bytes, bytes]]) -> bool:
-        for name, value in headers:
-            if name == b"authorization":
-                scheme, _, given = value.partition(b" ")
-                return scheme.lower() == b"bearer" and hmac.compare_digest(given, self.token)
-        return False
-
-
-_BODY = json.dumps(
-    {"error": "invalid_token", "error_description": "a bearer token is required"}
-).encode()
-_HEADERS = [
-    (b"content-type", b"application/json"),
-    (b"content-length", str(len(_BODY)).encode()),
-    (b"www-authenticate", b'Bearer realm="plugman-gateway"'),
-]
-
-
-async def _unauthorized(send: Send) -> None:
-    await send({"type": "http.response.start", "status": 401, "headers": _HEADERS})
-    await send({"type": "http.response.body", "body": _BODY})

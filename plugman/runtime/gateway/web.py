@@ -1,0 +1,174 @@
+"""The gateway over HTTP (plugman.runtime.gateway.run): where it listens, who may talk to it,
+and the ASGI app uvicorn serves (see run's docstring for the rules)."""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import socket
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from plugman.core.errors import PlugmanError
+
+if TYPE_CHECKING:
+    from mcp.server.lowlevel.server import Server
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+    from mcp.server.transport_security import TransportSecuritySettings
+
+PATH = "/mcp"
+Receive = Any  # ASGI
+Send = Any
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+
+@dataclass(frozen=True)
+class Address:
+    family: int
+    sockaddr: tuple[Any, ...]
+
+    @property
+    def ip(self) -> str:
+        return str(self.sockaddr[0])
+
+    @property
+    def loopback(self) -> bool:
+        return ipaddress.ip_address(self.ip.split("%")[0]).is_loopback
+
+
+def listen_address(host: str, port: int) -> Address:
+    """The one address `host` names (IPv6 for a literal with ':', else IPv4)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        found = socket.getaddrinfo(host, port, family, socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as exc:
+        raise PlugmanError(
+            f"cannot listen on {host}: {getattr(exc, 'strerror', None) or exc}",
+            where="--host",
+            hint="give an IP address of this machine, or a name that resolves to one",
+        ) from None
+    return Address(found[0][0], found[0][4])
+
+
+def bind(address: Address) -> socket.socket:
+    sock = socket.socket(address.family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address.sockaddr)
+    except OSError as exc:
+        sock.close()
+        where = f"{address.ip}:{address.sockaddr[1]}"
+        raise PlugmanError(f"cannot listen on {where}: {exc.strerror or exc}") from exc
+    return sock
+
+
+def mcp_url(host: str, port: int) -> str:
+    return f"http://[{host}]:{port}/mcp" if ":" in host else f"http://{host}:{port}/mcp"
+
+
+def security(address: Address) -> TransportSecuritySettings:
+    """DNS-rebinding protection on a loopback address; none elsewhere (see above)."""
+    # lazy: mcp takes ~752 ms to import, only this path needs it
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    if not address.loopback:
+        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    own = f"[{address.ip}]" if ":" in address.ip else address.ip
+    names = list(dict.fromkeys((*LOOPBACK_NAMES, own)))
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[f"{name}:*" for name in names],
+        allowed_origins=[f"http://{name}:*" for name in names],
+    )
+
+
+def http_app(server: Server[Any], address: Address, token: str | None, stateless: bool) -> Any:
+    """The ASGI app uvicorn serves: the SDK's streamable HTTP session manager at PATH (McpApp),
+    behind the token if any."""
+    # lazy: mcp takes ~750 ms to import, only this path needs it
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+    manager = StreamableHTTPSessionManager(
+        app=server,
+        json_response=True,
+        stateless=stateless,
+        security_settings=security(address),
+    )
+    web = McpApp(manager)
+    return web if token is None else BearerGate(web, token)
+
+
+class McpApp:
+    """ASGI: the session manager's requests at PATH (with or without a final `/`), its
+    lifespan, and 404 for any other path. What the SDK's `streamable_http_app()` serves, without
+    its Starlette router and middleware (about a tenth of each call's time on loopback, issue
+    36); request bodies are still limited by the manager (RequestBodyLimitMiddleware)."""
+
+    def __init__(self, manager: StreamableHTTPSessionManager) -> None:
+        self.manager = manager
+
+    async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+        elif scope["type"] == "http" and scope["path"].rstrip("/") == PATH:
+            await self.manager.handle_request(scope, receive, send)
+        elif scope["type"] == "http":
+            await _answer(send, 404, _NOT_FOUND, [(b"content-type", b"text/plain")])
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        await receive()  # lifespan.startup
+        try:
+            async with self.manager.run():
+                await send({"type": "lifespan.startup.complete"})
+                await receive()  # lifespan.shutdown
+        except Exception as exc:
+            await send({"type": "lifespan.shutdown.failed", "message": repr(exc)})
+            raise
+        await send({"type": "lifespan.shutdown.complete"})
+
+
+class BearerGate:
+    """ASGI middleware: only requests carrying the bearer token reach `app` (lifespan events
+    always do)."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app = app
+        self.token = token.encode()
+
+    async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or self._carries_token(scope["headers"]):
+            await self.app(scope, receive, send)
+            return
+        await _unauthorized(send)
+
+    def _carries_token(self, headers: list[tuple[bytes, bytes]]) -> bool:
+        for name, value in headers:
+            if name == b"authorization":
+                scheme, _, given = value.partition(b" ")
+                return scheme.lower() == b"bearer" and hmac.compare_digest(given, self.token)
+        return False
+
+
+_BODY = json.dumps(
+    {"error": "invalid_token", "error_description": "a bearer token is required"}
+).encode()
+_HEADERS = [
+    (b"content-type", b"application/json"),
+    (b"content-length", str(len(_BODY)).encode()),
+    (b"www-authenticate", b'Bearer realm="plugman-gateway"'),
+]
+
+
+_NOT_FOUND = b"Not Found"
+
+
+async def _unauthorized(send: Send) -> None:
+    await _answer(send, 401, _BODY, _HEADERS)
+
+
+async def _answer(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
+    length = [(b"content-length", str(len(body)).encode())]
+    given = headers if any(name == b"content-length" for name, _ in headers) else headers + length
+    await send({"type": "http.response.start", "status": status, "headers": given})
+    await send({"type": "http.response.body", "body": body})
