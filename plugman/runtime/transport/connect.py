@@ -1,9 +1,11 @@
 """One MCP client session to one configured server, over stdio, streamable HTTP, SSE or ws.
 
 Shared by `plugman mcp probe` and the gateway. `mcp` (about 1 s to import) is imported only
-inside the functions that connect. What the SDK does not put in its exceptions (the exit code
-of a stdio server, the HTTP status of a refused request, unparsable stdout lines) is recorded
-on a `Trace`; plugman.runtime.transport.failure turns the exception and the trace into a reason.
+inside the functions that connect, in a worker thread, after a stdio server is spawned, so the
+server's start-up and the import overlap (plugman.runtime.transport.stdio). What the SDK does
+not put in its exceptions (the exit code of a stdio server, the HTTP status of a refused
+request, unparsable stdout lines) is recorded on a `Trace`; plugman.runtime.transport.failure
+turns the exception and the trace into a reason.
 
 Decisions:
 - `mode="legacy"` (the `initialize` handshake) by default: `auto` first sends `server/discover`
