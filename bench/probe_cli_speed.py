@@ -13,7 +13,7 @@ every run must report all ten servers connected. The two commands run interleave
 Claude Code, the order reversed every other round), and the CPU time of each (its own and its
 servers', from ``getrusage(RUSAGE_CHILDREN)``) is reported beside the wall time: on a loaded
 machine the wall time of CPU work stretches, and plugman spends more CPU (it imports the mcp SDK,
-~0.85 CPU-s, before it starts a server) while Claude Code mostly waits for its batches of 3, so
+~0.85 CPU-s, while its servers start) while Claude Code mostly waits for its batches of 3, so
 timing one command's runs in a quiet minute and the other's in a busy one moves the ratio from
 about 1.2x to over 2x. Only interleaved runs compare the two.
 

@@ -289,6 +289,66 @@ def test_local_batch_bounds_stdio_concurrency(tmp_path: Path) -> None:
     assert concurrent < sequential - 1.0, (concurrent, sequential)
 
 
+# A fresh interpreter (mcp not imported yet) probing the servers given as JSON in argv[1] with
+# the timeout in argv[2]; prints each result, then when the SDK finished loading.
+FRESH = """
+import json, sys, time
+from pathlib import Path
+import anyio
+from plugman.runtime.gateway.probe import probe
+from plugman.runtime.transport import stdio
+assert "mcp" not in sys.modules
+loaded = []
+real = stdio._import_sdk
+def timed():
+    real()
+    loaded.append(time.time())
+stdio._import_sdk = timed
+servers, timeout, logs = json.loads(sys.argv[1]), float(sys.argv[2]), Path(sys.argv[3])
+results = anyio.run(lambda: probe(servers, timeout=timeout, log_dir=logs))
+print(json.dumps({"results": [r.as_dict() for r in results], "sdk_loaded": loaded[0]}))
+"""
+
+
+def probe_fresh(servers: dict[str, dict[str, Any]], timeout: float, logs: Path) -> Any:
+    argv = [sys.executable, "-c", FRESH, json.dumps(servers), str(timeout), str(logs)]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_stdio_servers_start_before_the_sdk_loads(tmp_path: Path) -> None:
+    """The SDK's import (~0.85 CPU-s) overlaps the servers' start-up instead of preceding it."""
+    script = tmp_path / "stamp.py"
+    script.write_text(
+        "import sys, time\nopen(sys.argv[1], 'w').write(repr(time.time()))\n"
+        "import runpy\nsys.argv = [sys.argv[2]]\nrunpy.run_path(sys.argv[0], run_name='__main__')\n"
+    )
+    servers = {
+        f"s{i}": python(script, str(tmp_path / f"s{i}.started"), str(NOTES)) for i in range(3)
+    }
+    found = probe_fresh(servers, GOOD_TIMEOUT, tmp_path / "logs")
+    assert [r["state"] for r in found["results"]] == ["connected"] * 3, found
+    started = [float((tmp_path / f"s{i}.started").read_text()) for i in range(3)]
+    assert max(started) < found["sdk_loaded"], (started, found["sdk_loaded"])
+
+
+def test_a_timeout_while_the_sdk_loads_stops_the_server(tmp_path: Path) -> None:
+    """A server spawned before the SDK loaded, timed out before it had: stopped all the same
+    (it and its grandchild ignore SIGTERM), and the reason is the timeout."""
+    (tmp_path / "hang.py").write_text(HANG)
+    pids = tmp_path / "hang.pids"
+    servers = {"hang": python(tmp_path / "hang.py", str(pids))}
+    started = time.monotonic()
+    found = probe_fresh(servers, 0.05, tmp_path / "logs")
+    [result] = found["results"]
+    assert (result["state"], result["reason"]) == ("failed", "timed out after 0.05 s"), result
+    assert time.monotonic() - started < 60
+    ids = [int(p) for p in pids.read_text().split()]
+    assert len(ids) == 2
+    assert not [pid for pid in ids if _alive(pid)]
+
+
 # --- the commands, over a resolved config ------------------------------------------------------
 
 

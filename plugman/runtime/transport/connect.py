@@ -1,9 +1,11 @@
 """One MCP client session to one configured server, over stdio, streamable HTTP, SSE or ws.
 
 Shared by `plugman mcp probe` and the gateway. `mcp` (about 1 s to import) is imported only
-inside the functions that connect. What the SDK does not put in its exceptions (the exit code
-of a stdio server, the HTTP status of a refused request, unparsable stdout lines) is recorded
-on a `Trace`; plugman.runtime.transport.failure turns the exception and the trace into a reason.
+inside the functions that connect, in a worker thread, after a stdio server is spawned, so the
+server's start-up and the import overlap (plugman.runtime.transport.stdio). What the SDK does
+not put in its exceptions (the exit code of a stdio server, the HTTP status of a refused
+request, unparsable stdout lines) is recorded on a `Trace`; plugman.runtime.transport.failure
+turns the exception and the trace into a reason.
 
 Decisions:
 - `mode="legacy"` (the `initialize` handshake) by default: `auto` first sends `server/discover`
@@ -27,6 +29,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from plugman.core.errors import PlugmanError
 from plugman.manifest.mcp import transport
+from plugman.runtime.transport import stdio
 from plugman.runtime.transport.websocket import websocket_client
 
 if TYPE_CHECKING:
@@ -91,28 +94,30 @@ async def open_client(
     auth: an `httpx2.Auth` for an http or sse server (OAuth: plugman.runtime.oauth.provider).
     shared: the entry comes from a plugin or a project's files (plugman.runtime.transport.headers).
     """
-    from mcp import Client  # lazy: mcp takes ~907 ms to import, only this path needs it
-
     seen = trace if trace is not None else Trace()
-    transport = _transport(name, entry, errlog, timeout, seen, env, cwd, auth, shared)
+    # a stdio server is started before the SDK loads, so its start-up overlaps the import
+    async with _transport(name, entry, errlog, timeout, seen, env, cwd, auth, shared) as transport:
+        await stdio.load_sdk()
+        from mcp import Client  # lazy: mcp takes ~907 ms to import, loaded by load_sdk
 
-    async def handler(message: Any) -> None:
-        if isinstance(message, Exception):
-            seen.bad_lines.append(_parse_error(message))
-        if on_message is not None:
-            await on_message(message)
+        async def handler(message: Any) -> None:
+            if isinstance(message, Exception):
+                seen.bad_lines.append(_parse_error(message))
+            if on_message is not None:
+                await on_message(message)
 
-    client = Client(
-        transport,
-        mode=mode,
-        read_timeout_seconds=timeout,
-        message_handler=handler,
-    )
-    async with client:
-        yield client
+        client = Client(
+            transport,
+            mode=mode,
+            read_timeout_seconds=timeout,
+            message_handler=handler,
+        )
+        async with client:
+            yield client
 
 
-def _transport(
+@asynccontextmanager
+async def _transport(
     name: str,
     entry: Mapping[str, Any],
     errlog: TextIO,
@@ -122,14 +127,17 @@ def _transport(
     cwd: Path | None,
     auth: Any = None,
     shared: bool = False,
-) -> AbstractAsyncContextManager[Any]:
+) -> AsyncIterator[AbstractAsyncContextManager[Any]]:
+    """The transport for `mcp.Client` to open; a stdio server already running inside it."""
     kind = transport_of(entry)
     if kind == "stdio":
-        return _stdio(entry, errlog, trace, server_env(entry, env), cwd)
+        async with _stdio(entry, errlog, trace, server_env(entry, env), cwd) as streams:
+            yield streams
+        return
     url = entry.get("url")
     if not isinstance(url, str) or not url:
         raise PlugmanError(f"{name}: a {kind} server needs a url")
-    return _remote(kind, url, entry, timeout, trace, env, cwd, auth, shared)
+    yield _remote(kind, url, entry, timeout, trace, env, cwd, auth, shared)
 
 
 @asynccontextmanager
@@ -164,10 +172,9 @@ async def _remote(
 @asynccontextmanager
 async def _stdio(
     entry: Mapping[str, Any], errlog: TextIO, trace: Trace, env: dict[str, str], cwd: Path | None
-) -> AsyncIterator[Any]:
-    # lazy: mcp takes ~907 ms to import, only this path needs it
-    from mcp import StdioServerParameters, stdio_client
-
+) -> AsyncIterator[AbstractAsyncContextManager[Any]]:
+    """The server started now (plugman.runtime.transport.stdio), and its streams to open;
+    stopped here if they never were."""
     command = entry.get("command")
     if not isinstance(command, str) or not command:
         raise PlugmanError("a stdio server needs a command")
@@ -186,18 +193,13 @@ async def _stdio(
             hint="pass it in the entry's env instead (a plugin's server gets each option as "
             "CLAUDE_PLUGIN_OPTION_<KEY> in its environment)",
         )
-    params = StdioServerParameters(command=command, args=args, env=env, cwd=folder)
-    spawning = stdio_client(params, errlog=errlog)
-    async with spawning as streams:
-        trace.process = _spawned(spawning)
-        yield streams
-
-
-def _spawned(manager: Any) -> Any:
-    """The process inside a suspended `stdio_client`: the SDK exposes no exit code, so read
-    its generator's `process` local (None if a future SDK renames it)."""
-    frame = getattr(getattr(manager, "gen", None), "ag_frame", None)
-    return None if frame is None else frame.f_locals.get("process")
+    trace.process = await stdio.spawn(command, args, env, errlog, folder)
+    opened: list[bool] = []
+    try:
+        yield stdio.streams(trace.process, opened)
+    finally:
+        if not opened:
+            await stdio.discard(trace.process)
 
 
 def _recorder(trace: Trace) -> Callable[[Any], Awaitable[None]]:
