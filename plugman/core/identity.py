@@ -140,13 +140,22 @@ def web_url(text: str) -> WebUrl | None:
     return WebUrl(scheme, parsed.hostname.rstrip("."), port, path)
 
 
+def _splits(url: str) -> bool:
+    try:
+        urlsplit(url).port  # noqa: B018 (does Python's parser take it?)
+    except ValueError:
+        return False
+    return True
+
+
 def url_matches(pattern: str, url: str) -> bool:
     """Whether `url` fits a policy's `serverUrl` pattern (`*` wildcards anywhere; a host `*`
     spans labels; a pattern without a path or with `/` matches any path, without a port any
     port), both read as the URL standard reads them. A URL that does not parse fits nothing
-    (`unparsable` says whether a URL parses: a policy refuses it)."""
+    (`unparsable` says whether a URL parses: a policy refuses it), nor does one Python's
+    `urlsplit` refuses (`A://[@0`): plugman's own clients could not reach it as matched."""
     got = web_url(url)
-    if got is None:
+    if got is None or not _splits(url):
         return False
     if "*" not in pattern:  # a plain URL: read as the agents read it (`HTTP:0`, controls)
         plain = web_url(pattern)

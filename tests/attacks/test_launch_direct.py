@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.attacks.test_launch_plans import paths_taken as taken
 from tests.integration.test_export import cli
 
 EVENT = json.dumps({"hook_event_name": "SessionStart", "source": "startup", "cwd": "."})
@@ -88,12 +89,6 @@ def call(project: Path, command: str, trace: Path) -> subprocess.CompletedProces
         env=env,
         check=False,
     )
-
-
-def taken(trace: Path) -> list[str]:
-    lines = trace.read_text().splitlines() if trace.exists() else []
-    trace.unlink(missing_ok=True)
-    return [line.split()[0] for line in lines]
 
 
 def runs_direct(project: Path, command: str, trace: Path) -> None:
