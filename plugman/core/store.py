@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 from pathlib import Path
 
@@ -48,4 +49,6 @@ class Store:
                 remove_tree(folder)
             except OSError as exc:
                 failed.append((folder, exc))
+        with contextlib.suppress(OSError):  # no tree left to cache: no trace of the caches
+            loaded.rmdir()
         return failed

@@ -1,7 +1,7 @@
 """A stored plugin loaded through a cache of its load: resolution loads every installed plugin at
 every run, and the stored copy it loads is content-addressed and write-once, so what the load
-gives (the plugin, its findings, the files it read) is written once to a small JSON file in a
-folder kept for it (`<store>/.loaded/<sha256>/`, outside the hashed tree) and read back after.
+gives (the plugin, its findings, the files it read) is written once to a small file (a JSON header line,
+then the JSON body) in a folder kept for it (`<store>/.loaded/<sha256>/`, outside the hashed tree) and read back after.
 
 What the cache holds comes from the stored copy alone (and the marketplace entry that defines a
 `strict: false` plugin, which is part of its key): a plugin's options, user config, policy and
@@ -48,7 +48,7 @@ def load(root: Path, report: Report, fields: PluginFields | None, folder: Path) 
     marketplace entry defining it), its findings added to `report`; through the cache files in
     `folder` (the one kept for `root`'s content address)."""
     header = _header(root, fields)
-    file = folder / f"{header['entry'] or 'strict'}.json"
+    file = folder / f"{header['entry'] or 'strict'}.load"  # a JSON header line, then the body
     try:
         loaded, diagnostics, files = read(file, header, root)
     except MissError:

@@ -13,6 +13,7 @@ import json
 import multiprocessing
 import os
 import random
+import re
 import shutil
 import sys
 import time
@@ -180,16 +181,24 @@ def recover(root: Path) -> None:
         pass
 
 
+CACHES = "home/data/store/.loaded"  # plugman.manifest.stored
+PLANS = "home/state/plans/"  # plugman.runtime.launch.plans
+
+
 def state(root: Path, home: bool = True) -> dict[str, bytes]:
     """Every file (with its mode) and folder under the root, with timestamps and the root path
     masked. plugman's lock file and folders in its home that hold no other file are not
     counted: plugman keeps its standard folders and its lock once made. With `home=False`,
     nothing under plugman's home is read (a killed command's staging copy there may be half
-    written: no reader reads it)."""
+    written: no reader reads it). The store's load caches (`home/data/store/.loaded`) are not
+    state either: each is used only when it names its tree's content address and the loader
+    that wrote it, so one written by a killed command changes nothing any reader sees."""
     found = {}
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root).as_posix()
         if rel == "home/state/lock" or (not home and rel.split("/")[0] == "home"):
+            continue
+        if rel.startswith(CACHES):
             continue
         if path.is_dir():
             if rel.split("/")[0] != "home" or any(
@@ -200,11 +209,26 @@ def state(root: Path, home: bool = True) -> dict[str, bytes]:
         data = path.read_bytes().replace(str(root).encode(), b"<ROOT>")
         if path.suffix == ".json" and "agent" not in rel:
             try:
-                data = json.dumps(_masked(json.loads(data)), sort_keys=True).encode()
+                loaded = json.loads(data)
+                if rel.startswith(PLANS):  # digests of watched files, timestamps among them
+                    loaded = _digests_masked(loaded)
+                data = json.dumps(_masked(loaded), sort_keys=True).encode()
             except ValueError as exc:
                 raise AssertionError(f"{rel}: not JSON after the kill: {data[:200]!r}") from exc
         found[rel] = data + f"\n<mode {oct(path.stat().st_mode & 0o777)}>".encode()
     return found
+
+
+def _digests_masked(value: object) -> object:
+    """A launch plan's stamp (plugman.runtime.launch.planfile) with each watched file's digest
+    masked: the install records it digests hold install times, which `_masked` masks."""
+    if isinstance(value, list):
+        return [_digests_masked(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _digests_masked(v) for k, v in value.items()}
+    if isinstance(value, str) and re.fullmatch(r"[fd]:[0-9a-f]{64}", value):
+        return value[:2] + "<digest>"
+    return value
 
 
 def _masked(value: object) -> object:

@@ -46,7 +46,8 @@ KEY_ENV = (
 )
 # Set, any of these sends every launch to the full launcher: an option's value taken from the
 # environment (config.user_config), fault injection (core.faults), plans turned off.
-NO_PLAN = ("PLUGMAN_OPT_", "PLUGMAN_FAULT", "PLUGMAN_NO_PLANS")
+FAULTS = "PLUGMAN_FAULT"
+NO_PLAN = ("PLUGMAN_OPT_", FAULTS, "PLUGMAN_NO_PLANS")
 TRACE = "PLUGMAN_LAUNCH_TRACE"  # a file each launch appends the path it took to (tests, bench)
 MARKERS = ("plugman.toml", ".mcp.json", ".git")  # core.paths.PROJECT_MARKERS
 
@@ -54,8 +55,15 @@ Stamp = list[list[str]]  # [path, state]
 
 
 def usable(env: Mapping[str, str]) -> bool:
-    """Whether plans may be used (or written) in this environment."""
+    """Whether plans may be used in this environment (not while faults are injected)."""
     return not any(name.startswith(NO_PLAN) for name in env)
+
+
+def writable(env: Mapping[str, str]) -> bool:
+    """Whether plans may be written from this environment: a deployment writes the same plans
+    whether or not faults are injected into it (plugman.core.faults), so a command killed by one
+    and recovered ends as one that ran through."""
+    return not any(name.startswith(NO_PLAN) and not name.startswith(FAULTS) for name in env)
 
 
 def env_key(env: Mapping[str, str]) -> dict[str, str | None]:

@@ -106,7 +106,7 @@ def hook_plan(
     handler = hook.handler
     argv = handler_argv(handler)
     background = bool(handler.get("async")) and not launching.async_itself
-    if argv is None or handler.get("type", "command") != "command" or not planfile.usable(env):
+    if argv is None or handler.get("type", "command") != "command" or not planfile.writable(env):
         return None
     added = dict(hook.env) if hook.origin.scope == "plugin" and hook.origin.plugin else None
     if added is not None:
@@ -199,7 +199,7 @@ def deploy(
     paths = work.paths
     wanted: dict[Path, bytes] = {}
     direct: set[str | None] = set()
-    if resolution is not None and planfile.usable(env):
+    if resolution is not None and planfile.writable(env):
         ids = refs(resolution.hooks)
         for word, launching in launchers.items():
             for position, hook in enumerate(resolution.hooks):

@@ -57,7 +57,7 @@ def server_plan(
     launcher every time. `reads`: what the resolution read of the secret store
     (core.secrets.recording)."""
     server = resolution.servers.get(name)
-    if server is None or transport(server.entry) != "stdio" or not planfile.usable(env):
+    if server is None or transport(server.entry) != "stdio" or not planfile.writable(env):
         return None
     raw = _raw(resolution, server)
     seen = referenced(resolution)
