@@ -1,7 +1,8 @@
 """A stored plugin loaded through a cache of its load: resolution loads every installed plugin at
 every run, and the stored copy it loads is content-addressed and write-once, so what the load
-gives (the plugin, its findings, the files it read) is written once to a small file (a JSON header line,
-then the JSON body) in a folder kept for it (`<store>/.loaded/<sha256>/`, outside the hashed tree) and read back after.
+gives (the plugin, its findings, the files it read) is written once to a small file (a JSON
+header line, then the JSON body) in a folder kept for it (`<store>/.loaded/<sha256>/`, outside
+the hashed tree) and read back after.
 
 What the cache holds comes from the stored copy alone (and the marketplace entry that defines a
 `strict: false` plugin, which is part of its key): a plugin's options, user config, policy and
