@@ -954,7 +954,7 @@ def notice_rows(ctx: Context) -> list[Row]:
 
 
 def launcher_rows(ctx: Context) -> list[Row]:
-    found = launcher_overhead.measure(5 if ctx.mode.quick else 20)
+    found = launcher_overhead.measure(10 if ctx.mode.quick else 20)
     rows = []
     for name, row in found.items():
         note = (
@@ -964,7 +964,8 @@ def launcher_rows(ctx: Context) -> list[Row]:
             "start), interleaved start after start, median of "
             f"{row['runs']}; `minimal` answers by hand (no SDK): the launcher's own cost, which "
             "the goal judges; `notes` is the sample server on the MCP SDK, whose start (seconds "
-            "on a loaded machine) spreads wider than the goal; nothing is added per call (the "
+            "on a loaded machine) spreads wider than the goal and the band: its rows and the full "
+            "launcher's are reported, never a regression; nothing is added per call (the "
             "launcher execs the server)"
         )
         reference = f"{fmt_ms(row['direct_ms'])} (direct)"
@@ -978,7 +979,7 @@ def launcher_rows(ctx: Context) -> list[Row]:
                 note,
                 "" if wanted is None else goal(f"≤ +{wanted:g} ms", row["added_ms"] <= wanted),
                 row["added_ms"],
-                BAND_LAUNCHER,
+                REPORT_ONLY if wanted is None else BAND_LAUNCHER,
             ),
             Row(
                 f"server start, full launcher ({name})",
