@@ -1059,11 +1059,20 @@ class Section:
     title: str
     rows: Callable[[Context], list[Row]]
     paired: bool = False
+    confirm: bool | None = None  # a regression measured again (None: when not paired)
+
+    @property
+    def confirmed(self) -> bool:
+        """Whether a regression is reported only when a second measurement shows it too: rows
+        decided on two figures, not over paired rounds."""
+        return not self.paired if self.confirm is None else self.confirm
 
 
 SECTIONS = (
     Section("validate", "validate", validate_rows),
-    Section("scan", "validate: hidden-text scan", lambda ctx: [validate_scan_cost(ctx)], True),
+    Section(
+        "scan", "validate: hidden-text scan", lambda ctx: [validate_scan_cost(ctx)], True, True
+    ),
     Section("install", "install + uninstall", install_rows),
     Section("resolve", "resolve", resolve_rows, paired=True),
     Section("probe", "probe", probe_rows),
@@ -1088,7 +1097,7 @@ def run_sections(
         progress(started, f"{section.title} ...")
         try:
             found = measure_section(ctx, section, argv, reverse=i % 2 == 1)
-            if not section.paired and any(row.regression for row in found):
+            if section.confirmed and any(row.regression for row in found):
                 progress(started, f"{section.title}: a regression; measuring again to confirm")
                 alone = replace(ctx, claude=Claude(None, "not timed again"))
                 again = measure_section(alone, section, argv, reverse=i % 2 == 0)
@@ -1108,7 +1117,8 @@ def measure_section(ctx: Context, section: Section, argv: list[str], reverse: bo
 def confirmed(first: list[Row], again: list[Row]) -> list[Row]:
     """``first``, each regression kept only when the second measurement shows it too (a load
     spike rarely hits the same row twice; a real slowdown always does). Only for sections
-    measured once per tree: the paired ones decide over their rounds (``compare``)."""
+    decided on two figures (measured once per tree, and the hidden-text scan's minima): start-up
+    and resolve decide over their paired rounds (``compare``)."""
     second = {row.benchmark: row for row in again}
     for row in first:
         if not row.regression:

@@ -142,3 +142,10 @@ def test_the_resolve_row_judges_the_issues_reference_trees_when_given(tmp_path: 
     cells = table.Row("resolve", "100 ms", "no equivalent", "")
     table.compare_references(cells, head, refs, runs)
     assert cells.ratio == "1.40x vs a96adb6; 0.95x vs 2fdbf5a"
+
+
+def test_rows_decided_on_two_figures_are_measured_again_before_a_regression() -> None:
+    table = bench_module("table")
+    confirmed = {section.key: section.confirmed for section in table.SECTIONS}
+    assert confirmed["scan"] and confirmed["validate"] and confirmed["gateway"]
+    assert not confirmed["resolve"] and not confirmed["startup"]
