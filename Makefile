@@ -95,8 +95,9 @@ test-quick: setup
 	$(BIN)/python -m pytest -n 2 -q $(QUICK) $(ARGS)
 
 BASE ?= HEAD~1
-bench: setup  # every benchmark, quick mode, one table beside BASE's tree (default HEAD~1; BASE=REV)
-	$(BIN)/python bench/table.py --quick --base '$(BASE)'
+ALSO ?=
+bench: setup  # every benchmark, quick mode, one table beside BASE's tree (default HEAD~1; BASE=REV; ALSO='--also REV[:PYTHON]')
+	$(BIN)/python bench/table.py --quick --base '$(BASE)' $(ALSO)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -121,3 +121,31 @@ def test_own_time_keeps_a_sleep_and_a_tree_is_not_lost_to_minus_i(tmp_path: Path
     script.write_text(f"#!{sys.executable} -I\n", encoding="utf-8")
     assert compare.ignores_pythonpath([str(script), "--version"])
     assert compare.ignores_pythonpath([sys.executable, "-c", "pass"]) is None
+
+
+def test_the_resolve_row_judges_the_issues_reference_trees_when_given(tmp_path: Path) -> None:
+    table, compare = bench_module("table"), bench_module("compare")
+    head = compare.Figure(100.0, 90.0, (100.0,) * 3)
+    runs = {
+        "also-0": [compare.Run(140.0, 140.0, 100.0)] * 3,  # 1.4x the head: met
+        "also-1": [compare.Run(95.0, 95.0, 80.0)] * 3,  # faster than the head: not met
+    }
+    refs = tuple(
+        table.Reference(compare.Tree(label, tmp_path, key), None, key)
+        for label, key in (("also-0", "a96adb6"), ("also-1", "2fdbf5a"))
+    )
+    found = table.resolve_goal(head, refs, runs)
+    assert "≥ 1.3x a96adb6: met" in found
+    assert "faster than 2fdbf5a: NOT met" in found
+    alone = table.resolve_goal(head, (), {})
+    assert "(with --also a96adb6)" in alone and "(with --also 2fdbf5a)" in alone
+    cells = table.Row("resolve", "100 ms", "no equivalent", "")
+    table.compare_references(cells, head, refs, runs)
+    assert cells.ratio == "1.40x vs a96adb6; 0.95x vs 2fdbf5a"
+
+
+def test_rows_decided_on_two_figures_are_measured_again_before_a_regression() -> None:
+    table = bench_module("table")
+    confirmed = {section.key: section.confirmed for section in table.SECTIONS}
+    assert confirmed["scan"] and confirmed["validate"] and confirmed["gateway"]
+    assert not confirmed["resolve"] and not confirmed["startup"]
