@@ -177,15 +177,23 @@ def write_miss(
         atomic_write(hook_file(paths, word, hook.event, ref), dump(plan), private=True)
 
 
+def listing(folder: Path) -> list[Path]:
+    """What `folder` holds, sorted; nothing when it cannot be read (no plans yet). Only the
+    listing is forgiven: a failed delete or write fails the deployment's transaction."""
+    try:
+        return sorted(folder.iterdir())
+    except OSError:
+        return []
+
+
 def prune_direct(work: Session, kept: set[str | None]) -> None:
     """Delete the project's sh plans (runtime.launch.shplan) whose hook has no JSON plan any
     more; the fast path writes the others again from their JSON plans when stale."""
     paths = work.paths
     folder = Path(shplan.folder(str(paths.state_dir), str(paths.project_dir)))
-    with contextlib.suppress(OSError):
-        for file in sorted(folder.iterdir()):
-            if file.is_file() and file.suffix == ".sh" and file.name not in kept:
-                work.tx.write(file, None, prune_to=paths.state_dir)
+    for file in listing(folder):
+        if file.is_file() and file.suffix == ".sh" and file.name not in kept:
+            work.tx.write(file, None, prune_to=paths.state_dir)
 
 
 def deploy(
@@ -210,10 +218,9 @@ def deploy(
                     direct.add(shplan.name(word, hook.event, ref))
     prune_direct(work, direct)
     folder = project_folder(paths)
-    with contextlib.suppress(OSError):
-        for file in sorted(folder.iterdir()):
-            if file not in wanted and not file.name.startswith(SERVER):
-                work.tx.write(file, None, prune_to=paths.state_dir)
+    for file in listing(folder):
+        if file not in wanted and not file.name.startswith(SERVER):
+            work.tx.write(file, None, prune_to=paths.state_dir)
     for file, data in wanted.items():
         if fs.current(file) != data:
             work.tx.write(file, data, private=True)

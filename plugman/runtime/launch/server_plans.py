@@ -189,10 +189,9 @@ def deploy(
             if plan is not None:
                 wanted[server_file(paths, name)] = plans.dump(plan)
     folder = plans.project_folder(paths)
-    with contextlib.suppress(OSError):
-        for file in sorted(folder.iterdir()):
-            if file.name.startswith(PREFIX) and file not in wanted:
-                work.tx.write(file, None, prune_to=paths.state_dir)
+    for file in plans.listing(folder):
+        if file.name.startswith(PREFIX) and file not in wanted:
+            work.tx.write(file, None, prune_to=paths.state_dir)
     for file, data in wanted.items():
         if fs.current(file) != data:
             work.tx.write(file, data, private=True)
