@@ -123,7 +123,7 @@ async def streams(process: Any, opened: list[bool]) -> AsyncIterator[Any]:
                 finally:
                     await sdk._drain_stdout(process)
         except anyio.ClosedResourceError:
-            pass  # our own shutdown closed the stdout stream under the read
+            return  # our own shutdown closed the stdout stream under the read: the reader's end
         except (anyio.BrokenResourceError, ConnectionError):
             if not state["shutting_down"]:
                 sdk.logger.exception("Reading from the MCP server's stdout failed mid-session")
