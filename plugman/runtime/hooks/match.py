@@ -110,17 +110,23 @@ def _regex(pattern: str) -> re.Pattern[str] | None:
         return None
 
 
+def _rule(event: str, rule: Any) -> tuple[str, str | None] | None:
+    """An `if` rule's tool and pattern; None when it never admits (not a tool event, unreadable)."""
+    if event not in TOOL_EVENTS or not isinstance(rule, str):
+        return None
+    parsed = _RULE.match(rule)
+    return (parsed.group(1), parsed.group(2)) if parsed else None
+
+
 def if_matches(event: str, rule: Any, payload: Payload) -> bool:
     """Whether a handler's `if` permission rule (`Bash(git *)`, `Edit`, …) admits this call.
 
     Tool events only: elsewhere a hook with `if` never runs. An unreadable rule never matches.
     """
-    if event not in TOOL_EVENTS or not isinstance(rule, str):
+    parsed = _rule(event, rule)
+    if parsed is None:
         return False
-    parsed = _RULE.match(rule)
-    if not parsed:
-        return False
-    tool, pattern = parsed.group(1), parsed.group(2)
+    tool, pattern = parsed
     name = payload.get("tool_name")
     if not isinstance(name, str) or not _glob(tool, name):
         return False
@@ -191,12 +197,10 @@ def compiled_matcher(event: str, matcher: str | None) -> Compiled:
 def compiled_if(event: str, rule: Any) -> Compiled:
     """`if_matches` as data: False (never admits), or the tool's glob as a regex, the pattern
     (`prefix` or `glob` regex; none: any call) and the primary inputs."""
-    if event not in TOOL_EVENTS or not isinstance(rule, str):
+    parsed = _rule(event, rule)
+    if parsed is None:
         return False
-    parsed = _RULE.match(rule)
-    if not parsed:
-        return False
-    tool, pattern = parsed.group(1), parsed.group(2)
+    tool, pattern = parsed
     found: dict[str, Any] = {"tool": _glob_regex(tool).pattern, "inputs": PRIMARY_INPUT}
     if pattern is None or pattern.strip() in ("", "*"):
         return {**found, "pattern": None}
