@@ -38,10 +38,11 @@ $(BIN)/.runtime: pyproject.toml
 # saying so); docker-registry (CNCF distribution 2.8, the OCI registry the oci:// tests run on
 # 127.0.0.1), apache2-utils (htpasswd, its Basic-auth users) and openssl (the certificate and
 # signatures of its Bearer token service): without those the OCI tests fail, saying to run this;
-# zsh and fish, whose own completion engines tests/cli/test_completion.py drives.
+# zsh and fish, whose own completion engines tests/cli/test_completion.py drives; redis-server,
+# haproxy and nginx, the gateway fleet tests' shared store and load balancers (started on 127.0.0.1).
 # Installed only where missing; as root, or through sudo. `make test` runs it first.
-APT_PACKAGES := dbus gnome-keyring docker-registry apache2-utils openssl zsh fish
-APT_COMMANDS := dbus-run-session gnome-keyring-daemon docker-registry htpasswd openssl zsh fish
+APT_PACKAGES := dbus gnome-keyring docker-registry apache2-utils openssl zsh fish redis-server haproxy nginx-light
+APT_COMMANDS := dbus-run-session gnome-keyring-daemon docker-registry htpasswd openssl zsh fish redis-server haproxy nginx
 setup-apt:
 	@if (for c in $(APT_COMMANDS); do command -v $$c >/dev/null || exit 1; done); then \
 	  echo "apt packages present: $(APT_PACKAGES)"; \
