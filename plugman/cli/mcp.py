@@ -423,8 +423,9 @@ MCP_APP = Group(
                 Option(("--deny-destructive",), "Refuse every tool marked destructiveHint."),
                 Option(
                     ("--auth",),
-                    "HTTP: none, or token (clients send the bearer token `plugman "
-                    "mcp token` keeps). Required on any address but loopback.",
+                    "HTTP: none, token (clients send the bearer token `plugman "
+                    "mcp token` keeps), or oidc (clients send JWT access tokens from "
+                    "--issuer for --audience). Required on any address but loopback.",
                     VALUE,
                     default="none",
                 ),
@@ -443,6 +444,24 @@ MCP_APP = Group(
                     "HTTP: no sessions, so any of several gateways "
                     "behind a load balancer can answer "
                     "any request (2025-era clients then get no list_changed notifications).",
+                ),
+                Option(
+                    ("--issuer",),
+                    "With --auth oidc: the OIDC provider's issuer URL, exactly as its tokens' "
+                    "iss (https, or http on loopback).",
+                    VALUE,
+                ),
+                Option(
+                    ("--audience",),
+                    "With --auth oidc: this gateway's audience, exactly as its tokens' aud "
+                    "(usually https://HOST/mcp).",
+                    VALUE,
+                ),
+                Option(
+                    ("--groups-claim",),
+                    "With --auth oidc: the claim holding the caller's groups.",
+                    VALUE,
+                    default="groups",
                 ),
             ),
         ),

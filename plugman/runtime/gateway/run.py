@@ -29,6 +29,10 @@ Over HTTP:
   compared in constant time (`hmac.compare_digest`); any other answers 401 with
   `WWW-Authenticate: Bearer`. That compare is the only work added per request. No token, and
   no `Authorization` header, is ever logged.
+- OIDC (`--auth oidc --issuer URL --audience URL`): every HTTP request must carry a JWT access
+  token the issuer signed for the audience, checked against the issuer's keys, discovered and
+  fetched before listening (plugman.runtime.gateway.oidc); RFC 9728 metadata tells clients
+  where to get one (plugman.runtime.gateway.gate). Accepted on any address, as the token is.
 - Responses: each request POST is answered with one JSON body, not an SSE stream
   (`json_response`): the gateway sends nothing scoped to a request before its answer (no
   progress, no log message, no server-to-client request), and the SDK's per-request SSE
@@ -68,6 +72,7 @@ from plugman.runtime.gateway.memory import FILE
 if TYPE_CHECKING:
     import socket
 
+    from plugman.runtime.gateway.oidc import Verifier
     from plugman.runtime.gateway.server import Gateway
     from plugman.runtime.gateway.web import Address
 
@@ -90,7 +95,7 @@ WARM = (
 log = logging.getLogger("plugman.gateway")
 
 TRANSPORTS = ("stdio", "http")
-AUTH = ("none", "token")
+AUTH = ("none", "token", "oidc")
 # uvloop's event loop: each call crosses the loop four times (client in, backend out and back,
 # client out), and uvloop's wake-ups and pipes take ~0.1 ms off the gateway's added latency.
 LOOP = {"use_uvloop": sys.platform != "win32"}
@@ -108,6 +113,9 @@ class Options:
     auth: str = "none"
     stateless: bool = False
     first_list_wait: float | None = None  # None: PLUGMAN_GATEWAY_FIRST_LIST_WAIT, or 5 s
+    issuer: str | None = None  # --auth oidc (plugman.runtime.gateway.oidc)
+    audience: str | None = None
+    groups_claim: str = "groups"
 
 
 def serve_paths(paths: Paths, options: Options, announce: Announce | None = None) -> None:
@@ -118,6 +126,7 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
     env = dict(os.environ)
     address = _checked(options)
     token = gateway_token.obtain(paths, env) if options.auth == "token" else None
+    verifier = _verifier(options) if options.auth == "oidc" else None
     env.pop(gateway_token.VARIABLE, None)  # not for backends and hooks
     health = Health.from_env(env, options.connect_timeout, options.first_list_wait)
     resolved = resolve(paths, env)
@@ -177,7 +186,7 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
             anyio.run(_stdio, gateway, handover, backend_options=LOOP)
         else:
             stack.callback(sock.close)
-            _serve_http(gateway, address, sock, options.stateless, token, announce)
+            _serve_http(gateway, address, sock, options.stateless, token, announce, verifier)
         log.info("stopped")
 
 
@@ -230,12 +239,16 @@ def _serve_http(
     stateless: bool,
     token: gateway_token.Token | None,
     announce: Announce | None,
+    verifier: Verifier | None = None,
 ) -> None:
     gateway.stateless = stateless
     from plugman.runtime.gateway.web import http_app  # lazy: socket, not before early answers
 
-    web = http_app(gateway.server, address, token.value if token else None, stateless)
+    web = http_app(gateway.server, address, token.value if token else None, stateless, verifier)
     lines = [f"clients must send a bearer token ({token.fingerprint})"] if token else []
+    if verifier is not None:
+        given = verifier.settings
+        lines.append(f"clients must send an access token from {given.issuer} for {given.audience}")
     said = announce or (lambda _: None)
     # lazy: anyio: after the early answers (plugman.runtime.gateway.early)
     import anyio
@@ -248,7 +261,12 @@ def _checked(options: Options) -> Address | None:
     if options.transport not in TRANSPORTS:
         raise UsageError(f"unknown transport {options.transport!r}", hint="use stdio or http")
     if options.auth not in AUTH:
-        raise UsageError(f"unknown --auth {options.auth!r}", hint="use none or token")
+        raise UsageError(f"unknown --auth {options.auth!r}", hint="use none, token or oidc")
+    if options.auth != "oidc" and (options.issuer or options.audience):
+        raise UsageError(
+            "--issuer and --audience apply only to --auth oidc",
+            hint="add --auth oidc, or leave them out",
+        )
     if options.transport == "stdio":
         if options.auth != "none" or options.stateless:
             raise UsageError(
@@ -265,9 +283,22 @@ def _checked(options: Options) -> Address | None:
             "loopback address, so anyone who can reach it could call every tool",
             where="--host",
             hint="add --auth token (clients send `Authorization: Bearer <token>`; "
-            "`plugman mcp token --show` prints it), or listen on 127.0.0.1",
+            "`plugman mcp token --show` prints it), or --auth oidc --issuer URL --audience URL "
+            "(clients send access tokens from your OIDC provider), or listen on 127.0.0.1",
         )
+    if options.auth == "oidc":
+        # lazy: jwt, only --auth oidc needs it
+        from plugman.runtime.gateway.oidc import settings
+
+        settings(options.issuer, options.audience, options.groups_claim)
     return address
+
+
+def _verifier(options: Options) -> Verifier:
+    """The OIDC verifier, its provider discovered and its keys fetched (before listening)."""
+    from plugman.runtime.gateway import oidc  # lazy: jwt, only --auth oidc needs it
+
+    return oidc.start(oidc.settings(options.issuer, options.audience, options.groups_claim))
 
 
 async def _http(

@@ -11,11 +11,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from plugman.core.errors import PlugmanError
+from plugman.runtime.gateway.principal import SCOPE_KEY, Principal
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel.server import Server
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from mcp.server.transport_security import TransportSecuritySettings
+
+    from plugman.runtime.gateway.oidc import Verifier
 
 PATH = "/mcp"
 Receive = Any  # ASGI
@@ -83,9 +86,15 @@ def security(address: Address) -> TransportSecuritySettings:
     )
 
 
-def http_app(server: Server[Any], address: Address, token: str | None, stateless: bool) -> Any:
+def http_app(
+    server: Server[Any],
+    address: Address,
+    token: str | None,
+    stateless: bool,
+    oidc: Verifier | None = None,
+) -> Any:
     """The ASGI app uvicorn serves: the SDK's streamable HTTP session manager at PATH (McpApp),
-    behind the token if any."""
+    behind the token if any, or behind the OIDC gate and its RFC 9728 metadata."""
     # lazy: mcp takes ~750 ms to import, only this path needs it
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
@@ -96,6 +105,10 @@ def http_app(server: Server[Any], address: Address, token: str | None, stateless
         security_settings=security(address),
     )
     web = McpApp(manager)
+    if oidc is not None:
+        from plugman.runtime.gateway.gate import OidcGate, ResourceMetadata, metadata_document
+
+        return ResourceMetadata(OidcGate(web, oidc), metadata_document(oidc.settings))
     return web if token is None else BearerGate(web, token)
 
 
@@ -128,19 +141,25 @@ class McpApp:
         await send({"type": "lifespan.shutdown.complete"})
 
 
+TOKEN_PRINCIPAL = Principal(subject="token", issuer="plugman")
+
+
 class BearerGate:
-    """ASGI middleware: only requests carrying the bearer token reach `app` (lifespan events
-    always do)."""
+    """ASGI middleware: only requests carrying the bearer token reach `app`, as TOKEN_PRINCIPAL
+    (lifespan events always do)."""
 
     def __init__(self, app: Any, token: str) -> None:
         self.app = app
         self.token = token.encode()
 
     async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or self._carries_token(scope["headers"]):
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
-            return
-        await _unauthorized(send)
+        elif self._carries_token(scope["headers"]):
+            scope[SCOPE_KEY] = TOKEN_PRINCIPAL
+            await self.app(scope, receive, send)
+        else:
+            await _unauthorized(send)
 
     def _carries_token(self, headers: list[tuple[bytes, bytes]]) -> bool:
         for name, value in headers:
