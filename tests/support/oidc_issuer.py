@@ -16,7 +16,8 @@ tokens and cannot rotate keys, so the gateway's tests use this instead.)
 
 Endpoints: `/.well-known/openid-configuration` (issuer, jwks_uri, ...; 404 when
 `discovery=False`), `/.well-known/oauth-authorization-server` (the same document), `/jwks`.
-`Issuer(issuer=URL)` puts another string in `iss` and the documents (e.g. with a trailing `/`).
+`Issuer(issuer=TEXT)` puts another string in `iss` and the documents, `{url}` in it replaced by
+its own URL (e.g. `Issuer(issuer="{url}/")`: a trailing `/`).
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ class Issuer:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.issuer = issuer or self.url
+        self.issuer = (issuer or "{url}").replace("{url}", self.url)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     def __enter__(self) -> Issuer:
