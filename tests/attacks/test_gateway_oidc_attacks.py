@@ -137,10 +137,7 @@ def test_forged_and_misdirected_tokens_are_refused(
         assert reason in log, reason
     secret_scan.extend(said)
     written = [
-        path
-        for folder in (isolated_home, tmp_path)
-        for path in folder.rglob("*")
-        if path.is_file()
+        path for folder in (isolated_home, tmp_path) for path in folder.rglob("*") if path.is_file()
     ]
     for name, token in tokens.items():
         signature = token.rsplit(".", 1)[-1] or token
@@ -151,13 +148,20 @@ def test_forged_and_misdirected_tokens_are_refused(
 def test_random_kids_do_not_make_every_request_fetch_the_keys(
     tmp_path: Path, isolated_home: Path
 ) -> None:
+    import httpx2
+
     configure(isolated_home, None, {})
-    with Issuer() as issuer, serving(tmp_path, isolated_home, *oidc(issuer)) as (url, _):
+    body = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    with (
+        Issuer() as issuer,
+        serving(tmp_path, isolated_home, *oidc(issuer)) as (url, _),
+        httpx2.Client(timeout=30) as client,
+    ):
         before = issuer.jwks_fetches
         started = time.monotonic()
         for _ in range(200):
             token = issuer.token(aud=AUDIENCE, headers={"kid": uuid.uuid4().hex})
-            assert post(url, bearer(token)).status_code == 401
+            assert client.post(url, json=body, headers=bearer(token)).status_code == 401
         elapsed = time.monotonic() - started
         fetched = issuer.jwks_fetches - before
         assert 1 <= fetched <= 1 + int(elapsed / COOLDOWN), (fetched, elapsed)
