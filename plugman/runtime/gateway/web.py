@@ -106,6 +106,7 @@ def http_app(
     )
     web = McpApp(manager)
     if oidc is not None:
+        # lazy: the OIDC gate and the SDK's metadata model, only --auth oidc needs them
         from plugman.runtime.gateway.gate import OidcGate, ResourceMetadata, metadata_document
 
         return ResourceMetadata(OidcGate(web, oidc), metadata_document(oidc.settings))
