@@ -9,7 +9,9 @@ protected-resource metadata, and the gate every other request passes.
   the query string or a form body is never read. Without one: 401 `WWW-Authenticate: Bearer
   resource_metadata="<url>"` (RFC 6750 §3.1: no error code when no credentials were sent); with
   a token refused: 401 `Bearer error="invalid_token", resource_metadata="<url>"`, and the
-  reason (never the token) goes to the gateway log. The metadata URL is derived from the
+  reason (never the token) goes to the gateway log, at most LOG_BURST lines every LOG_WINDOW
+  seconds (then how many more were refused), so a flood of bad tokens cannot fill the disk
+  faster than good calls do. The metadata URL is derived from the
   audience when it is an http(s) URL (RFC 9728 §3.1), else from the request's own host. A
   request that passes carries its `Principal` in the ASGI scope (principal.SCOPE_KEY).
 """
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -29,6 +32,8 @@ if TYPE_CHECKING:
 Receive = Any  # ASGI
 Send = Any
 WELL_KNOWN = "/.well-known/oauth-protected-resource"
+LOG_BURST = 20  # refusals logged one by one in each window
+LOG_WINDOW = 10.0  # seconds
 
 log = logging.getLogger("plugman.gateway")
 
@@ -86,6 +91,8 @@ class OidcGate:
         self.verifier = verifier
         self.refused = RefusedError
         self.metadata = metadata_url(verifier.settings.audience)
+        self.window = float("-inf")  # when the current log window opened
+        self.logged = 0  # refusals in the current window
 
     async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -106,8 +113,16 @@ class OidcGate:
         await self.app(scope, receive, send)
 
     def _log(self, scope: dict[str, Any], reason: str) -> None:
-        client = scope.get("client") or ("?", 0)
-        log.warning("refused %s %s from %s: %s", scope["method"], scope["path"], client[0], reason)
+        now = time.monotonic()
+        if now - self.window > LOG_WINDOW:
+            if self.logged > LOG_BURST:
+                log.warning("%d more requests refused", self.logged - LOG_BURST)
+            self.window, self.logged = now, 0
+        self.logged += 1
+        if self.logged <= LOG_BURST:
+            client = scope.get("client") or ("?", 0)
+            method, path = scope["method"], scope["path"]
+            log.warning("refused %s %r from %s: %s", method, path, client[0], reason)
 
     async def _unauthorized(self, scope: dict[str, Any], send: Send, error: str | None) -> None:
         where = self.metadata or _own_metadata_url(scope)
