@@ -157,7 +157,7 @@ def test_each_gate_puts_its_principal_in_the_scope() -> None:
     header = [(b"authorization", f"Bearer {secret}".encode())]
     status, scope = anyio.run(_through, lambda app: BearerGate(app, secret), header)
     assert status == 200 and scope[SCOPE_KEY] == TOKEN_PRINCIPAL
-    assert TOKEN_PRINCIPAL == Principal("token", "plugman")
+    assert Principal("token", "plugman") == TOKEN_PRINCIPAL
 
 
 def test_keys_an_hour_old_are_fetched_again(monkeypatch: pytest.MonkeyPatch) -> None:
