@@ -178,6 +178,15 @@ def test_keys_an_hour_old_are_fetched_again(monkeypatch: pytest.MonkeyPatch) -> 
         assert issuer.jwks_fetches == 1
         assert anyio.run(checker.verify, issuer.token(aud=AUDIENCE)).subject == "alice"
         assert issuer.jwks_fetches == 1
+        new = issuer.token(aud=AUDIENCE)
+    now[0] += oidc.MAX_AGE + 1  # the issuer is gone: the keys held still check tokens
+    assert anyio.run(checker.verify, new).subject == "alice"
+    now[0] += oidc.COOLDOWN + 1  # ... and the next fetch waits RETRY_AFTER, not COOLDOWN
+    assert anyio.run(checker.verify, new).subject == "alice"
+    assert checker.tried == now[0] - oidc.COOLDOWN - 1
+    now[0] += oidc.RETRY_AFTER
+    assert anyio.run(checker.verify, new).subject == "alice"
+    assert checker.tried == now[0]
 
 
 def test_refusals_are_logged_in_bursts(caplog: pytest.LogCaptureFixture) -> None:

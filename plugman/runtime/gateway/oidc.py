@@ -18,8 +18,9 @@ the gateway checks each token itself, with no call to the provider per request
   not among them (the provider rotated its signing key: the new key is accepted without a
   restart) or when they are an hour old; at most one such fetch every `COOLDOWN` seconds, and one
   at a time, so tokens naming random `kid`s cannot make every request fetch. A failed fetch keeps
-  the keys held. Only signing keys of type RSA, EC and OKP are kept (never `oct`, never one with
-  a private part).
+  the keys held (and keys due for a fetch are tried again only `RETRY_AFTER` seconds later:
+  while the provider is down, tokens keep being checked with the keys held). Only signing keys
+  of type RSA, EC and OKP are kept (never `oct`, never one with a private part).
 - Algorithms: asymmetric only (RS*, PS*, ES*, EdDSA), and only those the key itself allows (its
   `alg`, else its `kty` and curve): `none`, HS* and a header naming an algorithm of another key
   type are refused, so a public key can never be used as an HMAC secret. `jku`, `x5u` and `jwk`
@@ -55,7 +56,9 @@ log = logging.getLogger("plugman.gateway")
 LEEWAY = 30  # seconds of clock skew allowed on exp, nbf and iat
 COOLDOWN = 10.0  # seconds between two key fetches caused by tokens
 MAX_AGE = 3600.0  # seconds after which the keys are fetched again
-FETCH_TIMEOUT = 10.0
+RETRY_AFTER = 60.0  # seconds before keys due for a fetch that failed are fetched again
+FETCH_TIMEOUT = 10.0  # seconds, at start
+REFETCH_TIMEOUT = 5.0  # seconds, while serving (the request that caused it waits)
 MAX_TOKEN = 16384  # characters: a larger bearer value is not read
 MAX_DOCUMENT = 1 << 20  # bytes of a discovery document or JWKS
 BY_TYPE = {
@@ -330,6 +333,7 @@ class Verifier:
             self.fetched = self.clock()
         except (_UnusableError, OSError, ValueError) as exc:
             log.warning("cannot fetch the signing keys from %s: %s", self.jwks_uri, exc)
+            self.fetched = max(self.fetched, self.clock() - MAX_AGE + RETRY_AFTER)
         finally:
             self._fetching.set()
             self._fetching = None
@@ -338,7 +342,7 @@ class Verifier:
         import httpx2  # lazy: only --auth oidc needs it
 
         try:
-            async with httpx2.AsyncClient(timeout=FETCH_TIMEOUT, follow_redirects=False) as web:
+            async with httpx2.AsyncClient(timeout=REFETCH_TIMEOUT, follow_redirects=False) as web:
                 response = await web.get(self.jwks_uri, headers={"accept": "application/json"})
         except httpx2.HTTPError as exc:
             raise _UnusableError(str(exc) or type(exc).__name__) from None
