@@ -9,6 +9,9 @@ plain HTTP.
 - The issuer rotates its signing key: a token signed by the new key is accepted at once,
   without a restart (one JWKS fetch); one signed by the withdrawn key is refused.
 - The RFC 9728 metadata is served without a token at both well-known paths.
+- A third-party provider (oidc-provider-mock, over its own discovery and JWKS, whose tokens
+  carry no `kid`): its RS256 ID token, whose `aud` is the client id, is accepted when that is the
+  audience; its access token, opaque, is refused.
 - `--issuer`/`--audience` without `--auth oidc`, and `--auth oidc` without them: exit 2; a
   provider that cannot be discovered, or names another issuer: exit 1; never a traceback.
 """
@@ -89,8 +92,8 @@ def test_tokens_from_the_issuer_list_and_call_and_others_get_401(
         assert issuer.jwks_fetches == fetches + 1
         anyio.run(session, issuer.token(aud=AUDIENCE))
         assert post(url, bearer(issuer.token(key=old, aud=AUDIENCE))).status_code == 401
-    assert said[2].startswith(f"clients must send an access token from {issuer.url} for {AUDIENCE}")
     log = (isolated_home / "state" / "logs" / "gateway.log").read_text()
+    assert f"clients must send an access token from {issuer.url} for {AUDIENCE}" in log
     assert "the token's aud does not include this gateway's audience" in log
     assert "the token has expired" in log
     secret_scan.extend(said)
@@ -169,3 +172,27 @@ def test_a_provider_that_cannot_be_discovered_stops_the_start(
             assert said in done.stderr, done.stderr
             assert "hint: " in done.stderr and "Traceback" not in done.stderr
             assert "listening" not in done.stderr
+
+
+def test_a_third_party_provider_is_discovered_and_its_jwts_checked(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    import httpx2
+    from oidc_provider_mock import run_server_in_thread
+
+    configure(isolated_home, None, {})
+    client = {"client_id": "plugman-gateway", "redirect_uri": "http://127.0.0.1/cb"}
+    with run_server_in_thread() as provider:
+        issuer = f"http://localhost:{provider.server_port}"
+        found = httpx2.get(f"{issuer}/.well-known/openid-configuration", timeout=30).json()
+        query = {**client, "response_type": "code", "scope": "openid", "state": "s"}
+        code = httpx2.post(found["authorization_endpoint"], params=query, data={"sub": "dana"})
+        given = code.headers["location"].split("code=")[1].split("&")[0]
+        form = {**client, "grant_type": "authorization_code", "code": given, "client_secret": "x"}
+        tokens = httpx2.post(found["token_endpoint"], data=form, timeout=30).json()
+        options = ("--auth", "oidc", "--issuer", issuer, "--audience", client["client_id"])
+        with serving(tmp_path, isolated_home, *options) as (url, _):
+            assert post(url, bearer(tokens["id_token"])).status_code == 200
+            assert post(url, bearer(tokens["access_token"])).status_code == 401
+    log = (isolated_home / "state" / "logs" / "gateway.log").read_text()
+    assert "the token is not a JWT" in log

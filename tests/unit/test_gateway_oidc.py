@@ -203,3 +203,22 @@ def test_refusals_are_logged_in_bursts(caplog: pytest.LogCaptureFixture) -> None
     guard.window -= gate.LOG_WINDOW + 1
     guard._log(scope, "the token has expired")
     assert caplog.records[-2].getMessage() == "30 more requests refused"
+
+
+def test_a_token_without_kid_is_checked_with_the_only_key_and_refused_among_several() -> None:
+    import jwt
+
+    with Issuer() as issuer:
+        token = issuer.token(aud=AUDIENCE)
+        header = jwt.get_unverified_header(token)
+        bare = jwt.encode(
+            jwt.decode(token, options={"verify_signature": False}),
+            issuer.current.private,
+            algorithm="RS256",
+            headers={k: v for k, v in header.items() if k not in ("kid", "alg")},
+        )
+        assert "kid" not in jwt.get_unverified_header(bare)
+        assert verifier(issuer).check(bare).subject == "alice"
+        issuer.rotate(keep=True)
+        with pytest.raises(oidc.RefusedError, match="publishes several"):
+            verifier(issuer).check(bare)

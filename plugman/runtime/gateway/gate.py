@@ -39,18 +39,15 @@ log = logging.getLogger("plugman.gateway")
 
 
 def metadata_document(given: Settings) -> bytes:
-    """The RFC 9728 metadata document, through the SDK's own model."""
-    # lazy: mcp takes ~750 ms to import, only this path needs it
-    from mcp.shared.auth import ProtectedResourceMetadata
-
-    document = ProtectedResourceMetadata.model_validate(
-        {
-            "resource": given.audience,
-            "authorization_servers": [given.issuer],
-            "bearer_methods_supported": ["header"],
-        }
-    )
-    return document.model_dump_json(exclude_none=True).encode()
+    """The RFC 9728 metadata document. (Not through the SDK's `ProtectedResourceMetadata`: it
+    requires `resource` to be a URL, and an audience some providers put in tokens, such as a
+    client id, is not one; the document is the audience as the tokens carry it.)"""
+    document = {
+        "resource": given.audience,
+        "authorization_servers": [given.issuer],
+        "bearer_methods_supported": ["header"],
+    }
+    return json.dumps(document).encode()
 
 
 def metadata_url(audience: str) -> str | None:

@@ -24,7 +24,8 @@ the gateway checks each token itself, with no call to the provider per request
 - Algorithms: asymmetric only (RS*, PS*, ES*, EdDSA), and only those the key itself allows (its
   `alg`, else its `kty` and curve): `none`, HS* and a header naming an algorithm of another key
   type are refused, so a public key can never be used as an HMAC secret. `jku`, `x5u` and `jwk`
-  headers are ignored: keys come only from the discovered `jwks_uri`.
+  headers are ignored: keys come only from the discovered `jwks_uri`. A token without a `kid`
+  is checked with the issuer's only key, and refused when it publishes several (OIDC Core 10.1).
 - Claims: `iss` equal to `--issuer` exactly (RFC 9207); `aud` (a string or a list) containing
   `--audience` exactly as given, since RFC 7519 compares audience strings as strings (so
   `https://gw.example.com/mcp` and `https://gw.example.com/mcp/` are different audiences: give
@@ -288,11 +289,7 @@ class Verifier:
         algorithm, kid = header.get("alg"), header.get("kid")
         if not isinstance(algorithm, str) or algorithm not in ASYMMETRIC:
             raise RefusedError("the token's algorithm is not an asymmetric one")
-        if not isinstance(kid, str):
-            raise RefusedError("the token names no key (kid)")
-        key = self.keys.get(kid)
-        if key is None:
-            raise _UnknownKeyError("the token names a key the issuer does not publish")
+        key = self._key(kid)
         if algorithm not in key.algorithms:
             raise RefusedError("the token's algorithm is not its key's")
         try:
@@ -308,6 +305,18 @@ class Verifier:
         except jwt.PyJWTError as exc:
             raise RefusedError(_reason(exc)) from None
         return self._principal(claims)
+
+    def _key(self, kid: object) -> Key:
+        """The key a token's `kid` names; without one, the issuer's only key (OIDC Core 10.1:
+        a `kid` is required only when the JWKS holds several)."""
+        if kid is None and len(self.keys) == 1:
+            return next(iter(self.keys.values()))
+        if not isinstance(kid, str):
+            raise RefusedError("the token names no key (kid), and the issuer publishes several")
+        key = self.keys.get(kid)
+        if key is None:
+            raise _UnknownKeyError("the token names a key the issuer does not publish")
+        return key
 
     def _principal(self, claims: Mapping[str, Any]) -> Principal:
         subject = claims.get("sub")
