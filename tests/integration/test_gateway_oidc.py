@@ -155,10 +155,17 @@ def test_a_provider_that_cannot_be_discovered_stops_the_start(
         gone = elsewhere.url
     with Issuer(discovery=False) as fallback, serving(tmp_path, isolated_home, *oidc(fallback)):
         assert fallback.discovery_fetches == 1  # RFC 8414's document, after OIDC's 404
-    with Issuer(issuer="{url}/") as named:
+
+    class Keyless(Issuer):
+        def document(self) -> dict[str, object]:
+            return {**super().document(), "jwks_uri": f"{gone}/jwks"}
+
+    with Issuer(issuer="{url}/") as named, Keyless() as keyless:
         cases = [
             (gone, f"cannot discover the OIDC provider {gone}"),
+            ("http://127.0.0.1:99999", "cannot discover the OIDC provider http://127.0.0.1:99999"),
             (named.url, f"names the issuer '{named.url}/', not '{named.url}'"),
+            (keyless.url, f"cannot fetch the signing keys of {keyless.url}: {gone}/jwks"),
         ]
         for url, said in cases:
             done = subprocess.run(

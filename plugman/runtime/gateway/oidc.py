@@ -145,7 +145,11 @@ def start(given: Settings, timeout: float = FETCH_TIMEOUT) -> Verifier:
     with httpx2.Client(timeout=timeout, follow_redirects=False) as client:
 
         def fetch(url: str) -> object:
-            return _document(client.get(url, headers={"accept": "application/json"}), url)
+            try:
+                response = client.get(url, headers={"accept": "application/json"})
+            except (httpx2.HTTPError, httpx2.InvalidURL, OSError, ValueError) as exc:
+                raise _UnusableError(f"{url}: {str(exc) or type(exc).__name__}") from None
+            return _document(response, url)
 
         jwks_uri = _discover(given.issuer, fetch)
         try:
@@ -176,14 +180,12 @@ def _document(response: Any, url: str) -> object:
 
 def _discover(issuer: str, fetch: Callable[[str], object]) -> str:
     """The issuer's `jwks_uri`, from its OIDC discovery document or else its RFC 8414 one."""
-    import httpx2  # lazy: only --auth oidc needs it
-
     problems = []
     for url in _discovery_urls(issuer):
         try:
             document = fetch(url)
-        except (_UnusableError, httpx2.HTTPError) as exc:
-            problems.append(str(exc) or type(exc).__name__)
+        except _UnusableError as exc:
+            problems.append(str(exc))
             continue
         found = document if isinstance(document, Mapping) else {}
         if found.get("issuer") != issuer:
@@ -353,7 +355,7 @@ class Verifier:
         try:
             async with httpx2.AsyncClient(timeout=REFETCH_TIMEOUT, follow_redirects=False) as web:
                 response = await web.get(self.jwks_uri, headers={"accept": "application/json"})
-        except httpx2.HTTPError as exc:
+        except (httpx2.HTTPError, httpx2.InvalidURL, OSError, ValueError) as exc:
             raise _UnusableError(str(exc) or type(exc).__name__) from None
         return parse_keys(_document(response, self.jwks_uri))
 
