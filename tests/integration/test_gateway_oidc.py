@@ -126,6 +126,7 @@ def test_the_resource_metadata_is_served_without_a_token(
     [
         (("--auth", "token", "--issuer", "https://idp.example"), "apply only to --auth oidc"),
         (("--audience", AUDIENCE), "apply only to --auth oidc"),
+        (("--groups-claim", "roles"), "apply only to --auth oidc"),
         (("--auth", "oidc", "--audience", AUDIENCE), "--auth oidc needs --issuer and"),
         (("--auth", "oidc", "--issuer", "https://idp.example"), "--auth oidc needs --issuer and"),
     ],

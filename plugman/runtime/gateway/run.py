@@ -262,9 +262,10 @@ def _checked(options: Options) -> Address | None:
         raise UsageError(f"unknown transport {options.transport!r}", hint="use stdio or http")
     if options.auth not in AUTH:
         raise UsageError(f"unknown --auth {options.auth!r}", hint="use none, token or oidc")
-    if options.auth != "oidc" and (options.issuer or options.audience):
+    given = options.issuer or options.audience or options.groups_claim != "groups"
+    if options.auth != "oidc" and given:
         raise UsageError(
-            "--issuer and --audience apply only to --auth oidc",
+            "--issuer, --audience and --groups-claim apply only to --auth oidc",
             hint="add --auth oidc, or leave them out",
         )
     if options.transport == "stdio":
