@@ -8,7 +8,9 @@
    connection, alternating in blocks of `--block` (the order reversed every other round) so a load
    spike hits both alike; every answer
    is checked (200). The difference of the medians is what OIDC adds over the shared token.
-   The issuer's JWKS fetch count before and after shows no fetch per request.
+   The issuer's JWKS fetch count before and after shows no fetch per request. Each gateway's
+   CPU time per request (from /proc) is given too: on a loaded machine, wall-clock medians of
+   two identical gateways differ by more than the gate costs, CPU time much less.
 
 Results go to `bench/results/oidc-verify.json`.
 
@@ -71,7 +73,7 @@ def in_process(algorithm: str, calls: int) -> dict[str, float]:
 
 
 @contextmanager
-def gateway(home: Path, *options: str) -> Iterator[str]:
+def gateway(home: Path, *options: str) -> Iterator[tuple[str, int]]:
     home.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "PLUGMAN_HOME": str(home), "PLUGMAN_GATEWAY_TOKEN": TOKEN}
     argv = [sys.executable, "-m", "plugman", "--project", str(home), "mcp", "serve"]
@@ -87,10 +89,19 @@ def gateway(home: Path, *options: str) -> Iterator[str]:
         assert proc.stderr is not None
         line = proc.stderr.readline().strip()
         assert line.startswith("listening on "), line
-        yield line.removeprefix("listening on ")
+        yield line.removeprefix("listening on "), proc.pid
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def cpu_seconds(pid: int) -> float:
+    """The user and system CPU time process `pid` has used (Linux /proc; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def over_http(requests: int, block: int) -> dict[str, Any]:
@@ -102,17 +113,20 @@ def over_http(requests: int, block: int) -> dict[str, Any]:
         jwt = issuer.token(aud=AUDIENCE, exp=int(time.time()) + 3600)
         oidc_options = ("--auth", "oidc", "--issuer", issuer.url, "--audience", AUDIENCE)
         with (
-            gateway(home / "token", "--auth", "token") as token_url,
-            gateway(home / "oidc", *oidc_options) as oidc_url,
+            gateway(home / "token", "--auth", "token") as (token_url, token_pid),
+            gateway(home / "oidc", *oidc_options) as (oidc_url, oidc_pid),
             httpx2.Client(timeout=30) as client,
         ):
             lanes = {"token": (token_url, TOKEN), "oidc": (oidc_url, jwt)}
+            pids = {"token": token_pid, "oidc": oidc_pid}
             samples: dict[str, list[float]] = {name: [] for name in lanes}
+            cpu: dict[str, float] = dict.fromkeys(lanes, 0.0)
             fetched = issuer.jwks_fetches
             for round_ in range(-2, requests // block):  # two untimed blocks first
                 order = list(lanes.items())
                 for name, (url, bearer) in order if round_ % 2 else reversed(order):
                     sent = {**headers, "authorization": f"Bearer {bearer}"}
+                    used = cpu_seconds(pids[name])
                     for _ in range(block):
                         started = time.perf_counter()
                         answer = client.post(url, json=INITIALIZE, headers=sent)
@@ -120,7 +134,11 @@ def over_http(requests: int, block: int) -> dict[str, Any]:
                         assert answer.status_code == 200, (name, answer.status_code)
                         if round_ >= 0:
                             samples[name].append(took)
+                    if round_ >= 0:
+                        cpu[name] += cpu_seconds(pids[name]) - used
             result: dict[str, Any] = {name: percentiles(s) for name, s in samples.items()}
+            for name, seconds in cpu.items():
+                result[name]["cpu_ms_per_request"] = round(seconds * 1000 / len(samples[name]), 3)
             result["jwks_fetches_during"] = issuer.jwks_fetches - fetched
     result["added_p50_ms"] = round(result["oidc"]["p50_ms"] - result["token"]["p50_ms"], 3)
     result["added_p99_ms"] = round(result["oidc"]["p99_ms"] - result["token"]["p99_ms"], 3)
