@@ -51,7 +51,7 @@ def hs256(header: dict[str, object], claims: dict[str, object], secret: bytes) -
     return f"{signing}.{b64(mac)}"
 
 
-def reheaded(token: str, header: dict[str, object]) -> str:
+def reheaded(token: str, header: object) -> str:
     """`token` with another header (and its signature kept)."""
     _, claims, signature = token.split(".")
     return f"{b64(json.dumps(header).encode())}.{claims}.{signature}"
@@ -88,6 +88,8 @@ def forged(issuer: Issuer, attacker: Issuer) -> dict[str, str]:
         ),
         "a signature cut off": issuer.token(aud=AUDIENCE).rsplit(".", 1)[0] + ".",
         "not a JWT": "x" * 40,
+        "a header that is not an object": reheaded(issuer.token(aud=AUDIENCE), ["RS256"]),
+        "a fourth segment": issuer.token(aud=AUDIENCE) + ".e30",
     }
 
 
