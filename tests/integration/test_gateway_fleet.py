@@ -1,0 +1,185 @@
+"""Issue 37's fleet, for real (tests/integration/fleet.py): redis-server, three `plugman mcp
+serve --transport http --auth token --stateless` replicas and HAProxy 2.6 on loopback, the SDK's
+own client through the balancer. Which replica served a call is read from the backends' own
+records (each replica runs its own copy of the `who` backend), not from any log.
+
+- 300 calls from a 2026-07-28 client through round robin: every answer right, every call run
+  exactly once, every replica served about a third.
+- One replica SIGKILLed (its whole process group) at call 100: no call fails, the first success
+  after the kill comes within 1 s, no call runs twice (retries on connection failure only), the
+  balancer marks the replica down.
+- A 2025-era client (initialize, then its session) keeps working across stateless replicas,
+  listing and calling alternately, whichever replica answers.
+- The harness itself: Redis restarted on the same port, and nothing left running.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from tests.integration.fleet import (
+    BACKEND_TOOLS,
+    MODERN,
+    Fleet,
+    Record,
+    Redis,
+    client,
+    fleet,
+    marked,
+)
+
+pytestmark = pytest.mark.slow
+CALLS = 300
+KILL_AT = 100
+SESSION_TIMEOUT = 240.0
+FIRST_SUCCESS_S = 1.0
+
+
+def call_id(record: Record) -> int:
+    """The number of the call a record is of (`echo` "call-N", `add` a=N)."""
+    if record.tool == "echo":
+        return int(str(record.arguments["text"]).removeprefix("call-"))
+    return int(record.arguments["a"])
+
+
+def served_by(records: list[Record]) -> dict[int, list[str]]:
+    """Call number -> the replicas whose backend ran it (one, unless a call ran twice)."""
+    found: dict[int, list[str]] = {}
+    for record in records:
+        found.setdefault(call_id(record), []).append(record.replica)
+    return found
+
+
+def assert_clean(running: Fleet) -> None:
+    """After the fleet stopped: every process ended with its group (none was left for the final
+    sweep), and no replica logged a traceback."""
+    assert running.swept == [], f"left running: {running.swept}"
+    for replica in running.replicas:
+        said = replica.log.read_text(errors="replace")
+        assert "Traceback" not in said, said
+
+
+def text(result: Any) -> str:
+    return "\n".join(block.text for block in result.content if block.type == "text")
+
+
+async def numbered_call(session: Any, n: int) -> None:
+    """Call number `n`: `echo` on even numbers, `add` on odd ones, its answer checked."""
+    if n % 2 == 0:
+        result = await session.call_tool("who__echo", {"text": f"call-{n}"})
+        wanted = f"call-{n}"
+    else:
+        result = await session.call_tool("who__add", {"a": n, "b": 1000})
+        wanted = str(n + 1000)
+    assert (result.is_error, text(result)) == (False, wanted), (n, result)
+
+
+def test_300_calls_through_round_robin_reach_every_replica(tmp_path: Path) -> None:
+    with fleet(tmp_path / "fleet") as running:
+
+        async def session() -> None:
+            with anyio.fail_after(SESSION_TIMEOUT):
+                async with client(running.url, running.auth.headers) as connected:
+                    assert connected.protocol_version == MODERN
+                    for n in range(CALLS):
+                        await numbered_call(connected, n)
+
+        anyio.run(session)
+        served = served_by(running.records())
+    assert_clean(running)
+    assert sorted(served) == list(range(CALLS)), "a call was not run, or not recorded"
+    assert all(len(replicas) == 1 for replicas in served.values()), "a call ran twice"
+    counts = Counter(replicas[0] for replicas in served.values())
+    assert set(counts) == {"r1", "r2", "r3"}, counts
+    assert min(counts.values()) >= CALLS // 3 - 10, counts  # round robin: about 100 each
+
+
+@pytest.mark.parametrize("victim", ["r2"])
+def test_a_replica_killed_mid_session_fails_no_call(tmp_path: Path, victim: str) -> None:
+    with fleet(tmp_path / "fleet") as running:
+        timings = anyio.run(calls_around_a_kill, running, victim)
+        served = served_by(running.records())
+        down = running.balancer.up()
+    assert_clean(running)
+    failed = [(n, why) for n, _, _, why in timings if why]
+    killed = timings[KILL_AT][1]
+    after = [(n, start, end) for n, start, end, why in timings if n >= KILL_AT and not why]
+    first_success = after[0][2] - killed
+    worst = max(end - start for _, start, end in after)
+    print(
+        f"\nkill at call {KILL_AT}: first success {first_success * 1000:.0f} ms after the kill, "
+        f"worst call after it {worst * 1000:.0f} ms, failed {len(failed)}"
+    )
+    assert failed == [], failed
+    assert first_success < FIRST_SUCCESS_S, first_success
+    assert sorted(served) == list(range(CALLS))
+    assert all(len(replicas) == 1 for replicas in served.values()), "a call ran twice"
+    assert {served[n][0] for n in range(KILL_AT, CALLS)} == {"r1", "r2", "r3"} - {victim}
+    assert victim in {served[n][0] for n in range(KILL_AT)}, "the victim served nothing before"
+    assert down == {"r1", "r2", "r3"} - {victim}, down
+
+
+async def calls_around_a_kill(running: Fleet, victim: str) -> list[tuple[int, float, float, str]]:
+    """CALLS calls in one session, `victim` SIGKILLed just before call KILL_AT: per call (its
+    number, start, end, why it failed or ""); the kill's time is the start of call KILL_AT."""
+    timings = []
+    with anyio.fail_after(SESSION_TIMEOUT):
+        async with client(running.url, running.auth.headers) as connected:
+            for n in range(CALLS):
+                if n == KILL_AT:
+                    running.replica(victim).kill()
+                started = time.monotonic()
+                try:
+                    await numbered_call(connected, n)
+                    why = ""
+                except Exception as exc:  # a failed call is counted, not raised
+                    why = f"{type(exc).__name__}: {exc}"
+                timings.append((n, started, time.monotonic(), why))
+    return timings
+
+
+def test_a_2025_era_client_moves_between_stateless_replicas(tmp_path: Path) -> None:
+    rounds = 30
+    with fleet(tmp_path / "fleet") as running:
+
+        async def session() -> None:
+            with anyio.fail_after(SESSION_TIMEOUT):
+                async with client(running.url, running.auth.headers, "legacy") as connected:
+                    assert connected.protocol_version != MODERN
+                    for n in range(rounds):
+                        listed = await connected.list_tools(cache_mode="refresh")
+                        assert {tool.name for tool in listed.tools} == BACKEND_TOOLS
+                        await numbered_call(connected, n)
+                        if n % 3 == 0:  # an odd number of requests in some rounds
+                            await numbered_call(connected, n + rounds)
+
+        anyio.run(session)
+        served = served_by(running.records())
+    assert_clean(running)
+    assert len(served) == rounds + len(range(0, rounds, 3))
+    assert all(len(replicas) == 1 for replicas in served.values()), "a call ran twice"
+    assert {replicas[0] for replicas in served.values()} == {"r1", "r2", "r3"}, served
+
+
+def test_the_harness_restarts_redis_on_its_port_and_leaves_nothing(tmp_path: Path) -> None:
+    run = tmp_path / "fleet"
+    run.mkdir()
+    redis = Redis(run)
+    try:
+        redis.start()
+        assert redis.command("SET", "who", "r1") == b"+OK"
+        port, before = redis.port, redis.proc
+        redis.restart()
+        assert (redis.port, redis.ping()) == (port, True)
+        assert redis.proc is not before and before is not None and before.poll() is not None
+        assert redis.command("GET", "who") == b"$-1", "in memory only: nothing kept"
+    finally:
+        redis.stop()
+    assert not redis.ping()
+    assert marked(run) == []
