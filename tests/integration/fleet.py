@@ -149,10 +149,12 @@ def free_port() -> int:
 
 def spawn(argv: Sequence[str], env: Mapping[str, str], log: Path) -> subprocess.Popen[bytes]:
     """`argv` in its own process group (so it and its children stop together), its output
-    appended to `log`."""
+    appended to `log`, in `log`'s folder (so `-m plugman` imports no `plugman/` of the caller's
+    working directory: the bench runs replicas from the tree on PYTHONPATH)."""
     with log.open("ab") as out:
         return subprocess.Popen(
             list(argv),
+            cwd=log.parent,
             env=dict(env),
             stdin=subprocess.DEVNULL,
             stdout=out,
