@@ -11,9 +11,9 @@ with a deadline; none sleeps blindly.
   the same port. `redis_env()` gives the `PLUGMAN_REDIS_URL` a replica reads.
 - `Replica`: one `plugman mcp serve` with its own PLUGMAN_HOME (the same user-scope config in
   each, as every pod of a Deployment has the same config), `PLUGMAN_REPLICA=<name>` in its
-  environment, and one stdio backend (`BACKEND`, server `who`: `echo`, `add`) that appends a
-  line per call to `records/<replica>-<pid>.jsonl`, so a test can tell which replica served a
-  call without anyone's logs (`Fleet.records()`).
+  environment, and one stdio backend (`BACKEND`, server `who`: `echo`, `add`, `hold`) that
+  appends a line per call to `records/<replica>-<pid>.jsonl`, so a test can tell which replica
+  served a call without anyone's logs (`Fleet.records()`).
 - `Balancer`: HAProxy (`haproxy -f cfg -db`), round robin, health checks on `HEALTH` every
   200 ms (`fall 1 rise 2`), `retries 3`, `option redispatch 1`, `retry-on conn-failure`.
   Why not `empty-response` (or `response-timeout`): those re-send a request a replica already
@@ -58,10 +58,10 @@ TOKEN = "fleet-shared-token-" + "k" * 32
 # With the observe helper's readiness endpoint this becomes ("/readyz", "status 200").
 HEALTH = ("/mcp", "rstatus ^[234]")
 BACKEND_NAME = "who"
-BACKEND_TOOLS = frozenset({f"{BACKEND_NAME}__echo", f"{BACKEND_NAME}__add"})
+BACKEND_TOOLS = frozenset(f"{BACKEND_NAME}__{tool}" for tool in ("echo", "add", "hold"))
 MODERN = "2026-07-28"
 BACKEND = """
-import json, os
+import json, os, time
 from mcp.server.mcpserver import MCPServer
 
 REPLICA = os.environ.get("PLUGMAN_REPLICA", "none")
@@ -87,6 +87,14 @@ def add(a: int, b: int) -> str:
     \"\"\"The sum of `a` and `b`.\"\"\"
     record("add", a=a, b=b)
     return str(a + b)
+
+
+@server.tool()
+def hold(text: str, seconds: float) -> str:
+    \"\"\"`text`, after `seconds`: a call still running when its replica dies.\"\"\"
+    record("hold", text=text)
+    time.sleep(seconds)
+    return text
 
 
 server.run()
@@ -363,7 +371,11 @@ class Replica:
 
 
 def rpc(
-    url: str, method: str, params: Mapping[str, Any], headers: Mapping[str, str]
+    url: str,
+    method: str,
+    params: Mapping[str, Any],
+    headers: Mapping[str, str],
+    timeout: float = 10.0,
 ) -> tuple[int, dict[str, Any]]:
     """One 2026-07-28 request (no session, `_meta` on the request), blocking: the HTTP status
     and the JSON body (empty when there is none, or when nothing answered: status 0)."""
@@ -383,7 +395,7 @@ def rpc(
         **({"Mcp-Name": str(params["name"])} if "name" in params else {}),
         **headers,
     }
-    connection = http.client.HTTPConnection(name, int(port), timeout=10)
+    connection = http.client.HTTPConnection(name, int(port), timeout=timeout)
     try:
         connection.request("POST", f"/{rest}", json.dumps(body), sent)
         response = connection.getresponse()

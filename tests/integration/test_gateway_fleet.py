@@ -8,6 +8,8 @@ records (each replica runs its own copy of the `who` backend), not from any log.
 - One replica SIGKILLed (its whole process group) at call 100: no call fails, the first success
   after the kill comes within 1 s, no call runs twice (retries on connection failure only), the
   balancer marks the replica down.
+- A call still running on a replica that dies fails (HAProxy's 502), and is not sent again to
+  another replica: it ran once (the reason the balancer retries on `conn-failure` only).
 - A 2025-era client (initialize, then its session) keeps working across stateless replicas,
   listing and calling alternately, whichever replica answers.
 - The harness itself: Redis restarted on the same port, and nothing left running.
@@ -15,6 +17,7 @@ records (each replica runs its own copy of the `who` backend), not from any log.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -32,6 +35,8 @@ from tests.integration.fleet import (
     client,
     fleet,
     marked,
+    rpc,
+    wait_until,
 )
 
 pytestmark = pytest.mark.slow
@@ -39,6 +44,7 @@ CALLS = 300
 KILL_AT = 100
 SESSION_TIMEOUT = 240.0
 FIRST_SUCCESS_S = 1.0
+HOLD_S = 3.0
 
 
 def call_id(record: Record) -> int:
@@ -142,6 +148,34 @@ async def calls_around_a_kill(running: Fleet, victim: str) -> list[tuple[int, fl
                     why = f"{type(exc).__name__}: {exc}"
                 timings.append((n, started, time.monotonic(), why))
     return timings
+
+
+def test_a_call_in_flight_on_a_killed_replica_is_not_run_again(tmp_path: Path) -> None:
+    held = {"name": "who__hold", "arguments": {"text": "held", "seconds": HOLD_S}}
+    with fleet(tmp_path / "fleet") as running:
+        headers = running.auth.headers()
+        answers: list[tuple[int, dict[str, Any]]] = []
+
+        def call() -> None:
+            answers.append(rpc(running.url, "tools/call", held, headers, timeout=60))
+
+        caller = threading.Thread(target=call)
+        caller.start()
+        try:
+            wait_until(lambda: any(r.tool == "hold" for r in running.records()), "the held call")
+            holder = next(r.replica for r in running.records() if r.tool == "hold")
+            running.replica(holder).kill()
+        finally:
+            caller.join(90)
+        wait_until(lambda: holder not in running.balancer.up(), "the balancer marking it down")
+        time.sleep(HOLD_S)  # had the call been sent again, its copy would have finished by now
+        holds = [r for r in running.records() if r.tool == "hold"]
+        echo = {"name": "who__echo", "arguments": {"text": "after"}}
+        after = rpc(running.url, "tools/call", echo, headers)
+    assert_clean(running)
+    assert [status for status, _ in answers] == [502], answers
+    assert [(r.replica, r.arguments["text"]) for r in holds] == [(holder, "held")], holds
+    assert after[0] == 200 and after[1]["result"]["content"][0]["text"] == "after", after
 
 
 def test_a_2025_era_client_moves_between_stateless_replicas(tmp_path: Path) -> None:
