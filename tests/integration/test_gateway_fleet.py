@@ -29,6 +29,7 @@ import pytest
 from tests.integration.fleet import (
     BACKEND_TOOLS,
     MODERN,
+    TOKEN,
     Fleet,
     Record,
     Redis,
@@ -64,11 +65,16 @@ def served_by(records: list[Record]) -> dict[int, list[str]]:
 
 def assert_clean(running: Fleet) -> None:
     """After the fleet stopped: every process ended with its group (none was left for the final
-    sweep), and no replica logged a traceback."""
+    sweep), no replica logged a traceback, and the token is in no file of the fleet's (logs,
+    HAProxy's config, the replicas' homes)."""
     assert running.swept == [], f"left running: {running.swept}"
     for replica in running.replicas:
         said = replica.log.read_text(errors="replace")
         assert "Traceback" not in said, said
+    holding = [
+        p for p in running.run.rglob("*") if p.is_file() and TOKEN.encode() in p.read_bytes()
+    ]
+    assert holding == [], holding
 
 
 def text(result: Any) -> str:
