@@ -8,12 +8,13 @@ the replica was SIGKILLed) is killed by pid, and listed in `Fleet.swept`. Every 
 with a deadline; none sleeps blindly.
 
 - `Redis`: `redis-server --port P --save "" --appendonly no --bind 127.0.0.1`, `restart()` on
-  the same port. `redis_env()` gives the `PLUGMAN_REDIS_URL` a replica reads.
-- `Replica`: one `plugman mcp serve` with its own PLUGMAN_HOME (the same user-scope config in
-  each, as every pod of a Deployment has the same config), `PLUGMAN_REPLICA=<name>` in its
-  environment, and one stdio backend (`BACKEND`, server `who`: `echo`, `add`, `hold`) that
-  appends a line per call to `records/<replica>-<pid>.jsonl`, so a test can tell which replica
-  served a call without anyone's logs (`Fleet.records()`).
+  the same port. `fleet(share_redis=True)` gives every replica its `PLUGMAN_REDIS_URL`.
+- `Replica`: one `plugman mcp serve` (`kill()` its process group, `restart()` on its port),
+  with its own PLUGMAN_HOME (the same user-scope config in each, as every pod of a Deployment
+  has the same config), `PLUGMAN_REPLICA=<name>` in its environment, and one stdio backend
+  (`BACKEND`, server `who`: `echo`, `add`, `hold`) that appends a line per call to
+  `records/<replica>-<pid>.jsonl`, so a test can tell which replica served a call without
+  anyone's logs (`Fleet.records()`).
 - `Balancer`: HAProxy (`haproxy -f cfg -db`), round robin, health checks on `HEALTH` every
   200 ms (`fall 1 rise 2`), `retries 3`, `option redispatch 1`, `retry-on conn-failure`.
   Why not `empty-response` (or `response-timeout`): those re-send a request a replica already
@@ -369,6 +370,12 @@ class Replica:
         assert self.proc is not None
         kill(self.proc)
 
+    def restart(self) -> None:
+        """Stop it (if it still runs), start it again on its port, and wait until it serves."""
+        self.stop()
+        self.start()
+        self.wait()
+
 
 def rpc(
     url: str,
@@ -424,7 +431,7 @@ def haproxy_config(port: int, stats: int, replicas: Sequence[Replica]) -> str:
     return (
         "global\n    maxconn 4096\n\n"
         "defaults\n    mode http\n    timeout connect 1s\n    timeout client 60s\n"
-        "    timeout server 60s\n    timeout check 1s\n    retries 3\n"
+        "    timeout server 60s\n    timeout check 2s\n    retries 3\n"
         "    option redispatch 1\n    retry-on conn-failure\n\n"
         f"frontend mcp\n    bind 127.0.0.1:{port}\n    default_backend replicas\n\n"
         "backend replicas\n    balance roundrobin\n    option httpchk\n"
@@ -509,10 +516,6 @@ class Fleet:
                 found.append(Record(replica, pid, tool, data))
         return found
 
-    def redis_env(self) -> dict[str, str]:
-        """What a replica needs to reach this fleet's Redis (empty without one)."""
-        return {REDIS_VARIABLE: self.redis.url} if self.redis else {}
-
 
 def replica_specs(count: int) -> list[ReplicaSpec]:
     return [ReplicaSpec(f"r{i}") for i in range(1, count + 1)]
@@ -524,9 +527,11 @@ def fleet(
     replicas: int | Sequence[ReplicaSpec] = 3,
     auth: Auth | None = None,
     redis: bool = True,
+    share_redis: bool = False,
 ) -> Iterator[Fleet]:
     """Redis (unless `redis` is false), the replicas and HAProxy, started in that order and all
-    stopped on exit. `replicas`: a count (r1, r2, ...) or their specs."""
+    stopped on exit. `replicas`: a count (r1, r2, ...) or their specs; `share_redis`: every
+    replica gets PLUGMAN_REDIS_URL (the shared limits' store)."""
     specs = replica_specs(replicas) if isinstance(replicas, int) else list(replicas)
     auth = auth or token_auth()
     run.mkdir(parents=True, exist_ok=True)
@@ -536,10 +541,13 @@ def fleet(
     swept: list[int] = []
     with ExitStack() as stack:
         stack.callback(lambda: swept.extend(kill_marked(run)))
-        store = Redis(run) if redis else None
+        store = Redis(run) if redis or share_redis else None
         if store is not None:
             stack.callback(store.stop)
             store.start()
+        if share_redis and store is not None:
+            shared = {REDIS_VARIABLE: store.url}
+            specs = [ReplicaSpec(s.name, s.options, {**shared, **s.env}) for s in specs]
         started = [Replica(run, spec, auth, backend) for spec in specs]
         for replica in started:
             stack.callback(replica.stop)
