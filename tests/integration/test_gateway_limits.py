@@ -223,6 +223,7 @@ def test_each_tool_has_its_own_limit_across_replicas(fleet: Fleet) -> None:
         import httpx2
         from mcp import Client
         from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared.exceptions import MCPError
 
         with anyio.fail_after(60):
             web = httpx2.AsyncClient(headers={"Authorization": f"Bearer {fleet.token}"})
@@ -230,8 +231,9 @@ def test_each_tool_has_its_own_limit_across_replicas(fleet: Fleet) -> None:
             async with web, Client(transport) as client:
                 echoed = await client.call_tool("notes__echo", {"text": "last one"})
                 assert text(echoed) == "last one"
-                with pytest.raises(Exception, match="429|rate limit|Too Many"):
+                with pytest.raises(MCPError, match="rate limit exceeded for 'notes__echo'") as got:
                     await client.call_tool("notes__echo", {"text": "one too many"})
+                assert got.value.error.code == -32029, got.value.error
 
     anyio.run(session)
 
