@@ -78,7 +78,7 @@ class Redis:
         )
         return done.stdout.strip()
 
-    def keys(self) -> list[str]:
+    def stored(self) -> list[str]:
         return sorted(line for line in self.cli("--scan").splitlines() if line)
 
 
@@ -119,8 +119,11 @@ def request(method: str, params: dict[str, Any] | None = None, ident: int = 1) -
 
 def call(url: str, token: str, tool: str, arguments: dict[str, Any]) -> Any:
     """A 2026-07-28 `tools/call`, its routing headers agreeing with its body."""
+    from mcp.shared.inbound import encode_header_value
+
     body = request("tools/call", {"name": tool, "arguments": arguments})
-    return post(url, token, body, {"mcp-method": "tools/call", "mcp-name": tool})
+    routing = {"mcp-method": "tools/call", "mcp-name": encode_header_value(tool)}
+    return post(url, token, body, routing)
 
 
 def listing(url: str, token: str) -> Any:
@@ -198,7 +201,7 @@ def test_a_caller_gets_n_requests_a_minute_across_replicas(fleet: Fleet) -> None
     for url in fleet.urls:
         error = refused(listing(url, fleet.token), 429)
         assert error["message"] == f"rate limit exceeded: {PER_USER}/minute", error
-    keys = fleet.redis.keys()
+    keys = fleet.redis.stored()
     assert len(keys) == 1 and keys[0].startswith("plugman:rl:user/"), keys
     logged = (fleet.home / "state" / "logs" / "gateway.log").read_text()
     assert f"rate limited: {PER_USER}/minute 'token' of 'plugman'" in logged
