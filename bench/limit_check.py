@@ -71,7 +71,10 @@ def redis_server(folder: Path) -> Iterator[str]:
         proc.wait(20)
 
 
-async def timed(lanes: dict[str, Callable[[], Awaitable[Any]]], calls: int) -> dict[str, list[float]]:
+Lanes = dict[str, Callable[[], Awaitable[Any]]]
+
+
+async def timed(lanes: Lanes, calls: int) -> dict[str, list[float]]:
     found: dict[str, list[float]] = {name: [] for name in lanes}
     for run in lanes.values():  # warm-up: connections, scripts loaded
         for _ in range(50):
@@ -116,7 +119,7 @@ async def in_process(redis_url: str, calls: int) -> dict[str, list[float]]:
     async def ping() -> None:
         await client.ping()
 
-    lanes: dict[str, Callable[[], Awaitable[Any]]] = {
+    lanes: Lanes = {
         "redis PING": ping,
         "check, per caller (Redis)": lambda: user.check(who, asked),
         "check, per caller and tool (Redis)": lambda: both.check(who, asked),
