@@ -11,6 +11,8 @@
   nothing called, nothing counted.
 - A body over the SDK's 4 MiB limit, declared or chunked: 413 before anything is parsed, and
   the replica serves the next call.
+- A Redis password (in `PLUGMAN_REDIS_URL`, as it should be given) reaches no output, log
+  line, file or backend's environment, and the limits counted with it work.
 - Tool names and subjects with `:`, `*`, `/`, newlines: each is hashed into its key, so they
   neither share a counter with another tool or caller nor shape a Redis key, and a subject is
   logged escaped, on one line.
@@ -32,7 +34,7 @@ import anyio
 import pytest
 
 from tests.integration.test_gateway import configure
-from tests.integration.test_gateway_auth import serving, token_of
+from tests.integration.test_gateway_auth import ENVY, serving, token_of
 from tests.integration.test_gateway_limits import (
     Redis,
     answer_of,
@@ -221,6 +223,36 @@ def test_subjects_do_not_shape_keys_or_share_counters(
     assert len(keys) == 2 * len(hostile) and all(KEY.match(key) for key in keys), keys
     lines = [record.getMessage() for record in caplog.records]
     assert lines and all("\n" not in line for line in lines), lines
+
+
+def test_a_redis_password_reaches_no_output_log_or_backend(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    script = tmp_path / "envy.py"
+    script.write_text(ENVY)
+    configure(isolated_home, None, {}, {"envy": script})
+    password = "redis-pass-" + "q7" * 12
+    with redis_server(tmp_path / "redis", password) as redis:
+        env = {"PLUGMAN_REDIS_URL": f"redis://:{password}@127.0.0.1:{redis.port}/0"}
+        options = ("--auth", "token", "--tool-rate-limit", "1/minute")
+        with serving(tmp_path, isolated_home, *options, env=env) as (url, said):
+            token = token_of(isolated_home)
+            ready(url, token)
+            asked = {"name": "PLUGMAN_REDIS_URL"}
+            assert answer_of(call(url, token, "envy__has", asked)) == "no"
+            refused(call(url, token, "envy__has", asked), 429)
+            keys = redis.stored()
+    assert len(keys) == 1 and KEY.match(keys[0]), keys
+    assert not [line for line in said if password in line]
+    holding = [
+        str(path)
+        for folder in (isolated_home, tmp_path / "project")
+        for path in folder.rglob("*")
+        if path.is_file() and password.encode() in path.read_bytes()
+    ]
+    assert holding == []
+    logged = (isolated_home / "state" / "logs" / "gateway.log").read_text()
+    assert f"counted in redis://:***@127.0.0.1:{redis.port}/0" in logged, logged
 
 
 def _post_raw(

@@ -45,6 +45,7 @@ PER_TOOL = 3
 class Redis:
     port: int
     folder: Path
+    password: str = ""
     proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -54,6 +55,7 @@ class Redis:
     def start(self) -> None:
         argv = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
         argv += ["--save", "", "--appendonly", "no", "--dir", str(self.folder)]
+        argv += ["--requirepass", self.password] if self.password else []
         log = (self.folder / "redis.log").open("ab")
         self.proc = subprocess.Popen(argv, stdout=log, stderr=log, stdin=subprocess.DEVNULL)
         log.close()
@@ -71,21 +73,25 @@ class Redis:
 
     def cli(self, *args: str) -> str:
         done = subprocess.run(
-            ["redis-cli", "-p", str(self.port), "--raw", *args],
+            ["redis-cli", "-p", str(self.port), "--raw", *self._auth, *args],
             capture_output=True,
             text=True,
             timeout=20,
         )
         return done.stdout.strip()
 
+    @property
+    def _auth(self) -> list[str]:
+        return ["-a", self.password, "--no-auth-warning"] if self.password else []
+
     def stored(self) -> list[str]:
         return sorted(line for line in self.cli("--scan").splitlines() if line)
 
 
 @contextmanager
-def redis_server(folder: Path) -> Iterator[Redis]:
+def redis_server(folder: Path, password: str = "") -> Iterator[Redis]:
     folder.mkdir(parents=True, exist_ok=True)
-    server = Redis(free_port(), folder)
+    server = Redis(free_port(), folder, password)
     server.start()
     try:
         yield server
