@@ -283,3 +283,35 @@ def test_limits_without_redis_are_per_replica(tmp_path: Path, isolated_home: Pat
         refused(call(url, token, "notes__add", {"a": 1, "b": 1}), 429)
     logged = (isolated_home / "state" / "logs" / "gateway.log").read_text()
     assert "counted in this process's memory" in logged
+
+
+def test_a_redis_that_never_answers_costs_one_short_timeout() -> None:
+    """A listener that accepts connections (its backlog) and never answers: the first check
+    waits the 0.5 s socket timeout, the next ones (for a second) not at all."""
+    import socket
+
+    from plugman.runtime.gateway.inbound import Inbound
+    from plugman.runtime.gateway.principal import Principal
+    from plugman.runtime.gateway.ratelimit import PAUSE, TIMEOUT, Rules, limiter
+
+    with socket.socket() as mute:
+        mute.bind(("127.0.0.1", 0))
+        mute.listen(16)
+        url = f"redis://127.0.0.1:{mute.getsockname()[1]}/0"
+        found = limiter(Rules("5/minute", None, url, "closed"))
+        assert found is not None
+        who = Principal("alice", "https://idp.example")
+
+        async def checks() -> list[tuple[float, int | None]]:
+            timed = []
+            for _ in range(5):
+                started = time.monotonic()
+                verdict = await found.check(who, Inbound("tools/list", None, 1))
+                timed.append((time.monotonic() - started, verdict and verdict.status))
+            return timed
+
+        timed = anyio.run(checks)
+    assert [status for _, status in timed] == [503] * 5, timed
+    assert TIMEOUT * 0.8 <= timed[0][0] < TIMEOUT * 4, timed
+    assert all(seconds < 0.05 for seconds, _ in timed[1:]), timed
+    assert sum(seconds for seconds, _ in timed) < PAUSE + TIMEOUT * 4
