@@ -1,6 +1,7 @@
 """plugman.runtime.gateway.inbound's reading of one request (the pure part; the ASGI layer runs
-for real in tests/integration/test_gateway_limits.py and tests/attacks/test_gateway_limit_attacks.py),
-and the rate limiter's keys and limits (plugman.runtime.gateway.ratelimit)."""
+for real in tests/integration/test_gateway_limits.py and
+tests/attacks/test_gateway_limit_attacks.py), and the rate limiter's keys and rules
+(plugman.runtime.gateway.ratelimit)."""
 
 from __future__ import annotations
 
