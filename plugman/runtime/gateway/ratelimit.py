@@ -61,6 +61,7 @@ PREFIX = "plugman:rl"
 SCHEMES = {"redis": "async+redis", "rediss": "async+rediss", "unix": "async+redis+unix"}
 TIMEOUT = 0.5  # seconds: Redis connect and read
 PAUSE = 1.0  # seconds Redis is not asked again after a failure
+SHOWN = 80  # characters of a tool name in a log line or a 429's message
 WARN_EVERY = 30.0  # seconds between two warnings that Redis is unreachable
 LOCAL = Principal("local", "plugman")  # --auth none, on loopback
 TOO_MANY = -32029  # JSON-RPC server error: rate limited
@@ -144,6 +145,7 @@ class Limiter:
             wait = min(wait, max(1, math.ceil(reset - time.time())))
         except self.errors:
             wait = item.get_expiry()
+        tool = None if tool is None else _cut(tool)
         self._log_refusal(item, caller, tool)
         what = f" for {tool!r}" if tool is not None else ""
         return Verdict(429, wait, f"rate limit exceeded{what}: {_spelled(item)}")
@@ -267,6 +269,11 @@ def _fleet(module: str) -> Any:
             "rate limits need the limits and redis packages",
             hint="pip install 'plugman[fleet]'",
         ) from None
+
+
+def _cut(name: str) -> str:
+    """A caller's tool name as logged and answered: at most SHOWN characters of it."""
+    return name if len(name) <= SHOWN else name[:SHOWN] + "..."
 
 
 def _spelled(item: RateLimitItem) -> str:
