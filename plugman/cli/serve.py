@@ -27,6 +27,10 @@ def serve(
     auth: str = "none",
     first_list_wait: float | None = None,
     stateless: bool = False,
+    rate_limit: str | None = None,
+    tool_rate_limit: str | None = None,
+    redis: str | None = None,
+    redis_failure: str = "open",
 ) -> None:
     """Serve the tools, resources and prompts of every resolved MCP server as one server.
 
@@ -46,5 +50,9 @@ def serve(
         auth=auth,
         stateless=stateless,
         first_list_wait=first_list_wait,
+        rate_limit=rate_limit,
+        tool_rate_limit=tool_rate_limit,
+        redis_url=redis,
+        redis_failure=redis_failure,
     )
     serve_paths(paths_of(ctx), options, announce=output.announced)
