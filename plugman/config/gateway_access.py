@@ -82,6 +82,7 @@ class Access:
     def __init__(self, rules: tuple[AccessRule, ...] | None) -> None:
         self.rules = rules
         self._grants: dict[frozenset[str], Grant] = {}
+        self._seen: dict[tuple[str, ...], Grant] = {}  # by the groups as given: one hash
 
     @property
     def open(self) -> bool:
@@ -91,12 +92,24 @@ class Access:
     def grant(self, groups: Iterable[str]) -> Grant:
         """What a caller in `groups` may use. Groups are exact names; anything but a collection
         of strings (a lone string is not a list of groups) counts as no groups."""
+        given = groups if type(groups) is tuple else None
+        try:
+            found = self._seen.get(given) if given is not None else None
+        except TypeError:  # something unhashable among them
+            given = found = None
+        if found is not None:
+            return found
         key = frozenset(_names(groups))
         found = self._grants.get(key)
         if found is None:
             if len(self._grants) >= MAX_GRANTS:
                 self._grants.clear()
+                self._seen.clear()
             found = self._grants[key] = _compiled(self.admitting(key))
+        if given is not None:
+            if len(self._seen) >= MAX_GRANTS:
+                self._seen.clear()
+            self._seen[given] = found
         return found
 
     def admitting(self, groups: frozenset[str]) -> list[AccessRule]:

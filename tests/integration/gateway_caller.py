@@ -1,10 +1,12 @@
 """Test only: `python -m tests.integration.gateway_caller PLUGMAN-ARGS...` runs plugman with one
-ASGI layer in front of the gateway's HTTP app (outside `--auth token`'s gate) that makes the
-caller of a request the one its `x-test-caller` and `x-test-groups` (comma-separated) headers
-name, as the OIDC gate (identity's part of issue 37) does from a verified token;
-`x-test-groups-raw` hands the groups on as one string, as a sloppy identity layer might. A
-request without them has no caller. Plus what the gatewayAccess tests share: a backend only
-some groups may use, and the gateway and its clients, started and stopped in bounds.
+ASGI layer inside the gateway's HTTP app (behind `--auth token`'s gate, just before the SDK's
+session manager) that makes the caller of a request the one its `x-test-caller` and
+`x-test-groups` (comma-separated) headers name, as the OIDC gate (identity's part of issue 37)
+does from a verified token; it overrides what an auth layer set, the shared token's caller
+included. `x-test-groups-raw` hands the groups on as one string, as a sloppy identity layer
+might. A request without them keeps what the auth layer set (on this branch: no caller). Plus
+what the gatewayAccess tests share: a backend only some groups may use, and the gateway and its
+clients, started and stopped in bounds.
 """
 
 from __future__ import annotations
@@ -62,11 +64,9 @@ def _install() -> None:
     from plugman.runtime.gateway import web
     from plugman.runtime.gateway.principal import SCOPE_KEY, Principal
 
-    original = web.http_app
-
-    class Caller:
-        def __init__(self, app: Any) -> None:
-            self.app = app
+    class Caller(web.McpApp):
+        """The innermost layer (whatever auth layers run before it): the caller the headers
+        name, in place of whatever an auth layer set."""
 
         async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
             if scope["type"] == "http":
@@ -77,12 +77,9 @@ def _install() -> None:
                     listed = headers.get("x-test-groups", "")
                     groups: Any = raw if raw is not None else tuple(filter(None, listed.split(",")))
                     scope[SCOPE_KEY] = Principal(subject, ISSUER, groups)
-            await self.app(scope, receive, send)
+            await super().__call__(scope, receive, send)
 
-    def http_app(*args: Any, **kwargs: Any) -> Any:
-        return Caller(original(*args, **kwargs))
-
-    web.http_app = http_app  # type: ignore[assignment]
+    web.McpApp = Caller  # type: ignore[misc]
 
 
 def gateway_argv(project: Path, *options: str) -> list[str]:
