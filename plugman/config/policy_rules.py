@@ -50,6 +50,7 @@ ACCESS_KEYS = ("groups", "servers", "tools")
 EVERY = "*"
 R = TypeVar("R", "ServerRule", "SourceRule", "AccessRule")
 HINT = "fix it in managed-settings.toml (docs/claude-format.md#mcp-policy)"
+ACCESS_HINT = "fix it in managed-settings.toml (docs/claude-format.md#gateway-access)"
 
 
 class ServerRule(NamedTuple):
@@ -234,7 +235,8 @@ def _access_rule(rule: dict[str, Any], sink: Sink) -> AccessRule | None:
     not a list of non-empty strings, or holds a `*` that is not the whole value (only `tools`
     takes patterns: a group or server is named exactly, or `*`)."""
     for key in sorted(set(rule) - set(ACCESS_KEYS)):
-        sink.warning("unknown-key", f"unknown key {key!r} in a gatewayAccess rule", (key,), HINT)
+        message = f"unknown key {key!r} in a gatewayAccess rule"
+        sink.warning("unknown-key", message, (key,), ACCESS_HINT)
     found: dict[str, tuple[str, ...]] = {"tools": (EVERY,)}
     for key in ACCESS_KEYS:
         if key not in rule and key in found:
@@ -242,12 +244,12 @@ def _access_rule(rule: dict[str, Any], sink: Sink) -> AccessRule | None:
         value = rule.get(key)
         if not (isinstance(value, list) and value and all(isinstance(v, str) and v for v in value)):
             what = "missing" if value is None else "not a list of non-empty strings"
-            sink.error("policy-type", f"{key} is {what}", (key,), HINT)
+            sink.error("policy-type", f"{key} is {what}", (key,), ACCESS_HINT)
             return None
         partial = [v for v in value if EVERY in v and v != EVERY]
         if partial and key != "tools":
             message = f"{key} names exactly (or `*` for all), not a pattern: {partial[0]!r}"
-            sink.error("policy-pattern", message, (key,), HINT)
+            sink.error("policy-pattern", message, (key,), ACCESS_HINT)
             return None
         found[key] = tuple(value)
     return AccessRule(found["groups"], found["servers"], found["tools"])

@@ -21,6 +21,13 @@ The first list is complete for a client that lists once (Codex never lists again
 - A request naming what no backend offers yet (a client that knew the names from an earlier
   session) waits, at most the connect timeout, until every backend is up or has failed once.
 
+Over HTTP, each caller (plugman.runtime.gateway.principal, set by the auth layer) lists and uses
+only what managed `gatewayAccess` grants its groups (plugman.config.gateway_access): tools by
+their server and own name, prompts and resources by their server. What it may not use is not
+listed, and asking for it by name gets the answer a name nothing offers gets (logged as a
+refusal). Listings are kept per grant until the catalog changes; with no rule written, or no
+caller (stdio, loopback HTTP without --auth), nothing is filtered.
+
 Nothing is printed: logs go to `<state>/logs/gateway.log`, a stdio server's stderr to
 `<state>/logs/<name>.stderr` (both appended to); stdout is the protocol channel. The low-level
 MCP server in front of the Gateway (`mcp_server`: its handlers are the Gateway's methods) is
@@ -219,7 +226,7 @@ class Gateway:
         if route is None or route.recalled:
             route = await self._route("tools", params.name)
         grant = self._grant(ctx)
-        if route is not None and grant and not grant.tool(route.backend.name, route.name):
+        if route is not None and not self._allowed(grant, route):
             self._refused(ctx, "tool", params.name)
             await self.settling()  # as an unknown name waits: no hint that it exists
             return refusal(f"Unknown tool: {params.name}")
@@ -242,6 +249,10 @@ class Gateway:
         if principal is None:
             return NOTHING if self.authenticated else None
         return self.access.grant(principal.groups)
+
+    @staticmethod
+    def _allowed(grant: Grant | None, route: Route) -> bool:
+        return grant is None or grant.tool(route.backend.name, route.name)
 
     def _listing(self, ctx: Context, kind: str) -> list[Any]:
         """What the caller may list of `kind` (tools, prompts, resources or templates), kept
