@@ -73,9 +73,6 @@ class Grant:
         return found is not None and found.fullmatch(tool) is not None
 
 
-NOTHING = Grant({}, None)
-
-
 class Access:
     """The gatewayAccess rules, compiled per set of groups on first use."""
 

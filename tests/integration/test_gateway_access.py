@@ -7,7 +7,8 @@ test's ASGI layer, tests.integration.gateway_caller, standing in for the OIDC ga
   refused the other server's: the refusal is the unknown tool's answer, word for word, and the
   gateway logs it.
 - A group allowed some tools of a server lists and calls only those.
-- A request behind `--auth` that carries no caller gets nothing.
+- A request behind `--auth` that carries no caller (the shared token's, until its gate names
+  one) is a caller with no groups: only the `*` rule admits it.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ gatewayAccess = [
   { groups = ["admin"], servers = ["*"] },
   { groups = ["eng"], servers = ["notes"] },
   { groups = ["support"], servers = ["notes"], tools = ["get_*", "list_notes"] },
+  { groups = ["*"], servers = ["notes"], tools = ["echo"] },
 ]
 """
 VAULT_TOOLS = {"vault__echo", "vault__unseal"}
@@ -55,17 +57,21 @@ def test_each_group_lists_and_calls_only_what_its_rules_grant(
                     assert hidden.is_error and text(hidden) == "Unknown tool: vault__echo"
                     assert text(unknown) == "Unknown tool: vault__nothing"
                 async with caller(url, token, "support") as support:
-                    assert await names(support) == {"notes__get_note", "notes__list_notes"}
+                    assert await names(support) == {
+                        "notes__get_note", "notes__list_notes", "notes__echo",
+                    }  # fmt: skip
                     listed = await support.call_tool("notes__list_notes", {})
                     assert not listed.is_error
                     refused = await support.call_tool("notes__delete_note", {"title": "x"})
                     assert text(refused) == "Unknown tool: notes__delete_note"
                     assert await names(support, "prompts") == {"notes__summarize_notes"}
                 async with caller(url, token, None) as nobody:  # the token, but no caller
-                    assert await names(nobody) == set()
-                    assert await names(nobody, "resources") == set()
-                    refused = await nobody.call_tool("notes__echo", {"text": "hi"})
-                    assert text(refused) == "Unknown tool: notes__echo"
+                    assert await names(nobody) == {"notes__echo"}  # the `*` rule's
+                    assert await names(nobody, "resources") == {"notes://index"}
+                    done = await nobody.call_tool("notes__echo", {"text": "hi"})
+                    assert not done.is_error and text(done) == "hi"
+                    refused = await nobody.call_tool("notes__add", {"a": 1, "b": 2})
+                    assert text(refused) == "Unknown tool: notes__add"
 
         anyio.run(run)
     log = (isolated_home / "state" / "logs" / "gateway.log").read_text()

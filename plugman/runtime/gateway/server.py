@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import anyio
 
 from plugman import __version__
-from plugman.config.gateway_access import NOTHING, Access, Grant
+from plugman.config.gateway_access import Access, Grant
 from plugman.core.jsonvalue import JSONObject
 from plugman.runtime.gateway.backends import KINDS, Backend
 from plugman.runtime.gateway.calls import Guard, call_tool, refusal
@@ -117,7 +117,7 @@ class Gateway:
         self.sessions: list[ServerSession] = []
         self.stateless = False  # HTTP --stateless: a session ends with its request
         self.access = access or Access(None)  # gatewayAccess (plugman.config.gateway_access)
-        self.authenticated = False  # HTTP --auth: a request without a caller gets nothing
+        self.authenticated = False  # HTTP --auth: a request without a caller has no groups
         self.views: dict[tuple[str, Grant], list[Any]] = {}  # per-caller listings of `catalog`
         self.bus = InMemorySubscriptionBus()
         self.server = mcp_server(self)
@@ -241,13 +241,13 @@ class Gateway:
     def _grant(self, ctx: Context) -> Grant | None:
         """What the caller of this request may use (plugman.config.gateway_access); None:
         everything (no gatewayAccess rule, or the local user over stdio or unauthenticated
-        loopback HTTP). Behind --auth, a request that reached here without a caller gets
-        nothing."""
+        loopback HTTP). Behind --auth, a request that passed the gate but carries no caller
+        (an auth layer that names none) is a caller with no groups: only `*` rules admit it."""
         if self.access.open:
             return None
         principal = principal_of(ctx)
         if principal is None:
-            return NOTHING if self.authenticated else None
+            return self.access.grant(()) if self.authenticated else None
         return self.access.grant(principal.groups)
 
     @staticmethod
