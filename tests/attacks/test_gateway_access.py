@@ -11,7 +11,8 @@ standing in for the OIDC gate), and on where the rules may be written.
   server `a__b`'s `get_x` would have: a caller allowed only `a__b` is refused it (the decision
   is on the route's server and the tool's own name, never on the name as the caller spelled
   it).
-- A hidden server's resources (listed and by template) and prompts are answered as unknown.
+- A hidden server's resources (listed and by template) and prompts are answered as unknown,
+  and its instructions are not in the gateway's.
 - A groups claim handed on as one string is not a list of groups: it admits nothing.
 """
 
@@ -110,6 +111,7 @@ def test_no_spelling_config_or_claim_gets_past_the_managed_rules(
                         assert await names(stranger) == set()
                         assert await names(stranger, "prompts") == set()
                 async with caller(url, token, "support") as support:
+                    assert "vault" not in (support.instructions or "")
                     await spelled(support)
                     await hidden_server(support)
                 async with caller(url, token, "split") as split:

@@ -25,7 +25,7 @@ ISSUER = "https://idp.test"
 VAULT = """
 from mcp.server.mcpserver import MCPServer
 
-server = MCPServer("vault")
+server = MCPServer("vault", instructions="The vault keeps the-vault-instructions.")
 
 
 @server.tool()

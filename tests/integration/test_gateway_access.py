@@ -5,7 +5,8 @@ test's ASGI layer, tests.integration.gateway_caller, standing in for the OIDC ga
 
 - A group allowed one server lists only its tools, prompts and resources, calls them, and is
   refused the other server's: the refusal is the unknown tool's answer, word for word, and the
-  gateway logs it.
+  gateway logs it. The instructions, the same for every caller, carry only the servers every
+  caller may use.
 - A group allowed some tools of a server lists and calls only those.
 - A request behind `--auth` that carries no caller (the shared token's, until its gate names
   one) is a caller with no groups: only the `*` rule admits it.
@@ -47,6 +48,8 @@ def test_each_group_lists_and_calls_only_what_its_rules_grant(
                     assert await names(admin, "resources") == {"notes://index", "vault://key"}
                 async with caller(url, token, "eng,unknown-group") as eng:
                     assert await names(eng) == notes("notes__")
+                    said = eng.instructions or ""  # the same for every caller: no vault
+                    assert "## notes" in said and "vault" not in said
                     assert await names(eng, "prompts") == {"notes__summarize_notes"}
                     assert await names(eng, "resources") == {"notes://index"}
                     assert await names(eng, "templates") == {"notes://note/{title}"}

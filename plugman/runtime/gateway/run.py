@@ -171,8 +171,8 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
             shared=headers.shared(resolved.servers),
             memory=Memory(paths.state_dir / FILE),
             access=Access(resolved.policy.gateway_access),
+            authenticated=options.auth != "none",  # who calls decides what it may use
         )
-        gateway.authenticated = options.auth != "none"  # who calls decides what it may use
         log.info("serving %d servers over %s", len(servers), options.transport)
         if handover is not None:
             _log_early(handover)

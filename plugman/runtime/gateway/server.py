@@ -88,6 +88,7 @@ class Gateway:
         shared: frozenset[str] = frozenset(),
         memory: Memory | None = None,
         access: Access | None = None,
+        authenticated: bool = False,
     ) -> None:
         # lazy: mcp takes ~641 ms to import, only this path needs it
         from mcp.server.subscriptions import InMemorySubscriptionBus
@@ -117,7 +118,7 @@ class Gateway:
         self.sessions: list[ServerSession] = []
         self.stateless = False  # HTTP --stateless: a session ends with its request
         self.access = access or Access(None)  # gatewayAccess (plugman.config.gateway_access)
-        self.authenticated = False  # HTTP --auth: a request without a caller has no groups
+        self.authenticated = authenticated  # HTTP --auth: a caller may be refused things
         self.views: dict[tuple[str, Grant], list[Any]] = {}  # per-caller listings of `catalog`
         self.bus = InMemorySubscriptionBus()
         self.server = mcp_server(self)
@@ -160,10 +161,17 @@ class Gateway:
                 await backend.first_round.wait()
 
     def instructions(self) -> str:
-        """plugman.runtime.gateway.instructions: each backend's own, or what it said last time."""
+        """plugman.runtime.gateway.instructions: each backend's own, or what it said last time.
+        Behind --auth with gatewayAccess rules, only those of the servers every caller may use
+        (initialize is answered before anyone's groups are looked at, and is the same for all:
+        it names no server a caller may not see)."""
+        shown = list(self.backends.values())
+        if self.authenticated and not self.access.open:
+            everyone = self.access.grant(())
+            shown = [b for b in shown if everyone.server(b.name)]
         return compose(
             (b.name, b.instructions if b.client else self.memory.instructions(b.name, b.entry))
-            for b in self.backends.values()
+            for b in shown
         )
 
     # --- what clients can list changes ------------------------------------------------------
