@@ -138,6 +138,7 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
     import anyio  # lazy: see above
 
     # lazy: the full server (calls, server, oauth, transport): after the early answers
+    from plugman.config.gateway_access import Access
     from plugman.runtime.gateway.calls import Guard
     from plugman.runtime.gateway.memory import Memory
     from plugman.runtime.gateway.server import Gateway
@@ -178,6 +179,8 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
             auth_for=authorizer(paths, env),
             shared=headers.shared(resolved.servers),
             memory=Memory(paths.state_dir / FILE),
+            access=Access(resolved.policy.gateway_access),
+            authenticated=options.auth != "none",  # who calls decides what it may use
         )
         log.info("serving %d servers over %s", len(servers), options.transport)
         if limiter is not None:
