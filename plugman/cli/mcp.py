@@ -446,22 +446,23 @@ MCP_APP = Group(
                     "any request (2025-era clients then get no list_changed notifications).",
                 ),
                 Option(
-                    ("--issuer",),
-                    "With --auth oidc: the OIDC provider's issuer URL, exactly as its tokens' "
-                    "iss (https, or http on loopback).",
+                    ("--rate-limit",),
+                    "HTTP: requests per caller, e.g. 60/minute (per process without --redis).",
                     VALUE,
+                    metavar="LIMIT",
                 ),
+                Option(("--tool-rate-limit",), "HTTP: tools/call per caller and tool.", VALUE),
+                Option(("--redis",), "HTTP: Redis URL (else PLUGMAN_REDIS_URL).", VALUE),
                 Option(
-                    ("--audience",),
-                    "With --auth oidc: this gateway's audience, exactly as its tokens' aud "
-                    "(usually https://HOST/mcp).",
+                    ("--redis-failure",),
+                    "HTTP: Redis down: open (serve, warn) or closed (503).",
                     VALUE,
+                    default="open",
                 ),
+                Option(("--issuer",), "--auth oidc: the issuer URL, as tokens' iss.", VALUE),
+                Option(("--audience",), "--auth oidc: as tokens' aud (https://HOST/mcp).", VALUE),
                 Option(
-                    ("--groups-claim",),
-                    "With --auth oidc: the claim holding the caller's groups.",
-                    VALUE,
-                    default="groups",
+                    ("--groups-claim",), "--auth oidc: the groups claim.", VALUE, default="groups"
                 ),
             ),
         ),

@@ -15,7 +15,7 @@ import pytest
 from plugman.core.errors import UsageError
 from plugman.runtime.gateway import gate, oidc
 from plugman.runtime.gateway.principal import SCOPE_KEY, Principal, in_scope
-from plugman.runtime.gateway.web import TOKEN_PRINCIPAL, BearerGate
+from plugman.runtime.gateway.web import TOKEN_HOLDER, BearerGate
 from tests.support.oidc_issuer import Issuer
 
 AUDIENCE = "https://gateway.example/mcp"
@@ -156,8 +156,8 @@ def test_each_gate_puts_its_principal_in_the_scope() -> None:
     secret = "s" * 40
     header = [(b"authorization", f"Bearer {secret}".encode())]
     status, scope = anyio.run(_through, lambda app: BearerGate(app, secret), header)
-    assert status == 200 and scope[SCOPE_KEY] == TOKEN_PRINCIPAL
-    assert Principal("token", "plugman") == TOKEN_PRINCIPAL
+    assert status == 200 and scope[SCOPE_KEY] == TOKEN_HOLDER
+    assert Principal("token", "plugman") == TOKEN_HOLDER
 
 
 def test_keys_an_hour_old_are_fetched_again(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -73,6 +73,7 @@ if TYPE_CHECKING:
     import socket
 
     from plugman.runtime.gateway.oidc import Verifier
+    from plugman.runtime.gateway.ratelimit import Limiter
     from plugman.runtime.gateway.server import Gateway
     from plugman.runtime.gateway.web import Address
 
@@ -96,6 +97,7 @@ log = logging.getLogger("plugman.gateway")
 
 TRANSPORTS = ("stdio", "http")
 AUTH = ("none", "token", "oidc")
+REDIS_VARIABLE = "PLUGMAN_REDIS_URL"
 # uvloop's event loop: each call crosses the loop four times (client in, backend out and back,
 # client out), and uvloop's wake-ups and pipes take ~0.1 ms off the gateway's added latency.
 LOOP = {"use_uvloop": sys.platform != "win32"}
@@ -113,6 +115,10 @@ class Options:
     auth: str = "none"
     stateless: bool = False
     first_list_wait: float | None = None  # None: PLUGMAN_GATEWAY_FIRST_LIST_WAIT, or 5 s
+    rate_limit: str | None = None  # per caller, "60/minute" (plugman.runtime.gateway.ratelimit)
+    tool_rate_limit: str | None = None  # per caller and tool
+    redis_url: str | None = None  # None: PLUGMAN_REDIS_URL, else no Redis
+    redis_failure: str = "open"  # "open" or "closed": when Redis does not answer
     issuer: str | None = None  # --auth oidc (plugman.runtime.gateway.oidc)
     audience: str | None = None
     groups_claim: str = "groups"
@@ -128,6 +134,9 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
     token = gateway_token.obtain(paths, env) if options.auth == "token" else None
     verifier = _verifier(options) if options.auth == "oidc" else None
     env.pop(gateway_token.VARIABLE, None)  # not for backends and hooks
+    from_env = env.pop(REDIS_VARIABLE, "").strip()  # its password: not for backends and hooks
+    redis_url = options.redis_url or from_env or None
+    limiter = _limiter(options, redis_url) if address is not None else None
     health = Health.from_env(env, options.connect_timeout, options.first_list_wait)
     resolved = resolve(paths, env)
     servers = {name: server.entry for name, server in resolved.servers.items()}
@@ -138,6 +147,7 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
     import anyio  # lazy: see above
 
     # lazy: the full server (calls, server, oauth, transport): after the early answers
+    from plugman.config.gateway_access import Access
     from plugman.runtime.gateway.calls import Guard
     from plugman.runtime.gateway.memory import Memory
     from plugman.runtime.gateway.server import Gateway
@@ -178,16 +188,31 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
             auth_for=authorizer(paths, env),
             shared=headers.shared(resolved.servers),
             memory=Memory(paths.state_dir / FILE),
+            access=Access(resolved.policy.gateway_access),
+            authenticated=options.auth != "none",  # who calls decides what it may use
         )
         log.info("serving %d servers over %s", len(servers), options.transport)
+        if limiter is not None:
+            log.info("rate limits: %s", limiter.described)
         if handover is not None:
             _log_early(handover)
         if sock is None or address is None:
             anyio.run(_stdio, gateway, handover, backend_options=LOOP)
         else:
             stack.callback(sock.close)
-            _serve_http(gateway, address, sock, options.stateless, token, announce, verifier)
+            _serve_http(
+                gateway, address, sock, options.stateless, token, announce, limiter, verifier
+            )
         log.info("stopped")
+
+
+def _limiter(options: Options, redis_url: str | None) -> Limiter | None:
+    """The rate limits the options ask for (plugman.runtime.gateway.ratelimit), if any."""
+    # lazy: limits and redis (the fleet extra) only when limits are asked for
+    from plugman.runtime.gateway.ratelimit import Rules, limiter
+
+    rules = Rules(options.rate_limit, options.tool_rate_limit, redis_url, options.redis_failure)
+    return limiter(rules)
 
 
 def _warm() -> None:
@@ -239,12 +264,20 @@ def _serve_http(
     stateless: bool,
     token: gateway_token.Token | None,
     announce: Announce | None,
+    limiter: Limiter | None = None,
     verifier: Verifier | None = None,
 ) -> None:
     gateway.stateless = stateless
     from plugman.runtime.gateway.web import http_app  # lazy: socket, not before early answers
 
-    web = http_app(gateway.server, address, token.value if token else None, stateless, verifier)
+    web = http_app(
+        gateway.server,
+        address,
+        token.value if token else None,
+        stateless,
+        limiter,
+        oidc=verifier,
+    )
     lines = [f"clients must send a bearer token ({token.fingerprint})"] if token else []
     if verifier is not None:
         given = verifier.settings
@@ -269,6 +302,11 @@ def _checked(options: Options) -> Address | None:
             hint="add --auth oidc, or leave them out",
         )
     if options.transport == "stdio":
+        if options.rate_limit or options.tool_rate_limit:
+            raise UsageError(
+                "--rate-limit and --tool-rate-limit apply only to --transport http",
+                hint="over stdio the gateway serves only the process that started it",
+            )
         if options.auth != "none" or options.stateless:
             raise UsageError(
                 "--auth and --stateless apply only to --transport http",

@@ -19,11 +19,13 @@ if TYPE_CHECKING:
     from mcp.server.transport_security import TransportSecuritySettings
 
     from plugman.runtime.gateway.oidc import Verifier
+    from plugman.runtime.gateway.ratelimit import Limiter
 
 PATH = "/mcp"
 Receive = Any  # ASGI
 Send = Any
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+TOKEN_HOLDER = Principal("token", "plugman")  # whoever sends the shared bearer token
 
 
 @dataclass(frozen=True)
@@ -91,12 +93,18 @@ def http_app(
     address: Address,
     token: str | None,
     stateless: bool,
+    limiter: Limiter | None = None,
     oidc: Verifier | None = None,
 ) -> Any:
     """The ASGI app uvicorn serves: the SDK's streamable HTTP session manager at PATH (McpApp),
-    behind the token if any, or behind the OIDC gate and its RFC 9728 metadata."""
+    behind the request inspection (and the rate limits, if any), behind the token if any, or
+    behind the OIDC gate and its RFC 9728 metadata."""
     # lazy: mcp takes ~750 ms to import, only this path needs it
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+    # lazy: the layers in front of the SDK, only over HTTP
+    from plugman.runtime.gateway.inbound import Inspect
+    from plugman.runtime.gateway.ratelimit import Limits
 
     manager = StreamableHTTPSessionManager(
         app=server,
@@ -104,9 +112,11 @@ def http_app(
         stateless=stateless,
         security_settings=security(address),
     )
-    web = McpApp(manager)
+    web: Any = McpApp(manager)
+    web = web if limiter is None else Limits(web, limiter)
+    web = Inspect(web, manager.max_request_body_size, PATH)
     if oidc is not None:
-        # lazy: the OIDC gate and the SDK's metadata model, only --auth oidc needs them
+        # lazy: the OIDC gate, only --auth oidc needs it
         from plugman.runtime.gateway.gate import OidcGate, ResourceMetadata, metadata_document
 
         return ResourceMetadata(OidcGate(web, oidc), metadata_document(oidc.settings))
@@ -142,25 +152,21 @@ class McpApp:
         await send({"type": "lifespan.shutdown.complete"})
 
 
-TOKEN_PRINCIPAL = Principal(subject="token", issuer="plugman")
-
-
 class BearerGate:
-    """ASGI middleware: only requests carrying the bearer token reach `app`, as TOKEN_PRINCIPAL
-    (lifespan events always do)."""
+    """ASGI middleware: only requests carrying the bearer token reach `app` (lifespan events
+    always do)."""
 
     def __init__(self, app: Any, token: str) -> None:
         self.app = app
         self.token = token.encode()
 
     async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or self._carries_token(scope["headers"]):
+            if scope["type"] == "http":
+                scope[SCOPE_KEY] = TOKEN_HOLDER
             await self.app(scope, receive, send)
-        elif self._carries_token(scope["headers"]):
-            scope[SCOPE_KEY] = TOKEN_PRINCIPAL
-            await self.app(scope, receive, send)
-        else:
-            await _unauthorized(send)
+            return
+        await _unauthorized(send)
 
     def _carries_token(self, headers: list[tuple[bytes, bytes]]) -> bool:
         for name, value in headers:
