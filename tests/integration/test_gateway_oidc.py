@@ -12,6 +12,8 @@ plain HTTP.
 - A third-party provider (oidc-provider-mock, over its own discovery and JWKS, whose tokens
   carry no `kid`): its RS256 ID token, whose `aud` is the client id, is accepted when that is the
   audience; its access token, opaque, is refused.
+- The verified token's groups (from `--groups-claim`) are what gatewayAccess rules match: a
+  group allowed one server lists only its tools and is refused the other's.
 - `--issuer`/`--audience` without `--auth oidc`, and `--auth oidc` without them: exit 2; a
   provider that cannot be discovered, or names another issuer: exit 1; never a traceback.
 """
@@ -204,3 +206,52 @@ def test_a_third_party_provider_is_discovered_and_its_jwts_checked(
             assert post(url, bearer(tokens["access_token"])).status_code == 401
     log = (isolated_home / "state" / "logs" / "gateway.log").read_text()
     assert "the token is not a JWT" in log
+
+
+ACCESS = """
+gatewayAccess = [
+  { groups = ["admin"], servers = ["*"] },
+  { groups = ["eng"], servers = ["notes"] },
+]
+"""
+
+
+def test_the_tokens_groups_decide_what_gateway_access_grants(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    from tests.integration.gateway_caller import VAULT, names, write
+
+    configure(isolated_home, None, {}, {"vault": write(tmp_path / "vault.py", VAULT)})
+    write(isolated_home / "managed" / "managed-settings.toml", ACCESS)
+    with (
+        Issuer() as issuer,
+        serving(tmp_path, isolated_home, *oidc(issuer), "--groups-claim", "roles") as (url, _),
+    ):
+
+        async def session(roles: object) -> tuple[set[str], str, str]:
+            import httpx2
+            from mcp import Client
+            from mcp.client.streamable_http import streamable_http_client
+
+            token = issuer.token(aud=AUDIENCE, roles=roles, groups=["admin"])
+            with anyio.fail_after(120):
+                web = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
+                transport = streamable_http_client(url, http_client=web)
+                async with web, Client(transport, mode="auto") as client:
+                    end = anyio.current_time() + 60  # the admin waits for both backends
+                    found = await names(client)
+                    while roles == "admin ops" and not {"vault__echo", "notes__echo"} <= found:
+                        assert anyio.current_time() < end, found
+                        await anyio.sleep(0.2)
+                        found = await names(client)
+                    hidden = await client.call_tool("vault__echo", {"text": "hi"})
+                    shown = await client.call_tool("notes__echo", {"text": "hi"})
+                    return found, text(hidden), text(shown)
+
+        admin, _, _ = anyio.run(session, "admin ops")
+        assert {"vault__echo", "notes__echo"} <= admin
+        eng, hidden, shown = anyio.run(session, ["eng"])
+        assert eng == TOOLS
+        assert (hidden, shown) == ("Unknown tool: vault__echo", "hi")
+        nobody, _, _ = anyio.run(session, {"eng": True})  # not a list or a string: no groups
+        assert nobody == set()
