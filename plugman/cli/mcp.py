@@ -440,9 +440,19 @@ MCP_APP = Group(
                 ),
                 Option(
                     ("--stateless",),
-                    "HTTP: no sessions, so any of several gateways "
+                    "HTTP, the default: no sessions, so any of several gateways "
                     "behind a load balancer can answer "
                     "any request (2025-era clients then get no list_changed notifications).",
+                ),
+                Option(
+                    ("--stateful",),
+                    "HTTP: keep 2025-era clients' sessions in this process, for list_changed "
+                    "pushes (behind a balancer: hash on Mcp-Session-Id).",
+                ),
+                Option(
+                    ("--frozen",),
+                    "Install exactly plugman.lock first (sync --frozen); refuse to serve when "
+                    "it and plugman.toml disagree.",
                 ),
             ),
         ),

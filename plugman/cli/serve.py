@@ -8,6 +8,10 @@ channel over stdio, so nothing else is ever printed there; with `--transport htt
 Exit codes: 0 stopped by the client or a signal; 1 a failure (the port is in use, the secret
 store cannot be opened); 2 usage, including `--transport http` on an address that is not
 loopback without `--auth token` (refused before anything starts).
+
+`--frozen` (a replica's start, docs/gateway-fleet.md): install exactly plugman.lock first, as
+`plugman sync --frozen` does, and refuse to serve (exit 1, nothing printed on stdout) when the
+lock and plugman.toml disagree or a pinned plugin cannot be installed.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ def serve(
     auth: str = "none",
     first_list_wait: float | None = None,
     stateless: bool = False,
+    stateful: bool = False,
+    frozen: bool = False,
 ) -> None:
     """Serve the tools, resources and prompts of every resolved MCP server as one server.
 
@@ -35,7 +41,7 @@ def serve(
     starting are listed with what they offered last time. Logs: <state>/logs/gateway.log.
     """
     # lazy: runtime.gateway.run not loaded by plugman mcp run (+255 ms)
-    from plugman.runtime.gateway.run import Options, serve_paths
+    from plugman.runtime.gateway.run import Options, check, serve_paths
 
     options = Options(
         transport,
@@ -46,5 +52,12 @@ def serve(
         auth=auth,
         stateless=stateless,
         first_list_wait=first_list_wait,
+        stateful=stateful,
     )
-    serve_paths(paths_of(ctx), options, announce=output.announced)
+    paths = paths_of(ctx)
+    if frozen:  # the same config on every replica: exactly plugman.lock, installed first
+        check(options)  # a usage error before anything is installed
+        from plugman.commands.sync import frozen_for_serving  # lazy: only with --frozen
+
+        frozen_for_serving(paths)
+    serve_paths(paths, options, announce=output.announced)

@@ -35,12 +35,16 @@ Over HTTP:
   machinery cost about 1 ms a call on loopback (bench/gateway_overhead.py, issue 36).
   `list_changed` notifications still go on the client's GET stream, and a 2026-era
   `subscriptions/listen` is still answered as a stream (the SDK's carve-out).
-- Sessions: by default the SDK keeps each 2025-era client's session in this process
-  (`Mcp-Session-Id`), which lets the gateway push `list_changed` notifications on the client's
-  GET stream. `--stateless` serves every request on its own, so any process behind a load
-  balancer can answer any request, without sticky routing; 2025-era clients then get no
-  `list_changed` notifications (they see changes when they list again). 2026-era clients are
-  served per request either way, and get change events on their `subscriptions/listen`.
+- Sessions: stateless by default (`--stateless`, the default, is still accepted): every
+  request is served on its own, so any of several replicas behind a round-robin load balancer
+  can answer any request, without sticky routing; 2025-era clients then get no `list_changed`
+  notifications (they see changes when they list again). `--stateful` keeps each 2025-era
+  client's session in this process (`Mcp-Session-Id`), which lets the gateway push
+  `list_changed` on the client's GET stream; behind a balancer that needs hashing on
+  `Mcp-Session-Id` (docs/gateway-fleet.md). 2026-era clients are served per request either
+  way, and get change events on their `subscriptions/listen`.
+- Config digest: over HTTP the start-up log line names the digest of what this replica serves
+  (plugman.runtime.gateway.digest), so a replica whose config differs from its peers' shows.
 """
 
 from __future__ import annotations
@@ -108,6 +112,7 @@ class Options:
     auth: str = "none"
     stateless: bool = False
     first_list_wait: float | None = None  # None: PLUGMAN_GATEWAY_FIRST_LIST_WAIT, or 5 s
+    stateful: bool = False  # HTTP: sessions kept in this process (stateless is the default)
 
 
 def serve_paths(paths: Paths, options: Options, announce: Announce | None = None) -> None:
@@ -177,8 +182,20 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
             anyio.run(_stdio, gateway, handover, backend_options=LOOP)
         else:
             stack.callback(sock.close)
-            _serve_http(gateway, address, sock, options.stateless, token, announce)
+            said = [_config(paths, env, options)]
+            _serve_http(gateway, address, sock, not options.stateful, token, announce, said)
         log.info("stopped")
+
+
+def _config(paths: Paths, env: Mapping[str, str], options: Options) -> str:
+    """The line that names this replica's mode and config digest, logged and announced."""
+    # lazy: only the HTTP path has a digest (a second resolution, with references kept)
+    from plugman.runtime.gateway.digest import config_digest
+
+    mode = "stateful" if options.stateful else "stateless"
+    line = f"{mode}, config {config_digest(paths, env)}"
+    log.info("%s", line)
+    return line
 
 
 def _warm() -> None:
@@ -230,17 +247,25 @@ def _serve_http(
     stateless: bool,
     token: gateway_token.Token | None,
     announce: Announce | None,
+    more: list[str],
 ) -> None:
     gateway.stateless = stateless
     from plugman.runtime.gateway.web import http_app  # lazy: socket, not before early answers
 
     web = http_app(gateway.server, address, token.value if token else None, stateless)
     lines = [f"clients must send a bearer token ({token.fingerprint})"] if token else []
+    lines += more
     said = announce or (lambda _: None)
     # lazy: anyio: after the early answers (plugman.runtime.gateway.early)
     import anyio
 
     anyio.run(_http, gateway, web, sock, said, lines, backend_options=LOOP)
+
+
+def check(options: Options) -> None:
+    """Raise UsageError for options that cannot serve: what serve_paths checks before anything
+    starts, for a caller with work to do first (`mcp serve --frozen` installs the lock)."""
+    _checked(options)
 
 
 def _checked(options: Options) -> Address | None:
@@ -249,7 +274,17 @@ def _checked(options: Options) -> Address | None:
         raise UsageError(f"unknown transport {options.transport!r}", hint="use stdio or http")
     if options.auth not in AUTH:
         raise UsageError(f"unknown --auth {options.auth!r}", hint="use none or token")
+    if options.stateless and options.stateful:
+        raise UsageError(
+            "--stateless and --stateful exclude each other",
+            hint="pass --stateful to keep 2025-era sessions, else nothing (stateless)",
+        )
     if options.transport == "stdio":
+        if options.stateful:
+            raise UsageError(
+                "--stateful applies only to --transport http",
+                hint="over stdio the gateway serves only the process that started it",
+            )
         if options.auth != "none" or options.stateless:
             raise UsageError(
                 "--auth and --stateless apply only to --transport http",
