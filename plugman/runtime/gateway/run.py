@@ -188,14 +188,12 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
 
 
 def _config(paths: Paths, env: Mapping[str, str], options: Options) -> str:
-    """The line that names this replica's mode and config digest, logged and announced."""
+    """The line that names this replica's mode and config digest."""
     # lazy: only the HTTP path has a digest (a second resolution, with references kept)
     from plugman.runtime.gateway.digest import config_digest
 
     mode = "stateful" if options.stateful else "stateless"
-    line = f"{mode}, config {config_digest(paths, env)}"
-    log.info("%s", line)
-    return line
+    return f"{mode}, config {config_digest(paths, env)}"  # logged when announced
 
 
 def _warm() -> None:
