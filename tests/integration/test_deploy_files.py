@@ -12,7 +12,8 @@
   a grace period, non-root and a read-only root filesystem, the HPA (autoscaling/v2, CPU),
   config from a ConfigMap, secrets only by secretKeyRef. Attacks: a secret value given in
   values is refused by the chart's schema, and never rendered; `--auth token` without a
-  Secret, and OIDC without an issuer, fail to render.
+  Secret, and OIDC without an issuer, fail to render; `trust.approve` names what is approved
+  (a list, never `--all` by accident), in init containers before the gateway starts.
 """
 
 from __future__ import annotations
@@ -219,6 +220,22 @@ def test_oidc_stateful_and_an_existing_config_map() -> None:
     assert not container(manifests).get("env"), "no Secret named: no variable"
 
 
+def test_approvals_are_named_and_given_before_the_gateway_starts() -> None:
+    """trust.approve: init containers install the lock, then approve exactly those names,
+    in the pod's PLUGMAN_HOME; none without it."""
+    assert "initContainers" not in render(BASE)["Deployment"]["spec"]["template"]["spec"]
+    names = ["plugin:notes-server:notes", "PreToolUse:Bash"]
+    pod = render({**BASE, "trust": {"approve": names}})["Deployment"]["spec"]["template"]["spec"]
+    install, approve = pod["initContainers"]
+    assert install["args"] == ["--project", "/srv/project", "sync", "--frozen"]
+    assert approve["args"] == ["--project", "/srv/project", "trust", "approve", *names]
+    for step in (install, approve):
+        assert step["command"] == ["plugman"]
+        assert step["securityContext"]["readOnlyRootFilesystem"] is True
+        home = {m["mountPath"]: m["name"] for m in step["volumeMounts"]}["/var/lib/plugman"]
+        assert home == "home", "the gateway's own PLUGMAN_HOME"
+
+
 @pytest.mark.parametrize(
     ("values", "error"),
     [
@@ -231,6 +248,8 @@ def test_oidc_stateful_and_an_existing_config_map() -> None:
         ({"gateway": {"auth": "oidc"}}, "HelmRenderError"),
         ({"config": {"plugmanToml": ""}}, "HelmRenderError"),
         ({"gateway": {"auth": "basic"}}, "HelmValuesError"),
+        ({"trust": {"approve": "--all"}}, "HelmValuesError"),
+        ({"trust": {"approve": ["--all"]}}, "HelmValuesError"),
     ],
 )
 def test_refused_values(values: dict[str, Any], error: str) -> None:
