@@ -318,10 +318,10 @@ def nginx_config(ports: list[int], port: int, variant: str | None, prefix: Path)
 
 
 @contextmanager
-def haproxy(tmp_path: Path, replicas: list[Replica], variant: str | None) -> Iterator[str]:
+def haproxy(tmp_path: Path, ports: list[int], variant: str | None) -> Iterator[str]:
     port = free_port()
     config = tmp_path / "haproxy.cfg"
-    config.write_text(haproxy_config([r.port for r in replicas], port, variant))
+    config.write_text(haproxy_config(ports, port, variant))
     log = tmp_path / "haproxy.log"
     with log.open("wb") as out:
         proc = subprocess.Popen(
@@ -336,12 +336,12 @@ def haproxy(tmp_path: Path, replicas: list[Replica], variant: str | None) -> Ite
 
 
 @contextmanager
-def nginx(tmp_path: Path, replicas: list[Replica], variant: str | None) -> Iterator[str]:
+def nginx(tmp_path: Path, ports: list[int], variant: str | None) -> Iterator[str]:
     port = free_port()
     prefix = tmp_path / "nginx"
     prefix.mkdir()
     config = prefix / "nginx.conf"
-    config.write_text(nginx_config([r.port for r in replicas], port, variant, prefix))
+    config.write_text(nginx_config(ports, port, variant, prefix))
     log = tmp_path / "nginx.log"
     argv = ["nginx", "-p", str(prefix), "-e", "stderr", "-c", str(config)]
     with log.open("wb") as out:
@@ -421,7 +421,7 @@ def test_the_balancer_examples_balance_two_token_replicas(
             for name in NAMES
         ]
         balance = haproxy if kind == "haproxy" else nginx
-        url = stack.enter_context(balance(tmp_path, replicas, variant))
+        url = stack.enter_context(balance(tmp_path, [r.port for r in replicas], variant))
         tally = Tally()
         clients = 1 if variant is None else 4  # sessions stick, each to one replica
         for _ in range(clients):
