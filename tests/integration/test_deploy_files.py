@@ -4,8 +4,9 @@
   nothing; its instructions, parsed here, keep the rules that matter: a non-root numeric USER
   before the entrypoint, a HEALTHCHECK on /healthz, no secret in an ENV or ARG, the fleet
   extra installed from the build context, the entrypoint serving over HTTP with --frozen.
-  (No Docker daemon runs here: `/usr/local/bin/docker` is the client only, and base images
-  cannot be pulled, so the image itself is not built.)
+  What the build stage copies is enough to build plugman's wheel (built here with pip). (No
+  Docker daemon runs here: `/usr/local/bin/docker` is the client only, and base images cannot
+  be pulled, so the image itself is not built.)
 - deploy/helm/plugman-gateway: Helm v4's own lint (strict) and template engine, from the
   `helm-python-sdk` wheel (libhelm_c, built from helm.sh/helm/v4; no helm binary installs from
   PyPI, npm or apt here). Rendered manifests: probes on /readyz and /healthz, a preStop sleep,
@@ -31,6 +32,7 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 DOCKERFILE = REPO / "deploy" / "Dockerfile"
+IGNORE = REPO / "deploy" / "Dockerfile.dockerignore"
 CHART = REPO / "deploy" / "helm" / "plugman-gateway"
 SECRET = "s3cret-token-value-never-rendered"
 BASE = {
@@ -260,3 +262,34 @@ def test_refused_values(values: dict[str, Any], error: str) -> None:
         render(merged)
     assert type(raised.value).__name__ == error, raised.value
     assert SECRET not in str(raised.value)
+
+
+def test_the_build_stage_context_builds_plugman(tmp_path: Path) -> None:
+    """What the build stage COPYs (and Dockerfile.dockerignore lets through) is enough to
+    build plugman's wheel: the `pip install '.[fleet]'` step's own build, without Docker."""
+    steps = instructions(DOCKERFILE.read_text())
+    build = steps[: [word for word, _ in steps].index("FROM", 1)]
+    context = tmp_path / "context"
+    allowed = [line[1:].rstrip("/") for line in IGNORE.read_text().splitlines() if line[:1] == "!"]
+    for word, rest in build:
+        if word == "COPY" and not rest.startswith("--from"):
+            *sources, _ = rest.split()
+            for source in sources:
+                assert source in allowed, f"COPY {source}: Dockerfile.dockerignore leaves it out"
+                target = context / source
+                if (REPO / source).is_dir():
+                    ignore = shutil.ignore_patterns("__pycache__")
+                    shutil.copytree(REPO / source, target, ignore=ignore)
+                else:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(REPO / source, target)
+    pip = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q"]
+    built = subprocess.run(
+        [*pip, "-w", str(tmp_path / "dist"), str(context)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert built.returncode == 0, built.stderr
+    [wheel] = [p.name for p in (tmp_path / "dist").iterdir()]
+    assert wheel.startswith("plugman-") and wheel.endswith("-py3-none-any.whl"), wheel
