@@ -110,7 +110,7 @@ class Options:
     deny_destructive: bool = False
     connect_timeout: float = 30.0
     auth: str = "none"
-    stateless: bool = False
+    stateless: bool = False  # HTTP: `--stateless`, the default anyway (see stateful)
     first_list_wait: float | None = None  # None: PLUGMAN_GATEWAY_FIRST_LIST_WAIT, or 5 s
     stateful: bool = False  # HTTP: sessions kept in this process (stateless is the default)
 
