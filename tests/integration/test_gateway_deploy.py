@@ -319,9 +319,12 @@ def nginx_config(ports: list[int], port: int, variant: str | None, prefix: Path)
 
 @contextmanager
 def haproxy(tmp_path: Path, ports: list[int], variant: str | None) -> Iterator[str]:
+    """The HAProxy example in front of `ports`, once its checks have every replica up."""
     port = free_port()
     config = tmp_path / "haproxy.cfg"
-    config.write_text(haproxy_config(ports, port, variant))
+    stats = tmp_path / "haproxy.sock"  # the test's own view of the checks, added here
+    found = haproxy_config(ports, port, variant)
+    config.write_text(found.replace("global\n", f"global\n    stats socket {stats} mode 600\n", 1))
     log = tmp_path / "haproxy.log"
     with log.open("wb") as out:
         proc = subprocess.Popen(
@@ -329,10 +332,38 @@ def haproxy(tmp_path: Path, ports: list[int], variant: str | None) -> Iterator[s
         )
     try:
         listening(port, proc, log)
+        end = time.monotonic() + START_TIMEOUT
+        while (up := servers_up(stats)) < len(ports):
+            assert time.monotonic() < end, f"{up} of {len(ports)} up: {log.read_text()}"
+            time.sleep(0.2)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def servers_up(stats: Path) -> int:
+    """How many servers of the `plugman` backend HAProxy's checks have UP (`show stat`)."""
+    try:
+        with socket.socket(socket.AF_UNIX) as sock:
+            sock.settimeout(5)
+            sock.connect(str(stats))
+            sock.sendall(b"show stat\n")
+            answer = b""
+            while chunk := sock.recv(65536):
+                answer += chunk
+    except OSError:
+        return 0
+    rows = [line.split(",") for line in answer.decode().splitlines() if line[:1] != "#"]
+    status = 17  # `show stat`'s CSV: pxname, svname, ..., status (the 18th field)
+    return sum(
+        1
+        for row in rows
+        if len(row) > status
+        and row[0] == "plugman"
+        and row[1] not in ("FRONTEND", "BACKEND")
+        and row[status] == "UP"
+    )
 
 
 @contextmanager
@@ -428,8 +459,10 @@ def test_the_balancer_examples_balance_two_token_replicas(
             anyio.run(calls, url, token, mode, tally, [])
         assert len(tally.served) == clients * SERVED, tally
         assert all(status < 300 for status in tally.statuses if status != 405), tally
+        balancer_log = tmp_path / f"{kind}.log"
+        said = balancer_log.read_text() if balancer_log.exists() else ""
         if variant is None:
-            assert sorted(set(tally.served)) == list(NAMES), tally  # round robin: both
+            assert sorted(set(tally.served)) == list(NAMES), (tally, said)  # round robin: both
         else:
             for start in range(0, len(tally.served), SERVED):
                 session = tally.served[start : start + SERVED]
