@@ -3,8 +3,9 @@
 - A repeated side effect through the balancer: a `tools/call` that appends a line to a file
   and then takes seconds reaches a replica, which is SIGKILLed mid-call. Invariant, with
   deploy/haproxy/haproxy.cfg as shipped (retry on connection failure only): the call fails and
-  the side effect ran once. The same balancer with the retry a careless operator adds
-  (`empty-response`) runs it twice: the test can tell.
+  the side effect ran once, also in the 6 s after. (With `retry-on empty-response` added,
+  HAProxy 2.6 was seen resending it, the side effect twice, in some runs and closing the
+  client's connection in others: not deterministic enough for a control case here.)
 - A replica made to serve something other than the lock: the plugin's files changed in its
   source after locking. Invariant: `mcp serve --frozen` refuses to serve (exit 1), nothing
   listens, and nothing of the changed plugin is installed.
@@ -127,7 +128,10 @@ async def call_mark(url: str, token: str, marks: Path, replicas: list[Killable])
 
     with anyio.fail_after(120):
         web = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60)
-        async with web, Client(streamable_http_client(url, http_client=web)) as client:
+        # 2025-era, stateless: no stream stays open on the replica killed (a 2026 client's
+        # subscriptions/listen would fail the client on its own)
+        transport = streamable_http_client(url, http_client=web)
+        async with web, Client(transport, mode="legacy") as client:
             end = anyio.current_time() + START_TIMEOUT
             seen: set[str] = set()
             while seen != {"one", "two"}:  # both replicas' `side` servers up
@@ -156,26 +160,13 @@ async def call_mark(url: str, token: str, marks: Path, replicas: list[Killable])
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("careless", [False, True], ids=["as-shipped", "retry-on-empty-response"])
-def test_a_call_on_a_dying_replica_is_not_run_twice(
-    tmp_path: Path, isolated_home: Path, careless: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_call_on_a_dying_replica_is_not_run_twice(tmp_path: Path, isolated_home: Path) -> None:
     (tmp_path / "side.py").write_text(MARK)
     configure(isolated_home, None, {}, {"side": tmp_path / "side.py"})
     project = tmp_path / "project"
     project.mkdir()
     token = token_of(isolated_home)
     marks = tmp_path / "marks.txt"
-    if careless:  # what the example's comment warns against
-        from tests.integration import test_gateway_deploy as deploy
-
-        shipped = deploy.haproxy_config
-
-        def config(ports: list[int], port: int, variant: str | None) -> str:
-            found = shipped(ports, port, variant)
-            return found.replace("retry-on conn-failure", "retry-on conn-failure empty-response")
-
-        monkeypatch.setattr(deploy, "haproxy_config", config)
     with ExitStack() as stack:
         replicas = stack.enter_context(killables(project, isolated_home))
         url = stack.enter_context(haproxy(tmp_path, [r.port for r in replicas], None))
@@ -183,13 +174,13 @@ def test_a_call_on_a_dying_replica_is_not_run_twice(
             outcome = anyio.run(call_mark, url, token, marks, replicas)
         except Exception:  # the connection cut under the client: the SDK's own error
             outcome = "failed"
+        end = time.monotonic() + 6  # a resent call would land within this
+        while len(marks.read_text().split()) < 2 and time.monotonic() < end:
+            time.sleep(0.1)
     ran = marks.read_text().split()
     said = (tmp_path / "haproxy.log").read_text()
-    if careless:
-        assert len(ran) == 2 and outcome == "answered", (ran, outcome, said)  # the test can tell
-    else:
-        assert ran[:1] and len(ran) == 1, f"the call ran {len(ran)} times: {ran}\n{said}"
-        assert outcome in ("failed", "error"), outcome
+    assert ran[:1] and len(ran) == 1, f"the call ran {len(ran)} times: {ran}\n{said}"
+    assert outcome in ("failed", "error"), outcome
 
 
 @pytest.mark.slow
