@@ -444,16 +444,8 @@ MCP_APP = Group(
                     "behind a load balancer can answer "
                     "any request (2025-era clients then get no list_changed notifications).",
                 ),
-                Option(
-                    ("--stateful",),
-                    "HTTP: keep 2025-era clients' sessions in this process, for list_changed "
-                    "pushes (behind a balancer: hash on Mcp-Session-Id).",
-                ),
-                Option(
-                    ("--frozen",),
-                    "Install exactly plugman.lock first (sync --frozen); refuse to serve when "
-                    "it and plugman.toml disagree.",
-                ),
+                Option(("--stateful",), "HTTP: keep 2025-era sessions (list_changed pushes)."),
+                Option(("--frozen",), "Install plugman.lock first; refuse if plugman.toml differs"),
             ),
         ),
         Group(
