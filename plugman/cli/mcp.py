@@ -441,7 +441,7 @@ MCP_APP = Group(
                 ),
                 Option(
                     ("--stateless",),
-                    "HTTP: no sessions, so any of several gateways "
+                    "HTTP, the default: no sessions, so any of several gateways "
                     "behind a load balancer can answer "
                     "any request (2025-era clients then get no list_changed notifications).",
                 ),
@@ -464,6 +464,8 @@ MCP_APP = Group(
                 Option(
                     ("--groups-claim",), "--auth oidc: the groups claim.", VALUE, default="groups"
                 ),
+                Option(("--stateful",), "HTTP: keep 2025-era sessions (list_changed pushes)."),
+                Option(("--frozen",), "Install plugman.lock first; refuse if plugman.toml differs"),
             ),
         ),
         Group(

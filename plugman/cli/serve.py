@@ -10,6 +10,10 @@ store cannot be opened); 2 usage, including `--transport http` on an address tha
 loopback without `--auth token` or `--auth oidc` (refused before anything starts), and
 `--auth oidc` without `--issuer` and `--audience` or with an http:// issuer not on loopback; 1
 also when the OIDC provider cannot be discovered at start.
+
+`--frozen` (a replica's start, docs/gateway-fleet.md): install exactly plugman.lock first, as
+`plugman sync --frozen` does, and refuse to serve (exit 1, nothing printed on stdout) when the
+lock and plugman.toml disagree or a pinned plugin cannot be installed.
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ def serve(
     issuer: str | None = None,
     audience: str | None = None,
     groups_claim: str = "groups",
+    stateful: bool = False,
+    frozen: bool = False,
 ) -> None:
     """Serve the tools, resources and prompts of every resolved MCP server as one server.
 
@@ -44,7 +50,7 @@ def serve(
     starting are listed with what they offered last time. Logs: <state>/logs/gateway.log.
     """
     # lazy: runtime.gateway.run not loaded by plugman mcp run (+255 ms)
-    from plugman.runtime.gateway.run import Options, serve_paths
+    from plugman.runtime.gateway.run import Options, check, serve_paths
 
     options = Options(
         transport,
@@ -62,5 +68,12 @@ def serve(
         issuer=issuer,
         audience=audience,
         groups_claim=groups_claim,
+        stateful=stateful,
     )
-    serve_paths(paths_of(ctx), options, announce=output.announced)
+    paths = paths_of(ctx)
+    if frozen:  # the same config on every replica: exactly plugman.lock, installed first
+        check(options)  # a usage error before anything is installed
+        from plugman.commands.sync import frozen_for_serving  # lazy: only with --frozen
+
+        frozen_for_serving(paths)
+    serve_paths(paths, options, announce=output.announced)

@@ -7,6 +7,7 @@ import contextlib
 import os
 
 from plugman.agents import deploy
+from plugman.core.errors import PlugmanError
 from plugman.core.paths import Paths
 from plugman.core.session import session
 from plugman.plugins.lifecycle import sync as syncing
@@ -37,4 +38,27 @@ def sync(
         notices.prune(
             paths
         )  # a synced plugin's update notice is done (plugman.runtime.launch.notices)
+    return done
+
+
+def frozen_for_serving(paths: Paths) -> Updated:
+    """What a gateway replica does before it serves (`plugman mcp serve --frozen`): refuse when
+    plugman.lock and plugman.toml disagree, else install exactly the lock (`sync --frozen`),
+    so every replica serves the same config; refuse when any pinned plugin failed to install."""
+    pins = syncing.checked_pins(paths, "frozen")
+    found = syncing.disagreements(paths, pins)
+    if found:
+        raise PlugmanError(
+            "plugman.lock and plugman.toml disagree: " + "; ".join(found),
+            where=str(paths.project_lock),
+            hint="run: plugman lock, and commit the new plugman.lock (every replica serves it)",
+        )
+    done = sync(paths, "frozen")
+    if done.failed:
+        names = ", ".join(failed.id for failed in done.failed)
+        raise PlugmanError(
+            f"plugman.lock could not be installed exactly ({names}): not serving",
+            where=str(paths.project_lock),
+            hint="run: plugman sync --frozen, and see why",
+        )
     return done

@@ -20,6 +20,7 @@ from plugman.core.jsonvalue import PluginFields
 from plugman.core.paths import Paths
 from plugman.core.session import Session, session
 from plugman.core.state import InstalledPlugin, InstallRecord, PluginContent
+from plugman.core.versions import satisfies
 from plugman.plugins.catalog import marketplaces, registry
 from plugman.plugins.catalog.failed import Failed
 from plugman.plugins.catalog.pins import source_from_lock
@@ -174,6 +175,24 @@ def checked_pins(paths: Paths, mode: str) -> list[LockEntry]:
             hint="run: plugman lock (or plugman sync without --frozen)",
         )
     return pins
+
+
+def disagreements(paths: Paths, pins: list[LockEntry]) -> list[str]:
+    """Where plugman.lock (`pins`) and plugman.toml disagree, read offline: a plugin the
+    project declares that the lock does not pin, or pins at a version outside the declared
+    range. (A pin the project does not declare may be a dependency: it is not checked here.)"""
+    locked = lockfile.by_id(pins)
+    found = []
+    for plugin_id, value in declarations.project_checked(paths).get("plugins", {}).items():
+        specifier = value if isinstance(value, str) else value.get("version", "*")
+        pin = locked.get(plugin_id)
+        if pin is None:
+            found.append(f"plugman.toml declares {plugin_id}, which plugman.lock does not pin")
+        elif specifier != "*" and not satisfies(pin.version, specifier):
+            found.append(
+                f"plugman.toml wants {plugin_id} {specifier}, plugman.lock pins {pin.version}"
+            )
+    return found
 
 
 def synced(

@@ -39,12 +39,16 @@ Over HTTP:
   machinery cost about 1 ms a call on loopback (bench/gateway_overhead.py, issue 36).
   `list_changed` notifications still go on the client's GET stream, and a 2026-era
   `subscriptions/listen` is still answered as a stream (the SDK's carve-out).
-- Sessions: by default the SDK keeps each 2025-era client's session in this process
-  (`Mcp-Session-Id`), which lets the gateway push `list_changed` notifications on the client's
-  GET stream. `--stateless` serves every request on its own, so any process behind a load
-  balancer can answer any request, without sticky routing; 2025-era clients then get no
-  `list_changed` notifications (they see changes when they list again). 2026-era clients are
-  served per request either way, and get change events on their `subscriptions/listen`.
+- Sessions: stateless by default (`--stateless`, the default, is still accepted): every
+  request is served on its own, so any of several replicas behind a round-robin load balancer
+  can answer any request, without sticky routing; 2025-era clients then get no `list_changed`
+  notifications (they see changes when they list again). `--stateful` keeps each 2025-era
+  client's session in this process (`Mcp-Session-Id`), which lets the gateway push
+  `list_changed` on the client's GET stream; behind a balancer that needs hashing on
+  `Mcp-Session-Id` (docs/gateway-fleet.md). 2026-era clients are served per request either
+  way, and get change events on their `subscriptions/listen`.
+- Config digest: over HTTP the start-up log line names the digest of what this replica serves
+  (plugman.runtime.gateway.digest), so a replica whose config differs from its peers' shows.
 """
 
 from __future__ import annotations
@@ -113,7 +117,7 @@ class Options:
     deny_destructive: bool = False
     connect_timeout: float = 30.0
     auth: str = "none"
-    stateless: bool = False
+    stateless: bool = False  # HTTP: `--stateless`, the default anyway (see stateful)
     first_list_wait: float | None = None  # None: PLUGMAN_GATEWAY_FIRST_LIST_WAIT, or 5 s
     rate_limit: str | None = None  # per caller, "60/minute" (plugman.runtime.gateway.ratelimit)
     tool_rate_limit: str | None = None  # per caller and tool
@@ -122,6 +126,7 @@ class Options:
     issuer: str | None = None  # --auth oidc (plugman.runtime.gateway.oidc)
     audience: str | None = None
     groups_claim: str = "groups"
+    stateful: bool = False  # HTTP: sessions kept in this process (stateless is the default)
 
 
 def serve_paths(paths: Paths, options: Options, announce: Announce | None = None) -> None:
@@ -200,10 +205,28 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
             anyio.run(_stdio, gateway, handover, backend_options=LOOP)
         else:
             stack.callback(sock.close)
+            said = [_config(paths, env, options)]
             _serve_http(
-                gateway, address, sock, options.stateless, token, announce, limiter, verifier
+                gateway,
+                address,
+                sock,
+                not options.stateful,
+                token,
+                announce,
+                said,
+                limiter,
+                verifier,
             )
         log.info("stopped")
+
+
+def _config(paths: Paths, env: Mapping[str, str], options: Options) -> str:
+    """The line that names this replica's mode and config digest."""
+    # lazy: only the HTTP path has a digest (a second resolution, with references kept)
+    from plugman.runtime.gateway.digest import config_digest
+
+    mode = "stateful" if options.stateful else "stateless"
+    return f"{mode}, config {config_digest(paths, env)}"  # logged when announced
 
 
 def _limiter(options: Options, redis_url: str | None) -> Limiter | None:
@@ -264,6 +287,7 @@ def _serve_http(
     stateless: bool,
     token: gateway_token.Token | None,
     announce: Announce | None,
+    more: list[str],
     limiter: Limiter | None = None,
     verifier: Verifier | None = None,
 ) -> None:
@@ -282,11 +306,18 @@ def _serve_http(
     if verifier is not None:
         given = verifier.settings
         lines.append(f"clients must send an access token from {given.issuer} for {given.audience}")
+    lines += more
     said = announce or (lambda _: None)
     # lazy: anyio: after the early answers (plugman.runtime.gateway.early)
     import anyio
 
     anyio.run(_http, gateway, web, sock, said, lines, backend_options=LOOP)
+
+
+def check(options: Options) -> None:
+    """Raise UsageError for options that cannot serve: what serve_paths checks before anything
+    starts, for a caller with work to do first (`mcp serve --frozen` installs the lock)."""
+    _checked(options)
 
 
 def _checked(options: Options) -> Address | None:
@@ -301,10 +332,20 @@ def _checked(options: Options) -> Address | None:
             "--issuer, --audience and --groups-claim apply only to --auth oidc",
             hint="add --auth oidc, or leave them out",
         )
+    if options.stateless and options.stateful:
+        raise UsageError(
+            "--stateless and --stateful exclude each other",
+            hint="pass --stateful to keep 2025-era sessions, else nothing (stateless)",
+        )
     if options.transport == "stdio":
         if options.rate_limit or options.tool_rate_limit:
             raise UsageError(
                 "--rate-limit and --tool-rate-limit apply only to --transport http",
+                hint="over stdio the gateway serves only the process that started it",
+            )
+        if options.stateful:
+            raise UsageError(
+                "--stateful applies only to --transport http",
                 hint="over stdio the gateway serves only the process that started it",
             )
         if options.auth != "none" or options.stateless:
