@@ -43,7 +43,7 @@ import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, asynccontextmanager, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -134,6 +134,8 @@ class ReplicaSpec:
     name: str
     options: tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
+    config: str = ""  # more user-scope plugman.toml (other servers)
+    managed: str = ""  # the organization's managed-settings.toml (gatewayAccess rules)
 
 
 @dataclass(frozen=True)
@@ -302,14 +304,18 @@ class Redis:
 # --- replicas ------------------------------------------------------------------------------
 
 
-def write_config(home: Path, backend: Path) -> None:
-    """User scope: the one stdio backend, `who`."""
+def write_config(home: Path, backend: Path, more: str = "", managed: str = "") -> None:
+    """User scope: the stdio backend `who` (with `more` user-scope TOML after it); `managed`:
+    the organization's managed-settings.toml, if any."""
     config = home / "config"
     config.mkdir(parents=True, exist_ok=True)
     (config / "plugman.toml").write_text(
         f"[mcp_servers.{BACKEND_NAME}]\ncommand = {json.dumps(sys.executable)}\n"
-        f"args = [{json.dumps(str(backend))}]\n"
+        f"args = [{json.dumps(str(backend))}]\n{more}"
     )
+    if managed:
+        (home / "managed").mkdir(parents=True, exist_ok=True)
+        (home / "managed" / "managed-settings.toml").write_text(managed)
 
 
 class Replica:
@@ -322,7 +328,7 @@ class Replica:
         self.home = run / spec.name
         self.project = self.home / "project"
         self.project.mkdir(parents=True, exist_ok=True)
-        write_config(self.home, backend)
+        write_config(self.home, backend, spec.config, spec.managed)
         self.log = run / f"{spec.name}.log"
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -547,7 +553,7 @@ def fleet(
             store.start()
         if share_redis and store is not None:
             shared = {REDIS_VARIABLE: store.url}
-            specs = [ReplicaSpec(s.name, s.options, {**shared, **s.env}) for s in specs]
+            specs = [replace(s, env={**shared, **s.env}) for s in specs]
         started = [Replica(run, spec, auth, backend) for spec in specs]
         for replica in started:
             stack.callback(replica.stop)
