@@ -444,6 +444,18 @@ MCP_APP = Group(
                     "behind a load balancer can answer "
                     "any request (2025-era clients then get no list_changed notifications).",
                 ),
+                Option(
+                    ("--redis",),
+                    "HTTP: the Redis URL replicas share (else PLUGMAN_REDIS_URL, the way to "
+                    "give a password): 2025-era sessions resumable on any replica, list "
+                    "changes told to every replica's clients.",
+                    VALUE,
+                ),
+                Option(
+                    ("--shared-oauth",),
+                    "HTTP with --redis: backend OAuth logins kept in Redis, encrypted under "
+                    "PLUGMAN_GATEWAY_KEY (32 bytes, base64), shared by every replica.",
+                ),
             ),
         ),
         Group(

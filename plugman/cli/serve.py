@@ -27,6 +27,8 @@ def serve(
     auth: str = "none",
     first_list_wait: float | None = None,
     stateless: bool = False,
+    redis: str | None = None,
+    shared_oauth: bool = False,
 ) -> None:
     """Serve the tools, resources and prompts of every resolved MCP server as one server.
 
@@ -46,5 +48,7 @@ def serve(
         auth=auth,
         stateless=stateless,
         first_list_wait=first_list_wait,
+        redis_url=redis,
+        shared_oauth=shared_oauth,
     )
     serve_paths(paths_of(ctx), options, announce=output.announced)

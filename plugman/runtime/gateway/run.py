@@ -68,6 +68,7 @@ from plugman.runtime.gateway.memory import FILE
 if TYPE_CHECKING:
     import socket
 
+    from plugman.runtime.gateway.fleet import Fleet
     from plugman.runtime.gateway.server import Gateway
     from plugman.runtime.gateway.web import Address
 
@@ -108,6 +109,8 @@ class Options:
     auth: str = "none"
     stateless: bool = False
     first_list_wait: float | None = None  # None: PLUGMAN_GATEWAY_FIRST_LIST_WAIT, or 5 s
+    redis_url: str | None = None  # None: PLUGMAN_REDIS_URL, or no Redis (HTTP only)
+    shared_oauth: bool = False  # backend OAuth logins in Redis, sealed (runtime.oauth.sealed)
 
 
 def serve_paths(paths: Paths, options: Options, announce: Announce | None = None) -> None:
@@ -119,6 +122,7 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
     address = _checked(options)
     token = gateway_token.obtain(paths, env) if options.auth == "token" else None
     env.pop(gateway_token.VARIABLE, None)  # not for backends and hooks
+    fleet = _fleet(options, address, env)
     health = Health.from_env(env, options.connect_timeout, options.first_list_wait)
     resolved = resolve(paths, env)
     servers = {name: server.entry for name, server in resolved.servers.items()}
@@ -166,7 +170,7 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
             errlogs=errlogs,
             env={**env, "CLAUDE_PROJECT_DIR": str(paths.project_dir)},
             cwd=paths.project_dir,
-            auth_for=authorizer(paths, env),
+            auth_for=authorizer(paths, env, fleet.logins if fleet else None),
             shared=headers.shared(resolved.servers),
             memory=Memory(paths.state_dir / FILE),
         )
@@ -177,8 +181,23 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
             anyio.run(_stdio, gateway, handover, backend_options=LOOP)
         else:
             stack.callback(sock.close)
-            _serve_http(gateway, address, sock, options.stateless, token, announce)
+            _serve_http(gateway, address, sock, options.stateless, token, announce, fleet)
         log.info("stopped")
+
+
+def _fleet(options: Options, address: Address | None, env: dict[str, str]) -> Fleet | None:
+    """What replicas share in Redis (plugman.runtime.gateway.fleet), over HTTP with a Redis
+    URL; its URL and key taken out of `env` (not for backends and hooks)."""
+    if address is None:
+        if options.redis_url or options.shared_oauth:
+            raise UsageError(
+                "--redis and --shared-oauth apply only to --transport http",
+                hint="over stdio the gateway serves only the process that started it",
+            )
+        return None
+    from plugman.runtime.gateway.fleet import Fleet  # lazy: only with --redis
+
+    return Fleet.from_options(options.redis_url, options.shared_oauth, env)
 
 
 def _warm() -> None:
@@ -230,17 +249,19 @@ def _serve_http(
     stateless: bool,
     token: gateway_token.Token | None,
     announce: Announce | None,
+    fleet: Fleet | None = None,
 ) -> None:
     gateway.stateless = stateless
     from plugman.runtime.gateway.web import http_app  # lazy: socket, not before early answers
 
-    web = http_app(gateway.server, address, token.value if token else None, stateless)
+    events = fleet.events(gateway) if fleet else None
+    web = http_app(gateway.server, address, token.value if token else None, stateless, events)
     lines = [f"clients must send a bearer token ({token.fingerprint})"] if token else []
     said = announce or (lambda _: None)
     # lazy: anyio: after the early answers (plugman.runtime.gateway.early)
     import anyio
 
-    anyio.run(_http, gateway, web, sock, said, lines, backend_options=LOOP)
+    anyio.run(_http, gateway, web, sock, said, lines, fleet, backend_options=LOOP)
 
 
 def _checked(options: Options) -> Address | None:
@@ -271,7 +292,12 @@ def _checked(options: Options) -> Address | None:
 
 
 async def _http(
-    gateway: Gateway, web: Any, sock: socket.socket, announce: Announce, lines: list[str]
+    gateway: Gateway,
+    web: Any,
+    sock: socket.socket,
+    announce: Announce,
+    lines: list[str],
+    fleet: Fleet | None = None,
 ) -> None:
     import uvicorn  # lazy: uvicorn takes ~27 ms to import, only this path needs it
 
@@ -300,6 +326,8 @@ async def _http(
 
     async with anyio.create_task_group() as group:
         gateway.start(group)
+        if fleet is not None:
+            fleet.start(group)
         group.start_soon(_on_signal, stop)
         from plugman.runtime.gateway.web import mcp_url  # lazy: socket, only over HTTP
 

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from mcp.server.transport_security import TransportSecuritySettings
 
+    from plugman.runtime.gateway.events import Events
+
 PATH = "/mcp"
 Receive = Any  # ASGI
 Send = Any
@@ -83,19 +85,30 @@ def security(address: Address) -> TransportSecuritySettings:
     )
 
 
-def http_app(server: Server[Any], address: Address, token: str | None, stateless: bool) -> Any:
+def http_app(
+    server: Server[Any],
+    address: Address,
+    token: str | None,
+    stateless: bool,
+    events: Events | None = None,
+) -> Any:
     """The ASGI app uvicorn serves: the SDK's streamable HTTP session manager at PATH (McpApp),
-    behind the token if any."""
-    # lazy: mcp takes ~750 ms to import, only this path needs it
-    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+    behind the token if any; with `events` (--redis, stateful), sessions resumable on any
+    replica (plugman.runtime.gateway.events)."""
+    # lazy: the SDK (~750 ms), only this path needs it
+    from plugman.runtime.gateway.events import Resume, session_manager
 
-    manager = StreamableHTTPSessionManager(
+    kept = None if stateless else events
+    manager = session_manager(
+        kept,
         app=server,
         json_response=True,
         stateless=stateless,
         security_settings=security(address),
     )
-    web = McpApp(manager)
+    web: Any = McpApp(manager)
+    if kept is not None:
+        web = Resume(web, manager, kept)
     return web if token is None else BearerGate(web, token)
 
 
