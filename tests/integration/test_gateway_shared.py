@@ -218,8 +218,9 @@ async def sse_event(response: Any) -> tuple[str, str]:
     raise AssertionError("the stream ended without an event")
 
 
-def initialize(url: str) -> tuple[str, dict[str, str]]:
-    """A raw 2025-11-25 session on `url`: its id, and the headers its requests carry."""
+def initialize(url: str, joined: bool = True) -> tuple[str, dict[str, str]]:
+    """A raw 2025-11-25 session on `url`: its id, and the headers its requests carry; `joined`:
+    it sent `notifications/initialized` (the gateway tells it of changes from then on)."""
     import httpx2
 
     headers = {
@@ -240,8 +241,9 @@ def initialize(url: str) -> tuple[str, dict[str, str]]:
     assert opened.status_code == 200, opened.text
     session = opened.headers["mcp-session-id"]
     headers |= {"mcp-session-id": session, "mcp-protocol-version": "2025-11-25"}
-    joined = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-    assert httpx2.post(url, json=joined, headers=headers, timeout=30).status_code == 202
+    if joined:
+        note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        assert httpx2.post(url, json=note, headers=headers, timeout=30).status_code == 202
     return session, headers
 
 
@@ -276,6 +278,7 @@ def test_a_broken_get_stream_resumes_on_the_other_replica(
                         answer = await web.get(second, headers=resumed)
                 assert answer.status_code == 200, answer.text
                 assert answer.headers["content-type"].startswith("text/event-stream")
+                assert answer.headers["mcp-session-id"] == session
                 return str(answer.text)
 
             body = anyio.run(main)
@@ -318,9 +321,10 @@ def test_a_login_made_on_one_replica_is_read_by_the_other(
     assert kept is not None and kept.startswith(b"pm1."), kept
     issued = setup.tokens()
     assert issued and not [t for t in issued if t.encode() in kept], "a token in Redis in clear"
-    assert not (other_home / "secrets.json").exists() or not any(
-        t in (other_home / "secrets.json").read_text() for t in issued
-    ), "replica B kept the login in its own store"
-    setup.outputs += said + [logs_of(setup.home), logs_of(other_home)]
+    own = other_home / "config" / "secrets.json"
+    assert not own.exists() or not any(t in own.read_text() for t in issued), (
+        "replica B kept the login in its own store"
+    )
+    setup.outputs += [*said, logs_of(setup.home), logs_of(other_home)]
     setup.assert_no_token_leaked()
     assert PASSWORD not in "\n".join(setup.outputs)
