@@ -8,7 +8,9 @@ own ports, one config, the SDK's client and raw HTTP as clients.
   answers the event it missed from Redis, and only that one.
 - (c) With `--shared-oauth`: a backend OAuth login made on replica A's machine is read by
   replica B, which has none of its own; the value in Redis is sealed, no token in it.
-- The Redis password is in no log or output.
+- Redis down (not started yet, then stopped): replicas start and serve calls, each replica
+  tells its own clients; once Redis is up, list changes cross replicas again, without a
+  restart. The Redis password is in no log or output.
 
 Every redis-server, replica and server started is stopped by pid; every wait is bounded.
 """
@@ -48,11 +50,11 @@ WAIT = 20.0  # seconds for a notification to cross replicas on a loaded 2-core b
 
 
 @contextmanager
-def redis_server(tmp_path: Path) -> Iterator[str]:
-    """A redis-server on a free loopback port, with a password; yields its URL."""
+def redis_server(tmp_path: Path, port: int | None = None) -> Iterator[str]:
+    """A redis-server on `port` (else a free one) on loopback, with a password; its URL."""
     import redis
 
-    port = free_port()
+    port = port or free_port()
     folder = tmp_path / "redis"
     folder.mkdir(exist_ok=True)
     argv = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", ""]
@@ -328,3 +330,45 @@ def test_a_login_made_on_one_replica_is_read_by_the_other(
     setup.outputs += [*said, logs_of(setup.home), logs_of(other_home)]
     setup.assert_no_token_leaked()
     assert PASSWORD not in "\n".join(setup.outputs)
+
+
+def test_replicas_serve_without_redis_and_share_again_once_it_is_back(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    (tmp_path / "growing.py").write_text(GROWING)
+    configure(isolated_home, None, {}, {"growing": tmp_path / "growing.py"})
+    said: list[str] = []
+    port = free_port()
+    env = replica_env(isolated_home, f"redis://:{PASSWORD}@127.0.0.1:{port}/0")
+    project = tmp_path / "project"
+    with replica(project, env, said) as first, replica(project, env, said) as second:
+        seen_a: list[Any] = []
+        seen_b: list[Any] = []
+
+        async def calls(on_a: Any, on_b: Any, grown: str) -> None:
+            for session in (on_a, on_b):
+                assert text(await session.call_tool("notes__add", {"a": 2, "b": 2})) == "4"
+            seen_a.clear()
+            assert text(await on_a.call_tool("growing__grow", {"name": grown})) == "ok"
+            assert await told(seen_a), "replica A's own client was not told"
+
+        async def main() -> bool:
+            with anyio.fail_after(240):
+                async with client(first, seen_a) as on_a, client(second, seen_b) as on_b:
+                    assert "growing__grow" in await listed(on_a, "growing__grow")
+                    assert "growing__grow" in await listed(on_b, "growing__grow")
+                    await calls(on_a, on_b, "before")  # Redis not there yet
+                    with redis_server(tmp_path, port):
+                        crossed = False
+                        for attempt in range(12):  # the listener tries again every 5 s
+                            seen_b.clear()
+                            await on_a.call_tool("growing__grow", {"name": f"up{attempt}"})
+                            if crossed := await told(seen_b, 3):
+                                break
+                    await calls(on_a, on_b, "after")  # Redis gone again
+                    return crossed
+
+        assert anyio.run(main), "list changes did not cross replicas once Redis was up"
+    logs = logs_of(isolated_home) + "\n".join(said)
+    assert "unreachable" in logs and "reachable again" in logs, logs
+    assert PASSWORD not in logs, "the Redis password reached a log or an output"
