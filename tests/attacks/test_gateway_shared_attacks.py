@@ -27,6 +27,7 @@ import anyio
 import pytest
 
 from plugman.core.errors import PlugmanError, UsageError
+from plugman.core.secrets import FileStore
 from plugman.runtime.gateway.events import Events, Resume, SessionEvents, session_manager
 from plugman.runtime.gateway.principal import SCOPE_KEY, Principal
 from plugman.runtime.gateway.shared import CHANNEL, Link
@@ -238,6 +239,14 @@ def test_sealed_logins_refuse_what_was_moved_rekeyed_cut_or_forged(tmp_path: Pat
         assert ours.get("oauth:https://b.example/mcp") is None  # Redis refused: as no login
         rotated = logins(url, f"{KEY_B},{KEY_A}")  # a new key first, the old one still read
         assert rotated.get("oauth:https://a.example/mcp") == LOGIN
+        local = FileStore(tmp_path / "secrets.json")  # a replica with its own login
+        local.set("oauth:https://c.example/mcp", LOGIN)
+        mine = SharedLogins(url, Keyring.from_env({"PLUGMAN_GATEWAY_KEY": KEY_A}), local)
+        mine.client.set("plugman:oauth:https://c.example/mcp", raw)  # moved over it
+        assert mine.get("oauth:https://c.example/mcp") == LOGIN  # its own, not the moved one
+        resealed = mine.client.get("plugman:oauth:https://c.example/mcp")
+        assert resealed != raw and ours.get("oauth:https://c.example/mcp") == LOGIN
+        mine.client.close()
         ours.client.close()
         other.client.close()
         rotated.client.close()

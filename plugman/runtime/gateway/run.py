@@ -41,6 +41,9 @@ Over HTTP:
   balancer can answer any request, without sticky routing; 2025-era clients then get no
   `list_changed` notifications (they see changes when they list again). 2026-era clients are
   served per request either way, and get change events on their `subscriptions/listen`.
+- Replicas (`--redis URL`, else `PLUGMAN_REDIS_URL`): list changes are told to the clients of
+  every replica, 2025-era sessions resume on any replica, and with `--shared-oauth` backend
+  OAuth logins are shared, encrypted (plugman.runtime.gateway.fleet; Redis down degrades each).
 """
 
 from __future__ import annotations

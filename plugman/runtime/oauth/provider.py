@@ -13,7 +13,9 @@ with what it leaves out for a command line that runs again and again.
 - One refresh at a time across processes: refresh tokens rotate, so of two processes refreshing
   with the same one the second is refused and would fall back to needs-auth. A process whose
   access token is due takes `<state>/locks/oauth-<url hash>.lock` first, then reloads the
-  stored login: when another process refreshed meanwhile, it uses those tokens instead.
+  stored login: when another process refreshed meanwhile, it uses those tokens instead. Gateway
+  replicas sharing logins (`--shared-oauth`) take a Redis lock instead
+  (plugman.runtime.oauth.sealed).
 """
 
 from __future__ import annotations

@@ -12,8 +12,9 @@ A record: `pm1.<key id>.<base64url(nonce, AES-256-GCM ciphertext and tag)>` unde
 So a Redis writer cannot move server A's login into server B's slot, or an old one between
 keys, nor change a byte of it: it no longer decrypts, and is refused like a record under a key
 this replica does not have (its key id is named, for a rotation in progress) or a record that
-is not one (truncated, garbage). A refused record is a login that is not there: the backend then
-answers needs-auth, as without a login, and the gateway log says why.
+is not one (truncated, garbage). A refused record is never used: the replica's own login (from
+`plugman mcp login` on it) is used and sealed over it if it has one; else the backend answers
+needs-auth, as without a login, and the gateway log says why.
 
 Refresh races between replicas: refresh tokens rotate, so of two replicas refreshing with the
 same one the second is refused. A replica whose access token is due takes a Redis lock
@@ -155,6 +156,7 @@ class SharedLogins:
             url, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT
         )
         self.errors: tuple[type[BaseException], ...] = (redis.RedisError, OSError)
+        self.refused = redis.ResponseError
         self.keyring, self.local = keyring, local
         self.where = f"redis {redacted(url)}"
         self.down = False
@@ -165,12 +167,26 @@ class SharedLogins:
         the other replicas share a login made on this one)."""
         found = self._do(lambda: self.client.get(PREFIX + key))
         if found is not _DOWN and found is not None:
-            return self.keyring.open(PREFIX + key, found)
-        own = None if self.local is None else self.local.get(key)
+            try:
+                return self.keyring.open(PREFIX + key, found)
+            except PlugmanError as exc:
+                own = self._own(key)
+                if own is None:
+                    raise
+                log.warning("%s; this replica's own login is used, sealed over it", exc.message)
+                self._seal(key, own, replace=True)
+                return own
+        own = self._own(key)
         if found is None and own is not None:
-            sealed = self.keyring.seal(PREFIX + key, own)
-            self._do(lambda: self.client.set(PREFIX + key, sealed, nx=True))
+            self._seal(key, own, replace=False)
         return own
+
+    def _own(self, key: str) -> str | None:
+        return None if self.local is None else self.local.get(key)
+
+    def _seal(self, key: str, value: str, replace: bool) -> None:
+        sealed = self.keyring.seal(PREFIX + key, value)
+        self._do(lambda: self.client.set(PREFIX + key, sealed, nx=not replace))
 
     def set(self, key: str, value: str) -> None:
         sealed = self.keyring.seal(PREFIX + key, value)
@@ -191,6 +207,8 @@ class SharedLogins:
             return _DOWN
         try:
             result = action()
+        except self.refused:  # the server answered (the wrong type at a key): not down
+            return _DOWN
         except self.errors as exc:
             self.resume_at = time.monotonic() + RETRY
             if not self.down:
