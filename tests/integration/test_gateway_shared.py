@@ -191,7 +191,7 @@ def test_a_change_on_one_replica_reaches_the_clients_of_the_other(
                     async with client(first, seen_a) as on_a, client(second, seen_b) as on_b:
                         assert "growing__grow" in await listed(on_a, "growing__grow")
                         assert "growing__grow" in await listed(on_b, "growing__grow")
-                        await anyio.sleep(0.5)
+                        await anyio.sleep(1.5)  # changes of the start are told before this
                         seen_a.clear()
                         seen_b.clear()
                         grown = await on_a.call_tool("growing__grow", {"name": "sprout"})
@@ -252,6 +252,9 @@ def initialize(url: str, joined: bool = True) -> tuple[str, dict[str, str]]:
 def test_a_broken_get_stream_resumes_on_the_other_replica(
     tmp_path: Path, isolated_home: Path
 ) -> None:
+    """...and only GET streams are kept in Redis: no call's answer (a tool result) is."""
+    import redis
+
     (tmp_path / "growing.py").write_text(GROWING)
     configure(isolated_home, None, {}, {"growing": tmp_path / "growing.py"})
     said: list[str] = []
@@ -260,7 +263,7 @@ def test_a_broken_get_stream_resumes_on_the_other_replica(
         project = tmp_path / "project"
         with replica(project, env, said) as first, replica(project, env, said) as second:
 
-            async def main() -> str:
+            async def main() -> tuple[str, str]:
                 import httpx2
 
                 session, headers = initialize(first)
@@ -281,13 +284,16 @@ def test_a_broken_get_stream_resumes_on_the_other_replica(
                 assert answer.status_code == 200, answer.text
                 assert answer.headers["content-type"].startswith("text/event-stream")
                 assert answer.headers["mcp-session-id"] == session
-                return str(answer.text)
+                return seen_id, str(answer.text)
 
-            body = anyio.run(main)
+            seen_id, body = anyio.run(main)
+        kept = redis.Redis.from_url(url).keys("plugman:events:*")
+    get_stream = base64.urlsafe_b64encode(b"_GET_stream").decode().rstrip("=")
+    assert kept and all(key.decode().endswith(":" + get_stream) for key in kept), kept
     events = [block for block in body.split("\n\n") if "data:" in block]
-    assert len(events) == 1, body
-    assert "notifications/tools/list_changed" in events[0]
-    assert "id: " in events[0]
+    assert any("notifications/tools/list_changed" in event for event in events), body
+    ids = [line[4:] for line in body.splitlines() if line.startswith("id: ")]
+    assert len(ids) == len(events) and seen_id not in ids, body  # only what was missed
 
 
 KEY = base64.b64encode(b"k" * 32).decode()

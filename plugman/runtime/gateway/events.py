@@ -10,7 +10,9 @@ stream breaks and the client comes back with `Last-Event-ID` to another replica 
 restarted, or the balancer moved it), that replica answers the events it missed from Redis and
 ends the stream; its other requests then answer 404 and the client opens a new session.
 
-In Redis, per session and stream (the GET stream, or a request's): a Redis stream
+Only the GET stream's events are kept (`list_changed` notifications): the gateway answers each
+request with one JSON body, so no request stream is ever resumed, and no tool result goes to
+Redis. In Redis, per session and stream: a Redis stream
 `plugman:events:<session>:<stream>` of at most `MAX_EVENTS` events, and the session's owner
 (`plugman:session:<session>`: the caller's `Principal.key`, `-` without one), both expiring
 `TTL` seconds after the last event (sliding, as the SDK's 30-minute session idle timeout). An
@@ -47,6 +49,7 @@ NOBODY = "-"  # the owner of a session opened without a Principal (--auth token,
 SESSION = re.compile(r"[0-9a-f]{32}")  # the SDK's session ids: uuid4().hex
 EVENT_ID = re.compile(r"([A-Za-z0-9_-]{1,172})\.([0-9]{1,20}-[0-9]{1,20})")
 UNSTORED = "unstored"  # the id of an event Redis did not keep: it replays nothing
+GET_STREAM = "_GET_stream"  # the SDK's GET_STREAM_KEY: the one stream events are kept of
 # Who sends the request being served: set by `Resume`, read when the SDK opens a session.
 CALLER: contextvars.ContextVar[str] = contextvars.ContextVar("plugman_caller", default=NOBODY)
 Send = Callable[[Any], Awaitable[None]]  # ASGI
@@ -164,6 +167,8 @@ class SessionEvents:
         self.events, self.session, self.owner = events, session, owner
 
     async def store_event(self, stream_id: str, message: Any) -> str:
+        if stream_id != GET_STREAM:
+            return UNSTORED  # a request's answer: a JSON body (json_response), never resumed
         data = (
             b"" if message is None else message.model_dump_json(by_alias=True, exclude_unset=True)
         )
