@@ -378,3 +378,37 @@ def test_replicas_serve_without_redis_and_share_again_once_it_is_back(
     logs = logs_of(isolated_home) + "\n".join(said)
     assert "unreachable" in logs and "reachable again" in logs, logs
     assert PASSWORD not in logs, "the Redis password reached a log or an output"
+
+
+def test_one_refresh_at_a_time_across_replicas(tmp_path: Path) -> None:
+    """The Redis lock a refresh takes: a second replica waits for the first one's release; a
+    holder that never releases (killed) is outlived by the lock's expiry, not waited for ever."""
+    import threading
+
+    from plugman.runtime.oauth import sealed
+
+    ring = sealed.Keyring.from_env({"PLUGMAN_GATEWAY_KEY": KEY})
+    with redis_server(tmp_path) as url:
+        first, second = (sealed.SharedLogins(url, ring, None) for _ in range(2))
+        order: list[str] = []
+        held = first.lock("oauth:https://a.example/mcp", None).__enter__()
+        assert held.held == "redis"
+
+        def other() -> None:
+            with second.lock("oauth:https://a.example/mcp", None) as lock:
+                order.append(f"second:{lock.held}")
+
+        waiter = threading.Thread(target=other)
+        waiter.start()
+        time.sleep(0.5)
+        order.append("first released")
+        held.__exit__(None, None, None)
+        waiter.join(timeout=10)
+        assert order == ["first released", "second:redis"]
+        lost = first.lock("oauth:https://b.example/mcp", None).__enter__()  # never released
+        first.client.pexpire(lost.key, 300)  # as LOCK_TTL would, sooner
+        started = time.monotonic()
+        with second.lock("oauth:https://b.example/mcp", None) as taken:
+            assert taken.held == "redis" and time.monotonic() - started < 5
+        first.client.close()
+        second.client.close()
