@@ -423,8 +423,9 @@ MCP_APP = Group(
                 Option(("--deny-destructive",), "Refuse every tool marked destructiveHint."),
                 Option(
                     ("--auth",),
-                    "HTTP: none, or token (clients send the bearer token `plugman "
-                    "mcp token` keeps). Required on any address but loopback.",
+                    "HTTP: none, token (clients send the bearer token `plugman "
+                    "mcp token` keeps), or oidc (clients send JWT access tokens from "
+                    "--issuer for --audience). Required on any address but loopback.",
                     VALUE,
                     default="none",
                 ),
@@ -445,17 +446,25 @@ MCP_APP = Group(
                     "any request (2025-era clients then get no list_changed notifications).",
                 ),
                 Option(
-                    ("--redis",),
-                    "HTTP: the Redis URL replicas share (else PLUGMAN_REDIS_URL, the way to "
-                    "give a password): 2025-era sessions resumable on any replica, list "
-                    "changes told to every replica's clients.",
+                    ("--rate-limit",),
+                    "HTTP: requests per caller, e.g. 60/minute (per process without --redis).",
                     VALUE,
+                    metavar="LIMIT",
                 ),
+                Option(("--tool-rate-limit",), "HTTP: tools/call per caller and tool.", VALUE),
+                Option(("--redis",), "HTTP: Redis URL (else PLUGMAN_REDIS_URL).", VALUE),
                 Option(
-                    ("--shared-oauth",),
-                    "HTTP with --redis: backend OAuth logins kept in Redis, encrypted under "
-                    "PLUGMAN_GATEWAY_KEY (32 bytes, base64), shared by every replica.",
+                    ("--redis-failure",),
+                    "HTTP: Redis down: open (serve, warn) or closed (503).",
+                    VALUE,
+                    default="open",
                 ),
+                Option(("--issuer",), "--auth oidc: the issuer URL, as tokens' iss.", VALUE),
+                Option(("--audience",), "--auth oidc: as tokens' aud (https://HOST/mcp).", VALUE),
+                Option(
+                    ("--groups-claim",), "--auth oidc: the groups claim.", VALUE, default="groups"
+                ),
+                Option(("--shared-oauth",), "--redis: share backend OAuth logins, encrypted."),
             ),
         ),
         Group(

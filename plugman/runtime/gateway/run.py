@@ -29,6 +29,10 @@ Over HTTP:
   compared in constant time (`hmac.compare_digest`); any other answers 401 with
   `WWW-Authenticate: Bearer`. That compare is the only work added per request. No token, and
   no `Authorization` header, is ever logged.
+- OIDC (`--auth oidc --issuer URL --audience URL`): every HTTP request must carry a JWT access
+  token the issuer signed for the audience, checked against the issuer's keys, discovered and
+  fetched before listening (plugman.runtime.gateway.oidc); RFC 9728 metadata tells clients
+  where to get one (plugman.runtime.gateway.gate). Accepted on any address, as the token is.
 - Responses: each request POST is answered with one JSON body, not an SSE stream
   (`json_response`): the gateway sends nothing scoped to a request before its answer (no
   progress, no log message, no server-to-client request), and the SDK's per-request SSE
@@ -72,6 +76,8 @@ if TYPE_CHECKING:
     import socket
 
     from plugman.runtime.gateway.fleet import Fleet
+    from plugman.runtime.gateway.oidc import Verifier
+    from plugman.runtime.gateway.ratelimit import Limiter
     from plugman.runtime.gateway.server import Gateway
     from plugman.runtime.gateway.web import Address
 
@@ -94,7 +100,8 @@ WARM = (
 log = logging.getLogger("plugman.gateway")
 
 TRANSPORTS = ("stdio", "http")
-AUTH = ("none", "token")
+AUTH = ("none", "token", "oidc")
+REDIS_VARIABLE = "PLUGMAN_REDIS_URL"
 # uvloop's event loop: each call crosses the loop four times (client in, backend out and back,
 # client out), and uvloop's wake-ups and pipes take ~0.1 ms off the gateway's added latency.
 LOOP = {"use_uvloop": sys.platform != "win32"}
@@ -112,7 +119,13 @@ class Options:
     auth: str = "none"
     stateless: bool = False
     first_list_wait: float | None = None  # None: PLUGMAN_GATEWAY_FIRST_LIST_WAIT, or 5 s
-    redis_url: str | None = None  # None: PLUGMAN_REDIS_URL, or no Redis (HTTP only)
+    rate_limit: str | None = None  # per caller, "60/minute" (plugman.runtime.gateway.ratelimit)
+    tool_rate_limit: str | None = None  # per caller and tool
+    redis_url: str | None = None  # None: PLUGMAN_REDIS_URL, else no Redis
+    redis_failure: str = "open"  # "open" or "closed": when Redis does not answer
+    issuer: str | None = None  # --auth oidc (plugman.runtime.gateway.oidc)
+    audience: str | None = None
+    groups_claim: str = "groups"
     shared_oauth: bool = False  # backend OAuth logins in Redis, sealed (runtime.oauth.sealed)
 
 
@@ -124,8 +137,12 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
     env = dict(os.environ)
     address = _checked(options)
     token = gateway_token.obtain(paths, env) if options.auth == "token" else None
+    verifier = _verifier(options) if options.auth == "oidc" else None
     env.pop(gateway_token.VARIABLE, None)  # not for backends and hooks
-    fleet = _fleet(options, address, env)
+    from_env = env.pop(REDIS_VARIABLE, "").strip()  # its password: not for backends and hooks
+    redis_url = options.redis_url or from_env or None
+    limiter = _limiter(options, redis_url) if address is not None else None
+    fleet = _fleet(options, address, redis_url, env)
     health = Health.from_env(env, options.connect_timeout, options.first_list_wait)
     resolved = resolve(paths, env)
     servers = {name: server.entry for name, server in resolved.servers.items()}
@@ -136,6 +153,7 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
     import anyio  # lazy: see above
 
     # lazy: the full server (calls, server, oauth, transport): after the early answers
+    from plugman.config.gateway_access import Access
     from plugman.runtime.gateway.calls import Guard
     from plugman.runtime.gateway.memory import Memory
     from plugman.runtime.gateway.server import Gateway
@@ -176,31 +194,48 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
             auth_for=authorizer(paths, env, fleet.logins if fleet else None),
             shared=headers.shared(resolved.servers),
             memory=Memory(paths.state_dir / FILE),
+            access=Access(resolved.policy.gateway_access),
+            authenticated=options.auth != "none",  # who calls decides what it may use
         )
         log.info("serving %d servers over %s", len(servers), options.transport)
+        if limiter is not None:
+            log.info("rate limits: %s", limiter.described)
         if handover is not None:
             _log_early(handover)
         if sock is None or address is None:
             anyio.run(_stdio, gateway, handover, backend_options=LOOP)
         else:
             stack.callback(sock.close)
-            _serve_http(gateway, address, sock, options.stateless, token, announce, fleet)
+            _serve_http(
+                gateway, address, sock, options.stateless, token, announce, limiter, verifier, fleet
+            )
         log.info("stopped")
 
 
-def _fleet(options: Options, address: Address | None, env: dict[str, str]) -> Fleet | None:
+def _limiter(options: Options, redis_url: str | None) -> Limiter | None:
+    """The rate limits the options ask for (plugman.runtime.gateway.ratelimit), if any."""
+    # lazy: limits and redis (the fleet extra) only when limits are asked for
+    from plugman.runtime.gateway.ratelimit import Rules, limiter
+
+    rules = Rules(options.rate_limit, options.tool_rate_limit, redis_url, options.redis_failure)
+    return limiter(rules)
+
+
+def _fleet(
+    options: Options, address: Address | None, redis_url: str | None, env: dict[str, str]
+) -> Fleet | None:
     """What replicas share in Redis (plugman.runtime.gateway.fleet), over HTTP with a Redis
     URL; its URL and key taken out of `env` (not for backends and hooks)."""
     if address is None:
-        if options.redis_url or options.shared_oauth:
+        if options.shared_oauth:
             raise UsageError(
-                "--redis and --shared-oauth apply only to --transport http",
+                "--shared-oauth applies only to --transport http",
                 hint="over stdio the gateway serves only the process that started it",
             )
         return None
-    from plugman.runtime.gateway.fleet import Fleet  # lazy: only with --redis
+    from plugman.runtime.gateway.fleet import Fleet  # lazy: only over HTTP
 
-    return Fleet.from_options(options.redis_url, options.shared_oauth, env)
+    return Fleet.from_options(redis_url, options.shared_oauth, env)
 
 
 def _warm() -> None:
@@ -252,14 +287,27 @@ def _serve_http(
     stateless: bool,
     token: gateway_token.Token | None,
     announce: Announce | None,
+    limiter: Limiter | None = None,
+    verifier: Verifier | None = None,
     fleet: Fleet | None = None,
 ) -> None:
     gateway.stateless = stateless
     from plugman.runtime.gateway.web import http_app  # lazy: socket, not before early answers
 
     events = fleet.events(gateway) if fleet else None
-    web = http_app(gateway.server, address, token.value if token else None, stateless, events)
+    web = http_app(
+        gateway.server,
+        address,
+        token.value if token else None,
+        stateless,
+        limiter,
+        oidc=verifier,
+        events=events,
+    )
     lines = [f"clients must send a bearer token ({token.fingerprint})"] if token else []
+    if verifier is not None:
+        given = verifier.settings
+        lines.append(f"clients must send an access token from {given.issuer} for {given.audience}")
     said = announce or (lambda _: None)
     # lazy: anyio: after the early answers (plugman.runtime.gateway.early)
     import anyio
@@ -272,8 +320,19 @@ def _checked(options: Options) -> Address | None:
     if options.transport not in TRANSPORTS:
         raise UsageError(f"unknown transport {options.transport!r}", hint="use stdio or http")
     if options.auth not in AUTH:
-        raise UsageError(f"unknown --auth {options.auth!r}", hint="use none or token")
+        raise UsageError(f"unknown --auth {options.auth!r}", hint="use none, token or oidc")
+    given = options.issuer or options.audience or options.groups_claim != "groups"
+    if options.auth != "oidc" and given:
+        raise UsageError(
+            "--issuer, --audience and --groups-claim apply only to --auth oidc",
+            hint="add --auth oidc, or leave them out",
+        )
     if options.transport == "stdio":
+        if options.rate_limit or options.tool_rate_limit:
+            raise UsageError(
+                "--rate-limit and --tool-rate-limit apply only to --transport http",
+                hint="over stdio the gateway serves only the process that started it",
+            )
         if options.auth != "none" or options.stateless:
             raise UsageError(
                 "--auth and --stateless apply only to --transport http",
@@ -289,9 +348,22 @@ def _checked(options: Options) -> Address | None:
             "loopback address, so anyone who can reach it could call every tool",
             where="--host",
             hint="add --auth token (clients send `Authorization: Bearer <token>`; "
-            "`plugman mcp token --show` prints it), or listen on 127.0.0.1",
+            "`plugman mcp token --show` prints it), or --auth oidc --issuer URL --audience URL "
+            "(clients send access tokens from your OIDC provider), or listen on 127.0.0.1",
         )
+    if options.auth == "oidc":
+        # lazy: jwt, only --auth oidc needs it
+        from plugman.runtime.gateway.oidc import settings
+
+        settings(options.issuer, options.audience, options.groups_claim)
     return address
+
+
+def _verifier(options: Options) -> Verifier:
+    """The OIDC verifier, its provider discovered and its keys fetched (before listening)."""
+    from plugman.runtime.gateway import oidc  # lazy: jwt, only --auth oidc needs it
+
+    return oidc.start(oidc.settings(options.issuer, options.audience, options.groups_claim))
 
 
 async def _http(

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from plugman.core.errors import PlugmanError
+from plugman.runtime.gateway.principal import SCOPE_KEY, Principal
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel.server import Server
@@ -18,11 +19,14 @@ if TYPE_CHECKING:
     from mcp.server.transport_security import TransportSecuritySettings
 
     from plugman.runtime.gateway.events import Events
+    from plugman.runtime.gateway.oidc import Verifier
+    from plugman.runtime.gateway.ratelimit import Limiter
 
 PATH = "/mcp"
 Receive = Any  # ASGI
 Send = Any
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+TOKEN_HOLDER = Principal("token", "plugman")  # whoever sends the shared bearer token
 
 
 @dataclass(frozen=True)
@@ -90,13 +94,18 @@ def http_app(
     address: Address,
     token: str | None,
     stateless: bool,
+    limiter: Limiter | None = None,
+    oidc: Verifier | None = None,
     events: Events | None = None,
 ) -> Any:
     """The ASGI app uvicorn serves: the SDK's streamable HTTP session manager at PATH (McpApp),
-    behind the token if any; with `events` (--redis, stateful), sessions resumable on any
-    replica (plugman.runtime.gateway.events)."""
-    # lazy: the SDK (~750 ms), only this path needs it
+    behind the request inspection (and the rate limits, if any), behind the token if any, or
+    behind the OIDC gate and its RFC 9728 metadata; with `events` (--redis, stateful), sessions
+    resumable on any replica (plugman.runtime.gateway.events)."""
+    # lazy: the layers in front of the SDK and the SDK's manager (~750 ms), only over HTTP
     from plugman.runtime.gateway.events import Resume, session_manager
+    from plugman.runtime.gateway.inbound import Inspect
+    from plugman.runtime.gateway.ratelimit import Limits
 
     kept = None if stateless else events
     manager = session_manager(
@@ -109,6 +118,13 @@ def http_app(
     web: Any = McpApp(manager)
     if kept is not None:
         web = Resume(web, manager, kept)
+    web = web if limiter is None else Limits(web, limiter)
+    web = Inspect(web, manager.max_request_body_size, PATH)
+    if oidc is not None:
+        # lazy: the OIDC gate, only --auth oidc needs it
+        from plugman.runtime.gateway.gate import OidcGate, ResourceMetadata, metadata_document
+
+        return ResourceMetadata(OidcGate(web, oidc), metadata_document(oidc.settings))
     return web if token is None else BearerGate(web, token)
 
 
@@ -151,6 +167,8 @@ class BearerGate:
 
     async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or self._carries_token(scope["headers"]):
+            if scope["type"] == "http":
+                scope[SCOPE_KEY] = TOKEN_HOLDER
             await self.app(scope, receive, send)
             return
         await _unauthorized(send)
