@@ -276,7 +276,7 @@ def test_shared_oauth_without_a_usable_key_is_refused(tmp_path: Path, isolated_h
     assert "hunter2hunter2" not in done.stderr + done.stdout
     assert "Traceback" not in done.stderr
     stdio = subprocess.run(
-        [*plugman_argv("--project", str(project), "mcp", "serve", "--redis", "redis://x")],
+        [*plugman_argv("--project", str(project), "mcp", "serve", "--shared-oauth")],
         env={**os.environ, "PLUGMAN_HOME": str(isolated_home)},
         capture_output=True,
         text=True,
