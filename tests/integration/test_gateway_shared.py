@@ -376,7 +376,7 @@ def test_replicas_serve_without_redis_and_share_again_once_it_is_back(
 
         assert anyio.run(main), "list changes did not cross replicas once Redis was up"
     logs = logs_of(isolated_home) + "\n".join(said)
-    assert "unreachable" in logs and "reachable again" in logs, logs
+    assert "not answering" in logs and "answering again: events" in logs, logs
     assert PASSWORD not in logs, "the Redis password reached a log or an output"
 
 

@@ -131,8 +131,7 @@ class Link:
         if not self.down:
             self.down = True
             log.warning(
-                "redis %s unreachable (%s): no shared events, list changes or logins until "
-                "it is back",
+                "redis %s not answering (%s): no shared events or list changes until it answers",
                 self.shown,
                 type(exc).__name__,
             )
@@ -140,7 +139,7 @@ class Link:
     def up(self) -> None:
         if self.down:
             self.down = False
-            log.info("redis %s reachable again", self.shown)
+            log.info("redis %s answering again: events and list changes shared", self.shown)
 
     async def close(self) -> None:
         try:

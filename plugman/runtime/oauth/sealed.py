@@ -214,14 +214,14 @@ class SharedLogins:
             if not self.down:
                 self.down = True
                 log.warning(
-                    "%s unreachable (%s): OAuth logins from the local store",
+                    "%s not answering (%s): OAuth logins from the local store",
                     self.where,
                     type(exc).__name__,
                 )
             return _DOWN
         if self.down:
             self.down = False
-            log.info("%s reachable again: OAuth logins shared", self.where)
+            log.info("%s answering again: OAuth logins shared", self.where)
         return result
 
 
