@@ -466,6 +466,7 @@ MCP_APP = Group(
                 ),
                 Option(("--stateful",), "HTTP: keep 2025-era sessions (list_changed pushes)."),
                 Option(("--frozen",), "Install plugman.lock first; refuse if plugman.toml differs"),
+                Option(("--shared-oauth",), "--redis: share backend OAuth logins, encrypted."),
             ),
         ),
         Group(

@@ -42,6 +42,7 @@ def serve(
     groups_claim: str = "groups",
     stateful: bool = False,
     frozen: bool = False,
+    shared_oauth: bool = False,
 ) -> None:
     """Serve the tools, resources and prompts of every resolved MCP server as one server.
 
@@ -69,6 +70,7 @@ def serve(
         audience=audience,
         groups_claim=groups_claim,
         stateful=stateful,
+        shared_oauth=shared_oauth,
     )
     paths = paths_of(ctx)
     if frozen:  # the same config on every replica: exactly plugman.lock, installed first

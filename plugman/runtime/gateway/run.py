@@ -49,6 +49,9 @@ Over HTTP:
   way, and get change events on their `subscriptions/listen`.
 - Config digest: over HTTP the start-up log line names the digest of what this replica serves
   (plugman.runtime.gateway.digest), so a replica whose config differs from its peers' shows.
+- Replicas (`--redis URL`, else `PLUGMAN_REDIS_URL`): list changes are told to the clients of
+  every replica, 2025-era sessions resume on any replica, and with `--shared-oauth` backend
+  OAuth logins are shared, encrypted (plugman.runtime.gateway.fleet; Redis down degrades each).
 """
 
 from __future__ import annotations
@@ -76,6 +79,7 @@ from plugman.runtime.gateway.memory import FILE
 if TYPE_CHECKING:
     import socket
 
+    from plugman.runtime.gateway.fleet import Fleet
     from plugman.runtime.gateway.oidc import Verifier
     from plugman.runtime.gateway.ratelimit import Limiter
     from plugman.runtime.gateway.server import Gateway
@@ -127,6 +131,7 @@ class Options:
     audience: str | None = None
     groups_claim: str = "groups"
     stateful: bool = False  # HTTP: sessions kept in this process (stateless is the default)
+    shared_oauth: bool = False  # backend OAuth logins in Redis, sealed (runtime.oauth.sealed)
 
 
 def serve_paths(paths: Paths, options: Options, announce: Announce | None = None) -> None:
@@ -142,6 +147,7 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
     from_env = env.pop(REDIS_VARIABLE, "").strip()  # its password: not for backends and hooks
     redis_url = options.redis_url or from_env or None
     limiter = _limiter(options, redis_url) if address is not None else None
+    fleet = _fleet(options, address, redis_url, env)
     health = Health.from_env(env, options.connect_timeout, options.first_list_wait)
     resolved = resolve(paths, env)
     servers = {name: server.entry for name, server in resolved.servers.items()}
@@ -190,7 +196,7 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
             errlogs=errlogs,
             env={**env, "CLAUDE_PROJECT_DIR": str(paths.project_dir)},
             cwd=paths.project_dir,
-            auth_for=authorizer(paths, env),
+            auth_for=authorizer(paths, env, fleet.logins if fleet else None),
             shared=headers.shared(resolved.servers),
             memory=Memory(paths.state_dir / FILE),
             access=Access(resolved.policy.gateway_access),
@@ -216,6 +222,7 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
                 said,
                 limiter,
                 verifier,
+                fleet,
             )
         log.info("stopped")
 
@@ -236,6 +243,23 @@ def _limiter(options: Options, redis_url: str | None) -> Limiter | None:
 
     rules = Rules(options.rate_limit, options.tool_rate_limit, redis_url, options.redis_failure)
     return limiter(rules)
+
+
+def _fleet(
+    options: Options, address: Address | None, redis_url: str | None, env: dict[str, str]
+) -> Fleet | None:
+    """What replicas share in Redis (plugman.runtime.gateway.fleet), over HTTP with a Redis
+    URL; its URL and key taken out of `env` (not for backends and hooks)."""
+    if address is None:
+        if options.shared_oauth:
+            raise UsageError(
+                "--shared-oauth applies only to --transport http",
+                hint="over stdio the gateway serves only the process that started it",
+            )
+        return None
+    from plugman.runtime.gateway.fleet import Fleet  # lazy: only over HTTP
+
+    return Fleet.from_options(redis_url, options.shared_oauth, env)
 
 
 def _warm() -> None:
@@ -290,10 +314,12 @@ def _serve_http(
     more: list[str],
     limiter: Limiter | None = None,
     verifier: Verifier | None = None,
+    fleet: Fleet | None = None,
 ) -> None:
     gateway.stateless = stateless
     from plugman.runtime.gateway.web import http_app  # lazy: socket, not before early answers
 
+    events = fleet.events(gateway) if fleet else None
     web = http_app(
         gateway.server,
         address,
@@ -301,6 +327,7 @@ def _serve_http(
         stateless,
         limiter,
         oidc=verifier,
+        events=events,
     )
     lines = [f"clients must send a bearer token ({token.fingerprint})"] if token else []
     if verifier is not None:
@@ -311,7 +338,7 @@ def _serve_http(
     # lazy: anyio: after the early answers (plugman.runtime.gateway.early)
     import anyio
 
-    anyio.run(_http, gateway, web, sock, said, lines, backend_options=LOOP)
+    anyio.run(_http, gateway, web, sock, said, lines, fleet, backend_options=LOOP)
 
 
 def check(options: Options) -> None:
@@ -382,7 +409,12 @@ def _verifier(options: Options) -> Verifier:
 
 
 async def _http(
-    gateway: Gateway, web: Any, sock: socket.socket, announce: Announce, lines: list[str]
+    gateway: Gateway,
+    web: Any,
+    sock: socket.socket,
+    announce: Announce,
+    lines: list[str],
+    fleet: Fleet | None = None,
 ) -> None:
     import uvicorn  # lazy: uvicorn takes ~27 ms to import, only this path needs it
 
@@ -411,6 +443,8 @@ async def _http(
 
     async with anyio.create_task_group() as group:
         gateway.start(group)
+        if fleet is not None:
+            fleet.start(group)
         group.start_soon(_on_signal, stop)
         from plugman.runtime.gateway.web import mcp_url  # lazy: socket, only over HTTP
 

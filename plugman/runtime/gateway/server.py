@@ -39,7 +39,7 @@ only inside functions, like the rest of plugman.runtime.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -117,6 +117,8 @@ class Gateway:
         self.deadline = 0.0  # until then, a list waits for the `unknown` backends
         self.sessions: list[ServerSession] = []
         self.stateless = False  # HTTP --stateless: a session ends with its request
+        # --redis: tells the other replicas what changed here (plugman.runtime.gateway.shared)
+        self.publish: Callable[[str], Awaitable[None]] | None = None
         self.access = access or Access(None)  # gatewayAccess (plugman.config.gateway_access)
         self.authenticated = authenticated  # HTTP --auth: a caller may be refused things
         self.views: dict[tuple[str, Grant], list[Any]] = {}  # per-caller listings of `catalog`
@@ -191,6 +193,8 @@ class Gateway:
                     "%s: %s changed; telling %d clients", backend.name, kind, len(self.sessions)
                 )
                 await self.notify(kind)
+                if self.publish is not None:
+                    await self.publish(kind)
 
     async def notify(self, kind: str) -> None:
         """Tell every client that the `kind` list (tools, prompts or resources) changed."""

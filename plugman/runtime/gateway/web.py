@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from mcp.server.transport_security import TransportSecuritySettings
 
+    from plugman.runtime.gateway.events import Events
     from plugman.runtime.gateway.oidc import Verifier
     from plugman.runtime.gateway.ratelimit import Limiter
 
@@ -95,24 +96,28 @@ def http_app(
     stateless: bool,
     limiter: Limiter | None = None,
     oidc: Verifier | None = None,
+    events: Events | None = None,
 ) -> Any:
     """The ASGI app uvicorn serves: the SDK's streamable HTTP session manager at PATH (McpApp),
     behind the request inspection (and the rate limits, if any), behind the token if any, or
-    behind the OIDC gate and its RFC 9728 metadata."""
-    # lazy: mcp takes ~750 ms to import, only this path needs it
-    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-
-    # lazy: the layers in front of the SDK, only over HTTP
+    behind the OIDC gate and its RFC 9728 metadata; with `events` (--redis, stateful), sessions
+    resumable on any replica (plugman.runtime.gateway.events)."""
+    # lazy: the layers in front of the SDK and the SDK's manager (~750 ms), only over HTTP
+    from plugman.runtime.gateway.events import Resume, session_manager
     from plugman.runtime.gateway.inbound import Inspect
     from plugman.runtime.gateway.ratelimit import Limits
 
-    manager = StreamableHTTPSessionManager(
+    kept = None if stateless else events
+    manager = session_manager(
+        kept,
         app=server,
         json_response=True,
         stateless=stateless,
         security_settings=security(address),
     )
     web: Any = McpApp(manager)
+    if kept is not None:
+        web = Resume(web, manager, kept)
     web = web if limiter is None else Limits(web, limiter)
     web = Inspect(web, manager.max_request_body_size, PATH)
     if oidc is not None:

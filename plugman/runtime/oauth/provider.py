@@ -13,7 +13,9 @@ with what it leaves out for a command line that runs again and again.
 - One refresh at a time across processes: refresh tokens rotate, so of two processes refreshing
   with the same one the second is refused and would fall back to needs-auth. A process whose
   access token is due takes `<state>/locks/oauth-<url hash>.lock` first, then reloads the
-  stored login: when another process refreshed meanwhile, it uses those tokens instead.
+  stored login: when another process refreshed meanwhile, it uses those tokens instead. Gateway
+  replicas sharing logins (`--shared-oauth`) take a Redis lock instead
+  (plugman.runtime.oauth.sealed).
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections.abc import AsyncGenerator, Callable, Mapping
-from pathlib import Path
 from typing import Any, NamedTuple
 
 import anyio.to_thread
@@ -41,10 +42,11 @@ AuthFor = Callable[[str, Mapping[str, Any]], Any]  # (name, entry) -> httpx2.Aut
 
 
 class Shared(NamedTuple):
-    """What processes using one stored login share: the lock a refresh takes, and the login as
-    the store holds it now."""
+    """What processes using one stored login share: the lock a refresh takes (a new context
+    manager each time: a FileLock, or plugman.runtime.oauth.sealed's Redis lock), and the login
+    as the store holds it now."""
 
-    lock: Path
+    lock: Callable[[], Any]
     reload: Callable[[], oauth_store.OAuthLogin | None]
 
 
@@ -52,18 +54,24 @@ class NeedsLoginError(PlugmanError):
     """The server wants an interactive login, and this is not `plugman mcp login`."""
 
 
-def authorizer(paths: Paths, env: Mapping[str, str] | None = None) -> AuthFor:
+def authorizer(
+    paths: Paths,
+    env: Mapping[str, str] | None = None,
+    shared: Callable[[Store | None], Any] | None = None,
+) -> AuthFor:
     """(name, entry) -> the `httpx2.Auth` of the server's stored login, or None. The secret
-    store is opened at the first remote server, once."""
-    opened: list[Store | None] = []
+    store is opened at the first remote server, once; `shared` (the gateway's --shared-oauth)
+    makes the store logins are kept in from it (plugman.runtime.oauth.sealed.SharedLogins)."""
+    opened: list[Any] = []
 
-    def store() -> Store | None:
+    def store() -> Any:
         if not opened:
             try:
-                opened.append(open_store(paths, env))
+                local: Store | None = open_store(paths, env)
             except PlugmanError as exc:
                 progress.warn(f"stored OAuth logins are not used: {exc.message}")
-                opened.append(None)
+                local = None
+            opened.append(local if shared is None else shared(local))
         return opened[0]
 
     def auth_for(name: str, entry: Mapping[str, Any]) -> Any:
@@ -88,13 +96,23 @@ def authorizer(paths: Paths, env: Mapping[str, str] | None = None) -> AuthFor:
             raise NeedsLoginError(f"{name} needs a new login", hint=f"plugman mcp login {name}")
 
         digest = hashlib.sha256(url.encode()).hexdigest()[:16]
-        shared = Shared(
-            paths.state_dir / "locks" / f"oauth-{digest}.lock",
-            functools.partial(oauth_store.load, found, url),
-        )
-        return provider(url, storage, list(redirects), no_login, no_callback, shared)
+        local = functools.partial(FileLock, paths.state_dir / "locks" / f"oauth-{digest}.lock")
+        lock = local
+        if hasattr(found, "lock"):  # shared by replicas: a Redis lock, the file one without it
+            lock = functools.partial(found.lock, oauth_store.key_of(url), local())
+        together = Shared(lock, functools.partial(_reload, found, url))
+        return provider(url, storage, list(redirects), no_login, no_callback, together)
 
     return auth_for
+
+
+def _reload(found: Store, url: str) -> oauth_store.OAuthLogin | None:
+    """The login as the store holds it now; None if it cannot be read (a refresh then goes on
+    with the tokens it has)."""
+    try:
+        return oauth_store.load(found, url)
+    except PlugmanError:
+        return None
 
 
 def provider(
@@ -144,7 +162,7 @@ def _provider_class() -> Any:
                 prm = ProtectedResourceMetadata.model_validate(record.resource_metadata)
                 self.context.protected_resource_metadata = prm
 
-        async def _refresh_turn(self) -> FileLock | None:
+        async def _refresh_turn(self) -> Any:
             """When the access token is due: the shared lock, held, and the tokens another
             process stored while this one waited for it (None: no refresh is due)."""
             if self.shared is None:
@@ -154,7 +172,7 @@ def _provider_class() -> Any:
                     await self._initialize()
                 if self.context.is_token_valid() or not self.context.can_refresh_token():
                     return None
-            lock = FileLock(self.shared.lock)
+            lock = self.shared.lock()
             await anyio.to_thread.run_sync(lock.__enter__)
             record, storage = self.shared.reload(), self.context.storage
             if (
