@@ -14,8 +14,12 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.integration.fleet import BACKEND_NAME, Auth, fleet, rpc
 from tests.support.oidc_issuer import Issuer
+
+pytestmark = pytest.mark.slow  # a whole fleet: redis, issuer, three replicas, HAProxy
 
 AUDIENCE = "https://gateway.example/mcp"
 
