@@ -444,6 +444,7 @@ MCP_APP = Group(
                     "behind a load balancer can answer "
                     "any request (2025-era clients then get no list_changed notifications).",
                 ),
+                *serve.OBSERVE,
             ),
         ),
         Group(

@@ -11,7 +11,17 @@ listens, and who may talk to it.
   plugman.runtime.gateway.token).
 
 SIGTERM and SIGINT end either gracefully: backends are shut down (the SDK closes a stdio
-server's stdin, then signals its process group), so no server is left behind.
+server's stdin, then signals its process group), so no server is left behind. Over HTTP the
+first signal drains the replica, so a rolling update fails no call: `/readyz` answers 503 at
+once (plugman.runtime.gateway.web's HealthGate) while requests are still served for
+`--drain-delay` seconds (default 0; set it to the balancer's check interval times its fall
+count, so the balancer stops sending first); then the listener closes, the requests in flight
+finish (at most `--drain-timeout` seconds, default 25, then they are cancelled), and the
+backends stop. A second signal ends the delay at once.
+
+Every tool call is one JSON line in `<state>/logs/calls.jsonl` (and with `--log-stderr` on
+stderr too): plugman.runtime.gateway.observe; `--replica` names the replica there. `--otel`
+exports traces and metrics over OTLP/HTTP: plugman.runtime.gateway.telemetry.
 
 Over HTTP:
 
@@ -47,6 +57,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import math
 import os
 import signal
 import sys
@@ -68,8 +79,10 @@ from plugman.runtime.gateway.memory import FILE
 if TYPE_CHECKING:
     import socket
 
+    from plugman.runtime.gateway.observe import CallLog
     from plugman.runtime.gateway.server import Gateway
-    from plugman.runtime.gateway.web import Address
+    from plugman.runtime.gateway.telemetry import Telemetry
+    from plugman.runtime.gateway.web import Address, HealthGate
 
 # What the full server imports, warmed in a thread while the early answers are given
 # (plugman.runtime.gateway.early): the SDK, pydantic and anyio, most of a second.
@@ -108,6 +121,11 @@ class Options:
     auth: str = "none"
     stateless: bool = False
     first_list_wait: float | None = None  # None: PLUGMAN_GATEWAY_FIRST_LIST_WAIT, or 5 s
+    replica: str | None = None  # None: PLUGMAN_REPLICA, or the host name (observe.replica_name)
+    otel: bool = False  # traces and metrics over OTLP/HTTP (plugman.runtime.gateway.telemetry)
+    log_stderr: bool = False  # the call log on stderr too (a container's log)
+    drain_delay: float = 0.0  # HTTP: seconds /readyz says 503 before the listener closes
+    drain_timeout: float = 25.0  # HTTP: seconds the requests in flight may take to finish
 
 
 def serve_paths(paths: Paths, options: Options, announce: Announce | None = None) -> None:
@@ -131,6 +149,7 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
     # lazy: the full server (calls, server, oauth, transport): after the early answers
     from plugman.runtime.gateway.calls import Guard
     from plugman.runtime.gateway.memory import Memory
+    from plugman.runtime.gateway.observe import replica_name
     from plugman.runtime.gateway.server import Gateway
     from plugman.runtime.oauth.provider import authorizer
     from plugman.runtime.transport import headers
@@ -159,6 +178,9 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
         errlogs = {
             name: stack.enter_context(_errlog(log_dir, name, servers[name])) for name in servers
         }
+        replica = replica_name(options.replica, env)
+        telemetry = _telemetry(options, env, replica, stack)
+        calls = _call_log(log_dir, options, replica, telemetry, stack)
         gateway = Gateway(
             servers,
             guard=guard,
@@ -169,7 +191,13 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
             auth_for=authorizer(paths, env),
             shared=headers.shared(resolved.servers),
             memory=Memory(paths.state_dir / FILE),
+            calls=calls,
+            tracing=telemetry is not None and telemetry.tracer is not None,
         )
+        if telemetry is not None:
+            from plugman.runtime.gateway.telemetry import HeaderContext  # lazy: only with --otel
+
+            gateway.server.middleware.insert(0, HeaderContext())
         log.info("serving %d servers over %s", len(servers), options.transport)
         if handover is not None:
             _log_early(handover)
@@ -177,8 +205,33 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
             anyio.run(_stdio, gateway, handover, backend_options=LOOP)
         else:
             stack.callback(sock.close)
-            _serve_http(gateway, address, sock, options.stateless, token, announce)
+            _serve_http(gateway, address, sock, options, token, announce)
         log.info("stopped")
+
+
+def _telemetry(
+    options: Options, env: Mapping[str, str], replica: str, stack: ExitStack
+) -> Telemetry | None:
+    """With --otel, the tracer and meter providers, shut down (flushed) when serving ends."""
+    if not options.otel:
+        return None
+    from plugman.runtime.gateway.telemetry import start  # lazy: only with --otel
+
+    telemetry = start(env, replica)
+    stack.callback(telemetry.shutdown)
+    return telemetry
+
+
+def _call_log(
+    log_dir: Path, options: Options, replica: str, telemetry: Telemetry | None, stack: ExitStack
+) -> CallLog:
+    """One JSON line per call to <state>/logs/calls.jsonl (and stderr with --log-stderr)."""
+    from plugman.runtime.gateway.observe import FILE as CALLS  # lazy: after the early answers
+    from plugman.runtime.gateway.observe import CallLog
+
+    file = stack.enter_context((log_dir / CALLS).open("a", encoding="utf-8"))
+    sinks = (file, sys.stderr) if options.log_stderr else (file,)
+    return CallLog(replica, sinks, telemetry.record if telemetry is not None else None)
 
 
 def _warm() -> None:
@@ -227,20 +280,22 @@ def _serve_http(
     gateway: Gateway,
     address: Address,
     sock: socket.socket,
-    stateless: bool,
+    options: Options,
     token: gateway_token.Token | None,
     announce: Announce | None,
 ) -> None:
-    gateway.stateless = stateless
+    gateway.stateless = options.stateless
     from plugman.runtime.gateway.web import http_app  # lazy: socket, not before early answers
 
-    web = http_app(gateway.server, address, token.value if token else None, stateless)
+    secret = token.value if token else None
+    web = http_app(gateway.server, address, secret, options.stateless, ready=gateway.settled)
     lines = [f"clients must send a bearer token ({token.fingerprint})"] if token else []
     said = announce or (lambda _: None)
     # lazy: anyio: after the early answers (plugman.runtime.gateway.early)
     import anyio
 
-    anyio.run(_http, gateway, web, sock, said, lines, backend_options=LOOP)
+    drain = (options.drain_delay, options.drain_timeout)
+    anyio.run(_http, gateway, web, sock, said, lines, drain, backend_options=LOOP)
 
 
 def _checked(options: Options) -> Address | None:
@@ -271,7 +326,12 @@ def _checked(options: Options) -> Address | None:
 
 
 async def _http(
-    gateway: Gateway, web: Any, sock: socket.socket, announce: Announce, lines: list[str]
+    gateway: Gateway,
+    web: HealthGate,
+    sock: socket.socket,
+    announce: Announce,
+    lines: list[str],
+    drain: tuple[float, float],
 ) -> None:
     import uvicorn  # lazy: uvicorn takes ~27 ms to import, only this path needs it
 
@@ -292,15 +352,13 @@ async def _http(
         proxy_headers=False,
         server_header=False,
         date_header=False,
+        timeout_graceful_shutdown=math.ceil(drain[1]),  # uvicorn takes whole seconds
     )
     server = Web(config)
 
-    def stop() -> None:
-        server.should_exit = True
-
     async with anyio.create_task_group() as group:
         gateway.start(group)
-        group.start_soon(_on_signal, stop)
+        group.start_soon(_drain, server, web, drain[0])
         from plugman.runtime.gateway.web import mcp_url  # lazy: socket, only over HTTP
 
         heard = [f"listening on {mcp_url(host, port)}", *lines]
@@ -318,6 +376,25 @@ async def _announce(web: Any, lines: list[str], announce: Announce) -> None:
     for line in lines:
         log.info("%s", line)
         announce(line)
+
+
+async def _drain(server: Any, web: HealthGate, delay: float) -> None:
+    """On SIGTERM or SIGINT: /readyz 503, `delay` seconds more serving (a second signal ends
+    them), then uvicorn stops: the listener closes and the requests in flight finish (bounded
+    by its timeout_graceful_shutdown, --drain-timeout)."""
+    # lazy: anyio: after the early answers (plugman.runtime.gateway.early)
+    import anyio
+
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as received:
+        async for number in received:
+            log.info("signal %d: draining (readiness 503) for %g s, then stopping", number, delay)
+            web.draining = True
+            break
+        with anyio.move_on_after(delay):
+            async for number in received:
+                log.info("signal %d: stopping now", number)
+                break
+        server.should_exit = True
 
 
 async def _on_signal(stop: Callable[[], None]) -> None:

@@ -32,6 +32,7 @@ only inside functions, like the rest of plugman.runtime.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -41,13 +42,16 @@ import anyio
 from plugman import __version__
 from plugman.core.jsonvalue import JSONObject
 from plugman.runtime.gateway.backends import KINDS, Backend
-from plugman.runtime.gateway.calls import Guard, call_tool, refusal
+from plugman.runtime.gateway.calls import Called, Guard, call_tool, refused
 from plugman.runtime.gateway.catalog import Catalog, Route, build
 from plugman.runtime.gateway.forward import UnansweredError, send
 from plugman.runtime.gateway.health import Health
 from plugman.runtime.gateway.instructions import compose
 from plugman.runtime.gateway.memory import Memory, dumped
 from plugman.runtime.gateway.naming import gateway_prefix
+from plugman.runtime.gateway.observe import Call, CallLog
+from plugman.runtime.gateway.principal import principal_of
+from plugman.runtime.gateway.telemetry import current_trace, mark
 from plugman.runtime.oauth.provider import AuthFor
 
 if TYPE_CHECKING:
@@ -77,12 +81,16 @@ class Gateway:
         auth_for: AuthFor | None = None,
         shared: frozenset[str] = frozenset(),
         memory: Memory | None = None,
+        calls: CallLog | None = None,
+        tracing: bool = False,
     ) -> None:
         # lazy: mcp takes ~641 ms to import, only this path needs it
         from mcp.server.subscriptions import InMemorySubscriptionBus
 
         self.guard = guard
         self.health = health
+        self.calls = calls  # the call log (and metrics): plugman.runtime.gateway.observe
+        self.tracing = tracing  # --otel: the trace id in the call log, attributes on the span
         self.memory = memory or Memory()
         self.backends = {
             name: Backend(
@@ -121,6 +129,10 @@ class Gateway:
         if backend.client is None and self.recalled.pop(backend.name, None) is not None:
             log.info("%s: not up; its remembered catalog is withdrawn", backend.name)
             await self._changed(backend, KINDS)
+
+    def settled(self) -> bool:
+        """Every backend is up or has failed its first attempt (readiness: /readyz)."""
+        return all(backend.first_round.is_set() for backend in self.backends.values())
 
     async def ready(self) -> None:
         """Within `first_list_wait` of the start, until every backend nothing is remembered of
@@ -207,16 +219,38 @@ class Gateway:
         return types.ListToolsResult(tools=self.catalog.listing("tools"))
 
     async def call(self, ctx: Context, params: types.CallToolRequestParams) -> Any:
+        if self.calls is None:
+            return (await self._call(params))[0].result
+        started = time.perf_counter()
+        called, server, tool = await self._call(params)
+        self.calls.record(self._seen(ctx, called.outcome, server, tool, started))
+        return called.result
+
+    def _seen(self, ctx: Context, outcome: str, server: str, tool: str, started: float) -> Call:
+        """The call as the call log sees it (plugman.runtime.gateway.observe)."""
+        principal = principal_of(ctx)
+        trace = None
+        if self.tracing:
+            mark(server, outcome)
+            trace = current_trace()
+        sub = principal.subject if principal is not None else None
+        return Call(sub, server, tool, time.perf_counter() - started, outcome, trace)
+
+    async def _call(self, params: types.CallToolRequestParams) -> tuple[Called, str, str]:
+        """The call, the backend it went to and the backend's name for the tool."""
         route = self.catalog.tools.get(params.name)  # the hot path: no await before the call
         if route is None or route.recalled:
             route = await self._route("tools", params.name)
         if route is not None:
-            return await call_tool(route, dict(params.arguments or {}), self.guard)
+            called = await call_tool(route, dict(params.arguments or {}), self.guard)
+            return called, route.backend.name, route.name
         down = self._down(params.name)
         if down is None:
-            return refusal(f"Unknown tool: {params.name}")
+            return refused(f"Unknown tool: {params.name}", "unknown"), "", params.name
         down.call_failed(None, "not connected")  # a client still calling it hastens the retry
-        return refusal(f"{down.name} is not connected: {down.reason or down.state}")
+        why = f"{down.name} is not connected: {down.reason or down.state}"
+        tool = params.name.removeprefix(gateway_prefix(down.name))
+        return refused(why, "unavailable"), down.name, tool
 
     def _down(self, tool: str) -> Backend | None:
         """The backend, not connected now, whose tools `tool` would be one of."""

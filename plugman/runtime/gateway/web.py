@@ -7,6 +7,7 @@ import hmac
 import ipaddress
 import json
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -83,9 +84,15 @@ def security(address: Address) -> TransportSecuritySettings:
     )
 
 
-def http_app(server: Server[Any], address: Address, token: str | None, stateless: bool) -> Any:
-    """The ASGI app uvicorn serves: the SDK's streamable HTTP session manager at PATH (McpApp),
-    behind the token if any."""
+def http_app(
+    server: Server[Any],
+    address: Address,
+    token: str | None,
+    stateless: bool,
+    ready: Callable[[], bool] = lambda: True,
+) -> Any:
+    """The ASGI app uvicorn serves: the health endpoints (HealthGate), then the SDK's streamable
+    HTTP session manager at PATH (McpApp), behind the token if any."""
     # lazy: mcp takes ~750 ms to import, only this path needs it
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
@@ -96,7 +103,7 @@ def http_app(server: Server[Any], address: Address, token: str | None, stateless
         security_settings=security(address),
     )
     web = McpApp(manager)
-    return web if token is None else BearerGate(web, token)
+    return HealthGate(web if token is None else BearerGate(web, token), ready)
 
 
 class McpApp:
@@ -150,6 +157,36 @@ class BearerGate:
         return False
 
 
+class HealthGate:
+    """ASGI, outermost: the load balancer's probes, answered before authentication and the DNS
+    rebinding check, with a body that names nothing of the config (no server, no address).
+
+    - `GET /healthz` (liveness): 200 `ok` while the process answers.
+    - `GET /readyz` (readiness): 200 `ready` once `ready()` says so (the config is resolved and
+      every backend has finished its first connection attempt, up or failed), 503 `starting`
+      before, and 503 `draining` once a SIGTERM began the drain (plugman.runtime.gateway.run).
+
+    Any other request goes on to `app`."""
+
+    def __init__(self, app: Any, ready: Callable[[], bool]) -> None:
+        self.app = app
+        self.ready = ready
+        self.draining = False
+
+    async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
+        path = scope.get("path", "") if scope["type"] == "http" else ""
+        if path == "/healthz":
+            await _answer(send, 200, b"ok", _PLAIN)
+        elif path == "/readyz":
+            if self.draining or not self.ready():
+                await _answer(send, 503, b"draining" if self.draining else b"starting", _PLAIN)
+            else:
+                await _answer(send, 200, b"ready", _PLAIN)
+        else:
+            await self.app(scope, receive, send)
+
+
+_PLAIN = [(b"content-type", b"text/plain"), (b"cache-control", b"no-store")]
 _BODY = json.dumps(
     {"error": "invalid_token", "error_description": "a bearer token is required"}
 ).encode()
