@@ -38,7 +38,7 @@ FORGED = [
     'x"}\n{"replica": "evil", "outcome": "ok"}',
     "x\r\n{}\n",
     "x\u2028\u2029\x00\x1b[2J",
-    "\\\"}\n" * 2500,  # 10,000 characters
+    '\\"}\n' * 2500,  # 10,000 characters
 ]
 
 
