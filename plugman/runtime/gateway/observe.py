@@ -31,8 +31,7 @@ import json
 import socket
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import TextIO
+from typing import NamedTuple, TextIO
 
 REPLICA_ENV = "PLUGMAN_REPLICA"
 FILE = "calls.jsonl"
@@ -47,8 +46,7 @@ def replica_name(given: str | None, env: Mapping[str, str]) -> str:
     ]
 
 
-@dataclass(frozen=True)
-class Call:
+class Call(NamedTuple):  # a NamedTuple: a dataclass costs ~1 ms to define on the stdio path
     """One finished tool call, as the log line and the metrics see it."""
 
     sub: str | None

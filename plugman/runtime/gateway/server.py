@@ -51,7 +51,6 @@ from plugman.runtime.gateway.memory import Memory, dumped
 from plugman.runtime.gateway.naming import gateway_prefix
 from plugman.runtime.gateway.observe import Call, CallLog
 from plugman.runtime.gateway.principal import principal_of
-from plugman.runtime.gateway.telemetry import current_trace, mark
 from plugman.runtime.oauth.provider import AuthFor
 
 if TYPE_CHECKING:
@@ -231,6 +230,9 @@ class Gateway:
         principal = principal_of(ctx)
         trace = None
         if self.tracing:
+            # lazy: the OpenTelemetry glue, only with --otel
+            from plugman.runtime.gateway.telemetry import current_trace, mark
+
             mark(server, outcome)
             trace = current_trace()
         sub = principal.subject if principal is not None else None
