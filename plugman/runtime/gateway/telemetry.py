@@ -14,6 +14,8 @@ appended), OTEL_EXPORTER_OTLP_TRACES_ENDPOINT / _METRICS_ENDPOINT, OTEL_EXPORTER
 OTEL_RESOURCE_ATTRIBUTES, OTEL_BSP_SCHEDULE_DELAY, OTEL_METRIC_EXPORT_INTERVAL.
 OTEL_TRACES_EXPORTER and OTEL_METRICS_EXPORTER take `otlp` (default) or `none`;
 OTEL_SDK_DISABLED=true turns both off. The resource carries `service.instance.id`: the replica.
+A replica that stops exports what is left for at most SHUTDOWN seconds (a collector that is
+down does not hold it).
 
 Traces (W3C trace context, end to end):
 - A span per MCP message, by the SDK's `OpenTelemetryMiddleware` (`tools/call <name>`, kind
@@ -33,6 +35,7 @@ offers is recorded as "" (a client cannot grow the metrics' cardinality with mad
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -41,6 +44,7 @@ from plugman.core.errors import UsageError
 from plugman.runtime.gateway.observe import Call
 
 SERVICE = "plugman-gateway"
+SHUTDOWN = 3.0  # seconds to export what is left when the replica stops
 EXPORTERS = ("otlp", "none")
 
 
@@ -63,10 +67,16 @@ class Telemetry:
         self.duration.record(call.seconds, labels)
 
     def shutdown(self) -> None:
-        """Export what is left (bounded by the exporters' timeouts)."""
-        for provider in (self.tracer, self.meter):
-            if provider is not None:
-                provider.shutdown()
+        """Export what is left, for at most SHUTDOWN seconds: a collector that is down must not
+        hold a stopping replica (the exporters would retry for 10 s each)."""
+        providers = [p for p in (self.tracer, self.meter) if p is not None]
+        if not providers:
+            return
+        thread = threading.Thread(
+            target=lambda: [p.shutdown() for p in providers], name="otel-shutdown", daemon=True
+        )
+        thread.start()
+        thread.join(SHUTDOWN)
 
 
 def start(env: Mapping[str, str], replica: str) -> Telemetry:
@@ -118,7 +128,7 @@ def _tracer(resource: Any) -> Any:
         from opentelemetry.sdk.trace.export import BatchSpanProcessor
     except ImportError as exc:
         raise _missing(exc) from None
-    provider = TracerProvider(resource=resource)
+    provider = TracerProvider(resource=resource, shutdown_on_exit=False)  # Telemetry.shutdown
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
     return provider
 
@@ -132,7 +142,7 @@ def _meter(resource: Any) -> Any:
     except ImportError as exc:
         raise _missing(exc) from None
     reader = PeriodicExportingMetricReader(OTLPMetricExporter())
-    return MeterProvider(resource=resource, metric_readers=[reader])
+    return MeterProvider(resource=resource, metric_readers=[reader], shutdown_on_exit=False)
 
 
 def _missing(exc: ImportError) -> UsageError:
