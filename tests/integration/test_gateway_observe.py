@@ -11,6 +11,8 @@ receiver in this process that decodes the exported protobuf (opentelemetry.proto
 - `/healthz` and `/readyz`: 503 `starting` while a backend is still starting, 200 `ready` once
   each has finished its first attempt, 503 `draining` after SIGTERM while `/healthz` stays 200.
 - SIGTERM with calls in flight: every call in flight succeeds, and the replica exits 0.
+- Over stdio (no --otel, no auth): a line per call too, with each outcome (ok, timeout,
+  refused by a PreToolUse hook, unknown), no `sub` and no `trace`.
 """
 
 from __future__ import annotations
@@ -31,7 +33,13 @@ from typing import Any
 import anyio
 import httpx2
 
-from tests.integration.test_gateway import START_TIMEOUT, first_line, plugman_argv, text
+from tests.integration.test_gateway import (
+    START_TIMEOUT,
+    first_line,
+    gateway,
+    plugman_argv,
+    text,
+)
 from tests.integration.test_gateway_auth import environment
 
 REPO = Path(__file__).resolve().parents[2]
@@ -42,8 +50,9 @@ HEADER_TRACE = "0af7651916cd43dd8448eb211c80319c"
 HEADER_PARENT = "b7ad6b7169203331"
 
 
-def configure(home: Path, **env: str) -> None:
-    """User scope: the traced server over stdio, as `traced`, with `env` in its environment."""
+def configure(home: Path, hook: str | None = None, **env: str) -> None:
+    """User scope: the traced server over stdio, as `traced`, with `env` in its environment;
+    a PreToolUse hook blocking the tools `hook` matches."""
     lines = [
         "[mcp_servers.traced]",
         f"command = {json.dumps(sys.executable)}",
@@ -52,6 +61,10 @@ def configure(home: Path, **env: str) -> None:
     if env:
         pairs = ", ".join(f"{key} = {json.dumps(value)}" for key, value in env.items())
         lines.append(f"env = {{ {pairs} }}")
+    if hook is not None:
+        command = "echo blocked-by-test >&2; exit 2"
+        group = f'{{ matcher = "{hook}", hooks = [{{ type = "command", command = "{command}" }}] }}'
+        lines += ["[hooks]", f"PreToolUse = [{group}]"]
     (home / "config").mkdir(parents=True, exist_ok=True)
     (home / "config" / "plugman.toml").write_text("\n".join(lines) + "\n")
 
@@ -316,3 +329,30 @@ def test_readiness_start_ready_and_drain_with_calls_in_flight(
         assert outcomes == ["done"] * 6, outcomes
         assert found.proc.wait(timeout=60) == 0
     assert [line["outcome"] for line in call_lines(isolated_home)] == ["ok"] * 6
+
+
+def test_over_stdio_each_outcome_is_one_line(tmp_path: Path, isolated_home: Path) -> None:
+    configure(isolated_home, hook="mcp__traced__meta")
+
+    async def session() -> None:
+        with anyio.fail_after(120):
+            options = ("--call-timeout", "0.5", "--replica", "laptop")
+            async with gateway(tmp_path, *options) as client:
+                await wait_for_tools(client, {"traced__echo"})
+                assert text(await client.call_tool("traced__echo", {"text": "hi"})) == "hi"
+                assert (await client.call_tool("traced__slow", {"seconds": 3})).is_error
+                assert (await client.call_tool("traced__meta", {})).is_error
+                assert (await client.call_tool("nothing__here", {})).is_error
+
+    anyio.run(session)
+    lines = call_lines(isolated_home)
+    seen = [(line["server"], line["tool"], line["outcome"]) for line in lines]
+    assert seen == [
+        ("traced", "echo", "ok"),
+        ("traced", "slow", "timeout"),
+        ("traced", "meta", "refused"),
+        ("", "nothing__here", "unknown"),
+    ]
+    assert {line["replica"] for line in lines} == {"laptop"}
+    assert all(line["sub"] is None and "trace" not in line for line in lines)
+    assert 400 < lines[1]["ms"] < 10_000

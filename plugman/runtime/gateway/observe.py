@@ -13,7 +13,8 @@ Each `tools/call` gives one JSON object on one line:
   null over stdio and over HTTP without authentication.
 - `server`, `tool`: the backend and its own name for the tool ("" and the name asked for when no
   backend offers it: outcome `unknown`).
-- `outcome`: ok, error, refused, timeout, unavailable, unknown (plugman.runtime.gateway.calls).
+- `outcome`: ok, error, refused, timeout, unavailable, unknown (plugman.runtime.gateway.calls),
+  or cancelled (the client went away, or the replica stopped, before the call ended).
 - `trace`: the call's trace id when tracing is on (`--otel`), so a line leads to its trace.
 
 Never a token, never the arguments or the result (they may hold secrets). Every value is
@@ -36,7 +37,6 @@ from typing import NamedTuple, TextIO
 REPLICA_ENV = "PLUGMAN_REPLICA"
 FILE = "calls.jsonl"
 MAX_FIELD = 256
-OUTCOMES = ("ok", "error", "refused", "timeout", "unavailable", "unknown")
 
 
 def replica_name(given: str | None, env: Mapping[str, str]) -> str:

@@ -221,9 +221,13 @@ class Gateway:
         if self.calls is None:
             return (await self._call(params))[0].result
         started = time.perf_counter()
-        called, server, tool = await self._call(params)
-        self.calls.record(self._seen(ctx, called.outcome, server, tool, started))
-        return called.result
+        outcome, server, tool = "cancelled", "", params.name  # the client left, or a shutdown
+        try:
+            called, server, tool = await self._call(params)
+            outcome = called.outcome
+            return called.result
+        finally:
+            self.calls.record(self._seen(ctx, outcome, server, tool, started))
 
     def _seen(self, ctx: Context, outcome: str, server: str, tool: str, started: float) -> Call:
         """The call as the call log sees it (plugman.runtime.gateway.observe)."""
