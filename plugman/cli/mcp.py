@@ -445,6 +445,20 @@ MCP_APP = Group(
                     "any request (2025-era clients then get no list_changed notifications).",
                 ),
                 *serve.OBSERVE,
+                Option(
+                    ("--rate-limit",),
+                    "HTTP: requests per caller, e.g. 60/minute (per process without --redis).",
+                    VALUE,
+                    metavar="LIMIT",
+                ),
+                Option(("--tool-rate-limit",), "HTTP: tools/call per caller and tool.", VALUE),
+                Option(("--redis",), "HTTP: Redis URL (else PLUGMAN_REDIS_URL).", VALUE),
+                Option(
+                    ("--redis-failure",),
+                    "HTTP: Redis down: open (serve, warn) or closed (503).",
+                    VALUE,
+                    default="open",
+                ),
             ),
         ),
         Group(

@@ -69,6 +69,10 @@ def serve(
     log_stderr: bool = False,
     drain_delay: float = 0.0,
     drain_timeout: float = 25.0,
+    rate_limit: str | None = None,
+    tool_rate_limit: str | None = None,
+    redis: str | None = None,
+    redis_failure: str = "open",
 ) -> None:
     """Serve the tools, resources and prompts of every resolved MCP server as one server.
 
@@ -95,5 +99,9 @@ def serve(
         log_stderr=log_stderr,
         drain_delay=drain_delay,
         drain_timeout=drain_timeout,
+        rate_limit=rate_limit,
+        tool_rate_limit=tool_rate_limit,
+        redis_url=redis,
+        redis_failure=redis_failure,
     )
     serve_paths(paths_of(ctx), options, announce=output.announced)

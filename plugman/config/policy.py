@@ -32,6 +32,7 @@ from plugman.config.policy_rules import (
     SERVER_KEYS,
     SOURCE_KEYS,
     UNREADABLE,
+    AccessRule,
     PluginRule,
     Policy,
     ServerKey,
@@ -51,6 +52,7 @@ __all__ = [  # the rules live in plugman.config.policy_rules; they are read from
     "SERVER_KEYS",
     "SOURCE_KEYS",
     "UNREADABLE",
+    "AccessRule",
     "PluginRule",
     "Policy",
     "ServerKey",
@@ -82,7 +84,8 @@ def managed(paths: Paths, sink_for: Callable[[Path], Sink] | None = None) -> Pol
 def combine(mine: Policy, claude: Policy) -> Policy:
     """Both policies at once, the stricter winning: block and deny lists unioned, each allow
     list must allow, a flag true in either is true (but allowAllClaudeAiMcps, which allows
-    more: only when both say so, or the one that speaks)."""
+    more: only when both say so, or the one that speaks); gatewayAccess is plugman's own key, read
+    from managed-settings.toml only."""
     return Policy(
         allowed=mine.allowed if mine.allowed is not None else claude.allowed,
         denied=(*mine.denied, *claude.denied),
@@ -102,6 +105,7 @@ def combine(mine: Policy, claude: Policy) -> Policy:
         plugins=(*mine.plugins, *claude.plugins),
         extra_marketplaces=(*mine.extra_marketplaces, *claude.extra_marketplaces),
         flags=(*mine.flags, *claude.flags),
+        gateway_access=mine.gateway_access,
     )
 
 

@@ -6,7 +6,10 @@
 What plugman cannot read fails closed, with a located error: a broken deny or block rule (or
 such a list that is not a list) refuses everything until it is fixed, a broken allow rule
 allows nothing, an allow list that is not a list allows nothing, and an unreadable
-`allowManagedHooksOnly` keeps only managed hooks.
+`allowManagedHooksOnly` keeps only managed hooks. `gatewayAccess` (who may use which servers
+and tools through `plugman mcp serve`: plugman.config.gateway_access) is an allow list: a broken
+rule is left out, a value that is not a list grants nothing, and once the key is written a caller
+no rule names gets nothing.
 """
 
 from __future__ import annotations
@@ -41,8 +44,13 @@ FLAGS = {
     "allowManagedHooksOnly": True,
     "disableDirectMcpSkills": True,
 }
-R = TypeVar("R", "ServerRule", "SourceRule")
+# a gatewayAccess rule's keys: who (group claim values, `*` for every authenticated caller),
+# which servers (names as served, `*` for all) and which of their tools (`*` wildcards)
+ACCESS_KEYS = ("groups", "servers", "tools")
+EVERY = "*"
+R = TypeVar("R", "ServerRule", "SourceRule", "AccessRule")
 HINT = "fix it in managed-settings.toml (docs/claude-format.md#mcp-policy)"
+ACCESS_HINT = "fix it in managed-settings.toml (docs/claude-format.md#gateway-access)"
 
 
 class ServerRule(NamedTuple):
@@ -92,6 +100,20 @@ class PluginRule(NamedTuple):
     origin: str
 
 
+class AccessRule(NamedTuple):
+    """One gatewayAccess entry: callers in any of `groups` may list and call the tools of
+    `servers` whose own names fit one of `tools`, and use those servers' prompts and resources
+    (plugman.config.gateway_access)."""
+
+    groups: tuple[str, ...]
+    servers: tuple[str, ...]
+    tools: tuple[str, ...] = (EVERY,)
+    origin: str = ""  # the file and key path it was written at
+
+    def shown(self) -> str:
+        return f"groups={list(self.groups)}, servers={list(self.servers)}, tools={list(self.tools)}"
+
+
 class Policy(NamedTuple):
     allowed: tuple[ServerRule, ...] | None = None  # None: no allowlist; (): nothing allowed
     denied: tuple[ServerRule, ...] = ()
@@ -107,6 +129,8 @@ class Policy(NamedTuple):
     plugins: tuple[PluginRule, ...] = ()  # managed enabledPlugins (Claude Code's)
     extra_marketplaces: tuple[tuple[str, ClaudeSource, str], ...] = ()  # name, source, origin
     flags: tuple[tuple[str, bool, str], ...] = ()  # each flag written: key, value, where
+    # gatewayAccess: None, no rule written (every caller gets everything); (): nothing granted
+    gateway_access: tuple[AccessRule, ...] | None = None
 
     def plugin_rule(self, plugin: str) -> PluginRule | None:
         """The managed enabledPlugins entry for `plugin` (name@marketplace), if any."""
@@ -138,6 +162,7 @@ def parse(settings: Mapping[str, Any], sink: Sink | None = None) -> Policy:
             for key, unreadable in FLAGS.items()
             if key in settings
         ),
+        gateway_access=_rules(settings, "gatewayAccess", _access_rule, sink),
     )
 
 
@@ -203,6 +228,31 @@ def _server_rule(rule: dict[str, Any], sink: Sink) -> ServerRule | None:
         sink.error("policy-type", f"{key} must be a string", (key,), HINT)
         return None
     return ServerRule(key, name=value) if key == "serverName" else ServerRule(key, url=value)
+
+
+def _access_rule(rule: dict[str, Any], sink: Sink) -> AccessRule | None:
+    """A gatewayAccess rule, or None (an error said where) when any of its lists is missing,
+    not a list of non-empty strings, or holds a `*` that is not the whole value (only `tools`
+    takes patterns: a group or server is named exactly, or `*`)."""
+    for key in sorted(set(rule) - set(ACCESS_KEYS)):
+        message = f"unknown key {key!r} in a gatewayAccess rule"
+        sink.warning("unknown-key", message, (key,), ACCESS_HINT)
+    found: dict[str, tuple[str, ...]] = {"tools": (EVERY,)}
+    for key in ACCESS_KEYS:
+        if key not in rule and key in found:
+            continue
+        value = rule.get(key)
+        if not (isinstance(value, list) and value and all(isinstance(v, str) and v for v in value)):
+            what = "missing" if value is None else "not a list of non-empty strings"
+            sink.error("policy-type", f"{key} is {what}", (key,), ACCESS_HINT)
+            return None
+        partial = [v for v in value if EVERY in v and v != EVERY]
+        if partial and key != "tools":
+            message = f"{key} names exactly (or `*` for all), not a pattern: {partial[0]!r}"
+            sink.error("policy-pattern", message, (key,), ACCESS_HINT)
+            return None
+        found[key] = tuple(value)
+    return AccessRule(found["groups"], found["servers"], found["tools"])
 
 
 def _source_rule(rule: dict[str, Any], sink: Sink) -> SourceRule | None:

@@ -64,6 +64,7 @@ POLICY_KEYS = frozenset(
         "allowManagedHooksOnly",
         "disableDirectMcpSkills",  # as in Claude Code: no effect outside managed settings
         "requiredSignatures",  # plugman.config.signers
+        "gatewayAccess",  # plugman.config.gateway_access: never granted by a file a clone brings
     }
 )
 USER_POLICY = "requiredSignatures"  # the one policy key the user's plugman.toml may hold too

@@ -7,6 +7,12 @@ The policy is plugman's managed-settings.toml and Claude Code's managed settings
 marketplace when a known marketplace has that name or it is a marketplace source (a folder, a
 git or https URL, owner/repo), and otherwise as an MCP server (the resolved server of that name,
 or a name alone).
+
+With `--tool`, `--group` or `--gateway` (`gateway`), it is the gateway's question instead: may a
+caller in these groups use this server, or this tool of it, through `plugman mcp serve`
+(managed `gatewayAccess`, plugman.config.gateway_access)? The tool is the server's own name for
+it (`--tool`), or the subject is the gateway's listed name `SERVER__TOOL`, read back to the
+served server whose prefix it starts with.
 """
 
 from __future__ import annotations
@@ -14,14 +20,15 @@ from __future__ import annotations
 import os
 from typing import Literal, NamedTuple
 
-from plugman.config import claude_policy, policy, scopes
+from plugman.config import claude_policy, gateway_access, policy, scopes
 from plugman.config.policy import Policy, Verdict
 from plugman.core.errors import PlugmanError
 from plugman.core.jsonvalue import ServerEntry
 from plugman.core.paths import Paths
 from plugman.plugins.catalog import registry
+from plugman.runtime.gateway.naming import gateway_prefix
 
-Kind = Literal["plugin", "server", "marketplace"]
+Kind = Literal["plugin", "server", "marketplace", "gateway"]
 NO_RULE = "no managed rule speaks of it"
 
 
@@ -33,6 +40,8 @@ class Explained(NamedTuple):
     origin: str  # the file and key path it is written in ("" for none)
     notes: tuple[str, ...] = ()  # what else the policy does to it
     files: tuple[str, ...] = ()  # the managed files read
+    tool: str | None = None  # gateway: the tool asked about (None: the server itself)
+    groups: tuple[str, ...] = ()  # gateway: the caller's groups
 
 
 def explain(paths: Paths, subject: str) -> Explained:
@@ -55,6 +64,48 @@ def explain(paths: Paths, subject: str) -> Explained:
         return _made(subject, "server", verdict)._replace(files=files)
     found = _market(source.kind, source.location, source.ref, rules)
     return found._replace(subject=subject, files=files)
+
+
+def gateway(paths: Paths, subject: str, tool: str | None, groups: tuple[str, ...]) -> Explained:
+    """Whether a caller in `groups` may use `tool` of server `subject` through the gateway
+    (None: the server itself, its prompts and resources), the gatewayAccess rule that decided
+    and where it is written; a server the gateway does not serve at all is noted."""
+    rules = policy.managed(paths)
+    found = scopes.load(paths)
+    served = [s.name for s in (*(found.layers.managed or ()), *found.layers.servers)]
+    server, notes = subject, []
+    if tool is None and subject not in served:
+        server, tool = _split(subject, served)
+        if tool is not None:
+            notes.append(
+                f"read as tool {tool!r} of server {server!r} (the gateway's listed name; where "
+                "the gateway changed a tool's name, give its own with --tool)"
+            )
+    where = str(paths.managed_settings)
+    verdict = gateway_access.verdict(rules.gateway_access, groups, server, tool, where)
+    refused = _server(paths, server, rules)
+    if refused is not None and not refused.allowed:
+        notes.append(f"the gateway does not serve it: {refused.why}")
+    elif server not in served:
+        notes.append("no resolved server has this name here")
+    files = _files(paths)
+    return Explained(
+        server, "gateway", verdict.allowed, verdict.why, verdict.origin, tuple(notes), files
+    )._replace(tool=tool, groups=groups)
+
+
+def _split(subject: str, served: list[str]) -> tuple[str, str | None]:
+    """(server, tool) of a gateway tool name `SERVER__TOOL`: the served server with the longest
+    prefix it starts with; (subject, None) when none."""
+    found = [
+        (len(prefix), name, subject[len(prefix) :])
+        for name in served
+        if subject.startswith(prefix := gateway_prefix(name)) and len(subject) > len(prefix)
+    ]
+    if not found:
+        return subject, None
+    _, server, tool = max(found)
+    return server, tool
 
 
 def _files(paths: Paths) -> tuple[str, ...]:

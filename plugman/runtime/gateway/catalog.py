@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from plugman.config.gateway_access import Grant
 from plugman.runtime.gateway.backends import Backend
 from plugman.runtime.gateway.memory import Offer, Recalled
 from plugman.runtime.gateway.naming import free_name, gateway_name, tool_name
@@ -48,12 +49,20 @@ class Catalog:
     templates: list[tuple[re.Pattern[str], Route]] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)  # what a later backend lost, said plainly
 
-    def resource_route(self, uri: str) -> Route | None:
-        """The backend serving `uri`: a listed resource, else the first matching template."""
+    def resource_route(self, uri: str, grant: Grant | None = None) -> Route | None:
+        """The backend serving `uri`: a listed resource, else the first matching template (of
+        a server `grant` lets its caller use, when given)."""
         found = self.resources.get(uri)
-        if found is not None:
+        if found is not None and (grant is None or grant.server(found.backend.name)):
             return found
-        return next((route for pattern, route in self.templates if pattern.fullmatch(uri)), None)
+        return next(
+            (
+                route
+                for pattern, route in self.templates
+                if (grant is None or grant.server(route.backend.name)) and pattern.fullmatch(uri)
+            ),
+            None,
+        )
 
     def listing(self, kind: str) -> list[Any]:
         """What `tools/list`, `prompts/list`, `resources/list` or `resources/templates/list`
@@ -62,6 +71,18 @@ class Catalog:
             return [route.item for _, route in self.templates]
         routes: dict[str, Route] = getattr(self, kind)
         return [route.item for route in routes.values()]
+
+    def visible(self, kind: str, grant: Grant) -> list[Any]:
+        """`listing(kind)` as a caller with `grant` sees it: the tools it may call, the prompts,
+        resources and templates of the servers it may use."""
+        if kind == "tools":
+            return [r.item for r in self.tools.values() if grant.tool(r.backend.name, r.name)]
+        routes = [r for _, r in self.templates] if kind == "templates" else self.routes(kind)
+        return [route.item for route in routes if grant.server(route.backend.name)]
+
+    def routes(self, kind: str) -> list[Route]:
+        table: dict[str, Route] = getattr(self, kind)
+        return list(table.values())
 
 
 def build(backends: Iterable[Backend], recalled: Mapping[str, Recalled] | None = None) -> Catalog:

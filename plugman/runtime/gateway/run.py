@@ -80,6 +80,7 @@ if TYPE_CHECKING:
     import socket
 
     from plugman.runtime.gateway.observe import CallLog
+    from plugman.runtime.gateway.ratelimit import Limiter
     from plugman.runtime.gateway.server import Gateway
     from plugman.runtime.gateway.telemetry import Telemetry
     from plugman.runtime.gateway.web import Address, HealthGate
@@ -104,6 +105,7 @@ log = logging.getLogger("plugman.gateway")
 
 TRANSPORTS = ("stdio", "http")
 AUTH = ("none", "token")
+REDIS_VARIABLE = "PLUGMAN_REDIS_URL"
 # uvloop's event loop: each call crosses the loop four times (client in, backend out and back,
 # client out), and uvloop's wake-ups and pipes take ~0.1 ms off the gateway's added latency.
 LOOP = {"use_uvloop": sys.platform != "win32"}
@@ -126,6 +128,10 @@ class Options:
     log_stderr: bool = False  # the call log on stderr too (a container's log)
     drain_delay: float = 0.0  # HTTP: seconds /readyz says 503 before the listener closes
     drain_timeout: float = 25.0  # HTTP: seconds the requests in flight may take to finish
+    rate_limit: str | None = None  # per caller, "60/minute" (plugman.runtime.gateway.ratelimit)
+    tool_rate_limit: str | None = None  # per caller and tool
+    redis_url: str | None = None  # None: PLUGMAN_REDIS_URL, else no Redis
+    redis_failure: str = "open"  # "open" or "closed": when Redis does not answer
 
 
 def serve_paths(paths: Paths, options: Options, announce: Announce | None = None) -> None:
@@ -137,6 +143,9 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
     address = _checked(options)
     token = gateway_token.obtain(paths, env) if options.auth == "token" else None
     env.pop(gateway_token.VARIABLE, None)  # not for backends and hooks
+    from_env = env.pop(REDIS_VARIABLE, "").strip()  # its password: not for backends and hooks
+    redis_url = options.redis_url or from_env or None
+    limiter = _limiter(options, redis_url) if address is not None else None
     health = Health.from_env(env, options.connect_timeout, options.first_list_wait)
     resolved = resolve(paths, env)
     servers = {name: server.entry for name, server in resolved.servers.items()}
@@ -147,6 +156,7 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
     import anyio  # lazy: see above
 
     # lazy: the full server (calls, server, oauth, transport): after the early answers
+    from plugman.config.gateway_access import Access
     from plugman.runtime.gateway.calls import Guard
     from plugman.runtime.gateway.memory import Memory
     from plugman.runtime.gateway.observe import replica_name
@@ -193,19 +203,23 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
             memory=Memory(paths.state_dir / FILE),
             calls=calls,
             tracing=telemetry is not None and telemetry.tracer is not None,
+            access=Access(resolved.policy.gateway_access),
+            authenticated=options.auth != "none",  # who calls decides what it may use
         )
         if telemetry is not None:
             from plugman.runtime.gateway.telemetry import HeaderContext  # lazy: only with --otel
 
             gateway.server.middleware.insert(0, HeaderContext())
         log.info("serving %d servers over %s", len(servers), options.transport)
+        if limiter is not None:
+            log.info("rate limits: %s", limiter.described)
         if handover is not None:
             _log_early(handover)
         if sock is None or address is None:
             anyio.run(_stdio, gateway, handover, backend_options=LOOP)
         else:
             stack.callback(sock.close)
-            _serve_http(gateway, address, sock, options, token, announce)
+            _serve_http(gateway, address, sock, options, token, announce, limiter)
         log.info("stopped")
 
 
@@ -232,6 +246,15 @@ def _call_log(
     file = stack.enter_context((log_dir / CALLS).open("a", encoding="utf-8"))
     sinks = (file, sys.stderr) if options.log_stderr else (file,)
     return CallLog(replica, sinks, telemetry.record if telemetry is not None else None)
+
+
+def _limiter(options: Options, redis_url: str | None) -> Limiter | None:
+    """The rate limits the options ask for (plugman.runtime.gateway.ratelimit), if any."""
+    # lazy: limits and redis (the fleet extra) only when limits are asked for
+    from plugman.runtime.gateway.ratelimit import Rules, limiter
+
+    rules = Rules(options.rate_limit, options.tool_rate_limit, redis_url, options.redis_failure)
+    return limiter(rules)
 
 
 def _warm() -> None:
@@ -283,12 +306,15 @@ def _serve_http(
     options: Options,
     token: gateway_token.Token | None,
     announce: Announce | None,
+    limiter: Limiter | None = None,
 ) -> None:
     gateway.stateless = options.stateless
     from plugman.runtime.gateway.web import http_app  # lazy: socket, not before early answers
 
     secret = token.value if token else None
-    web = http_app(gateway.server, address, secret, options.stateless, ready=gateway.settled)
+    web = http_app(
+        gateway.server, address, secret, options.stateless, limiter, ready=gateway.settled
+    )
     lines = [f"clients must send a bearer token ({token.fingerprint})"] if token else []
     said = announce or (lambda _: None)
     # lazy: anyio: after the early answers (plugman.runtime.gateway.early)
@@ -305,6 +331,11 @@ def _checked(options: Options) -> Address | None:
     if options.auth not in AUTH:
         raise UsageError(f"unknown --auth {options.auth!r}", hint="use none or token")
     if options.transport == "stdio":
+        if options.rate_limit or options.tool_rate_limit:
+            raise UsageError(
+                "--rate-limit and --tool-rate-limit apply only to --transport http",
+                hint="over stdio the gateway serves only the process that started it",
+            )
         if options.auth != "none" or options.stateless:
             raise UsageError(
                 "--auth and --stateless apply only to --transport http",

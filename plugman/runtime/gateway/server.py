@@ -21,6 +21,13 @@ The first list is complete for a client that lists once (Codex never lists again
 - A request naming what no backend offers yet (a client that knew the names from an earlier
   session) waits, at most the connect timeout, until every backend is up or has failed once.
 
+Over HTTP, each caller (plugman.runtime.gateway.principal, set by the auth layer) lists and uses
+only what managed `gatewayAccess` grants its groups (plugman.config.gateway_access): tools by
+their server and own name, prompts and resources by their server. What it may not use is not
+listed, and asking for it by name gets the answer a name nothing offers gets (logged as a
+refusal). Listings are kept per grant until the catalog changes; with no rule written, or no
+caller (stdio, loopback HTTP without --auth), nothing is filtered.
+
 Nothing is printed: logs go to `<state>/logs/gateway.log`, a stdio server's stderr to
 `<state>/logs/<name>.stderr` (both appended to); stdout is the protocol channel. The low-level
 MCP server in front of the Gateway (`mcp_server`: its handlers are the Gateway's methods) is
@@ -40,6 +47,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import anyio
 
 from plugman import __version__
+from plugman.config.gateway_access import Access, Grant
 from plugman.core.jsonvalue import JSONObject
 from plugman.runtime.gateway.backends import KINDS, Backend
 from plugman.runtime.gateway.calls import Called, Guard, call_tool, refused
@@ -63,6 +71,7 @@ log = logging.getLogger("plugman.gateway")
 NAME = "plugman-gateway"  # the server name clients see
 NOTIFY_TIMEOUT = 5.0
 MAX_SESSIONS = 1000
+MAX_VIEWS = 1024  # per-caller listings kept for the current catalog
 LISTED = {"tools": ("tools",), "prompts": ("prompts",), "resources": ("resources", "templates")}
 Context = Any  # mcp.server.context.ServerRequestContext
 
@@ -82,6 +91,8 @@ class Gateway:
         memory: Memory | None = None,
         calls: CallLog | None = None,
         tracing: bool = False,
+        access: Access | None = None,
+        authenticated: bool = False,
     ) -> None:
         # lazy: mcp takes ~641 ms to import, only this path needs it
         from mcp.server.subscriptions import InMemorySubscriptionBus
@@ -112,6 +123,9 @@ class Gateway:
         self.deadline = 0.0  # until then, a list waits for the `unknown` backends
         self.sessions: list[ServerSession] = []
         self.stateless = False  # HTTP --stateless: a session ends with its request
+        self.access = access or Access(None)  # gatewayAccess (plugman.config.gateway_access)
+        self.authenticated = authenticated  # HTTP --auth: a caller may be refused things
+        self.views: dict[tuple[str, Grant], list[Any]] = {}  # per-caller listings of `catalog`
         self.bus = InMemorySubscriptionBus()
         self.server = mcp_server(self)
 
@@ -157,10 +171,17 @@ class Gateway:
                 await backend.first_round.wait()
 
     def instructions(self) -> str:
-        """plugman.runtime.gateway.instructions: each backend's own, or what it said last time."""
+        """plugman.runtime.gateway.instructions: each backend's own, or what it said last time.
+        Behind --auth with gatewayAccess rules, only those of the servers every caller may use
+        (initialize is answered before anyone's groups are looked at, and is the same for all:
+        it names no server a caller may not see)."""
+        shown = list(self.backends.values())
+        if self.authenticated and not self.access.open:
+            everyone = self.access.grant(())
+            shown = [b for b in shown if everyone.server(b.name)]
         return compose(
             (b.name, b.instructions if b.client else self.memory.instructions(b.name, b.entry))
-            for b in self.backends.values()
+            for b in shown
         )
 
     # --- what clients can list changes ------------------------------------------------------
@@ -171,6 +192,7 @@ class Gateway:
             self.memory.keep(backend.name, backend.entry, backend.instructions, backend)
             self.server.instructions = self.instructions()  # for the next initialize
         before, self.catalog = self.catalog, build(self.backends.values(), self.recalled)
+        self.views.clear()
         for conflict in sorted(set(self.catalog.conflicts) - set(before.conflicts)):
             log.warning("%s", conflict)
         for kind in sorted(kinds):
@@ -215,15 +237,15 @@ class Gateway:
         from mcp import types  # lazy: mcp takes ~1033 ms to import, only this path needs it
 
         await self.ready()
-        return types.ListToolsResult(tools=self.catalog.listing("tools"))
+        return types.ListToolsResult(tools=self._listing(ctx, "tools"))
 
     async def call(self, ctx: Context, params: types.CallToolRequestParams) -> Any:
         if self.calls is None:
-            return (await self._call(params))[0].result
+            return (await self._call(ctx, params))[0].result
         started = time.perf_counter()
         outcome, server, tool = "cancelled", "", params.name  # the client left, or a shutdown
         try:
-            called, server, tool = await self._call(params)
+            called, server, tool = await self._call(ctx, params)
             outcome = called.outcome
             return called.result
         finally:
@@ -242,21 +264,67 @@ class Gateway:
         sub = principal.subject if principal is not None else None
         return Call(sub, server, tool, time.perf_counter() - started, outcome, trace)
 
-    async def _call(self, params: types.CallToolRequestParams) -> tuple[Called, str, str]:
-        """The call, the backend it went to and the backend's name for the tool."""
+    async def _call(
+        self, ctx: Context, params: types.CallToolRequestParams
+    ) -> tuple[Called, str, str]:
+        """The call, the backend it went to and the backend's name for the tool (a tool
+        gatewayAccess hides from the caller is answered as unknown, and logged as refused)."""
         route = self.catalog.tools.get(params.name)  # the hot path: no await before the call
         if route is None or route.recalled:
             route = await self._route("tools", params.name)
+        grant = self._grant(ctx)
+        if route is not None and not self._allowed(grant, route):
+            self._refused(ctx, "tool", params.name)
+            await self.settling()  # as an unknown name waits: no hint that it exists
+            hidden = refused(f"Unknown tool: {params.name}", "refused")
+            return hidden, route.backend.name, route.name
         if route is not None:
             called = await call_tool(route, dict(params.arguments or {}), self.guard)
             return called, route.backend.name, route.name
         down = self._down(params.name)
         if down is None:
             return refused(f"Unknown tool: {params.name}", "unknown"), "", params.name
+        tool = params.name.removeprefix(gateway_prefix(down.name))
+        if grant is not None and not grant.server(down.name):
+            return refused(f"Unknown tool: {params.name}", "refused"), down.name, tool
         down.call_failed(None, "not connected")  # a client still calling it hastens the retry
         why = f"{down.name} is not connected: {down.reason or down.state}"
-        tool = params.name.removeprefix(gateway_prefix(down.name))
         return refused(why, "unavailable"), down.name, tool
+
+    def _grant(self, ctx: Context) -> Grant | None:
+        """What the caller of this request may use (plugman.config.gateway_access); None:
+        everything (no gatewayAccess rule, or the local user over stdio or unauthenticated
+        loopback HTTP). Behind --auth, a request that passed the gate but carries no caller
+        (an auth layer that names none) is a caller with no groups: only `*` rules admit it."""
+        if self.access.open:
+            return None
+        principal = principal_of(ctx)
+        if principal is None:
+            return self.access.grant(()) if self.authenticated else None
+        return self.access.grant(principal.groups)
+
+    @staticmethod
+    def _allowed(grant: Grant | None, route: Route) -> bool:
+        return grant is None or grant.tool(route.backend.name, route.name)
+
+    def _listing(self, ctx: Context, kind: str) -> list[Any]:
+        """What the caller may list of `kind` (tools, prompts, resources or templates), kept
+        per caller's grant until the catalog changes."""
+        grant = self._grant(ctx)
+        if grant is None:
+            return self.catalog.listing(kind)
+        found = self.views.get((kind, grant))
+        if found is None:
+            if len(self.views) >= MAX_VIEWS:
+                self.views.clear()
+            found = self.views[(kind, grant)] = self.catalog.visible(kind, grant)
+        return found
+
+    def _refused(self, ctx: Context, kind: str, name: str) -> None:
+        """Log a request for what gatewayAccess hides from its caller (answered as unknown)."""
+        principal = principal_of(ctx)
+        who = (principal.subject, principal.issuer, principal.groups) if principal else None
+        log.warning("gatewayAccess refused %s %r to %r: no rule grants it", kind, name, who)
 
     def _down(self, tool: str) -> Backend | None:
         """The backend, not connected now, whose tools `tool` would be one of."""
@@ -283,28 +351,28 @@ class Gateway:
         from mcp import types  # lazy: mcp takes ~1033 ms to import, only this path needs it
 
         await self.ready()
-        return types.ListResourcesResult(resources=self.catalog.listing("resources"))
+        return types.ListResourcesResult(resources=self._listing(ctx, "resources"))
 
     async def list_templates(self, ctx: Context, params: Any) -> types.ListResourceTemplatesResult:
         from mcp import types  # lazy: mcp takes ~1033 ms to import, only this path needs it
 
         await self.ready()
-        return types.ListResourceTemplatesResult(
-            resource_templates=self.catalog.listing("templates")
-        )
+        return types.ListResourceTemplatesResult(resource_templates=self._listing(ctx, "templates"))
 
     async def read(self, ctx: Context, params: types.ReadResourceRequestParams) -> Any:
         from mcp import MCPError  # lazy: mcp takes ~1033 ms to import, only this path needs it
 
-        uri = str(params.uri)
-        route = self.catalog.resource_route(uri)
+        uri, grant = str(params.uri), self._grant(ctx)
+        route = self.catalog.resource_route(uri, grant)
         if route is not None and route.recalled:
             await self.up(route)
-            route = self.catalog.resource_route(uri)
+            route = self.catalog.resource_route(uri, grant)
         if route is None:
             await self.settling()
-            route = self.catalog.resource_route(uri)
+            route = self.catalog.resource_route(uri, grant)
         if route is None:
+            if grant is not None and self.catalog.resource_route(uri) is not None:
+                self._refused(ctx, "resource", uri)
             raise MCPError(-32002, f"Resource not found: {uri}")
         return await self._forward(
             route, lambda client: client.read_resource(uri, cache_mode="bypass")
@@ -314,12 +382,16 @@ class Gateway:
         from mcp import types  # lazy: mcp takes ~1033 ms to import, only this path needs it
 
         await self.ready()
-        return types.ListPromptsResult(prompts=self.catalog.listing("prompts"))
+        return types.ListPromptsResult(prompts=self._listing(ctx, "prompts"))
 
     async def prompt(self, ctx: Context, params: types.GetPromptRequestParams) -> Any:
         from mcp import MCPError  # lazy: mcp takes ~1033 ms to import, only this path needs it
 
         route = await self._route("prompts", params.name)
+        grant = self._grant(ctx)
+        if route is not None and grant is not None and not grant.server(route.backend.name):
+            self._refused(ctx, "prompt", params.name)
+            route = None
         if route is None:
             raise MCPError(-32602, f"Unknown prompt: {params.name}")
         arguments = dict(params.arguments or {})

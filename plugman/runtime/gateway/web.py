@@ -12,16 +12,20 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from plugman.core.errors import PlugmanError
+from plugman.runtime.gateway.principal import SCOPE_KEY, Principal
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel.server import Server
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from mcp.server.transport_security import TransportSecuritySettings
 
+    from plugman.runtime.gateway.ratelimit import Limiter
+
 PATH = "/mcp"
 Receive = Any  # ASGI
 Send = Any
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+TOKEN_HOLDER = Principal("token", "plugman")  # whoever sends the shared bearer token
 
 
 @dataclass(frozen=True)
@@ -89,12 +93,18 @@ def http_app(
     address: Address,
     token: str | None,
     stateless: bool,
+    limiter: Limiter | None = None,
     ready: Callable[[], bool] = lambda: True,
 ) -> Any:
     """The ASGI app uvicorn serves: the health endpoints (HealthGate), then the SDK's streamable
-    HTTP session manager at PATH (McpApp), behind the token if any."""
+    HTTP session manager at PATH (McpApp), behind the request inspection (and the rate limits,
+    if any), behind the token if any."""
     # lazy: mcp takes ~750 ms to import, only this path needs it
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+    # lazy: the layers in front of the SDK, only over HTTP
+    from plugman.runtime.gateway.inbound import Inspect
+    from plugman.runtime.gateway.ratelimit import Limits
 
     manager = StreamableHTTPSessionManager(
         app=server,
@@ -102,7 +112,9 @@ def http_app(
         stateless=stateless,
         security_settings=security(address),
     )
-    web = McpApp(manager)
+    web: Any = McpApp(manager)
+    web = web if limiter is None else Limits(web, limiter)
+    web = Inspect(web, manager.max_request_body_size, PATH)
     return HealthGate(web if token is None else BearerGate(web, token), ready)
 
 
@@ -145,6 +157,8 @@ class BearerGate:
 
     async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or self._carries_token(scope["headers"]):
+            if scope["type"] == "http":
+                scope[SCOPE_KEY] = TOKEN_HOLDER
             await self.app(scope, receive, send)
             return
         await _unauthorized(send)
