@@ -1,24 +1,33 @@
-"""A rolling update through the fleet (tests/integration/fleet.py): two `--stateless` replicas
-behind HAProxy, whose health check is each replica's `/readyz`, and clients calling all the
-while. One replica gets SIGTERM, as Kubernetes sends it when it replaces a pod: its `/readyz`
-turns 503 at once, HAProxy stops sending it calls within a check or two, the calls it is running
-finish, and it exits 0 after `--drain-delay`. HAProxy takes it out of the rotation while it still
-runs (its readiness, not its exit, did it); not one call fails, and the calls made after it
-exited all ran on the other replica.
+"""Observability through the fleet (tests/integration/fleet.py): `--stateless` replicas behind
+HAProxy, whose health check is each replica's `/readyz`.
+
+- The trace of one call through the balancer: each replica exports to one OTLP/HTTP receiver
+  (tests/integration/test_gateway_observe.py's); the replica that served the call exported its
+  SERVER span under the client's `traceparent` and, under it, the CLIENT span of its request to
+  its backend; its call log (and no other replica's) has the trace id.
+- A rolling update, clients calling all the while. One replica gets SIGTERM, as Kubernetes
+  sends it when it replaces a pod: its `/readyz` turns 503 at once, HAProxy stops sending it
+  calls within a check or two, the calls it is running finish, and it exits 0 after
+  `--drain-delay`. HAProxy takes it out of the rotation while it still runs (its readiness, not
+  its exit, did it); not one call fails, and the calls made after it exited all ran on the
+  other replica.
 """
 
 from __future__ import annotations
 
+import json
 import signal
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx2
 import pytest
 
-from tests.integration.fleet import ReplicaSpec, fleet, rpc
+from tests.integration.fleet import ReplicaSpec, client, fleet, rpc
+from tests.integration.test_gateway_observe import PARENT, TRACE, receiving
 
 pytestmark = pytest.mark.slow
 
@@ -82,3 +91,34 @@ def test_a_rolling_update_fails_no_call(tmp_path: Path) -> None:
     after = [text for text, _, _ in answers[exited_at + CALLERS :]]
     assert after and {where[text] for text in after} == {"r2"}
     assert {where[text] for text, _, _ in answers[:sent_at]} == {"r1", "r2"}
+
+
+def test_the_trace_of_one_call_spans_the_replica_and_its_backend(tmp_path: Path) -> None:
+    with receiving() as receiver:
+        otel = {"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url, "OTEL_BSP_SCHEDULE_DELAY": "100"}
+        specs = [ReplicaSpec(name, ("--otel",), otel) for name in ("r1", "r2")]
+        with fleet(tmp_path / "fleet", specs, redis=False) as found:
+
+            async def call() -> None:
+                with anyio.fail_after(60):
+                    async with client(found.url, found.auth.headers) as session:
+                        given = {"traceparent": f"00-{TRACE}-{PARENT}-01"}
+                        arguments = {"text": "traced", "seconds": 0}
+                        result = await session.call_tool("who__hold", arguments, meta=given)
+                        assert not result.is_error
+
+            anyio.run(call)
+            spans = receiver.spans_of(TRACE)
+            served = {record.replica for record in found.records()}
+            homes = {replica.name: replica.home for replica in found.replicas}
+    assert len(served) == 1, served
+    (replica,) = served
+    server = [s for s in spans if s.name == "tools/call who__hold"]
+    assert len(server) == 1 and server[0].parent_span_id.hex() == PARENT
+    forwarded = [s for s in spans if s.parent_span_id == server[0].span_id]
+    assert [s.kind for s in forwarded] == [forwarded[0].SPAN_KIND_CLIENT], spans
+    logged = (homes[replica] / "state" / "logs" / "calls.jsonl").read_text().splitlines()
+    assert [json.loads(line)["trace"] for line in logged] == [TRACE]
+    assert [json.loads(line)["replica"] for line in logged] == [replica]
+    others = [home / "state/logs/calls.jsonl" for home in homes.values() if home != homes[replica]]
+    assert [path.read_text() for path in others] == [""]  # the other replica logged no call
