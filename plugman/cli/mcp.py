@@ -423,8 +423,9 @@ MCP_APP = Group(
                 Option(("--deny-destructive",), "Refuse every tool marked destructiveHint."),
                 Option(
                     ("--auth",),
-                    "HTTP: none, or token (clients send the bearer token `plugman "
-                    "mcp token` keeps). Required on any address but loopback.",
+                    "HTTP: none, token (clients send the bearer token `plugman "
+                    "mcp token` keeps), or oidc (clients send JWT access tokens from "
+                    "--issuer for --audience). Required on any address but loopback.",
                     VALUE,
                     default="none",
                 ),
@@ -458,6 +459,11 @@ MCP_APP = Group(
                     "HTTP: Redis down: open (serve, warn) or closed (503).",
                     VALUE,
                     default="open",
+                ),
+                Option(("--issuer",), "--auth oidc: the issuer URL, as tokens' iss.", VALUE),
+                Option(("--audience",), "--auth oidc: as tokens' aud (https://HOST/mcp).", VALUE),
+                Option(
+                    ("--groups-claim",), "--auth oidc: the groups claim.", VALUE, default="groups"
                 ),
             ),
         ),

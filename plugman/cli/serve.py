@@ -7,7 +7,9 @@ channel over stdio, so nothing else is ever printed there; with `--transport htt
 
 Exit codes: 0 stopped by the client or a signal; 1 a failure (the port is in use, the secret
 store cannot be opened); 2 usage, including `--transport http` on an address that is not
-loopback without `--auth token` (refused before anything starts).
+loopback without `--auth token` or `--auth oidc` (refused before anything starts), and
+`--auth oidc` without `--issuer` and `--audience` or with an http:// issuer not on loopback; 1
+also when the OIDC provider cannot be discovered at start.
 """
 
 from __future__ import annotations
@@ -73,6 +75,9 @@ def serve(
     tool_rate_limit: str | None = None,
     redis: str | None = None,
     redis_failure: str = "open",
+    issuer: str | None = None,
+    audience: str | None = None,
+    groups_claim: str = "groups",
 ) -> None:
     """Serve the tools, resources and prompts of every resolved MCP server as one server.
 
@@ -103,5 +108,8 @@ def serve(
         tool_rate_limit=tool_rate_limit,
         redis_url=redis,
         redis_failure=redis_failure,
+        issuer=issuer,
+        audience=audience,
+        groups_claim=groups_claim,
     )
     serve_paths(paths_of(ctx), options, announce=output.announced)

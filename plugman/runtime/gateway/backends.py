@@ -2,7 +2,9 @@
 
 A backend is one task: connect (plugman.runtime.transport.connect, legacy mode), list the tools
 (every page, at most MAX_PAGES), resources, resource templates and prompts, then watch. Watching
-means a ping every `Health.ping_every` seconds (bounded by `ping_timeout`), re-listing what the
+means a ping every `Health.ping_every` seconds (bounded by `ping_timeout`; a ping that times out
+while the server answered calls is a busy server, not a dead one: its queue, not its death, held the
+ping, and the session stays), re-listing what the
 server says changed (`notifications/*/list_changed`, through `on_message`), and ending the session
 when a call saw the connection close. The session also ends when the client context exits on its own
 (a killed HTTP server cancels it at once).
@@ -79,6 +81,7 @@ class Backend:
         self.instructions: str | None = None  # the server's, from its last initialize
         self.trace = Trace()  # the current session's
         self.errors = 0  # consecutive terminal connection errors seen by calls
+        self.answered = 0  # calls the server answered (a ping late behind them is no death)
         self._stale: set[str] = set()
         self._dropped: str | None = None
         self._renewing = False  # the session ends to be re-established at once
@@ -148,6 +151,7 @@ class Backend:
 
     def call_succeeded(self) -> None:
         self.errors = 0
+        self.answered += 1
 
     async def current(self, timeout: float, old: Client | None = None) -> Client | None:
         """The connected client (other than `old`), waiting at most `timeout` while the backend
@@ -251,10 +255,15 @@ class Backend:
                 self._stale.clear()
                 await self._list(client, kinds)
                 await self.on_change(self, kinds)
-            mark = len(trace.statuses)
+            mark, answered = len(trace.statuses), self.answered
             try:
                 with anyio.fail_after(self.health.ping_timeout):
                     await client.send_ping()  # deprecated at 2026-07-28 only: backends are legacy
+            except TimeoutError:
+                if self.answered != answered:  # busy answering calls: alive
+                    log.info("%s: a ping waited behind calls; the server is busy", self.name)
+                    continue
+                raise
             except Exception as exc:
                 if session_expired(exc, trace.statuses[mark:]):
                     self.expired(client)

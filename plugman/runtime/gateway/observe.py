@@ -30,9 +30,15 @@ from __future__ import annotations
 
 import json
 import socket
+import sys
 import time
 from collections.abc import Callable, Mapping
-from typing import NamedTuple, TextIO
+from contextlib import ExitStack
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple, TextIO
+
+if TYPE_CHECKING:
+    from plugman.runtime.gateway.telemetry import Telemetry
 
 REPLICA_ENV = "PLUGMAN_REPLICA"
 FILE = "calls.jsonl"
@@ -100,3 +106,28 @@ class CallLog:
 
 def _cut(text: str | None) -> str | None:
     return None if text is None else text[:MAX_FIELD]
+
+
+class Seen(NamedTuple):
+    """What `mcp serve` asks of the call log and telemetry."""
+
+    replica: str | None = None  # --replica
+    otel: bool = False  # --otel
+    to_stderr: bool = False  # --log-stderr
+
+
+def observed(
+    log_dir: Path, env: Mapping[str, str], seen: Seen, stack: ExitStack
+) -> tuple[CallLog, Telemetry | None]:
+    """The call log (<state>/logs/calls.jsonl, and stderr if asked) and, with --otel, the
+    telemetry it also records to; both closed (flushed) by `stack` when serving ends."""
+    replica = replica_name(seen.replica, env)
+    telemetry = None
+    if seen.otel:
+        from plugman.runtime.gateway.telemetry import start  # lazy: the SDK, only with --otel
+
+        telemetry = start(env, replica)
+        stack.callback(telemetry.shutdown)
+    file = stack.enter_context((log_dir / FILE).open("a", encoding="utf-8"))
+    sinks = (file, sys.stderr) if seen.to_stderr else (file,)
+    return CallLog(replica, sinks, telemetry.record if telemetry else None), telemetry

@@ -12,16 +12,9 @@ listens, and who may talk to it.
 
 SIGTERM and SIGINT end either gracefully: backends are shut down (the SDK closes a stdio
 server's stdin, then signals its process group), so no server is left behind. Over HTTP the
-first signal drains the replica, so a rolling update fails no call: `/readyz` answers 503 at
-once (plugman.runtime.gateway.web's HealthGate) while requests are still served for
-`--drain-delay` seconds (default 0; set it to the balancer's check interval times its fall
-count, so the balancer stops sending first); then the listener closes, the requests in flight
-finish (at most `--drain-timeout` seconds, default 25, then they are cancelled), and the
-backends stop. A second signal ends the delay at once.
-
-Every tool call is one JSON line in `<state>/logs/calls.jsonl` (and with `--log-stderr` on
-stderr too): plugman.runtime.gateway.observe; `--replica` names the replica there. `--otel`
-exports traces and metrics over OTLP/HTTP: plugman.runtime.gateway.telemetry.
+first signal drains the replica (`_drain`: /readyz 503, `--drain-delay`, then the calls in
+flight finish within `--drain-timeout`), so a rolling update fails no call. The call log and
+`--otel`: plugman.runtime.gateway.observe and .telemetry.
 
 Over HTTP:
 
@@ -39,6 +32,10 @@ Over HTTP:
   compared in constant time (`hmac.compare_digest`); any other answers 401 with
   `WWW-Authenticate: Bearer`. That compare is the only work added per request. No token, and
   no `Authorization` header, is ever logged.
+- OIDC (`--auth oidc --issuer URL --audience URL`): every HTTP request must carry a JWT access
+  token the issuer signed for the audience, checked against the issuer's keys, discovered and
+  fetched before listening (plugman.runtime.gateway.oidc); RFC 9728 metadata tells clients
+  where to get one (plugman.runtime.gateway.gate). Accepted on any address, as the token is.
 - Responses: each request POST is answered with one JSON body, not an SSE stream
   (`json_response`): the gateway sends nothing scoped to a request before its answer (no
   progress, no log message, no server-to-client request), and the SDK's per-request SSE
@@ -79,10 +76,9 @@ from plugman.runtime.gateway.memory import FILE
 if TYPE_CHECKING:
     import socket
 
-    from plugman.runtime.gateway.observe import CallLog
+    from plugman.runtime.gateway.oidc import Verifier
     from plugman.runtime.gateway.ratelimit import Limiter
     from plugman.runtime.gateway.server import Gateway
-    from plugman.runtime.gateway.telemetry import Telemetry
     from plugman.runtime.gateway.web import Address, HealthGate
 
 # What the full server imports, warmed in a thread while the early answers are given
@@ -104,7 +100,7 @@ WARM = (
 log = logging.getLogger("plugman.gateway")
 
 TRANSPORTS = ("stdio", "http")
-AUTH = ("none", "token")
+AUTH = ("none", "token", "oidc")
 REDIS_VARIABLE = "PLUGMAN_REDIS_URL"
 # uvloop's event loop: each call crosses the loop four times (client in, backend out and back,
 # client out), and uvloop's wake-ups and pipes take ~0.1 ms off the gateway's added latency.
@@ -132,6 +128,9 @@ class Options:
     tool_rate_limit: str | None = None  # per caller and tool
     redis_url: str | None = None  # None: PLUGMAN_REDIS_URL, else no Redis
     redis_failure: str = "open"  # "open" or "closed": when Redis does not answer
+    issuer: str | None = None  # --auth oidc (plugman.runtime.gateway.oidc)
+    audience: str | None = None
+    groups_claim: str = "groups"
 
 
 def serve_paths(paths: Paths, options: Options, announce: Announce | None = None) -> None:
@@ -142,6 +141,7 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
     env = dict(os.environ)
     address = _checked(options)
     token = gateway_token.obtain(paths, env) if options.auth == "token" else None
+    verifier = _verifier(options) if options.auth == "oidc" else None
     env.pop(gateway_token.VARIABLE, None)  # not for backends and hooks
     from_env = env.pop(REDIS_VARIABLE, "").strip()  # its password: not for backends and hooks
     redis_url = options.redis_url or from_env or None
@@ -159,7 +159,7 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
     from plugman.config.gateway_access import Access
     from plugman.runtime.gateway.calls import Guard
     from plugman.runtime.gateway.memory import Memory
-    from plugman.runtime.gateway.observe import replica_name
+    from plugman.runtime.gateway.observe import Seen, observed
     from plugman.runtime.gateway.server import Gateway
     from plugman.runtime.oauth.provider import authorizer
     from plugman.runtime.transport import headers
@@ -188,9 +188,8 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
         errlogs = {
             name: stack.enter_context(_errlog(log_dir, name, servers[name])) for name in servers
         }
-        replica = replica_name(options.replica, env)
-        telemetry = _telemetry(options, env, replica, stack)
-        calls = _call_log(log_dir, options, replica, telemetry, stack)
+        seen = Seen(options.replica, options.otel, options.log_stderr)
+        calls, telemetry = observed(log_dir, env, seen, stack)
         gateway = Gateway(
             servers,
             guard=guard,
@@ -219,33 +218,8 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
             anyio.run(_stdio, gateway, handover, backend_options=LOOP)
         else:
             stack.callback(sock.close)
-            _serve_http(gateway, address, sock, options, token, announce, limiter)
+            _serve_http(gateway, address, sock, options, token, announce, limiter, verifier)
         log.info("stopped")
-
-
-def _telemetry(
-    options: Options, env: Mapping[str, str], replica: str, stack: ExitStack
-) -> Telemetry | None:
-    """With --otel, the tracer and meter providers, shut down (flushed) when serving ends."""
-    if not options.otel:
-        return None
-    from plugman.runtime.gateway.telemetry import start  # lazy: only with --otel
-
-    telemetry = start(env, replica)
-    stack.callback(telemetry.shutdown)
-    return telemetry
-
-
-def _call_log(
-    log_dir: Path, options: Options, replica: str, telemetry: Telemetry | None, stack: ExitStack
-) -> CallLog:
-    """One JSON line per call to <state>/logs/calls.jsonl (and stderr with --log-stderr)."""
-    from plugman.runtime.gateway.observe import FILE as CALLS  # lazy: after the early answers
-    from plugman.runtime.gateway.observe import CallLog
-
-    file = stack.enter_context((log_dir / CALLS).open("a", encoding="utf-8"))
-    sinks = (file, sys.stderr) if options.log_stderr else (file,)
-    return CallLog(replica, sinks, telemetry.record if telemetry is not None else None)
 
 
 def _limiter(options: Options, redis_url: str | None) -> Limiter | None:
@@ -307,15 +281,24 @@ def _serve_http(
     token: gateway_token.Token | None,
     announce: Announce | None,
     limiter: Limiter | None = None,
+    verifier: Verifier | None = None,
 ) -> None:
     gateway.stateless = options.stateless
     from plugman.runtime.gateway.web import http_app  # lazy: socket, not before early answers
 
-    secret = token.value if token else None
     web = http_app(
-        gateway.server, address, secret, options.stateless, limiter, ready=gateway.settled
+        gateway.server,
+        address,
+        token.value if token else None,
+        options.stateless,
+        limiter,
+        oidc=verifier,
+        ready=gateway.settled,
     )
     lines = [f"clients must send a bearer token ({token.fingerprint})"] if token else []
+    if verifier is not None:
+        given = verifier.settings
+        lines.append(f"clients must send an access token from {given.issuer} for {given.audience}")
     said = announce or (lambda _: None)
     # lazy: anyio: after the early answers (plugman.runtime.gateway.early)
     import anyio
@@ -329,7 +312,13 @@ def _checked(options: Options) -> Address | None:
     if options.transport not in TRANSPORTS:
         raise UsageError(f"unknown transport {options.transport!r}", hint="use stdio or http")
     if options.auth not in AUTH:
-        raise UsageError(f"unknown --auth {options.auth!r}", hint="use none or token")
+        raise UsageError(f"unknown --auth {options.auth!r}", hint="use none, token or oidc")
+    given = options.issuer or options.audience or options.groups_claim != "groups"
+    if options.auth != "oidc" and given:
+        raise UsageError(
+            "--issuer, --audience and --groups-claim apply only to --auth oidc",
+            hint="add --auth oidc, or leave them out",
+        )
     if options.transport == "stdio":
         if options.rate_limit or options.tool_rate_limit:
             raise UsageError(
@@ -351,9 +340,22 @@ def _checked(options: Options) -> Address | None:
             "loopback address, so anyone who can reach it could call every tool",
             where="--host",
             hint="add --auth token (clients send `Authorization: Bearer <token>`; "
-            "`plugman mcp token --show` prints it), or listen on 127.0.0.1",
+            "`plugman mcp token --show` prints it), or --auth oidc --issuer URL --audience URL "
+            "(clients send access tokens from your OIDC provider), or listen on 127.0.0.1",
         )
+    if options.auth == "oidc":
+        # lazy: jwt, only --auth oidc needs it
+        from plugman.runtime.gateway.oidc import settings
+
+        settings(options.issuer, options.audience, options.groups_claim)
     return address
+
+
+def _verifier(options: Options) -> Verifier:
+    """The OIDC verifier, its provider discovered and its keys fetched (before listening)."""
+    from plugman.runtime.gateway import oidc  # lazy: jwt, only --auth oidc needs it
+
+    return oidc.start(oidc.settings(options.issuer, options.audience, options.groups_claim))
 
 
 async def _http(

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from mcp.server.transport_security import TransportSecuritySettings
 
+    from plugman.runtime.gateway.oidc import Verifier
     from plugman.runtime.gateway.ratelimit import Limiter
 
 PATH = "/mcp"
@@ -94,11 +95,12 @@ def http_app(
     token: str | None,
     stateless: bool,
     limiter: Limiter | None = None,
+    oidc: Verifier | None = None,
     ready: Callable[[], bool] = lambda: True,
 ) -> Any:
     """The ASGI app uvicorn serves: the health endpoints (HealthGate), then the SDK's streamable
     HTTP session manager at PATH (McpApp), behind the request inspection (and the rate limits,
-    if any), behind the token if any."""
+    if any), behind the token if any, or behind the OIDC gate and its RFC 9728 metadata."""
     # lazy: mcp takes ~750 ms to import, only this path needs it
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
@@ -115,7 +117,14 @@ def http_app(
     web: Any = McpApp(manager)
     web = web if limiter is None else Limits(web, limiter)
     web = Inspect(web, manager.max_request_body_size, PATH)
-    return HealthGate(web if token is None else BearerGate(web, token), ready)
+    if oidc is not None:
+        # lazy: the OIDC gate, only --auth oidc needs it
+        from plugman.runtime.gateway.gate import OidcGate, ResourceMetadata, metadata_document
+
+        web = ResourceMetadata(OidcGate(web, oidc), metadata_document(oidc.settings))
+    elif token is not None:
+        web = BearerGate(web, token)
+    return HealthGate(web, ready)
 
 
 class McpApp:
