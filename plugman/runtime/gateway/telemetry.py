@@ -38,10 +38,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from plugman.core.errors import UsageError
-from plugman.runtime.gateway.observe import Call
+
+if TYPE_CHECKING:
+    from plugman.runtime.gateway.observe import Call
 
 SERVICE = "plugman-gateway"
 SHUTDOWN = 3.0  # seconds to export what is left when the replica stops
