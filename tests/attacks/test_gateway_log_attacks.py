@@ -6,7 +6,8 @@
   line, no log, no stderr line and no exported span.
 - A tool name holding newlines, quotes, a JSON object, U+2028 or 10,000 characters cannot add
   or forge a line of the call log: one call, one line, that parses, with the replica's own
-  fields. A `sub` built the same way (as an identity provider could issue it) cannot either.
+  fields. A `sub` built the same way cannot either: signed into real JWT access tokens by an
+  issuer (tests.support.oidc_issuer) behind `--auth oidc`, and none of those tokens is logged.
 - `/healthz` and `/readyz` answer without the token and say nothing of the config (no server
   name, no address, no version); a path that only resembles them (`/healthz/../mcp`,
   `/HEALTHZ`, `/readyz/`) is not a way around the token.
@@ -30,6 +31,8 @@ from tests.integration.test_gateway_observe import (
     replica,
     wait_for_tools,
 )
+from tests.integration.test_gateway_oidc import AUDIENCE, oidc
+from tests.support.oidc_issuer import Issuer
 
 TOKEN = "tok-" + "q7" * 20
 REDIS_PASSWORD = "r3dis-pa55-" + "w" * 12
@@ -40,6 +43,9 @@ FORGED = [
     "x\u2028\u2029\x00\x1b[2J",
     '\\"}\n' * 2500,  # 10,000 characters
 ]
+
+# A 10,000-character sub makes a header past what HTTP servers take (h11: 16 KiB): 1,000 here
+SUBS = [*FORGED[:3], '\\"}\n' * 250]
 
 
 def everything_logged(home: Path) -> str:
@@ -111,6 +117,39 @@ def test_a_forged_tool_name_cannot_add_or_forge_a_call_log_line(
     assert all(line.isascii() for line in lines)  # U+2028 escaped: no reader splits there
     on_stderr = [line for line in found.err.split("\n") if line.startswith("{")]
     assert [json.loads(line) for line in on_stderr] == parsed
+
+
+def test_a_forged_sub_in_a_signed_token_cannot_add_or_forge_a_line(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    configure(isolated_home)
+    with Issuer() as issuer:
+        tokens = [issuer.token(aud=AUDIENCE, sub=sub) for sub in SUBS]
+        options = ("--replica", "gw-real", "--log-stderr", *oidc(issuer))
+        with replica(tmp_path, isolated_home, *options) as found:
+
+            async def session(token: str) -> None:
+                from mcp import Client
+                from mcp.client.streamable_http import streamable_http_client
+
+                with anyio.fail_after(120):
+                    web = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
+                    transport = streamable_http_client(found.url, http_client=web)
+                    async with web, Client(transport) as client:
+                        await wait_for_tools(client, {"traced__echo"})
+                        said = await client.call_tool("traced__echo", {"text": "hi"})
+                        assert text(said) == "hi"
+
+            for token in tokens:
+                anyio.run(session, token)
+    raw = (isolated_home / "state" / "logs" / "calls.jsonl").read_text()
+    lines = raw.split("\n")
+    assert lines[-1] == "" and len(lines) == len(SUBS) + 1, "a sub added a line"
+    parsed = [json.loads(line) for line in lines[:-1]]
+    assert [line["sub"] for line in parsed] == [sub[:MAX_FIELD] for sub in SUBS]
+    assert {(line["replica"], line["outcome"]) for line in parsed} == {("gw-real", "ok")}
+    logged = everything_logged(isolated_home) + found.err
+    assert not [token for token in tokens if token in logged], "a token was logged"
 
 
 class Sink:
