@@ -445,6 +445,7 @@ MCP_APP = Group(
                     "behind a load balancer can answer "
                     "any request (2025-era clients then get no list_changed notifications).",
                 ),
+                *serve.OBSERVE,
                 Option(
                     ("--rate-limit",),
                     "HTTP: requests per caller, e.g. 60/minute (per process without --redis).",

@@ -19,8 +19,45 @@ lock and plugman.toml disagree or a pinned plugin cannot be installed.
 from __future__ import annotations
 
 from plugman import output
-from plugman.cli.argv import Context
+from plugman.cli.argv import VALUE, Context, Option
 from plugman.cli.common import paths_of
+
+# The observability options (plugman.runtime.gateway.observe, .telemetry; the drain: .run)
+OBSERVE = (
+    Option(
+        ("--replica",),
+        "This replica's name in the call log and traces (default PLUGMAN_REPLICA, "
+        "else the host name).",
+        VALUE,
+    ),
+    Option(
+        ("--otel",),
+        "Export OpenTelemetry traces and metrics over OTLP/HTTP, as the OTEL_* "
+        "variables say (OTEL_EXPORTER_OTLP_ENDPOINT...; needs plugman[fleet]).",
+    ),
+    Option(
+        ("--log-stderr",),
+        "Write the call log (one JSON line per call, also in "
+        "<state>/logs/calls.jsonl) to stderr too, for a container's log.",
+    ),
+    Option(
+        ("--drain-delay",),
+        "HTTP: seconds a SIGTERM keeps serving with /readyz at 503, so the "
+        "balancer stops sending first (default 0).",
+        VALUE,
+        default=0.0,
+        type="float",
+        low=0,
+    ),
+    Option(
+        ("--drain-timeout",),
+        "HTTP: seconds the calls in flight at a SIGTERM may take to finish (default 25).",
+        VALUE,
+        default=25.0,
+        type="float",
+        low=0,
+    ),
+)
 
 
 def serve(
@@ -33,6 +70,11 @@ def serve(
     auth: str = "none",
     first_list_wait: float | None = None,
     stateless: bool = False,
+    replica: str | None = None,
+    otel: bool = False,
+    log_stderr: bool = False,
+    drain_delay: float = 0.0,
+    drain_timeout: float = 25.0,
     rate_limit: str | None = None,
     tool_rate_limit: str | None = None,
     redis: str | None = None,
@@ -48,7 +90,9 @@ def serve(
 
     Tools are listed as <server>__<tool> (the agent adds its own mcp__<its name>__); PreToolUse
     and PostToolUse hooks see mcp__<server>__<tool> and run around calls. Servers still
-    starting are listed with what they offered last time. Logs: <state>/logs/gateway.log.
+    starting are listed with what they offered last time. Logs: <state>/logs/gateway.log, one
+    JSON line per call in <state>/logs/calls.jsonl. Over HTTP, /healthz and /readyz answer a
+    load balancer's probes.
     """
     # lazy: runtime.gateway.run not loaded by plugman mcp run (+255 ms)
     from plugman.runtime.gateway.run import Options, check, serve_paths
@@ -62,6 +106,11 @@ def serve(
         auth=auth,
         stateless=stateless,
         first_list_wait=first_list_wait,
+        replica=replica,
+        otel=otel,
+        log_stderr=log_stderr,
+        drain_delay=drain_delay,
+        drain_timeout=drain_timeout,
         rate_limit=rate_limit,
         tool_rate_limit=tool_rate_limit,
         redis_url=redis,

@@ -55,9 +55,9 @@ REPLICA = "PLUGMAN_REPLICA"
 TOKEN_VARIABLE = "PLUGMAN_GATEWAY_TOKEN"
 REDIS_VARIABLE = "PLUGMAN_REDIS_URL"
 TOKEN = "fleet-shared-token-" + "k" * 32
-# The balancer's health check: `/mcp` answers 401 without a token when the replica is up.
-# With the observe helper's readiness endpoint this becomes ("/readyz", "status 200").
-HEALTH = ("/mcp", "rstatus ^[234]")
+# The balancer's health check: the replica's readiness (plugman.runtime.gateway.web.HealthGate),
+# 200 once its backends finished their first attempt, 503 from its SIGTERM (the drain).
+HEALTH = ("/readyz", "status 200")
 BACKEND_NAME = "who"
 BACKEND_TOOLS = frozenset(f"{BACKEND_NAME}__{tool}" for tool in ("echo", "add", "hold"))
 MODERN = "2026-07-28"

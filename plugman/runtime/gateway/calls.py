@@ -21,6 +21,11 @@ docs/claude-format.md#hook-exit-codes-and-output).
 
 Hooks run in a worker thread, so a slow hook never stalls the event loop; when no hook matches,
 no thread is used at all. Refusals are `CallToolResult(is_error=True)` with one text block.
+
+Each call comes back as `Called`: its result and its outcome for the call log and metrics
+(plugman.runtime.gateway.observe): ok; error (the backend's error result, or a failure it
+reported); refused (--deny-destructive or a PreToolUse hook); timeout (--call-timeout);
+unavailable (not connected, or the connection was lost during the call).
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import anyio
 import anyio.to_thread
@@ -63,15 +68,20 @@ class Guard:
     deny_destructive: bool = False
 
 
+class Called(NamedTuple):  # a NamedTuple: a dataclass costs ~1 ms to define on the stdio path
+    result: CallToolResult
+    outcome: str  # ok, error, refused, timeout, unavailable (unknown: no such tool, in server)
+
+
 class HookError(Exception):
     """The hook machinery itself failed (not a hook saying no)."""
 
 
-async def call_tool(route: Route, arguments: Payload, guard: Guard) -> CallToolResult:
+async def call_tool(route: Route, arguments: Payload, guard: Guard) -> Called:
     tool = route.item
     hints = tool.annotations
     if guard.deny_destructive and hints is not None and hints.destructive_hint is True:
-        return refusal(
+        return refused(
             f"{tool.name} is marked destructive (destructiveHint) and plugman mcp serve runs "
             "with --deny-destructive: not called"
         )
@@ -81,16 +91,21 @@ async def call_tool(route: Route, arguments: Payload, guard: Guard) -> CallToolR
     try:
         pre = await hooks("PreToolUse", payload, guard)
     except HookError as exc:
-        return refusal(f"PreToolUse hooks failed, so {tool.name} was not called: {exc}")
+        return refused(f"PreToolUse hooks failed, so {tool.name} was not called: {exc}")
     if pre is not None:
-        refused = _refused(pre)
-        if refused is not None:
-            return refusal(f"{tool.name} was not called: {refused}")
+        why = _refused(pre)
+        if why is not None:
+            return refused(f"{tool.name} was not called: {why}")
         if pre.updated_input is not None:
             arguments = pre.updated_input
             payload = {**payload, "tool_input": arguments}
-    result = cut_result(await forward(route, arguments, guard.call_timeout))
-    return await _after(result, payload, guard)
+    forwarded = await forward(route, arguments, guard.call_timeout)
+    result = await _after(cut_result(forwarded.result), payload, guard)
+    return Called(result, forwarded.outcome)
+
+
+def refused(text: str, outcome: str = "refused") -> Called:
+    return Called(refusal(text), outcome)
 
 
 def refusal(text: str) -> CallToolResult:
@@ -136,7 +151,7 @@ def _refused(pre: HookRun) -> str | None:
     return None
 
 
-async def forward(route: Route, arguments: Payload, timeout: float) -> CallToolResult:
+async def forward(route: Route, arguments: Payload, timeout: float) -> Called:
     """The call on the route's backend (plugman.runtime.gateway.forward: waits for a reconnecting
     backend, retries once on an expired session); any failure as an error result."""
     from mcp import MCPError  # lazy: mcp takes ~750 ms to import, only this path needs it
@@ -151,21 +166,24 @@ async def forward(route: Route, arguments: Payload, timeout: float) -> CallToolR
                 backend.dropped(client, exc.message)
             raise
 
+    late = f"{backend.name} did not answer within {timeout:g} s (--call-timeout)"
     try:
-        return await send(backend, request, timeout)
+        result = await send(backend, request, timeout)
     except UnansweredError as exc:
-        return refusal(str(exc))
+        return refused(str(exc), "unavailable")
     except MCPError as exc:
         if exc.code == CONNECTION_CLOSED:
-            return refusal(f"{backend.name}: the connection was lost during the call")
+            lost = f"{backend.name}: the connection was lost during the call"
+            return refused(lost, "unavailable")
         if exc.code == REQUEST_TIMEOUT:
-            return refusal(f"{backend.name} did not answer within {timeout:g} s (--call-timeout)")
-        return refusal(f"{backend.name}: {exc.message}")
+            return refused(late, "timeout")
+        return refused(f"{backend.name}: {exc.message}", "error")
     except TimeoutError:
-        return refusal(f"{backend.name} did not answer within {timeout:g} s (--call-timeout)")
+        return refused(late, "timeout")
     except Exception as exc:  # output-schema validation, transport errors: the call failed
         log.warning("%s: %s failed: %r", backend.name, route.name, exc)
-        return refusal(f"{backend.name}: {exc or type(exc).__name__}")
+        return refused(f"{backend.name}: {exc or type(exc).__name__}", "error")
+    return Called(result, "error" if result.is_error else "ok")
 
 
 def cut_text(text: str) -> str:

@@ -11,7 +11,10 @@ listens, and who may talk to it.
   plugman.runtime.gateway.token).
 
 SIGTERM and SIGINT end either gracefully: backends are shut down (the SDK closes a stdio
-server's stdin, then signals its process group), so no server is left behind.
+server's stdin, then signals its process group), so no server is left behind. Over HTTP the
+first signal drains the replica (`_drain`: /readyz 503, `--drain-delay`, then the calls in
+flight finish within `--drain-timeout`), so a rolling update fails no call. The call log and
+`--otel`: plugman.runtime.gateway.observe and .telemetry.
 
 Over HTTP:
 
@@ -58,6 +61,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import math
 import os
 import signal
 import sys
@@ -83,7 +87,7 @@ if TYPE_CHECKING:
     from plugman.runtime.gateway.oidc import Verifier
     from plugman.runtime.gateway.ratelimit import Limiter
     from plugman.runtime.gateway.server import Gateway
-    from plugman.runtime.gateway.web import Address
+    from plugman.runtime.gateway.web import Address, HealthGate
 
 # What the full server imports, warmed in a thread while the early answers are given
 # (plugman.runtime.gateway.early): the SDK, pydantic and anyio, most of a second.
@@ -123,6 +127,11 @@ class Options:
     auth: str = "none"
     stateless: bool = False  # HTTP: `--stateless`, the default anyway (see stateful)
     first_list_wait: float | None = None  # None: PLUGMAN_GATEWAY_FIRST_LIST_WAIT, or 5 s
+    replica: str | None = None  # None: PLUGMAN_REPLICA, or the host name (observe.replica_name)
+    otel: bool = False  # traces and metrics over OTLP/HTTP (plugman.runtime.gateway.telemetry)
+    log_stderr: bool = False  # the call log on stderr too (a container's log)
+    drain_delay: float = 0.0  # HTTP: seconds /readyz says 503 before the listener closes
+    drain_timeout: float = 25.0  # HTTP: seconds the requests in flight may take to finish
     rate_limit: str | None = None  # per caller, "60/minute" (plugman.runtime.gateway.ratelimit)
     tool_rate_limit: str | None = None  # per caller and tool
     redis_url: str | None = None  # None: PLUGMAN_REDIS_URL, else no Redis
@@ -161,6 +170,7 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
     from plugman.config.gateway_access import Access
     from plugman.runtime.gateway.calls import Guard
     from plugman.runtime.gateway.memory import Memory
+    from plugman.runtime.gateway.observe import Seen, observed
     from plugman.runtime.gateway.server import Gateway
     from plugman.runtime.oauth.provider import authorizer
     from plugman.runtime.transport import headers
@@ -189,6 +199,8 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
         errlogs = {
             name: stack.enter_context(_errlog(log_dir, name, servers[name])) for name in servers
         }
+        seen = Seen(options.replica, options.otel, options.log_stderr)
+        calls, telemetry = observed(log_dir, env, seen, stack)
         gateway = Gateway(
             servers,
             guard=guard,
@@ -199,9 +211,15 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
             auth_for=authorizer(paths, env, fleet.logins if fleet else None),
             shared=headers.shared(resolved.servers),
             memory=Memory(paths.state_dir / FILE),
+            calls=calls,
+            tracing=telemetry is not None and telemetry.tracer is not None,
             access=Access(resolved.policy.gateway_access),
             authenticated=options.auth != "none",  # who calls decides what it may use
         )
+        if telemetry is not None:
+            from plugman.runtime.gateway.telemetry import HeaderContext  # lazy: only with --otel
+
+            gateway.server.middleware.insert(0, HeaderContext())
         log.info("serving %d servers over %s", len(servers), options.transport)
         if limiter is not None:
             log.info("rate limits: %s", limiter.described)
@@ -213,16 +231,7 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
             stack.callback(sock.close)
             said = [_config(paths, env, options)]
             _serve_http(
-                gateway,
-                address,
-                sock,
-                not options.stateful,
-                token,
-                announce,
-                said,
-                limiter,
-                verifier,
-                fleet,
+                gateway, address, sock, options, token, announce, said, limiter, verifier, fleet
             )
         log.info("stopped")
 
@@ -308,7 +317,7 @@ def _serve_http(
     gateway: Gateway,
     address: Address,
     sock: socket.socket,
-    stateless: bool,
+    options: Options,
     token: gateway_token.Token | None,
     announce: Announce | None,
     more: list[str],
@@ -316,6 +325,7 @@ def _serve_http(
     verifier: Verifier | None = None,
     fleet: Fleet | None = None,
 ) -> None:
+    stateless = not options.stateful
     gateway.stateless = stateless
     from plugman.runtime.gateway.web import http_app  # lazy: socket, not before early answers
 
@@ -328,6 +338,7 @@ def _serve_http(
         limiter,
         oidc=verifier,
         events=events,
+        ready=gateway.settled,
     )
     lines = [f"clients must send a bearer token ({token.fingerprint})"] if token else []
     if verifier is not None:
@@ -338,7 +349,8 @@ def _serve_http(
     # lazy: anyio: after the early answers (plugman.runtime.gateway.early)
     import anyio
 
-    anyio.run(_http, gateway, web, sock, said, lines, fleet, backend_options=LOOP)
+    drain = (options.drain_delay, options.drain_timeout)
+    anyio.run(_http, gateway, web, sock, said, lines, drain, fleet, backend_options=LOOP)
 
 
 def check(options: Options) -> None:
@@ -410,10 +422,11 @@ def _verifier(options: Options) -> Verifier:
 
 async def _http(
     gateway: Gateway,
-    web: Any,
+    web: HealthGate,
     sock: socket.socket,
     announce: Announce,
     lines: list[str],
+    drain: tuple[float, float],
     fleet: Fleet | None = None,
 ) -> None:
     import uvicorn  # lazy: uvicorn takes ~27 ms to import, only this path needs it
@@ -435,17 +448,15 @@ async def _http(
         proxy_headers=False,
         server_header=False,
         date_header=False,
+        timeout_graceful_shutdown=math.ceil(drain[1]),  # uvicorn takes whole seconds
     )
     server = Web(config)
-
-    def stop() -> None:
-        server.should_exit = True
 
     async with anyio.create_task_group() as group:
         gateway.start(group)
         if fleet is not None:
             fleet.start(group)
-        group.start_soon(_on_signal, stop)
+        group.start_soon(_drain, server, web, drain[0])
         from plugman.runtime.gateway.web import mcp_url  # lazy: socket, only over HTTP
 
         heard = [f"listening on {mcp_url(host, port)}", *lines]
@@ -463,6 +474,25 @@ async def _announce(web: Any, lines: list[str], announce: Announce) -> None:
     for line in lines:
         log.info("%s", line)
         announce(line)
+
+
+async def _drain(server: Any, web: HealthGate, delay: float) -> None:
+    """On SIGTERM or SIGINT: /readyz 503, `delay` seconds more serving (a second signal ends
+    them), then uvicorn stops: the listener closes and the requests in flight finish (bounded
+    by its timeout_graceful_shutdown, --drain-timeout)."""
+    # lazy: anyio: after the early answers (plugman.runtime.gateway.early)
+    import anyio
+
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as received:
+        async for number in received:
+            log.info("signal %d: draining (readiness 503) for %g s, then stopping", number, delay)
+            web.draining = True
+            break
+        with anyio.move_on_after(delay):
+            async for number in received:
+                log.info("signal %d: stopping now", number)
+                break
+        server.should_exit = True
 
 
 async def _on_signal(stop: Callable[[], None]) -> None:

@@ -39,6 +39,7 @@ only inside functions, like the rest of plugman.runtime.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -49,13 +50,14 @@ from plugman import __version__
 from plugman.config.gateway_access import Access, Grant
 from plugman.core.jsonvalue import JSONObject
 from plugman.runtime.gateway.backends import KINDS, Backend
-from plugman.runtime.gateway.calls import Guard, call_tool, refusal
+from plugman.runtime.gateway.calls import Called, Guard, call_tool, refused
 from plugman.runtime.gateway.catalog import Catalog, Route, build
 from plugman.runtime.gateway.forward import UnansweredError, send
 from plugman.runtime.gateway.health import Health
 from plugman.runtime.gateway.instructions import compose
 from plugman.runtime.gateway.memory import Memory, dumped
 from plugman.runtime.gateway.naming import gateway_prefix
+from plugman.runtime.gateway.observe import Call, CallLog
 from plugman.runtime.gateway.principal import principal_of
 from plugman.runtime.oauth.provider import AuthFor
 
@@ -87,6 +89,8 @@ class Gateway:
         auth_for: AuthFor | None = None,
         shared: frozenset[str] = frozenset(),
         memory: Memory | None = None,
+        calls: CallLog | None = None,
+        tracing: bool = False,
         access: Access | None = None,
         authenticated: bool = False,
     ) -> None:
@@ -95,6 +99,8 @@ class Gateway:
 
         self.guard = guard
         self.health = health
+        self.calls = calls  # the call log (and metrics): plugman.runtime.gateway.observe
+        self.tracing = tracing  # --otel: the trace id in the call log, attributes on the span
         self.memory = memory or Memory()
         self.backends = {
             name: Backend(
@@ -138,6 +144,10 @@ class Gateway:
         if backend.client is None and self.recalled.pop(backend.name, None) is not None:
             log.info("%s: not up; its remembered catalog is withdrawn", backend.name)
             await self._changed(backend, KINDS)
+
+    def settled(self) -> bool:
+        """Every backend is up or has failed its first attempt (readiness: /readyz)."""
+        return all(backend.first_round.is_set() for backend in self.backends.values())
 
     async def ready(self) -> None:
         """Within `first_list_wait` of the start, until every backend nothing is remembered of
@@ -234,6 +244,35 @@ class Gateway:
         return types.ListToolsResult(tools=self._listing(ctx, "tools"))
 
     async def call(self, ctx: Context, params: types.CallToolRequestParams) -> Any:
+        if self.calls is None:
+            return (await self._call(ctx, params))[0].result
+        started = time.perf_counter()
+        outcome, server, tool = "cancelled", "", params.name  # the client left, or a shutdown
+        try:
+            called, server, tool = await self._call(ctx, params)
+            outcome = called.outcome
+            return called.result
+        finally:
+            self.calls.record(self._seen(ctx, outcome, server, tool, started))
+
+    def _seen(self, ctx: Context, outcome: str, server: str, tool: str, started: float) -> Call:
+        """The call as the call log sees it (plugman.runtime.gateway.observe)."""
+        principal = principal_of(ctx)
+        trace = None
+        if self.tracing:
+            # lazy: the OpenTelemetry glue, only with --otel
+            from plugman.runtime.gateway.telemetry import current_trace, mark
+
+            mark(server, outcome)
+            trace = current_trace()
+        sub = principal.subject if principal is not None else None
+        return Call(sub, server, tool, time.perf_counter() - started, outcome, trace)
+
+    async def _call(
+        self, ctx: Context, params: types.CallToolRequestParams
+    ) -> tuple[Called, str, str]:
+        """The call, the backend it went to and the backend's name for the tool (a tool
+        gatewayAccess hides from the caller is answered as unknown, and logged as refused)."""
         route = self.catalog.tools.get(params.name)  # the hot path: no await before the call
         if route is None or route.recalled:
             route = await self._route("tools", params.name)
@@ -241,14 +280,20 @@ class Gateway:
         if route is not None and not self._allowed(grant, route):
             self._refused(ctx, "tool", params.name)
             await self.settling()  # as an unknown name waits: no hint that it exists
-            return refusal(f"Unknown tool: {params.name}")
+            hidden = refused(f"Unknown tool: {params.name}", "refused")
+            return hidden, route.backend.name, route.name
         if route is not None:
-            return await call_tool(route, dict(params.arguments or {}), self.guard)
+            called = await call_tool(route, dict(params.arguments or {}), self.guard)
+            return called, route.backend.name, route.name
         down = self._down(params.name)
-        if down is None or (grant is not None and not grant.server(down.name)):
-            return refusal(f"Unknown tool: {params.name}")
+        if down is None:
+            return refused(f"Unknown tool: {params.name}", "unknown"), "", params.name
+        tool = params.name.removeprefix(gateway_prefix(down.name))
+        if grant is not None and not grant.server(down.name):
+            return refused(f"Unknown tool: {params.name}", "refused"), down.name, tool
         down.call_failed(None, "not connected")  # a client still calling it hastens the retry
-        return refusal(f"{down.name} is not connected: {down.reason or down.state}")
+        why = f"{down.name} is not connected: {down.reason or down.state}"
+        return refused(why, "unavailable"), down.name, tool
 
     def _grant(self, ctx: Context) -> Grant | None:
         """What the caller of this request may use (plugman.config.gateway_access); None:

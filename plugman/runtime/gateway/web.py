@@ -7,6 +7,7 @@ import hmac
 import ipaddress
 import json
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -97,11 +98,13 @@ def http_app(
     limiter: Limiter | None = None,
     oidc: Verifier | None = None,
     events: Events | None = None,
+    ready: Callable[[], bool] = lambda: True,
 ) -> Any:
-    """The ASGI app uvicorn serves: the SDK's streamable HTTP session manager at PATH (McpApp),
-    behind the request inspection (and the rate limits, if any), behind the token if any, or
-    behind the OIDC gate and its RFC 9728 metadata; with `events` (--redis, stateful), sessions
-    resumable on any replica (plugman.runtime.gateway.events)."""
+    """The ASGI app uvicorn serves: the health endpoints (HealthGate), then the SDK's streamable
+    HTTP session manager at PATH (McpApp), behind the request inspection (and the rate limits,
+    if any), behind the token if any, or behind the OIDC gate and its RFC 9728 metadata; with
+    `events` (--redis, stateful), sessions resumable on any replica
+    (plugman.runtime.gateway.events)."""
     # lazy: the layers in front of the SDK and the SDK's manager (~750 ms), only over HTTP
     from plugman.runtime.gateway.events import Resume, session_manager
     from plugman.runtime.gateway.inbound import Inspect
@@ -124,8 +127,10 @@ def http_app(
         # lazy: the OIDC gate, only --auth oidc needs it
         from plugman.runtime.gateway.gate import OidcGate, ResourceMetadata, metadata_document
 
-        return ResourceMetadata(OidcGate(web, oidc), metadata_document(oidc.settings))
-    return web if token is None else BearerGate(web, token)
+        web = ResourceMetadata(OidcGate(web, oidc), metadata_document(oidc.settings))
+    elif token is not None:
+        web = BearerGate(web, token)
+    return HealthGate(web, ready)
 
 
 class McpApp:
@@ -181,6 +186,36 @@ class BearerGate:
         return False
 
 
+class HealthGate:
+    """ASGI, outermost: the load balancer's probes, answered before authentication and the DNS
+    rebinding check, with a body that names nothing of the config (no server, no address).
+
+    - `GET /healthz` (liveness): 200 `ok` while the process answers.
+    - `GET /readyz` (readiness): 200 `ready` once `ready()` says so (the config is resolved and
+      every backend has finished its first connection attempt, up or failed), 503 `starting`
+      before, and 503 `draining` once a SIGTERM began the drain (plugman.runtime.gateway.run).
+
+    Any other request goes on to `app`."""
+
+    def __init__(self, app: Any, ready: Callable[[], bool]) -> None:
+        self.app = app
+        self.ready = ready
+        self.draining = False
+
+    async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
+        path = scope.get("path", "") if scope["type"] == "http" else ""
+        if path == "/healthz":
+            await _answer(send, 200, b"ok", _PLAIN)
+        elif path == "/readyz":
+            if self.draining or not self.ready():
+                await _answer(send, 503, b"draining" if self.draining else b"starting", _PLAIN)
+            else:
+                await _answer(send, 200, b"ready", _PLAIN)
+        else:
+            await self.app(scope, receive, send)
+
+
+_PLAIN = [(b"content-type", b"text/plain"), (b"cache-control", b"no-store")]
 _BODY = json.dumps(
     {"error": "invalid_token", "error_description": "a bearer token is required"}
 ).encode()
