@@ -95,7 +95,8 @@ def serve(
     load balancer's probes.
     """
     # lazy: runtime.gateway.run not loaded by plugman mcp run (+255 ms)
-    from plugman.runtime.gateway.run import Options, check, serve_paths
+    from plugman.runtime.gateway.options import Options, checked
+    from plugman.runtime.gateway.run import serve_paths
 
     options = Options(
         transport,
@@ -123,7 +124,7 @@ def serve(
     )
     paths = paths_of(ctx)
     if frozen:  # the same config on every replica: exactly plugman.lock, installed first
-        check(options)  # a usage error before anything is installed
+        checked(options)  # a usage error before anything is installed
         from plugman.commands.sync import frozen_for_serving  # lazy: only with --frozen
 
         frozen_for_serving(paths)

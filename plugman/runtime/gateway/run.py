@@ -68,7 +68,6 @@ import sys
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -79,6 +78,7 @@ from plugman.runtime.gateway import early
 from plugman.runtime.gateway import token as gateway_token
 from plugman.runtime.gateway.health import Health
 from plugman.runtime.gateway.memory import FILE
+from plugman.runtime.gateway.options import Options, checked
 
 if TYPE_CHECKING:
     import socket
@@ -107,40 +107,11 @@ WARM = (
 
 log = logging.getLogger("plugman.gateway")
 
-TRANSPORTS = ("stdio", "http")
-AUTH = ("none", "token", "oidc")
 REDIS_VARIABLE = "PLUGMAN_REDIS_URL"
 # uvloop's event loop: each call crosses the loop four times (client in, backend out and back,
 # client out), and uvloop's wake-ups and pipes take ~0.1 ms off the gateway's added latency.
 LOOP = {"use_uvloop": sys.platform != "win32"}
 Announce = Callable[[str], None]
-
-
-@dataclass(frozen=True)
-class Options:
-    transport: str = "stdio"
-    host: str = "127.0.0.1"
-    port: int = 8700
-    call_timeout: float = 60.0
-    deny_destructive: bool = False
-    connect_timeout: float = 30.0
-    auth: str = "none"
-    stateless: bool = False  # HTTP: `--stateless`, the default anyway (see stateful)
-    first_list_wait: float | None = None  # None: PLUGMAN_GATEWAY_FIRST_LIST_WAIT, or 5 s
-    replica: str | None = None  # None: PLUGMAN_REPLICA, or the host name (observe.replica_name)
-    otel: bool = False  # traces and metrics over OTLP/HTTP (plugman.runtime.gateway.telemetry)
-    log_stderr: bool = False  # the call log on stderr too (a container's log)
-    drain_delay: float = 0.0  # HTTP: seconds /readyz says 503 before the listener closes
-    drain_timeout: float = 25.0  # HTTP: seconds the requests in flight may take to finish
-    rate_limit: str | None = None  # per caller, "60/minute" (plugman.runtime.gateway.ratelimit)
-    tool_rate_limit: str | None = None  # per caller and tool
-    redis_url: str | None = None  # None: PLUGMAN_REDIS_URL, else no Redis
-    redis_failure: str = "open"  # "open" or "closed": when Redis does not answer
-    issuer: str | None = None  # --auth oidc (plugman.runtime.gateway.oidc)
-    audience: str | None = None
-    groups_claim: str = "groups"
-    stateful: bool = False  # HTTP: sessions kept in this process (stateless is the default)
-    shared_oauth: bool = False  # backend OAuth logins in Redis, sealed (runtime.oauth.sealed)
 
 
 def serve_paths(paths: Paths, options: Options, announce: Announce | None = None) -> None:
@@ -149,7 +120,7 @@ def serve_paths(paths: Paths, options: Options, announce: Announce | None = None
     from plugman.config.resolution import resolve
 
     env = dict(os.environ)
-    address = _checked(options)
+    address = checked(options)
     token = gateway_token.obtain(paths, env) if options.auth == "token" else None
     verifier = _verifier(options) if options.auth == "oidc" else None
     env.pop(gateway_token.VARIABLE, None)  # not for backends and hooks
@@ -351,66 +322,6 @@ def _serve_http(
 
     drain = (options.drain_delay, options.drain_timeout)
     anyio.run(_http, gateway, web, sock, said, lines, drain, fleet, backend_options=LOOP)
-
-
-def check(options: Options) -> None:
-    """Raise UsageError for options that cannot serve: what serve_paths checks before anything
-    starts, for a caller with work to do first (`mcp serve --frozen` installs the lock)."""
-    _checked(options)
-
-
-def _checked(options: Options) -> Address | None:
-    """The address to listen on (None over stdio), once the options are known to be safe."""
-    if options.transport not in TRANSPORTS:
-        raise UsageError(f"unknown transport {options.transport!r}", hint="use stdio or http")
-    if options.auth not in AUTH:
-        raise UsageError(f"unknown --auth {options.auth!r}", hint="use none, token or oidc")
-    given = options.issuer or options.audience or options.groups_claim != "groups"
-    if options.auth != "oidc" and given:
-        raise UsageError(
-            "--issuer, --audience and --groups-claim apply only to --auth oidc",
-            hint="add --auth oidc, or leave them out",
-        )
-    if options.stateless and options.stateful:
-        raise UsageError(
-            "--stateless and --stateful exclude each other",
-            hint="pass --stateful to keep 2025-era sessions, else nothing (stateless)",
-        )
-    if options.transport == "stdio":
-        if options.rate_limit or options.tool_rate_limit:
-            raise UsageError(
-                "--rate-limit and --tool-rate-limit apply only to --transport http",
-                hint="over stdio the gateway serves only the process that started it",
-            )
-        if options.stateful:
-            raise UsageError(
-                "--stateful applies only to --transport http",
-                hint="over stdio the gateway serves only the process that started it",
-            )
-        if options.auth != "none" or options.stateless:
-            raise UsageError(
-                "--auth and --stateless apply only to --transport http",
-                hint="over stdio the gateway serves only the process that started it",
-            )
-        return None
-    from plugman.runtime.gateway.web import listen_address  # lazy: socket, only over HTTP
-
-    address = listen_address(options.host, options.port)
-    if not address.loopback and options.auth == "none":
-        raise UsageError(
-            f"refusing to serve HTTP on {options.host} without authentication: it is not a "
-            "loopback address, so anyone who can reach it could call every tool",
-            where="--host",
-            hint="add --auth token (clients send `Authorization: Bearer <token>`; "
-            "`plugman mcp token --show` prints it), or --auth oidc --issuer URL --audience URL "
-            "(clients send access tokens from your OIDC provider), or listen on 127.0.0.1",
-        )
-    if options.auth == "oidc":
-        # lazy: jwt, only --auth oidc needs it
-        from plugman.runtime.gateway.oidc import settings
-
-        settings(options.issuer, options.audience, options.groups_claim)
-    return address
 
 
 def _verifier(options: Options) -> Verifier:
