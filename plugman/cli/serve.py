@@ -59,6 +59,117 @@ OBSERVE = (
     ),
 )
 
+# Every flag of `plugman mcp serve` (cli/mcp.py mounts the command).
+OPTIONS = (
+    Option(
+        ("--transport", "-t"),
+        "stdio (default) or http (streamable HTTP).",
+        VALUE,
+        default="stdio",
+    ),
+    Option(
+        ("--port",),
+        "HTTP port (0: any free port).",
+        VALUE,
+        default=8700,
+        type="int",
+        low=0,
+        high=65535,
+    ),
+    Option(("--host",), "HTTP address to listen on.", VALUE, default="127.0.0.1"),
+    Option(
+        ("--call-timeout",),
+        "Seconds a tool call may take.",
+        VALUE,
+        default=60.0,
+        type="float",
+        low=0.1,
+    ),
+    Option(("--deny-destructive",), "Refuse every tool marked destructiveHint."),
+    Option(
+        ("--auth",),
+        "HTTP: none, token (clients send the bearer token `plugman "
+        "mcp token` keeps), or oidc (clients send JWT access tokens from "
+        "--issuer for --audience). Required on any address but loopback.",
+        VALUE,
+        default="none",
+    ),
+    Option(
+        ("--first-list-wait",),
+        "Seconds from the start during which a list waits "
+        "for servers still starting that the gateway "
+        "remembers nothing of (default 5, or PLUGMAN_GATEWAY_FIRST_LIST_WAIT; "
+        "0: never).",
+        VALUE,
+        type="float",
+        low=0,
+    ),
+    Option(
+        ("--stateless",),
+        "HTTP, the default: no sessions, so any of several gateways "
+        "behind a load balancer can answer "
+        "any request (2025-era clients then get no list_changed notifications).",
+    ),
+    *OBSERVE,
+    Option(
+        ("--rate-limit",),
+        "HTTP: requests per caller, e.g. 60/minute (per process without --redis).",
+        VALUE,
+        metavar="LIMIT",
+    ),
+    Option(
+        ("--tool-rate-limit",),
+        "HTTP: tools/call per caller and tool, e.g. 10/minute.",
+        VALUE,
+        metavar="LIMIT",
+    ),
+    Option(
+        ("--redis",),
+        "HTTP: Redis URL shared by the replicas: limits, list_changed fan-out, resumable "
+        "streams (else PLUGMAN_REDIS_URL, where a password belongs).",
+        VALUE,
+        metavar="URL",
+    ),
+    Option(
+        ("--redis-failure",),
+        "HTTP: Redis down: open (serve, warn) or closed (503).",
+        VALUE,
+        default="open",
+    ),
+    Option(
+        ("--issuer",),
+        "--auth oidc: the issuer URL, exactly as tokens' iss (https, or loopback).",
+        VALUE,
+        metavar="URL",
+    ),
+    Option(
+        ("--audience",),
+        "--auth oidc: exactly as tokens' aud, e.g. https://HOST/mcp.",
+        VALUE,
+        metavar="URL",
+    ),
+    Option(
+        ("--groups-claim",),
+        "--auth oidc: the claim gatewayAccess rules match (default groups).",
+        VALUE,
+        default="groups",
+    ),
+    Option(
+        ("--stateful",),
+        "HTTP: keep 2025-era sessions in this process (list_changed pushes); behind a "
+        "balancer, hash on Mcp-Session-Id.",
+    ),
+    Option(
+        ("--frozen",),
+        "Install exactly plugman.lock first; refuse to serve if plugman.toml disagrees.",
+    ),
+    Option(
+        ("--shared-oauth",),
+        "With --redis: backend OAuth logins shared by the replicas, sealed with AES-GCM "
+        "under PLUGMAN_GATEWAY_KEY.",
+    ),
+)
+
 
 def serve(
     ctx: Context,

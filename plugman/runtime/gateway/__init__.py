@@ -8,6 +8,7 @@ package's own."""
 __all__ = [
     "health",
     "naming",
+    "options",
     "pool",
     "probe",
     "run",
