@@ -97,12 +97,13 @@ def replica_env(home: Path, redis_url: str, **more: str) -> dict[str, str]:
 
 @contextmanager
 def replica(project: Path, env: dict[str, str], said: list[str], *options: str) -> Iterator[str]:
-    """`plugman mcp serve --transport http --auth token` on a free port: its URL; what it
-    said goes to `said`; stopped (and checked) on exit."""
+    """`plugman mcp serve --transport http --auth token --stateful` on a free port (sessions
+    kept, as a balancer hashing on Mcp-Session-Id needs them): its URL; what it said goes to
+    `said`; stopped (and checked) on exit."""
     project.mkdir(parents=True, exist_ok=True)
     argv = plugman_argv("--project", str(project), "mcp", "serve", "--transport", "http")
     proc = subprocess.Popen(
-        [*argv, "--port", "0", "--auth", "token", *options],
+        [*argv, "--port", "0", "--auth", "token", "--stateful", *options],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
