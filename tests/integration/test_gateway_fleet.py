@@ -18,6 +18,7 @@ records (each replica runs its own copy of the `who` backend), not from any log.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections import Counter
@@ -112,6 +113,19 @@ def test_300_calls_through_round_robin_reach_every_replica(tmp_path: Path) -> No
     assert set(counts) == {"r1", "r2", "r3"}, counts
     # round robin: 100 each, unless a health check timed out under load (a replica out for 0.4 s)
     assert min(counts.values()) >= CALLS // 6, counts
+    logged = {}  # each replica's own call log (calls.jsonl) says the same
+    for replica in running.replicas:
+        lines = [
+            json.loads(line)
+            for path in replica.home.rglob("calls.jsonl")
+            for line in path.read_text(encoding="utf-8").splitlines()
+        ]
+        echoes = [
+            line for line in lines if line["tool"] in ("echo", "add") and line["outcome"] == "ok"
+        ]
+        assert all(line["replica"] == replica.name for line in lines), lines[:3]
+        logged[replica.name] = len(echoes)
+    assert logged == dict(counts), (logged, counts)
 
 
 @pytest.mark.parametrize("victim", ["r2"])
