@@ -1,13 +1,24 @@
 """The gateway as a fleet (issue 37): what the distributed path adds over one replica, and how
 many concurrent clients one replica serves.
 
-The fleet is the tests' (``tests/integration/fleet.py``): three ``plugman mcp serve --transport
-http --auth token --stateless`` replicas on loopback, each with its own copy of the ``who``
-stdio backend, behind HAProxy 2.6 (round robin, health checks every 200 ms, retry on connection
-failure only).
+The fleet is the tests' (``tests/integration/fleet.py``) in an organization's configuration:
+identity from an OIDC issuer (``tests/support/oidc_issuer.py``, on loopback, RS256 JWTs) and
+both rate limits (``--rate-limit`` and ``--tool-rate-limit``, ``LIMIT``: high enough never to
+refuse here, so every check is a full check that allows). Every replica is a ``plugman mcp serve
+--transport http --auth oidc`` (stateless) on loopback with its own copy of the ``who`` stdio
+backend:
 
-* **Added latency** (goal ≤ +3 ms p50, ≤ +5 ms p99): ``who__echo`` calls straight to one
-  replica (``direct``) and through HAProxy to the three (``balanced``), each lane on one
+* ``one replica`` (the reference, ``ReplicaSpec(solo=True)``): alone, not behind the balancer,
+  its limits counted in its own memory (one replica needs no Redis);
+* ``fleet``: three replicas behind HAProxy 2.6 (round robin, health checks every 200 ms, retry on
+  connection failure only), their limits counted in one shared redis-server.
+
+Both lanes send the same JWT (minted once, valid for an hour: a client reuses its token until it
+expires), so the added latency is what the distributed path adds: the balancer's hop and the
+limits' round trips to Redis.
+
+* **Added latency** (goal ≤ +3 ms p50, ≤ +5 ms p99): ``who__echo`` calls straight to the lone
+  replica (``one replica``) and through HAProxy to the three (``fleet``), each lane on one
   keep-alive connection sending 2026-07-28 requests (one self-contained POST each: no session,
   ``_meta`` and the ``Mcp-Method`` / ``Mcp-Name`` headers, what the SDK's client sends). A raw
   client (``http.client``) rather than the SDK's: the SDK client's own work per call (~10 ms of
@@ -15,7 +26,8 @@ failure only).
   alike. After an untimed warm-up, the lanes alternate in blocks of ``--block`` calls, so a load
   spike on the shared 2-core machine hits both alike; every answer is checked.
 * **Clients per replica** (goal ≥ 1,000 concurrent): ``--clients`` clients against one replica
-  at once, each on its own TCP connection (opened first, then all released together), each
+  of the fleet (``r1``: OIDC, limits in Redis; straight to it, not through HAProxy) at once, each
+  sending the JWT, each on its own TCP connection (opened first, then all released together), each
   listing the tools and calling ``who__echo`` ``--calls-each`` times (2026-07-28 requests on
   asyncio streams: a real connection per client at the least client-side cost, so the 2-core
   machine's CPU goes to the replica rather than to 1,000 HTTP client objects). Reported:
@@ -26,7 +38,8 @@ failure only).
   session, and the calls in it fail ("the connection was lost during the call"). On this
   machine at a load of 10, 2,000 clients with 2 calls each got there (about 40 % answered).
 
-Results go to ``bench/results/gateway-fleet.json``. Needs ``haproxy`` on PATH.
+Results go to ``bench/results/gateway-fleet.json``. Needs ``haproxy`` and ``redis-server`` on
+PATH.
 
 Usage: ``.venv/bin/python bench/gateway_fleet.py [--calls 1000] [--warmup 100] [--block 50]
 [--clients 1000] [--calls-each 1] [--quick]``
@@ -53,7 +66,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:
     sys.path.append(str(REPO_ROOT))  # after PYTHONPATH: plugman still comes from the tree
 
-from tests.integration.fleet import MODERN, Fleet, fleet  # noqa: E402
+from tests.integration.fleet import MODERN, Auth, Fleet, ReplicaSpec, fleet  # noqa: E402
+from tests.support.oidc_issuer import Issuer  # noqa: E402
 
 RESULTS = REPO_ROOT / "bench" / "results" / "gateway-fleet.json"
 GOAL_P50_MS = 3.0
@@ -62,6 +76,11 @@ GOAL_CLIENTS = 1000
 QUICK_CALLS = 300
 QUICK_WARMUP = 30
 REPLICAS = 3
+SOLO = "solo"
+LIMIT = "1000000/minute"  # per caller and per caller and tool: never refuses in a run
+LIMITS = ("--rate-limit", LIMIT, "--tool-rate-limit", LIMIT)
+AUDIENCE = "https://gateway.example/mcp"
+TOKEN_LIFE = 3600  # seconds: outlives a full run
 TEXT = "hello from the fleet benchmark"
 ACCEPT = "application/json, text/event-stream"
 CLIENT_TIMEOUT = 120.0
@@ -146,11 +165,11 @@ class Lane:
 
 
 def added_latency(running: Fleet, calls: int, warmup: int, block: int) -> dict[str, Any]:
-    """Both lanes, interleaved in blocks: their summaries and what the balanced path adds."""
+    """Both lanes, interleaved in blocks: their summaries and what the fleet's path adds."""
     token = dict(running.auth.headers())
     lanes = [
-        Lane("direct", running.replicas[0].url, token),
-        Lane("balanced", running.url, token),
+        Lane("one replica", running.replica(SOLO).url, token),
+        Lane("fleet", running.url, token),
     ]
     ident = 0
     for lane in lanes:
@@ -166,7 +185,7 @@ def added_latency(running: Fleet, calls: int, warmup: int, block: int) -> dict[s
                 lane.ms.append(lane.call(ident))
         done += size
     rows = {lane.label: lane.summary() for lane in lanes}
-    added = {key: rows["balanced"][key] - rows["direct"][key] for key in ("p50_ms", "p99_ms")}
+    added = {key: rows["fleet"][key] - rows["one replica"][key] for key in ("p50_ms", "p99_ms")}
     return {"lanes": rows, "added": added}
 
 
@@ -292,7 +311,7 @@ def children(pid: int) -> list[int]:
 
 
 def clients_per_replica(running: Fleet, clients: int, calls_each: int) -> dict[str, Any]:
-    replica = running.replicas[0]
+    replica = running.replica("r1")
     assert replica.proc is not None
     before = rss_kb(replica.proc.pid)
     crowd = asyncio.run(crowd_on(replica.port, dict(running.auth.headers()), clients, calls_each))
@@ -330,15 +349,32 @@ class Measured:
 
 def missing() -> str:
     """Why the fleet cannot run here ("" when it can)."""
-    return "" if shutil.which("haproxy") else "haproxy is not on PATH"
+    absent = [tool for tool in ("haproxy", "redis-server") if not shutil.which(tool)]
+    return f"{' and '.join(absent)} not on PATH" if absent else ""
+
+
+def oidc_auth(issuer: Issuer) -> Auth:
+    """`--auth oidc` against `issuer`; every request carries one token, minted here."""
+    now = int(time.time())
+    token = issuer.token(aud=AUDIENCE, iat=now, exp=now + TOKEN_LIFE)
+    options = ("--auth", "oidc", "--issuer", issuer.issuer, "--audience", AUDIENCE)
+    return Auth(options, {}, lambda: {"Authorization": f"Bearer {token}"})
+
+
+def replica_specs() -> list[ReplicaSpec]:
+    """The lone reference replica, then the fleet's (limits in the shared Redis)."""
+    fleet_specs = [ReplicaSpec(f"r{n}", LIMITS) for n in range(1, REPLICAS + 1)]
+    return [ReplicaSpec(SOLO, LIMITS, solo=True), *fleet_specs]
 
 
 def measure(args: argparse.Namespace) -> Measured:
-    """Start the fleet in a temp folder, run both parts, stop everything."""
+    """Start the issuer and the fleet in a temp folder, run both parts, stop everything."""
     load = os.getloadavg()[0]
-    with tempfile.TemporaryDirectory(prefix="plugman-bench-fleet-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="plugman-bench-fleet-") as tmp, Issuer() as issuer:
         started = time.perf_counter()
-        with fleet(Path(tmp) / "fleet", REPLICAS, redis=False) as running:
+        folder = Path(tmp) / "fleet"
+        auth = oidc_auth(issuer)
+        with fleet(folder, replica_specs(), auth, share_redis=True) as running:
             start_s = time.perf_counter() - started
             latency = added_latency(running, args.calls, args.warmup, args.block)
             crowd = clients_per_replica(running, args.clients, args.calls_each)
@@ -381,19 +417,21 @@ def report(args: argparse.Namespace, found: Measured) -> None:
     print(
         f"gateway fleet: {platform.python_implementation()} {platform.python_version()}; load "
         f"(1 min) {found.load[0]:.2f} -> {found.load[1]:.2f} on {os.cpu_count()} CPUs; "
-        f"{REPLICAS} replicas + HAProxy up in {found.start_s:.1f} s\n"
+        f"one replica + {REPLICAS} replicas, Redis and HAProxy up in {found.start_s:.1f} s; "
+        f"--auth oidc, --rate-limit and --tool-rate-limit {LIMIT} (fleet: in Redis)\n"
     )
     print(f"{args.calls} `who__echo` calls per lane (after {args.warmup}), blocks of {args.block}")
     for label, row in found.latency["lanes"].items():
-        print(f"  {label:<9} " + "  ".join(f"{k} {v:7.2f}" for k, v in row.items()))
+        print(f"  {label:<11} " + "  ".join(f"{k} {v:7.2f}" for k, v in row.items()))
     added = found.latency["added"]
     print(
-        f"  added     p50 {added['p50_ms']:+.2f} ms, p99 {added['p99_ms']:+.2f} ms (goal ≤ "
+        f"  added       p50 {added['p50_ms']:+.2f} ms, p99 {added['p99_ms']:+.2f} ms (goal ≤ "
         f"+{GOAL_P50_MS:g} / +{GOAL_P99_MS:g}): {'PASS' if found.latency_met else 'FAIL'}"
     )
     crowd = found.crowd
     print(
-        f"\n{crowd['clients']} concurrent clients on one replica, each 1 list + "
+        f"\n{crowd['clients']} concurrent clients on one fleet replica (OIDC, limits in Redis), "
+        f"each 1 list + "
         f"{crowd['calls_each']} call: {crowd['ok']} ok, {crowd['failed']} failed of "
         f"{crowd['requests']} requests in {crowd['wall_s']:.1f} s; per request p50 "
         f"{crowd['p50_ms']:.0f} ms, p99 {crowd['p99_ms']:.0f} ms; replica RSS "

@@ -868,27 +868,34 @@ def gateway_http_rows(
     return rows
 
 
+FLEET_P50 = "gateway fleet (HAProxy + Redis limits, OIDC): added per call, p50"
+FLEET_P99 = "gateway fleet (HAProxy + Redis limits, OIDC): added per call, p99"
+FLEET_CROWD = "gateway fleet: concurrent clients on one replica (OIDC, Redis limits)"
+
+
 def fleet_rows(ctx: Context) -> list[Row]:
-    """``gateway_fleet.measure``: HAProxy + 3 replicas vs one replica, and 1,000 concurrent
-    clients on one replica (issue 37)."""
+    """``gateway_fleet.measure``: HAProxy + 3 replicas with limits in Redis vs one replica with
+    limits in memory (both OIDC), and 1,000 concurrent clients on one fleet replica (issue 37)."""
     args = gateway_fleet.parse_args(list(ctx.mode.gateway_argv))
     if why := gateway_fleet.missing():
         cells = (f"{NOT_AVAILABLE} ({why})", "", "")
-        labels = ("gateway fleet: added per call, p50", "gateway fleet: concurrent clients")
+        labels = (FLEET_P50, FLEET_CROWD)
         return [Row(label, *cells, band=REPORT_ONLY) for label in labels]
     found = gateway_fleet.measure(args)
-    direct, added = found.latency["lanes"]["direct"], found.latency["added"]
+    direct, added = found.latency["lanes"]["one replica"], found.latency["added"]
     note = (
         f"`who__echo` through HAProxy 2.6 (round robin, retry on conn-failure) to 3 "
-        f"`plugman mcp serve --transport http --auth token --stateless` replicas vs straight to "
-        f"one (the reference), {args.calls} calls per lane in alternating blocks of "
-        f"{args.block}, 2026-07-28 requests on one keep-alive connection per lane (a raw "
-        "client: the SDK client's own ~10 ms per call would drown the hop); Claude Code has no "
-        "gateway"
+        f"`plugman mcp serve --transport http --auth oidc` replicas counting `--rate-limit` and "
+        f"`--tool-rate-limit` in one shared redis-server vs straight to one lone replica with "
+        f"the same flags counting in its memory (the reference); the same RS256 JWT on every "
+        f"request; {args.calls} calls per lane in alternating blocks of {args.block}, "
+        f"2026-07-28 requests on one keep-alive connection per lane (a raw client: the SDK "
+        "client's own ~10 ms per call would drown the hop); Claude Code has no gateway"
     )
     crowd = found.crowd
     crowd_note = (
-        f"{crowd['clients']} clients at once on one replica, each on its own connection "
+        f"{crowd['clients']} clients at once on one fleet replica (`--auth oidc`, limits in "
+        f"Redis), each on its own connection with the JWT "
         f"(asyncio streams), each 1 tools/list + {crowd['calls_each']} tools/call: "
         f"{crowd['ok']} of {crowd['requests']} requests right, {crowd['failed']} failed, in "
         f"{crowd['wall_s']:.1f} s; per request (queueing included) p50 "
@@ -899,7 +906,7 @@ def fleet_rows(ctx: Context) -> list[Row]:
     p50, p99 = gateway_fleet.GOAL_P50_MS, gateway_fleet.GOAL_P99_MS
     return [
         Row(
-            "gateway fleet: added per call, p50",
+            FLEET_P50,
             f"{added['p50_ms']:+.2f} ms",
             f"{direct['p50_ms']:.2f} ms (one replica)",
             "",
@@ -909,7 +916,7 @@ def fleet_rows(ctx: Context) -> list[Row]:
             BAND_GATEWAY_CALL,
         ),
         Row(
-            "gateway fleet: added per call, p99",
+            FLEET_P99,
             f"{added['p99_ms']:+.2f} ms",
             f"{direct['p99_ms']:.2f} ms (one replica)",
             "",
@@ -919,7 +926,7 @@ def fleet_rows(ctx: Context) -> list[Row]:
             REPORT_ONLY,
         ),
         Row(
-            "gateway fleet: concurrent clients on one replica",
+            FLEET_CROWD,
             f"{crowd['clients']:,}: {crowd['ok']:,}/{crowd['requests']:,} ok",
             f"RSS {crowd['rss_after_kb'] // 1024} MB",
             "",

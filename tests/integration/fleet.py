@@ -28,7 +28,8 @@ with a deadline; none sleeps blindly.
   header provider that mints JWTs).
 - Per-replica flags and environment: `ReplicaSpec` (e.g. a limit flag on every replica, or a
   different one on one), so later scenarios (limits with Redis, group rules, traces) add options
-  without changing the harness.
+  without changing the harness. `ReplicaSpec(solo=True)`: a replica outside the fleet (not behind
+  the balancer, no shared Redis), the one-replica reference the bench compares the fleet with.
 """
 
 from __future__ import annotations
@@ -136,6 +137,7 @@ class ReplicaSpec:
     env: Mapping[str, str] = field(default_factory=dict)
     config: str = ""  # more user-scope plugman.toml (other servers)
     managed: str = ""  # the organization's managed-settings.toml (gatewayAccess rules)
+    solo: bool = False  # not behind the balancer, no shared Redis: a lone replica
 
 
 @dataclass(frozen=True)
@@ -537,7 +539,8 @@ def fleet(
 ) -> Iterator[Fleet]:
     """Redis (unless `redis` is false), the replicas and HAProxy, started in that order and all
     stopped on exit. `replicas`: a count (r1, r2, ...) or their specs; `share_redis`: every
-    replica gets PLUGMAN_REDIS_URL (the shared limits' store)."""
+    replica but a solo one gets PLUGMAN_REDIS_URL (the shared limits' store); HAProxy balances
+    over all but the solo ones."""
     specs = replica_specs(replicas) if isinstance(replicas, int) else list(replicas)
     auth = auth or token_auth()
     run.mkdir(parents=True, exist_ok=True)
@@ -553,16 +556,17 @@ def fleet(
             store.start()
         if share_redis and store is not None:
             shared = {REDIS_VARIABLE: store.url}
-            specs = [replace(s, env={**shared, **s.env}) for s in specs]
+            specs = [s if s.solo else replace(s, env={**shared, **s.env}) for s in specs]
         started = [Replica(run, spec, auth, backend) for spec in specs]
         for replica in started:
             stack.callback(replica.stop)
             replica.start()  # all at once: they start in parallel
         for replica in started:
             replica.wait()
-        balancer = Balancer(run, started)
+        balanced = [replica for replica in started if not replica.spec.solo]
+        balancer = Balancer(run, balanced)
         stack.callback(balancer.stop)
-        balancer.start(up=len(started))
+        balancer.start(up=len(balanced))
         yield Fleet(run, auth, store, started, balancer, swept)
 
 

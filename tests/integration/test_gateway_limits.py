@@ -11,6 +11,8 @@ client.
 - Redis stopped: the closed replica answers 503 with `Retry-After`, the open one serves the
   call and logs one warning however many calls it serves; Redis started again on the same
   port: both count again (K calls, then 429), neither restarted.
+- Counted in Redis, both limits cost one round trip per request (one script), and give the
+  verdicts, request by request, that the in-memory limiter gives.
 """
 
 from __future__ import annotations
@@ -315,3 +317,56 @@ def test_a_redis_that_never_answers_costs_one_short_timeout() -> None:
     assert TIMEOUT * 0.8 <= timed[0][0] < TIMEOUT * 4, timed
     assert all(seconds < 0.05 for seconds, _ in timed[1:]), timed
     assert sum(seconds for seconds, _ in timed) < PAUSE + TIMEOUT * 4
+
+
+def test_redis_counts_as_memory_does_in_one_round_trip_per_request(tmp_path: Path) -> None:
+    """Both limits counted in Redis (one script per request, whatever the limits checked) give,
+    request by request, the verdicts the in-memory limiter gives: the caller's window counted
+    before the tool's, and a request the caller's limit refuses not counted toward its tool."""
+    from plugman.runtime.gateway.inbound import Inbound
+    from plugman.runtime.gateway.principal import Principal
+    from plugman.runtime.gateway.ratelimit import Limiter, Rules, tool_key
+
+    who = Principal("alice", "https://idp.example")
+    asked = [Inbound("tools/call", "a", 1), Inbound("tools/call", "a", 2)]
+    asked += [Inbound("tools/list", None, 3), Inbound("tools/call", "b", 4)]
+    asked += [Inbound("tools/call", "c", 5), Inbound("tools/list", None, 6)]
+
+    async def verdicts(found: Limiter, between: Any = None) -> list[tuple[int, int, str] | None]:
+        said = []
+        for turn, inbound in enumerate(asked):
+            verdict = await found.check(who, inbound)
+            said.append(verdict and (verdict.status, verdict.retry_after, verdict.message))
+            if turn == 0 and between is not None:
+                between()  # after the first request (which loads the script)
+        return said
+
+    with redis_server(tmp_path / "redis") as redis:
+        in_memory = anyio.run(verdicts, Limiter(Rules("4/minute", "1/minute")))
+        shared = Limiter(Rules("4/minute", "1/minute", redis.url))
+        in_redis = anyio.run(verdicts, shared, lambda: redis.cli("config", "resetstat"))
+        stats = redis.cli("info", "commandstats").splitlines()
+        keys = redis.stored()
+    per_user, per_tool = "rate limit exceeded: 4/minute", "rate limit exceeded for 'a': 1/minute"
+    assert [v and (v[0], v[2]) for v in in_memory] == [
+        None,
+        (429, per_tool),
+        None,
+        None,
+        (429, per_user),
+        (429, per_user),
+    ]
+    assert in_redis == in_memory
+    counted = {
+        line.split(":")[0]: dict(pair.split("=") for pair in line.split(":")[1].split(","))
+        for line in stats
+        if line.startswith("cmdstat_")
+    }
+    scripts = counted["cmdstat_evalsha"]
+    # after the first request: one script per request, and per refusal one more (the window's
+    # stats for Retry-After; loaded on first use: a NOSCRIPT answer, then EVALSHA again)
+    refusals = sum(1 for verdict in in_redis[1:] if verdict is not None)
+    assert int(scripts["calls"]) - int(scripts["failed_calls"]) == 5 + refusals, counted
+    tools = {key.split("/")[2] for key in keys if key.startswith("plugman:rl:tool/")}
+    assert tools == {tool_key("a"), tool_key("b")}, keys  # "c" was refused by the caller's limit
+    assert len(keys) == 3, keys
