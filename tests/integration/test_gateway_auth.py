@@ -15,7 +15,6 @@ sample notes server as their backend, real HTTP clients (httpx2 and the mcp SDK'
 
 from __future__ import annotations
 
-import os
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,10 +25,10 @@ from typing import Any
 import anyio
 import pytest
 
+from tests.integration.http_gateway import environment, http_gateway
 from tests.integration.test_gateway import (
     START_TIMEOUT,
     configure,
-    first_line,
     leftovers,
     notes,
     plugman_argv,
@@ -73,43 +72,16 @@ server.run()
 """
 
 
-def environment(home: Path, **more: str) -> dict[str, str]:
-    env = {**os.environ, "PLUGMAN_HOME": str(home), "PLUGMAN_SECRETS": "file"}
-    env.pop("PLUGMAN_GATEWAY_TOKEN", None)
-    return {**env, **more}
-
-
 @contextmanager
 def serving(
     tmp_path: Path, home: Path, *options: str, env: dict[str, str] | None = None
 ) -> Iterator[tuple[str, list[str]]]:
-    """A gateway over HTTP: its URL and the lines it said, stopped (and checked) on exit."""
-    project = tmp_path / "project"
-    project.mkdir(exist_ok=True)
-    argv = plugman_argv("--project", str(project), "mcp", "serve", "--transport", "http")
-    proc = subprocess.Popen(
-        [*argv, "--port", "0", *options],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=environment(home, **(env or {})),
-    )
-    said: list[str] = []
-    try:
-        said.append(first_line(proc, START_TIMEOUT))
-        assert said[0].startswith("listening on http://"), said
-        if "token" in options:
-            assert proc.stderr is not None
-            said.append(proc.stderr.readline().strip())  # written with the first
-        yield said[0].removeprefix("listening on "), said
-    finally:
-        proc.terminate()
-        out, err = proc.communicate(timeout=30)
-        said += [out, err]
-    assert proc.returncode == 0, err
-    assert out == "", "the gateway printed to stdout"
-    assert "Traceback" not in err
+    """A gateway over HTTP: its URL and the lines it said (with `--auth token`, the token
+    line written with the first), stopped (and checked) on exit."""
+    more = 1 if "token" in options else 0
+    running = environment(home, **(env or {}))
+    with http_gateway(tmp_path / "project", running, *options, more_lines=more) as found:
+        yield found.url, found.said
 
 
 def token_of(home: Path) -> str:

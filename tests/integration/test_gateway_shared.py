@@ -31,13 +31,12 @@ from typing import Any
 import anyio
 import pytest
 
+from tests.integration.http_gateway import http_gateway
 from tests.integration.test_gateway import (
     GROWING,
     START_TIMEOUT,
     configure,
-    first_line,
     free_port,
-    plugman_argv,
     text,
 )
 from tests.integration.test_oauth import Setup, setup  # noqa: F401 (the fixture)
@@ -100,28 +99,9 @@ def replica(project: Path, env: dict[str, str], said: list[str], *options: str) 
     """`plugman mcp serve --transport http --auth token --stateful` on a free port (sessions
     kept, as a balancer hashing on Mcp-Session-Id needs them): its URL; what it said goes to
     `said`; stopped (and checked) on exit."""
-    project.mkdir(parents=True, exist_ok=True)
-    argv = plugman_argv("--project", str(project), "mcp", "serve", "--transport", "http")
-    proc = subprocess.Popen(
-        [*argv, "--port", "0", "--auth", "token", "--stateful", *options],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    try:
-        line = first_line(proc, START_TIMEOUT)
-        said.append(line)
-        assert line.startswith("listening on http://"), line
-        yield line.removeprefix("listening on ")
-    finally:
-        proc.terminate()
-        out, err = proc.communicate(timeout=30)
-        said += [out, err]
-    assert proc.returncode == 0, err
-    assert out == "", "the gateway printed to stdout"
-    assert "Traceback" not in err, err
+    stateful = ("--auth", "token", "--stateful", *options)
+    with http_gateway(project, env, *stateful, said=said) as found:
+        yield found.url
 
 
 @asynccontextmanager
