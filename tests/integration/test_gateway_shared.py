@@ -39,6 +39,7 @@ from tests.integration.test_gateway import (
     free_port,
     text,
 )
+from tests.integration.test_gateway_auth import post
 from tests.integration.test_oauth import Setup, setup  # noqa: F401 (the fixture)
 
 pytestmark = pytest.mark.slow
@@ -104,6 +105,19 @@ def replica(project: Path, env: dict[str, str], said: list[str], *options: str) 
         yield found.url
 
 
+@contextmanager
+def growing_pair(tmp_path: Path, home: Path, said: list[str]) -> Iterator[tuple[str, str, str]]:
+    """The `growing` server behind two replicas of `replica` sharing a fresh Redis: the Redis
+    URL and the two replicas' URLs; what they said goes to `said`."""
+    (tmp_path / "growing.py").write_text(GROWING)
+    configure(home, None, {}, {"growing": tmp_path / "growing.py"})
+    with redis_server(tmp_path) as url:
+        env = replica_env(home, url)
+        project = tmp_path / "project"
+        with replica(project, env, said) as first, replica(project, env, said) as second:
+            yield url, first, second
+
+
 @asynccontextmanager
 async def client(url: str, seen: list[Any] | None = None) -> AsyncIterator[Any]:
     """The SDK's 2025-era client with the bearer token; what the server sends it, in `seen`."""
@@ -157,32 +171,27 @@ def logs_of(home: Path) -> str:
 def test_a_change_on_one_replica_reaches_the_clients_of_the_other(
     tmp_path: Path, isolated_home: Path
 ) -> None:
-    (tmp_path / "growing.py").write_text(GROWING)
-    configure(isolated_home, None, {}, {"growing": tmp_path / "growing.py"})
     said: list[str] = []
-    with redis_server(tmp_path) as url:
-        env = replica_env(isolated_home, url)
-        project = tmp_path / "project"
-        with replica(project, env, said) as first, replica(project, env, said) as second:
-            seen_a: list[Any] = []
-            seen_b: list[Any] = []
+    with growing_pair(tmp_path, isolated_home, said) as (_, first, second):
+        seen_a: list[Any] = []
+        seen_b: list[Any] = []
 
-            async def main() -> None:
-                with anyio.fail_after(180):
-                    async with client(first, seen_a) as on_a, client(second, seen_b) as on_b:
-                        assert "growing__grow" in await listed(on_a, "growing__grow")
-                        assert "growing__grow" in await listed(on_b, "growing__grow")
-                        await anyio.sleep(1.5)  # changes of the start are told before this
-                        seen_a.clear()
-                        seen_b.clear()
-                        grown = await on_a.call_tool("growing__grow", {"name": "sprout"})
-                        assert text(grown) == "ok"
-                        assert await told(seen_b), "replica B's client was not told"
-                        assert await told(seen_a), "replica A's own client was not told"
-                        await anyio.sleep(3)  # what a loop or a double would send meanwhile
-                        assert (changes(seen_a), changes(seen_b)) == (1, 1)
+        async def main() -> None:
+            with anyio.fail_after(180):
+                async with client(first, seen_a) as on_a, client(second, seen_b) as on_b:
+                    assert "growing__grow" in await listed(on_a, "growing__grow")
+                    assert "growing__grow" in await listed(on_b, "growing__grow")
+                    await anyio.sleep(1.5)  # changes of the start are told before this
+                    seen_a.clear()
+                    seen_b.clear()
+                    grown = await on_a.call_tool("growing__grow", {"name": "sprout"})
+                    assert text(grown) == "ok"
+                    assert await told(seen_b), "replica B's client was not told"
+                    assert await told(seen_a), "replica A's own client was not told"
+                    await anyio.sleep(3)  # what a loop or a double would send meanwhile
+                    assert (changes(seen_a), changes(seen_b)) == (1, 1)
 
-            anyio.run(main)
+        anyio.run(main)
     logs = logs_of(isolated_home) + "\n".join(said)
     assert "tools changed on another replica" in logs
     assert PASSWORD not in logs, "the Redis password reached a log or an output"
@@ -206,24 +215,12 @@ def initialize(url: str, joined: bool = True) -> tuple[str, dict[str, str]]:
     it sent `notifications/initialized` (the gateway tells it of changes from then on)."""
     import httpx2
 
-    headers = {
-        "Authorization": f"Bearer {TOKEN}",
-        "accept": "application/json, text/event-stream",
-    }
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "1"},
-        },
-    }
-    opened = httpx2.post(url, json=body, headers=headers, timeout=30)
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    opened = post(url, headers)
     assert opened.status_code == 200, opened.text
     session = opened.headers["mcp-session-id"]
-    headers |= {"mcp-session-id": session, "mcp-protocol-version": "2025-11-25"}
+    accept = {"accept": "application/json, text/event-stream"}
+    headers |= {**accept, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25"}
     if joined:
         note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
         assert httpx2.post(url, json=note, headers=headers, timeout=30).status_code == 202
