@@ -32,6 +32,7 @@ from plugman.runtime.gateway.events import Events, Resume, SessionEvents, sessio
 from plugman.runtime.gateway.principal import SCOPE_KEY, Principal
 from plugman.runtime.gateway.shared import CHANNEL, Link
 from plugman.runtime.oauth.sealed import Keyring, SharedLogins
+from tests.integration.http_gateway import refused_start
 from tests.integration.test_gateway import configure, plugman_argv, text
 from tests.integration.test_gateway_shared import (
     TOKEN,
@@ -257,16 +258,9 @@ def test_shared_oauth_without_a_usable_key_is_refused(tmp_path: Path, isolated_h
     configure(isolated_home, None, {})
     project = tmp_path / "project"
     project.mkdir()
-    argv = plugman_argv("--project", str(project), "mcp", "serve", "--transport", "http")
     env = replica_env(isolated_home, "redis://:hunter2hunter2@127.0.0.1:1/0")
     env.pop("PLUGMAN_GATEWAY_KEY", None)
-    done = subprocess.run(
-        [*argv, "--port", "0", "--auth", "token", "--shared-oauth"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = refused_start(project, env, "--auth", "token", "--shared-oauth", timeout=120)
     assert done.returncode == 2, done
     assert "PLUGMAN_GATEWAY_KEY" in done.stderr
     assert "hunter2hunter2" not in done.stderr + done.stdout

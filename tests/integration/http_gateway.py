@@ -121,3 +121,18 @@ def lines_until(proc: subprocess.Popen[str], marker: str) -> list[str]:
             raise AssertionError(f"the gateway did not start: {found}") from None
         assert found[-1] or proc.poll() is None, f"the gateway stopped: {found}"
     return found
+
+
+def refused_start(
+    project: Path, env: Mapping[str, str], *options: str, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    """`plugman --project PROJECT mcp serve --transport http --port 0 OPTIONS` run to its end,
+    for a start that is refused: its exit code and output, for the test to check."""
+    argv = plugman_argv("--project", str(project), "mcp", "serve", "--transport", "http")
+    return subprocess.run(
+        [*argv, "--port", "0", *options],
+        capture_output=True,
+        text=True,
+        env=dict(env),
+        timeout=timeout,
+    )

@@ -25,7 +25,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.integration.http_gateway import environment, http_gateway
+from tests.integration.http_gateway import environment, http_gateway, refused_start
 from tests.integration.test_gateway import (
     START_TIMEOUT,
     configure,
@@ -128,14 +128,7 @@ def test_refused_without_auth_on_an_address_that_is_not_loopback(
 ) -> None:
     configure(isolated_home, None, {})
     listen, _ = outside_address()
-    argv = plugman_argv("--project", str(tmp_path), "mcp", "serve", "--transport", "http")
-    done = subprocess.run(
-        [*argv, "--host", listen, "--port", "0"],
-        capture_output=True,
-        text=True,
-        env=environment(isolated_home),
-        timeout=60,
-    )
+    done = refused_start(tmp_path, environment(isolated_home), "--host", listen)
     assert done.returncode == 2, done.stderr
     assert done.stdout == ""
     assert done.stderr.startswith(f"error: --host: refusing to serve HTTP on {listen} without")

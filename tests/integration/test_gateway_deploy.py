@@ -36,7 +36,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.integration.http_gateway import Gateway, environment, http_gateway
+from tests.integration.http_gateway import Gateway, environment, http_gateway, refused_start
 from tests.integration.test_gateway import (
     REPO,
     START_TIMEOUT,
@@ -495,14 +495,7 @@ def test_frozen_installs_the_lock_and_refuses_a_disagreement(
     ):
         toml.write_text(changed)
         home = tmp_path / "replica-three"
-        argv = plugman_argv("--project", str(project), "mcp", "serve", "--transport", "http")
-        refused = subprocess.run(
-            [*argv, "--port", "0", "--frozen"],
-            capture_output=True,
-            text=True,
-            env=environment(home),
-            timeout=120,
-        )
+        refused = refused_start(project, environment(home), "--frozen", timeout=120)
         assert refused.returncode == 1, refused.stderr
         assert "plugman.lock and plugman.toml disagree" in refused.stderr, refused.stderr
         assert said in refused.stderr and "plugman lock" in refused.stderr

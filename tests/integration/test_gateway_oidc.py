@@ -20,13 +20,13 @@ plain HTTP.
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import anyio
 import pytest
 
-from tests.integration.test_gateway import configure, plugman_argv, text
+from tests.integration.http_gateway import refused_start
+from tests.integration.test_gateway import configure, text
 from tests.integration.test_gateway_auth import (
     TOOLS,
     environment,
@@ -136,14 +136,7 @@ def test_the_resource_metadata_is_served_without_a_token(
 def test_oidc_options_only_together(
     tmp_path: Path, isolated_home: Path, options: tuple[str, ...], said: str
 ) -> None:
-    argv = plugman_argv("--project", str(tmp_path), "mcp", "serve", "--transport", "http")
-    done = subprocess.run(
-        [*argv, "--port", "0", *options],
-        capture_output=True,
-        text=True,
-        env=environment(isolated_home),
-        timeout=60,
-    )
+    done = refused_start(tmp_path, environment(isolated_home), *options)
     assert done.returncode == 2, done.stderr
     assert said in done.stderr and "Traceback" not in done.stderr
     assert not (isolated_home / "state").exists(), "it started something (logs, state)"
@@ -153,7 +146,6 @@ def test_a_provider_that_cannot_be_discovered_stops_the_start(
     tmp_path: Path, isolated_home: Path
 ) -> None:
     configure(isolated_home, None, {})
-    argv = plugman_argv("--project", str(tmp_path), "mcp", "serve", "--transport", "http")
     with Issuer(issuer="placeholder") as elsewhere:
         gone = elsewhere.url
     with Issuer(discovery=False) as fallback, serving(tmp_path, isolated_home, *oidc(fallback)):
@@ -171,12 +163,15 @@ def test_a_provider_that_cannot_be_discovered_stops_the_start(
             (keyless.url, f"cannot fetch the signing keys of {keyless.url}: {gone}/jwks"),
         ]
         for url, said in cases:
-            done = subprocess.run(
-                [*argv, "--port", "0", "--auth", "oidc", "--issuer", url, "--audience", "a"],
-                capture_output=True,
-                text=True,
-                env=environment(isolated_home),
-                timeout=60,
+            done = refused_start(
+                tmp_path,
+                environment(isolated_home),
+                "--auth",
+                "oidc",
+                "--issuer",
+                url,
+                "--audience",
+                "a",
             )
             assert done.returncode == 1, done.stderr
             assert said in done.stderr, done.stderr
