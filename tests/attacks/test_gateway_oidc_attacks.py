@@ -174,16 +174,8 @@ def test_an_http_issuer_off_loopback_is_refused_at_start(
     tmp_path: Path, isolated_home: Path
 ) -> None:
     for issuer in ("http://192.0.2.7", "http://idp.example/realms/x", "ftp://127.0.0.1"):
-        done = refused_start(
-            tmp_path,
-            environment(isolated_home),
-            "--auth",
-            "oidc",
-            "--issuer",
-            issuer,
-            "--audience",
-            AUDIENCE,
-        )
+        options = ("--auth", "oidc", "--issuer", issuer, "--audience", AUDIENCE)
+        done = refused_start(tmp_path, environment(isolated_home), *options)
         assert done.returncode == 2, done.stderr
         assert done.stderr.startswith(f"error: --issuer: refusing '{issuer}'"), done.stderr
         assert "hint: use the provider's https:// URL" in done.stderr

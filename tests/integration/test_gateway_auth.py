@@ -113,6 +113,25 @@ def post(url: str, headers: dict[str, str] | None = None) -> Any:
     return httpx2.post(url, json=body, headers={**accept, **(headers or {})}, timeout=30)
 
 
+def lists_and_adds(url: str, token: str, mode: str) -> None:
+    """The SDK's client in `mode`, sending `token`: it lists every notes tool, adds 4 and 5."""
+
+    async def session() -> None:
+        import httpx2
+        from mcp import Client
+        from mcp.client.streamable_http import streamable_http_client
+
+        with anyio.fail_after(120):
+            web = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
+            transport = streamable_http_client(url, http_client=web)
+            async with web, Client(transport, mode=mode) as client:
+                assert await listed(client) == TOOLS
+                added = await client.call_tool("notes__add", {"a": 4, "b": 5})
+                assert text(added) == "9"
+
+    anyio.run(session)
+
+
 async def listed(client: Any) -> set[str]:
     """The tool names, once every notes tool is there (the backend may still be starting)."""
     end = anyio.current_time() + START_TIMEOUT
@@ -153,20 +172,7 @@ def test_a_token_keeps_out_whoever_does_not_send_it(
             assert refused.headers["www-authenticate"].startswith("Bearer"), refused.headers
             assert token not in refused.text
 
-        async def session() -> None:
-            import httpx2
-            from mcp import Client
-            from mcp.client.streamable_http import streamable_http_client
-
-            with anyio.fail_after(120):
-                web = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
-                transport = streamable_http_client(url, http_client=web)
-                async with web, Client(transport, mode="legacy") as client:
-                    assert await listed(client) == TOOLS
-                    added = await client.call_tool("notes__add", {"a": 4, "b": 5})
-                    assert text(added) == "9"
-
-        anyio.run(session)
+        lists_and_adds(url, token, "legacy")
     secret_scan.extend(said)
     assert not [line for line in said if token in line]
     holding = [
