@@ -27,6 +27,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from tests.integration.http_gateway import environment, lines_until
 from tests.integration.test_gateway import (
     START_TIMEOUT,
     configure,
@@ -34,11 +35,11 @@ from tests.integration.test_gateway import (
     leftovers,
     plugman_argv,
 )
-from tests.integration.test_gateway_auth import environment, token_of
+from tests.integration.test_gateway_auth import token_of
 from tests.integration.test_gateway_deploy import (
     SAMPLES,
+    digest,
     haproxy,
-    lines_until,
     plugman,
     replica,
 )
@@ -228,7 +229,7 @@ def test_the_digest_says_nothing_of_a_secret(
     for value in (secret, secret[::-1]):
         monkeypatch.setenv("API_TOKEN", value)  # the replica's environment
         with replica(project, isolated_home) as started:
-            digests.append(started.digest)
+            digests.append(digest(started))
         said += started.said  # its start-up lines, then everything it wrote
     assert digests[0] == digests[1], "a secret's value changed the digest"
     log = (isolated_home / "state" / "logs" / "gateway.log").read_text()

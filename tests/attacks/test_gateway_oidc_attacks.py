@@ -18,7 +18,6 @@ import base64
 import hashlib
 import hmac
 import json
-import subprocess
 import time
 import uuid
 from pathlib import Path
@@ -26,7 +25,8 @@ from pathlib import Path
 import jwt
 
 from plugman.runtime.gateway.oidc import COOLDOWN
-from tests.integration.test_gateway import configure, plugman_argv
+from tests.integration.http_gateway import refused_start
+from tests.integration.test_gateway import configure
 from tests.integration.test_gateway_auth import environment, post, serving
 from tests.support.oidc_issuer import Issuer
 
@@ -173,15 +173,9 @@ def test_random_kids_do_not_make_every_request_fetch_the_keys(
 def test_an_http_issuer_off_loopback_is_refused_at_start(
     tmp_path: Path, isolated_home: Path
 ) -> None:
-    argv = plugman_argv("--project", str(tmp_path), "mcp", "serve", "--transport", "http")
     for issuer in ("http://192.0.2.7", "http://idp.example/realms/x", "ftp://127.0.0.1"):
-        done = subprocess.run(
-            [*argv, "--port", "0", "--auth", "oidc", "--issuer", issuer, "--audience", AUDIENCE],
-            capture_output=True,
-            text=True,
-            env=environment(isolated_home),
-            timeout=60,
-        )
+        options = ("--auth", "oidc", "--issuer", issuer, "--audience", AUDIENCE)
+        done = refused_start(tmp_path, environment(isolated_home), *options)
         assert done.returncode == 2, done.stderr
         assert done.stderr.startswith(f"error: --issuer: refusing '{issuer}'"), done.stderr
         assert "hint: use the provider's https:// URL" in done.stderr
@@ -196,15 +190,8 @@ def test_a_jwks_uri_over_http_off_loopback_is_refused_at_start(
         def document(self) -> dict[str, object]:
             return {**super().document(), "jwks_uri": "http://keys.example/jwks"}
 
-    argv = plugman_argv("--project", str(tmp_path), "mcp", "serve", "--transport", "http")
     with Pointing() as issuer:
-        done = subprocess.run(
-            [*argv, "--port", "0", *oidc(issuer)],
-            capture_output=True,
-            text=True,
-            env=environment(isolated_home),
-            timeout=60,
-        )
+        done = refused_start(tmp_path, environment(isolated_home), *oidc(issuer))
     assert done.returncode == 2, done.stderr
     assert "jwks_uri: refusing 'http://keys.example/jwks'" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr

@@ -32,11 +32,13 @@ from plugman.runtime.gateway.events import Events, Resume, SessionEvents, sessio
 from plugman.runtime.gateway.principal import SCOPE_KEY, Principal
 from plugman.runtime.gateway.shared import CHANNEL, Link
 from plugman.runtime.oauth.sealed import Keyring, SharedLogins
-from tests.integration.test_gateway import GROWING, configure, plugman_argv, text
+from tests.integration.http_gateway import refused_start
+from tests.integration.test_gateway import configure, plugman_argv, text
 from tests.integration.test_gateway_shared import (
     TOKEN,
     changes,
     client,
+    growing_pair,
     initialize,
     listed,
     logs_of,
@@ -99,63 +101,58 @@ def test_a_resume_reaches_only_its_own_sessions_events(tmp_path: Path, isolated_
     import httpx2
     import redis
 
-    (tmp_path / "growing.py").write_text(GROWING)
-    configure(isolated_home, None, {}, {"growing": tmp_path / "growing.py"})
     said: list[str] = []
-    with redis_server(tmp_path) as url:
-        env = replica_env(isolated_home, url)
-        project = tmp_path / "project"
-        with replica(project, env, said) as first, replica(project, env, said) as second:
-            session, headers = initialize(first)
-            _, others = initialize(first, joined=False)  # a session with no events of its own
+    with growing_pair(tmp_path, isolated_home, said) as (url, first, second):
+        session, headers = initialize(first)
+        _, others = initialize(first, joined=False)  # a session with no events of its own
 
-            async def event_id() -> str:
-                with anyio.fail_after(120):
-                    async with client(first) as grower, httpx2.AsyncClient(timeout=30) as web:
-                        assert "growing__grow" in await listed(grower, "growing__grow")
-                        async with web.stream("GET", first, headers=headers) as stream:
-                            await grower.call_tool("growing__grow", {"name": "one"})
-                            found, _ = await sse_event(stream)
-                        await grower.call_tool("growing__grow", {"name": "two"})
-                        await listed(grower, "growing__two", 30)
-                        await anyio.sleep(0.5)
-                        return found
+        async def event_id() -> str:
+            with anyio.fail_after(120):
+                async with client(first) as grower, httpx2.AsyncClient(timeout=30) as web:
+                    assert "growing__grow" in await listed(grower, "growing__grow")
+                    async with web.stream("GET", first, headers=headers) as stream:
+                        await grower.call_tool("growing__grow", {"name": "one"})
+                        found, _ = await sse_event(stream)
+                    await grower.call_tool("growing__grow", {"name": "two"})
+                    await listed(grower, "growing__two", 30)
+                    await anyio.sleep(0.5)
+                    return found
 
-            seen = anyio.run(event_id)
-            stranger = "f" * 32
-            attempts = {
-                "another session's id": headers | {"mcp-session-id": stranger},
-                "a session id that is not one": headers | {"mcp-session-id": "../" + session},
-                "an event id that is not ours": headers | {"last-event-id": "1-0"},
-                "an event id naming no stream": headers | {"last-event-id": "!!!.1-0"},
-                "this event id in another session": others | {"last-event-id": seen},
-            }
-            for what, given in attempts.items():
-                given = given if "last-event-id" in given else given | {"last-event-id": seen}
-                answer = httpx2.get(second, headers=given, timeout=30)
-                assert answer.status_code in (404, 200), (what, answer.status_code)
-                assert "list_changed" not in answer.text, f"{what}: replayed {answer.text}"
-            bare = {k: v for k, v in headers.items() if k != "Authorization"}
-            refused = httpx2.get(second, headers=bare | {"last-event-id": seen}, timeout=30)
-            assert refused.status_code == 401
+        seen = anyio.run(event_id)
+        stranger = "f" * 32
+        attempts = {
+            "another session's id": headers | {"mcp-session-id": stranger},
+            "a session id that is not one": headers | {"mcp-session-id": "../" + session},
+            "an event id that is not ours": headers | {"last-event-id": "1-0"},
+            "an event id naming no stream": headers | {"last-event-id": "!!!.1-0"},
+            "this event id in another session": others | {"last-event-id": seen},
+        }
+        for what, given in attempts.items():
+            given = given if "last-event-id" in given else given | {"last-event-id": seen}
+            answer = httpx2.get(second, headers=given, timeout=30)
+            assert answer.status_code in (404, 200), (what, answer.status_code)
+            assert "list_changed" not in answer.text, f"{what}: replayed {answer.text}"
+        bare = {k: v for k, v in headers.items() if k != "Authorization"}
+        refused = httpx2.get(second, headers=bare | {"last-event-id": seen}, timeout=30)
+        assert refused.status_code == 401
 
-            writer = redis.Redis.from_url(url)
-            stream_key = f"plugman:events:{session}:{seen.split('.')[0]}"
-            writer.xadd(stream_key, {b"m": b'{"jsonrpc": "2.0", "method": 7}'})
-            writer.xadd(stream_key, {b"junk": b"x"})
-            resumed = httpx2.get(second, headers=headers | {"last-event-id": seen}, timeout=30)
-            assert resumed.status_code == 200, resumed.text
-            blocks = [b for b in resumed.text.split("\n\n") if "data:" in b]
-            assert any("tools/list_changed" in b for b in blocks), resumed.text
-            assert all("list_changed" in b for b in blocks), resumed.text  # garbage skipped
-            assert '"method": 7' not in resumed.text and "junk" not in resumed.text
-            writer.delete(stream_key)
-            writer.set(stream_key, "a string where a stream was")
-            garbage = httpx2.get(second, headers=headers | {"last-event-id": seen}, timeout=30)
-            assert garbage.status_code == 404, garbage.text
-            writer.close()
-            alive = httpx2.get(second, headers=headers | {"last-event-id": seen}, timeout=30)
-            assert alive.status_code == 404  # still serving, nothing replayed
+        writer = redis.Redis.from_url(url)
+        stream_key = f"plugman:events:{session}:{seen.split('.')[0]}"
+        writer.xadd(stream_key, {b"m": b'{"jsonrpc": "2.0", "method": 7}'})
+        writer.xadd(stream_key, {b"junk": b"x"})
+        resumed = httpx2.get(second, headers=headers | {"last-event-id": seen}, timeout=30)
+        assert resumed.status_code == 200, resumed.text
+        blocks = [b for b in resumed.text.split("\n\n") if "data:" in b]
+        assert any("tools/list_changed" in b for b in blocks), resumed.text
+        assert all("list_changed" in b for b in blocks), resumed.text  # garbage skipped
+        assert '"method": 7' not in resumed.text and "junk" not in resumed.text
+        writer.delete(stream_key)
+        writer.set(stream_key, "a string where a stream was")
+        garbage = httpx2.get(second, headers=headers | {"last-event-id": seen}, timeout=30)
+        assert garbage.status_code == 404, garbage.text
+        writer.close()
+        alive = httpx2.get(second, headers=headers | {"last-event-id": seen}, timeout=30)
+        assert alive.status_code == 404  # still serving, nothing replayed
     assert TOKEN not in logs_of(isolated_home)
 
 
@@ -261,16 +258,9 @@ def test_shared_oauth_without_a_usable_key_is_refused(tmp_path: Path, isolated_h
     configure(isolated_home, None, {})
     project = tmp_path / "project"
     project.mkdir()
-    argv = plugman_argv("--project", str(project), "mcp", "serve", "--transport", "http")
     env = replica_env(isolated_home, "redis://:hunter2hunter2@127.0.0.1:1/0")
     env.pop("PLUGMAN_GATEWAY_KEY", None)
-    done = subprocess.run(
-        [*argv, "--port", "0", "--auth", "token", "--shared-oauth"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = refused_start(project, env, "--auth", "token", "--shared-oauth", timeout=120)
     assert done.returncode == 2, done
     assert "PLUGMAN_GATEWAY_KEY" in done.stderr
     assert "hunter2hunter2" not in done.stderr + done.stdout

@@ -12,7 +12,6 @@ clients, started and stopped in bounds.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -82,53 +81,26 @@ def _install() -> None:
     web.McpApp = Caller  # type: ignore[misc]
 
 
-def gateway_argv(project: Path, *options: str) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "tests.integration.gateway_caller",
-        "--project",
-        str(project),
-        "mcp",
-        "serve",
-        "--transport",
-        "http",
-        "--port",
-        "0",
-        "--auth",
-        "token",
-        *options,
-    ]
+def gateway_argv(project: Path) -> list[str]:
+    """This module as the gateway: `plugman mcp serve --transport http` with the test's
+    caller layer, up to its `--port`."""
+    module = [sys.executable, "-m", "tests.integration.gateway_caller"]
+    return [*module, "--project", str(project), "mcp", "serve", "--transport", "http"]
 
 
 @contextmanager
 def serving(tmp_path: Path, home: Path) -> Iterator[tuple[str, str]]:
     """The gateway over HTTP behind `--auth token` with the test's caller layer: its URL and
     token; stopped, and checked to have printed nothing and left nothing, on exit."""
-    from tests.integration.test_gateway import START_TIMEOUT, first_line, leftovers
-    from tests.integration.test_gateway_auth import environment, token_of
+    from tests.integration.http_gateway import environment, http_gateway
+    from tests.integration.test_gateway import leftovers
+    from tests.integration.test_gateway_auth import token_of
 
     project = tmp_path / "project"
-    project.mkdir(exist_ok=True)
     env = environment(home, PYTHONPATH=str(REPO), PLUGMAN_GATEWAY_FIRST_LIST_WAIT="30")
-    proc = subprocess.Popen(
-        gateway_argv(project, "--stateless"),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    try:
-        said = first_line(proc, START_TIMEOUT)
-        assert said.startswith("listening on http://"), said
-        yield said.removeprefix("listening on "), token_of(home)
-    finally:
-        proc.terminate()
-        out, err = proc.communicate(timeout=30)
-    assert proc.returncode == 0, err
-    assert out == "", "the gateway printed to stdout"
-    assert "Traceback" not in err
+    options = ("--auth", "token", "--stateless")
+    with http_gateway(project, env, *options, command=gateway_argv(project)) as found:
+        yield found.url, token_of(home)
     assert leftovers(home, set()) == []
 
 

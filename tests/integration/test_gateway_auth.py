@@ -15,7 +15,6 @@ sample notes server as their backend, real HTTP clients (httpx2 and the mcp SDK'
 
 from __future__ import annotations
 
-import os
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,10 +25,10 @@ from typing import Any
 import anyio
 import pytest
 
+from tests.integration.http_gateway import environment, http_gateway, refused_start
 from tests.integration.test_gateway import (
     START_TIMEOUT,
     configure,
-    first_line,
     leftovers,
     notes,
     plugman_argv,
@@ -73,43 +72,16 @@ server.run()
 """
 
 
-def environment(home: Path, **more: str) -> dict[str, str]:
-    env = {**os.environ, "PLUGMAN_HOME": str(home), "PLUGMAN_SECRETS": "file"}
-    env.pop("PLUGMAN_GATEWAY_TOKEN", None)
-    return {**env, **more}
-
-
 @contextmanager
 def serving(
     tmp_path: Path, home: Path, *options: str, env: dict[str, str] | None = None
 ) -> Iterator[tuple[str, list[str]]]:
-    """A gateway over HTTP: its URL and the lines it said, stopped (and checked) on exit."""
-    project = tmp_path / "project"
-    project.mkdir(exist_ok=True)
-    argv = plugman_argv("--project", str(project), "mcp", "serve", "--transport", "http")
-    proc = subprocess.Popen(
-        [*argv, "--port", "0", *options],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=environment(home, **(env or {})),
-    )
-    said: list[str] = []
-    try:
-        said.append(first_line(proc, START_TIMEOUT))
-        assert said[0].startswith("listening on http://"), said
-        if "token" in options:
-            assert proc.stderr is not None
-            said.append(proc.stderr.readline().strip())  # written with the first
-        yield said[0].removeprefix("listening on "), said
-    finally:
-        proc.terminate()
-        out, err = proc.communicate(timeout=30)
-        said += [out, err]
-    assert proc.returncode == 0, err
-    assert out == "", "the gateway printed to stdout"
-    assert "Traceback" not in err
+    """A gateway over HTTP: its URL and the lines it said (with `--auth token`, the token
+    line written with the first), stopped (and checked) on exit."""
+    more = 1 if "token" in options else 0
+    running = environment(home, **(env or {}))
+    with http_gateway(tmp_path / "project", running, *options, more_lines=more) as found:
+        yield found.url, found.said
 
 
 def token_of(home: Path) -> str:
@@ -141,6 +113,25 @@ def post(url: str, headers: dict[str, str] | None = None) -> Any:
     return httpx2.post(url, json=body, headers={**accept, **(headers or {})}, timeout=30)
 
 
+def lists_and_adds(url: str, token: str, mode: str) -> None:
+    """The SDK's client in `mode`, sending `token`: it lists every notes tool, adds 4 and 5."""
+
+    async def session() -> None:
+        import httpx2
+        from mcp import Client
+        from mcp.client.streamable_http import streamable_http_client
+
+        with anyio.fail_after(120):
+            web = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
+            transport = streamable_http_client(url, http_client=web)
+            async with web, Client(transport, mode=mode) as client:
+                assert await listed(client) == TOOLS
+                added = await client.call_tool("notes__add", {"a": 4, "b": 5})
+                assert text(added) == "9"
+
+    anyio.run(session)
+
+
 async def listed(client: Any) -> set[str]:
     """The tool names, once every notes tool is there (the backend may still be starting)."""
     end = anyio.current_time() + START_TIMEOUT
@@ -156,14 +147,7 @@ def test_refused_without_auth_on_an_address_that_is_not_loopback(
 ) -> None:
     configure(isolated_home, None, {})
     listen, _ = outside_address()
-    argv = plugman_argv("--project", str(tmp_path), "mcp", "serve", "--transport", "http")
-    done = subprocess.run(
-        [*argv, "--host", listen, "--port", "0"],
-        capture_output=True,
-        text=True,
-        env=environment(isolated_home),
-        timeout=60,
-    )
+    done = refused_start(tmp_path, environment(isolated_home), "--host", listen)
     assert done.returncode == 2, done.stderr
     assert done.stdout == ""
     assert done.stderr.startswith(f"error: --host: refusing to serve HTTP on {listen} without")
@@ -188,20 +172,7 @@ def test_a_token_keeps_out_whoever_does_not_send_it(
             assert refused.headers["www-authenticate"].startswith("Bearer"), refused.headers
             assert token not in refused.text
 
-        async def session() -> None:
-            import httpx2
-            from mcp import Client
-            from mcp.client.streamable_http import streamable_http_client
-
-            with anyio.fail_after(120):
-                web = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
-                transport = streamable_http_client(url, http_client=web)
-                async with web, Client(transport, mode="legacy") as client:
-                    assert await listed(client) == TOOLS
-                    added = await client.call_tool("notes__add", {"a": 4, "b": 5})
-                    assert text(added) == "9"
-
-        anyio.run(session)
+        lists_and_adds(url, token, "legacy")
     secret_scan.extend(said)
     assert not [line for line in said if token in line]
     holding = [

@@ -36,6 +36,7 @@ from typing import Any
 import anyio
 import pytest
 
+from tests.integration.http_gateway import Gateway, environment, http_gateway, refused_start
 from tests.integration.test_gateway import (
     REPO,
     START_TIMEOUT,
@@ -45,7 +46,7 @@ from tests.integration.test_gateway import (
     plugman_argv,
     text,
 )
-from tests.integration.test_gateway_auth import environment, token_of
+from tests.integration.test_gateway_auth import token_of
 
 HAPROXY = REPO / "deploy" / "haproxy" / "haproxy.cfg"
 NGINX = REPO / "deploy" / "nginx" / "nginx.conf"
@@ -72,77 +73,21 @@ server.run()
 TOOLS = notes("notes__") | {"who__whoami"}
 
 
-@dataclass
-class Replica:
-    url: str
-    said: list[str]
-    proc: subprocess.Popen[str]
-
-    @property
-    def port(self) -> int:
-        return int(self.url.rsplit(":", 1)[1].split("/")[0])
-
-    @property
-    def digest(self) -> str:
-        line = next(line for line in self.said if ", config sha256:" in line)
-        return line.rsplit(" ", 1)[1]
+def digest(found: Gateway) -> str:
+    """The config digest a replica said it serves."""
+    line = next(line for line in found.said if ", config sha256:" in line)
+    return line.rsplit(" ", 1)[1]
 
 
 @contextmanager
 def replica(
     project: Path, home: Path, *options: str, name: str = "one", path: str | None = None
-) -> Iterator[Replica]:
+) -> Iterator[Gateway]:
     """A gateway over HTTP on a free loopback port, until its `mode, config DIGEST` line;
     stopped (and checked) on exit."""
-    argv = plugman_argv("--project", str(project), "mcp", "serve", "--transport", "http")
-    proc = subprocess.Popen(
-        [*argv, "--port", "0", *options],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=environment(home, REPLICA=name, **({"PATH": path} if path else {})),
-    )
-    said: list[str] = []
-    try:
-        said += lines_until(proc, ", config sha256:")
-        assert said[0].startswith("listening on http://"), said
-        yield Replica(said[0].removeprefix("listening on "), said, proc)
-    finally:
-        proc.terminate()
-        out, err = proc.communicate(timeout=30)
-        said += [out, err]
-    assert proc.returncode == 0, err
-    assert out == "", "the gateway printed to stdout"
-    assert "Traceback" not in err
-
-
-def lines_until(proc: subprocess.Popen[str], marker: str) -> list[str]:
-    """stderr lines up to the one containing `marker`, within START_TIMEOUT (read by a
-    thread: a text pipe's buffer may hold lines that select() cannot see)."""
-    import queue
-    import threading
-
-    assert proc.stderr is not None
-    stderr = proc.stderr
-    lines: queue.Queue[str] = queue.Queue()
-
-    def read() -> None:
-        for _ in range(20):  # the start-up lines; the rest is read at exit
-            line = stderr.readline()
-            lines.put(line.strip())
-            if not line or marker in line:
-                return
-
-    threading.Thread(target=read, daemon=True).start()
-    found: list[str] = []
-    while not any(marker in line for line in found):
-        try:
-            found.append(lines.get(timeout=START_TIMEOUT))
-        except queue.Empty:
-            raise AssertionError(f"the gateway did not start: {found}") from None
-        assert found[-1] or proc.poll() is None, f"the gateway stopped: {found}"
-    return found
+    env = environment(home, REPLICA=name, **({"PATH": path} if path else {}))
+    with http_gateway(project, env, *options, until=", config sha256:") as found:
+        yield found
 
 
 def fleet_config(home: Path, tmp_path: Path) -> Path:
@@ -222,7 +167,7 @@ def test_stateless_by_default_a_2025_client_moves_between_replicas(
         replica(project, isolated_home, name="two") as two,
     ):
         assert one.said[-1].startswith("stateless, config sha256:"), one.said
-        assert one.digest == two.digest, "one config, one digest"
+        assert digest(one) == digest(two), "one config, one digest"
         for mode in ("legacy", "auto"):  # 2025-era (initialize, sessions), then 2026-07-28
             tally = Tally()
             anyio.run(calls, one.url, None, mode, tally, [one.url, two.url])
@@ -529,7 +474,7 @@ def test_frozen_installs_the_lock_and_refuses_a_disagreement(
         home = tmp_path / f"replica-{name}"
         store = home / "data" / "store"
         with replica(project, home, "--frozen", name=name) as started:
-            digests.append(started.digest)
+            digests.append(digest(started))
             assert any(store.iterdir()), "--frozen installed nothing"
         # what the lock pins is installed; its server waits for this replica's approval
         approved = plugman(project, home, "trust", "approve", "plugin:notes-server:notes")
@@ -538,7 +483,7 @@ def test_frozen_installs_the_lock_and_refuses_a_disagreement(
         path = f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}"
         with replica(project, home, "--frozen", name=name, path=path) as started:
             assert anyio.run(plugin_add, started.url) == "5"
-            digests.append(started.digest)
+            digests.append(digest(started))
     assert digests[0] == digests[2] and digests[1] == digests[3], "one config, one digest"
     assert digests[0] != digests[1], "an approved server is served: another config"
 
@@ -550,14 +495,7 @@ def test_frozen_installs_the_lock_and_refuses_a_disagreement(
     ):
         toml.write_text(changed)
         home = tmp_path / "replica-three"
-        argv = plugman_argv("--project", str(project), "mcp", "serve", "--transport", "http")
-        refused = subprocess.run(
-            [*argv, "--port", "0", "--frozen"],
-            capture_output=True,
-            text=True,
-            env=environment(home),
-            timeout=120,
-        )
+        refused = refused_start(project, environment(home), "--frozen", timeout=120)
         assert refused.returncode == 1, refused.stderr
         assert "plugman.lock and plugman.toml disagree" in refused.stderr, refused.stderr
         assert said in refused.stderr and "plugman lock" in refused.stderr

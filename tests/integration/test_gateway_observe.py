@@ -20,7 +20,6 @@ from __future__ import annotations
 import gzip
 import json
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -33,14 +32,12 @@ from typing import Any
 import anyio
 import httpx2
 
+from tests.integration.http_gateway import Gateway, environment, http_gateway
 from tests.integration.test_gateway import (
     START_TIMEOUT,
-    first_line,
     gateway,
-    plugman_argv,
     text,
 )
-from tests.integration.test_gateway_auth import environment
 
 REPO = Path(__file__).resolve().parents[2]
 TRACED = REPO / "tests" / "servers" / "traced_server.py"
@@ -140,45 +137,15 @@ def receiving() -> Iterator[Receiver]:
         receiver.thread.join(timeout=10)
 
 
-class Replica:
-    def __init__(self, proc: subprocess.Popen[str], url: str) -> None:
-        self.proc = proc
-        self.url = url
-        self.base = url.removesuffix("/mcp")
-        self.err = ""  # what it wrote to stderr, once it stopped
-
-
 @contextmanager
 def replica(
     tmp_path: Path, home: Path, *options: str, env: dict[str, str] | None = None
-) -> Iterator[Replica]:
-    """A gateway over HTTP on a free port; stopped (SIGTERM, bounded) and checked on exit."""
-    project = tmp_path / "project"
-    project.mkdir(exist_ok=True)
-    argv = plugman_argv("--project", str(project), "mcp", "serve", "--transport", "http")
-    proc = subprocess.Popen(
-        [*argv, "--port", "0", *options],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=environment(home, **(env or {})),
-    )
-    found = None
-    try:
-        line = first_line(proc, START_TIMEOUT)
-        assert line.startswith("listening on http://"), line
-        found = Replica(proc, line.removeprefix("listening on "))
+) -> Iterator[Gateway]:
+    """A gateway over HTTP on a free port; stopped (SIGTERM, bounded: a drain may take a
+    while) and checked on exit, its stderr then in `.err`."""
+    running = environment(home, **(env or {}))
+    with http_gateway(tmp_path / "project", running, *options, stop_within=60) as found:
         yield found
-    finally:
-        if proc.poll() is None:
-            proc.terminate()
-        out, err = proc.communicate(timeout=60)
-        if found is not None:
-            found.err = err
-    assert proc.returncode == 0, err
-    assert out == "", "the gateway printed to stdout"
-    assert "Traceback" not in err, err
 
 
 def call_lines(home: Path) -> list[dict[str, Any]]:

@@ -20,17 +20,17 @@ plain HTTP.
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import anyio
 import pytest
 
-from tests.integration.test_gateway import configure, plugman_argv, text
+from tests.integration.http_gateway import refused_start
+from tests.integration.test_gateway import configure, text
 from tests.integration.test_gateway_auth import (
     TOOLS,
     environment,
-    listed,
+    lists_and_adds,
     outside_address,
     post,
     serving,
@@ -62,20 +62,7 @@ def test_tokens_from_the_issuer_list_and_call_and_others_get_401(
         good = issuer.token(aud=AUDIENCE, groups=["dev"])
         assert post(url, bearer(good)).status_code == 200
 
-        async def session(token: str) -> None:
-            import httpx2
-            from mcp import Client
-            from mcp.client.streamable_http import streamable_http_client
-
-            with anyio.fail_after(120):
-                web = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
-                transport = streamable_http_client(url, http_client=web)
-                async with web, Client(transport, mode="auto") as client:
-                    assert await listed(client) == TOOLS
-                    added = await client.call_tool("notes__add", {"a": 4, "b": 5})
-                    assert text(added) == "9"
-
-        anyio.run(session, good)
+        lists_and_adds(url, good, "auto")
         wrong = issuer.token(aud="https://other.example/mcp")
         expired = issuer.token(aud=AUDIENCE, exp=1_000_000_000, iat=999_999_000)
         for token in (wrong, expired):
@@ -92,7 +79,7 @@ def test_tokens_from_the_issuer_list_and_call_and_others_get_401(
         issuer.rotate()
         assert post(url, bearer(issuer.token(aud=AUDIENCE))).status_code == 200
         assert issuer.jwks_fetches == fetches + 1
-        anyio.run(session, issuer.token(aud=AUDIENCE))
+        lists_and_adds(url, issuer.token(aud=AUDIENCE), "auto")
         assert post(url, bearer(issuer.token(key=old, aud=AUDIENCE))).status_code == 401
     log = (isolated_home / "state" / "logs" / "gateway.log").read_text()
     assert f"clients must send an access token from {issuer.url} for {AUDIENCE}" in log
@@ -136,14 +123,7 @@ def test_the_resource_metadata_is_served_without_a_token(
 def test_oidc_options_only_together(
     tmp_path: Path, isolated_home: Path, options: tuple[str, ...], said: str
 ) -> None:
-    argv = plugman_argv("--project", str(tmp_path), "mcp", "serve", "--transport", "http")
-    done = subprocess.run(
-        [*argv, "--port", "0", *options],
-        capture_output=True,
-        text=True,
-        env=environment(isolated_home),
-        timeout=60,
-    )
+    done = refused_start(tmp_path, environment(isolated_home), *options)
     assert done.returncode == 2, done.stderr
     assert said in done.stderr and "Traceback" not in done.stderr
     assert not (isolated_home / "state").exists(), "it started something (logs, state)"
@@ -153,7 +133,6 @@ def test_a_provider_that_cannot_be_discovered_stops_the_start(
     tmp_path: Path, isolated_home: Path
 ) -> None:
     configure(isolated_home, None, {})
-    argv = plugman_argv("--project", str(tmp_path), "mcp", "serve", "--transport", "http")
     with Issuer(issuer="placeholder") as elsewhere:
         gone = elsewhere.url
     with Issuer(discovery=False) as fallback, serving(tmp_path, isolated_home, *oidc(fallback)):
@@ -171,13 +150,8 @@ def test_a_provider_that_cannot_be_discovered_stops_the_start(
             (keyless.url, f"cannot fetch the signing keys of {keyless.url}: {gone}/jwks"),
         ]
         for url, said in cases:
-            done = subprocess.run(
-                [*argv, "--port", "0", "--auth", "oidc", "--issuer", url, "--audience", "a"],
-                capture_output=True,
-                text=True,
-                env=environment(isolated_home),
-                timeout=60,
-            )
+            options = ("--auth", "oidc", "--issuer", url, "--audience", "a")
+            done = refused_start(tmp_path, environment(isolated_home), *options)
             assert done.returncode == 1, done.stderr
             assert said in done.stderr, done.stderr
             assert "hint: " in done.stderr and "Traceback" not in done.stderr

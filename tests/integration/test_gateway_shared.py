@@ -31,15 +31,15 @@ from typing import Any
 import anyio
 import pytest
 
+from tests.integration.http_gateway import http_gateway
 from tests.integration.test_gateway import (
     GROWING,
     START_TIMEOUT,
     configure,
-    first_line,
     free_port,
-    plugman_argv,
     text,
 )
+from tests.integration.test_gateway_auth import post
 from tests.integration.test_oauth import Setup, setup  # noqa: F401 (the fixture)
 
 pytestmark = pytest.mark.slow
@@ -100,28 +100,22 @@ def replica(project: Path, env: dict[str, str], said: list[str], *options: str) 
     """`plugman mcp serve --transport http --auth token --stateful` on a free port (sessions
     kept, as a balancer hashing on Mcp-Session-Id needs them): its URL; what it said goes to
     `said`; stopped (and checked) on exit."""
-    project.mkdir(parents=True, exist_ok=True)
-    argv = plugman_argv("--project", str(project), "mcp", "serve", "--transport", "http")
-    proc = subprocess.Popen(
-        [*argv, "--port", "0", "--auth", "token", "--stateful", *options],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    try:
-        line = first_line(proc, START_TIMEOUT)
-        said.append(line)
-        assert line.startswith("listening on http://"), line
-        yield line.removeprefix("listening on ")
-    finally:
-        proc.terminate()
-        out, err = proc.communicate(timeout=30)
-        said += [out, err]
-    assert proc.returncode == 0, err
-    assert out == "", "the gateway printed to stdout"
-    assert "Traceback" not in err, err
+    stateful = ("--auth", "token", "--stateful", *options)
+    with http_gateway(project, env, *stateful, said=said) as found:
+        yield found.url
+
+
+@contextmanager
+def growing_pair(tmp_path: Path, home: Path, said: list[str]) -> Iterator[tuple[str, str, str]]:
+    """The `growing` server behind two replicas of `replica` sharing a fresh Redis: the Redis
+    URL and the two replicas' URLs; what they said goes to `said`."""
+    (tmp_path / "growing.py").write_text(GROWING)
+    configure(home, None, {}, {"growing": tmp_path / "growing.py"})
+    with redis_server(tmp_path) as url:
+        env = replica_env(home, url)
+        project = tmp_path / "project"
+        with replica(project, env, said) as first, replica(project, env, said) as second:
+            yield url, first, second
 
 
 @asynccontextmanager
@@ -177,32 +171,27 @@ def logs_of(home: Path) -> str:
 def test_a_change_on_one_replica_reaches_the_clients_of_the_other(
     tmp_path: Path, isolated_home: Path
 ) -> None:
-    (tmp_path / "growing.py").write_text(GROWING)
-    configure(isolated_home, None, {}, {"growing": tmp_path / "growing.py"})
     said: list[str] = []
-    with redis_server(tmp_path) as url:
-        env = replica_env(isolated_home, url)
-        project = tmp_path / "project"
-        with replica(project, env, said) as first, replica(project, env, said) as second:
-            seen_a: list[Any] = []
-            seen_b: list[Any] = []
+    with growing_pair(tmp_path, isolated_home, said) as (_, first, second):
+        seen_a: list[Any] = []
+        seen_b: list[Any] = []
 
-            async def main() -> None:
-                with anyio.fail_after(180):
-                    async with client(first, seen_a) as on_a, client(second, seen_b) as on_b:
-                        assert "growing__grow" in await listed(on_a, "growing__grow")
-                        assert "growing__grow" in await listed(on_b, "growing__grow")
-                        await anyio.sleep(1.5)  # changes of the start are told before this
-                        seen_a.clear()
-                        seen_b.clear()
-                        grown = await on_a.call_tool("growing__grow", {"name": "sprout"})
-                        assert text(grown) == "ok"
-                        assert await told(seen_b), "replica B's client was not told"
-                        assert await told(seen_a), "replica A's own client was not told"
-                        await anyio.sleep(3)  # what a loop or a double would send meanwhile
-                        assert (changes(seen_a), changes(seen_b)) == (1, 1)
+        async def main() -> None:
+            with anyio.fail_after(180):
+                async with client(first, seen_a) as on_a, client(second, seen_b) as on_b:
+                    assert "growing__grow" in await listed(on_a, "growing__grow")
+                    assert "growing__grow" in await listed(on_b, "growing__grow")
+                    await anyio.sleep(1.5)  # changes of the start are told before this
+                    seen_a.clear()
+                    seen_b.clear()
+                    grown = await on_a.call_tool("growing__grow", {"name": "sprout"})
+                    assert text(grown) == "ok"
+                    assert await told(seen_b), "replica B's client was not told"
+                    assert await told(seen_a), "replica A's own client was not told"
+                    await anyio.sleep(3)  # what a loop or a double would send meanwhile
+                    assert (changes(seen_a), changes(seen_b)) == (1, 1)
 
-            anyio.run(main)
+        anyio.run(main)
     logs = logs_of(isolated_home) + "\n".join(said)
     assert "tools changed on another replica" in logs
     assert PASSWORD not in logs, "the Redis password reached a log or an output"
@@ -226,24 +215,12 @@ def initialize(url: str, joined: bool = True) -> tuple[str, dict[str, str]]:
     it sent `notifications/initialized` (the gateway tells it of changes from then on)."""
     import httpx2
 
-    headers = {
-        "Authorization": f"Bearer {TOKEN}",
-        "accept": "application/json, text/event-stream",
-    }
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "1"},
-        },
-    }
-    opened = httpx2.post(url, json=body, headers=headers, timeout=30)
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    opened = post(url, headers)
     assert opened.status_code == 200, opened.text
     session = opened.headers["mcp-session-id"]
-    headers |= {"mcp-session-id": session, "mcp-protocol-version": "2025-11-25"}
+    accept = {"accept": "application/json, text/event-stream"}
+    headers |= {**accept, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25"}
     if joined:
         note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
         assert httpx2.post(url, json=note, headers=headers, timeout=30).status_code == 202
