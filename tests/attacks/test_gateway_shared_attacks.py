@@ -42,6 +42,7 @@ from tests.integration.test_gateway_shared import (
     initialize,
     listed,
     logs_of,
+    quiet,
     redis_server,
     replica,
     replica_env,
@@ -72,6 +73,7 @@ def test_forged_fanout_messages_are_ignored_and_logged_once(
                 with anyio.fail_after(120):
                     async with client(served, seen) as session:
                         assert "notes__add" in await listed(session, "notes__add")
+                        await quiet(seen)
                         seen.clear()
                         forged = [
                             b"not json",

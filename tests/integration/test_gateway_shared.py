@@ -164,6 +164,18 @@ async def told(seen: list[Any], deadline: float = WAIT) -> bool:
     return False
 
 
+async def quiet(seen: list[Any], still: float = 1.0, deadline: float = WAIT) -> None:
+    """Until no notification has come for `still` seconds: the replica's own news of the
+    backend coming up may reach a client just after its first list shows the tools."""
+    end = time.monotonic() + deadline
+    while time.monotonic() < end:
+        count = len(seen)
+        await anyio.sleep(still)
+        if len(seen) == count:
+            return
+    raise AssertionError(f"still told of changes after {deadline} s: {seen}")
+
+
 def logs_of(home: Path) -> str:
     return "\n".join(p.read_text(errors="replace") for p in (home / "state").rglob("*.log"))
 
