@@ -17,7 +17,6 @@ client.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import time
 from collections.abc import Iterator
@@ -31,8 +30,6 @@ import pytest
 
 from tests.integration.test_gateway import START_TIMEOUT, configure, free_port, text
 from tests.integration.test_gateway_auth import serving, token_of
-
-pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="no redis-server")
 
 MODERN = "2026-07-28"
 META = {
